@@ -1,0 +1,416 @@
+#include "runtime/codec.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+static void pack_str(msgpack_packer *pk, const char *s) {
+  size_t n = strlen(s);
+  msgpack_pack_str(pk, n);
+  msgpack_pack_str_body(pk, s, n);
+}
+
+static void pack_shape(msgpack_packer *pk, const rt_shape *s) {
+  if (s->ndims < 0) {
+    msgpack_pack_nil(pk);
+    return;
+  }
+  msgpack_pack_array(pk, (size_t)s->ndims);
+  for (int i = 0; i < s->ndims; i++) msgpack_pack_int64(pk, s->dims[i]);
+}
+
+static void pack_strings(msgpack_packer *pk, const rt_tensor *t) {
+  const rt_str *s = rt_tensor_data(t);
+  int64_t n = rt_tensor_numel(t);
+  msgpack_pack_array(pk, (size_t)n);
+  for (int64_t i = 0; i < n; i++) {
+    msgpack_pack_bin(pk, s[i].len);
+    msgpack_pack_bin_body(pk, s[i].ptr ? s[i].ptr : "", s[i].len);
+  }
+}
+
+void rt_pack_tensor_inline(msgpack_packer *pk, const rt_tensor *t) {
+  msgpack_pack_map(pk, 3);
+  pack_str(pk, "dtype");
+  msgpack_pack_int(pk, t->dtype);
+  pack_str(pk, "shape");
+  pack_shape(pk, &t->shape);
+  pack_str(pk, "data");
+  if (t->dtype == RT_STRING) {
+    pack_strings(pk, t);
+  } else {
+    size_t n = rt_tensor_nbytes(t);
+    msgpack_pack_bin(pk, n);
+    msgpack_pack_bin_body(pk, rt_tensor_data(t), n);
+  }
+}
+
+static void pack_attr(msgpack_packer *pk, const rt_attr_value *v) {
+  msgpack_pack_array(pk, 2);
+  msgpack_pack_int(pk, v->kind);
+  switch (v->kind) {
+  case RT_ATTR_INT: msgpack_pack_int64(pk, v->i); break;
+  case RT_ATTR_FLOAT: msgpack_pack_double(pk, v->f); break;
+  case RT_ATTR_BOOL: v->b ? msgpack_pack_true(pk) : msgpack_pack_false(pk); break;
+  case RT_ATTR_STRING: pack_str(pk, v->s); break;
+  case RT_ATTR_TYPE: msgpack_pack_int(pk, v->type); break;
+  case RT_ATTR_SHAPE: pack_shape(pk, &v->shape); break;
+  case RT_ATTR_TENSOR: rt_pack_tensor_inline(pk, v->tensor); break;
+  case RT_ATTR_LIST_INT: case RT_ATTR_LIST_FLOAT: case RT_ATTR_LIST_STRING:
+  case RT_ATTR_LIST_TYPE: case RT_ATTR_LIST_SHAPE:
+    msgpack_pack_array(pk, (size_t)v->list.n);
+    for (int i = 0; i < v->list.n; i++) {
+      if (v->kind == RT_ATTR_LIST_INT) msgpack_pack_int64(pk, ((int64_t *)v->list.v)[i]);
+      if (v->kind == RT_ATTR_LIST_FLOAT) msgpack_pack_double(pk, ((double *)v->list.v)[i]);
+      if (v->kind == RT_ATTR_LIST_STRING) pack_str(pk, ((char **)v->list.v)[i]);
+      if (v->kind == RT_ATTR_LIST_TYPE) msgpack_pack_int(pk, ((rt_dtype *)v->list.v)[i]);
+      if (v->kind == RT_ATTR_LIST_SHAPE) pack_shape(pk, &((rt_shape *)v->list.v)[i]);
+    }
+    break;
+  default: msgpack_pack_nil(pk); break;
+  }
+}
+
+void rt_pack_node(msgpack_packer *pk, const rt_node *n) {
+  msgpack_pack_map(pk, n->assigned ? 6 : 5);
+  pack_str(pk, "name");
+  pack_str(pk, n->name);
+  pack_str(pk, "op");
+  pack_str(pk, n->op);
+  pack_str(pk, "input");
+  msgpack_pack_array(pk, (size_t)n->n_inputs);
+  for (int i = 0; i < n->n_inputs; i++) pack_str(pk, n->inputs[i]);
+  pack_str(pk, "device");
+  pack_str(pk, n->device);
+  if (n->assigned) {
+    pack_str(pk, "assigned");
+    pack_str(pk, n->assigned);
+  }
+  pack_str(pk, "attr");
+  msgpack_pack_map(pk, (size_t)n->n_attrs);
+  for (int i = 0; i < n->n_attrs; i++) {
+    pack_str(pk, n->attrs[i].name);
+    pack_attr(pk, &n->attrs[i].value);
+  }
+}
+
+void rt_pack_nodes(msgpack_packer *pk, const rt_graph *g, int from) {
+  if (from < 0 || from > g->n_nodes) from = g->n_nodes;
+  msgpack_pack_array(pk, (size_t)(g->n_nodes - from));
+  for (int i = from; i < g->n_nodes; i++) rt_pack_node(pk, g->nodes[i]);
+}
+
+/* ---- decoding ----------------------------------------------------------------------- */
+
+/* A map's field, or a nil object when absent, so the typed getters report it. */
+static const msgpack_object *field(const msgpack_object *o, const char *key) {
+  static const msgpack_object nil = {.type = MSGPACK_OBJECT_NIL};
+  const msgpack_object *v = net_obj_key(o, key);
+  return v ? v : &nil;
+}
+
+/* A NUL-terminated copy of a msgpack str field, bounded. */
+static int get_cstr(const msgpack_object *o, const char *what, char *buf, size_t n,
+                    rt_status *st) {
+  const char *p;
+  size_t len;
+  int rc = net_obj_str(o, what, &p, &len, st);
+  if (rc) return rc;
+  if (len >= n || memchr(p, '\0', len))
+    return rt_error(st, RT_INVALID_ARGUMENT, "%s: string too long or holds NUL", what);
+  memcpy(buf, p, len);
+  buf[len] = '\0';
+  return RT_OK;
+}
+
+static int unpack_shape(const msgpack_object *o, const char *what, rt_shape *s, rt_status *st) {
+  if (!o || o->type == MSGPACK_OBJECT_NIL) {
+    *s = rt_shape_unknown();
+    return RT_OK;
+  }
+  const msgpack_object_array *a;
+  int rc = net_obj_array(o, what, &a, st);
+  if (rc) return rc;
+  if (a->size > RT_MAX_DIMS)
+    return rt_error(st, RT_INVALID_ARGUMENT, "%s: %u dimensions, at most %d", what, a->size,
+                    RT_MAX_DIMS);
+  s->ndims = (int)a->size;
+  for (uint32_t i = 0; i < a->size; i++) {
+    int64_t d;
+    if ((rc = net_obj_int(&a->ptr[i], what, &d, st))) return rc;
+    if (d < -1 || d > ((int64_t)1 << 40))
+      return rt_error(st, RT_INVALID_ARGUMENT, "%s: dimension %lld out of range", what,
+                      (long long)d);
+    s->dims[i] = d;
+  }
+  return RT_OK;
+}
+
+static int unpack_dtype(const msgpack_object *o, const char *what, rt_dtype *t, rt_status *st) {
+  int64_t v;
+  int rc = net_obj_int(o, what, &v, st);
+  if (rc) return rc;
+  if (v > 100 || rt_dtype_size((rt_dtype)v) == 0)
+    return rt_error(st, RT_INVALID_ARGUMENT, "%s: unknown dtype %lld", what, (long long)v);
+  *t = (rt_dtype)v;
+  return RT_OK;
+}
+
+/* dtype + full shape, and the byte count they need (overflow-checked). */
+static int unpack_meta(const msgpack_object *o, const char *what, rt_dtype *t, rt_shape *s,
+                       size_t *nbytes, rt_status *st) {
+  char w[160];
+  const msgpack_object_map *m;
+  int rc = net_obj_map(o, what, &m, st);
+  if (rc) return rc;
+  snprintf(w, sizeof w, "%s.dtype", what);
+  if ((rc = unpack_dtype(field(o, "dtype"), w, t, st))) return rc;
+  snprintf(w, sizeof w, "%s.shape", what);
+  if ((rc = unpack_shape(net_obj_key(o, "shape"), w, s, st))) return rc;
+  if (s->ndims < 0) return rt_error(st, RT_INVALID_ARGUMENT, "%s: tensor without a shape", w);
+  unsigned __int128 n = rt_dtype_size(*t);
+  for (int i = 0; i < s->ndims; i++) {
+    if (s->dims[i] < 0)
+      return rt_error(st, RT_INVALID_ARGUMENT, "%s: unknown dimension in a tensor", w);
+    n *= (uint64_t)s->dims[i];
+    if (n > ((unsigned __int128)1 << 48))
+      return rt_error(st, RT_INVALID_ARGUMENT, "%s: tensor too large", w);
+  }
+  *nbytes = (size_t)n;
+  return RT_OK;
+}
+
+static int unpack_strings(const msgpack_object *o, const char *what, rt_tensor *t,
+                          rt_status *st) {
+  const msgpack_object_array *a;
+  int rc = net_obj_array(o, what, &a, st);
+  if (rc) return rc;
+  if ((int64_t)a->size != rt_tensor_numel(t))
+    return rt_error(st, RT_INVALID_ARGUMENT, "%s: %u strings for %lld elements", what, a->size,
+                    (long long)rt_tensor_numel(t));
+  for (uint32_t i = 0; i < a->size; i++) {
+    const void *p;
+    size_t len;
+    if ((rc = net_obj_bin(&a->ptr[i], what, &p, &len, st))) return rc;
+    if (rt_tensor_set_str(t, i, p, len)) return rt_error(st, RT_RESOURCE_EXHAUSTED, "out of memory");
+  }
+  return RT_OK;
+}
+
+int rt_unpack_tensor_inline(const msgpack_object *o, const char *what, rt_tensor **out,
+                            rt_status *st) {
+  rt_dtype t;
+  rt_shape s;
+  size_t nbytes;
+  char w[160];
+  int rc = unpack_meta(o, what, &t, &s, &nbytes, st);
+  if (rc) return rc;
+  snprintf(w, sizeof w, "%s.data", what);
+  const msgpack_object *d = field(o, "data");
+  rt_tensor *x = NULL;
+  if (t == RT_STRING) {
+    x = rt_tensor_new(t, &s);
+    if (!x) return rt_error(st, RT_RESOURCE_EXHAUSTED, "%s: out of memory", what);
+    rc = unpack_strings(d, w, x, st);
+  } else {
+    const void *p;
+    size_t len;
+    if (!(rc = net_obj_bin(d, w, &p, &len, st))) {
+      if (len != nbytes)
+        rc = rt_error(st, RT_INVALID_ARGUMENT, "%s: %zu bytes for a %s tensor of %zu bytes", w,
+                      len, rt_dtype_name(t), nbytes);
+      else if (!(x = rt_tensor_new_uninit(t, &s)))
+        rc = rt_error(st, RT_RESOURCE_EXHAUSTED, "%s: out of memory", what);
+      else
+        memcpy(rt_tensor_data(x), p, len);
+    }
+  }
+  if (rc) {
+    rt_tensor_unref(x);
+    return rc;
+  }
+  *out = x;
+  return RT_OK;
+}
+
+static void release_buffer(void *data, void *arg) {
+  (void)data;
+  rt_buffer_unref(arg);
+}
+
+void rt_pack_tensor_msg(net_msg *m, msgpack_packer *pk, const rt_tensor *t) {
+  if (t->dtype == RT_STRING) {
+    rt_pack_tensor_inline(pk, t);
+    return;
+  }
+  msgpack_pack_map(pk, 3);
+  pack_str(pk, "dtype");
+  msgpack_pack_int(pk, t->dtype);
+  pack_str(pk, "shape");
+  pack_shape(pk, &t->shape);
+  pack_str(pk, "frame");
+  msgpack_pack_uint64(pk, net_msg_nframes(m));
+  size_t n = rt_tensor_nbytes(t);
+  if (n < 4096) {
+    net_msg_frame_copy(m, rt_tensor_data(t), n);   /* small: a copy is cheaper than a ref */
+  } else {
+    rt_buffer *b = rt_buffer_ref(t->buf);
+    net_msg_frame(m, b->data, n, release_buffer, b);
+  }
+}
+
+int rt_unpack_tensor_msg(const net_in *m, const msgpack_object *o, const char *what,
+                         rt_tensor **out, rt_status *st) {
+  if (!net_obj_key(o, "frame")) return rt_unpack_tensor_inline(o, what, out, st);
+  rt_dtype t;
+  rt_shape s;
+  size_t nbytes;
+  char w[160];
+  int rc = unpack_meta(o, what, &t, &s, &nbytes, st);
+  if (rc) return rc;
+  if (t == RT_STRING)
+    return rt_error(st, RT_INVALID_ARGUMENT, "%s: string tensors travel inline", what);
+  uint64_t fi;
+  snprintf(w, sizeof w, "%s.frame", what);
+  if ((rc = net_obj_uint(field(o, "frame"), w, &fi, st))) return rc;
+  if (fi >= net_in_nframes(m))
+    return rt_error(st, RT_INVALID_ARGUMENT, "%s: frame %llu of a message with %zu", w,
+                    (unsigned long long)fi, net_in_nframes(m));
+  net_frame *f = net_in_frame(m, fi);
+  if (net_frame_size(f) != nbytes)
+    return rt_error(st, RT_INVALID_ARGUMENT, "%s: frame of %zu bytes for a %s tensor of %zu bytes",
+                    w, net_frame_size(f), rt_dtype_name(t), nbytes);
+  rt_tensor *x;
+  if (nbytes >= 4096 && net_frame_aligned(f, 64)) {
+    rt_buffer *b = calloc(1, sizeof *b);
+    if (!b) return rt_error(st, RT_RESOURCE_EXHAUSTED, "%s: out of memory", what);
+    atomic_init(&b->refs, 1);
+    b->dev = RT_DEV_CPU;
+    b->nbytes = nbytes;
+    b->data = net_frame_data(f);
+    b->free_fn = net_frame_release;
+    b->free_arg = net_frame_ref(f);
+    x = rt_tensor_wrap(t, &s, b);
+    rt_buffer_unref(b);
+  } else {
+    x = rt_tensor_new_uninit(t, &s);
+    if (x) memcpy(rt_tensor_data(x), net_frame_data(f), nbytes);
+  }
+  if (!x) return rt_error(st, RT_RESOURCE_EXHAUSTED, "%s: out of memory", what);
+  *out = x;
+  return RT_OK;
+}
+
+static int unpack_attr(const msgpack_object *o, const char *what, rt_attr_value *v,
+                       rt_status *st) {
+  const msgpack_object_array *a;
+  int64_t kind;
+  int rc = net_obj_array(o, what, &a, st);
+  if (rc) return rc;
+  if (a->size != 2) return rt_error(st, RT_INVALID_ARGUMENT, "%s: expected [kind, value]", what);
+  if ((rc = net_obj_int(&a->ptr[0], what, &kind, st))) return rc;
+  const msgpack_object *x = &a->ptr[1];
+  memset(v, 0, sizeof *v);
+  v->kind = (rt_attr_kind)kind;
+  switch (kind) {
+  case RT_ATTR_INT: return net_obj_int(x, what, &v->i, st);
+  case RT_ATTR_FLOAT: return net_obj_float(x, what, &v->f, st);
+  case RT_ATTR_BOOL: return net_obj_bool(x, what, &v->b, st);
+  case RT_ATTR_STRING: {
+    const char *p;
+    size_t len;
+    if ((rc = net_obj_str(x, what, &p, &len, st))) return rc;
+    v->s = strndup(p, len);
+    return v->s ? RT_OK : rt_error(st, RT_RESOURCE_EXHAUSTED, "out of memory");
+  }
+  case RT_ATTR_TYPE: return unpack_dtype(x, what, &v->type, st);
+  case RT_ATTR_SHAPE: return unpack_shape(x, what, &v->shape, st);
+  case RT_ATTR_TENSOR: return rt_unpack_tensor_inline(x, what, &v->tensor, st);
+  case RT_ATTR_LIST_INT: case RT_ATTR_LIST_FLOAT: case RT_ATTR_LIST_STRING:
+  case RT_ATTR_LIST_TYPE: case RT_ATTR_LIST_SHAPE: {
+    const msgpack_object_array *l;
+    if ((rc = net_obj_array(x, what, &l, st))) return rc;
+    size_t es = kind == RT_ATTR_LIST_SHAPE ? sizeof(rt_shape) : sizeof(int64_t);
+    v->list.v = calloc(l->size + 1, es);
+    if (!v->list.v) return rt_error(st, RT_RESOURCE_EXHAUSTED, "out of memory");
+    for (uint32_t i = 0; i < l->size && !rc; i++) {
+      const msgpack_object *e = &l->ptr[i];
+      if (kind == RT_ATTR_LIST_INT) rc = net_obj_int(e, what, &((int64_t *)v->list.v)[i], st);
+      if (kind == RT_ATTR_LIST_FLOAT) rc = net_obj_float(e, what, &((double *)v->list.v)[i], st);
+      if (kind == RT_ATTR_LIST_TYPE) rc = unpack_dtype(e, what, &((rt_dtype *)v->list.v)[i], st);
+      if (kind == RT_ATTR_LIST_SHAPE) rc = unpack_shape(e, what, &((rt_shape *)v->list.v)[i], st);
+      if (kind == RT_ATTR_LIST_STRING) {
+        const char *p;
+        size_t len;
+        if (!(rc = net_obj_str(e, what, &p, &len, st)))
+          ((char **)v->list.v)[i] = strndup(p, len);
+      }
+      if (!rc) v->list.n = (int)i + 1;
+    }
+    return rc;
+  }
+  default:
+    v->kind = RT_ATTR_NONE;
+    return rt_error(st, RT_INVALID_ARGUMENT, "%s: unknown attr kind %lld", what, (long long)kind);
+  }
+}
+
+static int unpack_node(const msgpack_object *o, const char *what, rt_node **out, rt_status *st) {
+  char name[256], op[128], dev[256], w[512];
+  const msgpack_object_map *m;
+  int rc = net_obj_map(o, what, &m, st);
+  snprintf(w, sizeof w, "%s.name", what);
+  if (!rc) rc = get_cstr(field(o, "name"), w, name, sizeof name, st);
+  snprintf(w, sizeof w, "%s.op", what);
+  if (!rc) rc = get_cstr(field(o, "op"), w, op, sizeof op, st);
+  snprintf(w, sizeof w, "%s.device", what);
+  if (!rc) rc = get_cstr(field(o, "device"), w, dev, sizeof dev, st);
+  if (rc) return rc;
+  rt_node *n = rt_node_new(name, op);
+  rt_node_set_device(n, dev);
+  const msgpack_object *assigned = net_obj_key(o, "assigned");
+  if (assigned && assigned->type != MSGPACK_OBJECT_NIL) {
+    snprintf(w, sizeof w, "%s.assigned", what);
+    if (!(rc = get_cstr(assigned, w, dev, sizeof dev, st))) n->assigned = strdup(dev);
+  }
+  const msgpack_object_array *in;
+  snprintf(w, sizeof w, "node '%s' input", name);
+  if (!rc) rc = net_obj_array(field(o, "input"), w, &in, st);
+  for (uint32_t i = 0; !rc && i < in->size; i++) {
+    char buf[512];
+    if (!(rc = get_cstr(&in->ptr[i], w, buf, sizeof buf, st))) rt_node_add_input(n, buf);
+  }
+  const msgpack_object_map *attrs;
+  snprintf(w, sizeof w, "node '%s' attr", name);
+  if (!rc) rc = net_obj_map(field(o, "attr"), w, &attrs, st);
+  for (uint32_t i = 0; !rc && i < attrs->size; i++) {
+    char key[128];
+    rt_attr_value v;
+    if ((rc = get_cstr(&attrs->ptr[i].key, w, key, sizeof key, st))) break;
+    snprintf(w, sizeof w, "node '%s' attr '%s'", name, key);
+    if ((rc = unpack_attr(&attrs->ptr[i].val, w, &v, st))) {
+      rt_attr_value_clear(&v);
+      break;
+    }
+    rt_node_set_attr(n, key, &v);
+  }
+  if (rc) {
+    rt_node_free(n);
+    return rc;
+  }
+  *out = n;
+  return RT_OK;
+}
+
+int rt_unpack_nodes(const msgpack_object *o, const char *what, rt_graph *g, rt_status *st) {
+  const msgpack_object_array *a;
+  int rc = net_obj_array(o, what, &a, st);
+  for (uint32_t i = 0; !rc && i < a->size; i++) {
+    char w[160];
+    rt_node *n;
+    snprintf(w, sizeof w, "%s[%u]", what, i);
+    if (!(rc = unpack_node(&a->ptr[i], w, &n, st)))
+      rc = rt_graph_add(g, n, st);   /* validates; frees n on failure */
+  }
+  return rc;
+}

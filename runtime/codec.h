@@ -1,0 +1,37 @@
+/* The runtime's values on the wire: graphs (nodes with attrs), tensors. Encoding is
+ * msgpack inside a net message's header; large tensor payloads travel as separate raw
+ * frames (zero-copy both ways). Decoding validates everything: kinds, counts, dtypes,
+ * shapes against payload sizes; a bad value is an RT_INVALID_ARGUMENT naming the field.
+ * net/PROTOCOL.md specifies the layout. */
+#ifndef TFSH_CODEC_H
+#define TFSH_CODEC_H
+
+#include <msgpack.h>
+
+#include "net/msg.h"
+#include "runtime/graph.h"
+#include "runtime/tensor.h"
+
+/* Nodes: {"name", "op", "input": [..], "device", "attr": {name: [kind, value]}} plus
+ * "assigned" when placed. */
+void rt_pack_node(msgpack_packer *pk, const rt_node *n);
+/* Nodes [from, g->n_nodes) as an array. */
+void rt_pack_nodes(msgpack_packer *pk, const rt_graph *g, int from);
+/* Decode an array of nodes and add each to g (rt_graph_add validates them). `what` names
+ * the field in errors. */
+int rt_unpack_nodes(const msgpack_object *o, const char *what, rt_graph *g, rt_status *st);
+
+/* A tensor inline (attrs, small values): {"dtype", "shape", "data": bin | [bin...]}. */
+void rt_pack_tensor_inline(msgpack_packer *pk, const rt_tensor *t);
+int rt_unpack_tensor_inline(const msgpack_object *o, const char *what, rt_tensor **out,
+                            rt_status *st);
+
+/* A tensor in a message: its description in the header, its bytes as the next payload
+ * frame (zero-copy: the frame holds a reference to the tensor's buffer). Strings go
+ * inline. {"dtype", "shape", "frame": i} */
+void rt_pack_tensor_msg(net_msg *m, msgpack_packer *pk, const rt_tensor *t);
+/* Decode; the tensor wraps the received frame without copying when it is aligned. */
+int rt_unpack_tensor_msg(const net_in *m, const msgpack_object *o, const char *what,
+                         rt_tensor **out, rt_status *st);
+
+#endif

@@ -1,0 +1,362 @@
+#include "runtime/exec.h"
+
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "runtime/op.h"
+
+typedef struct xnode {
+  const rt_node *node;
+  rt_kernel_fn kernel;
+  int first_out;       /* slot of output 0 */
+  int *in_slots;       /* slot per data input */
+  int n_consumers;     /* nodes that wait on this one (data or control) */
+  int *consumers;
+  int n_waits;         /* inputs (data + control), counted per edge */
+  bool is_send, is_recv;
+  char *key;           /* rendezvous key for _Send/_Recv */
+} xnode;
+
+struct rt_exec {
+  const rt_graph *g;
+  rt_device *dev;
+  int n, n_slots;
+  xnode *nodes;
+  rt_tensor **reuse;   /* per slot: last step's output */
+  /* per-run scratch, sized once */
+  rt_tensor **values;
+  int *pending, *ready, *uses;
+  bool *needed, *fed;
+};
+
+void rt_rendezvous_key(const rt_node *n, char *buf, size_t len) {
+  snprintf(buf, len, "%s;%016" PRIx64 ";%s;%s;0:0", rt_node_string(n, "send_device", ""),
+           (uint64_t)rt_node_int(n, "send_device_incarnation", 0),
+           rt_node_string(n, "recv_device", ""), rt_node_string(n, "tensor_name", ""));
+}
+
+void rt_exec_free(rt_exec *x) {
+  if (!x) return;
+  for (int i = 0; i < x->n; i++) {
+    free(x->nodes[i].in_slots);
+    free(x->nodes[i].consumers);
+    free(x->nodes[i].key);
+  }
+  for (int i = 0; i < x->n_slots; i++) rt_tensor_unref(x->reuse[i]);
+  free(x->nodes);
+  free(x->reuse);
+  free(x->values);
+  free(x->pending);
+  free(x->ready);
+  free(x->uses);
+  free(x->needed);
+  free(x->fed);
+  free(x);
+}
+
+int rt_exec_new(const rt_graph *g, rt_device *dev, rt_exec **out, rt_status *st) {
+  rt_exec *x = calloc(1, sizeof *x);
+  if (!x) return rt_error(st, RT_RESOURCE_EXHAUSTED, "out of memory preparing a graph");
+  x->g = g;
+  x->dev = dev;
+  x->n = g->n_nodes;
+  x->nodes = calloc((size_t)x->n + 1, sizeof *x->nodes);
+  for (int i = 0; i < x->n; i++) {
+    const rt_node *n = g->nodes[i];
+    xnode *xn = &x->nodes[i];
+    xn->node = n;
+    xn->first_out = x->n_slots;
+    x->n_slots += n->n_outputs;
+    xn->is_send = !strcmp(n->op, "_Send");
+    xn->is_recv = !strcmp(n->op, "_Recv");
+    if (xn->is_send || xn->is_recv) {
+      char key[1024];
+      rt_rendezvous_key(n, key, sizeof key);
+      xn->key = strdup(key);
+    } else {
+      xn->kernel = n->def ? n->def->kernel[dev->type] : NULL;
+      if (!xn->kernel && !(n->def && (n->def->flags & RT_OP_SOURCE) &&
+                           !strcmp(n->op, "Placeholder"))) {
+        rt_exec_free(x);
+        return rt_error(st, RT_INVALID_ARGUMENT,
+                        "No kernel for op %s on device %s (node '%s')", n->op, dev->name,
+                        n->name);
+      }
+    }
+  }
+  /* Consumers: count first, then fill. */
+  for (int i = 0; i < x->n; i++) {
+    const rt_node *n = g->nodes[i];
+    x->nodes[i].in_slots = calloc((size_t)n->n_data_inputs + 1, sizeof(int));
+    for (int k = 0; k < n->n_inputs; k++) {
+      const rt_edge *e = &n->edges[k];
+      x->nodes[e->node].n_consumers++;
+      if (e->index >= 0) x->nodes[i].in_slots[k] = x->nodes[e->node].first_out + e->index;
+    }
+  }
+  for (int i = 0; i < x->n; i++) {
+    x->nodes[i].consumers = calloc((size_t)x->nodes[i].n_consumers + 1, sizeof(int));
+    x->nodes[i].n_consumers = 0;
+  }
+  for (int i = 0; i < x->n; i++)
+    for (int k = 0; k < g->nodes[i]->n_inputs; k++) {
+      xnode *src = &x->nodes[g->nodes[i]->edges[k].node];
+      src->consumers[src->n_consumers++] = i;
+    }
+  size_t ns = (size_t)x->n_slots + 1, nn = (size_t)x->n + 1;
+  x->reuse = calloc(ns, sizeof *x->reuse);
+  x->values = calloc(ns, sizeof *x->values);
+  x->uses = calloc(ns, sizeof *x->uses);
+  x->fed = calloc(ns, sizeof *x->fed);
+  x->pending = calloc(nn, sizeof *x->pending);
+  x->ready = calloc(nn, sizeof *x->ready);
+  x->needed = calloc(nn, sizeof *x->needed);
+  if (!x->reuse || !x->values || !x->uses || !x->fed || !x->pending || !x->ready || !x->needed) {
+    rt_exec_free(x);
+    return rt_error(st, RT_RESOURCE_EXHAUSTED, "out of memory preparing a graph");
+  }
+  *out = x;
+  return RT_OK;
+}
+
+/* Slot of tensor name "x:1" in this fragment, or -1. */
+static int slot_of(rt_exec *x, const char *name, rt_status *st) {
+  rt_node *n;
+  int idx;
+  if (rt_graph_output(x->g, name, &n, &idx, st)) return -1;
+  return x->nodes[n->id].first_out + idx;
+}
+
+rt_tensor *rt_kernel_output(rt_kernel_ctx *ctx, int i, rt_dtype t, const rt_shape *shape) {
+  rt_tensor *r = ctx->reuse ? ctx->reuse[i] : NULL;
+  int64_t n = rt_shape_numel(shape);
+  if (r && n >= 0 && t != RT_STRING && r->dtype != RT_STRING &&
+      atomic_load(&r->refs) == 1 && atomic_load(&r->buf->refs) == 1 && !r->buf->free_fn &&
+      r->buf->nbytes == (size_t)n * rt_dtype_size(t)) {
+    ctx->reuse[i] = NULL;
+    r->dtype = t;
+    r->shape = *shape;
+  } else {
+    r = rt_tensor_new_uninit(t, shape);
+    if (!r) {
+      rt_kernel_error(ctx, RT_RESOURCE_EXHAUSTED, "out of memory allocating output %d", i);
+      return NULL;
+    }
+  }
+  rt_tensor_unref(ctx->outputs[i]);
+  ctx->outputs[i] = r;
+  return r;
+}
+
+/* Mark what the fetches and targets need, stopping at fed outputs. */
+static int mark_needed(rt_exec *x, const rt_run_args *a, int *stack, rt_status *st) {
+  int sp = 0;
+  memset(x->needed, 0, (size_t)x->n * sizeof *x->needed);
+  for (int i = 0; i < a->n_fetches; i++) {
+    int s = slot_of(x, a->fetch_names[i], st);
+    if (s < 0) return st->code;
+    if (x->fed[s]) continue;
+    rt_node *n;
+    int idx;
+    rt_graph_output(x->g, a->fetch_names[i], &n, &idx, st);
+    stack[sp++] = n->id;
+  }
+  for (int i = 0; i < a->n_targets; i++) {
+    rt_node *n = rt_graph_find(x->g, a->targets[i]);
+    if (!n)
+      return rt_error(st, RT_NOT_FOUND, "The operation '%s' does not exist in the graph.",
+                      a->targets[i]);
+    stack[sp++] = n->id;
+  }
+  while (sp) {
+    int id = stack[--sp];
+    if (x->needed[id]) continue;
+    x->needed[id] = true;
+    const rt_node *n = x->g->nodes[id];
+    for (int k = 0; k < n->n_inputs; k++) {
+      const rt_edge *e = &n->edges[k];
+      if (e->index >= 0 && x->fed[x->nodes[e->node].first_out + e->index]) continue;
+      if (!x->needed[e->node]) stack[sp++] = e->node;
+    }
+  }
+  return RT_OK;
+}
+
+static void drop_values(rt_exec *x) {
+  for (int s = 0; s < x->n_slots; s++) {
+    rt_tensor_unref(x->values[s]);
+    x->values[s] = NULL;
+  }
+}
+
+static int run_node(rt_exec *x, xnode *xn, rt_step *step, rt_status *st) {
+  const rt_node *n = xn->node;
+  rt_tensor *ins[64], **inputs = ins;
+  if (n->n_data_inputs > 64) inputs = calloc((size_t)n->n_data_inputs, sizeof *inputs);
+  if (!inputs) return rt_error(st, RT_RESOURCE_EXHAUSTED, "out of memory");
+  for (int k = 0; k < n->n_data_inputs; k++) {
+    inputs[k] = x->values[xn->in_slots[k]];
+    if (!inputs[k]) {
+      if (inputs != ins) free(inputs);
+      return rt_error(st, RT_INTERNAL, "node '%s': input %d ('%s') has no value", n->name, k,
+                      n->inputs[k]);
+    }
+  }
+  int rc;
+  if (xn->is_send) {
+    rc = step->send ? step->send(step, xn->key, inputs[0], st)
+                    : rt_error(st, RT_INTERNAL, "node '%s': no rendezvous for _Send", n->name);
+  } else if (!xn->kernel) {
+    rt_shape sh = rt_node_attr(n, "shape") ? rt_node_attr(n, "shape")->shape : rt_shape_unknown();
+    char shs[128];
+    rt_shape_str(&sh, shs, sizeof shs);
+    rc = rt_error(st, RT_INVALID_ARGUMENT,
+                  "You must feed a value for placeholder tensor '%s' with dtype %s and shape %s",
+                  n->name, rt_dtype_name(rt_node_type(n, "dtype", RT_FLOAT)), shs);
+  } else {
+    rt_kernel_ctx ctx = {
+      .node = n, .n_inputs = n->n_data_inputs, .inputs = inputs, .n_outputs = n->n_outputs,
+      .outputs = x->values + xn->first_out, .device = x->dev, .step = step, .st = st,
+      .reuse = x->reuse + xn->first_out,
+    };
+    atomic_store(&step->current_op, n->name);
+    rc = xn->kernel(&ctx);
+    for (int i = 0; !rc && i < n->n_outputs; i++)
+      if (!ctx.outputs[i])
+        rc = rt_error(st, RT_INTERNAL, "node '%s' (%s) produced no output %d", n->name, n->op, i);
+  }
+  if (inputs != ins) free(inputs);
+  return rc;
+}
+
+/* Release a consumed input slot once its last consumer in this step has run. */
+static void release_inputs(rt_exec *x, xnode *xn) {
+  for (int k = 0; k < xn->node->n_data_inputs; k++) {
+    int s = xn->in_slots[k];
+    if (--x->uses[s] == 0 && x->values[s]) {
+      /* keep it for recycling next step */
+      rt_tensor_unref(x->reuse[s]);
+      x->reuse[s] = x->values[s];
+      x->values[s] = NULL;
+    }
+  }
+}
+
+int rt_exec_run(rt_exec *x, rt_step *step, const rt_run_args *a, rt_status *st) {
+  int rc = RT_OK;
+  int *stack = calloc((size_t)x->n + (size_t)a->n_fetches + (size_t)a->n_targets + 1,
+                      sizeof *stack);
+  if (!stack) return rt_error(st, RT_RESOURCE_EXHAUSTED, "out of memory");
+  memset(x->fed, 0, (size_t)x->n_slots * sizeof *x->fed);
+  for (int i = 0; i < a->n_fetches; i++) a->fetched[i] = NULL;
+
+  for (int i = 0; i < a->n_feeds && !rc; i++) {
+    int s = slot_of(x, a->feed_names[i], st);
+    if (s < 0) {
+      rc = st->code;
+      break;
+    }
+    rt_tensor_unref(x->values[s]);
+    x->values[s] = rt_tensor_ref(a->feeds[i]);
+    x->fed[s] = true;
+  }
+  if (!rc) rc = mark_needed(x, a, stack, st);
+
+  /* Count waits and uses among needed nodes; fetched slots get one extra use. */
+  int n_ready = 0, total = 0;
+  if (!rc) {
+    memset(x->uses, 0, (size_t)x->n_slots * sizeof *x->uses);
+    for (int i = 0; i < x->n; i++) {
+      x->pending[i] = 0;
+      if (!x->needed[i]) continue;
+      total++;
+      const rt_node *n = x->g->nodes[i];
+      for (int k = 0; k < n->n_inputs; k++) {
+        const rt_edge *e = &n->edges[k];
+        if (e->index >= 0) {
+          int s = x->nodes[e->node].first_out + e->index;
+          x->uses[s]++;
+          if (x->fed[s]) continue;
+        }
+        if (x->needed[e->node]) x->pending[i]++;
+      }
+      if (x->pending[i] == 0) x->ready[n_ready++] = i;
+    }
+    for (int i = 0; i < a->n_fetches; i++) {
+      int s = slot_of(x, a->fetch_names[i], st);
+      x->uses[s]++;
+    }
+  }
+  atomic_store(&step->ops_total, total);
+  atomic_store(&step->ops_done, 0);
+
+  /* Dataflow loop. Ready _Recv nodes whose tensor is not there yet wait in `deferred`. */
+  int *deferred = stack, n_def = 0, done = 0;
+  while (!rc && done < total) {
+    if (atomic_load(&step->cancelled)) {
+      rc = rt_error(st, RT_CANCELLED, "Step was cancelled");
+      break;
+    }
+    int id;
+    if (n_ready) {
+      id = x->ready[--n_ready];
+      xnode *xn = &x->nodes[id];
+      if (xn->is_recv) {
+        rt_tensor *t = NULL;
+        int r = step->recv ? step->recv(step, xn->key, false, &t, st)
+                           : rt_error(st, RT_INTERNAL, "no rendezvous for _Recv");
+        if (r == RT_UNAVAILABLE) {
+          deferred[n_def++] = id;
+          continue;
+        }
+        if ((rc = r)) break;
+        rt_tensor_unref(x->values[xn->first_out]);
+        x->values[xn->first_out] = t;
+      } else if ((rc = run_node(x, xn, step, st))) {
+        break;
+      }
+    } else if (n_def) {
+      /* Nothing else to do: block on the oldest deferred _Recv. */
+      id = deferred[0];
+      memmove(deferred, deferred + 1, (size_t)--n_def * sizeof *deferred);
+      xnode *xn = &x->nodes[id];
+      rt_tensor *t = NULL;
+      if ((rc = step->recv(step, xn->key, true, &t, st))) break;
+      rt_tensor_unref(x->values[xn->first_out]);
+      x->values[xn->first_out] = t;
+    } else {
+      rc = rt_error(st, RT_INTERNAL, "graph has a cycle or a missing input (%d of %d ran)", done,
+                    total);
+      break;
+    }
+    xnode *xn = &x->nodes[id];
+    done++;
+    atomic_store(&step->ops_done, done);
+    release_inputs(x, xn);
+    for (int c = 0; c < xn->n_consumers; c++) {
+      int cid = xn->consumers[c];
+      if (x->needed[cid] && --x->pending[cid] == 0) x->ready[n_ready++] = cid;
+    }
+    /* A deferred _Recv may have become available: give them another chance first. */
+    for (int d = 0; d < n_def; d++) x->ready[n_ready++] = deferred[d];
+    n_def = 0;
+  }
+  atomic_store(&step->current_op, NULL);
+
+  for (int i = 0; !rc && i < a->n_fetches; i++) {
+    int s = slot_of(x, a->fetch_names[i], st);
+    a->fetched[i] = rt_tensor_ref(x->values[s]);
+    if (!a->fetched[i])
+      rc = rt_error(st, RT_INTERNAL, "fetch '%s' produced no value", a->fetch_names[i]);
+  }
+  if (rc)
+    for (int i = 0; i < a->n_fetches; i++) {
+      rt_tensor_unref(a->fetched[i]);
+      a->fetched[i] = NULL;
+    }
+  drop_values(x);
+  free(stack);
+  return rc;
+}

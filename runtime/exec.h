@@ -1,0 +1,40 @@
+/* The executor: runs one graph fragment on one device.
+ *
+ * rt_exec_new prepares a fragment once (kernels resolved, edges turned into slots);
+ * rt_exec_run runs the part of it that the fetches and targets need, feeding the given
+ * tensors in place of node outputs. Scheduling is dataflow: a node runs when its inputs are
+ * ready; a _Recv whose tensor has not arrived yet is set aside while other work runs, so
+ * fragments on several devices exchanging tensors never deadlock. Output buffers of the
+ * previous step are recycled when nobody else holds them. */
+#ifndef TFSH_EXEC_H
+#define TFSH_EXEC_H
+
+#include "runtime/device.h"
+#include "runtime/graph.h"
+#include "runtime/step.h"
+
+typedef struct rt_exec rt_exec;
+
+/* The graph must outlive the executor. Every node needs a kernel for dev's type. */
+int rt_exec_new(const rt_graph *g, rt_device *dev, rt_exec **out, rt_status *st);
+void rt_exec_free(rt_exec *x);
+
+typedef struct rt_run_args {
+  int n_feeds;
+  const char *const *feed_names;   /* "x", "x:0" */
+  rt_tensor *const *feeds;
+  int n_fetches;
+  const char *const *fetch_names;
+  rt_tensor **fetched;             /* out: owned references */
+  int n_targets;
+  const char *const *targets;      /* node names */
+} rt_run_args;
+
+/* Not reentrant: one run at a time per executor. */
+int rt_exec_run(rt_exec *x, rt_step *step, const rt_run_args *a, rt_status *st);
+
+/* Rendezvous key of a _Send/_Recv node:
+ * "send_device;send_incarnation(hex);recv_device;tensor_name;0:0" (TF's format). */
+void rt_rendezvous_key(const rt_node *n, char *buf, size_t len);
+
+#endif

@@ -1,0 +1,604 @@
+/* The master service: sessions over the cluster.
+ *
+ *   CreateSession {config, graph: [nodes]}                      -> {session}
+ *   ExtendSession {session, graph: [new nodes]}                  -> {}
+ *   RunStep {session, feeds: [{name, tensor}], fetches, targets} -> {tensors}
+ *   CloseSession {session}                                       -> {}
+ *   ListDevices {}                                               -> {devices}
+ *
+ * A run signature (feeds, fetches, targets) is prepared once: the graph is pruned to what
+ * it needs, placed, partitioned per task, and each fragment registered with its worker.
+ * Each step then sends one RunGraph per worker, all in flight at once; the first error
+ * aborts the others and reaches the client, prefixed by its task when there are several. */
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "runtime/codec.h"
+#include "runtime/partition.h"
+#include "runtime/placer.h"
+#include "runtime/server_int.h"
+
+typedef struct mpart {
+  char task[160];
+  char endpoint[256];
+  uint64_t handle;
+} mpart;
+
+typedef struct mrun {
+  struct mrun *next;
+  char *sig;
+  int n_parts;
+  mpart *parts;
+  int *feed_part;    /* per feed: partition index, -1 if no partition needs it */
+  int *fetch_part;   /* per fetch: partition index, -1 when the fetch is fed */
+} mrun;
+
+typedef struct mdev {
+  char name[200];
+  char task[160];
+  char endpoint[256];
+  uint64_t incarnation;
+} mdev;
+
+typedef struct msess {
+  struct msess *next;
+  uint64_t handle;
+  rt_graph *g;
+  pthread_mutex_t mu;
+  bool soft, log_placement;
+  int64_t timeout_ms;
+  int n_devs;
+  mdev *devs;
+  int n_tasks;
+  mrun *runs;
+} msess;
+
+struct rt_master {
+  rt_server *srv;
+  pthread_mutex_t mu;
+  msess *sessions;
+};
+
+rt_master *rt_master_new(rt_server *s) {
+  rt_master *m = calloc(1, sizeof *m);
+  if (!m) return NULL;
+  m->srv = s;
+  pthread_mutex_init(&m->mu, NULL);
+  return m;
+}
+
+static void mrun_free(mrun *r) {
+  free(r->sig);
+  free(r->parts);
+  free(r->feed_part);
+  free(r->fetch_part);
+  free(r);
+}
+
+static void deregister_all(msess *s) {
+  for (mrun *r = s->runs; r; r = r->next)
+    for (int i = 0; i < r->n_parts; i++) {
+      rt_status st;
+      net_client *c = rt_client_for(r->parts[i].endpoint, &st);
+      if (!c) continue;
+      net_msg *req = net_msg_new("DeregisterGraph");
+      net_msg_uint(req, "handle", r->parts[i].handle);
+      net_in *rep = NULL;
+      net_call(c, req, &rep, 2000, &st);
+      net_in_free(rep);
+    }
+}
+
+static void msess_free(msess *s) {
+  while (s->runs) {
+    mrun *r = s->runs;
+    s->runs = r->next;
+    mrun_free(r);
+  }
+  rt_graph_free(s->g);
+  free(s->devs);
+  pthread_mutex_destroy(&s->mu);
+  free(s);
+}
+
+void rt_master_free(rt_master *m) {
+  if (!m) return;
+  while (m->sessions) {
+    msess *s = m->sessions;
+    m->sessions = s->next;
+    msess_free(s);
+  }
+  pthread_mutex_destroy(&m->mu);
+  free(m);
+}
+
+/* ---- helpers ------------------------------------------------------------------------ */
+
+static int reply_status(net_req *req, int rc, const rt_status *st) {
+  return net_reply_error(req, rc, "%s", st->msg);
+}
+
+static msess *session_find(rt_master *m, const net_in *in, rt_status *st) {
+  uint64_t h;
+  if (net_get_uint(in, "session", &h, st)) return NULL;
+  pthread_mutex_lock(&m->mu);
+  msess *s = m->sessions;
+  while (s && s->handle != h) s = s->next;
+  pthread_mutex_unlock(&m->mu);
+  if (!s)
+    rt_error(st, RT_ABORTED, "Session %016" PRIx64 " is not found on %s (closed, or the "
+             "master task restarted)", h, m->srv->task);
+  return s;
+}
+
+/* Ask every task for its devices. */
+static int discover_devices(rt_master *m, msess *s, rt_status *st) {
+  const rt_cluster *c = m->srv->cluster;
+  for (int i = 0; i < c->n; i++) {
+    char task[160], ep[256];
+    rt_task_name(c->tasks[i].job, c->tasks[i].index, task, sizeof task);
+    rt_endpoint(c->tasks[i].addr, ep, sizeof ep);
+    if (!strcmp(task, m->srv->task)) snprintf(ep, sizeof ep, "%s", m->srv->endpoint);
+    net_client *cl = rt_client_for(ep, st);
+    if (!cl) return st->code;
+    net_in *rep = NULL;
+    int rc = net_call(cl, net_msg_new("GetStatus"), &rep, s->timeout_ms > 0 ? (int)s->timeout_ms : -1, st);
+    const msgpack_object_array *devs = NULL;
+    if (!rc) rc = net_get_array(rep, "devices", &devs, st);
+    for (uint32_t k = 0; !rc && k < devs->size; k++) {
+      const char *p;
+      size_t len;
+      uint64_t inc = 0;
+      const msgpack_object *d = &devs->ptr[k];
+      rc = net_obj_str(net_obj_key(d, "name") ? net_obj_key(d, "name") : d, "GetStatus.devices",
+                       &p, &len, st);
+      if (!rc && net_obj_key(d, "incarnation"))
+        rc = net_obj_uint(net_obj_key(d, "incarnation"), "GetStatus.incarnation", &inc, st);
+      if (rc) break;
+      s->devs = realloc(s->devs, (size_t)(s->n_devs + 1) * sizeof *s->devs);
+      mdev *md = &s->devs[s->n_devs++];
+      snprintf(md->name, sizeof md->name, "%.*s", (int)(len < 199 ? len : 199), p);
+      snprintf(md->task, sizeof md->task, "%s", task);
+      snprintf(md->endpoint, sizeof md->endpoint, "%s", ep);
+      md->incarnation = inc;
+    }
+    net_in_free(rep);
+    if (rc) {
+      rt_status_prefix(st, "%s: ", task);
+      return rc;
+    }
+    s->n_tasks++;
+  }
+  return RT_OK;
+}
+
+static uint64_t dev_incarnation(void *arg, const char *device) {
+  msess *s = arg;
+  for (int i = 0; i < s->n_devs; i++)
+    if (!strcmp(s->devs[i].name, device)) return s->devs[i].incarnation;
+  return 0;
+}
+
+/* "x" -> "x:0"; anything else unchanged. */
+static void canon_tensor(const char *in, char *out, size_t n) {
+  char node[256];
+  int idx;
+  if (rt_tensor_name_parse(in, node, sizeof node, &idx) && idx >= 0)
+    snprintf(out, n, "%s:%d", node, idx);
+  else
+    snprintf(out, n, "%s", in);
+}
+
+/* ---- handlers ----------------------------------------------------------------------- */
+
+static void handle_create(rt_master *m, net_req *req) {
+  const net_in *in = net_req_msg(req);
+  rt_status st = {0};
+  msess *s = calloc(1, sizeof *s);
+  s->g = rt_graph_new();
+  pthread_mutex_init(&s->mu, NULL);
+  int rc = RT_OK;
+  const msgpack_object *cfg = net_get(in, "config");
+  if (cfg && cfg->type == MSGPACK_OBJECT_MAP) {
+    const msgpack_object *v;
+    if (!rc && (v = net_obj_key(cfg, "allow_soft_placement")))
+      rc = net_obj_bool(v, "config.allow_soft_placement", &s->soft, &st);
+    if (!rc && (v = net_obj_key(cfg, "log_device_placement")))
+      rc = net_obj_bool(v, "config.log_device_placement", &s->log_placement, &st);
+    if (!rc && (v = net_obj_key(cfg, "operation_timeout_in_ms")))
+      rc = net_obj_int(v, "config.operation_timeout_in_ms", &s->timeout_ms, &st);
+  }
+  if (!rc && net_has(in, "graph")) rc = rt_unpack_nodes(net_get(in, "graph"), "graph", s->g, &st);
+  if (!rc) rc = discover_devices(m, s, &st);
+  if (rc) {
+    msess_free(s);
+    reply_status(req, rc, &st);
+    return;
+  }
+  pthread_mutex_lock(&m->mu);
+  s->handle = rt_random_u64();
+  s->next = m->sessions;
+  m->sessions = s;
+  pthread_mutex_unlock(&m->mu);
+  net_msg *rep = net_msg_new("CreateSessionOk");
+  net_msg_uint(rep, "session", s->handle);
+  net_reply(req, rep);
+}
+
+static void handle_extend(rt_master *m, net_req *req) {
+  const net_in *in = net_req_msg(req);
+  rt_status st = {0};
+  msess *s = session_find(m, in, &st);
+  if (!s) {
+    reply_status(req, st.code, &st);
+    return;
+  }
+  pthread_mutex_lock(&s->mu);
+  int rc = rt_unpack_nodes(net_get(in, "graph"), "graph", s->g, &st);
+  pthread_mutex_unlock(&s->mu);
+  if (rc)
+    reply_status(req, rc, &st);
+  else
+    net_reply(req, net_msg_new("ExtendSessionOk"));
+}
+
+/* Prepare a run signature: prune, place, partition, register. s->mu held. */
+static int prepare(rt_master *m, msess *s, int nf, char **feeds, int nx, char **fetches, int nt,
+                   char **targets, mrun **out, rt_status *st) {
+  int rc;
+  bool *needed = calloc((size_t)s->g->n_nodes + 1, sizeof *needed);
+  const char **names = calloc((size_t)s->n_devs + 1, sizeof *names);
+  for (int i = 0; i < s->n_devs; i++) names[i] = s->devs[i].name;
+  char dflt[200];
+  snprintf(dflt, sizeof dflt, "%s/device:CPU:0", m->srv->task);
+  rt_place_opts po = {.soft = s->soft, .default_device = dflt};
+  rc = rt_graph_needed(s->g, nf, (const char *const *)feeds, nx, (const char *const *)fetches, nt,
+                       (const char *const *)targets, needed, st);
+  if (!rc) rc = rt_place(s->g, names, s->n_devs, &po, st);
+  if (!rc && s->log_placement)
+    for (int i = 0; i < s->g->n_nodes; i++)
+      if (needed[i])
+        fprintf(stderr, "%s: (%s): %s\n", s->g->nodes[i]->name, s->g->nodes[i]->op,
+                s->g->nodes[i]->assigned);
+  rt_partition *parts = NULL;
+  int np = 0;
+  rt_partition_opts pto = {.by_task = true, .incarnation = dev_incarnation, .arg = s};
+  if (!rc) rc = rt_partition_graph(s->g, needed, &pto, &parts, &np, st);
+  free(needed);
+  free(names);
+  if (rc) return rc;
+
+  mrun *r = calloc(1, sizeof *r);
+  r->n_parts = np;
+  r->parts = calloc((size_t)np + 1, sizeof *r->parts);
+  r->feed_part = calloc((size_t)nf + 1, sizeof *r->feed_part);
+  r->fetch_part = calloc((size_t)nx + 1, sizeof *r->fetch_part);
+  for (int i = 0; i < np && !rc; i++) {
+    mpart *p = &r->parts[i];
+    snprintf(p->task, sizeof p->task, "%s", parts[i].name);
+    for (int d = 0; d < s->n_devs; d++)
+      if (!strcmp(s->devs[d].task, p->task)) snprintf(p->endpoint, sizeof p->endpoint, "%s",
+                                                      s->devs[d].endpoint);
+    net_client *c = rt_client_for(p->endpoint, st);
+    if (!c) {
+      rc = st->code;
+      break;
+    }
+    net_msg *req = net_msg_new("RegisterGraph");
+    net_msg_uint(req, "session", s->handle);
+    rt_pack_nodes(net_msg_field(req, "graph"), parts[i].g, 0);
+    net_in *rep = NULL;
+    rc = net_call(c, req, &rep, s->timeout_ms > 0 ? (int)s->timeout_ms : -1, st);
+    if (!rc) rc = net_get_uint(rep, "handle", &p->handle, st);
+    net_in_free(rep);
+    if (rc && s->n_tasks > 1) rt_status_prefix(st, "%s: ", p->task);
+  }
+  char node[256];
+  int idx;
+  for (int i = 0; i < nf && !rc; i++) {
+    rt_tensor_name_parse(feeds[i], node, sizeof node, &idx);
+    r->feed_part[i] = rt_partition_of(parts, np, node);
+  }
+  for (int i = 0; i < nx && !rc; i++) {
+    r->fetch_part[i] = -1;
+    for (int k = 0; k < nf; k++)
+      if (!strcmp(fetches[i], feeds[k])) r->fetch_part[i] = -2 - k;   /* fed: echo it back */
+    if (r->fetch_part[i] != -1) continue;
+    rt_tensor_name_parse(fetches[i], node, sizeof node, &idx);
+    r->fetch_part[i] = rt_partition_of(parts, np, node);
+  }
+  rt_partitions_free(parts, np);
+  if (rc) {
+    mrun_free(r);
+    return rc;
+  }
+  *out = r;
+  return RT_OK;
+}
+
+static int check_feed(const msess *s, const char *name, const rt_tensor *t, rt_status *st) {
+  rt_node *n;
+  int idx;
+  int rc = rt_graph_output(s->g, name, &n, &idx, st);
+  if (rc) return rc;
+  if (n->out_types[idx] != t->dtype)
+    return rt_error(st, RT_INVALID_ARGUMENT,
+                    "Cannot feed value of dtype %s for Tensor '%s', which has dtype %s",
+                    rt_dtype_name(t->dtype), name, rt_dtype_name(n->out_types[idx]));
+  if (!rt_shape_compatible(&n->out_shapes[idx], &t->shape)) {
+    char a[128], b[128];
+    return rt_error(st, RT_INVALID_ARGUMENT,
+                    "Cannot feed value of shape %s for Tensor '%s', which has shape %s",
+                    rt_shape_str(&t->shape, a, sizeof a), name,
+                    rt_shape_str(&n->out_shapes[idx], b, sizeof b));
+  }
+  return RT_OK;
+}
+
+/* One step: a RunGraph per partition, all in flight; the first error aborts the rest. */
+static int run_step(msess *s, mrun *r, int nf, char **feeds, rt_tensor **fv, int nx,
+                    char **fetches, rt_tensor **out, rt_status *st) {
+  int np = r->n_parts, rc = RT_OK;
+  uint64_t step = rt_random_u64();
+  net_client **cl = calloc((size_t)np + 1, sizeof *cl);
+  uint64_t *ids = calloc((size_t)np + 1, sizeof *ids);
+  bool *done = calloc((size_t)np + 1, sizeof *done);
+  int in_flight = 0;
+  for (int i = 0; i < np && !rc; i++) {
+    if (!(cl[i] = rt_client_for(r->parts[i].endpoint, st))) {
+      rc = st->code;
+      break;
+    }
+    net_msg *req = net_msg_new("RunGraph");
+    net_msg_uint(req, "handle", r->parts[i].handle);
+    net_msg_uint(req, "step", step);
+    int n = 0;
+    for (int k = 0; k < nf; k++) n += r->feed_part[k] == i;
+    msgpack_packer *pk = net_msg_field(req, "feeds");
+    msgpack_pack_array(pk, (size_t)n);
+    for (int k = 0; k < nf; k++) {
+      if (r->feed_part[k] != i) continue;
+      msgpack_pack_map(pk, 2);
+      msgpack_pack_str(pk, 4);
+      msgpack_pack_str_body(pk, "name", 4);
+      msgpack_pack_str(pk, strlen(feeds[k]));
+      msgpack_pack_str_body(pk, feeds[k], strlen(feeds[k]));
+      msgpack_pack_str(pk, 6);
+      msgpack_pack_str_body(pk, "tensor", 6);
+      rt_pack_tensor_msg(req, pk, fv[k]);
+    }
+    n = 0;
+    for (int k = 0; k < nx; k++) n += r->fetch_part[k] == i;
+    pk = net_msg_field(req, "fetches");
+    msgpack_pack_array(pk, (size_t)n);
+    for (int k = 0; k < nx; k++)
+      if (r->fetch_part[k] == i) {
+        msgpack_pack_str(pk, strlen(fetches[k]));
+        msgpack_pack_str_body(pk, fetches[k], strlen(fetches[k]));
+      }
+    if ((rc = net_send(cl[i], req, &ids[i], st))) break;
+    in_flight++;
+  }
+  int first_err = rc;
+  rt_status err = *st;
+  net_wait w = {.timeout_ms = s->timeout_ms > 0 ? (int)s->timeout_ms : -1};
+  while (in_flight > 0) {
+    int ready;
+    rt_status ps = {0};
+    int prc = net_poll(cl, np, &w, &ready, &ps);
+    if (prc) {
+      /* Timeout or cancellation: abort everything still running. */
+      if (!first_err) first_err = prc, err = ps;
+      for (int i = 0; i < np; i++)
+        if (cl[i] && !done[i] && ids[i]) {
+          net_msg *ab = net_msg_new("AbortStep");
+          net_msg_uint(ab, "step", step);
+          net_msg_int(ab, "code", first_err);
+          net_msg_str(ab, "msg", err.msg);
+          net_send(cl[i], ab, NULL, &ps);
+        }
+      break;
+    }
+    net_in *rep = NULL;
+    uint64_t id = 0;
+    rt_status rs = {0};
+    int rrc = net_recv(cl[ready], &rep, &id, &rs);
+    if (!rep && !rrc) continue;
+    if (id != ids[ready] && id != 0) {   /* an AbortStep reply */
+      net_in_free(rep);
+      continue;
+    }
+    done[ready] = true;
+    in_flight--;
+    if (!rrc) {
+      const msgpack_object_array *ts = NULL;
+      rrc = net_get_array(rep, "tensors", &ts, &rs);
+      int j = 0;
+      for (int k = 0; !rrc && k < nx; k++)
+        if (r->fetch_part[k] == ready) {
+          if ((uint32_t)j >= ts->size)
+            rrc = rt_error(&rs, RT_INTERNAL, "RunGraph returned too few tensors");
+          else
+            rrc = rt_unpack_tensor_msg(rep, &ts->ptr[j++], "RunGraph.tensors", &out[k], &rs);
+        }
+    }
+    net_in_free(rep);
+    if (rrc && (!first_err || (first_err == RT_CANCELLED && rrc != RT_CANCELLED))) {
+      bool news = !first_err;
+      first_err = rrc;
+      err = rs;
+      if (s->n_tasks > 1) rt_status_prefix(&err, "%s: ", r->parts[ready].task);
+      if (news)
+        for (int i = 0; i < np; i++)
+          if (!done[i] && cl[i]) {
+            net_msg *ab = net_msg_new("AbortStep");
+            net_msg_uint(ab, "step", step);
+            net_msg_int(ab, "code", rrc);
+            net_msg_str(ab, "msg", err.msg);
+            net_send(cl[i], ab, NULL, &ps);
+          }
+    }
+  }
+  free(cl);
+  free(ids);
+  free(done);
+  for (int k = 0; k < nx && !first_err; k++)
+    if (r->fetch_part[k] <= -2) out[k] = rt_tensor_ref(fv[-2 - r->fetch_part[k]]);
+  if (first_err) *st = err;
+  return first_err;
+}
+
+static void free_strs(char **v, int n) {
+  for (int i = 0; i < n; i++) free(v[i]);
+  free(v);
+}
+
+static int get_names(const net_in *in, const char *key, char ***out, int *n, rt_status *st) {
+  const msgpack_object_array *a = NULL;
+  *n = 0;
+  *out = NULL;
+  if (!net_has(in, key)) return RT_OK;
+  int rc = net_get_array(in, key, &a, st);
+  if (rc) return rc;
+  *out = calloc((size_t)a->size + 1, sizeof **out);
+  for (uint32_t i = 0; i < a->size; i++) {
+    const char *p;
+    size_t len;
+    char what[64], name[512], canon[520];
+    snprintf(what, sizeof what, "RunStep.%s[%u]", key, i);
+    if ((rc = net_obj_str(&a->ptr[i], what, &p, &len, st))) return rc;
+    snprintf(name, sizeof name, "%.*s", (int)(len < 511 ? len : 511), p);
+    if (strcmp(key, "targets"))
+      canon_tensor(name, canon, sizeof canon);
+    else
+      snprintf(canon, sizeof canon, "%s", name);
+    (*out)[(*n)++] = strdup(canon);
+  }
+  return RT_OK;
+}
+
+static void handle_run(rt_master *m, net_req *req) {
+  const net_in *in = net_req_msg(req);
+  rt_status st = {0};
+  char **feeds = NULL, **fetches = NULL, **targets = NULL;
+  rt_tensor **fv = NULL, **out = NULL;
+  int nf = 0, nx = 0, nt = 0, rc = RT_OK;
+  msess *s = session_find(m, in, &st);
+  if (!s) rc = st.code;
+  const msgpack_object_array *fa = NULL;
+  if (!rc && net_has(in, "feeds")) rc = net_get_array(in, "feeds", &fa, &st);
+  if (!rc && fa) {
+    feeds = calloc(fa->size + 1, sizeof *feeds);
+    fv = calloc(fa->size + 1, sizeof *fv);
+    for (uint32_t i = 0; !rc && i < fa->size; i++) {
+      const msgpack_object *f = &fa->ptr[i];
+      const msgpack_object *nm = net_obj_key(f, "name"), *tv = net_obj_key(f, "tensor");
+      const char *p;
+      size_t len;
+      char name[512], canon[520];
+      if (!nm || !tv) {
+        rc = rt_error(&st, RT_INVALID_ARGUMENT, "RunStep.feeds[%u]: needs name and tensor", i);
+        break;
+      }
+      if ((rc = net_obj_str(nm, "RunStep.feeds.name", &p, &len, &st))) break;
+      snprintf(name, sizeof name, "%.*s", (int)(len < 511 ? len : 511), p);
+      canon_tensor(name, canon, sizeof canon);
+      feeds[nf] = strdup(canon);
+      rc = rt_unpack_tensor_msg(in, tv, "RunStep.feeds.tensor", &fv[nf], &st);
+      nf++;
+    }
+  }
+  if (!rc) rc = get_names(in, "fetches", &fetches, &nx, &st);
+  if (!rc) rc = get_names(in, "targets", &targets, &nt, &st);
+  if (!rc) {
+    out = calloc((size_t)nx + 1, sizeof *out);
+    pthread_mutex_lock(&s->mu);
+    for (int i = 0; !rc && i < nf; i++) rc = check_feed(s, feeds[i], fv[i], &st);
+    /* The signature: feeds, fetches and targets as given. */
+    size_t len = 16;
+    for (int i = 0; i < nf; i++) len += strlen(feeds[i]) + 1;
+    for (int i = 0; i < nx; i++) len += strlen(fetches[i]) + 1;
+    for (int i = 0; i < nt; i++) len += strlen(targets[i]) + 1;
+    char *sig = calloc(len, 1);
+    for (int i = 0; i < nf; i++) strcat(strcat(sig, feeds[i]), ",");
+    strcat(sig, "|");
+    for (int i = 0; i < nx; i++) strcat(strcat(sig, fetches[i]), ",");
+    strcat(sig, "|");
+    for (int i = 0; i < nt; i++) strcat(strcat(sig, targets[i]), ",");
+    mrun *r = NULL;
+    for (r = s->runs; r && strcmp(r->sig, sig); r = r->next) {}
+    if (!rc && !r && !(rc = prepare(m, s, nf, feeds, nx, fetches, nt, targets, &r, &st))) {
+      r->sig = sig;
+      sig = NULL;
+      r->next = s->runs;
+      s->runs = r;
+    }
+    free(sig);
+    /* Held through the step: runs of one session are serialized, and a CloseSession
+     * waits for the step in flight. */
+    if (!rc) rc = run_step(s, r, nf, feeds, fv, nx, fetches, out, &st);
+    pthread_mutex_unlock(&s->mu);
+  }
+  if (rc) {
+    reply_status(req, rc, &st);
+  } else {
+    net_msg *rep = net_msg_new("RunStepOk");
+    msgpack_packer *pk = net_msg_field(rep, "tensors");
+    msgpack_pack_array(pk, (size_t)nx);
+    for (int i = 0; i < nx; i++) rt_pack_tensor_msg(rep, pk, out[i]);
+    net_reply(req, rep);
+  }
+  for (int i = 0; i < nf; i++) rt_tensor_unref(fv[i]);
+  for (int i = 0; out && i < nx; i++) rt_tensor_unref(out[i]);
+  free(fv);
+  free(out);
+  free_strs(feeds, nf);
+  free_strs(fetches, nx);
+  free_strs(targets, nt);
+}
+
+static void handle_close(rt_master *m, net_req *req) {
+  const net_in *in = net_req_msg(req);
+  rt_status st = {0};
+  uint64_t h;
+  if (net_get_uint(in, "session", &h, &st)) {
+    reply_status(req, st.code, &st);
+    return;
+  }
+  msess *found = NULL;
+  pthread_mutex_lock(&m->mu);
+  for (msess **p = &m->sessions; *p; p = &(*p)->next)
+    if ((*p)->handle == h) {
+      found = *p;
+      *p = found->next;
+      break;
+    }
+  pthread_mutex_unlock(&m->mu);
+  if (found) {
+    pthread_mutex_lock(&found->mu);   /* a step in flight finishes first */
+    pthread_mutex_unlock(&found->mu);
+    deregister_all(found);
+    msess_free(found);
+  }
+  net_reply(req, net_msg_new("CloseSessionOk"));
+}
+
+static void handle_list_devices(rt_master *m, net_req *req) {
+  /* The local worker's devices; ListDevices across the cluster comes with sessions. */
+  net_msg *rep = net_msg_new("ListDevicesOk");
+  rt_worker_pack_devices(m->srv->worker, net_msg_field(rep, "devices"));
+  net_reply(req, rep);
+}
+
+bool rt_master_handle(rt_master *m, net_req *req) {
+  const char *t = net_in_type(net_req_msg(req));
+  if (!strcmp(t, "RunStep")) handle_run(m, req);
+  else if (!strcmp(t, "CreateSession")) handle_create(m, req);
+  else if (!strcmp(t, "ExtendSession")) handle_extend(m, req);
+  else if (!strcmp(t, "CloseSession")) handle_close(m, req);
+  else if (!strcmp(t, "ListDevices")) handle_list_devices(m, req);
+  else return false;
+  return true;
+}

@@ -1,0 +1,138 @@
+/* The op registry. Each op is described once, as data (STYLE.md, "one table, many
+ * consumers"): its name, a TF-style signature, a shape function, kernels per device type,
+ * a gradient builder and one line of help. Graph validation, the executor, `name?` help,
+ * Tab completion and the wire codec all read the same row.
+ *
+ * Signature strings follow TF's REGISTER_OP:
+ *   .inputs  = "a: T, b: T"               an input typed by attr T
+ *              "x: float"                 a fixed dtype
+ *              "values: N * T"            a list of N inputs of type T
+ *              "ref: Ref(T)"              a reference input (variables, Assign)
+ *   .outputs = "product: T", "output: num_split * T"
+ *   .attrs   = "T: {float, double, int32, int64}, transpose_a: bool = false,
+ *               N: int >= 1, value: tensor, dtype: type, shape: shape = ?,
+ *               axis: list(int) = []"
+ * Attr types: int, float, bool, string, type, shape, tensor, list(int), list(float),
+ * list(string), list(type), list(shape); "{a, b}" restricts a type attr; "= v" is a default
+ * ("?" for an unknown shape). */
+#ifndef TFSH_OP_H
+#define TFSH_OP_H
+
+#include <stdbool.h>
+
+#include "runtime/graph.h"
+#include "runtime/status.h"
+#include "runtime/tensor.h"
+
+struct rt_device;
+struct rt_step;
+
+/* ---- shape functions -------------------------------------------------------------- */
+
+typedef struct rt_shape_ctx {
+  const rt_node *node;
+  int n_inputs;                        /* data inputs */
+  const rt_dtype *in_types;
+  const rt_shape *in_shapes;
+  const rt_tensor *const *in_values;   /* value of a Const input, else NULL */
+  int n_outputs;
+  rt_dtype *out_types;                 /* pre-filled from the signature */
+  rt_shape *out_shapes;                /* pre-filled unknown; the function refines */
+  rt_status *st;
+} rt_shape_ctx;
+
+typedef int (*rt_shape_fn)(rt_shape_ctx *ctx);
+
+/* ---- kernels ---------------------------------------------------------------------- */
+
+typedef struct rt_kernel_ctx {
+  const rt_node *node;
+  int n_inputs;
+  rt_tensor **inputs;        /* borrowed */
+  int n_outputs;
+  rt_tensor **outputs;       /* the kernel stores owned references */
+  struct rt_device *device;
+  struct rt_step *step;
+  rt_status *st;
+  rt_tensor **reuse;         /* the executor's: last step's outputs, recycled when unshared */
+} rt_kernel_ctx;
+
+typedef int (*rt_kernel_fn)(rt_kernel_ctx *ctx);
+
+/* Allocate output i with the given dtype and shape (buffers may be reused across steps). */
+rt_tensor *rt_kernel_output(rt_kernel_ctx *ctx, int i, rt_dtype t, const rt_shape *shape);
+/* An error naming the node, as TF1 words it: "<message>\n\t [[node <name> (op: <op>)]]". */
+int rt_kernel_error(rt_kernel_ctx *ctx, int code, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
+
+/* ---- gradients -------------------------------------------------------------------- */
+
+typedef struct rt_grad_ctx {
+  struct rt_graph *g;
+  const rt_node *node;        /* the forward node */
+  const char *const *dy;      /* gradient tensor name per output, NULL if none flows */
+  char **dx;                  /* to fill: malloc'd tensor name per data input, or NULL */
+  const char *scope;          /* name prefix for new nodes, e.g. "gradients/MatMul_grad/" */
+  rt_status *st;
+} rt_grad_ctx;
+
+typedef int (*rt_grad_fn)(rt_grad_ctx *ctx);
+
+/* ---- the op description ----------------------------------------------------------- */
+
+enum {
+  RT_OP_STATEFUL = 1 << 0,   /* never constant-folded, never deduplicated */
+  RT_OP_SOURCE = 1 << 1,     /* Const, Placeholder, Variable: no data inputs */
+  RT_OP_INTERNAL = 1 << 2,   /* _Send, _Recv: not for users, not in completion */
+};
+
+typedef struct rt_op_def {
+  const char *name;
+  const char *inputs;
+  const char *outputs;
+  const char *attrs;
+  const char *help;
+  rt_shape_fn shape;
+  rt_kernel_fn kernel[RT_DEV_COUNT];
+  rt_grad_fn grad;
+  unsigned flags;
+} rt_op_def;
+
+/* Parsed signature (filled by the registry from the strings above). */
+typedef struct rt_arg_sig {
+  char name[32];
+  rt_dtype fixed;        /* RT_INVALID unless a fixed dtype */
+  char type_attr[32];    /* "T" when typed by an attr */
+  char number_attr[32];  /* "N" for "N * T" lists */
+  bool ref;
+} rt_arg_sig;
+
+typedef struct rt_attr_sig {
+  char name[32];
+  rt_attr_kind kind;
+  bool has_default;
+  rt_attr_value dflt;
+  int n_allowed;          /* for type attrs restricted by {..} */
+  rt_dtype allowed[8];
+  bool has_min;
+  int64_t min;
+} rt_attr_sig;
+
+typedef struct rt_op_sig {
+  const rt_op_def *def;
+  int n_in, n_out, n_attrs;
+  rt_arg_sig in[8], out[8];
+  rt_attr_sig attrs[16];
+} rt_op_sig;
+
+/* Register a table of ops (each module of ops/ calls this from its init). A malformed
+ * signature is a programmer error: reported on stderr and aborts at start-up. */
+void rt_op_register(const rt_op_def *defs, int n);
+const rt_op_sig *rt_op_find(const char *name);
+/* Iterate registered ops (for help and completion): i from 0 until NULL. */
+const rt_op_sig *rt_op_at(int i);
+/* The runtime's own ops (_Send, _Recv). Idempotent; op_register_all calls it. */
+void rt_op_init_internal(void);
+/* Registering every op tfsh has is ops/'s job: op_register_all() in ops/ops.h. */
+
+#endif

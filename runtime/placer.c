@@ -1,0 +1,177 @@
+#include "runtime/placer.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "runtime/device.h"
+#include "runtime/op.h"
+
+static int find_root(int *parent, int i) {
+  while (parent[i] != i) i = parent[i] = parent[parent[i]];
+  return i;
+}
+
+static void unite(int *parent, int a, int b) {
+  a = find_root(parent, a);
+  b = find_root(parent, b);
+  if (a != b) parent[a < b ? b : a] = a < b ? a : b;   /* the older node is the root */
+}
+
+/* Colocation: reference inputs and "_class": ["loc:@name"]. */
+static void build_groups(const rt_graph *g, int *parent) {
+  for (int i = 0; i < g->n_nodes; i++) parent[i] = i;
+  for (int i = 0; i < g->n_nodes; i++) {
+    const rt_node *n = g->nodes[i];
+    for (int k = 0; k < n->n_data_inputs; k++) {
+      const rt_edge *e = &n->edges[k];
+      if (g->nodes[e->node]->out_refs[e->index]) unite(parent, i, e->node);
+    }
+    const rt_attr_value *cls = rt_node_attr(n, "_class");
+    if (cls && cls->kind == RT_ATTR_LIST_STRING)
+      for (int k = 0; k < cls->list.n; k++) {
+        const char *s = ((char **)cls->list.v)[k];
+        if (strncmp(s, "loc:@", 5)) continue;
+        const rt_node *other = rt_graph_find(g, s + 5);
+        if (other) unite(parent, i, other->id);
+      }
+  }
+}
+
+static void list_devices(const char *const *devices, int n, char *buf, size_t len) {
+  size_t off = (size_t)snprintf(buf, len, "[ ");
+  for (int i = 0; i < n && off < len; i++)
+    off += (size_t)snprintf(buf + off, len - off, "%s%s", i ? ", " : "", devices[i]);
+  if (off < len) snprintf(buf + off, len - off, " ]");
+}
+
+/* The best device matching spec: the default if it matches, else a GPU, else the first. */
+static int choose(const rt_devname *spec, const rt_devname *devs, int n, int dflt) {
+  if (dflt >= 0 && rt_devname_matches(spec, &devs[dflt])) return dflt;
+  int best = -1;
+  for (int i = 0; i < n; i++) {
+    if (!rt_devname_matches(spec, &devs[i])) continue;
+    if (best < 0 || (!strcmp(devs[i].type, "GPU") && strcmp(devs[best].type, "GPU"))) best = i;
+  }
+  return best;
+}
+
+static void set_str(char **dst, const char *s) {
+  free(*dst);
+  *dst = strdup(s);
+}
+
+int rt_place(rt_graph *g, const char *const *devices, int n_devices, const rt_place_opts *o,
+             rt_status *st) {
+  int n = g->n_nodes, rc = RT_OK;
+  int *parent = calloc((size_t)n + 1, sizeof *parent);
+  int *chosen = calloc((size_t)n + 1, sizeof *chosen);
+  rt_devname *devs = calloc((size_t)n_devices + 1, sizeof *devs);
+  rt_devname *spec = calloc((size_t)n + 1, sizeof *spec);
+  int *owner = calloc((size_t)n + 1, sizeof *owner);  /* node whose request set the group's */
+  if (!parent || !chosen || !devs || !spec || !owner) {
+    rc = rt_error(st, RT_RESOURCE_EXHAUSTED, "out of memory placing the graph");
+    goto out;
+  }
+  int dflt = -1;
+  for (int i = 0; i < n_devices; i++) {
+    rt_devname_parse(devices[i], &devs[i], NULL);
+    if (o->default_device && !strcmp(devices[i], o->default_device)) dflt = i;
+  }
+  build_groups(g, parent);
+
+  /* Merge the requests of each group at its root; a group already placed keeps its device. */
+  for (int i = 0; i < n; i++) {
+    rt_devname_clear(&spec[i]);
+    chosen[i] = -1;
+    owner[i] = -1;
+  }
+  for (int i = 0; i < n && !rc; i++) {
+    const rt_node *nd = g->nodes[i];
+    int r = find_root(parent, i);
+    if (nd->assigned) {
+      for (int d = 0; d < n_devices; d++)
+        if (!strcmp(devices[d], nd->assigned)) chosen[r] = d;
+      continue;
+    }
+    rt_devname req;
+    if ((rc = rt_devname_parse(nd->device, &req, st))) {
+      rt_status_prefix(st, "node '%s': ", nd->name);
+      break;
+    }
+    if (nd->device[0]) {
+      rt_devname merged = spec[r];
+      rt_devname_merge(&merged, &req);
+      /* Two explicit requests in one group that disagree: keep the first unless soft. */
+      if (owner[r] >= 0 && !rt_devname_matches(&spec[r], &merged) && !o->soft) {
+        char a[160], b[160];
+        rc = rt_error(st, RT_INVALID_ARGUMENT,
+                      "Cannot colocate nodes '%s' and '%s': '%s' asks for %s but '%s' for %s",
+                      g->nodes[owner[r]]->name, nd->name, g->nodes[owner[r]]->name,
+                      rt_devname_str(&spec[r], a, sizeof a), nd->name,
+                      rt_devname_str(&req, b, sizeof b));
+        break;
+      }
+      if (owner[r] < 0) {
+        spec[r] = merged;
+        owner[r] = i;
+      }
+    }
+  }
+
+  /* Choose a device per group, then give it to every unplaced member. */
+  for (int i = 0; i < n && !rc; i++) {
+    rt_node *nd = g->nodes[i];
+    int r = find_root(parent, i);
+    if (nd->assigned) continue;
+    char reason[256] = "";
+    if (chosen[r] < 0) {
+      rt_devname s = spec[r];
+      int d = choose(&s, devs, n_devices, dflt);
+      if (d >= 0) {
+        char b[160];
+        const rt_node *who = owner[r] >= 0 ? g->nodes[owner[r]] : NULL;
+        const char *why = who ? rt_node_string(who, "_device_reason", NULL) : NULL;
+        if (!who)
+          snprintf(reason, sizeof reason, "default");
+        else if (why)
+          snprintf(reason, sizeof reason, "%s", why);
+        else
+          snprintf(reason, sizeof reason, "explicit %s", rt_devname_str(&s, b, sizeof b));
+      } else if (o->soft) {
+        char b[160];
+        rt_devname_str(&s, b, sizeof b);
+        s.type[0] = '\0';
+        s.id = -1;
+        d = choose(&s, devs, n_devices, dflt);
+        if (d < 0) d = dflt >= 0 ? dflt : 0;
+        snprintf(reason, sizeof reason, "soft placement fallback from %s", b);
+      } else {
+        char b[160], list[2048];
+        const rt_node *who = g->nodes[owner[r] >= 0 ? owner[r] : i];
+        list_devices(devices, n_devices, list, sizeof list);
+        rc = rt_error(st, RT_INVALID_ARGUMENT,
+                      "Cannot assign a device for operation '%s': Operation was explicitly "
+                      "assigned to %s but available devices are %s. Make sure the device "
+                      "specification refers to a valid device.",
+                      who->name, rt_devname_str(&s, b, sizeof b), list);
+        break;
+      }
+      chosen[r] = d;
+      set_str(&g->nodes[r]->reason, reason);
+    }
+    set_str(&nd->assigned, devices[chosen[r]]);
+    if (r != i) {
+      char buf[300];
+      snprintf(buf, sizeof buf, "colocated with %s", g->nodes[r]->name);
+      set_str(&nd->reason, buf);
+    }
+  }
+out:
+  free(parent);
+  free(chosen);
+  free(devs);
+  free(spec);
+  free(owner);
+  return rc;
+}

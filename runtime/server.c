@@ -1,0 +1,146 @@
+#include "runtime/server.h"
+
+#include <fcntl.h>
+#include <stdatomic.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/random.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "runtime/server_int.h"
+
+uint64_t rt_random_u64(void) {
+  uint64_t v = 0;
+  if (getrandom(&v, sizeof v, 0) != sizeof v) {
+    static atomic_ullong counter;
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    v = ((uint64_t)ts.tv_nsec << 20) ^ (uint64_t)getpid() ^ atomic_fetch_add(&counter, 1) * 0x9e3779b97f4a7c15ull;
+  }
+  return v ? v : 1;
+}
+
+/* ---- per-thread clients ------------------------------------------------------------- */
+
+typedef struct cached_client {
+  struct cached_client *next;
+  char endpoint[256];
+  net_client *c;
+} cached_client;
+
+static pthread_key_t clients_key;
+static pthread_once_t clients_once = PTHREAD_ONCE_INIT;
+
+static void clients_destroy(void *p) {
+  for (cached_client *cc = p; cc;) {
+    cached_client *next = cc->next;
+    net_client_free(cc->c);
+    free(cc);
+    cc = next;
+  }
+}
+
+static void clients_init(void) { pthread_key_create(&clients_key, clients_destroy); }
+
+net_client *rt_client_for(const char *endpoint, rt_status *st) {
+  pthread_once(&clients_once, clients_init);
+  cached_client *head = pthread_getspecific(clients_key);
+  for (cached_client *cc = head; cc; cc = cc->next)
+    if (!strcmp(cc->endpoint, endpoint)) return cc->c;
+  net_client *c = net_client_new(endpoint, NULL, st);
+  if (!c) return NULL;
+  cached_client *cc = calloc(1, sizeof *cc);
+  if (!cc) {
+    net_client_free(c);
+    rt_error(st, RT_RESOURCE_EXHAUSTED, "out of memory");
+    return NULL;
+  }
+  snprintf(cc->endpoint, sizeof cc->endpoint, "%s", endpoint);
+  cc->c = c;
+  cc->next = head;
+  pthread_setspecific(clients_key, cc);
+  return c;
+}
+
+/* ---- the server --------------------------------------------------------------------- */
+
+static void dispatch(void *user, net_req *req) {
+  rt_server *s = user;
+  if (rt_worker_handle(s->worker, req) || rt_master_handle(s->master, req)) return;
+  net_reply_error(req, RT_UNIMPLEMENTED, "%s: unknown message type '%s'", s->task,
+                  net_in_type(net_req_msg(req)));
+}
+
+rt_server *rt_server_start(const rt_cluster *c, const char *job, int index,
+                           const rt_server_opts *o, rt_status *st) {
+  const rt_task_addr *me = rt_cluster_find(c, job, index);
+  if (!me) {
+    rt_error(st, RT_INVALID_ARGUMENT, "task /job:%s/replica:0/task:%d is not in the cluster spec",
+             job, index);
+    return NULL;
+  }
+  rt_server *s = calloc(1, sizeof *s);
+  if (!s) return NULL;
+  s->cluster = rt_cluster_copy(c);
+  snprintf(s->job, sizeof s->job, "%s", job);
+  s->index = index;
+  rt_task_name(job, index, s->task, sizeof s->task);
+  s->incarnation = rt_random_u64();
+  pthread_mutex_init(&s->mu, NULL);
+  pthread_cond_init(&s->cv, NULL);
+  s->worker = rt_worker_new(s, o ? o->n_cpus : 1);
+  s->master = rt_master_new(s);
+  char ep[256];
+  rt_endpoint(me->addr, ep, sizeof ep);
+  const char *eps[] = {ep};
+  s->net = net_server_new(eps, 1, dispatch, s, NULL, st);
+  if (!s->net) {
+    rt_status_prefix(st, "%s: ", s->task);
+    rt_server_free(s);
+    return NULL;
+  }
+  snprintf(s->endpoint, sizeof s->endpoint, "%s", net_server_endpoint(s->net, 0));
+  return s;
+}
+
+rt_server *rt_server_start_local(rt_status *st) {
+  static atomic_int counter;
+  char addr[128];
+  snprintf(addr, sizeof addr, "inproc://tfsh-local-%d-%d", (int)getpid(),
+           atomic_fetch_add(&counter, 1));
+  rt_cluster *c = rt_cluster_new();
+  rt_cluster_add(c, "localhost", 0, addr);
+  rt_server *s = rt_server_start(c, "localhost", 0, NULL, st);
+  rt_cluster_free(c);
+  return s;
+}
+
+const char *rt_server_endpoint(const rt_server *s) { return s->endpoint; }
+const char *rt_server_task(const rt_server *s) { return s->task; }
+
+void rt_server_join(rt_server *s) {
+  pthread_mutex_lock(&s->mu);
+  while (!s->stopped) pthread_cond_wait(&s->cv, &s->mu);
+  pthread_mutex_unlock(&s->mu);
+}
+
+void rt_server_stop(rt_server *s) {
+  pthread_mutex_lock(&s->mu);
+  s->stopped = true;
+  pthread_cond_broadcast(&s->cv);
+  pthread_mutex_unlock(&s->mu);
+}
+
+void rt_server_free(rt_server *s) {
+  if (!s) return;
+  rt_server_stop(s);
+  if (s->net) net_server_free(s->net);
+  rt_master_free(s->master);
+  rt_worker_free(s->worker);
+  rt_cluster_free(s->cluster);
+  pthread_mutex_destroy(&s->mu);
+  pthread_cond_destroy(&s->cv);
+  free(s);
+}

@@ -1,0 +1,34 @@
+/* A tfsh server: one task of a cluster, hosting a master service (sessions: placement,
+ * partitioning, steps) and a worker service (devices, registered fragments, rendezvous),
+ * both behind one ZeroMQ endpoint. tf.Session() with no target starts a local one on
+ * inproc://, so local and distributed runs take the same path. */
+#ifndef TFSH_SERVER_H
+#define TFSH_SERVER_H
+
+#include "runtime/cluster.h"
+#include "runtime/status.h"
+
+typedef struct rt_server rt_server;
+
+typedef struct rt_server_opts {
+  int n_cpus;              /* CPU devices in this worker (ConfigProto device_count CPU) */
+  const char *bind_host;   /* NULL: the host the cluster spec names for this task */
+} rt_server_opts;
+
+/* Start the server for task (job, index) of cluster. The task's address must be in the
+ * cluster. Errors name the task and the address (port in use, unknown job, ...). */
+rt_server *rt_server_start(const rt_cluster *c, const char *job, int index,
+                           const rt_server_opts *o, rt_status *st);
+/* A one-task cluster {"localhost": [inproc://tfsh-local-N]} in this process. */
+rt_server *rt_server_start_local(rt_status *st);
+/* The ZeroMQ endpoint clients connect to (tcp://host:port or inproc://...). */
+const char *rt_server_endpoint(const rt_server *s);
+/* "/job:J/replica:0/task:I" */
+const char *rt_server_task(const rt_server *s);
+/* Block until rt_server_stop is called (from another thread or a signal handler's
+ * thread) — tf.train.Server.join(). */
+void rt_server_join(rt_server *s);
+void rt_server_stop(rt_server *s);
+void rt_server_free(rt_server *s);
+
+#endif

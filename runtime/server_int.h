@@ -1,0 +1,51 @@
+/* Internal to runtime/: the parts of a server that master.c and worker.c share. */
+#ifndef TFSH_SERVER_INT_H
+#define TFSH_SERVER_INT_H
+
+#include <pthread.h>
+#include <stdint.h>
+
+#include "net/client.h"
+#include "net/server.h"
+#include "runtime/cluster.h"
+#include "runtime/device.h"
+#include "runtime/server.h"
+
+typedef struct rt_master rt_master;
+typedef struct rt_worker rt_worker;
+
+struct rt_server {
+  rt_cluster *cluster;
+  char job[64];
+  int index;
+  char task[128];            /* /job:J/replica:0/task:I */
+  char endpoint[256];        /* as bound */
+  uint64_t incarnation;
+  net_server *net;
+  rt_master *master;
+  rt_worker *worker;
+  pthread_mutex_t mu;
+  pthread_cond_t cv;
+  bool stopped;
+};
+
+/* worker.c */
+rt_worker *rt_worker_new(rt_server *s, int n_cpus);
+void rt_worker_free(rt_worker *w);
+/* Handle a worker-service message; false if the type is not the worker's. */
+bool rt_worker_handle(rt_worker *w, net_req *req);
+/* Devices of this worker: names and incarnations, packed as an array of maps. */
+void rt_worker_pack_devices(rt_worker *w, msgpack_packer *pk);
+
+/* master.c */
+rt_master *rt_master_new(rt_server *s);
+void rt_master_free(rt_master *m);
+bool rt_master_handle(rt_master *m, net_req *req);
+
+/* A client for endpoint, cached per thread (sockets belong to one thread). */
+net_client *rt_client_for(const char *endpoint, rt_status *st);
+
+/* Random 64-bit ids (step ids, incarnations, handles). */
+uint64_t rt_random_u64(void);
+
+#endif

@@ -1,0 +1,154 @@
+#include "runtime/session.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "net/client.h"
+#include "runtime/codec.h"
+#include "runtime/server.h"
+
+struct rt_session {
+  rt_graph *g;
+  int sent;                  /* nodes of g the master has */
+  uint64_t handle;
+  rt_server *local;          /* our own server for an empty target */
+  net_client *c;
+  char endpoint[256];
+  char target[256];
+  int64_t timeout_ms;
+};
+
+static int call(rt_session *s, net_msg *req, net_in **rep, atomic_bool *interrupt,
+                rt_status *st);
+
+static int tick_interrupt(void *arg, int64_t elapsed_ms) {
+  (void)elapsed_ms;
+  return arg && atomic_load((atomic_bool *)arg);
+}
+
+static int call(rt_session *s, net_msg *req, net_in **rep, atomic_bool *interrupt,
+                rt_status *st) {
+  net_wait w = {.timeout_ms = -1, .tick_ms = 50, .tick = tick_interrupt, .arg = interrupt};
+  int rc = net_call_wait(s->c, req, rep, &w, st);
+  if (rc == RT_CANCELLED && interrupt && atomic_load(interrupt))
+    rt_error(st, RT_CANCELLED, "interrupted");
+  return rc;
+}
+
+rt_session *rt_session_new(const char *target, rt_graph *g, const rt_session_config *cfg,
+                           rt_status *st) {
+  rt_session *s = calloc(1, sizeof *s);
+  if (!s) {
+    rt_error(st, RT_RESOURCE_EXHAUSTED, "out of memory");
+    return NULL;
+  }
+  s->g = g;
+  snprintf(s->target, sizeof s->target, "%s", target ? target : "");
+  if (!target || !*target) {
+    if (!(s->local = rt_server_start_local(st))) goto fail;
+    snprintf(s->endpoint, sizeof s->endpoint, "%s", rt_server_endpoint(s->local));
+  } else {
+    rt_endpoint(target, s->endpoint, sizeof s->endpoint);
+  }
+  if (!(s->c = net_client_new(s->endpoint, NULL, st))) goto fail;
+
+  net_msg *req = net_msg_new("CreateSession");
+  msgpack_packer *pk = net_msg_field(req, "config");
+  msgpack_pack_map(pk, 3);
+  msgpack_pack_str(pk, 20);
+  msgpack_pack_str_body(pk, "allow_soft_placement", 20);
+  cfg && cfg->allow_soft_placement ? msgpack_pack_true(pk) : msgpack_pack_false(pk);
+  msgpack_pack_str(pk, 20);
+  msgpack_pack_str_body(pk, "log_device_placement", 20);
+  cfg && cfg->log_device_placement ? msgpack_pack_true(pk) : msgpack_pack_false(pk);
+  msgpack_pack_str(pk, 23);
+  msgpack_pack_str_body(pk, "operation_timeout_in_ms", 23);
+  msgpack_pack_int64(pk, cfg ? cfg->operation_timeout_ms : 0);
+  rt_pack_nodes(net_msg_field(req, "graph"), g, 0);
+  s->sent = g->n_nodes;
+  s->timeout_ms = cfg ? cfg->operation_timeout_ms : 0;
+  net_in *rep = NULL;
+  int rc = call(s, req, &rep, NULL, st);
+  if (!rc) rc = net_get_uint(rep, "session", &s->handle, st);
+  net_in_free(rep);
+  if (rc) goto fail;
+  return s;
+fail:
+  rt_session_free(s);
+  return NULL;
+}
+
+void rt_session_free(rt_session *s) {
+  if (!s) return;
+  if (s->c && s->handle) {
+    net_msg *req = net_msg_new("CloseSession");
+    net_msg_uint(req, "session", s->handle);
+    net_in *rep = NULL;
+    rt_status st;
+    net_call(s->c, req, &rep, 5000, &st);
+    net_in_free(rep);
+  }
+  net_client_free(s->c);
+  rt_server_free(s->local);
+  free(s);
+}
+
+const char *rt_session_target(const rt_session *s) { return s->target; }
+
+static void pack_strs(msgpack_packer *pk, int n, const char *const *v) {
+  msgpack_pack_array(pk, (size_t)n);
+  for (int i = 0; i < n; i++) {
+    size_t len = strlen(v[i]);
+    msgpack_pack_str(pk, len);
+    msgpack_pack_str_body(pk, v[i], len);
+  }
+}
+
+int rt_session_run_step(rt_session *s, const rt_session_run *r, rt_status *st) {
+  int rc = RT_OK;
+  for (int i = 0; i < r->n_fetches; i++) r->fetched[i] = NULL;
+  if (s->sent < s->g->n_nodes) {
+    net_msg *req = net_msg_new("ExtendSession");
+    net_msg_uint(req, "session", s->handle);
+    rt_pack_nodes(net_msg_field(req, "graph"), s->g, s->sent);
+    net_in *rep = NULL;
+    rc = call(s, req, &rep, r->interrupt, st);
+    net_in_free(rep);
+    if (rc) return rc;
+    s->sent = s->g->n_nodes;
+  }
+  net_msg *req = net_msg_new("RunStep");
+  net_msg_uint(req, "session", s->handle);
+  msgpack_packer *pk = net_msg_field(req, "feeds");
+  msgpack_pack_array(pk, (size_t)r->n_feeds);
+  for (int i = 0; i < r->n_feeds; i++) {
+    msgpack_pack_map(pk, 2);
+    msgpack_pack_str(pk, 4);
+    msgpack_pack_str_body(pk, "name", 4);
+    size_t len = strlen(r->feed_names[i]);
+    msgpack_pack_str(pk, len);
+    msgpack_pack_str_body(pk, r->feed_names[i], len);
+    msgpack_pack_str(pk, 6);
+    msgpack_pack_str_body(pk, "tensor", 6);
+    rt_pack_tensor_msg(req, pk, r->feeds[i]);
+  }
+  pack_strs(net_msg_field(req, "fetches"), r->n_fetches, r->fetch_names);
+  pack_strs(net_msg_field(req, "targets"), r->n_targets, r->targets);
+  net_in *rep = NULL;
+  rc = call(s, req, &rep, r->interrupt, st);
+  const msgpack_object_array *ts = NULL;
+  if (!rc) rc = net_get_array(rep, "tensors", &ts, st);
+  if (!rc && ts->size != (uint32_t)r->n_fetches)
+    rc = rt_error(st, RT_INTERNAL, "RunStep returned %u tensors for %d fetches", ts->size,
+                  r->n_fetches);
+  for (int i = 0; !rc && i < r->n_fetches; i++)
+    rc = rt_unpack_tensor_msg(rep, &ts->ptr[i], "RunStep.tensors", &r->fetched[i], st);
+  net_in_free(rep);
+  if (rc)
+    for (int i = 0; i < r->n_fetches; i++) {
+      rt_tensor_unref(r->fetched[i]);
+      r->fetched[i] = NULL;
+    }
+  return rc;
+}

@@ -1,0 +1,32 @@
+/* A step: one run of a graph fragment on one device. It carries the step id, the
+ * cancellation flag, the rendezvous hooks that _Send/_Recv use, and progress counters that
+ * the live views read (written by the executor, read by anyone; all atomic). */
+#ifndef TFSH_STEP_H
+#define TFSH_STEP_H
+
+#include <stdatomic.h>
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "runtime/status.h"
+#include "runtime/tensor.h"
+
+typedef struct rt_step rt_step;
+
+struct rt_step {
+  uint64_t id;
+  atomic_bool cancelled;
+  /* Rendezvous. send hands a tensor over under `key` (takes a new reference).
+   * recv with block=false returns RT_OK and *t, or RT_UNAVAILABLE when not there yet;
+   * with block=true it waits until it arrives or the step is cancelled. */
+  int (*send)(rt_step *s, const char *key, rt_tensor *t, rt_status *st);
+  int (*recv)(rt_step *s, const char *key, bool block, rt_tensor **t, rt_status *st);
+  void *user;
+  /* progress */
+  atomic_int ops_done;
+  atomic_int ops_total;
+  _Atomic(const char *) current_op;    /* name of the node running now, or NULL */
+  atomic_llong bytes_sent, bytes_recv;
+};
+
+#endif

@@ -1,0 +1,120 @@
+/* Tensors: a dtype, a shape and a reference-counted buffer that knows its device.
+ * Several tensors may share one buffer (Identity, Reshape, variables); the buffer is freed
+ * when its last reference goes. */
+#ifndef TFSH_TENSOR_H
+#define TFSH_TENSOR_H
+
+#include <stdatomic.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "runtime/status.h"
+
+/* Numbered as TensorFlow's DataType enum (types.proto), so dumps look familiar. */
+typedef enum rt_dtype {
+  RT_INVALID = 0,
+  RT_FLOAT = 1,
+  RT_DOUBLE = 2,
+  RT_INT32 = 3,
+  RT_STRING = 7,
+  RT_INT64 = 9,
+  RT_BOOL = 10,
+} rt_dtype;
+
+typedef enum rt_device_type {
+  RT_DEV_CPU = 0,
+  RT_DEV_GPU = 1,
+  RT_DEV_COUNT
+} rt_device_type;
+
+#define RT_MAX_DIMS 8
+
+/* ndims < 0: unknown rank. dims[i] < 0: unknown dimension (shape inference only). */
+typedef struct rt_shape {
+  int ndims;
+  int64_t dims[RT_MAX_DIMS];
+} rt_shape;
+
+/* One element of a string tensor: bytes with a length (may hold NULs), always
+ * NUL-terminated for convenience. Owned by the buffer. */
+typedef struct rt_str {
+  size_t len;
+  char *ptr;
+} rt_str;
+
+typedef struct rt_buffer {
+  atomic_int refs;
+  rt_device_type dev;
+  bool strings;          /* elements are rt_str, each freed with the buffer */
+  size_t nbytes;
+  void *data;
+  /* Who frees data: NULL = the tensor allocator; else called with (data, free_arg)
+   * (zero-copy wrappers of received frames, device memory). */
+  void (*free_fn)(void *data, void *free_arg);
+  void *free_arg;
+} rt_buffer;
+
+typedef struct rt_tensor {
+  atomic_int refs;
+  rt_dtype dtype;
+  rt_shape shape;
+  rt_buffer *buf;
+} rt_tensor;
+
+/* dtypes */
+const char *rt_dtype_name(rt_dtype t);        /* "float32", "int64", ... ; "invalid" */
+size_t rt_dtype_size(rt_dtype t);             /* bytes per element; rt_str for strings */
+bool rt_dtype_from_name(const char *name, rt_dtype *out); /* "float32"/"float", "int32", ... */
+bool rt_dtype_is_float(rt_dtype t);
+bool rt_dtype_is_int(rt_dtype t);
+
+/* shapes */
+rt_shape rt_shape_scalar(void);
+rt_shape rt_shape_unknown(void);
+rt_shape rt_shape_make(int ndims, const int64_t *dims);
+int64_t rt_shape_numel(const rt_shape *s);            /* -1 if not fully known */
+bool rt_shape_fully_known(const rt_shape *s);
+bool rt_shape_equal(const rt_shape *a, const rt_shape *b);
+/* Could a tensor of shape b be fed where a is expected (unknown dims match anything)? */
+bool rt_shape_compatible(const rt_shape *a, const rt_shape *b);
+/* "(2, 3)", "()" and "<unknown>" as TF1 prints them: "(?, 3)" for unknown dims. */
+char *rt_shape_str(const rt_shape *s, char *buf, size_t n);
+
+/* tensors */
+rt_tensor *rt_tensor_new(rt_dtype t, const rt_shape *shape);   /* zeroed; NULL on OOM */
+/* Not zeroed (kernels that write every element): saves the first-touch cost twice over. */
+rt_tensor *rt_tensor_new_uninit(rt_dtype t, const rt_shape *shape);
+/* A tensor viewing an existing buffer (takes a new reference to it). */
+rt_tensor *rt_tensor_wrap(rt_dtype t, const rt_shape *shape, rt_buffer *buf);
+rt_tensor *rt_tensor_ref(rt_tensor *t);
+void rt_tensor_unref(rt_tensor *t);                   /* NULL is fine */
+static inline void *rt_tensor_data(const rt_tensor *t) { return t->buf ? t->buf->data : NULL; }
+static inline int64_t rt_tensor_numel(const rt_tensor *t) { return rt_shape_numel(&t->shape); }
+size_t rt_tensor_nbytes(const rt_tensor *t);
+rt_tensor *rt_tensor_copy(const rt_tensor *t);        /* deep copy (new buffer) */
+/* Set element i of a string tensor (copies len bytes). */
+int rt_tensor_set_str(rt_tensor *t, int64_t i, const char *s, size_t len);
+
+rt_tensor *rt_tensor_scalar_f32(float v);
+rt_tensor *rt_tensor_scalar_f64(double v);
+rt_tensor *rt_tensor_scalar_i32(int32_t v);
+rt_tensor *rt_tensor_scalar_i64(int64_t v);
+rt_tensor *rt_tensor_scalar_bool(bool v);
+rt_tensor *rt_tensor_scalar_str(const char *s);
+
+/* Element i as a double / int64 (any numeric or bool dtype). */
+double rt_tensor_get_f64(const rt_tensor *t, int64_t i);
+int64_t rt_tensor_get_i64(const rt_tensor *t, int64_t i);
+
+/* buffers */
+rt_buffer *rt_buffer_new(size_t nbytes, bool strings);
+rt_buffer *rt_buffer_ref(rt_buffer *b);
+void rt_buffer_unref(rt_buffer *b);
+
+/* Printing exactly as numpy prints an array with str() (print(arr)) or repr().
+ * Returns a malloc'd string. */
+char *rt_tensor_format(const rt_tensor *t);
+char *rt_tensor_repr(const rt_tensor *t);
+
+#endif

@@ -1,0 +1,677 @@
+/* The worker service: devices, registered fragments, steps and their rendezvous.
+ *
+ *   RegisterGraph {session, graph: [placed nodes]}          -> {handle}
+ *   RunGraph      {handle, step, feeds: [{name, tensor}], fetches: [name]} -> {tensors}
+ *   RecvTensor    {step, key}                               -> {tensor}
+ *   AbortStep     {step, code, msg}                         -> {}
+ *   DeregisterGraph {handle}                                -> {}
+ *   GetStatus     {}                                        -> {task, devices}
+ *
+ * A registered fragment is split again per device; each device's part runs in its own
+ * thread with its own executor. Tensors between parts of this worker meet in the step's
+ * rendezvous table; a tensor from another task is pulled with RecvTensor by a fetcher
+ * thread that drops it into the same table, so an executor only ever waits on the table. */
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "runtime/codec.h"
+#include "runtime/exec.h"
+#include "runtime/partition.h"
+#include "runtime/server_int.h"
+#include "runtime/step.h"
+
+typedef struct wgraph {
+  struct wgraph *next;
+  uint64_t handle;
+  rt_graph *g;
+  int n_parts;
+  rt_partition *parts;
+  rt_exec **execs;
+  rt_device **devs;
+  pthread_mutex_t run_mu;   /* an executor runs one step at a time */
+} wgraph;
+
+typedef struct rdv_item {
+  struct rdv_item *next;
+  char *key;
+  rt_tensor *t;
+} rdv_item;
+
+typedef struct wrun wrun;
+
+typedef struct wstep {
+  struct wstep *next;
+  uint64_t id;
+  rdv_item *items;
+  rdv_item *fetching;       /* keys whose RecvTensor has been started (t unused) */
+  int users;
+  bool aborted;
+  rt_status abort;
+  wrun *runs;               /* parts running now, for cancellation */
+} wstep;
+
+struct wrun {
+  rt_step step;             /* first: the executor's step points here */
+  rt_worker *w;
+  wstep *ws;
+  wrun *next;
+  wgraph *wg;
+  int part;
+  const rt_run_args *args;
+  rt_status st;
+  int rc;
+};
+
+struct rt_worker {
+  rt_server *srv;
+  int n_devices;
+  rt_device **devices;
+  pthread_mutex_t mu;
+  pthread_cond_t cv;
+  wgraph *graphs;
+  wstep *steps;
+};
+
+/* ---- lifecycle ---------------------------------------------------------------------- */
+
+rt_worker *rt_worker_new(rt_server *s, int n_cpus) {
+  rt_worker *w = calloc(1, sizeof *w);
+  if (!w) return NULL;
+  w->srv = s;
+  if (n_cpus < 1) n_cpus = 1;
+  w->n_devices = n_cpus;
+  w->devices = calloc((size_t)n_cpus, sizeof *w->devices);
+  for (int i = 0; i < n_cpus; i++) {
+    char name[200];
+    snprintf(name, sizeof name, "%s/device:CPU:%d", s->task, i);
+    w->devices[i] = rt_device_new(name, RT_DEV_CPU, s->incarnation);
+  }
+  pthread_mutex_init(&w->mu, NULL);
+  pthread_cond_init(&w->cv, NULL);
+  return w;
+}
+
+static void wgraph_free(wgraph *wg) {
+  for (int i = 0; i < wg->n_parts; i++) rt_exec_free(wg->execs[i]);
+  rt_partitions_free(wg->parts, wg->n_parts);
+  free(wg->execs);
+  free(wg->devs);
+  rt_graph_free(wg->g);
+  pthread_mutex_destroy(&wg->run_mu);
+  free(wg);
+}
+
+static void items_free(rdv_item *it) {
+  while (it) {
+    rdv_item *next = it->next;
+    free(it->key);
+    rt_tensor_unref(it->t);
+    free(it);
+    it = next;
+  }
+}
+
+void rt_worker_free(rt_worker *w) {
+  if (!w) return;
+  while (w->graphs) {
+    wgraph *g = w->graphs;
+    w->graphs = g->next;
+    wgraph_free(g);
+  }
+  while (w->steps) {
+    wstep *s = w->steps;
+    w->steps = s->next;
+    items_free(s->items);
+    items_free(s->fetching);
+    free(s);
+  }
+  for (int i = 0; i < w->n_devices; i++) rt_device_free(w->devices[i]);
+  free(w->devices);
+  pthread_mutex_destroy(&w->mu);
+  pthread_cond_destroy(&w->cv);
+  free(w);
+}
+
+void rt_worker_pack_devices(rt_worker *w, msgpack_packer *pk) {
+  msgpack_pack_array(pk, (size_t)w->n_devices);
+  for (int i = 0; i < w->n_devices; i++) {
+    msgpack_pack_map(pk, 3);
+    msgpack_pack_str(pk, 4);
+    msgpack_pack_str_body(pk, "name", 4);
+    size_t n = strlen(w->devices[i]->name);
+    msgpack_pack_str(pk, n);
+    msgpack_pack_str_body(pk, w->devices[i]->name, n);
+    msgpack_pack_str(pk, 4);
+    msgpack_pack_str_body(pk, "type", 4);
+    msgpack_pack_str(pk, 3);
+    msgpack_pack_str_body(pk, w->devices[i]->type == RT_DEV_GPU ? "GPU" : "CPU", 3);
+    msgpack_pack_str(pk, 11);
+    msgpack_pack_str_body(pk, "incarnation", 11);
+    msgpack_pack_uint64(pk, w->devices[i]->incarnation);
+  }
+}
+
+static rt_device *device_named(rt_worker *w, const char *name) {
+  for (int i = 0; i < w->n_devices; i++)
+    if (!strcmp(w->devices[i]->name, name)) return w->devices[i];
+  return NULL;
+}
+
+/* ---- steps and the rendezvous (w->mu held) ------------------------------------------ */
+
+static wstep *step_get(rt_worker *w, uint64_t id) {
+  for (wstep *s = w->steps; s; s = s->next)
+    if (s->id == id) return s;
+  wstep *s = calloc(1, sizeof *s);
+  if (!s) abort();
+  s->id = id;
+  s->next = w->steps;
+  w->steps = s;
+  return s;
+}
+
+/* Drop a step once nobody uses it and every tensor it holds has been taken. Aborted steps
+ * are dropped too: their late arrivals fail on the missing run, not hang (see RecvTensor). */
+static void step_release(rt_worker *w, wstep *s) {
+  if (--s->users > 0 || (s->items && !s->aborted)) return;
+  for (wstep **p = &w->steps; *p; p = &(*p)->next)
+    if (*p == s) {
+      *p = s->next;
+      break;
+    }
+  items_free(s->items);
+  items_free(s->fetching);
+  free(s);
+}
+
+static void step_abort(rt_worker *w, wstep *s, const rt_status *why) {
+  if (s->aborted) return;
+  s->aborted = true;
+  s->abort = *why;
+  for (wrun *r = s->runs; r; r = r->next) atomic_store(&r->step.cancelled, true);
+  pthread_cond_broadcast(&w->cv);
+}
+
+static rdv_item *item_take(rdv_item **list, const char *key) {
+  for (rdv_item **p = list; *p; p = &(*p)->next)
+    if (!strcmp((*p)->key, key)) {
+      rdv_item *it = *p;
+      *p = it->next;
+      return it;
+    }
+  return NULL;
+}
+
+static void item_put(rdv_item **list, const char *key, rt_tensor *t) {
+  rdv_item *it = calloc(1, sizeof *it);
+  if (!it) abort();
+  it->key = strdup(key);
+  it->t = t;
+  it->next = *list;
+  *list = it;
+}
+
+/* The task ("/job:J/replica:R/task:T") of a key's sending device. */
+static void key_src_task(const char *key, char *task, size_t n) {
+  char dev[256];
+  const char *semi = strchr(key, ';');
+  size_t len = semi ? (size_t)(semi - key) : strlen(key);
+  if (len >= sizeof dev) len = sizeof dev - 1;
+  memcpy(dev, key, len);
+  dev[len] = '\0';
+  rt_devname d;
+  if (rt_devname_parse(dev, &d, NULL)) {
+    task[0] = '\0';
+    return;
+  }
+  rt_devname_task_str(&d, task, n);
+}
+
+typedef struct fetch_job {
+  rt_worker *w;
+  uint64_t step;
+  char key[1024];
+  char task[160];
+  char endpoint[256];
+} fetch_job;
+
+static void *fetch_main(void *arg) {
+  fetch_job *j = arg;
+  rt_worker *w = j->w;
+  rt_status st = {0};
+  rt_tensor *t = NULL;
+  net_client *c = net_client_new(j->endpoint, NULL, &st);
+  int rc = c ? RT_OK : st.code;
+  if (!rc) {
+    net_msg *req = net_msg_new("RecvTensor");
+    net_msg_uint(req, "step", j->step);
+    net_msg_str(req, "key", j->key);
+    net_in *rep = NULL;
+    rc = net_call(c, req, &rep, -1, &st);
+    if (!rc) rc = rt_unpack_tensor_msg(rep, net_get(rep, "tensor") ? net_get(rep, "tensor")
+                                                                    : net_in_header(rep),
+                                       "RecvTensor.tensor", &t, &st);
+    net_in_free(rep);
+    net_client_free(c);
+  }
+  pthread_mutex_lock(&w->mu);
+  wstep *s = step_get(w, j->step);
+  if (rc) {
+    if (rc != RT_CANCELLED) rt_status_prefix(&st, "%s: ", j->task);
+    step_abort(w, s, &st);
+  } else {
+    item_put(&s->items, j->key, t);
+    pthread_cond_broadcast(&w->cv);
+  }
+  step_release(w, s);
+  pthread_mutex_unlock(&w->mu);
+  free(j);
+  return NULL;
+}
+
+/* Start pulling a remote key (w->mu held). */
+static int fetch_start(rt_worker *w, wstep *s, const char *key, const char *task,
+                       rt_status *st) {
+  rt_devname d;
+  rt_devname_parse(task, &d, NULL);
+  const rt_task_addr *a = rt_cluster_find(w->srv->cluster, d.job, d.task);
+  if (!a) return rt_error(st, RT_INTERNAL, "no address for task %s (key %s)", task, key);
+  fetch_job *j = calloc(1, sizeof *j);
+  if (!j) return rt_error(st, RT_RESOURCE_EXHAUSTED, "out of memory");
+  j->w = w;
+  j->step = s->id;
+  snprintf(j->key, sizeof j->key, "%s", key);
+  snprintf(j->task, sizeof j->task, "%s", task);
+  rt_endpoint(a->addr, j->endpoint, sizeof j->endpoint);
+  item_put(&s->fetching, key, NULL);
+  s->users++;
+  pthread_t th;
+  pthread_attr_t at;
+  pthread_attr_init(&at);
+  pthread_attr_setdetachstate(&at, PTHREAD_CREATE_DETACHED);
+  int e = pthread_create(&th, &at, fetch_main, j);
+  pthread_attr_destroy(&at);
+  if (e) {
+    s->users--;
+    free(j);
+    return rt_error(st, RT_RESOURCE_EXHAUSTED, "cannot start a thread to receive %s", key);
+  }
+  return RT_OK;
+}
+
+static int rdv_send(rt_step *step, const char *key, rt_tensor *t, rt_status *st) {
+  wrun *r = (wrun *)step;
+  rt_worker *w = r->w;
+  pthread_mutex_lock(&w->mu);
+  item_put(&r->ws->items, key, rt_tensor_ref(t));
+  atomic_fetch_add(&step->bytes_sent, (long long)rt_tensor_nbytes(t));
+  pthread_cond_broadcast(&w->cv);
+  pthread_mutex_unlock(&w->mu);
+  return RT_OK;
+}
+
+static int rdv_recv(rt_step *step, const char *key, bool block, rt_tensor **t, rt_status *st) {
+  wrun *r = (wrun *)step;
+  rt_worker *w = r->w;
+  wstep *s = r->ws;
+  int rc = RT_OK;
+  char task[160];
+  key_src_task(key, task, sizeof task);
+  bool remote = strcmp(task, w->srv->task) != 0;
+  pthread_mutex_lock(&w->mu);
+  for (;;) {
+    if (s->aborted) {
+      rc = rt_error(st, s->abort.code, "%s", s->abort.msg);
+      break;
+    }
+    rdv_item *it = item_take(&s->items, key);
+    if (it) {
+      *t = it->t;
+      atomic_fetch_add(&step->bytes_recv, (long long)rt_tensor_nbytes(it->t));
+      free(it->key);
+      free(it);
+      break;
+    }
+    if (remote) {
+      bool started = false;
+      for (rdv_item *f = s->fetching; f; f = f->next) started |= !strcmp(f->key, key);
+      if (!started && (rc = fetch_start(w, s, key, task, st))) break;
+    }
+    if (!block) {
+      rc = RT_UNAVAILABLE;
+      break;
+    }
+    pthread_cond_wait(&w->cv, &w->mu);
+  }
+  pthread_mutex_unlock(&w->mu);
+  return rc;
+}
+
+/* ---- handlers ----------------------------------------------------------------------- */
+
+static uint64_t local_incarnation(void *arg, const char *device) {
+  rt_worker *w = arg;
+  rt_device *d = device_named(w, device);
+  return d ? d->incarnation : 0;
+}
+
+static wgraph *graph_find(rt_worker *w, uint64_t handle) {
+  for (wgraph *g = w->graphs; g; g = g->next)
+    if (g->handle == handle) return g;
+  return NULL;
+}
+
+static void handle_register(rt_worker *w, net_req *req) {
+  const net_in *in = net_req_msg(req);
+  rt_status st = {0};
+  wgraph *wg = calloc(1, sizeof *wg);
+  wg->g = rt_graph_new();
+  pthread_mutex_init(&wg->run_mu, NULL);
+  int rc = rt_unpack_nodes(net_get(in, "graph") ? net_get(in, "graph") : net_in_header(in),
+                           "RegisterGraph.graph", wg->g, &st);
+  for (int i = 0; !rc && i < wg->g->n_nodes; i++) {
+    const rt_node *n = wg->g->nodes[i];
+    if (!n->assigned || !device_named(w, n->assigned))
+      rc = rt_error(&st, RT_INVALID_ARGUMENT,
+                    "RegisterGraph: node '%s' is placed on %s, which is not a device of %s",
+                    n->name, n->assigned ? n->assigned : "no device", w->srv->task);
+  }
+  rt_partition_opts po = {.by_task = false, .incarnation = local_incarnation, .arg = w};
+  if (!rc) rc = rt_partition_graph(wg->g, NULL, &po, &wg->parts, &wg->n_parts, &st);
+  if (!rc) {
+    wg->execs = calloc((size_t)wg->n_parts + 1, sizeof *wg->execs);
+    wg->devs = calloc((size_t)wg->n_parts + 1, sizeof *wg->devs);
+    for (int i = 0; !rc && i < wg->n_parts; i++) {
+      wg->devs[i] = device_named(w, wg->parts[i].name);
+      rc = rt_exec_new(wg->parts[i].g, wg->devs[i], &wg->execs[i], &st);
+    }
+  }
+  if (rc) {
+    wgraph_free(wg);
+    net_reply_error(req, rc, "%s", st.msg);
+    return;
+  }
+  pthread_mutex_lock(&w->mu);
+  wg->handle = rt_random_u64();
+  wg->next = w->graphs;
+  w->graphs = wg;
+  pthread_mutex_unlock(&w->mu);
+  net_msg *rep = net_msg_new("RegisterGraphOk");
+  net_msg_uint(rep, "handle", wg->handle);
+  net_reply(req, rep);
+}
+
+static void *run_part(void *arg) {
+  wrun *r = arg;
+  wgraph *wg = r->wg;
+  const rt_graph *pg = wg->parts[r->part].g;
+  const rt_run_args *a = r->args;
+  /* This part's share of the feeds and fetches. */
+  int nf = 0, nx = 0;
+  const char **fnames = calloc((size_t)a->n_feeds + 1, sizeof *fnames);
+  rt_tensor **feeds = calloc((size_t)a->n_feeds + 1, sizeof *feeds);
+  const char **xnames = calloc((size_t)a->n_fetches + 1, sizeof *xnames);
+  int *xidx = calloc((size_t)a->n_fetches + 1, sizeof *xidx);
+  const char **targets = calloc((size_t)pg->n_nodes + 1, sizeof *targets);
+  char name[256];
+  int idx;
+  for (int i = 0; i < a->n_feeds; i++)
+    if (rt_tensor_name_parse(a->feed_names[i], name, sizeof name, &idx) &&
+        rt_graph_find(pg, name)) {
+      fnames[nf] = a->feed_names[i];
+      feeds[nf++] = a->feeds[i];
+    }
+  for (int i = 0; i < a->n_fetches; i++)
+    if (rt_tensor_name_parse(a->fetch_names[i], name, sizeof name, &idx) &&
+        rt_graph_find(pg, name)) {
+      xidx[nx] = i;
+      xnames[nx++] = a->fetch_names[i];
+    }
+  /* Every node of a registered fragment runs: the master pruned it already. Sinks
+   * (nodes nobody consumes) are the targets. */
+  int nt = 0;
+  bool *consumed = calloc((size_t)pg->n_nodes + 1, sizeof *consumed);
+  for (int i = 0; i < pg->n_nodes; i++)
+    for (int k = 0; k < pg->nodes[i]->n_inputs; k++) consumed[pg->nodes[i]->edges[k].node] = true;
+  for (int i = 0; i < pg->n_nodes; i++)
+    if (!consumed[i]) targets[nt++] = pg->nodes[i]->name;
+  free(consumed);
+  rt_tensor **out = calloc((size_t)nx + 1, sizeof *out);
+  rt_run_args pa = {nf, fnames, feeds, nx, xnames, out, nt, targets};
+  r->rc = rt_exec_run(wg->execs[r->part], &r->step, &pa, &r->st);
+  for (int i = 0; i < nx; i++) a->fetched[xidx[i]] = out[i];
+  free(out);
+  free(fnames);
+  free(feeds);
+  free(xnames);
+  free(xidx);
+  free(targets);
+  if (r->rc) {
+    pthread_mutex_lock(&r->w->mu);
+    if (r->rc != RT_CANCELLED || !r->ws->aborted) step_abort(r->w, r->ws, &r->st);
+    pthread_mutex_unlock(&r->w->mu);
+  }
+  return NULL;
+}
+
+static void free_tensors(rt_tensor **t, int n) {
+  for (int i = 0; i < n; i++) rt_tensor_unref(t[i]);
+  free(t);
+}
+
+static void handle_run(rt_worker *w, net_req *req) {
+  const net_in *in = net_req_msg(req);
+  rt_status st = {0};
+  uint64_t handle = 0, step = 0;
+  const msgpack_object_array *feeds_a = NULL, *fetch_a = NULL;
+  int rc = net_get_uint(in, "handle", &handle, &st);
+  if (!rc) rc = net_get_uint(in, "step", &step, &st);
+  if (!rc) rc = net_get_array(in, "feeds", &feeds_a, &st);
+  if (!rc) rc = net_get_array(in, "fetches", &fetch_a, &st);
+  if (rc) {
+    net_reply_error(req, rc, "%s", st.msg);
+    return;
+  }
+  int nf = (int)feeds_a->size, nx = (int)fetch_a->size;
+  char **fnames = calloc((size_t)nf + 1, sizeof *fnames);
+  rt_tensor **feeds = calloc((size_t)nf + 1, sizeof *feeds);
+  char **xnames = calloc((size_t)nx + 1, sizeof *xnames);
+  rt_tensor **fetched = calloc((size_t)nx + 1, sizeof *fetched);
+  for (int i = 0; !rc && i < nf; i++) {
+    const msgpack_object *f = &feeds_a->ptr[i];
+    const char *p;
+    size_t len;
+    char what[64];
+    snprintf(what, sizeof what, "RunGraph.feeds[%d]", i);
+    if (!(rc = net_obj_str(net_obj_key(f, "name") ? net_obj_key(f, "name") : f, what, &p, &len, &st)))
+      fnames[i] = strndup(p, len);
+    if (!rc)
+      rc = rt_unpack_tensor_msg(in, net_obj_key(f, "tensor") ? net_obj_key(f, "tensor") : f,
+                                what, &feeds[i], &st);
+  }
+  for (int i = 0; !rc && i < nx; i++) {
+    const char *p;
+    size_t len;
+    if (!(rc = net_obj_str(&fetch_a->ptr[i], "RunGraph.fetches", &p, &len, &st)))
+      xnames[i] = strndup(p, len);
+  }
+  pthread_mutex_lock(&w->mu);
+  wgraph *wg = rc ? NULL : graph_find(w, handle);
+  if (!rc && !wg)
+    rc = rt_error(&st, RT_ABORTED, "RunGraph: graph handle %016" PRIx64 " is not registered on %s "
+                  "(the task may have restarted)", handle, w->srv->task);
+  wstep *ws = rc ? NULL : step_get(w, step);
+  if (ws) ws->users++;
+  pthread_mutex_unlock(&w->mu);
+
+  if (!rc) {
+    pthread_mutex_lock(&wg->run_mu);
+    rt_run_args a = {nf, (const char *const *)fnames, feeds, nx, (const char *const *)xnames,
+                     fetched, 0, NULL};
+    wrun *runs = calloc((size_t)wg->n_parts + 1, sizeof *runs);
+    pthread_t *th = calloc((size_t)wg->n_parts + 1, sizeof *th);
+    pthread_mutex_lock(&w->mu);
+    for (int i = 0; i < wg->n_parts; i++) {
+      wrun *r = &runs[i];
+      r->step.id = step;
+      r->step.send = rdv_send;
+      r->step.recv = rdv_recv;
+      r->w = w;
+      r->ws = ws;
+      r->wg = wg;
+      r->part = i;
+      r->args = &a;
+      r->next = ws->runs;
+      ws->runs = r;
+      if (ws->aborted) atomic_store(&r->step.cancelled, true);
+    }
+    pthread_mutex_unlock(&w->mu);
+    for (int i = 1; i < wg->n_parts; i++) pthread_create(&th[i], NULL, run_part, &runs[i]);
+    if (wg->n_parts) run_part(&runs[0]);
+    for (int i = 1; i < wg->n_parts; i++) pthread_join(th[i], NULL);
+    pthread_mutex_lock(&w->mu);
+    ws->runs = NULL;
+    /* The first real error; cancellations it caused are not news. */
+    for (int i = 0; i < wg->n_parts && !rc; i++)
+      if (runs[i].rc && runs[i].rc != RT_CANCELLED) rc = runs[i].rc, st = runs[i].st;
+    for (int i = 0; i < wg->n_parts && !rc; i++)
+      if (runs[i].rc) rc = runs[i].rc, st = ws->aborted ? ws->abort : runs[i].st;
+    if (ws->aborted && !rc) rc = ws->abort.code, st = ws->abort;
+    step_release(w, ws);
+    pthread_mutex_unlock(&w->mu);
+    pthread_mutex_unlock(&wg->run_mu);
+    free(runs);
+    free(th);
+  }
+  if (rc) {
+    net_reply_error(req, rc, "%s", st.msg);
+  } else {
+    net_msg *rep = net_msg_new("RunGraphOk");
+    msgpack_packer *pk = net_msg_field(rep, "tensors");
+    msgpack_pack_array(pk, (size_t)nx);
+    for (int i = 0; i < nx; i++) rt_pack_tensor_msg(rep, pk, fetched[i]);
+    net_reply(req, rep);
+  }
+  for (int i = 0; i < nf; i++) free(fnames[i]);
+  for (int i = 0; i < nx; i++) free(xnames[i]);
+  free(fnames);
+  free(xnames);
+  free_tensors(feeds, nf);
+  free_tensors(fetched, nx);
+}
+
+static void handle_recv_tensor(rt_worker *w, net_req *req) {
+  const net_in *in = net_req_msg(req);
+  rt_status st = {0};
+  uint64_t step;
+  const char *key;
+  size_t len;
+  int rc = net_get_uint(in, "step", &step, &st);
+  if (!rc) rc = net_get_str(in, "key", &key, &len, &st);
+  if (rc) {
+    net_reply_error(req, rc, "%s", st.msg);
+    return;
+  }
+  char *k = strndup(key, len);
+  rt_tensor *t = NULL;
+  pthread_mutex_lock(&w->mu);
+  wstep *s = step_get(w, step);
+  s->users++;
+  for (;;) {
+    if (s->aborted) {
+      rc = s->abort.code;
+      st = s->abort;
+      break;
+    }
+    rdv_item *it = item_take(&s->items, k);
+    if (it) {
+      t = it->t;
+      free(it->key);
+      free(it);
+      break;
+    }
+    pthread_cond_wait(&w->cv, &w->mu);
+  }
+  step_release(w, s);
+  pthread_mutex_unlock(&w->mu);
+  free(k);
+  if (rc) {
+    net_reply_error(req, rc, "%s", st.msg);
+    return;
+  }
+  net_msg *rep = net_msg_new("RecvTensorOk");
+  rt_pack_tensor_msg(rep, net_msg_field(rep, "tensor"), t);
+  rt_tensor_unref(t);
+  net_reply(req, rep);
+}
+
+static void handle_abort(rt_worker *w, net_req *req) {
+  const net_in *in = net_req_msg(req);
+  rt_status st = {0}, why = {0};
+  uint64_t step;
+  int64_t code = RT_ABORTED;
+  const char *msg = "step aborted";
+  size_t len = strlen(msg);
+  int rc = net_get_uint(in, "step", &step, &st);
+  if (!rc && net_has(in, "code")) rc = net_get_int(in, "code", &code, &st);
+  if (!rc && net_has(in, "msg")) rc = net_get_str(in, "msg", &msg, &len, &st);
+  if (rc) {
+    net_reply_error(req, rc, "%s", st.msg);
+    return;
+  }
+  rt_error(&why, code > 0 && code < RT_CODE_COUNT ? (int)code : RT_ABORTED, "%.*s", (int)len, msg);
+  pthread_mutex_lock(&w->mu);
+  wstep *s = step_get(w, step);
+  s->users++;
+  step_abort(w, s, &why);
+  step_release(w, s);
+  pthread_mutex_unlock(&w->mu);
+  net_reply(req, net_msg_new("AbortStepOk"));
+}
+
+static void handle_deregister(rt_worker *w, net_req *req) {
+  const net_in *in = net_req_msg(req);
+  rt_status st = {0};
+  uint64_t handle;
+  if (net_get_uint(in, "handle", &handle, &st)) {
+    net_reply_error(req, st.code, "%s", st.msg);
+    return;
+  }
+  wgraph *found = NULL;
+  pthread_mutex_lock(&w->mu);
+  for (wgraph **p = &w->graphs; *p; p = &(*p)->next)
+    if ((*p)->handle == handle) {
+      found = *p;
+      *p = found->next;
+      break;
+    }
+  pthread_mutex_unlock(&w->mu);
+  if (found) {
+    pthread_mutex_lock(&found->run_mu);   /* wait for a step still running on it */
+    pthread_mutex_unlock(&found->run_mu);
+    wgraph_free(found);
+  }
+  net_reply(req, net_msg_new("DeregisterGraphOk"));
+}
+
+static void handle_status(rt_worker *w, net_req *req) {
+  net_msg *rep = net_msg_new("GetStatusOk");
+  net_msg_str(rep, "task", w->srv->task);
+  net_msg_uint(rep, "incarnation", w->srv->incarnation);
+  rt_worker_pack_devices(w, net_msg_field(rep, "devices"));
+  net_reply(req, rep);
+}
+
+bool rt_worker_handle(rt_worker *w, net_req *req) {
+  const char *t = net_in_type(net_req_msg(req));
+  if (!strcmp(t, "RunGraph")) handle_run(w, req);
+  else if (!strcmp(t, "RecvTensor")) handle_recv_tensor(w, req);
+  else if (!strcmp(t, "RegisterGraph")) handle_register(w, req);
+  else if (!strcmp(t, "AbortStep")) handle_abort(w, req);
+  else if (!strcmp(t, "DeregisterGraph")) handle_deregister(w, req);
+  else if (!strcmp(t, "GetStatus")) handle_status(w, req);
+  else return false;
+  return true;
+}
