@@ -14,7 +14,7 @@ typedef struct xnode {
   int *in_slots;       /* slot per data input */
   int n_consumers;     /* nodes that wait on this one (data or control) */
   int *consumers;
-  int n_waits;         /* inputs (data + control), counted per edge */
+  bool *ref_in;        /* per data input: the op takes a reference (Assign's ref) */
   bool is_send, is_recv;
   char *key;           /* rendezvous key for _Send/_Recv */
 } xnode;
@@ -25,6 +25,7 @@ struct rt_exec {
   int n, n_slots;
   xnode *nodes;
   rt_tensor **reuse;   /* per slot: last step's output */
+  void **state;        /* per node: kernel state (rt_kernel_ctx.state) */
   /* per-run scratch, sized once */
   rt_tensor **values;
   int *pending, *ready, *uses;
@@ -43,8 +44,11 @@ void rt_exec_free(rt_exec *x) {
     free(x->nodes[i].in_slots);
     free(x->nodes[i].consumers);
     free(x->nodes[i].key);
+    free(x->nodes[i].ref_in);
   }
   for (int i = 0; i < x->n_slots; i++) rt_tensor_unref(x->reuse[i]);
+  for (int i = 0; x->state && i < x->n; i++) free(x->state[i]);
+  free(x->state);
   free(x->nodes);
   free(x->reuse);
   free(x->values);
@@ -86,6 +90,17 @@ int rt_exec_new(const rt_graph *g, rt_device *dev, rt_exec **out, rt_status *st)
       }
     }
   }
+  /* Which data inputs are references, from the op's signature. */
+  for (int i = 0; i < x->n; i++) {
+    const rt_node *n = g->nodes[i];
+    const rt_op_sig *sig = rt_op_find(n->op);
+    x->nodes[i].ref_in = calloc((size_t)n->n_data_inputs + 1, sizeof(bool));
+    for (int a = 0, k = 0; sig && a < sig->n_in; a++) {
+      int count = sig->in[a].number_attr[0] ? (int)rt_node_int(n, sig->in[a].number_attr, 0) : 1;
+      for (int j = 0; j < count && k < n->n_data_inputs; j++, k++)
+        x->nodes[i].ref_in[k] = sig->in[a].ref;
+    }
+  }
   /* Consumers: count first, then fill. */
   for (int i = 0; i < x->n; i++) {
     const rt_node *n = g->nodes[i];
@@ -113,7 +128,8 @@ int rt_exec_new(const rt_graph *g, rt_device *dev, rt_exec **out, rt_status *st)
   x->pending = calloc(nn, sizeof *x->pending);
   x->ready = calloc(nn, sizeof *x->ready);
   x->needed = calloc(nn, sizeof *x->needed);
-  if (!x->reuse || !x->values || !x->uses || !x->fed || !x->pending || !x->ready || !x->needed) {
+  x->state = calloc(nn, sizeof *x->state);
+  if (!x->state || !x->reuse || !x->values || !x->uses || !x->fed || !x->pending || !x->ready || !x->needed) {
     rt_exec_free(x);
     return rt_error(st, RT_RESOURCE_EXHAUSTED, "out of memory preparing a graph");
   }
@@ -191,6 +207,13 @@ static void drop_values(rt_exec *x) {
   }
 }
 
+/* A value nobody else can change: a buffer shared with a variable (or anything else) is
+ * copied before it leaves the executor (fetch, send), so later updates cannot reach it. */
+static rt_tensor *private_value(rt_tensor *t) {
+  if (t->buf && atomic_load(&t->buf->refs) == 1 && !t->ref) return rt_tensor_ref(t);
+  return rt_tensor_copy(t);
+}
+
 static int run_node(rt_exec *x, xnode *xn, rt_step *step, rt_status *st) {
   const rt_node *n = xn->node;
   rt_tensor *ins[64], **inputs = ins;
@@ -203,11 +226,23 @@ static int run_node(rt_exec *x, xnode *xn, rt_step *step, rt_status *st) {
       return rt_error(st, RT_INTERNAL, "node '%s': input %d ('%s') has no value", n->name, k,
                       n->inputs[k]);
     }
+    if (!inputs[k]->buf && !xn->ref_in[k]) {
+      char var[256];
+      int idx;
+      if (!rt_tensor_name_parse(n->inputs[k], var, sizeof var, &idx)) snprintf(var, sizeof var, "?");
+      if (inputs != ins) free(inputs);
+      return rt_error(st, RT_FAILED_PRECONDITION,
+                      "Attempting to use uninitialized value %s\n\t [[node %s (op: %s)]]", var,
+                      n->name, n->op);
+    }
   }
   int rc;
   if (xn->is_send) {
-    rc = step->send ? step->send(step, xn->key, inputs[0], st)
-                    : rt_error(st, RT_INTERNAL, "node '%s': no rendezvous for _Send", n->name);
+    rt_tensor *v = private_value(inputs[0]);
+    rc = !v ? rt_error(st, RT_RESOURCE_EXHAUSTED, "out of memory")
+         : step->send ? step->send(step, xn->key, v, st)
+                      : rt_error(st, RT_INTERNAL, "node '%s': no rendezvous for _Send", n->name);
+    rt_tensor_unref(v);
   } else if (!xn->kernel) {
     rt_shape sh = rt_node_attr(n, "shape") ? rt_node_attr(n, "shape")->shape : rt_shape_unknown();
     char shs[128];
@@ -219,7 +254,7 @@ static int run_node(rt_exec *x, xnode *xn, rt_step *step, rt_status *st) {
     rt_kernel_ctx ctx = {
       .node = n, .n_inputs = n->n_data_inputs, .inputs = inputs, .n_outputs = n->n_outputs,
       .outputs = x->values + xn->first_out, .device = x->dev, .step = step, .st = st,
-      .reuse = x->reuse + xn->first_out,
+      .reuse = x->reuse + xn->first_out, .state = &x->state[n->id],
     };
     atomic_store(&step->current_op, n->name);
     rc = xn->kernel(&ctx);
@@ -347,9 +382,16 @@ int rt_exec_run(rt_exec *x, rt_step *step, const rt_run_args *a, rt_status *st) 
 
   for (int i = 0; !rc && i < a->n_fetches; i++) {
     int s = slot_of(x, a->fetch_names[i], st);
-    a->fetched[i] = rt_tensor_ref(x->values[s]);
-    if (!a->fetched[i])
+    if (!x->values[s])
       rc = rt_error(st, RT_INTERNAL, "fetch '%s' produced no value", a->fetch_names[i]);
+    else if (!x->values[s]->buf) {
+      char var[256];
+      int idx;
+      if (!rt_tensor_name_parse(a->fetch_names[i], var, sizeof var, &idx)) var[0] = '\0';
+      rc = rt_error(st, RT_FAILED_PRECONDITION, "Attempting to use uninitialized value %s", var);
+    }
+    else if (!(a->fetched[i] = private_value(x->values[s])))
+      rc = rt_error(st, RT_RESOURCE_EXHAUSTED, "out of memory fetching '%s'", a->fetch_names[i]);
   }
   if (rc)
     for (int i = 0; i < a->n_fetches; i++) {

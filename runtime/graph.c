@@ -505,7 +505,7 @@ static int fill_defaults(rt_node *n, const rt_op_sig *sig, rt_status *st) {
 }
 
 static int infer_outputs(rt_graph *g, rt_node *n, const rt_op_sig *sig, rt_status *st) {
-  int total = 0, counts[8];
+  int total = 0, counts[16];
   for (int a = 0; a < sig->n_out; a++) {
     counts[a] = 1;
     if (sig->out[a].number_attr[0]) counts[a] = (int)rt_node_int(n, sig->out[a].number_attr, 0);
@@ -553,7 +553,7 @@ static int infer_outputs(rt_graph *g, rt_node *n, const rt_op_sig *sig, rt_statu
 int rt_graph_add(rt_graph *g, rt_node *n, rt_status *st) {
   int rc = RT_OK;
   const rt_op_sig *sig = rt_op_find(n->op);
-  int counts[8] = {0};
+  int counts[16] = {0};
   if (!valid_node_name(n->name))
     rc = rt_error(st, RT_INVALID_ARGUMENT, "'%s' is not a valid node name", n->name);
   else if (rt_graph_find(g, n->name))

@@ -330,7 +330,7 @@ static int check_feed(const msess *s, const char *name, const rt_tensor *t, rt_s
   if (!rt_shape_compatible(&n->out_shapes[idx], &t->shape)) {
     char a[128], b[128];
     return rt_error(st, RT_INVALID_ARGUMENT,
-                    "Cannot feed value of shape %s for Tensor '%s', which has shape %s",
+                    "Cannot feed value of shape %s for Tensor '%s', which has shape '%s'",
                     rt_shape_str(&t->shape, a, sizeof a), name,
                     rt_shape_str(&n->out_shapes[idx], b, sizeof b));
   }

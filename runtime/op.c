@@ -28,6 +28,7 @@ static int split_items(const char *s, char items[][96], int max) {
       while (start < p && isspace((unsigned char)*start)) start++;
       const char *end = p;
       while (end > start && isspace((unsigned char)end[-1])) end--;
+      if (end > start && n >= max) return max + 1;   /* too many: the caller reports it */
       if (end > start && n < max) {
         size_t len = (size_t)(end - start) < 95 ? (size_t)(end - start) : 95;
         memcpy(items[n], start, len);
@@ -169,8 +170,9 @@ static void parse_attr(const rt_op_def *d, char *item, rt_attr_sig *a) {
 
 static void parse_args(const rt_op_def *d, const char *what, const char *s, rt_arg_sig *out,
                        int *n) {
-  char items[8][96];
-  *n = s ? split_items(s, items, 8) : 0;
+  char items[16][96];
+  *n = s ? split_items(s, items, 16) : 0;
+  if (*n > 16) die(d, what, "(more than 16 arguments)");
   for (int i = 0; i < *n; i++) parse_arg(d, what, items[i], &out[i]);
 }
 
@@ -188,8 +190,9 @@ void rt_op_register(const rt_op_def *defs, int n) {
     s->def = d;
     parse_args(d, "input", d->inputs, s->in, &s->n_in);
     parse_args(d, "output", d->outputs, s->out, &s->n_out);
-    char items[16][96];
-    s->n_attrs = d->attrs ? split_items(d->attrs, items, 16) : 0;
+    char items[24][96];
+    s->n_attrs = d->attrs ? split_items(d->attrs, items, 24) : 0;
+    if (s->n_attrs > 24) die(d, "attr", "(more than 24 attrs)");
     for (int i = 0; i < s->n_attrs; i++) parse_attr(d, items[i], &s->attrs[i]);
     n_ops++;
   }

@@ -55,6 +55,9 @@ typedef struct rt_kernel_ctx {
   struct rt_step *step;
   rt_status *st;
   rt_tensor **reuse;         /* the executor's: last step's outputs, recycled when unshared */
+  void **state;              /* per node and executor: a kernel may malloc() state here (random
+                                generators' counters); the executor free()s it. NULL in tests
+                                that call kernels directly. */
 } rt_kernel_ctx;
 
 typedef int (*rt_kernel_fn)(rt_kernel_ctx *ctx);
@@ -121,8 +124,8 @@ typedef struct rt_attr_sig {
 typedef struct rt_op_sig {
   const rt_op_def *def;
   int n_in, n_out, n_attrs;
-  rt_arg_sig in[8], out[8];
-  rt_attr_sig attrs[16];
+  rt_arg_sig in[16], out[16];
+  rt_attr_sig attrs[24];
 } rt_op_sig;
 
 /* Register a table of ops (each module of ops/ calls this from its init). A malformed

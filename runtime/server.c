@@ -126,6 +126,19 @@ void rt_server_join(rt_server *s) {
   pthread_mutex_unlock(&s->mu);
 }
 
+bool rt_server_wait(rt_server *s, int ms) {
+  struct timespec ts;
+  clock_gettime(CLOCK_REALTIME, &ts);
+  ts.tv_sec += ms / 1000;
+  ts.tv_nsec += (long)(ms % 1000) * 1000000L;
+  if (ts.tv_nsec >= 1000000000L) ts.tv_sec++, ts.tv_nsec -= 1000000000L;
+  pthread_mutex_lock(&s->mu);
+  while (!s->stopped && pthread_cond_timedwait(&s->cv, &s->mu, &ts) == 0) {}
+  bool stopped = s->stopped;
+  pthread_mutex_unlock(&s->mu);
+  return stopped;
+}
+
 void rt_server_stop(rt_server *s) {
   pthread_mutex_lock(&s->mu);
   s->stopped = true;
@@ -136,6 +149,8 @@ void rt_server_stop(rt_server *s) {
 void rt_server_free(rt_server *s) {
   if (!s) return;
   rt_server_stop(s);
+  if (s->net) net_server_stop(s->net);
+  if (s->worker) rt_worker_shutdown(s->worker);
   if (s->net) net_server_free(s->net);
   rt_master_free(s->master);
   rt_worker_free(s->worker);

@@ -5,6 +5,8 @@
 #ifndef TFSH_SERVER_H
 #define TFSH_SERVER_H
 
+#include <stdbool.h>
+
 #include "runtime/cluster.h"
 #include "runtime/status.h"
 
@@ -28,6 +30,8 @@ const char *rt_server_task(const rt_server *s);
 /* Block until rt_server_stop is called (from another thread or a signal handler's
  * thread) — tf.train.Server.join(). */
 void rt_server_join(rt_server *s);
+/* Wait up to ms for the server to be stopped; true once it is. */
+bool rt_server_wait(rt_server *s, int ms);
 void rt_server_stop(rt_server *s);
 void rt_server_free(rt_server *s);
 

@@ -32,6 +32,9 @@ struct rt_server {
 /* worker.c */
 rt_worker *rt_worker_new(rt_server *s, int n_cpus);
 void rt_worker_free(rt_worker *w);
+/* Abort every step and fail new ones, so blocked handlers return (before the net server
+ * is freed, which waits for them). */
+void rt_worker_shutdown(rt_worker *w);
 /* Handle a worker-service message; false if the type is not the worker's. */
 bool rt_worker_handle(rt_worker *w, net_req *req);
 /* Devices of this worker: names and incarnations, packed as an array of maps. */

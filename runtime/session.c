@@ -19,19 +19,16 @@ struct rt_session {
   int64_t timeout_ms;
 };
 
-static int call(rt_session *s, net_msg *req, net_in **rep, atomic_bool *interrupt,
-                rt_status *st);
-
 static int tick_interrupt(void *arg, int64_t elapsed_ms) {
   (void)elapsed_ms;
-  return arg && atomic_load((atomic_bool *)arg);
+  return arg && *(const volatile int *)arg;
 }
 
-static int call(rt_session *s, net_msg *req, net_in **rep, atomic_bool *interrupt,
+static int call(rt_session *s, net_msg *req, net_in **rep, const volatile int *interrupt,
                 rt_status *st) {
-  net_wait w = {.timeout_ms = -1, .tick_ms = 50, .tick = tick_interrupt, .arg = interrupt};
+  net_wait w = {.timeout_ms = -1, .tick_ms = 50, .tick = tick_interrupt, .arg = (void *)interrupt};
   int rc = net_call_wait(s->c, req, rep, &w, st);
-  if (rc == RT_CANCELLED && interrupt && atomic_load(interrupt))
+  if (rc == RT_CANCELLED && interrupt && *interrupt)
     rt_error(st, RT_CANCELLED, "interrupted");
   return rc;
 }

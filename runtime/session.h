@@ -36,8 +36,8 @@ typedef struct rt_session_run {
   rt_tensor **fetched;              /* out: owned references */
   int n_targets;
   const char *const *targets;
-  /* Set to true (e.g. by a SIGINT handler) to cancel the run; NULL: not cancellable. */
-  atomic_bool *interrupt;
+  /* Set nonzero (e.g. by a SIGINT handler) to cancel the run; NULL: not cancellable. */
+  const volatile int *interrupt;
 } rt_session_run;
 
 int rt_session_run_step(rt_session *s, const rt_session_run *r, rt_status *st);

@@ -48,10 +48,12 @@ void rt_status_clear(rt_status *st) {
 
 const char *rt_code_class(int code) {
   if (code == RT_TYPE_ERROR) return "TypeError";
+  if (code == RT_LOOKUP_ERROR) return "LookupError";
   return code >= 0 && code < RT_CODE_COUNT ? code_classes[code] : "UnknownError";
 }
 
 const char *rt_code_name(int code) {
   if (code == RT_TYPE_ERROR) return "TYPE_ERROR";
+  if (code == RT_LOOKUP_ERROR) return "LOOKUP_ERROR";
   return code >= 0 && code < RT_CODE_COUNT ? code_names[code] : "UNKNOWN";
 }

@@ -27,6 +27,8 @@ enum {
   /* Not TF's: a wrong dtype found while building a graph, raised as Python's TypeError
    * (TF1's op_def_library raises TypeError there, ValueError for shapes). */
   RT_TYPE_ERROR = 64,
+  /* Not TF's: no gradient for an op (TF1 raises LookupError). */
+  RT_LOOKUP_ERROR = 65,
 };
 
 #define RT_MSG_MAX 1024

@@ -55,11 +55,15 @@ typedef struct rt_buffer {
   void *free_arg;
 } rt_buffer;
 
+struct rt_resource;
+
 typedef struct rt_tensor {
   atomic_int refs;
   rt_dtype dtype;
   rt_shape shape;
-  rt_buffer *buf;
+  rt_buffer *buf;             /* NULL only for a reference to an uninitialized variable */
+  struct rt_resource *ref;    /* a reference output (TF1 ref variables): the variable it
+                                 views, so Assign can update it; NULL for plain values */
 } rt_tensor;
 
 /* dtypes */

@@ -64,6 +64,10 @@ struct wrun {
   int rc;
 };
 
+/* Steps aborted recently: a RecvTensor or RunGraph that arrives after the abort fails at
+ * once instead of waiting for a tensor that will never come. */
+#define TOMBSTONES 256
+
 struct rt_worker {
   rt_server *srv;
   int n_devices;
@@ -72,6 +76,10 @@ struct rt_worker {
   pthread_cond_t cv;
   wgraph *graphs;
   wstep *steps;
+  bool shutdown;             /* every step fails from now on */
+  uint64_t dead[TOMBSTONES];
+  rt_status dead_why[TOMBSTONES];
+  int dead_next;
 };
 
 /* ---- lifecycle ---------------------------------------------------------------------- */
@@ -111,6 +119,18 @@ static void items_free(rdv_item *it) {
     free(it);
     it = next;
   }
+}
+
+static void step_abort(rt_worker *w, wstep *s, const rt_status *why);
+
+void rt_worker_shutdown(rt_worker *w) {
+  rt_status why;
+  rt_error(&why, RT_CANCELLED, "%s is shutting down", w->srv->task);
+  pthread_mutex_lock(&w->mu);
+  w->shutdown = true;
+  for (wstep *s = w->steps; s; s = s->next) step_abort(w, s, &why);
+  pthread_cond_broadcast(&w->cv);
+  pthread_mutex_unlock(&w->mu);
 }
 
 void rt_worker_free(rt_worker *w) {
@@ -169,6 +189,16 @@ static wstep *step_get(rt_worker *w, uint64_t id) {
   s->id = id;
   s->next = w->steps;
   w->steps = s;
+  /* born aborted when the step was aborted before (or the worker is going away) */
+  for (int i = 0; i < TOMBSTONES; i++)
+    if (w->dead[i] == id) {
+      s->aborted = true;
+      s->abort = w->dead_why[i];
+    }
+  if (w->shutdown) {
+    s->aborted = true;
+    rt_error(&s->abort, RT_CANCELLED, "%s is shutting down", w->srv->task);
+  }
   return s;
 }
 
@@ -190,6 +220,9 @@ static void step_abort(rt_worker *w, wstep *s, const rt_status *why) {
   if (s->aborted) return;
   s->aborted = true;
   s->abort = *why;
+  w->dead[w->dead_next] = s->id;
+  w->dead_why[w->dead_next] = *why;
+  w->dead_next = (w->dead_next + 1) % TOMBSTONES;
   for (wrun *r = s->runs; r; r = r->next) atomic_store(&r->step.cancelled, true);
   pthread_cond_broadcast(&w->cv);
 }

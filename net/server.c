@@ -1,0 +1,299 @@
+/* The server. The I/O thread owns the ROUTER socket: it reads requests, answers the
+ * malformed ones itself, queues the rest for handler threads, and sends the replies that
+ * handlers queue (woken through an eventfd). Everything shared sits under one mutex. */
+#include "net/server.h"
+#include "net/wire.h"
+
+#include <errno.h>
+#include <pthread.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/eventfd.h>
+#include <unistd.h>
+
+#define IO_BATCH 64   /* requests read before the I/O thread looks at replies again */
+
+struct net_req {
+  net_server *srv;
+  net_req *next;
+  net_in *in;
+  net_msg *reply;
+  size_t rlen;
+  uint8_t routing[NET_ROUTING_MAX];
+};
+
+typedef struct req_queue {
+  net_req *head, *tail;
+} req_queue;
+
+struct net_server {
+  void *router;
+  int efd;                      /* wakes the I/O thread: replies queued, or stop */
+  net_options opt;
+  net_handler handler;
+  void *user;
+  int nendpoints;
+  char **endpoints;
+  pthread_t io;
+
+  pthread_mutex_t mu;
+  pthread_cond_t work_cv;       /* handler threads wait for requests */
+  pthread_cond_t done_cv;       /* free waits for outstanding to reach 0 */
+  req_queue work;               /* requests waiting for a handler thread */
+  req_queue out;                /* replies waiting for the I/O thread */
+  int nwork;                    /* requests in work */
+  int idle;                     /* handler threads waiting on work_cv */
+  int outstanding;              /* requests handed to handlers, not yet answered */
+  int nthreads;
+  pthread_t *threads;
+  bool stopping;
+};
+
+static void push(req_queue *q, net_req *r) {
+  r->next = NULL;
+  if (q->tail) q->tail->next = r;
+  else q->head = r;
+  q->tail = r;
+}
+
+static net_req *pop(req_queue *q) {
+  net_req *r = q->head;
+  if (r && !(q->head = r->next)) q->tail = NULL;
+  return r;
+}
+
+static void req_free(net_req *r) {
+  net_msg_free(r->reply);
+  net_in_free(r->in);
+  free(r);
+}
+
+static void wake_io(net_server *s) {
+  uint64_t one = 1;
+  ssize_t n = write(s->efd, &one, sizeof one);
+  (void)n;   /* EAGAIN: the counter is already nonzero, the I/O thread will wake */
+}
+
+/* ---- handler threads --------------------------------------------------------------- */
+
+static void *handler_main(void *arg) {
+  net_server *s = arg;
+  pthread_mutex_lock(&s->mu);
+  for (;;) {
+    while (!s->work.head && !s->stopping) {
+      s->idle++;
+      pthread_cond_wait(&s->work_cv, &s->mu);
+      s->idle--;
+    }
+    if (s->stopping) break;
+    net_req *r = pop(&s->work);
+    s->nwork--;
+    s->outstanding++;
+    pthread_mutex_unlock(&s->mu);
+    s->handler(s->user, r);
+    pthread_mutex_lock(&s->mu);
+  }
+  pthread_mutex_unlock(&s->mu);
+  return NULL;
+}
+
+/* Queue r for a handler; start a thread when more requests wait than threads idle
+ * (a thread signalled but not yet running still counts as idle, its request as
+ * waiting, so a burst starts as many threads as it needs). */
+static void dispatch(net_server *s, net_req *r) {
+  pthread_mutex_lock(&s->mu);
+  push(&s->work, r);
+  s->nwork++;
+  if (s->nwork > s->idle && s->nthreads < s->opt.max_threads &&
+      pthread_create(&s->threads[s->nthreads], NULL, handler_main, s) == 0)
+    s->nthreads++;
+  pthread_cond_signal(&s->work_cv);
+  pthread_mutex_unlock(&s->mu);
+}
+
+/* ---- the I/O thread ---------------------------------------------------------------- */
+
+static void read_requests(net_server *s) {
+  for (int i = 0; i < IO_BATCH; i++) {
+    net_req *r = calloc(1, sizeof *r);
+    if (!r) abort();
+    r->srv = s;
+    rt_status st;
+    uint64_t id;
+    int rc = net_wire_recv(s->router, &s->opt.limits, r->routing, &r->rlen, &r->in, &id, &st);
+    if (rc == NET_AGAIN) {
+      free(r);
+      return;
+    }
+    if (rc) {   /* refused before the handler: answer here, keep serving */
+      net_wire_send(s->router, r->routing, r->rlen, net_wire_error(rc, st.msg), id);
+      free(r);
+      continue;
+    }
+    dispatch(s, r);
+  }
+}
+
+static void *io_main(void *arg) {
+  net_server *s = arg;
+  zmq_pollitem_t items[2] = {{s->router, 0, ZMQ_POLLIN, 0}, {NULL, s->efd, ZMQ_POLLIN, 0}};
+  for (;;) {
+    if (zmq_poll(items, 2, -1) < 0) {
+      if (errno == EINTR) continue;
+      break;
+    }
+    if (items[1].revents & ZMQ_POLLIN) {
+      uint64_t n;
+      ssize_t got = read(s->efd, &n, sizeof n);
+      (void)got;
+    }
+    pthread_mutex_lock(&s->mu);
+    req_queue out = s->out;
+    s->out = (req_queue){0};
+    bool stop = s->stopping;
+    pthread_mutex_unlock(&s->mu);
+    for (net_req *r = out.head, *next; r; r = next) {
+      next = r->next;
+      /* EHOSTUNREACH: the client went away; nobody is left to tell. */
+      net_wire_send(s->router, r->routing, r->rlen, r->reply, net_in_id(r->in));
+      r->reply = NULL;
+      req_free(r);
+    }
+    if (stop) break;
+    if (items[0].revents & ZMQ_POLLIN) read_requests(s);
+  }
+  zmq_close(s->router);
+  s->router = NULL;
+  return NULL;
+}
+
+/* ---- life cycle -------------------------------------------------------------------- */
+
+static int bind_error(const char *ep, rt_status *st) {
+  int e = errno;
+  if (e == EADDRINUSE)
+    return rt_error(st, RT_UNAVAILABLE, "cannot listen on %s: address already in use", ep);
+  if (e == EADDRNOTAVAIL)
+    return rt_error(st, RT_UNAVAILABLE, "cannot listen on %s: address not available", ep);
+  return rt_error(st, RT_INVALID_ARGUMENT, "cannot listen on %s: %s", ep, zmq_strerror(e));
+}
+
+static void server_release(net_server *s) {
+  if (s->router) zmq_close(s->router);
+  if (s->efd >= 0) close(s->efd);
+  for (int i = 0; i < s->nendpoints; i++) free(s->endpoints[i]);
+  free(s->endpoints);
+  free(s->threads);
+  pthread_cond_destroy(&s->done_cv);
+  pthread_cond_destroy(&s->work_cv);
+  pthread_mutex_destroy(&s->mu);
+  free(s);
+}
+
+net_server *net_server_new(const char *const *endpoints, int n, net_handler handler,
+                           void *user, const net_options *opts, rt_status *st) {
+  net_server *s = calloc(1, sizeof *s);
+  if (!s) abort();
+  if (opts) s->opt = *opts;
+  else net_options_default(&s->opt);
+  if (s->opt.max_threads < 1) s->opt.max_threads = 1;
+  s->handler = handler;
+  s->user = user;
+  s->efd = -1;
+  pthread_mutex_init(&s->mu, NULL);
+  pthread_cond_init(&s->work_cv, NULL);
+  pthread_cond_init(&s->done_cv, NULL);
+  s->threads = calloc((size_t)s->opt.max_threads, sizeof *s->threads);
+  s->endpoints = calloc((size_t)(n > 0 ? n : 1), sizeof *s->endpoints);
+  if (!s->threads || !s->endpoints) abort();
+
+  int one = 1, zero = 0;
+  s->router = zmq_socket(net_ctx(), ZMQ_ROUTER);
+  if (!s->router || net_wire_setup(s->router, &s->opt) ||
+      zmq_setsockopt(s->router, ZMQ_ROUTER_MANDATORY, &one, sizeof one) ||
+      /* replies are bounded by the requests a client sent: never block or drop them */
+      zmq_setsockopt(s->router, ZMQ_SNDHWM, &zero, sizeof zero)) {
+    rt_error(st, RT_INTERNAL, "cannot create a server socket: %s", zmq_strerror(errno));
+    server_release(s);
+    return NULL;
+  }
+  for (int i = 0; i < n; i++) {
+    char buf[512];
+    size_t len = sizeof buf;
+    if (zmq_bind(s->router, endpoints[i]) || zmq_getsockopt(s->router, ZMQ_LAST_ENDPOINT, buf, &len)) {
+      bind_error(endpoints[i], st);
+      server_release(s);
+      return NULL;
+    }
+    s->endpoints[s->nendpoints++] = strdup(buf);
+  }
+  s->efd = eventfd(0, EFD_NONBLOCK | EFD_CLOEXEC);
+  if (s->efd < 0 || pthread_create(&s->io, NULL, io_main, s)) {
+    rt_error(st, RT_INTERNAL, "cannot start the server's I/O thread: %s", strerror(errno));
+    server_release(s);
+    return NULL;
+  }
+  return s;
+}
+
+const char *net_server_endpoint(const net_server *s, int i) {
+  return i >= 0 && i < s->nendpoints ? s->endpoints[i] : NULL;
+}
+
+void net_server_stop(net_server *s) {
+  pthread_mutex_lock(&s->mu);
+  bool first = !s->stopping;
+  s->stopping = true;
+  pthread_cond_broadcast(&s->work_cv);
+  pthread_mutex_unlock(&s->mu);
+  if (!first) return;
+  wake_io(s);
+  pthread_join(s->io, NULL);
+  pthread_mutex_lock(&s->mu);
+  for (net_req *r; (r = pop(&s->work));) req_free(r);
+  s->nwork = 0;
+  pthread_mutex_unlock(&s->mu);
+}
+
+void net_server_free(net_server *s) {
+  if (!s) return;
+  net_server_stop(s);
+  pthread_mutex_lock(&s->mu);
+  while (s->outstanding > 0) pthread_cond_wait(&s->done_cv, &s->mu);
+  pthread_mutex_unlock(&s->mu);
+  for (int i = 0; i < s->nthreads; i++) pthread_join(s->threads[i], NULL);
+  server_release(s);
+}
+
+/* ---- replies ----------------------------------------------------------------------- */
+
+const net_in *net_req_msg(const net_req *r) { return r->in; }
+
+int net_reply(net_req *r, net_msg *reply) {
+  net_server *s = r->srv;
+  r->reply = reply;
+  pthread_mutex_lock(&s->mu);
+  int rc = RT_OK;
+  if (s->stopping) {
+    req_free(r);
+    rc = RT_CANCELLED;
+  } else {
+    bool wake = !s->out.head;
+    push(&s->out, r);
+    if (wake) wake_io(s);
+  }
+  if (--s->outstanding == 0) pthread_cond_broadcast(&s->done_cv);
+  pthread_mutex_unlock(&s->mu);
+  return rc;
+}
+
+int net_reply_error(net_req *r, int code, const char *fmt, ...) {
+  char msg[RT_MSG_MAX];
+  va_list ap;
+  va_start(ap, fmt);
+  vsnprintf(msg, sizeof msg, fmt, ap);
+  va_end(ap);
+  return net_reply(r, net_wire_error(code, msg));
+}

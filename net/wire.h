@@ -1,0 +1,77 @@
+/* Internal to net/: moving messages through ZeroMQ sockets. Not for other layers. */
+#ifndef TFSH_NET_WIRE_H
+#define TFSH_NET_WIRE_H
+
+#include <stdatomic.h>
+
+#include <zmq.h>
+
+#include "net/net.h"
+
+/* An outgoing message: the header being packed, and payloads not yet handed to ZeroMQ.
+ * The header starts with a map32 whose count, and an "id" uint64 whose value, are
+ * patched in when it is sent (net_msg_seal), so fields can be added one by one. */
+typedef struct net_payload {
+  void *data;
+  size_t len;
+  net_free_fn free_fn;
+  void *arg;
+} net_payload;
+
+struct net_msg {
+  msgpack_sbuffer sb;
+  msgpack_packer pk;
+  uint32_t nfields;
+  size_t id_at;              /* offset of the id's 8 bytes in sb */
+  char type[NET_TYPE_MAX + 1];
+  net_payload *frames;
+  size_t nframes, cap, sent; /* frames[0, sent) belong to ZeroMQ */
+};
+
+struct net_frame {
+  atomic_int refs;
+  zmq_msg_t zm;
+};
+
+struct net_in {
+  zmq_msg_t head;            /* the header frame, when received from a socket */
+  void *copy;                /* else the header bytes (net_in_parse) */
+  msgpack_zone zone;
+  msgpack_object root;
+  uint64_t id;
+  char type[NET_TYPE_MAX + 1];
+  net_frame **frames;
+  size_t nframes;
+};
+
+/* Write count and id into the header; return its bytes. */
+void net_msg_seal(net_msg *m, uint64_t id, const void **p, size_t *len);
+/* Allocate an empty net_in and parse a header into it (bytes must outlive it). */
+net_in *net_in_alloc(void);
+int net_in_parse_at(net_in *m, const void *header, size_t len, const net_limits *lim,
+                    uint64_t *id_out, rt_status *st);
+net_frame *net_frame_new(void);
+
+#define NET_ROUTING_MAX 255  /* ZeroMQ routing ids are at most 255 bytes */
+
+/* Send m (consumed, even on error) with request id; routing (len > 0) goes first as the
+ * ROUTER's addressing frame. Returns 0 or an errno. */
+int net_wire_send(void *sock, const void *routing, size_t rlen, net_msg *m, uint64_t id);
+
+/* Receive one whole message without blocking. routing (if not NULL, ROUTER sockets)
+ * gets the addressing frame. Returns RT_OK with *out set, NET_AGAIN when nothing could
+ * be received (errno says why: EAGAIN, ETERM, ...), or a parse error (the rest of the
+ * message drained, *id_out the request id if it could be read, st filled). */
+#define NET_AGAIN (-1)
+int net_wire_recv(void *sock, const net_limits *lim, uint8_t *routing, size_t *rlen,
+                  net_in **out, uint64_t *id_out, rt_status *st);
+
+/* An "error" reply: {"code": code, "msg": msg}. */
+net_msg *net_wire_error(int code, const char *msg);
+
+/* Set socket options common to both ends (LINGER 0, heartbeats, MAXMSGSIZE). */
+int net_wire_setup(void *sock, const net_options *o);
+
+int64_t net_now_ms(void);
+
+#endif

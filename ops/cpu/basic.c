@@ -1,0 +1,35 @@
+/* Source and pass-through kernels: Const, Placeholder, Identity, NoOp. */
+#include "ops/ops_int.h"
+
+/* The value attr is immutable once the node is in the graph: hand out references. */
+int op_cpu_const(rt_kernel_ctx *c) {
+  const rt_attr_value *v = rt_node_attr(c->node, "value");
+  if (!v || v->kind != RT_ATTR_TENSOR)
+    return rt_kernel_error(c, RT_INVALID_ARGUMENT, "Const has no tensor value");
+  rt_tensor_unref(c->outputs[0]);
+  c->outputs[0] = rt_tensor_ref(v->tensor);
+  return RT_OK;
+}
+
+/* Fed placeholders never run: reaching the kernel means the feed is missing. */
+int op_cpu_placeholder(rt_kernel_ctx *c) {
+  rt_dtype t = rt_node_type(c->node, "dtype", RT_FLOAT);
+  const rt_attr_value *s = rt_node_attr(c->node, "shape");
+  if (!s || s->kind != RT_ATTR_SHAPE || s->shape.ndims < 0)
+    return rt_kernel_error(c, RT_INVALID_ARGUMENT,
+                           "You must feed a value for placeholder tensor '%s' with dtype %s",
+                           c->node->name, op_tf_type(t));
+  char buf[160];
+  return rt_kernel_error(c, RT_INVALID_ARGUMENT,
+                         "You must feed a value for placeholder tensor '%s' with dtype %s and "
+                         "shape %s",
+                         c->node->name, op_tf_type(t), op_shape_tf(&s->shape, buf, sizeof buf));
+}
+
+int op_cpu_identity(rt_kernel_ctx *c) {
+  rt_tensor_unref(c->outputs[0]);
+  c->outputs[0] = rt_tensor_ref(c->inputs[0]);
+  return RT_OK;
+}
+
+int op_cpu_noop(rt_kernel_ctx *c) { return RT_OK; }

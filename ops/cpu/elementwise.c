@@ -1,0 +1,382 @@
+/* Elementwise CPU kernels: binary ops with numpy broadcasting, unary math, Cast, AddN.
+ *
+ * Each op is a small loop per dtype. Binary loops come in three shapes (both vectors,
+ * x scalar, y scalar) so that the common cases vectorize; general broadcasting walks the
+ * output row by row, each row being one of those shapes. Large ranges are split across
+ * OpenMP threads. */
+#include <math.h>
+#include <string.h>
+
+#include "ops/ops_int.h"
+
+enum { VV, SV, VS };   /* x and y both vectors, x scalar, y scalar */
+enum { PAR_MIN = 1 << 16, CHUNK = 1 << 14 };
+
+typedef void (*bin_loop)(const void *x, const void *y, void *z, int64_t n, int mode);
+typedef void (*un_loop)(const void *x, void *y, int64_t n);
+
+#define BIN_LOOP(name, T, TO, expr)                                                      \
+  static void name(const void *xv, const void *yv, void *zv, int64_t n, int mode) {    \
+    const T *restrict x = xv, *restrict y = yv;                                           \
+    TO *restrict z = zv;                                                                  \
+    if (mode == VV) {                                                                     \
+      _Pragma("omp simd") for (int64_t i = 0; i < n; i++) {                              \
+        T a = x[i], b = y[i];                                                            \
+        z[i] = (expr);                                                                    \
+      }                                                                                   \
+    } else if (mode == SV) {                                                              \
+      T a = x[0];                                                                         \
+      _Pragma("omp simd") for (int64_t i = 0; i < n; i++) {                              \
+        T b = y[i];                                                                       \
+        z[i] = (expr);                                                                    \
+      }                                                                                   \
+    } else {                                                                              \
+      T b = y[0];                                                                         \
+      _Pragma("omp simd") for (int64_t i = 0; i < n; i++) {                              \
+        T a = x[i];                                                                       \
+        z[i] = (expr);                                                                    \
+      }                                                                                   \
+    }                                                                                     \
+  }
+
+/* One op over the four numeric dtypes; `fexpr` for floats, `iexpr` for integers. */
+#define BIN_OP(op, fexpr, iexpr)                      \
+  BIN_LOOP(op##_f32, float, float, fexpr)             \
+  BIN_LOOP(op##_f64, double, double, fexpr)           \
+  BIN_LOOP(op##_i32, int32_t, int32_t, iexpr)         \
+  BIN_LOOP(op##_i64, int64_t, int64_t, iexpr)
+#define CMP_OP(op, expr)                              \
+  BIN_LOOP(op##_f32, float, bool, expr)               \
+  BIN_LOOP(op##_f64, double, bool, expr)              \
+  BIN_LOOP(op##_i32, int32_t, bool, expr)             \
+  BIN_LOOP(op##_i64, int64_t, bool, expr)
+
+static inline int64_t ipow(int64_t a, int64_t b) {
+  int64_t r = 1;
+  for (; b > 0; b >>= 1, a *= a)
+    if (b & 1) r *= a;
+  return r;
+}
+
+BIN_OP(add, a + b, a + b)
+BIN_OP(sub, a - b, a - b)
+BIN_OP(mul, a * b, a * b)
+BIN_OP(div, a / b, a / b)              /* integer zero divisors are checked first */
+BIN_OP(max, a > b || a != a ? a : b, a > b ? a : b)
+BIN_OP(min, a < b || a != a ? a : b, a < b ? a : b)
+BIN_LOOP(pow_f32, float, float, powf(a, b))
+BIN_LOOP(pow_f64, double, double, pow(a, b))
+BIN_LOOP(pow_i32, int32_t, int32_t, (int32_t)ipow(a, b))
+BIN_LOOP(pow_i64, int64_t, int64_t, ipow(a, b))
+CMP_OP(eq, a == b)
+CMP_OP(gt, a > b)
+BIN_OP(relu_grad, b > 0 ? a : 0, b > 0 ? a : 0)       /* (gradients, features) */
+BIN_OP(sigmoid_grad, b * a * (1 - a), b * a * (1 - a)) /* (y, dy) */
+BIN_OP(tanh_grad, b * (1 - a * a), b * (1 - a * a))   /* (y, dy) */
+BIN_OP(relu6_grad, b > 0 && b < 6 ? a : 0, b > 0 && b < 6 ? a : 0)  /* (gradients, features) */
+BIN_LOOP(elu_grad_f32, float, float, b > 0 ? a : a * (b + 1))       /* (gradients, outputs) */
+BIN_LOOP(elu_grad_f64, double, double, b > 0 ? a : a * (b + 1))
+BIN_LOOP(softplus_grad_f32, float, float, a / (1 + expf(-b)))       /* (gradients, features) */
+BIN_LOOP(softplus_grad_f64, double, double, a / (1 + exp(-b)))
+BIN_LOOP(rsqrt_grad_f32, float, float, -0.5f * b * a * a * a)       /* (y, dy) */
+BIN_LOOP(rsqrt_grad_f64, double, double, -0.5 * b * a * a * a)
+CMP_OP(ne, a != b)
+CMP_OP(lt, a < b)
+CMP_OP(le, a <= b)
+CMP_OP(ge, a >= b)
+BIN_LOOP(and_b, bool, bool, a && b)
+BIN_LOOP(or_b, bool, bool, a || b)
+BIN_LOOP(eq_b, bool, bool, a == b)
+BIN_LOOP(ne_b, bool, bool, a != b)
+/* Python's // and %: round toward -inf, the remainder takes the divisor's sign. */
+static inline int64_t floordiv_i(int64_t a, int64_t b) {
+  int64_t q = a / b;
+  return q * b != a && (a < 0) != (b < 0) ? q - 1 : q;
+}
+static inline int64_t floormod_i(int64_t a, int64_t b) {
+  int64_t r = a % b;
+  return r && (r < 0) != (b < 0) ? r + b : r;
+}
+BIN_LOOP(floordiv_f32, float, float, floorf(a / b))
+BIN_LOOP(floordiv_f64, double, double, floor(a / b))
+BIN_LOOP(floordiv_i32, int32_t, int32_t, (int32_t)floordiv_i(a, b))
+BIN_LOOP(floordiv_i64, int64_t, int64_t, floordiv_i(a, b))
+BIN_LOOP(floormod_f32, float, float, a - floorf(a / b) * b)
+BIN_LOOP(floormod_f64, double, double, a - floor(a / b) * b)
+BIN_LOOP(floormod_i32, int32_t, int32_t, (int32_t)floormod_i(a, b))
+BIN_LOOP(floormod_i64, int64_t, int64_t, floormod_i(a, b))
+
+typedef struct binop {
+  bin_loop f[5];      /* float, double, int32, int64, bool */
+  bool to_bool;
+  bool int_divisor;   /* integer y must not be 0 */
+  bool int_exponent;  /* integer y must not be negative */
+} binop;
+
+#define LOOPS(op) {op##_f32, op##_f64, op##_i32, op##_i64}
+
+static int type_slot(rt_dtype t) {
+  switch (t) {
+  case RT_FLOAT: return 0;
+  case RT_DOUBLE: return 1;
+  case RT_INT32: return 2;
+  case RT_INT64: return 3;
+  case RT_BOOL: return 4;
+  default: return -1;
+  }
+}
+
+static void run_split(bin_loop f, const char *x, size_t sx, const char *y, size_t sy, char *z,
+                      size_t sz, int64_t n, int mode) {
+  if (n < PAR_MIN) {
+    f(x, y, z, n, mode);
+    return;
+  }
+  int64_t chunks = (n + CHUNK - 1) / CHUNK;
+#pragma omp parallel for schedule(static)
+  for (int64_t k = 0; k < chunks; k++) {
+    int64_t lo = k * CHUNK, len = n - lo < CHUNK ? n - lo : CHUNK;
+    f(x + (mode == SV ? 0 : (size_t)lo * sx), y + (mode == VS ? 0 : (size_t)lo * sy),
+      z + (size_t)lo * sz, len, mode);
+  }
+}
+
+static bool has_bad_ints(const rt_tensor *y, bool negative) {
+  for (int64_t i = 0; i < rt_tensor_numel(y); i++) {
+    int64_t v = rt_tensor_get_i64(y, i);
+    if (negative ? v < 0 : v == 0) return true;
+  }
+  return false;
+}
+
+static int binary(rt_kernel_ctx *c, const binop *op) {
+  const rt_tensor *x = c->inputs[0], *y = c->inputs[1];
+  rt_shape s;
+  int slot = type_slot(x->dtype);
+  if (slot < 0 || !op->f[slot] || x->dtype != y->dtype)
+    return rt_kernel_error(c, RT_UNIMPLEMENTED, "no CPU kernel for %s and %s",
+                           rt_dtype_name(x->dtype), rt_dtype_name(y->dtype));
+  if (op_broadcast_shape(&x->shape, &y->shape, &s, NULL, NULL)) {
+    char a[160], b[160];
+    return rt_kernel_error(c, RT_INVALID_ARGUMENT, "Incompatible shapes: %s vs. %s",
+                           op_shape_tf(&x->shape, a, sizeof a), op_shape_tf(&y->shape, b, sizeof b));
+  }
+  if ((slot == 2 || slot == 3) && op->int_divisor && has_bad_ints(y, false))
+    return rt_kernel_error(c, RT_INVALID_ARGUMENT, "Integer division by zero");
+  if ((slot == 2 || slot == 3) && op->int_exponent && has_bad_ints(y, true))
+    return rt_kernel_error(c, RT_INVALID_ARGUMENT,
+                           "Integers to negative integer powers are not allowed");
+  rt_dtype zt = op->to_bool ? RT_BOOL : x->dtype;
+  rt_tensor *z = rt_kernel_output(c, 0, zt, &s);
+  if (!z) return c->st->code;
+  bin_loop f = op->f[slot];
+  size_t es = rt_dtype_size(x->dtype), zs = rt_dtype_size(zt);
+  const char *xd = rt_tensor_data(x), *yd = rt_tensor_data(y);
+  char *zd = rt_tensor_data(z);
+  int64_t n = rt_shape_numel(&s), nx = rt_tensor_numel(x), ny = rt_tensor_numel(y);
+  if (n == 0) return RT_OK;
+  if (nx == n && ny == n) return run_split(f, xd, es, yd, es, zd, zs, n, VV), RT_OK;
+  if (nx == 1 && ny == n) return run_split(f, xd, es, yd, es, zd, zs, n, SV), RT_OK;
+  if (ny == 1 && nx == n) return run_split(f, xd, es, yd, es, zd, zs, n, VS), RT_OK;
+
+  /* General broadcasting: element strides of x and y over the output's dims (0 where
+   * broadcast), then one loop call per output row. */
+  int nd = s.ndims;
+  int64_t sx[RT_MAX_DIMS], sy[RT_MAX_DIMS], idx[RT_MAX_DIMS] = {0};
+  int64_t ax = 1, ay = 1;
+  for (int d = nd - 1; d >= 0; d--) {
+    int dx = d - (nd - x->shape.ndims), dy = d - (nd - y->shape.ndims);
+    int64_t lx = dx >= 0 ? x->shape.dims[dx] : 1, ly = dy >= 0 ? y->shape.dims[dy] : 1;
+    sx[d] = lx == 1 ? 0 : ax;
+    sy[d] = ly == 1 ? 0 : ay;
+    ax *= lx;
+    ay *= ly;
+  }
+  int64_t row = s.dims[nd - 1], rows = n / row;
+  for (int64_t r = 0; r < rows; r++) {
+    int64_t ox = 0, oy = 0;
+    for (int d = 0; d < nd - 1; d++) ox += idx[d] * sx[d], oy += idx[d] * sy[d];
+    const char *xp = xd + (size_t)ox * es, *yp = yd + (size_t)oy * es;
+    char *zp = zd + (size_t)(r * row) * zs;
+    if (sx[nd - 1] && sy[nd - 1]) f(xp, yp, zp, row, VV);
+    else if (sy[nd - 1]) f(xp, yp, zp, row, SV);
+    else if (sx[nd - 1]) f(xp, yp, zp, row, VS);
+    else
+      for (int64_t i = 0; i < row; i++) f(xp, yp, zp + (size_t)i * zs, 1, VV);
+    for (int d = nd - 2; d >= 0 && ++idx[d] == s.dims[d]; d--) idx[d] = 0;
+  }
+  return RT_OK;
+}
+
+#define BIN_KERNEL(fn, ...)                        \
+  int fn(rt_kernel_ctx *c) {                       \
+    static const binop op = {.f = __VA_ARGS__};       \
+    return binary(c, &op);                         \
+  }
+BIN_KERNEL(op_cpu_add, LOOPS(add))
+BIN_KERNEL(op_cpu_sub, LOOPS(sub))
+BIN_KERNEL(op_cpu_mul, LOOPS(mul))
+BIN_KERNEL(op_cpu_div, LOOPS(div), .int_divisor = true)
+BIN_KERNEL(op_cpu_maximum, LOOPS(max))
+BIN_KERNEL(op_cpu_minimum, LOOPS(min))
+BIN_KERNEL(op_cpu_pow, LOOPS(pow), .int_exponent = true)
+BIN_KERNEL(op_cpu_equal, {eq_f32, eq_f64, eq_i32, eq_i64, eq_b}, .to_bool = true)
+BIN_KERNEL(op_cpu_not_equal, {ne_f32, ne_f64, ne_i32, ne_i64, ne_b}, .to_bool = true)
+BIN_KERNEL(op_cpu_less, LOOPS(lt), .to_bool = true)
+BIN_KERNEL(op_cpu_less_equal, LOOPS(le), .to_bool = true)
+BIN_KERNEL(op_cpu_greater_equal, LOOPS(ge), .to_bool = true)
+BIN_KERNEL(op_cpu_logical_and, {[4] = and_b}, .to_bool = true)
+BIN_KERNEL(op_cpu_logical_or, {[4] = or_b}, .to_bool = true)
+BIN_KERNEL(op_cpu_floor_div, LOOPS(floordiv), .int_divisor = true)
+BIN_KERNEL(op_cpu_floor_mod, LOOPS(floormod), .int_divisor = true)
+BIN_KERNEL(op_cpu_relu6_grad, LOOPS(relu6_grad))
+BIN_KERNEL(op_cpu_elu_grad, {elu_grad_f32, elu_grad_f64})
+BIN_KERNEL(op_cpu_softplus_grad, {softplus_grad_f32, softplus_grad_f64})
+BIN_KERNEL(op_cpu_rsqrt_grad, {rsqrt_grad_f32, rsqrt_grad_f64})
+BIN_KERNEL(op_cpu_greater, LOOPS(gt), .to_bool = true)
+BIN_KERNEL(op_cpu_relu_grad, LOOPS(relu_grad))
+BIN_KERNEL(op_cpu_sigmoid_grad, LOOPS(sigmoid_grad))
+BIN_KERNEL(op_cpu_tanh_grad, LOOPS(tanh_grad))
+
+/* ---- unary ------------------------------------------------------------------------ */
+
+#define UN_LOOP(name, T, expr)                                     \
+  static void name(const void *xv, void *yv, int64_t n) {          \
+    const T *restrict x = xv;                                      \
+    T *restrict y = yv;                                            \
+    _Pragma("omp simd") for (int64_t i = 0; i < n; i++) {         \
+      T a = x[i];                                                  \
+      y[i] = (expr);                                               \
+    }                                                              \
+  }
+#define UN_FLOAT(op, fexpr, dexpr) UN_LOOP(op##_f32, float, fexpr) UN_LOOP(op##_f64, double, dexpr)
+#define UN_INT(op, expr) UN_LOOP(op##_i32, int32_t, expr) UN_LOOP(op##_i64, int64_t, expr)
+
+UN_FLOAT(neg, -a, -a)
+UN_INT(neg, -a)
+UN_FLOAT(square, a * a, a * a)
+UN_INT(square, a * a)
+UN_FLOAT(sqrt, sqrtf(a), sqrt(a))
+UN_FLOAT(exp, expf(a), exp(a))
+UN_FLOAT(log, logf(a), log(a))
+UN_FLOAT(relu, a > 0 ? a : 0, a > 0 ? a : 0)
+UN_INT(relu, a > 0 ? a : 0)
+UN_FLOAT(sigmoid, 1 / (1 + expf(-a)), 1 / (1 + exp(-a)))
+UN_FLOAT(tanh, tanhf(a), tanh(a))
+UN_FLOAT(abs, fabsf(a), fabs(a))
+UN_INT(abs, a < 0 ? -a : a)
+UN_FLOAT(rsqrt, 1 / sqrtf(a), 1 / sqrt(a))
+UN_FLOAT(sign, (float)((a > 0) - (a < 0)), (double)((a > 0) - (a < 0)))
+UN_INT(sign, (a > 0) - (a < 0))
+UN_FLOAT(relu6, a > 0 ? (a < 6 ? a : 6) : 0, a > 0 ? (a < 6 ? a : 6) : 0)
+UN_INT(relu6, a > 0 ? (a < 6 ? a : 6) : 0)
+UN_FLOAT(elu, a > 0 ? a : expm1f(a), a > 0 ? a : expm1(a))
+/* log(1 + e^a) without overflow */
+UN_FLOAT(softplus, a > 0 ? a + log1pf(expf(-a)) : log1pf(expf(a)),
+         a > 0 ? a + log1p(exp(-a)) : log1p(exp(a)))
+UN_LOOP(not_b, bool, !a)
+
+static int unary(rt_kernel_ctx *c, const un_loop f[5]) {
+  const rt_tensor *x = c->inputs[0];
+  int slot = type_slot(x->dtype);
+  if (slot < 0 || !f[slot])
+    return rt_kernel_error(c, RT_UNIMPLEMENTED, "no CPU kernel for %s", rt_dtype_name(x->dtype));
+  rt_tensor *y = rt_kernel_output(c, 0, x->dtype, &x->shape);
+  if (!y) return c->st->code;
+  int64_t n = rt_tensor_numel(x);
+  size_t es = rt_dtype_size(x->dtype);
+  const char *xd = rt_tensor_data(x);
+  char *yd = rt_tensor_data(y);
+  int64_t chunks = (n + CHUNK - 1) / CHUNK;
+#pragma omp parallel for schedule(static) if (n >= PAR_MIN)
+  for (int64_t k = 0; k < chunks; k++) {
+    int64_t lo = k * CHUNK, len = n - lo < CHUNK ? n - lo : CHUNK;
+    f[slot](xd + (size_t)lo * es, yd + (size_t)lo * es, len);
+  }
+  return RT_OK;
+}
+
+#define UN_KERNEL(fn, a, b, c_, d, ...)              \
+  int fn(rt_kernel_ctx *c) {                         \
+    static const un_loop f[5] = {a, b, c_, d, __VA_ARGS__}; \
+    return unary(c, f);                              \
+  }
+UN_KERNEL(op_cpu_neg, neg_f32, neg_f64, neg_i32, neg_i64)
+UN_KERNEL(op_cpu_square, square_f32, square_f64, square_i32, square_i64)
+UN_KERNEL(op_cpu_sqrt, sqrt_f32, sqrt_f64, NULL, NULL)
+UN_KERNEL(op_cpu_exp, exp_f32, exp_f64, NULL, NULL)
+UN_KERNEL(op_cpu_log, log_f32, log_f64, NULL, NULL)
+UN_KERNEL(op_cpu_relu, relu_f32, relu_f64, relu_i32, relu_i64)
+UN_KERNEL(op_cpu_sigmoid, sigmoid_f32, sigmoid_f64, NULL, NULL)
+UN_KERNEL(op_cpu_tanh, tanh_f32, tanh_f64, NULL, NULL)
+UN_KERNEL(op_cpu_abs, abs_f32, abs_f64, abs_i32, abs_i64)
+UN_KERNEL(op_cpu_rsqrt, rsqrt_f32, rsqrt_f64, NULL, NULL)
+UN_KERNEL(op_cpu_sign, sign_f32, sign_f64, sign_i32, sign_i64)
+UN_KERNEL(op_cpu_relu6, relu6_f32, relu6_f64, relu6_i32, relu6_i64)
+UN_KERNEL(op_cpu_elu, elu_f32, elu_f64, NULL, NULL)
+UN_KERNEL(op_cpu_softplus, softplus_f32, softplus_f64, NULL, NULL)
+UN_KERNEL(op_cpu_logical_not, NULL, NULL, NULL, NULL, not_b)
+
+/* ---- Cast ------------------------------------------------------------------------- */
+
+#define CAST_FROM(TO, to)                                                       \
+  switch (x->dtype) {                                                           \
+  case RT_FLOAT: for (int64_t i = 0; i < n; i++) to[i] = (TO)((const float *)xd)[i]; break;   \
+  case RT_DOUBLE: for (int64_t i = 0; i < n; i++) to[i] = (TO)((const double *)xd)[i]; break; \
+  case RT_INT32: for (int64_t i = 0; i < n; i++) to[i] = (TO)((const int32_t *)xd)[i]; break; \
+  case RT_INT64: for (int64_t i = 0; i < n; i++) to[i] = (TO)((const int64_t *)xd)[i]; break; \
+  case RT_BOOL: for (int64_t i = 0; i < n; i++) to[i] = (TO)((const bool *)xd)[i]; break;     \
+  default: return rt_kernel_error(c, RT_UNIMPLEMENTED, "Cast from %s is not supported",       \
+                                  rt_dtype_name(x->dtype));                                   \
+  }
+
+int op_cpu_cast(rt_kernel_ctx *c) {
+  const rt_tensor *x = c->inputs[0];
+  rt_dtype dst = rt_node_type(c->node, "DstT", x->dtype);
+  rt_tensor *y = rt_kernel_output(c, 0, dst, &x->shape);
+  if (!y) return c->st->code;
+  int64_t n = rt_tensor_numel(x);
+  const void *xd = rt_tensor_data(x);
+  void *yd = rt_tensor_data(y);
+  switch (dst) {
+  case RT_FLOAT: { float *o = yd; CAST_FROM(float, o) break; }
+  case RT_DOUBLE: { double *o = yd; CAST_FROM(double, o) break; }
+  case RT_INT32: { int32_t *o = yd; CAST_FROM(int32_t, o) break; }
+  case RT_INT64: { int64_t *o = yd; CAST_FROM(int64_t, o) break; }
+  case RT_BOOL: { bool *o = yd; CAST_FROM(bool, o) break; }
+  default:
+    return rt_kernel_error(c, RT_UNIMPLEMENTED, "Cast to %s is not supported", rt_dtype_name(dst));
+  }
+  return RT_OK;
+}
+
+/* ---- AddN ------------------------------------------------------------------------- */
+
+int op_cpu_addn(rt_kernel_ctx *c) {
+  const rt_tensor *x0 = c->inputs[0];
+  int slot = type_slot(x0->dtype);
+  if (slot < 0) return rt_kernel_error(c, RT_UNIMPLEMENTED, "no CPU kernel for %s",
+                                       rt_dtype_name(x0->dtype));
+  for (int i = 1; i < c->n_inputs; i++)
+    if (!rt_shape_equal(&c->inputs[i]->shape, &x0->shape)) {
+      char a[160], b[160];
+      return rt_kernel_error(c, RT_INVALID_ARGUMENT, "Incompatible shapes: %s vs. %s",
+                             op_shape_tf(&x0->shape, a, sizeof a),
+                             op_shape_tf(&c->inputs[i]->shape, b, sizeof b));
+    }
+  rt_tensor *z = rt_kernel_output(c, 0, x0->dtype, &x0->shape);
+  if (!z) return c->st->code;
+  static const bin_loop adds[4] = LOOPS(add);
+  size_t es = rt_dtype_size(x0->dtype);
+  int64_t n = rt_tensor_numel(x0);
+  if (c->n_inputs == 1) {
+    memcpy(rt_tensor_data(z), rt_tensor_data(x0), (size_t)n * es);
+    return RT_OK;
+  }
+  run_split(adds[slot], rt_tensor_data(x0), es, rt_tensor_data(c->inputs[1]), es,
+            rt_tensor_data(z), es, n, VV);
+  for (int i = 2; i < c->n_inputs; i++)
+    run_split(adds[slot], rt_tensor_data(z), es, rt_tensor_data(c->inputs[i]), es,
+              rt_tensor_data(z), es, n, VV);
+  return RT_OK;
+}

@@ -1,0 +1,174 @@
+/* MatMul on BLIS (float, double) and a plain loop (int32, int64), and BLIS's set-up.
+ *
+ * Debian's BLIS 0.9.0 predates AMD Zen 5: there it silently runs its generic kernels,
+ * about 6x slower. BLIS reads BLIS_ARCH_TYPE (an integer index into its arch list) once,
+ * at its first call, so we decide before touching BLIS: on an AMD CPU newer than Zen 3
+ * (family 0x1A and up, which this BLIS maps to generic) we pick skx (0) when the CPU has
+ * AVX-512, else zen3 (6). A user's own BLIS_ARCH_TYPE always wins.
+ *
+ * Threads: BLIS runs one thread unless told. Each call gets its own rntm_t, so concurrent
+ * kernels never race on BLIS's global setting: products of at least THREAD_MIN_FLOPS
+ * multiply-adds use every core, smaller ones one (thread start-up costs more than it
+ * saves there; see scripts/bench/matmul_bench.c). BLIS_NUM_THREADS, when set, wins. */
+#include "ops/cpu/blas.h"
+#include <cpuid.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "ops/ops_int.h"
+
+enum { ARCH_SKX = 0, ARCH_ZEN3 = 6 };
+#define THREAD_MIN_FLOPS (48.0 * 48 * 48)
+
+static int n_threads_big = 1;
+
+/* Is this an AMD CPU that BLIS 0.9.0 does not recognise? */
+static bool amd_unknown_to_blis(void) {
+  unsigned a, b, c, d;
+  if (!__get_cpuid(0, &a, &b, &c, &d)) return false;
+  char vendor[13];
+  memcpy(vendor, &b, 4);
+  memcpy(vendor + 4, &d, 4);
+  memcpy(vendor + 8, &c, 4);
+  vendor[12] = '\0';
+  if (strcmp(vendor, "AuthenticAMD") || !__get_cpuid(1, &a, &b, &c, &d)) return false;
+  unsigned family = (a >> 8) & 0xf;
+  if (family == 0xf) family += (a >> 20) & 0xff;
+  return family >= 0x1a;
+}
+
+void op_cpu_blas_init(void) {
+  if (!getenv("BLIS_ARCH_TYPE") && amd_unknown_to_blis()) {
+    __builtin_cpu_init();
+    bool avx512 = __builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512dq") &&
+                  __builtin_cpu_supports("avx512cd") && __builtin_cpu_supports("avx512bw") &&
+                  __builtin_cpu_supports("avx512vl");
+    if (avx512 || (__builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma")))
+      setenv("BLIS_ARCH_TYPE", avx512 ? "0" : "6", 0);
+  }
+  bli_init();
+  const char *env = getenv("BLIS_NUM_THREADS");
+  long n = env ? atol(env) : sysconf(_SC_NPROCESSORS_ONLN);
+  n_threads_big = n > 0 ? (int)n : 1;
+}
+
+static int threads_for(int64_t m, int64_t n, int64_t k) {
+  return (double)m * (double)n * (double)k >= THREAD_MIN_FLOPS ? n_threads_big : 1;
+}
+
+#define INT_MATMUL(T)                                                                 \
+  static void matmul_##T(const T *a, int64_t rsa, int64_t csa, const T *b, int64_t rsb, \
+                         int64_t csb, T *c, int64_t m, int64_t n, int64_t k) {         \
+    memset(c, 0, sizeof(T) * (size_t)(m * n));                                        \
+    for (int64_t i = 0; i < m; i++)                                                   \
+      for (int64_t p = 0; p < k; p++) {                                               \
+        T av = a[i * rsa + p * csa];                                                  \
+        for (int64_t j = 0; j < n; j++) c[i * n + j] += av * b[p * rsb + j * csb];     \
+      }                                                                               \
+  }
+INT_MATMUL(int32_t)
+INT_MATMUL(int64_t)
+
+int op_cpu_matmul(rt_kernel_ctx *c) {
+  const rt_tensor *a = c->inputs[0], *b = c->inputs[1];
+  bool ta = rt_node_bool(c->node, "transpose_a", false);
+  bool tb = rt_node_bool(c->node, "transpose_b", false);
+  char sa[160], sb[160];
+  if (a->shape.ndims != 2)
+    return rt_kernel_error(c, RT_INVALID_ARGUMENT, "In[0] is not a matrix. Instead it has shape %s",
+                           op_shape_tf(&a->shape, sa, sizeof sa));
+  if (b->shape.ndims != 2)
+    return rt_kernel_error(c, RT_INVALID_ARGUMENT, "In[1] is not a matrix. Instead it has shape %s",
+                           op_shape_tf(&b->shape, sb, sizeof sb));
+  int64_t m = a->shape.dims[ta], k = a->shape.dims[!ta];
+  int64_t kb = b->shape.dims[tb], n = b->shape.dims[!tb];
+  if (k != kb)
+    return rt_kernel_error(c, RT_INVALID_ARGUMENT, "Matrix size-incompatible: In[0]: %s, In[1]: %s",
+                           op_shape_tf(&a->shape, sa, sizeof sa),
+                           op_shape_tf(&b->shape, sb, sizeof sb));
+  rt_shape s = rt_shape_make(2, (int64_t[]){m, n});
+  rt_tensor *out = rt_kernel_output(c, 0, a->dtype, &s);
+  if (!out) return c->st->code;
+  if (m == 0 || n == 0) return RT_OK;
+  /* Row-major operands as BLIS strides: a transpose just swaps them. */
+  int64_t rsa = ta ? 1 : k, csa = ta ? m : 1, rsb = tb ? 1 : n, csb = tb ? k : 1;
+  void *ad = rt_tensor_data(a), *bd = rt_tensor_data(b), *cd = rt_tensor_data(out);
+  if (k == 0) {
+    memset(cd, 0, rt_tensor_nbytes(out));
+    return RT_OK;
+  }
+  rntm_t rntm = BLIS_RNTM_INITIALIZER;
+  bli_rntm_set_num_threads(threads_for(m, n, k), &rntm);
+  switch (a->dtype) {
+  case RT_FLOAT: {
+    float one = 1, zero = 0;
+    bli_sgemm_ex(BLIS_NO_TRANSPOSE, BLIS_NO_TRANSPOSE, m, n, k, &one, ad, rsa, csa, bd, rsb, csb,
+                 &zero, cd, n, 1, NULL, &rntm);
+    break;
+  }
+  case RT_DOUBLE: {
+    double one = 1, zero = 0;
+    bli_dgemm_ex(BLIS_NO_TRANSPOSE, BLIS_NO_TRANSPOSE, m, n, k, &one, ad, rsa, csa, bd, rsb, csb,
+                 &zero, cd, n, 1, NULL, &rntm);
+    break;
+  }
+  case RT_INT32: matmul_int32_t(ad, rsa, csa, bd, rsb, csb, cd, m, n, k); break;
+  case RT_INT64: matmul_int64_t(ad, rsa, csa, bd, rsb, csb, cd, m, n, k); break;
+  default:
+    return rt_kernel_error(c, RT_UNIMPLEMENTED, "no CPU kernel for %s", rt_dtype_name(a->dtype));
+  }
+  return RT_OK;
+}
+
+/* BatchMatMul: one product per batch index (the leading dims of x and y must agree). */
+int op_cpu_batch_matmul(rt_kernel_ctx *c) {
+  const rt_tensor *a = c->inputs[0], *b = c->inputs[1];
+  bool ta = rt_node_bool(c->node, "adj_x", false), tb = rt_node_bool(c->node, "adj_y", false);
+  int r = a->shape.ndims;
+  char sa[160], sb[160];
+  bool ok = r >= 2 && b->shape.ndims == r;
+  for (int d = 0; ok && d < r - 2; d++) ok = a->shape.dims[d] == b->shape.dims[d];
+  int64_t m = ok ? a->shape.dims[r - 2 + ta] : 0, k = ok ? a->shape.dims[r - 1 - ta] : 0;
+  int64_t kb = ok ? b->shape.dims[r - 2 + tb] : 0, n = ok ? b->shape.dims[r - 1 - tb] : 0;
+  if (!ok || k != kb)
+    return rt_kernel_error(c, RT_INVALID_ARGUMENT, "In[0] and In[1] must have compatible batch "
+                           "dimensions and inner sizes: %s vs. %s",
+                           op_shape_tf(&a->shape, sa, sizeof sa), op_shape_tf(&b->shape, sb, sizeof sb));
+  rt_shape s = a->shape;
+  s.dims[r - 2] = m, s.dims[r - 1] = n;
+  rt_tensor *out = rt_kernel_output(c, 0, a->dtype, &s);
+  if (!out) return c->st->code;
+  int64_t batch = 1;
+  for (int d = 0; d < r - 2; d++) batch *= a->shape.dims[d];
+  if (k == 0) memset(rt_tensor_data(out), 0, rt_tensor_nbytes(out));
+  if (m == 0 || n == 0 || k == 0) return RT_OK;
+  int64_t rsa = ta ? 1 : k, csa = ta ? m : 1, rsb = tb ? 1 : n, csb = tb ? k : 1;
+  size_t es = rt_dtype_size(a->dtype);
+  rntm_t rntm = BLIS_RNTM_INITIALIZER;
+  bli_rntm_set_num_threads(threads_for(m, n, k), &rntm);
+  for (int64_t i = 0; i < batch; i++) {
+    char *ad = (char *)rt_tensor_data(a) + (size_t)(i * m * k) * es;
+    char *bd = (char *)rt_tensor_data(b) + (size_t)(i * k * n) * es;
+    char *cd = (char *)rt_tensor_data(out) + (size_t)(i * m * n) * es;
+    switch (a->dtype) {
+    case RT_FLOAT: {
+      float one = 1, zero = 0;
+      bli_sgemm_ex(BLIS_NO_TRANSPOSE, BLIS_NO_TRANSPOSE, m, n, k, &one, (float *)ad, rsa, csa,
+                   (float *)bd, rsb, csb, &zero, (float *)cd, n, 1, NULL, &rntm);
+      break;
+    }
+    case RT_DOUBLE: {
+      double one = 1, zero = 0;
+      bli_dgemm_ex(BLIS_NO_TRANSPOSE, BLIS_NO_TRANSPOSE, m, n, k, &one, (double *)ad, rsa, csa,
+                   (double *)bd, rsb, csb, &zero, (double *)cd, n, 1, NULL, &rntm);
+      break;
+    }
+    case RT_INT32: matmul_int32_t((void *)ad, rsa, csa, (void *)bd, rsb, csb, (void *)cd, m, n, k); break;
+    case RT_INT64: matmul_int64_t((void *)ad, rsa, csa, (void *)bd, rsb, csb, (void *)cd, m, n, k); break;
+    default:
+      return rt_kernel_error(c, RT_UNIMPLEMENTED, "no CPU kernel for %s", rt_dtype_name(a->dtype));
+    }
+  }
+  return RT_OK;
+}

@@ -1,0 +1,243 @@
+/* NN kernels: BiasAdd and its gradient, softmax and the cross-entropy losses (row-wise over
+ * the last dimension), L2Loss, CheckNumerics. Float kernels are written once per type
+ * with a macro; rows are split across threads when there is enough work. */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "ops/ops_int.h"
+
+enum { PAR_MIN = 1 << 15 };
+
+static int need_float(rt_kernel_ctx *c, rt_dtype t) {
+  if (t == RT_FLOAT || t == RT_DOUBLE) return RT_OK;
+  return rt_kernel_error(c, RT_UNIMPLEMENTED, "no CPU kernel for %s", rt_dtype_name(t));
+}
+
+/* ---- BiasAdd ---------------------------------------------------------------------- */
+
+/* value viewed as [outer, ch, inner]: inner = 1 for NHWC, H*W for NCHW */
+static void bias_layout(const rt_kernel_ctx *c, const rt_shape *s, int64_t *outer, int64_t *ch,
+                        int64_t *inner) {
+  int cd = !strcmp(rt_node_string(c->node, "data_format", "NHWC"), "NCHW") ? 1 : s->ndims - 1;
+  *outer = *inner = 1;
+  *ch = s->dims[cd];
+  for (int d = 0; d < s->ndims; d++)
+    if (d < cd) *outer *= s->dims[d];
+    else if (d > cd) *inner *= s->dims[d];
+}
+
+#define BIAS_ADD(T)                                                                     \
+  static void bias_add_##T(const T *x, const T *b, T *y, int64_t outer, int64_t ch,     \
+                           int64_t inner) {                                             \
+    _Pragma("omp parallel for schedule(static) if (outer * ch * inner >= PAR_MIN)")     \
+    for (int64_t o = 0; o < outer; o++)                                                 \
+      for (int64_t k = 0; k < ch; k++) {                                                \
+        const T *xr = x + (o * ch + k) * inner;                                         \
+        T *yr = y + (o * ch + k) * inner, bk = b[k];                                    \
+        for (int64_t i = 0; i < inner; i++) yr[i] = xr[i] + bk;                         \
+      }                                                                                 \
+  }                                                                                     \
+  static void bias_grad_##T(const T *dy, T *db, int64_t outer, int64_t ch, int64_t inner) { \
+    memset(db, 0, sizeof(T) * (size_t)ch);                                              \
+    for (int64_t o = 0; o < outer; o++)                                                 \
+      for (int64_t k = 0; k < ch; k++) {                                                \
+        const T *r = dy + (o * ch + k) * inner;                                         \
+        T s = 0;                                                                        \
+        for (int64_t i = 0; i < inner; i++) s += r[i];                                  \
+        db[k] += s;                                                                     \
+      }                                                                                 \
+  }
+BIAS_ADD(float)
+BIAS_ADD(double)
+BIAS_ADD(int32_t)
+BIAS_ADD(int64_t)
+
+int op_cpu_bias_add(rt_kernel_ctx *c) {
+  const rt_tensor *x = c->inputs[0], *b = c->inputs[1];
+  int64_t outer, ch, inner;
+  char sx[160], sb[160];
+  if (x->shape.ndims < 2)
+    return rt_kernel_error(c, RT_INVALID_ARGUMENT, "Input tensor must be at least 2D: %s",
+                           op_shape_tf(&x->shape, sx, sizeof sx));
+  bias_layout(c, &x->shape, &outer, &ch, &inner);
+  if (b->shape.ndims != 1 || b->shape.dims[0] != ch)
+    return rt_kernel_error(c, RT_INVALID_ARGUMENT, "Must provide as many biases as the last "
+                           "dimension of the input tensor: %s vs. %s",
+                           op_shape_tf(&b->shape, sb, sizeof sb), op_shape_tf(&x->shape, sx, sizeof sx));
+  rt_tensor *y = rt_kernel_output(c, 0, x->dtype, &x->shape);
+  if (!y) return c->st->code;
+  const void *xd = rt_tensor_data(x), *bd = rt_tensor_data(b);
+  void *yd = rt_tensor_data(y);
+  switch (x->dtype) {
+  case RT_FLOAT: bias_add_float(xd, bd, yd, outer, ch, inner); break;
+  case RT_DOUBLE: bias_add_double(xd, bd, yd, outer, ch, inner); break;
+  case RT_INT32: bias_add_int32_t(xd, bd, yd, outer, ch, inner); break;
+  case RT_INT64: bias_add_int64_t(xd, bd, yd, outer, ch, inner); break;
+  default: return rt_kernel_error(c, RT_UNIMPLEMENTED, "no CPU kernel for %s", rt_dtype_name(x->dtype));
+  }
+  return RT_OK;
+}
+
+int op_cpu_bias_add_grad(rt_kernel_ctx *c) {
+  const rt_tensor *dy = c->inputs[0];
+  int64_t outer, ch, inner;
+  char s[160];
+  if (dy->shape.ndims < 2)
+    return rt_kernel_error(c, RT_INVALID_ARGUMENT, "Input tensor must be at least 2D: %s",
+                           op_shape_tf(&dy->shape, s, sizeof s));
+  bias_layout(c, &dy->shape, &outer, &ch, &inner);
+  rt_shape o = rt_shape_make(1, &ch);
+  rt_tensor *y = rt_kernel_output(c, 0, dy->dtype, &o);
+  if (!y) return c->st->code;
+  switch (dy->dtype) {
+  case RT_FLOAT: bias_grad_float(rt_tensor_data(dy), rt_tensor_data(y), outer, ch, inner); break;
+  case RT_DOUBLE: bias_grad_double(rt_tensor_data(dy), rt_tensor_data(y), outer, ch, inner); break;
+  case RT_INT32: bias_grad_int32_t(rt_tensor_data(dy), rt_tensor_data(y), outer, ch, inner); break;
+  case RT_INT64: bias_grad_int64_t(rt_tensor_data(dy), rt_tensor_data(y), outer, ch, inner); break;
+  default: return rt_kernel_error(c, RT_UNIMPLEMENTED, "no CPU kernel for %s", rt_dtype_name(dy->dtype));
+  }
+  return RT_OK;
+}
+
+/* ---- softmax and cross-entropy ---------------------------------------------------- */
+
+/* Row-wise: y = softmax(x) (or log-softmax), stable (max subtracted). When labels are
+ * given (dense `p` or sparse `cls`), also loss[r] = -sum p log softmax and
+ * backprop = softmax - p. */
+#define SOFTMAX(T, EXP, LOG)                                                            \
+  static void softmax_##T(const T *x, T *y, int64_t rows, int64_t n, bool log_out,      \
+                          const T *p, const int64_t *cls, T *loss) {                   \
+    _Pragma("omp parallel for schedule(static) if (rows * n >= PAR_MIN)")              \
+    for (int64_t r = 0; r < rows; r++) {                                                \
+      const T *xr = x + r * n;                                                          \
+      T *yr = y + r * n, mx = xr[0], sum = 0;                                           \
+      for (int64_t i = 1; i < n; i++) mx = xr[i] > mx ? xr[i] : mx;                     \
+      for (int64_t i = 0; i < n; i++) sum += EXP(xr[i] - mx);                           \
+      T lse = LOG(sum);                                                                 \
+      if (loss) {                                                                       \
+        T l = 0;                                                                        \
+        for (int64_t i = 0; i < n; i++) {                                               \
+          T lp = xr[i] - mx - lse, pi = p ? p[r * n + i] : (T)(i == cls[r]);            \
+          if (pi != 0) l -= pi * lp;                                                    \
+          yr[i] = EXP(lp) - pi;                                                         \
+        }                                                                               \
+        loss[r] = l;                                                                    \
+      } else if (log_out) {                                                             \
+        for (int64_t i = 0; i < n; i++) yr[i] = xr[i] - mx - lse;                       \
+      } else {                                                                          \
+        for (int64_t i = 0; i < n; i++) yr[i] = EXP(xr[i] - mx) / sum;                  \
+      }                                                                                 \
+    }                                                                                   \
+  }
+SOFTMAX(float, expf, logf)
+SOFTMAX(double, exp, log)
+
+static int softmax_run(rt_kernel_ctx *c, bool log_out) {
+  const rt_tensor *x = c->inputs[0];
+  if (need_float(c, x->dtype)) return c->st->code;
+  if (x->shape.ndims < 1)
+    return rt_kernel_error(c, RT_INVALID_ARGUMENT, "logits must have >= 1 dimension, got []");
+  rt_tensor *y = rt_kernel_output(c, 0, x->dtype, &x->shape);
+  if (!y) return c->st->code;
+  int64_t n = x->shape.dims[x->shape.ndims - 1], rows = n ? rt_tensor_numel(x) / n : 0;
+  if (x->dtype == RT_FLOAT)
+    softmax_float(rt_tensor_data(x), rt_tensor_data(y), rows, n, log_out, NULL, NULL, NULL);
+  else
+    softmax_double(rt_tensor_data(x), rt_tensor_data(y), rows, n, log_out, NULL, NULL, NULL);
+  return RT_OK;
+}
+
+int op_cpu_softmax(rt_kernel_ctx *c) { return softmax_run(c, false); }
+int op_cpu_log_softmax(rt_kernel_ctx *c) { return softmax_run(c, true); }
+
+static int xent_run(rt_kernel_ctx *c, bool sparse) {
+  const rt_tensor *f = c->inputs[0], *l = c->inputs[1];
+  char a[160], b[160];
+  if (need_float(c, f->dtype)) return c->st->code;
+  if (f->shape.ndims != 2 || (sparse ? l->shape.ndims != 1 || l->shape.dims[0] != f->shape.dims[0]
+                                     : !rt_shape_equal(&f->shape, &l->shape)))
+    return rt_kernel_error(c, RT_INVALID_ARGUMENT, sparse
+                           ? "logits and labels must have the same first dimension, got logits "
+                             "shape %s and labels shape %s"
+                           : "logits and labels must be same size: logits_size=%s labels_size=%s",
+                           op_shape_tf(&f->shape, a, sizeof a), op_shape_tf(&l->shape, b, sizeof b));
+  int64_t rows = f->shape.dims[0], n = f->shape.dims[1];
+  int64_t *cls = NULL;
+  if (sparse) {
+    cls = malloc(sizeof *cls * (size_t)(rows ? rows : 1));
+    if (!cls) return rt_kernel_error(c, RT_RESOURCE_EXHAUSTED, "out of memory");
+    for (int64_t r = 0; r < rows; r++) cls[r] = rt_tensor_get_i64(l, r);
+    for (int64_t r = 0; r < rows; r++)
+      if (cls[r] < 0 || cls[r] >= n) {
+        char vals[200];
+        size_t off = 0;
+        for (int64_t k = 0; k < rows && off < sizeof vals; k++)
+          off += (size_t)snprintf(vals + off, sizeof vals - off, "%s%lld", k ? " " : "",
+                                  (long long)cls[k]);
+        free(cls);
+        return rt_kernel_error(c, RT_INVALID_ARGUMENT, "Received a label value of %lld which is "
+                               "outside the valid range of [0, %lld).  Label values: %s",
+                               (long long)rt_tensor_get_i64(l, r), (long long)n, vals);
+      }
+  }
+  rt_shape ls = rt_shape_make(1, &rows);
+  rt_tensor *loss = rt_kernel_output(c, 0, f->dtype, &ls);
+  rt_tensor *bp = loss ? rt_kernel_output(c, 1, f->dtype, &f->shape) : NULL;
+  if (bp && f->dtype == RT_FLOAT)
+    softmax_float(rt_tensor_data(f), rt_tensor_data(bp), rows, n, false,
+                  sparse ? NULL : rt_tensor_data(l), cls, rt_tensor_data(loss));
+  else if (bp)
+    softmax_double(rt_tensor_data(f), rt_tensor_data(bp), rows, n, false,
+                   sparse ? NULL : rt_tensor_data(l), cls, rt_tensor_data(loss));
+  free(cls);
+  return bp ? RT_OK : c->st->code;
+}
+
+int op_cpu_xent(rt_kernel_ctx *c) { return xent_run(c, false); }
+int op_cpu_sparse_xent(rt_kernel_ctx *c) { return xent_run(c, true); }
+
+/* ---- L2Loss, CheckNumerics -------------------------------------------------------- */
+
+int op_cpu_l2_loss(rt_kernel_ctx *c) {
+  const rt_tensor *x = c->inputs[0];
+  if (need_float(c, x->dtype)) return c->st->code;
+  rt_shape s = rt_shape_scalar();
+  rt_tensor *y = rt_kernel_output(c, 0, x->dtype, &s);
+  if (!y) return c->st->code;
+  int64_t n = rt_tensor_numel(x);
+  double acc = 0;
+  if (x->dtype == RT_FLOAT) {
+    const float *d = rt_tensor_data(x);
+#pragma omp parallel for reduction(+ : acc) if (n >= PAR_MIN)
+    for (int64_t i = 0; i < n; i++) acc += (double)d[i] * d[i];
+    *(float *)rt_tensor_data(y) = (float)(acc / 2);
+  } else {
+    const double *d = rt_tensor_data(x);
+#pragma omp parallel for reduction(+ : acc) if (n >= PAR_MIN)
+    for (int64_t i = 0; i < n; i++) acc += d[i] * d[i];
+    *(double *)rt_tensor_data(y) = acc / 2;
+  }
+  return RT_OK;
+}
+
+int op_cpu_check_numerics(rt_kernel_ctx *c) {
+  const rt_tensor *x = c->inputs[0];
+  if (need_float(c, x->dtype)) return c->st->code;
+  bool nan = false, inf = false;
+  int64_t n = rt_tensor_numel(x);
+  for (int64_t i = 0; i < n; i++) {
+    double v = x->dtype == RT_FLOAT ? ((const float *)rt_tensor_data(x))[i]
+                                    : ((const double *)rt_tensor_data(x))[i];
+    nan |= isnan(v);
+    inf |= isinf(v);
+  }
+  if (nan || inf)
+    return rt_kernel_error(c, RT_INVALID_ARGUMENT, "%s : Tensor had %s values",
+                           rt_node_string(c->node, "message", ""),
+                           nan && inf ? "NaN and Inf" : nan ? "NaN" : "Inf");
+  rt_tensor_unref(c->outputs[0]);
+  c->outputs[0] = rt_tensor_ref(c->inputs[0]);
+  return RT_OK;
+}

@@ -1,0 +1,209 @@
+/* Reductions (Sum, Mean, Max, ArgMax) and the two gradient helpers that undo them
+ * (_SumToShapeOf for broadcasting, _ReduceGrad for reductions).
+ *
+ * All of them map each element of a "big" tensor to an element of a "small" one whose
+ * dims are the big one's with some set to 1: `small_strides` gives, per big dim, the
+ * stride in the small tensor (0 where reduced). */
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "ops/ops_int.h"
+
+static void small_strides(const rt_shape *big, const bool *red, int64_t *st) {
+  int64_t s = 1;
+  for (int d = big->ndims - 1; d >= 0; d--) {
+    st[d] = red[d] ? 0 : s;
+    if (!red[d]) s *= big->dims[d];
+  }
+}
+
+/* Walk big's elements in order, calling body with (big index i, small index o). */
+#define FOR_MAPPED(big, st, body)                                                      \
+  do {                                                                               \
+    int64_t idx_[RT_MAX_DIMS] = {0}, o = 0, n_ = rt_shape_numel(big);                \
+    for (int64_t i = 0; i < n_; i++) {                                               \
+      body;                                                                          \
+      for (int d_ = (big)->ndims - 1; d_ >= 0; d_--) {                               \
+        o += (st)[d_];                                                               \
+        if (++idx_[d_] < (big)->dims[d_]) break;                                     \
+        o -= (st)[d_] * idx_[d_];                                                    \
+        idx_[d_] = 0;                                                                \
+      }                                                                              \
+    }                                                                                \
+  } while (0)
+
+/* Axes from a tensor into a mask (an empty list reduces nothing, as in TF). */
+static int read_axes(rt_kernel_ctx *c, const rt_tensor *axes, int ndims, bool *red) {
+  int64_t n = rt_tensor_numel(axes);
+  memset(red, 0, RT_MAX_DIMS * sizeof *red);
+  for (int64_t i = 0; i < n; i++) {
+    int64_t a = rt_tensor_get_i64(axes, i);
+    if (a < -ndims || a >= ndims)
+      return rt_kernel_error(c, RT_INVALID_ARGUMENT,
+                             "Invalid reduction dimension (%lld for input with %d dimension(s)",
+                             (long long)a, ndims);
+    red[a < 0 ? a + ndims : a] = true;
+  }
+  return RT_OK;
+}
+
+enum { R_SUM, R_MEAN, R_MAX, R_MIN, R_PROD };
+
+#define REDUCE_T(T, ACC)                                                                \
+  static void reduce_##T(const T *x, const rt_shape *s, const int64_t *st, T *y,        \
+                         int64_t ny, int kind, int64_t count) {                         \
+    ACC *acc = malloc(sizeof *acc * (size_t)(ny ? ny : 1));                           \
+    if (!acc) abort();                                                                  \
+    for (int64_t j = 0; j < ny; j++) acc[j] = kind == R_PROD;                          \
+    if (kind == R_MAX || kind == R_MIN) /* start from an element of each group */      \
+      FOR_MAPPED(s, st, acc[o] = x[i]);                                                \
+    if (kind == R_MAX) {                                                                \
+      FOR_MAPPED(s, st, if (x[i] > acc[o] || x[i] != x[i]) acc[o] = x[i]);             \
+    } else if (kind == R_MIN) {                                                         \
+      FOR_MAPPED(s, st, if (x[i] < acc[o] || x[i] != x[i]) acc[o] = x[i]);             \
+    } else if (kind == R_PROD) {                                                        \
+      FOR_MAPPED(s, st, acc[o] *= x[i]);                                               \
+    } else {                                                                            \
+      FOR_MAPPED(s, st, acc[o] += x[i]);                                               \
+    }                                                                                   \
+    for (int64_t j = 0; j < ny; j++)                                                   \
+      y[j] = (T)(kind == R_MEAN && count ? acc[j] / (ACC)count : acc[j]);              \
+    free(acc);                                                                          \
+  }
+REDUCE_T(float, double)
+REDUCE_T(double, double)
+REDUCE_T(int32_t, int64_t)
+REDUCE_T(int64_t, int64_t)
+
+static int reduce(rt_kernel_ctx *c, int kind) {
+  const rt_tensor *x = c->inputs[0];
+  bool red[RT_MAX_DIMS];
+  int rc = read_axes(c, c->inputs[1], x->shape.ndims, red);
+  if (rc) return rc;
+  bool keep = rt_node_bool(c->node, "keep_dims", false);
+  rt_shape o = {.ndims = 0};
+  int64_t count = 1;
+  for (int d = 0; d < x->shape.ndims; d++) {
+    if (red[d]) count *= x->shape.dims[d];
+    if (!red[d]) o.dims[o.ndims++] = x->shape.dims[d];
+    else if (keep) o.dims[o.ndims++] = 1;
+  }
+  if ((kind == R_MAX || kind == R_MIN) && count == 0 && rt_tensor_numel(x) == 0 && rt_shape_numel(&o) > 0)
+    return rt_kernel_error(c, RT_INVALID_ARGUMENT, "Reduction over an empty axis");
+  rt_tensor *y = rt_kernel_output(c, 0, x->dtype, &o);
+  if (!y) return c->st->code;
+  int64_t st[RT_MAX_DIMS], ny = rt_shape_numel(&o);
+  small_strides(&x->shape, red, st);
+  void *yd = rt_tensor_data(y);
+  const void *xd = rt_tensor_data(x);
+  switch (x->dtype) {
+  case RT_FLOAT: reduce_float(xd, &x->shape, st, yd, ny, kind, count); break;
+  case RT_DOUBLE: reduce_double(xd, &x->shape, st, yd, ny, kind, count); break;
+  case RT_INT32: reduce_int32_t(xd, &x->shape, st, yd, ny, kind, count); break;
+  case RT_INT64: reduce_int64_t(xd, &x->shape, st, yd, ny, kind, count); break;
+  default:
+    return rt_kernel_error(c, RT_UNIMPLEMENTED, "no CPU kernel for %s", rt_dtype_name(x->dtype));
+  }
+  return RT_OK;
+}
+
+int op_cpu_sum(rt_kernel_ctx *c) { return reduce(c, R_SUM); }
+int op_cpu_mean(rt_kernel_ctx *c) { return reduce(c, R_MEAN); }
+int op_cpu_max(rt_kernel_ctx *c) { return reduce(c, R_MAX); }
+int op_cpu_min(rt_kernel_ctx *c) { return reduce(c, R_MIN); }
+int op_cpu_prod(rt_kernel_ctx *c) { return reduce(c, R_PROD); }
+
+static int arg_extreme(rt_kernel_ctx *c, bool is_min) {
+  const rt_tensor *x = c->inputs[0];
+  int nd = x->shape.ndims;
+  int64_t ax = rt_tensor_numel(c->inputs[1]) == 1 ? rt_tensor_get_i64(c->inputs[1], 0) : nd;
+  if (ax < -nd || ax >= nd)
+    return rt_kernel_error(c, RT_INVALID_ARGUMENT,
+                           "Expected dimension in the range [%d, %d), but got %lld", -nd, nd,
+                           (long long)ax);
+  if (ax < 0) ax += nd;
+  rt_shape o = {.ndims = 0};
+  int64_t outer = 1, len = x->shape.dims[ax], inner = 1;
+  for (int d = 0; d < nd; d++) {
+    if (d != ax) o.dims[o.ndims++] = x->shape.dims[d];
+    if (d < ax) outer *= x->shape.dims[d];
+    if (d > ax) inner *= x->shape.dims[d];
+  }
+  if (len == 0)
+    return rt_kernel_error(c, RT_INVALID_ARGUMENT, "Reduction axis %lld is empty in shape",
+                           (long long)ax);
+  rt_dtype ot = rt_node_type(c->node, "output_type", RT_INT64);
+  rt_tensor *y = rt_kernel_output(c, 0, ot, &o);
+  if (!y) return c->st->code;
+  for (int64_t a = 0; a < outer; a++)
+    for (int64_t b = 0; b < inner; b++) {
+      int64_t base = a * len * inner + b, best = 0;
+      double bv = rt_tensor_get_f64(x, base);
+      for (int64_t k = 1; k < len; k++) {
+        double v = rt_tensor_get_f64(x, base + k * inner);
+        if (is_min ? v < bv : v > bv) bv = v, best = k;
+      }
+      if (ot == RT_INT32) ((int32_t *)rt_tensor_data(y))[a * inner + b] = (int32_t)best;
+      else ((int64_t *)rt_tensor_data(y))[a * inner + b] = best;
+    }
+  return RT_OK;
+}
+
+int op_cpu_argmax(rt_kernel_ctx *c) { return arg_extreme(c, false); }
+int op_cpu_argmin(rt_kernel_ctx *c) { return arg_extreme(c, true); }
+
+/* x (a broadcast result) summed down to like's shape. */
+int op_cpu_sum_to(rt_kernel_ctx *c) {
+  const rt_tensor *x = c->inputs[0];
+  const rt_shape *ls = &c->inputs[1]->shape;
+  bool red[RT_MAX_DIMS] = {0};
+  int lead = x->shape.ndims - ls->ndims;
+  if (lead < 0)
+    return rt_kernel_error(c, RT_INVALID_ARGUMENT, "cannot sum rank %d down to rank %d",
+                           x->shape.ndims, ls->ndims);
+  for (int d = 0; d < x->shape.ndims; d++)
+    red[d] = d < lead || (ls->dims[d - lead] == 1 && x->shape.dims[d] != 1);
+  rt_tensor *y = rt_kernel_output(c, 0, x->dtype, ls);
+  if (!y) return c->st->code;
+  int64_t st[RT_MAX_DIMS], ny = rt_shape_numel(ls);
+  small_strides(&x->shape, red, st);
+  switch (x->dtype) {
+  case RT_FLOAT: reduce_float(rt_tensor_data(x), &x->shape, st, rt_tensor_data(y), ny, R_SUM, 1); break;
+  case RT_DOUBLE: reduce_double(rt_tensor_data(x), &x->shape, st, rt_tensor_data(y), ny, R_SUM, 1); break;
+  case RT_INT32: reduce_int32_t(rt_tensor_data(x), &x->shape, st, rt_tensor_data(y), ny, R_SUM, 1); break;
+  case RT_INT64: reduce_int64_t(rt_tensor_data(x), &x->shape, st, rt_tensor_data(y), ny, R_SUM, 1); break;
+  default:
+    return rt_kernel_error(c, RT_UNIMPLEMENTED, "no CPU kernel for %s", rt_dtype_name(x->dtype));
+  }
+  return RT_OK;
+}
+
+/* dy (a reduction's gradient, with or without kept dims) spread over like's shape. */
+int op_cpu_reduce_grad(rt_kernel_ctx *c) {
+  const rt_tensor *dy = c->inputs[0];
+  const rt_shape *ls = &c->inputs[1]->shape;
+  bool red[RT_MAX_DIMS];
+  int rc = read_axes(c, c->inputs[2], ls->ndims, red);
+  if (rc) return rc;
+  int64_t count = 1;
+  for (int d = 0; d < ls->ndims; d++)
+    if (red[d]) count *= ls->dims[d];
+  if (!rt_dtype_is_float(dy->dtype))
+    return rt_kernel_error(c, RT_UNIMPLEMENTED, "no CPU kernel for %s", rt_dtype_name(dy->dtype));
+  rt_tensor *y = rt_kernel_output(c, 0, dy->dtype, ls);
+  if (!y) return c->st->code;
+  double scale = rt_node_bool(c->node, "mean", false) && count ? 1.0 / (double)count : 1.0;
+  int64_t st[RT_MAX_DIMS];
+  small_strides(ls, red, st);
+  if (dy->dtype == RT_FLOAT) {
+    const float *s = rt_tensor_data(dy);
+    float *d = rt_tensor_data(y);
+    FOR_MAPPED(ls, st, d[i] = (float)(s[o] * scale));
+  } else {
+    const double *s = rt_tensor_data(dy);
+    double *d = rt_tensor_data(y);
+    FOR_MAPPED(ls, st, d[i] = s[o] * scale);
+  }
+  return RT_OK;
+}

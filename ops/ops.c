@@ -1,0 +1,21 @@
+/* op_register_all: every op module's table, and BLIS set up before its first use. */
+#include <pthread.h>
+
+#include "ops/ops.h"
+#include "ops/ops_int.h"
+
+static void register_all(void) {
+  op_cpu_blas_init();
+  rt_op_init_internal();
+  op_const_register();
+  op_math_register();
+  op_nn_register();
+  op_array_register();
+  op_state_register();
+  op_train_register();
+}
+
+void op_register_all(void) {
+  static pthread_once_t once = PTHREAD_ONCE_INIT;
+  pthread_once(&once, register_all);
+}

@@ -1,0 +1,192 @@
+/* ops/ internals: what the op tables (ops/NAME.c) and the CPU kernels (ops/cpu/NAME.c) share.
+ * Nothing outside ops/ includes this. */
+#ifndef TFSH_OPS_INT_H
+#define TFSH_OPS_INT_H
+
+#include <stdint.h>
+
+#include "runtime/graph.h"
+#include "runtime/op.h"
+#include "runtime/tensor.h"
+
+#define OP_COUNT(a) ((int)(sizeof(a) / sizeof *(a)))
+
+/* Each module registers its table. */
+void op_const_register(void);
+void op_math_register(void);
+void op_nn_register(void);
+void op_array_register(void);
+void op_conv_register(void);
+void op_random_register(void);
+void op_train_register(void);
+void op_state_register(void);   /* ops/state.c */
+
+/* ---- shapes (ops/shape.c) --------------------------------------------------------- */
+
+/* "[2,3]", "[?,3]", "[]", "<unknown>" as TF's errors print shapes. */
+char *op_shape_tf(const rt_shape *s, char *buf, size_t n);
+/* numpy broadcasting of a and b (unknown dims allowed). Fails as TF1's shape functions do:
+ * "Dimensions must be equal, but are 3 and 4 for 'add' (op: 'Add') with input shapes:
+ * [2,3], [4]." */
+int op_broadcast_shape(const rt_shape *a, const rt_shape *b, rt_shape *out, const rt_node *n,
+                       rt_status *st);
+/* Shape functions shared by many ops. */
+int op_shape_unchanged(rt_shape_ctx *c);    /* output 0 = input 0 */
+int op_shape_broadcast(rt_shape_ctx *c);    /* output 0 = broadcast(input 0, input 1) */
+/* Read a Const input's values as int64 (axes, shapes); false when not a known constant. */
+bool op_const_ints(const rt_shape_ctx *c, int i, int64_t *out, int max, int *n);
+/* TF's "Dimensions must be equal" error for a shape function. */
+int op_dims_error(rt_shape_ctx *c, int64_t a, int64_t b);
+/* TF's name for a dtype in messages: "float", "double", "int32", ... */
+const char *op_tf_type(rt_dtype t);
+/* A shape-function error as TF1 words it: the message, then " for 'name' (op: 'Op') with
+ * input shapes: [2,3], [1]." and, when `tensors` (a bit per input) names Const inputs,
+ * " and with computed input tensors: input[1] = <4 -1>." */
+int op_shape_error(rt_shape_ctx *c, unsigned tensors, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
+/* "Shape must be rank 2 but is rank 1 for ..." */
+int op_rank_error(rt_shape_ctx *c, int want, int got);
+
+/* StridedSlice's spec made dense (TF's ValidateStridedSliceOp): per input dim, the first
+ * index, the step and the count; and the output shape (new axes in, shrunk axes out).
+ * Unknown input dims give unknown counts. Errors are TF1's words without a suffix. */
+typedef struct op_slice_spec {
+  int nd;                              /* input rank */
+  int64_t begin[RT_MAX_DIMS], stride[RT_MAX_DIMS], size[RT_MAX_DIMS];
+  rt_shape out;
+} op_slice_spec;
+int op_strided_spec(const rt_shape *in, int n, const int64_t *begin, const int64_t *end,
+                    const int64_t *strides, const rt_node *node, op_slice_spec *sp,
+                    rt_status *st);
+
+/* ---- gradient building (ops/grad.c) ----------------------------------------------- */
+
+/* Add node `op` named scope+base (made unique) with the given data inputs; returns the
+ * name of its output 0 as a malloc'd string, or NULL with g->st set. Attributes are set by
+ * the optional callback before the node is added. */
+typedef void (*op_attr_fn)(rt_node *n, const void *arg);
+char *op_grad_node(rt_grad_ctx *c, const char *op, const char *base, int n_in,
+                   const char *const *in, op_attr_fn attrs, const void *arg);
+/* Shorthands for one- and two-input nodes. */
+char *op_g1(rt_grad_ctx *c, const char *op, const char *x);
+char *op_g2(rt_grad_ctx *c, const char *op, const char *x, const char *y);
+/* A scalar constant of the forward node's input dtype. */
+char *op_gconst(rt_grad_ctx *c, rt_dtype t, double v);
+/* Sum `dy` down to the shape of tensor `like` (undoes broadcasting). */
+char *op_gsum_to(rt_grad_ctx *c, const char *dy, const char *like);
+/* dtype of the forward node's data input i. */
+rt_dtype op_gin_type(const rt_grad_ctx *c, int i);
+/* Shape and dtype of any tensor of the graph ("x", "x:1"). */
+rt_shape op_gshape(const rt_grad_ctx *c, const char *tensor);
+rt_dtype op_gtype(const rt_grad_ctx *c, const char *tensor);
+/* An int32 vector constant. */
+char *op_gints(rt_grad_ctx *c, int n, const int64_t *v);
+/* For ops TF1 declares not differentiable: no gradient flows to any input. */
+int op_no_grad(rt_grad_ctx *c);
+
+/* ---- CPU kernels (ops/cpu/) ------------------------------------------------------- */
+
+/* BLIS set-up: BLIS_ARCH_TYPE for CPUs this BLIS does not know, before its first call. */
+void op_cpu_blas_init(void);
+
+int op_cpu_const(rt_kernel_ctx *c);
+int op_cpu_placeholder(rt_kernel_ctx *c);
+int op_cpu_identity(rt_kernel_ctx *c);
+int op_cpu_noop(rt_kernel_ctx *c);
+
+/* elementwise (ops/cpu/elementwise.c) */
+int op_cpu_add(rt_kernel_ctx *c);
+int op_cpu_sub(rt_kernel_ctx *c);
+int op_cpu_mul(rt_kernel_ctx *c);
+int op_cpu_div(rt_kernel_ctx *c);
+int op_cpu_maximum(rt_kernel_ctx *c);
+int op_cpu_minimum(rt_kernel_ctx *c);
+int op_cpu_pow(rt_kernel_ctx *c);
+int op_cpu_equal(rt_kernel_ctx *c);
+int op_cpu_greater(rt_kernel_ctx *c);
+int op_cpu_relu_grad(rt_kernel_ctx *c);
+int op_cpu_sigmoid_grad(rt_kernel_ctx *c);
+int op_cpu_tanh_grad(rt_kernel_ctx *c);
+int op_cpu_neg(rt_kernel_ctx *c);
+int op_cpu_square(rt_kernel_ctx *c);
+int op_cpu_sqrt(rt_kernel_ctx *c);
+int op_cpu_exp(rt_kernel_ctx *c);
+int op_cpu_log(rt_kernel_ctx *c);
+int op_cpu_relu(rt_kernel_ctx *c);
+int op_cpu_sigmoid(rt_kernel_ctx *c);
+int op_cpu_tanh(rt_kernel_ctx *c);
+int op_cpu_cast(rt_kernel_ctx *c);
+int op_cpu_addn(rt_kernel_ctx *c);
+int op_cpu_not_equal(rt_kernel_ctx *c);
+int op_cpu_less(rt_kernel_ctx *c);
+int op_cpu_less_equal(rt_kernel_ctx *c);
+int op_cpu_greater_equal(rt_kernel_ctx *c);
+int op_cpu_logical_and(rt_kernel_ctx *c);
+int op_cpu_logical_or(rt_kernel_ctx *c);
+int op_cpu_logical_not(rt_kernel_ctx *c);
+int op_cpu_floor_div(rt_kernel_ctx *c);
+int op_cpu_floor_mod(rt_kernel_ctx *c);
+int op_cpu_relu6_grad(rt_kernel_ctx *c);
+int op_cpu_elu_grad(rt_kernel_ctx *c);
+int op_cpu_softplus_grad(rt_kernel_ctx *c);
+int op_cpu_rsqrt_grad(rt_kernel_ctx *c);
+int op_cpu_abs(rt_kernel_ctx *c);
+int op_cpu_rsqrt(rt_kernel_ctx *c);
+int op_cpu_sign(rt_kernel_ctx *c);
+int op_cpu_relu6(rt_kernel_ctx *c);
+int op_cpu_elu(rt_kernel_ctx *c);
+int op_cpu_softplus(rt_kernel_ctx *c);
+
+/* ops/cpu/matmul.c */
+int op_cpu_matmul(rt_kernel_ctx *c);
+int op_cpu_batch_matmul(rt_kernel_ctx *c);
+
+/* ops/cpu/nn.c */
+int op_cpu_bias_add(rt_kernel_ctx *c);
+int op_cpu_bias_add_grad(rt_kernel_ctx *c);
+int op_cpu_softmax(rt_kernel_ctx *c);
+int op_cpu_log_softmax(rt_kernel_ctx *c);
+int op_cpu_xent(rt_kernel_ctx *c);
+int op_cpu_sparse_xent(rt_kernel_ctx *c);
+int op_cpu_l2_loss(rt_kernel_ctx *c);
+int op_cpu_check_numerics(rt_kernel_ctx *c);
+
+/* reductions and their gradient helpers (ops/cpu/reduce.c) */
+int op_cpu_sum(rt_kernel_ctx *c);
+int op_cpu_mean(rt_kernel_ctx *c);
+int op_cpu_max(rt_kernel_ctx *c);
+int op_cpu_argmax(rt_kernel_ctx *c);
+int op_cpu_min(rt_kernel_ctx *c);
+int op_cpu_prod(rt_kernel_ctx *c);
+int op_cpu_argmin(rt_kernel_ctx *c);
+int op_cpu_sum_to(rt_kernel_ctx *c);
+int op_cpu_reduce_grad(rt_kernel_ctx *c);
+
+/* array (ops/cpu/array.c) */
+int op_cpu_reshape(rt_kernel_ctx *c);
+int op_cpu_expand_dims(rt_kernel_ctx *c);
+int op_cpu_squeeze(rt_kernel_ctx *c);
+int op_cpu_shape(rt_kernel_ctx *c);
+int op_cpu_size(rt_kernel_ctx *c);
+int op_cpu_rank(rt_kernel_ctx *c);
+int op_cpu_fill(rt_kernel_ctx *c);
+int op_cpu_zeros_like(rt_kernel_ctx *c);
+int op_cpu_ones_like(rt_kernel_ctx *c);
+int op_cpu_transpose(rt_kernel_ctx *c);
+int op_cpu_invert_permutation(rt_kernel_ctx *c);
+int op_cpu_concat(rt_kernel_ctx *c);
+int op_cpu_concat_offset(rt_kernel_ctx *c);
+int op_cpu_split(rt_kernel_ctx *c);
+int op_cpu_pack(rt_kernel_ctx *c);
+int op_cpu_unpack(rt_kernel_ctx *c);
+int op_cpu_slice(rt_kernel_ctx *c);
+int op_cpu_strided_slice(rt_kernel_ctx *c);
+int op_cpu_strided_slice_grad(rt_kernel_ctx *c);
+int op_cpu_pad(rt_kernel_ctx *c);
+int op_cpu_tile(rt_kernel_ctx *c);
+int op_cpu_gather(rt_kernel_ctx *c);
+int op_cpu_unsorted_segment_sum(rt_kernel_ctx *c);
+int op_cpu_one_hot(rt_kernel_ctx *c);
+int op_cpu_range(rt_kernel_ctx *c);
+
+#endif

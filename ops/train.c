@@ -1,0 +1,191 @@
+/* TF1's training ops: each updates a variable (and its slots) in place, under the
+ * variable's lock, and outputs the variable as a reference, as TF1's Apply* ops do. */
+#include <math.h>
+#include <string.h>
+
+#include "ops/ops_int.h"
+#include "runtime/device.h"
+
+enum { MAX_SLOTS = 3, MAX_SCALARS = 6 };
+
+/* What one update needs: the variable and slot buffers, the scalar hyper-parameters and
+ * the gradient, all as double-or-float arrays of n elements. */
+typedef struct update {
+  int n_refs, n_scalars;
+  void *ref[MAX_SLOTS];        /* var, then slots */
+  double s[MAX_SCALARS];
+  const void *grad;
+  int64_t n;
+} update;
+
+typedef void (*update_fn)(const rt_kernel_ctx *c, update *u, bool f32);
+
+#define EACH(body)                                                                      \
+  do {                                                                                  \
+    if (f32) {                                                                          \
+      typedef float T;                                                                  \
+      T *v = u->ref[0], *a = u->ref[1], *b = u->ref[2];                                 \
+      const T *g = u->grad;                                                             \
+      (void)a, (void)b;                                                                 \
+      _Pragma("omp parallel for simd schedule(static) if (u->n >= (1 << 16))")         \
+      for (int64_t i = 0; i < u->n; i++) body;                                          \
+    } else {                                                                            \
+      typedef double T;                                                                 \
+      T *v = u->ref[0], *a = u->ref[1], *b = u->ref[2];                                 \
+      const T *g = u->grad;                                                             \
+      (void)a, (void)b;                                                                 \
+      _Pragma("omp parallel for simd schedule(static) if (u->n >= (1 << 16))")         \
+      for (int64_t i = 0; i < u->n; i++) body;                                          \
+    }                                                                                   \
+  } while (0)
+
+/* var -= alpha * delta */
+static void gd(const rt_kernel_ctx *c, update *u, bool f32) {
+  double lr = u->s[0];
+  EACH(v[i] -= (T)lr * g[i]);
+}
+
+/* accum = accum * momentum + grad; var -= lr * accum (Nesterov: lr * (grad + momentum *
+ * accum)) */
+static void momentum(const rt_kernel_ctx *c, update *u, bool f32) {
+  double lr = u->s[0], mu = u->s[1];
+  if (rt_node_bool(c->node, "use_nesterov", false))
+    EACH({ a[i] = a[i] * (T)mu + g[i]; v[i] -= g[i] * (T)lr + a[i] * (T)(mu * lr); });
+  else
+    EACH({ a[i] = a[i] * (T)mu + g[i]; v[i] -= (T)lr * a[i]; });
+}
+
+/* accum += grad^2; var -= lr * grad / sqrt(accum) */
+static void adagrad(const rt_kernel_ctx *c, update *u, bool f32) {
+  double lr = u->s[0];
+  bool slots = rt_node_bool(c->node, "update_slots", true);
+  EACH({ if (slots) a[i] += g[i] * g[i]; v[i] -= (T)lr * g[i] / sqrt(a[i]); });
+}
+
+/* m, v moving averages of g and g^2; var -= lr_t * m / (sqrt(v) + eps) */
+static void adam(const rt_kernel_ctx *c, update *u, bool f32) {
+  double b1p = u->s[0], b2p = u->s[1], lr = u->s[2], b1 = u->s[3], b2 = u->s[4], eps = u->s[5];
+  double lr_t = lr * sqrt(1 - b2p) / (1 - b1p);
+  if (rt_node_bool(c->node, "use_nesterov", false))
+    EACH({
+      a[i] += (g[i] - a[i]) * (T)(1 - b1);
+      b[i] += (g[i] * g[i] - b[i]) * (T)(1 - b2);
+      v[i] -= (T)lr_t * (a[i] * (T)b1 + (T)(1 - b1) * g[i]) / (sqrt(b[i]) + (T)eps);
+    });
+  else
+    EACH({
+      a[i] += (g[i] - a[i]) * (T)(1 - b1);
+      b[i] += (g[i] * g[i] - b[i]) * (T)(1 - b2);
+      v[i] -= (T)lr_t * a[i] / (sqrt(b[i]) + (T)eps);
+    });
+}
+
+/* ms = rho * ms + (1 - rho) * g^2; mom = momentum * mom + lr * g / sqrt(ms + eps);
+ * var -= mom */
+static void rmsprop(const rt_kernel_ctx *c, update *u, bool f32) {
+  double lr = u->s[0], rho = u->s[1], mu = u->s[2], eps = u->s[3];
+  EACH({
+    a[i] = a[i] * (T)rho + g[i] * g[i] * (T)(1 - rho);
+    b[i] = b[i] * (T)mu + (T)lr * g[i] / sqrt(a[i] + (T)eps);
+    v[i] -= b[i];
+  });
+}
+
+/* Inputs: n_refs references, n_scalars scalars, then the gradient. */
+static int apply(rt_kernel_ctx *c, int n_refs, int n_scalars, update_fn fn) {
+  rt_resource *r = c->inputs[0]->ref;
+  if (!r) return rt_kernel_error(c, RT_INVALID_ARGUMENT, "%s needs a variable as input 0", c->node->op);
+  const rt_tensor *grad = c->inputs[n_refs + n_scalars];
+  update u = {.n_refs = n_refs, .n_scalars = n_scalars, .grad = rt_tensor_data(grad)};
+  static const char *names[] = {"var", "accum", "v"};
+  char sa[160], sb[160];
+  int rc = RT_OK;
+  pthread_mutex_lock(&r->mu);
+  rt_tensor *var = r->value;
+  for (int k = 0; k < n_refs && !rc; k++) {
+    rt_resource *rk = c->inputs[k]->ref;
+    rt_tensor *t = !rk ? NULL : k ? rk->value : var;
+    if (!t || !t->buf)
+      rc = rt_kernel_error(c, RT_FAILED_PRECONDITION, "Attempting to use uninitialized value %s",
+                           c->node->inputs[k]);
+    else if (t->dtype != grad->dtype || !rt_shape_equal(&t->shape, &grad->shape))
+      rc = rt_kernel_error(c, RT_INVALID_ARGUMENT, "%s and grad do not have the same shape%s %s",
+                           names[k ? 1 : 0], op_shape_tf(&t->shape, sa, sizeof sa),
+                           op_shape_tf(&grad->shape, sb, sizeof sb));
+    else
+      u.ref[k] = rt_tensor_data(t);
+  }
+  for (int k = 0; k < n_scalars && !rc; k++) {
+    const rt_tensor *s = c->inputs[n_refs + k];
+    if (rt_tensor_numel(s) != 1 || s->shape.ndims != 0)
+      rc = rt_kernel_error(c, RT_INVALID_ARGUMENT, "hyper-parameter %d is not a scalar: %s",
+                           k, op_shape_tf(&s->shape, sa, sizeof sa));
+    else
+      u.s[k] = rt_tensor_get_f64(s, 0);
+  }
+  if (!rc && grad->dtype != RT_FLOAT && grad->dtype != RT_DOUBLE)
+    rc = rt_kernel_error(c, RT_UNIMPLEMENTED, "no CPU kernel for %s", rt_dtype_name(grad->dtype));
+  if (!rc) {
+    u.n = rt_tensor_numel(grad);
+    fn(c, &u, grad->dtype == RT_FLOAT);
+  }
+  rt_tensor *out = rc ? NULL : rt_tensor_wrap(var->dtype, &var->shape, var->buf);
+  pthread_mutex_unlock(&r->mu);
+  if (rc) return rc;
+  if (!out) return rt_kernel_error(c, RT_RESOURCE_EXHAUSTED, "out of memory");
+  out->ref = r;
+  rt_tensor_unref(c->outputs[0]);
+  c->outputs[0] = out;
+  return RT_OK;
+}
+
+static int gd_kernel(rt_kernel_ctx *c) { return apply(c, 1, 1, gd); }
+static int momentum_kernel(rt_kernel_ctx *c) {
+  /* inputs: var, accum, lr, grad, momentum: move momentum before grad */
+  rt_tensor *in[5] = {c->inputs[0], c->inputs[1], c->inputs[2], c->inputs[4], c->inputs[3]};
+  rt_kernel_ctx k = *c;
+  k.inputs = in;
+  return apply(&k, 2, 2, momentum);
+}
+static int adagrad_kernel(rt_kernel_ctx *c) { return apply(c, 2, 1, adagrad); }
+static int adam_kernel(rt_kernel_ctx *c) { return apply(c, 3, 6, adam); }
+static int rmsprop_kernel(rt_kernel_ctx *c) { return apply(c, 3, 4, rmsprop); }
+
+static int var_shape(rt_shape_ctx *c) {
+  c->out_shapes[0] = c->in_shapes[0];
+  return RT_OK;
+}
+
+#define TRAIN(nm, in, extra, k, h)                                                      \
+  {.name = nm, .inputs = in, .outputs = "out: Ref(T)",                                  \
+   .attrs = "T: {float, double}, use_locking: bool = false" extra, .help = h,           \
+   .shape = var_shape, .kernel = {[RT_DEV_CPU] = k}, .flags = RT_OP_STATEFUL}
+
+static const rt_op_def train_ops[] = {
+  TRAIN("ApplyGradientDescent", "var: Ref(T), alpha: T, delta: T", "", gd_kernel,
+        "var -= alpha * delta, in place."),
+  TRAIN("ApplyMomentum", "var: Ref(T), accum: Ref(T), lr: T, grad: T, momentum: T",
+        ", use_nesterov: bool = false", momentum_kernel,
+        "accum = accum * momentum + grad; var -= lr * accum (or Nesterov's step)."),
+  TRAIN("ApplyAdagrad", "var: Ref(T), accum: Ref(T), lr: T, grad: T",
+        ", update_slots: bool = true", adagrad_kernel,
+        "accum += grad^2; var -= lr * grad / sqrt(accum)."),
+  TRAIN("ApplyRMSProp",
+        "var: Ref(T), ms: Ref(T), mom: Ref(T), lr: T, rho: T, momentum: T, epsilon: T, grad: T",
+        "", rmsprop_kernel,
+        "ms = rho*ms + (1-rho)*grad^2; mom = momentum*mom + lr*grad/sqrt(ms+epsilon); var -= mom."),
+};
+
+/* ApplyAdam has ten inputs: registered once the registry holds that many. */
+static const rt_op_def adam_op[] = {
+  TRAIN("ApplyAdam",
+        "var: Ref(T), m: Ref(T), v: Ref(T), beta1_power: T, beta2_power: T, lr: T, beta1: T, "
+        "beta2: T, epsilon: T, grad: T",
+        ", use_nesterov: bool = false", adam_kernel,
+        "Adam: m, v moving averages; var -= lr_t * m / (sqrt(v) + epsilon)."),
+};
+
+void op_train_register(void) {
+  rt_op_register(train_ops, OP_COUNT(train_ops));
+  if (sizeof ((rt_op_sig *)0)->in / sizeof(rt_arg_sig) >= 10) rt_op_register(adam_op, 1);
+}

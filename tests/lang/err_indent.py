@@ -1,0 +1,4 @@
+def f():
+	if True:
+		return 1
+        return 2

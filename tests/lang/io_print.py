@@ -1,0 +1,17 @@
+# print's keywords, sys.stdout/stderr, file output.
+import sys
+print("a", "b", sep="-", end="!\n")
+print("no newline", end="")
+print()
+print(1, 2, 3, sep="")
+print("flushed", flush=True)
+print("to stderr", file=sys.stderr)
+sys.stderr.write("raw stderr\n")
+n = sys.stdout.write("raw stdout\n")
+print(n)
+print(*["x", "y"], sep=", ")
+print("%-6s|%6s|" % ("ab", "cd"), "%06.2f" % 3.14159, "%+.1e" % -1234.5, "% d" % 42)
+print("%5.1f%%" % 12.345, "%x %X %o" % (255, 255, 8), "%s" % (("tuple",),), "%r" % "it's")
+print("{:<6}|{:>6}|{:^6}|{:06.2f}|{:+d}|{: d}".format("l", "r", "c", 3.14159, 5, 5))
+print("{:e} {:.3g} {:g} {:g} {:.0f} {:%}".format(1234.5, 1234.5, 0.0001, 1e20, 2.5, 0.5))
+print(str(1.0), str(1e-5), str(123456789012.0), str(1.23e-300), 3.0 * 1.1, 1 / 7)

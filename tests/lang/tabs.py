@@ -1,0 +1,7 @@
+if True:
+	x = 1
+	if x:
+		print("tabs", x)
+	else:
+		pass
+print("done")

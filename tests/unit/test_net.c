@@ -1,0 +1,647 @@
+/* net/: message encoding and validation, server and client over inproc and tcp. */
+#include <stdarg.h>
+#include <stddef.h>
+#include <setjmp.h>
+#include <stdint.h>
+#include <cmocka.h>
+
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "net/client.h"
+#include "net/server.h"
+#include "net/wire.h"
+
+#define CALL_MS 10000   /* every wait in these tests is bounded */
+
+/* ---- encoding ---------------------------------------------------------------------- */
+
+static net_in *seal_and_parse(net_msg *m, uint64_t id, const net_limits *lim, rt_status *st) {
+  const void *p;
+  size_t len;
+  net_msg_seal(m, id, &p, &len);
+  return net_in_parse(p, len, lim, NULL, st);
+}
+
+static void test_roundtrip(void **state) {
+  net_msg *m = net_msg_new("RunStep");
+  net_msg_int(m, "neg", -5);
+  net_msg_int(m, "big", INT64_MIN);
+  net_msg_uint(m, "step", UINT64_MAX);
+  net_msg_float(m, "lr", 0.25);
+  net_msg_bool(m, "yes", true);
+  net_msg_nil(m, "none");
+  net_msg_str(m, "name", "w/read:0");
+  net_msg_bin(m, "blob", "\0\1\2", 3);
+  msgpack_packer *pk = net_msg_field(m, "shape");
+  msgpack_pack_array(pk, 2);
+  msgpack_pack_int64(pk, 3);
+  msgpack_pack_int64(pk, 4);
+  pk = net_msg_field(m, "attrs");
+  msgpack_pack_map(pk, 1);
+  msgpack_pack_str_with_body(pk, "T", 1);
+  msgpack_pack_int32(pk, 1);
+  rt_status st;
+  net_in *in = seal_and_parse(m, 42, NULL, &st);
+  assert_non_null(in);
+  net_msg_free(m);
+
+  assert_string_equal(net_in_type(in), "RunStep");
+  assert_int_equal(net_in_id(in), 42);
+  int64_t i;
+  uint64_t u;
+  double f;
+  bool b;
+  const char *s;
+  const void *bin;
+  size_t len;
+  const msgpack_object_array *a;
+  const msgpack_object_map *mp;
+  assert_int_equal(net_get_int(in, "neg", &i, &st), RT_OK);
+  assert_int_equal(i, -5);
+  assert_int_equal(net_get_int(in, "big", &i, &st), RT_OK);
+  assert_true(i == INT64_MIN);
+  assert_int_equal(net_get_uint(in, "step", &u, &st), RT_OK);
+  assert_true(u == UINT64_MAX);
+  assert_int_equal(net_get_float(in, "lr", &f, &st), RT_OK);
+  assert_true(f == 0.25);
+  assert_int_equal(net_get_bool(in, "yes", &b, &st), RT_OK);
+  assert_true(b);
+  assert_true(net_get(in, "none") && !net_has(in, "none") && !net_has(in, "absent"));
+  assert_int_equal(net_get_str(in, "name", &s, &len, &st), RT_OK);
+  assert_int_equal(len, 8);
+  assert_memory_equal(s, "w/read:0", 8);
+  assert_int_equal(net_get_bin(in, "blob", &bin, &len, &st), RT_OK);
+  assert_int_equal(len, 3);
+  assert_memory_equal(bin, "\0\1\2", 3);
+  assert_int_equal(net_get_array(in, "shape", &a, &st), RT_OK);
+  assert_int_equal(a->size, 2);
+  assert_int_equal(net_obj_int(&a->ptr[1], "shape[1]", &i, &st), RT_OK);
+  assert_int_equal(i, 4);
+  assert_int_equal(net_get_map(in, "attrs", &mp, &st), RT_OK);
+  assert_int_equal(mp->size, 1);
+  const msgpack_object attrs = {.type = MSGPACK_OBJECT_MAP, .via.map = *mp};
+  assert_int_equal(net_obj_int(net_obj_key(&attrs, "T"), "attrs.T", &i, &st), RT_OK);
+  assert_int_equal(i, 1);
+  assert_int_equal(net_get_float(in, "neg", &f, &st), RT_OK);   /* ints pass as floats */
+  assert_true(f == -5.0);
+
+  assert_int_equal(net_get_int(in, "name", &i, &st), RT_INVALID_ARGUMENT);
+  assert_string_equal(st.msg, "RunStep: field \"name\" is str, expected int");
+  assert_int_equal(net_get_uint(in, "neg", &u, &st), RT_INVALID_ARGUMENT);
+  assert_string_equal(st.msg, "RunStep: field \"neg\" is int, expected uint");
+  assert_int_equal(net_get_int(in, "step", &i, &st), RT_INVALID_ARGUMENT);
+  assert_string_equal(st.msg, "RunStep: field \"step\" is 18446744073709551615, out of range for int64");
+  assert_int_equal(net_get_str(in, "session", &s, &len, &st), RT_INVALID_ARGUMENT);
+  assert_string_equal(st.msg, "RunStep: missing field \"session\"");
+  assert_int_equal(net_get_array(in, "attrs", &a, &st), RT_INVALID_ARGUMENT);
+  assert_string_equal(st.msg, "RunStep: field \"attrs\" is map, expected array");
+  net_in_free(in);
+}
+
+/* The test value of every common field in net/PROTOCOL.md, byte for byte. */
+static void test_protocol_example(void **state) {
+  static const uint8_t doc[] = {
+    0xdf, 0x00, 0x00, 0x00, 0x03,   /* map32, 3 entries */
+    0xa1, 'v', 0x01,                /* "v": 1 */
+    0xa1, 't', 0xa4, 'P', 'i', 'n', 'g',
+    0xa2, 'i', 'd', 0xcf, 0, 0, 0, 0, 0, 0, 0, 0x07,
+  };
+  net_msg *m = net_msg_new("Ping");
+  const void *p;
+  size_t len;
+  net_msg_seal(m, 7, &p, &len);
+  assert_int_equal(len, sizeof doc);
+  assert_memory_equal(p, doc, sizeof doc);
+  net_msg_free(m);
+  /* the error reply example: {"v":1,"t":"error","id":7,"code":5,"msg":"no session 9"} */
+  m = net_wire_error(RT_NOT_FOUND, "no session 9");
+  rt_status st;
+  net_in *in = seal_and_parse(m, 7, NULL, &st);
+  net_msg_free(m);
+  int64_t code;
+  const char *s;
+  assert_string_equal(net_in_type(in), "error");
+  assert_int_equal(net_get_int(in, "code", &code, &st), RT_OK);
+  assert_int_equal(code, 5);
+  assert_int_equal(net_get_str(in, "msg", &s, &len, &st), RT_OK);
+  assert_int_equal(len, 12);
+  net_in_free(in);
+}
+
+typedef struct bad_case {
+  const char *name;
+  const char *bytes;
+  size_t len;
+  int code;
+  const char *msg;
+} bad_case;
+
+#define B(s) s, sizeof(s) - 1
+/* prefix of a good header: {"v":1,"t":"Ping","id":7, ... with 4 entries */
+#define HEAD4 "\x84\xa1v\x01\xa1t\xa4Ping\xa2id\x07"
+
+static void test_malformed(void **state) {
+  static const bad_case cases[] = {
+    {"empty", B(""), RT_INVALID_ARGUMENT, "malformed header: empty header frame"},
+    {"not a map", B("\x93\x01\x02\x03"), RT_INVALID_ARGUMENT,
+     "malformed header: expected a map, got array"},
+    {"garbage", B("hello"), RT_INVALID_ARGUMENT, "malformed header: expected a map, got uint"},
+    {"truncated", B("\x83\xa1v\x01\xa1t\xa4Pi"), RT_INVALID_ARGUMENT,
+     "malformed header: field \"t\": str of 4 bytes at offset 6 runs past the end of the 9-byte frame"},
+    {"truncated length", B("\x81\xa1x\xda\x00"), RT_INVALID_ARGUMENT,
+     "malformed header: field \"x\": str at offset 3 runs past the end of the 5-byte frame"},
+    {"truncated map", B("\x83\xa1v\x01"), RT_INVALID_ARGUMENT,
+     "malformed header: map at offset 0 claims 3 entries but only 3 bytes are left"},
+    {"missing v", B("\x82\xa1t\xa4Ping\xa2id\x07"), RT_INVALID_ARGUMENT,
+     "malformed header: missing field \"v\""},
+    {"missing t", B("\x82\xa1v\x01\xa2id\x07"), RT_INVALID_ARGUMENT,
+     "malformed header: missing field \"t\""},
+    {"missing id", B("\x82\xa1v\x01\xa1t\xa4Ping"), RT_INVALID_ARGUMENT,
+     "malformed header: missing field \"id\""},
+    {"v is str", B("\x83\xa1v\xa1" "1\xa1t\xa4Ping\xa2id\x07"), RT_INVALID_ARGUMENT,
+     "malformed header: field \"v\" is str, expected uint"},
+    {"t is int", B("\x83\xa1v\x01\xa1t\x05\xa2id\x07"), RT_INVALID_ARGUMENT,
+     "malformed header: field \"t\" is uint, expected str"},
+    {"id negative", B("\x83\xa1v\x01\xa1t\xa4Ping\xa2id\xff"), RT_INVALID_ARGUMENT,
+     "malformed header: field \"id\" is int, expected uint"},
+    {"t empty", B("\x83\xa1v\x01\xa1t\xa0\xa2id\x07"), RT_INVALID_ARGUMENT,
+     "malformed header: field \"t\" must be 1 to 31 printable characters"},
+    {"version 2", B("\x83\xa1v\x02\xa1t\xa4Ping\xa2id\x07"), RT_UNIMPLEMENTED,
+     "unsupported protocol version 2 (this tfsh speaks version 1)"},
+    {"key not str", B("\x81\x01\x02"), RT_INVALID_ARGUMENT,
+     "malformed header: key at offset 1 is uint, expected str"},
+    {"huge array", B(HEAD4 "\xa1x\xdd\xff\xff\xff\xff\x01"), RT_INVALID_ARGUMENT,
+     "malformed header: field \"x\": array at offset 17 claims 4294967295 elements but only 1 bytes are left"},
+    {"huge map", B(HEAD4 "\xa1x\xdf\x7f\xff\xff\xff"), RT_INVALID_ARGUMENT,
+     "malformed header: field \"x\": map at offset 17 claims 2147483647 entries but only 0 bytes are left"},
+    {"long str", B(HEAD4 "\xa1x\xdb\x00\x01\x00\x00" "abc"), RT_INVALID_ARGUMENT,
+     "malformed header: field \"x\": str of 65536 bytes at offset 17 runs past the end of the 25-byte frame"},
+    {"bin over limit", B(HEAD4 "\xa1x\xc4\x11" "0123456789abcdefg"), RT_RESOURCE_EXHAUSTED,
+     "message over limits: field \"x\": bin of 17 bytes exceeds max_str 16"},
+    {"count over limit", B(HEAD4 "\xa1x\xdc\x00\x11" "0123456789abcdefg"), RT_RESOURCE_EXHAUSTED,
+     "message over limits: field \"x\": array of 17 elements exceeds max_count 16"},
+    {"too deep", B(HEAD4 "\xa1x\x91\x91\x91\x91\x91\x91\x91\x91\xc0"), RT_RESOURCE_EXHAUSTED,
+     "message over limits: field \"x\": array at offset 20 nests deeper than max_depth 4"},
+    {"ext", B(HEAD4 "\xa1x\xd4\x01\x02"), RT_INVALID_ARGUMENT,
+     "malformed header: field \"x\": unsupported msgpack type 0xd4 (ext) at offset 17"},
+    {"trailing", B("\x83\xa1v\x01\xa1t\xa4Ping\xa2id\x07\xc0\xc0"), RT_INVALID_ARGUMENT,
+     "malformed header: 2 trailing bytes after the map"},
+  };
+  net_limits lim;
+  net_limits_default(&lim);
+  lim.max_str = 16;
+  lim.max_count = 16;
+  lim.max_depth = 4;
+  for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
+    const bad_case *c = &cases[i];
+    rt_status st = {0};
+    net_in *in = net_in_parse(c->bytes, c->len, &lim, NULL, &st);
+    if (in || st.code != c->code || strcmp(st.msg, c->msg) != 0)
+      fail_msg("case \"%s\": got code %d \"%s\"", c->name, st.code, st.msg);
+  }
+  /* over max_header, and the id survives a version error for the error reply */
+  rt_status st;
+  uint64_t id;
+  lim.max_header = 8;
+  assert_null(net_in_parse("\x80\x80\x80\x80\x80\x80\x80\x80\x80", 9, &lim, NULL, &st));
+  assert_string_equal(st.msg, "message over limits: header of 9 bytes exceeds max_header 8");
+  assert_null(net_in_parse(B("\x83\xa1v\x09\xa1t\xa4Ping\xa2id\x07"), NULL, &id, &st));
+  assert_int_equal(id, 7);
+}
+
+/* ---- a server for the tests -------------------------------------------------------- */
+
+typedef struct fixture {
+  pthread_mutex_t mu;
+  pthread_cond_t cv;
+  bool blocked, released;   /* "Block" handler started; "Release" arrived */
+  net_req *parked;          /* a "Park" request left unanswered */
+  void *frame_seen;         /* where the first payload frame arrived */
+  int handled;
+} fixture;
+
+static fixture fx = {.mu = PTHREAD_MUTEX_INITIALIZER, .cv = PTHREAD_COND_INITIALIZER};
+
+static void fx_reset(void) {
+  pthread_mutex_lock(&fx.mu);
+  fx.blocked = fx.released = false;
+  fx.parked = NULL;
+  fx.frame_seen = NULL;
+  fx.handled = 0;
+  pthread_mutex_unlock(&fx.mu);
+}
+
+static void wait_for(bool *flag) {
+  pthread_mutex_lock(&fx.mu);
+  while (!*flag) pthread_cond_wait(&fx.cv, &fx.mu);
+  pthread_mutex_unlock(&fx.mu);
+}
+
+/* The request a "Park" handler left unanswered (waits for it to arrive). */
+static net_req *take_parked(void) {
+  pthread_mutex_lock(&fx.mu);
+  while (!fx.parked) pthread_cond_wait(&fx.cv, &fx.mu);
+  net_req *r = fx.parked;
+  fx.parked = NULL;
+  pthread_mutex_unlock(&fx.mu);
+  return r;
+}
+
+static void set_flag(bool *flag) {
+  pthread_mutex_lock(&fx.mu);
+  *flag = true;
+  pthread_cond_broadcast(&fx.cv);
+  pthread_mutex_unlock(&fx.mu);
+}
+
+/* Echo: "x" back, every frame forwarded without a copy. Block: wait for Release.
+ * Park: keep the request unanswered. Fail: an error reply. */
+static void handle(void *user, net_req *req) {
+  const net_in *in = net_req_msg(req);
+  const char *t = net_in_type(in);
+  pthread_mutex_lock(&fx.mu);
+  fx.handled++;
+  if (net_in_nframes(in) && !fx.frame_seen) fx.frame_seen = net_frame_data(net_in_frame(in, 0));
+  pthread_mutex_unlock(&fx.mu);
+  if (strcmp(t, "Fail") == 0) {
+    net_reply_error(req, RT_NOT_FOUND, "no session \"%s\"", "s1");
+    return;
+  }
+  if (strcmp(t, "Park") == 0) {
+    pthread_mutex_lock(&fx.mu);
+    fx.parked = req;
+    pthread_cond_broadcast(&fx.cv);
+    pthread_mutex_unlock(&fx.mu);
+    return;
+  }
+  bool block = strcmp(t, "Block") == 0;
+  if (block) {
+    set_flag(&fx.blocked);
+    wait_for(&fx.released);
+  }
+  if (strcmp(t, "Release") == 0) set_flag(&fx.released);
+  net_msg *out = net_msg_new("Echo");
+  int64_t x = -1;
+  rt_status st;
+  net_get_int(in, "x", &x, &st);
+  net_msg_int(out, "x", x);
+  for (size_t i = 0; i < net_in_nframes(in); i++) net_msg_frame_fwd(out, net_in_frame(in, i));
+  int rc = net_reply(req, out);   /* req, in and t are gone now */
+  if (block) {   /* tell the shutdown test what became of the reply */
+    pthread_mutex_lock(&fx.mu);
+    fx.handled = 1000 + rc;
+    pthread_cond_broadcast(&fx.cv);
+    pthread_mutex_unlock(&fx.mu);
+  }
+}
+
+static net_server *start(const char *ep, const net_options *o) {
+  rt_status st;
+  fx_reset();
+  net_server *s = net_server_new(&ep, 1, handle, NULL, o, &st);
+  if (!s) fail_msg("%s", st.msg);
+  return s;
+}
+
+static net_client *connect_to(const net_server *s) {
+  rt_status st;
+  net_client *c = net_client_new(net_server_endpoint(s, 0), NULL, &st);
+  if (!c) fail_msg("%s", st.msg);
+  return c;
+}
+
+static int64_t echo(net_client *c, int64_t x) {
+  net_msg *m = net_msg_new("Echo");
+  net_msg_int(m, "x", x);
+  net_in *r;
+  rt_status st;
+  if (net_call(c, m, &r, CALL_MS, &st)) fail_msg("%s", st.msg);
+  int64_t got = -1;
+  assert_string_equal(net_in_type(r), "Echo");
+  assert_int_equal(net_get_int(r, "x", &got, &st), RT_OK);
+  net_in_free(r);
+  return got;
+}
+
+/* ---- request and reply ------------------------------------------------------------- */
+
+static void request_reply(const char *ep) {
+  net_server *s = start(ep, NULL);
+  net_client *c = connect_to(s);
+  assert_int_equal(echo(c, 5), 5);
+  assert_int_equal(echo(c, -7), -7);
+
+  net_in *r;
+  rt_status st;
+  assert_int_equal(net_call(c, net_msg_new("Fail"), &r, CALL_MS, &st), RT_NOT_FOUND);
+  assert_string_equal(st.msg, "no session \"s1\"");
+  assert_null(r);
+  assert_int_equal(echo(c, 9), 9);
+  net_client_free(c);
+  net_server_free(s);
+}
+
+static void test_inproc(void **state) { request_reply("inproc://test-net"); }
+
+static void test_tcp(void **state) {
+  net_server *s = start("tcp://127.0.0.1:*", NULL);
+  assert_true(strncmp(net_server_endpoint(s, 0), "tcp://127.0.0.1:", 16) == 0);
+  assert_true(atoi(net_server_endpoint(s, 0) + 16) > 0);
+  net_server_free(s);
+  request_reply("tcp://127.0.0.1:*");
+}
+
+static void test_address_in_use(void **state) {
+  net_server *s = start("tcp://127.0.0.1:*", NULL);
+  const char *ep = net_server_endpoint(s, 0);
+  rt_status st;
+  assert_null(net_server_new(&ep, 1, handle, NULL, NULL, &st));
+  assert_int_equal(st.code, RT_UNAVAILABLE);
+  char want[128];
+  snprintf(want, sizeof want, "cannot listen on %s: address already in use", ep);
+  assert_string_equal(st.msg, want);
+  net_server_free(s);
+}
+
+/* 64 MiB out and back: the frame reaches the handler at the sender's own address
+ * (inproc passes it by pointer) and comes back intact; the sender's free_fn runs once. */
+static int freed;
+static void count_free(void *data, void *arg) { freed++; }
+
+static void big_payload(const char *ep, bool same_address) {
+  size_t n = (size_t)64 << 20;
+  uint8_t *buf = malloc(n);
+  memset(buf, 0x5a, n);
+  for (size_t i = 0; i < n; i += 4096) buf[i] = (uint8_t)(i >> 12);
+  buf[n - 1] = 0xab;
+  /* Heartbeats off: a ZMTP peer counts as dead when no whole frame arrives within the
+   * timeout, and under valgrind one 64 MiB frame takes longer (PROTOCOL.md, "Limits"). */
+  net_options o;
+  net_options_default(&o);
+  o.heartbeat_ms = 0;
+  net_server *s = start(ep, &o);
+  rt_status cst;
+  net_client *c = net_client_new(net_server_endpoint(s, 0), &o, &cst);
+  net_msg *m = net_msg_new("Echo");
+  net_msg_frame(m, buf, n, count_free, NULL);
+  net_msg_frame_copy(m, "tail", 4);
+  net_in *r;
+  rt_status st;
+  freed = 0;
+  if (net_call(c, m, &r, CALL_MS, &st)) fail_msg("%s", st.msg);
+  assert_int_equal(net_in_nframes(r), 2);
+  net_frame *f = net_frame_ref(net_in_frame(r, 0));
+  net_in_free(r);   /* the frame outlives its message */
+  assert_int_equal(net_frame_size(f), n);
+  const uint8_t *got = net_frame_data(f);
+  if (same_address) assert_ptr_equal(fx.frame_seen, buf);
+  for (size_t i = 0; i < n; i += 4096) assert_int_equal(got[i], (uint8_t)(i >> 12));
+  assert_int_equal(got[n - 1], 0xab);
+  net_frame_release((void *)got, f);
+  net_client_free(c);
+  net_server_free(s);
+  assert_int_equal(freed, 1);
+  free(buf);
+}
+
+static void test_big_payload(void **state) {
+  big_payload("inproc://test-big", true);
+  big_payload("tcp://127.0.0.1:*", false);
+}
+
+typedef struct worker_arg {
+  const net_server *s;
+  int base, n, ok;
+} worker_arg;
+
+static void *many_worker(void *p) {
+  worker_arg *a = p;
+  net_client *c = net_client_new(net_server_endpoint(a->s, 0), NULL, NULL);
+  for (int i = 0; i < a->n; i++) a->ok += echo(c, a->base + i) == a->base + i;
+  net_client_free(c);
+  return NULL;
+}
+
+static void test_many_clients(void **state) {
+  net_server *s = start("tcp://127.0.0.1:*", NULL);
+  pthread_t t[4];
+  worker_arg a[4];
+  for (int i = 0; i < 4; i++) {
+    a[i] = (worker_arg){.s = s, .base = i * 1000, .n = 250};
+    pthread_create(&t[i], NULL, many_worker, &a[i]);
+  }
+  for (int i = 0; i < 4; i++) {
+    pthread_join(t[i], NULL);
+    assert_int_equal(a[i].ok, 250);
+  }
+  assert_int_equal(fx.handled, 1000);
+  net_server_free(s);
+}
+
+/* A handler blocks until another request to the same server has been handled. */
+typedef struct call_arg {
+  const char *ep;
+  const char *type;
+  int timeout_ms;
+  int rc;
+  rt_status st;
+  int64_t ms;
+} call_arg;
+
+static void *call_thread(void *p) {
+  call_arg *a = p;
+  net_client *c = net_client_new(a->ep, NULL, &a->st);
+  net_in *r = NULL;
+  int64_t t0 = net_now_ms();
+  a->rc = net_call(c, net_msg_new(a->type), &r, a->timeout_ms, &a->st);
+  a->ms = net_now_ms() - t0;
+  net_in_free(r);
+  net_client_free(c);
+  return NULL;
+}
+
+static void test_blocking_handler(void **state) {
+  net_server *s = start("inproc://test-block", NULL);
+  call_arg a = {.ep = net_server_endpoint(s, 0), .type = "Block", .timeout_ms = CALL_MS};
+  pthread_t t;
+  pthread_create(&t, NULL, call_thread, &a);
+  wait_for(&fx.blocked);
+  net_client *c = connect_to(s);
+  net_in *r;
+  rt_status st;
+  assert_int_equal(net_call(c, net_msg_new("Release"), &r, CALL_MS, &st), RT_OK);
+  net_in_free(r);
+  pthread_join(t, NULL);
+  assert_int_equal(a.rc, RT_OK);
+  net_client_free(c);
+  net_server_free(s);
+}
+
+/* ---- hostile input ----------------------------------------------------------------- */
+
+static void raw_expect(void *d, const void *bytes, size_t len, int code, const char *msg) {
+  assert_int_equal(zmq_send(d, bytes, len, 0), (int)len);
+  net_in *r = NULL;
+  rt_status st;
+  zmq_pollitem_t it = {d, 0, ZMQ_POLLIN, 0};
+  assert_int_equal(zmq_poll(&it, 1, CALL_MS), 1);
+  assert_int_equal(net_wire_recv(d, &(net_limits){1 << 20, 8, 1 << 20, 1 << 20, 1 << 20, 16},
+                                 NULL, NULL, &r, NULL, &st), RT_OK);
+  assert_string_equal(net_in_type(r), "error");
+  int64_t c;
+  const char *s;
+  size_t n;
+  assert_int_equal(net_get_int(r, "code", &c, &st), RT_OK);
+  assert_int_equal(net_get_str(r, "msg", &s, &n, &st), RT_OK);
+  assert_int_equal(c, code);
+  assert_int_equal(n, strlen(msg));
+  assert_memory_equal(s, msg, n);
+  net_in_free(r);
+}
+
+static void test_hostile(void **state) {
+  net_options o;
+  net_options_default(&o);
+  o.limits.max_frames = 2;
+  net_server *s = start("tcp://127.0.0.1:*", &o);
+  void *d = zmq_socket(net_ctx(), ZMQ_DEALER);
+  int zero = 0;
+  zmq_setsockopt(d, ZMQ_LINGER, &zero, sizeof zero);
+  assert_int_equal(zmq_connect(d, net_server_endpoint(s, 0)), 0);
+  raw_expect(d, B("hello"), RT_INVALID_ARGUMENT, "malformed header: expected a map, got uint");
+  raw_expect(d, "", 0, RT_INVALID_ARGUMENT, "malformed header: empty header frame");
+  raw_expect(d, B(HEAD4 "\xa1x\xdd\xff\xff\xff\xff"), RT_INVALID_ARGUMENT,
+             "malformed header: field \"x\": array at offset 17 claims 4294967295 elements but "
+             "only 0 bytes are left");
+  raw_expect(d, B("\x83\xa1v\x02\xa1t\xa4Ping\xa2id\x07"), RT_UNIMPLEMENTED,
+             "unsupported protocol version 2 (this tfsh speaks version 1)");
+  /* too many frames */
+  zmq_send(d, B("\x83\xa1v\x01\xa1t\xa4Ping\xa2id\x07"), ZMQ_SNDMORE);
+  zmq_send(d, "a", 1, ZMQ_SNDMORE);
+  zmq_send(d, "b", 1, ZMQ_SNDMORE);
+  raw_expect(d, "c", 1, RT_RESOURCE_EXHAUSTED,
+             "message over limits: more than 2 payload frames (max_frames)");
+  zmq_close(d);
+  net_client *c = connect_to(s);   /* and it keeps serving */
+  assert_int_equal(echo(c, 3), 3);
+  assert_int_equal(fx.handled, 1);
+  net_client_free(c);
+  net_server_free(s);
+}
+
+/* ---- time limits, cancellation, fan-out, shutdown ---------------------------------- */
+
+static int ticks;
+static int tick_cancel(void *arg, int64_t elapsed) { return ++ticks == 3; }
+
+static void test_timeout(void **state) {
+  net_server *s = start("inproc://test-timeout", NULL);
+  net_client *c = connect_to(s);
+  net_in *r;
+  rt_status st;
+  assert_int_equal(net_call(c, net_msg_new("Park"), &r, 50, &st), RT_DEADLINE_EXCEEDED);
+  assert_string_equal(st.msg, "no reply from inproc://test-timeout within 50 ms");
+  net_reply(take_parked(), net_msg_new("Late"));   /* late: discarded by the next call */
+
+  net_wait w = {.timeout_ms = CALL_MS, .tick_ms = 10, .tick = tick_cancel};
+  ticks = 0;
+  int64_t t0 = net_now_ms();
+  assert_int_equal(net_call_wait(c, net_msg_new("Park"), &r, &w, &st), RT_CANCELLED);
+  assert_string_equal(st.msg, "cancelled while waiting for inproc://test-timeout");
+  assert_int_equal(ticks, 3);
+  assert_true(net_now_ms() - t0 < 1000);
+  net_reply(take_parked(), net_msg_new("Late"));
+  assert_int_equal(echo(c, 11), 11);
+  net_client_free(c);
+  net_server_free(s);
+}
+
+static void test_fan_out(void **state) {
+  net_server *s[3];
+  net_client *c[3];
+  fx_reset();
+  for (int i = 0; i < 3; i++) {
+    const char *ep = "tcp://127.0.0.1:*";
+    rt_status st;
+    s[i] = net_server_new(&ep, 1, handle, NULL, NULL, &st);
+    c[i] = connect_to(s[i]);
+  }
+  rt_status st;
+  uint64_t id[3];
+  net_send(c[0], net_msg_new("Park"), &id[0], &st);
+  net_send(c[1], net_msg_new("Fail"), &id[1], &st);
+  net_msg *m = net_msg_new("Echo");
+  net_msg_int(m, "x", 4);
+  net_send(c[2], m, &id[2], &st);
+  int seen = 0, ready;
+  net_wait w = {.timeout_ms = CALL_MS};
+  while (seen != 6) {
+    assert_int_equal(net_poll(c, 3, &w, &ready, &st), RT_OK);
+    net_in *r;
+    uint64_t got;
+    int rc = net_recv(c[ready], &r, &got, &st);
+    if (ready == 1) {
+      assert_int_equal(rc, RT_NOT_FOUND);
+      assert_int_equal(got, id[1]);
+      seen |= 2;
+    } else if (r) {
+      assert_int_equal(ready, 2);
+      assert_int_equal(got, id[2]);
+      net_in_free(r);
+      seen |= 4;
+    }
+  }
+  w.timeout_ms = 20;
+  assert_int_equal(net_poll(c, 3, &w, &ready, &st), RT_DEADLINE_EXCEEDED);
+  char want[128];
+  snprintf(want, sizeof want, "no reply from %s within 20 ms", net_client_endpoint(c[0]));
+  assert_string_equal(st.msg, want);
+  net_reply(take_parked(), net_msg_new("Late"));
+  for (int i = 0; i < 3; i++) {
+    net_client_free(c[i]);
+    net_server_free(s[i]);
+  }
+}
+
+/* Stop a server while a handler holds a request: the client learns at once that the
+ * connection is gone, the handler's late reply is dropped, free returns. */
+static void test_shutdown_in_flight(void **state) {
+  net_server *s = start("tcp://127.0.0.1:*", NULL);
+  call_arg a = {.ep = net_server_endpoint(s, 0), .type = "Block", .timeout_ms = CALL_MS};
+  pthread_t t;
+  pthread_create(&t, NULL, call_thread, &a);
+  wait_for(&fx.blocked);
+  net_server_stop(s);
+  pthread_join(t, NULL);
+  assert_int_equal(a.rc, RT_UNAVAILABLE);
+  char want[160];
+  snprintf(want, sizeof want, "connection to %s lost (the peer closed it or stopped answering)",
+           a.ep);
+  assert_string_equal(a.st.msg, want);
+  assert_true(a.ms < CALL_MS / 2);
+  set_flag(&fx.released);
+  net_server_free(s);
+  assert_int_equal(fx.handled, 1000 + RT_CANCELLED);
+}
+
+int main(void) {
+  const struct CMUnitTest tests[] = {
+    cmocka_unit_test(test_roundtrip),
+    cmocka_unit_test(test_protocol_example),
+    cmocka_unit_test(test_malformed),
+    cmocka_unit_test(test_inproc),
+    cmocka_unit_test(test_tcp),
+    cmocka_unit_test(test_address_in_use),
+    cmocka_unit_test(test_big_payload),
+    cmocka_unit_test(test_many_clients),
+    cmocka_unit_test(test_blocking_handler),
+    cmocka_unit_test(test_hostile),
+    cmocka_unit_test(test_timeout),
+    cmocka_unit_test(test_fan_out),
+    cmocka_unit_test(test_shutdown_in_flight),
+  };
+  return cmocka_run_group_tests(tests, NULL, NULL);
+}
