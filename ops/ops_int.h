@@ -3,6 +3,7 @@
 #ifndef TFSH_OPS_INT_H
 #define TFSH_OPS_INT_H
 
+#include <stdbool.h>
 #include <stdint.h>
 
 #include "runtime/graph.h"
@@ -188,5 +189,41 @@ int op_cpu_gather(rt_kernel_ctx *c);
 int op_cpu_unsorted_segment_sum(rt_kernel_ctx *c);
 int op_cpu_one_hot(rt_kernel_ctx *c);
 int op_cpu_range(rt_kernel_ctx *c);
+
+/* ---- convolution and pooling (ops/conv.c, ops/cpu/conv.c) ------------------------- */
+
+/* One spatial dimension of a window op, as TF's GetWindowedOutputSize: VALID gives
+ * ceil((in - k + 1) / s) and no padding, SAME ceil(in / s) with the padding needed split
+ * so the smaller half is before. False when VALID and k > in (no output). */
+bool op_window_dim(int64_t in, int64_t k, int64_t s, bool same, int64_t *out, int64_t *pad_before);
+
+int op_cpu_conv2d(rt_kernel_ctx *c);
+int op_cpu_conv2d_backprop_input(rt_kernel_ctx *c);
+int op_cpu_conv2d_backprop_filter(rt_kernel_ctx *c);
+int op_cpu_max_pool(rt_kernel_ctx *c);
+int op_cpu_max_pool_grad(rt_kernel_ctx *c);
+int op_cpu_avg_pool(rt_kernel_ctx *c);
+int op_cpu_avg_pool_grad(rt_kernel_ctx *c);
+
+/* ---- random (ops/random.c, ops/cpu/random.c) -------------------------------------- */
+
+/* Philox4x32-10 (Salmon et al. 2011, as TF's PhiloxRandom): a 64-bit key and a 128-bit
+ * counter; each block gives four 32-bit values. */
+typedef struct op_philox {
+  uint32_t key[2];
+  uint32_t ctr[4];
+} op_philox;
+/* TF's seeding: key = seed, counter high half = seed2; both 0 means fresh seeds from
+ * getrandom(). */
+void op_philox_seed(op_philox *p, int64_t seed, int64_t seed2);
+/* The block at counter + skip (p is unchanged). */
+void op_philox_block(const op_philox *p, uint64_t skip, uint32_t out[4]);
+void op_philox_skip(op_philox *p, uint64_t n);
+
+int op_cpu_random_normal(rt_kernel_ctx *c);
+int op_cpu_truncated_normal(rt_kernel_ctx *c);
+int op_cpu_random_uniform(rt_kernel_ctx *c);
+int op_cpu_random_uniform_int(rt_kernel_ctx *c);
+int op_cpu_random_shuffle(rt_kernel_ctx *c);
 
 #endif

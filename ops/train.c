@@ -174,10 +174,6 @@ static const rt_op_def train_ops[] = {
         "var: Ref(T), ms: Ref(T), mom: Ref(T), lr: T, rho: T, momentum: T, epsilon: T, grad: T",
         "", rmsprop_kernel,
         "ms = rho*ms + (1-rho)*grad^2; mom = momentum*mom + lr*grad/sqrt(ms+epsilon); var -= mom."),
-};
-
-/* ApplyAdam has ten inputs: registered once the registry holds that many. */
-static const rt_op_def adam_op[] = {
   TRAIN("ApplyAdam",
         "var: Ref(T), m: Ref(T), v: Ref(T), beta1_power: T, beta2_power: T, lr: T, beta1: T, "
         "beta2: T, epsilon: T, grad: T",
@@ -187,5 +183,4 @@ static const rt_op_def adam_op[] = {
 
 void op_train_register(void) {
   rt_op_register(train_ops, OP_COUNT(train_ops));
-  if (sizeof ((rt_op_sig *)0)->in / sizeof(rt_arg_sig) >= 10) rt_op_register(adam_op, 1);
 }

@@ -57,3 +57,170 @@ void rt_endpoint(const char *addr, char *buf, size_t n) {
 void rt_task_name(const char *job, int index, char *buf, size_t n) {
   snprintf(buf, n, "/job:%s/replica:0/task:%d", job, index);
 }
+
+/* ---- parsing and checking ----------------------------------------------------------- */
+
+#include <ctype.h>
+#include <jansson.h>
+
+static bool valid_job(const char *s) {
+  if (!*s || !(isalpha((unsigned char)*s) || *s == '_')) return false;
+  for (; *s; s++)
+    if (!isalnum((unsigned char)*s) && *s != '_') return false;
+  return true;
+}
+
+static bool valid_address(const char *s) {
+  if (strstr(s, "://")) return true;
+  const char *colon = strrchr(s, ':');
+  if (!colon || colon == s || !colon[1]) return false;
+  for (const char *p = colon + 1; *p; p++)
+    if (!isdigit((unsigned char)*p)) return false;
+  return atoi(colon + 1) <= 65535;
+}
+
+int rt_cluster_check(const rt_cluster *c, rt_status *st) {
+  for (int i = 0; i < c->n; i++) {
+    const rt_task_addr *t = &c->tasks[i];
+    if (!valid_job(t->job))
+      return rt_error(st, RT_INVALID_ARGUMENT,
+                      "cluster spec: '%s' is not a valid job name (letters, digits and _)", t->job);
+    if (!valid_address(t->addr))
+      return rt_error(st, RT_INVALID_ARGUMENT,
+                      "cluster spec: /job:%s/task:%d has address '%s'; expected \"host:port\"",
+                      t->job, t->index, t->addr);
+    for (int k = 0; k < i; k++)
+      if (!strcmp(c->tasks[k].addr, t->addr))
+        return rt_error(st, RT_INVALID_ARGUMENT,
+                        "cluster spec: /job:%s/task:%d and /job:%s/task:%d both have address %s; "
+                        "give each task its own host:port",
+                        c->tasks[k].job, c->tasks[k].index, t->job, t->index, t->addr);
+  }
+  return RT_OK;
+}
+
+int rt_cluster_num_tasks(const rt_cluster *c, const char *job) {
+  int n = 0;
+  for (int i = 0; i < c->n; i++) n += !strcmp(c->tasks[i].job, job);
+  return n;
+}
+
+void rt_cluster_jobs(const rt_cluster *c, char *buf, size_t n) {
+  size_t off = 0;
+  buf[0] = '\0';
+  for (int i = 0; i < c->n && off < n; i++) {
+    bool seen = false;
+    for (int k = 0; k < i; k++) seen |= !strcmp(c->tasks[k].job, c->tasks[i].job);
+    if (!seen) off += (size_t)snprintf(buf + off, n - off, "%s%s", off ? ", " : "", c->tasks[i].job);
+  }
+}
+
+static int from_json_object(rt_cluster *c, json_t *obj, rt_status *st) {
+  const char *job;
+  json_t *tasks;
+  if (!json_is_object(obj))
+    return rt_error(st, RT_INVALID_ARGUMENT, "cluster spec: expected an object {job: [addresses]}");
+  json_object_foreach(obj, job, tasks) {
+    if (json_is_array(tasks)) {
+      size_t i;
+      json_t *a;
+      json_array_foreach(tasks, i, a) {
+        if (!json_is_string(a))
+          return rt_error(st, RT_INVALID_ARGUMENT, "cluster spec: /job:%s/task:%zu: address must be a string",
+                          job, i);
+        rt_cluster_add(c, job, (int)i, json_string_value(a));
+      }
+    } else if (json_is_object(tasks)) {
+      const char *key;
+      json_t *a;
+      json_object_foreach(tasks, key, a) {
+        char *end;
+        long idx = strtol(key, &end, 10);
+        if (*end || end == key || idx < 0 || idx > 1000000)
+          return rt_error(st, RT_INVALID_ARGUMENT, "cluster spec: job %s: task index '%s' is not a number", job, key);
+        if (!json_is_string(a))
+          return rt_error(st, RT_INVALID_ARGUMENT, "cluster spec: /job:%s/task:%ld: address must be a string", job, idx);
+        rt_cluster_add(c, job, (int)idx, json_string_value(a));
+      }
+    } else {
+      return rt_error(st, RT_INVALID_ARGUMENT,
+                      "cluster spec: job %s must map to a list of addresses or {index: address}", job);
+    }
+  }
+  return RT_OK;
+}
+
+rt_cluster *rt_cluster_parse(const char *text, rt_status *st) {
+  rt_cluster *c = rt_cluster_new();
+  int rc = RT_OK;
+  while (isspace((unsigned char)*text)) text++;
+  if (*text == '{') {
+    json_error_t err;
+    json_t *j = json_loads(text, 0, &err);
+    if (!j)
+      rc = rt_error(st, RT_INVALID_ARGUMENT, "cluster spec: invalid JSON at line %d column %d: %s",
+                    err.line, err.column, err.text);
+    else
+      rc = from_json_object(c, j, st);
+    json_decref(j);
+  } else {
+    /* legacy: job|h:p;h:p,job|h:p */
+    char *copy = strdup(text), *save1 = NULL;
+    for (char *part = strtok_r(copy, ",", &save1); part && !rc; part = strtok_r(NULL, ",", &save1)) {
+      char *bar = strchr(part, '|');
+      if (!bar) {
+        rc = rt_error(st, RT_INVALID_ARGUMENT,
+                      "cluster spec: '%s' should be job|host:port;host:port (or give JSON)", part);
+        break;
+      }
+      *bar = '\0';
+      char *save2 = NULL;
+      int idx = 0;
+      for (char *a = strtok_r(bar + 1, ";", &save2); a; a = strtok_r(NULL, ";", &save2))
+        rt_cluster_add(c, part, idx++, a);
+    }
+    free(copy);
+  }
+  if (!rc && c->n == 0) rc = rt_error(st, RT_INVALID_ARGUMENT, "cluster spec: no tasks");
+  if (!rc) rc = rt_cluster_check(c, st);
+  if (rc) {
+    rt_cluster_free(c);
+    return NULL;
+  }
+  return c;
+}
+
+rt_cluster *rt_cluster_from_tf_config(const char *text, char *job, size_t job_len, int *index,
+                                      rt_status *st) {
+  json_error_t err;
+  json_t *j = json_loads(text, 0, &err);
+  if (job) job[0] = '\0';
+  if (index) *index = -1;
+  if (!j) {
+    rt_error(st, RT_INVALID_ARGUMENT, "TF_CONFIG: invalid JSON at line %d column %d: %s", err.line,
+             err.column, err.text);
+    return NULL;
+  }
+  rt_cluster *c = rt_cluster_new();
+  json_t *cl = json_object_get(j, "cluster");
+  int rc = cl ? from_json_object(c, cl, st)
+              : rt_error(st, RT_INVALID_ARGUMENT, "TF_CONFIG: no \"cluster\" object");
+  if (rc) rt_status_prefix(st, "TF_CONFIG: ");
+  if (!rc) rc = rt_cluster_check(c, st);
+  json_t *task = json_object_get(j, "task");
+  if (!rc && task) {
+    json_t *type = json_object_get(task, "type"), *idx = json_object_get(task, "index");
+    if (!json_is_string(type) || (idx && !json_is_integer(idx)))
+      rc = rt_error(st, RT_INVALID_ARGUMENT, "TF_CONFIG: \"task\" needs \"type\" (a string) and \"index\" (an integer)");
+    else {
+      if (job) snprintf(job, job_len, "%s", json_string_value(type));
+      if (index) *index = idx ? (int)json_integer_value(idx) : 0;
+    }
+  }
+  json_decref(j);
+  if (rc) {
+    rt_cluster_free(c);
+    return NULL;
+  }
+  return c;
+}

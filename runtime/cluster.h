@@ -31,3 +31,18 @@ void rt_endpoint(const char *addr, char *buf, size_t n);
 void rt_task_name(const char *job, int index, char *buf, size_t n);
 
 #endif
+
+/* A cluster spec from text: JSON {"ps": ["h:p"], "worker": {"0": "h:p"}} or the legacy
+ * form "ps|h:p;h:p,worker|h:p". Checks job names, addresses ("host:port") and that no two
+ * tasks share an address (both named in the error). */
+rt_cluster *rt_cluster_parse(const char *text, rt_status *st);
+/* TF_CONFIG: {"cluster": {...}, "task": {"type": "worker", "index": 0}}. job/index may be
+ * NULL; *job gets "" and *index -1 when the task part is absent. */
+rt_cluster *rt_cluster_from_tf_config(const char *json, char *job, size_t job_len, int *index,
+                                      rt_status *st);
+/* Re-check a cluster: valid names and addresses, no shared address. */
+int rt_cluster_check(const rt_cluster *c, rt_status *st);
+/* Tasks of a job (0 if none). */
+int rt_cluster_num_tasks(const rt_cluster *c, const char *job);
+/* "ps, worker" */
+void rt_cluster_jobs(const rt_cluster *c, char *buf, size_t n);

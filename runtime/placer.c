@@ -99,6 +99,9 @@ int rt_place(rt_graph *g, const char *const *devices, int n_devices, const rt_pl
       rt_status_prefix(st, "node '%s': ", nd->name);
       break;
     }
+    /* A soft request (made by a device function) yields to the group's explicit one. */
+    bool soft_req = rt_node_bool(nd, "_device_soft", false);
+    if (nd->device[0] && soft_req && owner[r] >= 0) continue;
     if (nd->device[0]) {
       rt_devname merged = spec[r];
       rt_devname_merge(&merged, &req);

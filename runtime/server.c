@@ -1,6 +1,8 @@
 #include "runtime/server.h"
 
+#include <arpa/inet.h>
 #include <fcntl.h>
+#include <netdb.h>
 #include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -94,9 +96,46 @@ rt_server *rt_server_start(const rt_cluster *c, const char *job, int index,
   s->master = rt_master_new(s);
   char ep[256];
   rt_endpoint(me->addr, ep, sizeof ep);
+  /* Bind another host than the spec names only when asked (--bind 0.0.0.0). */
+  if (o && o->bind_host && !strncmp(ep, "tcp://", 6)) {
+    const char *colon = strrchr(ep, ':');
+    char b[256];
+    snprintf(b, sizeof b, "tcp://%s%s", o->bind_host, colon);
+    snprintf(ep, sizeof ep, "%s", b);
+  }
+  /* ZeroMQ binds interfaces or addresses, not names: resolve "localhost" to 127.0.0.1 (so a
+   * task named by a loopback name stays on loopback). */
+  if (!strncmp(ep, "tcp://", 6)) {
+    char host[200];
+    const char *colon = strrchr(ep, ':');
+    size_t hl = (size_t)(colon - (ep + 6));
+    if (hl < sizeof host) {
+      memcpy(host, ep + 6, hl);
+      host[hl] = '\0';
+      struct addrinfo hints = {.ai_family = AF_INET, .ai_socktype = SOCK_STREAM}, *res = NULL;
+      struct in_addr tmp;
+      if (strcmp(host, "*") && !inet_pton(AF_INET, host, &tmp) && !getaddrinfo(host, NULL, &hints, &res)) {
+        char ip[INET_ADDRSTRLEN];
+        inet_ntop(AF_INET, &((struct sockaddr_in *)res->ai_addr)->sin_addr, ip, sizeof ip);
+        char b[256];
+        snprintf(b, sizeof b, "tcp://%s%s", ip, colon);
+        snprintf(ep, sizeof ep, "%s", b);
+      }
+      if (res) freeaddrinfo(res);
+    }
+  }
+  /* port 0: any free port (create_local_server) */
+  size_t len = strlen(ep);
+  if (len > 2 && !strcmp(ep + len - 2, ":0")) snprintf(ep + len - 1, sizeof ep - len + 1, "*");
   const char *eps[] = {ep};
   s->net = net_server_new(eps, 1, dispatch, s, NULL, st);
   if (!s->net) {
+    if (strstr(st->msg, "already in use")) {
+      char msg[RT_MSG_MAX];
+      snprintf(msg, sizeof msg, "%s (another process holds %s: stop it, or give this task another "
+               "port in the cluster spec)", st->msg, strrchr(me->addr, ':') ? strrchr(me->addr, ':') + 1 : me->addr);
+      snprintf(st->msg, sizeof st->msg, "%s", msg);
+    }
     rt_status_prefix(st, "%s: ", s->task);
     rt_server_free(s);
     return NULL;

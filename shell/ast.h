@@ -30,6 +30,8 @@ enum sh_node_kind {
   E_DICTCOMP,     /* a: key; b: value; list: E_COMPFOR clauses */
   E_COMPFOR,      /* a: target; b: iterable; list: if-conditions */
   E_STARRED,      /* a */
+  E_YIELD,        /* a: value or NULL */
+  E_YIELDFROM,    /* a: iterable */
   /* statements */
   S_EXPR,         /* a; op: 1 when the REPL should echo the value */
   S_ASSIGN,       /* list: targets (a = b = value); a: value */
@@ -98,6 +100,7 @@ struct sh_funcdef {
   sh_node **kwdefaults;   /* nkwonly entries, NULL when required */
   sh_obj *doc;            /* docstring or NULL */
   bool is_class, is_module;
+  bool is_generator;      /* contains yield: calling it makes a generator */
   /* filled by the resolver */
   int nslots;
   sh_obj **slotnames;     /* nslots names (for errors and %who) */

@@ -151,10 +151,7 @@ static sh_obj *bi_open(ARGS) {
     sh_type *t = errno == ENOENT ? sh_FileNotFoundError : sh_OSError;
     return sh_raise(t, "[Errno %d] %s: '%s'", errno, strerror(errno), p);
   }
-  sh_obj *name = sh_repr(path);
-  sh_obj *f = sh_file_wrap(fp, sh_str_cstr(path), m, true);
-  sh_decref(name);
-  return f;
+  return sh_file_wrap(fp, p, m, true);
 }
 
 /* ---- print and friends ------------------------------------------------------------------ */
@@ -461,8 +458,7 @@ static sh_obj *bi_reversed(ARGS) {
     sh_decref(&n->head);
     return it;
   }
-  if (sh_isinstance(o, &sh_dict_type) || sh_isinstance(o, &sh_set_type))
-    if (o->type == &sh_set_type) return sh_raise(sh_TypeError, "'set' object is not reversible");
+  if (sh_isinstance(o, &sh_set_type)) return sh_raise(sh_TypeError, "'set' object is not reversible");
   sh_obj *l = sh_sequence_to_list(o);
   if (!l) return NULL;
   int64_t n = SH_LIST_N(l);
@@ -664,7 +660,7 @@ static sh_obj *bi_dir(ARGS) {
   if (argc == 0) {
     sh_frame *f = sh_current_frame();
     sh_obj *d = f ? f->globals : sh_main_globals(), *l = sh_list_new(0), *k;
-    for (int64_t p = 0; sh_dict_next(d, &p, &k, NULL);) if (sh_str_cstr(k)[0] != 1) sh_list_append(l, k);
+    for (int64_t p = 0; sh_dict_next(d, &p, &k, NULL);) sh_list_append(l, k);
     list_sort(l, NULL, false);
     return l;
   }
@@ -1069,34 +1065,32 @@ static sh_obj *str_capitalize(ARGS) { return case_map(self, 2); }
 static sh_obj *str_title(ARGS) { return case_map(self, 3); }
 static sh_obj *str_swapcase(ARGS) { return case_map(self, 4); }
 
+/* startswith/endswith(prefix or tuple of prefixes[, start[, end]]) */
 static sh_obj *affix(sh_obj *self, int argc, sh_obj **argv, bool end) {
-  if (argc < 1 || argc > 3) return sh_raise(sh_TypeError, "%swith() takes 1 to 3 arguments", end ? "ends" : "starts");
-  sh_obj *sub = sh_getitem(self, argc > 1 ? sh_slice_new(argv[1], argc > 2 ? argv[2] : NULL, NULL) : SH_NONE);
-  sh_err_clear();
-  sh_obj *s = self;
-  if (argc > 1) {
-    sh_obj *sl = sh_slice_new(argv[1], argc > 2 ? argv[2] : NULL, NULL);
-    sh_decref(sub);
-    sub = sh_getitem(self, sl);
-    sh_decref(sl);
-    if (!sub) return NULL;
-    s = sub;
+  const char *fn = end ? "endswith" : "startswith";
+  if (argc < 1 || argc > 3) return sh_raise(sh_TypeError, "%s() takes 1 to 3 arguments (%d given)", fn, argc);
+  sh_obj *s = sh_incref(self);
+  if (argc > 1) {   /* the [start:end] part of self */
+    sh_obj *slice = sh_slice_new(argv[1], argc > 2 ? argv[2] : NULL, NULL);
+    sh_decref(s);
+    s = sh_getitem(self, slice);
+    sh_decref(slice);
+    if (!s) return NULL;
   }
-  sh_obj *pre = argv[0];
-  sh_obj **cands = &pre;
+  sh_obj *pre = argv[0], **cands = &pre;
   int64_t nc = 1;
   if (pre->type == &sh_tuple_type) { cands = SH_TUPLE_ITEMS(pre); nc = SH_TUPLE_N(pre); }
   bool hit = false;
   for (int64_t i = 0; i < nc && !hit; i++) {
     sh_obj *p = cands[i];
     if (!sh_is_str(p)) {
-      sh_decref(argc > 1 ? sub : NULL);
-      return sh_raise(sh_TypeError, "%swith first arg must be str or a tuple of str, not %s", end ? "ends" : "starts", sh_type_name(p));
+      sh_decref(s);
+      return sh_raise(sh_TypeError, "%s first arg must be str or a tuple of str, not %s", fn, sh_type_name(p));
     }
     int64_t n = SLEN(s), m = SLEN(p);
     hit = m <= n && !memcmp(S(s) + (end ? n - m : 0), S(p), m);
   }
-  if (argc > 1) sh_decref(sub);
+  sh_decref(s);
   return sh_bool(hit);
 }
 static sh_obj *str_startswith(ARGS) { return affix(self, argc, argv, false); }

@@ -6,7 +6,9 @@
 
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <sys/stat.h>
+#include <ucontext.h>
 #include <unistd.h>
 
 #include "shell/interp.h"
@@ -140,9 +142,7 @@ static sh_obj *make_function(sh_frame *f, sh_funcdef *code) {
   }
   sh_func *fn = sh_new(&sh_func_type);
   fn->code = code;
-  sh_chunk *chunk = f->func ? f->func->chunk : NULL;
-  if (!chunk) chunk = (sh_chunk *)sh_dict_get_str(f->globals, "\x01chunk");
-  fn->chunk = (sh_chunk *)sh_incref(&chunk->head);
+  fn->chunk = (sh_chunk *)SH_INCREF(f->chunk);
   fn->globals = sh_incref(f->globals);
   fn->defaults = defaults;
   fn->kwdefaults = kwdefaults;
@@ -241,6 +241,8 @@ static int bind_args(sh_func *fn, sh_obj **slots, int argc, sh_obj **argv, sh_ob
   return 0;
 }
 
+static sh_obj *gen_new(sh_func *fn, sh_obj **slots);
+
 static sh_obj *cell_new(sh_obj *v) {   /* steals v */
   sh_cell_obj *c = sh_new(&sh_cell_type);
   c->v = v;
@@ -252,14 +254,24 @@ sh_obj *sh_func_call(sh_obj *o, int argc, sh_obj **argv, sh_obj *kw) {
   sh_funcdef *c = fn->code;
   if (depth >= MAX_DEPTH) return sh_raise(sh_RecursionError, "maximum recursion depth exceeded");
   sh_obj *small[16];
-  sh_obj **slots = c->nslots <= 16 ? small : malloc(c->nslots * sizeof *slots);
+  sh_obj **slots = c->nslots <= 16 && !c->is_generator ? small : malloc((c->nslots + 1) * sizeof *slots);
   memset(slots, 0, c->nslots * sizeof *slots);
   sh_obj *result = NULL;
+  if (c->is_generator) {
+    if (bind_args(fn, slots, argc, argv, kw) < 0) {
+      for (int i = 0; i < c->nslots; i++) sh_decref(slots[i]);
+      free(slots);
+      return NULL;
+    }
+    for (int i = 0; i < c->nslots; i++)
+      if (c->is_cell[i]) slots[i] = cell_new(slots[i]);
+    return gen_new(fn, slots);
+  }
   if (bind_args(fn, slots, argc, argv, kw) == 0) {
     for (int i = 0; i < c->nslots; i++)
       if (c->is_cell[i]) slots[i] = cell_new(slots[i]);
     sh_frame f = {.back = cur_frame, .code = c, .slots = slots, .closure = fn->closure,
-                  .globals = fn->globals, .func = fn, .line = c->line};
+                  .globals = fn->globals, .func = fn, .chunk = fn->chunk, .line = c->line};
     cur_frame = &f;
     depth++;
     int st = exec_block(&f, c->body);
@@ -271,6 +283,151 @@ sh_obj *sh_func_call(sh_obj *o, int argc, sh_obj **argv, sh_obj *kw) {
   for (int i = 0; i < c->nslots; i++) sh_decref(slots[i]);
   if (slots != small) free(slots);
   return result;
+}
+
+/* ---- generators ------------------------------------------------------------------------ */
+/* A generator runs its function body on a stack of its own (ucontext); `yield` switches
+ * back to whoever called next(). Closing an unfinished generator resumes it with
+ * GeneratorExit so that its finally blocks run and its frame's references are released. */
+#define GEN_STACK (1 << 20)
+#if __has_include(<valgrind/valgrind.h>)   /* tell valgrind about the extra stacks */
+#include <valgrind/valgrind.h>
+#define STACK_REGISTER(p, n) VALGRIND_STACK_REGISTER((p), (char *)(p) + (n))
+#define STACK_DEREGISTER(id) VALGRIND_STACK_DEREGISTER(id)
+#else
+#define STACK_REGISTER(p, n) 0u
+#define STACK_DEREGISTER(id) ((void)(id))
+#endif
+
+typedef struct sh_gen {
+  sh_obj head;
+  sh_func *fn;
+  sh_obj **slots;
+  sh_frame frame;
+  ucontext_t ctx, caller;
+  void *stack;
+  unsigned stack_id;      /* valgrind's */
+  sh_obj *yielded;        /* value passed out by yield */
+  bool started, running, done, closing;
+  sh_frame *caller_frame;
+  int caller_depth;
+  struct sh_gen *outer;   /* the generator that was running when this one was resumed */
+} sh_gen;
+
+static sh_gen *cur_gen;
+static sh_type *GeneratorExit;
+
+static void gen_body(void) {
+  sh_gen *g = cur_gen;
+  int st = exec_block(&g->frame, g->fn->code->body);
+  if (st == ST_ERR) add_traceback(&g->frame);
+  g->done = true;
+  g->yielded = NULL;
+  swapcontext(&g->ctx, &g->caller);
+}
+
+/* Switch into g until it yields or finishes. Returns the yielded value, or NULL: finished
+ * (exception pending if it raised). */
+static sh_obj *gen_resume(sh_gen *g) {
+  if (g->running) return sh_raise(sh_ValueError, "generator already executing");
+  if (!g->started) {
+    g->stack = mmap(NULL, GEN_STACK, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+    if (g->stack == MAP_FAILED) { g->stack = NULL; g->done = true; return sh_raise(sh_RuntimeError, "cannot allocate a generator stack"); }
+    g->stack_id = STACK_REGISTER(g->stack, GEN_STACK);
+    getcontext(&g->ctx);
+    g->ctx.uc_stack.ss_sp = g->stack;
+    g->ctx.uc_stack.ss_size = GEN_STACK;
+    g->ctx.uc_link = NULL;
+    makecontext(&g->ctx, gen_body, 0);
+    g->started = true;
+  }
+  g->caller_frame = cur_frame;
+  g->caller_depth = depth;
+  g->frame.back = cur_frame;
+  g->outer = cur_gen;
+  cur_frame = &g->frame;
+  depth++;
+  cur_gen = g;
+  g->running = true;
+  swapcontext(&g->caller, &g->ctx);
+  g->running = false;
+  cur_gen = g->outer;
+  cur_frame = g->caller_frame;
+  depth = g->caller_depth;
+  sh_obj *v = g->yielded;
+  g->yielded = NULL;
+  return v;
+}
+
+static sh_obj *eval_yield(sh_frame *f, sh_obj *v) {   /* steals v */
+  sh_gen *g = cur_gen;
+  if (!g || &g->frame != f) { sh_decref(v); return sh_raise(sh_RuntimeError, "yield outside a running generator"); }
+  g->yielded = v;
+  swapcontext(&g->ctx, &g->caller);
+  if (g->closing) {
+    sh_err_restore(sh_exc_new(GeneratorExit, sh_tuple_new(0)));
+    return NULL;
+  }
+  return sh_none();
+}
+
+static sh_obj *gen_next(sh_obj *o) {
+  sh_gen *g = (sh_gen *)o;
+  if (g->done) return NULL;
+  sh_incref(o);   /* the body may drop the last other reference to its generator */
+  sh_obj *v = gen_resume(g);
+  sh_decref(o);
+  if (!v && sh_err_matches(sh_StopIteration)) {
+    sh_err_clear();
+    return sh_raise(sh_RuntimeError, "generator raised StopIteration");
+  }
+  return v;
+}
+
+static void gen_close(sh_gen *g) {
+  if (!g->started || g->done) return;
+  sh_obj *pending = sh_err_fetch();
+  g->closing = true;
+  sh_obj *v = gen_resume(g);
+  if (v) { sh_decref(v); g->done = true; }   /* yielded while closing: abandon it */
+  sh_err_clear();
+  if (pending) sh_err_restore(pending);
+}
+
+static void gen_destroy(sh_obj *o) {
+  sh_gen *g = (sh_gen *)o;
+  o->refcnt = 1;   /* alive while its finally blocks run */
+  gen_close(g);
+  o->refcnt = 0;
+  for (int i = 0; i < g->fn->code->nslots; i++) sh_decref(g->slots[i]);
+  free(g->slots);
+  sh_decref(g->frame.retval);
+  if (g->stack) { STACK_DEREGISTER(g->stack_id); munmap(g->stack, GEN_STACK); }
+  SH_DECREF(g->fn);
+}
+
+static sh_obj *gen_self_iter(sh_obj *o) { return sh_incref(o); }
+static sh_obj *gen_repr(sh_obj *o) {
+  return sh_strf("<generator object %s at %p>", sh_str_cstr(((sh_gen *)o)->fn->code->name), (void *)o);
+}
+static sh_obj *gen_close_m(sh_obj *self, int argc, sh_obj **argv, sh_obj *kw) {
+  gen_close((sh_gen *)self);
+  return sh_none();
+}
+static const sh_method gen_methods[] = {
+  {"close", gen_close_m, "close()", "Finish the generator (its finally blocks run)."},
+  {NULL}};
+static sh_type gen_type = {SH_TYPE_HEAD, .name = "generator", .size = sizeof(sh_gen),
+  .destroy = gen_destroy, .repr = gen_repr, .iter = gen_self_iter, .next = gen_next,
+  .methods = gen_methods};
+
+static sh_obj *gen_new(sh_func *fn, sh_obj **slots) {   /* takes slots */
+  sh_gen *g = sh_new(&gen_type);
+  g->fn = (sh_func *)SH_INCREF(fn);
+  g->slots = slots;
+  g->frame = (sh_frame){.code = fn->code, .slots = slots, .closure = fn->closure,
+                        .globals = fn->globals, .func = fn, .chunk = fn->chunk, .line = fn->code->line};
+  return &g->head;
 }
 
 /* ---- super() ---------------------------------------------------------------------------- */
@@ -696,6 +853,23 @@ static sh_obj *eval(sh_frame *f, sh_node *e) {
   case E_LAMBDA: return make_function(f, e->fn);
   case E_STARRED:
     return sh_raise(sh_SyntaxError, "can't use starred expression here");
+  case E_YIELD:
+    if (e->a) { if (!(a = eval(f, e->a))) return NULL; }
+    else a = sh_none();
+    return eval_yield(f, a);
+  case E_YIELDFROM: {
+    if (!(a = eval(f, e->a))) return NULL;
+    sh_obj *it = sh_iter(a), *x;
+    sh_decref(a);
+    if (!it) return NULL;
+    while ((x = sh_next(it))) {
+      sh_obj *r = eval_yield(f, x);
+      if (!r) { sh_decref(it); return NULL; }
+      sh_decref(r);
+    }
+    sh_decref(it);
+    return sh_err_occurred() ? NULL : sh_none();
+  }
   }
   return sh_raise(sh_RuntimeError, "tfsh: cannot evaluate node kind %d", e->kind);
 }
@@ -1050,7 +1224,8 @@ static int exec_class(sh_frame *f, sh_node *s) {
   memset(slots, 0, code->nslots * sizeof *slots);
   for (int i = 0; i < code->nslots; i++) if (code->is_cell[i]) slots[i] = cell_new(NULL);
   sh_frame cf = {.back = f, .code = code, .slots = slots, .closure = make_closure(f, code),
-                 .globals = f->globals, .classns = ns, .func = f->func, .line = s->line};
+                 .globals = f->globals, .classns = ns, .func = f->func, .chunk = f->chunk,
+                 .line = s->line};
   cur_frame = &cf;
   int st = exec_block(&cf, code->body);
   cur_frame = f;
@@ -1325,16 +1500,13 @@ int sh_run_chunk(sh_chunk *c, sh_obj *globals) {
   sh_obj *small[16], **slots = code->nslots <= 16 ? small : malloc(code->nslots * sizeof *slots);
   memset(slots, 0, code->nslots * sizeof *slots);
   for (int i = 0; i < code->nslots; i++) if (code->is_cell[i]) slots[i] = cell_new(NULL);
-  /* functions defined at top level find their chunk through this hidden global */
-  sh_obj *saved = sh_incref(sh_dict_get_str(globals, "\x01chunk"));
-  sh_dict_set_str(globals, "\x01chunk", &c->head);
-  sh_frame f = {.back = cur_frame, .code = code, .slots = slots, .globals = globals, .line = 1};
+  sh_frame f = {.back = cur_frame, .code = code, .slots = slots, .globals = globals,
+                .chunk = c, .line = 1};
   cur_frame = &f;
   int st = exec_block(&f, code->body);
   cur_frame = f.back;
   if (st == ST_ERR) add_traceback(&f);
   sh_decref(f.retval);
-  if (saved) { sh_dict_set_str(globals, "\x01chunk", saved); sh_decref(saved); }
   for (int i = 0; i < code->nslots; i++) sh_decref(slots[i]);
   if (slots != small) free(slots);
   return st == ST_ERR ? -1 : 0;
@@ -1385,13 +1557,11 @@ sh_obj *sh_eval_string(const char *src, const char *filename, sh_obj *globals) {
   memset(slots, 0, code->nslots * sizeof *slots);
   for (int i = 0; i < code->nslots; i++) if (code->is_cell[i]) slots[i] = cell_new(NULL);
   if (!globals) globals = cur_frame ? cur_frame->globals : main_globals;
-  sh_obj *saved = sh_incref(sh_dict_get_str(globals, "\x01chunk"));
-  sh_dict_set_str(globals, "\x01chunk", &c->head);
-  sh_frame f = {.back = cur_frame, .code = code, .slots = slots, .globals = globals, .line = 1};
+  sh_frame f = {.back = cur_frame, .code = code, .slots = slots, .globals = globals,
+                .chunk = c, .line = 1};
   cur_frame = &f;
   sh_obj *r = eval(&f, e);
   cur_frame = f.back;
-  if (saved) { sh_dict_set_str(globals, "\x01chunk", saved); sh_decref(saved); }
   for (int i = 0; i < code->nslots; i++) sh_decref(slots[i]);
   if (slots != small) free(slots);
   SH_DECREF(c);
@@ -1514,6 +1684,9 @@ void sh_init(int argc, char **argv) {
   sh_dict_set_str(builtins, "super", b = sh_builtin_new("super", bi_super, NULL, "super()", "The parent class's view of self.")); sh_decref(b);
   sh_dict_set_str(builtins, "staticmethod", (sh_obj *)&sh_staticmethod_type);
   sh_dict_set_str(builtins, "property", (sh_obj *)&sh_property_type);
+  GeneratorExit = sh_exc_class_new("GeneratorExit", sh_BaseException);
+  sh_dict_set_str(builtins, "GeneratorExit", (sh_obj *)GeneratorExit);
+  SH_DECREF(GeneratorExit);   /* builtins holds it */
   register_builtin_modules();
   sh_sys_set_argv(argc, argv);
   sh_decref(sh_import("sys"));   /* print needs sys.stdout */

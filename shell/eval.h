@@ -24,6 +24,7 @@ typedef struct sh_frame {
   sh_obj *globals;
   sh_obj *classns;        /* class bodies: the namespace being built */
   sh_func *func;
+  sh_chunk *chunk;        /* the parsed unit the code belongs to (functions made here keep it) */
   sh_obj *retval;
   sh_obj *handling;       /* the exception an except block is handling (bare raise) */
   int line;

@@ -5,6 +5,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "shell/cmd.h"
 #include "shell/interp.h"
 #include "shell/repl.h"
 
@@ -59,8 +60,8 @@ int main(int argc, char **argv) {
     printf("tfsh %s\n", TFSH_VERSION);
     return 0;
   }
-  /* ---- subcommands of other layers dispatch here, before the interpreter starts ----
-   * e.g.  if (argc > 1 && !strcmp(argv[1], "server")) return rt_server_main(argc - 1, argv + 1); */
+  /* ---- subcommands dispatch here, before the interpreter starts ---- */
+  if (argc > 1 && !strcmp(argv[1], "server")) return sh_server_main(argc - 1, argv + 1);
 
   sh_install_sigint();
   if (argc > 1 && !strcmp(argv[1], "-c")) {

@@ -74,6 +74,7 @@ typedef struct parser {
   int fdepth;            /* nesting of def/lambda (return is only legal inside) */
   int loopdepth;
   int depth;             /* expression nesting, bounded so the C stack is safe */
+  sh_funcdef *fn;        /* the def being parsed (yield makes it a generator) */
 } parser;
 
 #define MAX_NESTING 400
@@ -337,6 +338,25 @@ static sh_node *comprehension(parser *P, int kind, sh_token *at, sh_node *elt, s
   return n;
 }
 
+static sh_node *testlist_star(parser *P);
+
+/* yield_expr -> 'yield' ['from' test | testlist_star] */
+static sh_node *yield_expr(parser *P) {
+  sh_token *t = advance(P);
+  if (!P->fn || P->fn->is_class || P->fn->is_module) error_at(P, t, "'yield' outside function");
+  P->fn->is_generator = true;
+  if (accept(P, T_FROM)) {
+    sh_node *n = node(P, E_YIELDFROM, t);
+    n->a = test(P);
+    return n;
+  }
+  sh_node *n = node(P, E_YIELD, t);
+  int k = peek(P);
+  if (k != T_NEWLINE && k != T_RPAREN && k != T_SEMI && k != T_EOF && k != T_RBRACKET)
+    n->a = testlist_star(P);
+  return n;
+}
+
 /* atom -> '(' [testlist_comp] ')' | '[' [testlist_comp] ']' | '{' [dictorsetmaker] '}'
  *       | NAME | NUMBER | strings | '...' | 'None' | 'True' | 'False' */
 static sh_node *atom(parser *P) {
@@ -364,7 +384,11 @@ static sh_node *atom(parser *P) {
   case T_LPAREN: {
     advance(P);
     if (accept(P, T_RPAREN)) { n = node(P, E_TUPLE, t); return n; }
-    if (peek(P) == T_YIELD) error_at(P, cur(P), "'yield' is not supported by tfsh");
+    if (peek(P) == T_YIELD) {
+      sh_node *y = yield_expr(P);
+      expect(P, T_RPAREN);
+      return y;
+    }
     sh_node *first = star_or_test(P);
     if (peek(P) == T_FOR) {
       n = comprehension(P, E_GENEXP, t, first, NULL);
@@ -441,8 +465,6 @@ static sh_node *atom(parser *P) {
     n->list2 = vlist(vals);
     return n;
   }
-  case T_YIELD:
-    error_at(P, t, "'yield' is not supported by tfsh");
   default:
     syntax_error(P);
   }
@@ -752,7 +774,10 @@ static sh_node *lambdef(parser *P) {
   parameters(P, n->fn, T_COLON, true);
   expect(P, T_COLON);
   P->fdepth++;
+  sh_funcdef *outer = P->fn;
+  P->fn = NULL;   /* no yield in a lambda */
   sh_node *body = test(P);
+  P->fn = outer;
   P->fdepth--;
   sh_node *ret = node(P, S_RETURN, t);
   ret->a = body;
@@ -822,7 +847,7 @@ static sh_node *testlist_star(parser *P) {
 static const char *expr_what(sh_node *e) {
   switch (e->kind) {
   case E_CALL: return "function call";
-  case E_CONST: return e->val == SH_NONE || e->val == sh_true || e->val == sh_false ? sh_str_cstr(sh_repr(e->val)) : "literal";
+  case E_CONST: return e->val == SH_NONE ? "None" : e->val == sh_true ? "True" : e->val == sh_false ? "False" : "literal";
   case E_COMPARE: return "comparison";
   case E_BINOP: case E_UNOP: return "expression";
   case E_LAMBDA: return "lambda";
@@ -1007,7 +1032,7 @@ static sh_node *small_stmt(parser *P) {
   case T_IMPORT: case T_FROM:
     return import_stmt(P);
   }
-  sh_node *e = testlist_star(P);
+  sh_node *e = peek(P) == T_YIELD ? yield_expr(P) : testlist_star(P);
   int aug = augop_of(peek(P));
   if (aug >= 0) {
     sh_token *op = advance(P);
@@ -1035,7 +1060,7 @@ static sh_node *small_stmt(parser *P) {
     while (accept(P, T_ASSIGN)) {
       check_target(P, value, false);
       vpush(P, &targets, value);
-      value = testlist_star(P);
+      value = peek(P) == T_YIELD ? yield_expr(P) : testlist_star(P);
     }
     n = node(P, S_ASSIGN, t);
     n->list = vlist(targets);
@@ -1236,9 +1261,12 @@ static sh_node *funcdef(parser *P, sh_nodelist decorators) {
   if (accept(P, T_ARROW)) test(P);
   expect(P, T_COLON);
   int loops = P->loopdepth;
+  sh_funcdef *outer = P->fn;
   P->loopdepth = 0;
   P->fdepth++;
+  P->fn = n->fn;
   n->fn->body = suite(P, "function definition", t->line);
+  P->fn = outer;
   P->fdepth--;
   P->loopdepth = loops;
   n->fn->doc = docstring(n->fn->body);
@@ -1264,7 +1292,10 @@ static sh_node *classdef(parser *P, sh_nodelist decorators) {
   P->fdepth = 0;
   n->fn = funcdef_new(P, name->val, t->line);
   n->fn->is_class = true;
+  sh_funcdef *outer = P->fn;
+  P->fn = n->fn;
   n->list2 = suite(P, "class definition", t->line);
+  P->fn = outer;
   n->fn->body = n->list2;
   n->fn->doc = docstring(n->list2);
   P->loopdepth = loops;

@@ -55,7 +55,7 @@ static int magic_who(const char *args) {
   sh_obj *g = sh_main_globals(), *k, *v, *names = sh_list_new(0);
   for (int64_t p = 0; sh_dict_next(g, &p, &k, &v);) {
     const char *n = sh_str_cstr(k);
-    if (n[0] == '_' || n[0] == 1 || v->type == &sh_module_type) continue;
+    if (n[0] == '_' || v->type == &sh_module_type) continue;
     sh_list_append(names, k);
   }
   sh_obj *sorted = sh_call_method(names, "sort", 0, NULL, NULL);
@@ -206,7 +206,7 @@ static void add_matches(sh_obj *out, sh_obj *names, const char *prefix, size_t p
   sh_obj *it = sh_iter(names), *x;
   if (!it) { sh_err_clear(); return; }
   while ((x = sh_next(it))) {
-    if (sh_is_str(x) && !strncmp(sh_str_cstr(x), prefix, plen) && sh_str_cstr(x)[0] != 1 &&
+    if (sh_is_str(x) && !strncmp(sh_str_cstr(x), prefix, plen) &&
         (prefix[0] == '_' || sh_str_cstr(x)[0] != '_'))
       sh_set_add(out, x);
     sh_decref(x);
@@ -453,9 +453,14 @@ int sh_repl_run(void) {
     }
     sh_buf_puts(&buf, line);
     if (line[0] && line[strlen(line) - 1] != '\n') sh_buf_putc(&buf, '\n');
+    /* Read more while the parser says the input ended early; a blank line ends a block
+     * (as in python) but not an open bracket or string. */
     bool blank = strspn(line, " \t\r\n") == strlen(line);
-    if (!blank && sh_source_incomplete(buf.data)) continue;
-    if (!blank && opens_block(buf.data)) continue;
+    bool block = opens_block(buf.data);
+    if ((!blank || !block) && sh_source_incomplete(buf.data)) continue;
+    if (!blank && block) continue;
+    while (buf.len && isspace((unsigned char)buf.data[buf.len - 1])) buf.data[--buf.len] = 0;
+    sh_buf_putc(&buf, '\n');   /* drop the blank line that ended a block */
     history_add(buf.data);
     int rc = sh_exec_interactive(buf.data);
     sh_buf_free(&buf);

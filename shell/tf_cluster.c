@@ -475,7 +475,11 @@ static sh_obj *f_create_local_server(sh_obj *self, int argc, sh_obj **argv, sh_o
 void tf_cluster_add(sh_obj *train) {
   sh_module_add(train, "ClusterSpec", sh_incref((sh_obj *)&tf_cluster_type));
   sh_module_add(train, "Server", sh_incref((sh_obj *)&tf_server_type));
-  sh_setattr((sh_obj *)&tf_server_type, "create_local_server",
-             sh_builtin_new("create_local_server", f_create_local_server, NULL, "create_local_server(config=None, start=True)",
-                            "A one-task server on a free localhost port."));
+  /* a static method: static types have no dict of their own until given one */
+  if (!tf_server_type.dict) tf_server_type.dict = sh_dict_new();
+  sh_obj *f = sh_builtin_new("create_local_server", f_create_local_server, NULL,
+                             "create_local_server(config=None, start=True)",
+                             "A one-task server on a free localhost port.");
+  sh_dict_set_str(tf_server_type.dict, "create_local_server", f);
+  sh_decref(f);
 }

@@ -172,6 +172,7 @@ int tf_apply_device_stack(tf_graph *g, int id) {
   rt_devname cur;
   rt_status st = {0};
   char reason[256] = "";
+  bool from_fn = false;   /* chosen by a device function, not an explicit string */
   rt_devname_clear(&cur);
   for (int64_t i = SH_LIST_N(stack) - 1; i >= 0; i--) {
     sh_obj *e = SH_LIST_ITEMS(stack)[i];
@@ -185,7 +186,9 @@ int tf_apply_device_stack(tf_graph *g, int id) {
       rt_devname_fill(&cur, &spec);
     } else if (e->type == &tf_rds_type) {
       if (rds_apply((tf_rds *)e, g, id, &cur, reason, sizeof reason) < 0) return -1;
+      from_fn = true;
     } else {
+      from_fn = true;
       char buf[200];
       rt_node_set_device(tf_rt(g)->nodes[id], rt_devname_str(&cur, buf, sizeof buf));
       sh_obj *op = tf_op_new(g, id);
@@ -208,6 +211,9 @@ int tf_apply_device_stack(tf_graph *g, int id) {
   char buf[200];
   rt_node_set_device(n, rt_devname_str(&cur, buf, sizeof buf));
   if (reason[0]) rt_node_set_string(n, "_device_reason", reason);
+  /* A device a function chose yields to colocation (an update op follows its variable to
+   * the ps even though replica_device_setter sent "everything else" to the worker). */
+  if (from_fn && !reason[0]) rt_node_set_bool(n, "_device_soft", true);
   return 0;
 }
 

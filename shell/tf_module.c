@@ -15,6 +15,7 @@ void tf_cluster_add(sh_obj *train);
 sh_obj *tf_greedy_new(sh_obj *self, int argc, sh_obj **argv, sh_obj *kw);
 sh_obj *tf_variable_initializer(sh_obj *v);
 bool tf_variable_trainable(sh_obj *v);
+void tf_data_add(sh_obj *tf);
 
 static const char prelude_src[] =
 #include "shell/tf_prelude.py.inc"
@@ -220,6 +221,13 @@ static sh_obj *f_make_node(sh_obj *self, int argc, sh_obj **argv, sh_obj *kw) {
 
 static sh_obj *f_make_variable(sh_obj *self, int argc, sh_obj **argv, sh_obj *kw);
 
+/* The script's main(), for tf.app.run() without main=. */
+static sh_obj *f_main_function(sh_obj *self, int argc, sh_obj **argv, sh_obj *kw) {
+  sh_obj *m = sh_dict_get_str(sh_main_globals(), "main");
+  if (!m) return sh_raise(sh_AttributeError, "tf.app.run() needs main=... or a function main in the script");
+  return sh_incref(m);
+}
+
 static const sh_method module_funcs[] = {
   {"device", tf_device, "device(device_name_or_function)", "Ops created inside go to this device (a spec, a function, or None to clear)."},
   {"global_variables", f_global_variables, "global_variables(scope=None)", "Variables in the GLOBAL_VARIABLES collection."},
@@ -236,6 +244,7 @@ static const sh_method module_funcs[] = {
   {"assign_add", f_assign_add, "assign_add(ref, value, use_locking=None, name=None)", "ref += value."},
   {"assign_sub", f_assign_sub, "assign_sub(ref, value, use_locking=None, name=None)", "ref -= value."},
   {"_make_node", f_make_node, "_make_node(op, name=None, inputs=None, attrs=None, control_inputs=None)", "Build any registered op (internal)."},
+  {"_main_function", f_main_function, "_main_function()", "The script's main (internal)."},
   {"_make_variable", f_make_variable, "_make_variable(scope, initial, trainable, collections)", "Build a variable under a scope (internal)."},
   {NULL},
 };
@@ -286,6 +295,7 @@ static sh_obj *tf_init(void) {
   sh_obj *compat = sh_module_new("tensorflow.compat");
   sh_module_add(compat, "v1", sh_incref(tf));
   sh_module_add_sub(tf, "compat", compat);
+  tf_data_add(tf);
   sh_obj *dict = ((sh_module_obj *)tf)->dict;
   if (sh_exec_string(prelude_src, "<tensorflow>", dict) < 0 ||
       sh_exec_string(train_src, "<tensorflow.train>", dict) < 0) {

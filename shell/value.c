@@ -1036,7 +1036,7 @@ int sh_set_contains(sh_obj *s, sh_obj *item) {
 static sh_obj *dict_repr(sh_obj *o) {
   bool set = o->type != &sh_dict_type && sh_is_subtype(o->type, &sh_set_type);
   if (set && sh_dict_len(o) == 0) return sh_str("set()");
-  if (sh_repr_enter(o)) return sh_str(set ? "{...}" : "{...}");
+  if (sh_repr_enter(o)) return sh_str("{...}");
   sh_buf b = {0};
   sh_buf_putc(&b, '{');
   sh_obj *k, *v;

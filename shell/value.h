@@ -42,9 +42,26 @@
  *   my_tensor *t = sh_new(&my_tensor_type);          // refcount 1, fields zeroed
  *
  * Binary operators: `a OP b` calls a's type's binop(op, a, b); if that is missing or returns
- * SH_NOTIMPL (a borrowed singleton, do not decref), b's type's binop(op, a, b) is tried with
- * the SAME argument order — so one hook serves `t * 2` and `2 * t` by looking at which
- * operand is its own type. `a OP= b` uses the same hook.
+ * SH_NOTIMPL, b's type's binop(op, a, b) is tried with the SAME argument order — so one
+ * hook serves `t * 2` and `2 * t` by looking at which operand is its own type. `a OP= b`
+ * uses the same hook. None, True, False, SH_NOTIMPL and static types are immortal: return
+ * them with or without sh_incref, it makes no difference.
+ *
+ * Errors: `return sh_raise(sh_ValueError, "bad shape %d", n);` raises and returns NULL.
+ * Own exception classes: `static sh_type *InvalidArgumentError;` made once with
+ * sh_exc_class_new("InvalidArgumentError", sh_Exception) and added to a module; scripts
+ * catch them with `except tf.errors.InvalidArgumentError as e`.
+ *
+ * Classes that scripts subclass (SessionRunHook): sh_class_new(name, base, methods, help)
+ * makes a class whose instances carry a __dict__; `class MyHook(tf.train.SessionRunHook)`
+ * then overrides its methods, and native code calls them back with sh_call_method().
+ *
+ * Long native calls poll sh_check_interrupt() so that Ctrl-C cancels them.
+ *
+ * Linking: tfsh_core is a static archive, and a linker never pulls an archive member in to
+ * replace a weak definition, so a strong sh_modules_init_extra only takes effect when its
+ * object file is linked for certain (whole-archive link, or the file listed in the
+ * executable's sources).
  */
 #ifndef TFSH_SHELL_VALUE_H
 #define TFSH_SHELL_VALUE_H

@@ -1,0 +1,257 @@
+/* Convolution and pooling: Conv2D and its two backprop ops, MaxPool / MaxPoolGrad,
+ * AvgPool / AvgPoolGrad, with TF1's signatures, window arithmetic and shape errors.
+ * Kernels are NHWC only on the CPU (as TF1's); shape functions understand NCHW too. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "ops/ops_int.h"
+
+#define FLT "{float, double}"
+#define IN(i) (c->node->inputs[i])
+#define DY (c->dy[0])
+
+bool op_window_dim(int64_t in, int64_t k, int64_t s, bool same, int64_t *out, int64_t *pad_before) {
+  if (same) {
+    *out = (in + s - 1) / s;
+    int64_t need = (*out - 1) * s + k - in;
+    *pad_before = need > 0 ? need / 2 : 0;
+    return true;
+  }
+  *pad_before = 0;
+  if (in < k) return false;
+  *out = (in - k + s) / s;
+  return true;
+}
+
+/* ---- shapes ---------------------------------------------------------------------- */
+
+static const int64_t *list_ints(const rt_node *n, const char *name, int *count) {
+  const rt_attr_value *v = rt_node_attr(n, name);
+  *count = v && v->kind == RT_ATTR_LIST_INT ? v->list.n : 0;
+  return *count ? v->list.v : NULL;
+}
+
+static bool nchw(const rt_node *n) { return !strcmp(rt_node_string(n, "data_format", "NHWC"), "NCHW"); }
+
+/* padding must be SAME or VALID; sets *same. */
+static int check_padding(rt_shape_ctx *c, bool *same) {
+  const char *p = rt_node_string(c->node, "padding", "");
+  *same = !strcmp(p, "SAME");
+  if (*same || !strcmp(p, "VALID")) return RT_OK;
+  return op_shape_error(c, 0, "Value for attr 'padding' of \"%s\" is not in the list of allowed "
+                        "values: \"SAME\", \"VALID\"", p);
+}
+
+/* One spatial output dim from known sizes (or unknown). */
+static int out_dim(rt_shape_ctx *c, int64_t in, int64_t k, int64_t s, bool same, int64_t *out) {
+  int64_t pad;
+  *out = -1;
+  if (in < 0 || k < 0) return RT_OK;
+  if (!op_window_dim(in, k, s, same, out, &pad))
+    return op_shape_error(c, 0, "Negative dimension size caused by subtracting %lld from %lld",
+                          (long long)k, (long long)in);
+  return RT_OK;
+}
+
+static int conv2d_shape(rt_shape_ctx *c) {
+  const rt_shape *x = &c->in_shapes[0], *f = &c->in_shapes[1];
+  int ns, nd;
+  const int64_t *s = list_ints(c->node, "strides", &ns);
+  list_ints(c->node, "dilations", &nd);
+  bool same;
+  if (ns != 4)
+    return op_shape_error(c, 0, "Conv2D requires the stride attribute to contain 4 values, but "
+                          "got: %d", ns);
+  if (nd != 0 && nd != 4)
+    return op_shape_error(c, 0, "Conv2D requires the dilation attribute to contain 4 values, but "
+                          "got: %d", nd);
+  if (x->ndims >= 0 && x->ndims != 4) return op_rank_error(c, 4, x->ndims);
+  if (f->ndims >= 0 && f->ndims != 4) return op_rank_error(c, 4, f->ndims);
+  if (check_padding(c, &same)) return c->st->code;
+  bool cf = nchw(c->node);
+  int hd = cf ? 2 : 1, cd = cf ? 1 : 3;
+  int64_t n = -1, h = -1, w = -1, ch = -1, kh = -1, kw = -1, ic = -1, oc = -1;
+  if (x->ndims == 4) n = x->dims[0], h = x->dims[hd], w = x->dims[hd + 1], ch = x->dims[cd];
+  if (f->ndims == 4) kh = f->dims[0], kw = f->dims[1], ic = f->dims[2], oc = f->dims[3];
+  if (ch >= 0 && ic >= 0 && ch != ic) return op_dims_error(c, ch, ic);
+  int64_t oh, ow;
+  if (out_dim(c, h, kh, s[hd], same, &oh) || out_dim(c, w, kw, s[hd + 1], same, &ow))
+    return c->st->code;
+  c->out_shapes[0] = cf ? rt_shape_make(4, (int64_t[]){n, oc, oh, ow})
+                        : rt_shape_make(4, (int64_t[]){n, oh, ow, oc});
+  return RT_OK;
+}
+
+/* Output 0 from a 4-vector of sizes (input i): exact when constant. */
+static int sizes_shape(rt_shape_ctx *c, int i) {
+  const rt_shape *s = &c->in_shapes[i];
+  if (s->ndims >= 0 && s->ndims != 1) return op_rank_error(c, 1, s->ndims);
+  if (s->ndims == 1 && s->dims[0] >= 0 && s->dims[0] != 4)
+    return op_shape_error(c, 0, "Dimension must be 4 but is %lld", (long long)s->dims[0]);
+  int64_t v[RT_MAX_DIMS];
+  int n;
+  if (op_const_ints(c, i, v, RT_MAX_DIMS, &n) && n == 4) {
+    for (int d = 0; d < 4; d++)
+      if (v[d] < 0) return op_shape_error(c, 1u << i, "Dimension %d must be >= 0", d);
+    c->out_shapes[0] = rt_shape_make(4, v);
+  } else {
+    c->out_shapes[0] = rt_shape_make(4, (int64_t[]){-1, -1, -1, -1});
+  }
+  return RT_OK;
+}
+
+static int backprop_shape(rt_shape_ctx *c, int sizes) {
+  int ns;
+  list_ints(c->node, "strides", &ns);
+  bool same;
+  if (ns != 4)
+    return op_shape_error(c, 0, "Conv2D requires the stride attribute to contain 4 values, but "
+                          "got: %d", ns);
+  for (int i = 0; i < 3; i++)
+    if (i != sizes && c->in_shapes[i].ndims >= 0 && c->in_shapes[i].ndims != 4)
+      return op_rank_error(c, 4, c->in_shapes[i].ndims);
+  if (check_padding(c, &same)) return c->st->code;
+  return sizes_shape(c, sizes);
+}
+
+static int backprop_input_shape(rt_shape_ctx *c) { return backprop_shape(c, 0); }
+static int backprop_filter_shape(rt_shape_ctx *c) { return backprop_shape(c, 1); }
+
+static int pool_attrs(rt_shape_ctx *c, const int64_t **k, const int64_t **s, bool *same) {
+  int nk, ns;
+  *k = list_ints(c->node, "ksize", &nk);
+  *s = list_ints(c->node, "strides", &ns);
+  if (ns != 4)
+    return op_shape_error(c, 0, "%s requires the stride attribute to contain 4 values, but got: "
+                          "%d", c->node->op, ns);
+  if (nk != 4)
+    return op_shape_error(c, 0, "%s requires the ksize attribute to contain 4 values, but got: "
+                          "%d", c->node->op, nk);
+  return check_padding(c, same);
+}
+
+static int pool_shape(rt_shape_ctx *c) {
+  const rt_shape *x = &c->in_shapes[0];
+  const int64_t *k, *s;
+  bool same;
+  if (pool_attrs(c, &k, &s, &same)) return c->st->code;
+  if (x->ndims >= 0 && x->ndims != 4) return op_rank_error(c, 4, x->ndims);
+  bool cf = nchw(c->node);
+  int hd = cf ? 2 : 1, cd = cf ? 1 : 3;
+  int64_t n = -1, h = -1, w = -1, ch = -1, oh, ow;
+  if (x->ndims == 4) n = x->dims[0], h = x->dims[hd], w = x->dims[hd + 1], ch = x->dims[cd];
+  if (out_dim(c, h, k[hd], s[hd], same, &oh) || out_dim(c, w, k[hd + 1], s[hd + 1], same, &ow))
+    return c->st->code;
+  c->out_shapes[0] = cf ? rt_shape_make(4, (int64_t[]){n, ch, oh, ow})
+                        : rt_shape_make(4, (int64_t[]){n, oh, ow, ch});
+  return RT_OK;
+}
+
+static int max_pool_grad_shape(rt_shape_ctx *c) {
+  const int64_t *k, *s;
+  bool same;
+  if (pool_attrs(c, &k, &s, &same)) return c->st->code;
+  for (int i = 0; i < 3; i++)
+    if (c->in_shapes[i].ndims >= 0 && c->in_shapes[i].ndims != 4)
+      return op_rank_error(c, 4, c->in_shapes[i].ndims);
+  return op_shape_unchanged(c);
+}
+
+static int avg_pool_grad_shape(rt_shape_ctx *c) {
+  const int64_t *k, *s;
+  bool same;
+  if (pool_attrs(c, &k, &s, &same)) return c->st->code;
+  if (c->in_shapes[1].ndims >= 0 && c->in_shapes[1].ndims != 4)
+    return op_rank_error(c, 4, c->in_shapes[1].ndims);
+  return sizes_shape(c, 0);
+}
+
+/* ---- gradients ------------------------------------------------------------------- */
+
+/* The forward node's window attrs onto a gradient node. */
+static void copy_window_attrs(rt_node *n, const void *arg) {
+  static const char *names[] = {"strides", "padding", "data_format", "dilations",
+                                "use_cudnn_on_gpu", "ksize"};
+  for (size_t i = 0; i < sizeof names / sizeof *names; i++) {
+    const rt_attr_value *v = rt_node_attr(arg, names[i]);
+    rt_attr_value copy;
+    if (v && !rt_attr_value_copy(&copy, v)) rt_node_set_attr(n, names[i], &copy);
+  }
+}
+
+/* The shape of tensor x as an int32 vector: a constant when known, else a Shape node. */
+static char *gshape_of(rt_grad_ctx *c, const char *x) {
+  rt_shape s = op_gshape(c, x);
+  if (rt_shape_fully_known(&s)) return op_gints(c, s.ndims, s.dims);
+  return op_g1(c, "Shape", x);
+}
+
+static int conv2d_grad(rt_grad_ctx *c) {
+  if (!DY) return RT_OK;
+  char *s0 = gshape_of(c, IN(0));
+  const char *in0[] = {s0, IN(1), DY};
+  c->dx[0] = s0 ? op_grad_node(c, "Conv2DBackpropInput", "Conv2DBackpropInput", 3, in0,
+                               copy_window_attrs, c->node) : NULL;
+  char *s1 = c->dx[0] ? gshape_of(c, IN(1)) : NULL;
+  const char *in1[] = {IN(0), s1, DY};
+  c->dx[1] = s1 ? op_grad_node(c, "Conv2DBackpropFilter", "Conv2DBackpropFilter", 3, in1,
+                               copy_window_attrs, c->node) : NULL;
+  free(s0), free(s1);
+  return c->st->code;
+}
+
+static int max_pool_grad(rt_grad_ctx *c) {
+  if (!DY) return RT_OK;
+  const char *in[] = {IN(0), c->node->name, DY};
+  c->dx[0] = op_grad_node(c, "MaxPoolGrad", "MaxPoolGrad", 3, in, copy_window_attrs, c->node);
+  return c->st->code;
+}
+
+static int avg_pool_grad(rt_grad_ctx *c) {
+  if (!DY) return RT_OK;
+  char *s0 = gshape_of(c, IN(0));
+  const char *in[] = {s0, DY};
+  c->dx[0] = s0 ? op_grad_node(c, "AvgPoolGrad", "AvgPoolGrad", 2, in, copy_window_attrs, c->node)
+                : NULL;
+  free(s0);
+  return c->st->code;
+}
+
+/* ---- the table ------------------------------------------------------------------- */
+
+#define CONV_ATTRS                                                                       \
+  "T: " FLT ", strides: list(int), use_cudnn_on_gpu: bool = true, padding: string, "      \
+  "data_format: string = 'NHWC', dilations: list(int) = []"
+#define POOL_ATTRS                                                                       \
+  "T: " FLT ", ksize: list(int) >= 4, strides: list(int) >= 4, padding: string, "        \
+  "data_format: string = 'NHWC'"
+
+static const rt_op_def conv_ops[] = {
+  {.name = "Conv2D", .inputs = "input: T, filter: T", .outputs = "output: T", .attrs = CONV_ATTRS,
+   .help = "2-D convolution of NHWC input with a [height, width, in, out] filter.",
+   .shape = conv2d_shape, .kernel = {[RT_DEV_CPU] = op_cpu_conv2d}, .grad = conv2d_grad},
+  {.name = "Conv2DBackpropInput", .inputs = "input_sizes: int32, filter: T, out_backprop: T",
+   .outputs = "output: T", .attrs = CONV_ATTRS,
+   .help = "Conv2D's gradient for its input, of shape input_sizes.",
+   .shape = backprop_input_shape, .kernel = {[RT_DEV_CPU] = op_cpu_conv2d_backprop_input}},
+  {.name = "Conv2DBackpropFilter", .inputs = "input: T, filter_sizes: int32, out_backprop: T",
+   .outputs = "output: T", .attrs = CONV_ATTRS,
+   .help = "Conv2D's gradient for its filter, of shape filter_sizes.",
+   .shape = backprop_filter_shape, .kernel = {[RT_DEV_CPU] = op_cpu_conv2d_backprop_filter}},
+  {.name = "MaxPool", .inputs = "input: T", .outputs = "output: T", .attrs = POOL_ATTRS,
+   .help = "Maximum over each ksize window, moved by strides.", .shape = pool_shape,
+   .kernel = {[RT_DEV_CPU] = op_cpu_max_pool}, .grad = max_pool_grad},
+  {.name = "MaxPoolGrad", .inputs = "orig_input: T, orig_output: T, grad: T",
+   .outputs = "output: T", .attrs = POOL_ATTRS,
+   .help = "MaxPool's gradient: grad routed to the first maximum of each window.",
+   .shape = max_pool_grad_shape, .kernel = {[RT_DEV_CPU] = op_cpu_max_pool_grad}},
+  {.name = "AvgPool", .inputs = "value: T", .outputs = "output: T", .attrs = POOL_ATTRS,
+   .help = "Mean over each ksize window (padding not counted), moved by strides.",
+   .shape = pool_shape, .kernel = {[RT_DEV_CPU] = op_cpu_avg_pool}, .grad = avg_pool_grad},
+  {.name = "AvgPoolGrad", .inputs = "orig_input_shape: int32, grad: T", .outputs = "output: T",
+   .attrs = POOL_ATTRS, .help = "AvgPool's gradient: grad spread evenly over each window.",
+   .shape = avg_pool_grad_shape, .kernel = {[RT_DEV_CPU] = op_cpu_avg_pool_grad}},
+};
+
+void op_conv_register(void) { rt_op_register(conv_ops, OP_COUNT(conv_ops)); }

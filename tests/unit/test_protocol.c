@@ -1,0 +1,179 @@
+/* The runtime's messages on the wire (net/PROTOCOL.md, "Runtime messages"): the test
+ * values of that page encoded and decoded, and hostile values refused with their words. */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <cmocka.h>
+
+#include <string.h>
+
+#include "net/wire.h"
+#include "ops/ops.h"
+#include "runtime/codec.h"
+
+/* Seal an outgoing message and parse it back as a receiver would (header only). */
+static net_in *roundtrip(net_msg *m, rt_status *st) {
+  const void *p;
+  size_t len;
+  net_msg_seal(m, 7, &p, &len);
+  net_limits lim;
+  net_limits_default(&lim);
+  return net_in_parse(p, len, &lim, NULL, st);
+}
+
+static void test_node_encoding(void **state) {
+  rt_status st = {0};
+  rt_graph *g = rt_graph_new();
+  rt_node *a = rt_node_new("a", "Const");
+  rt_tensor *v = rt_tensor_scalar_f32(1.5f);
+  rt_node_set_tensor(a, "value", v);
+  rt_node_set_type(a, "dtype", RT_FLOAT);
+  rt_tensor_unref(v);
+  assert_int_equal(rt_graph_add(g, a, &st), RT_OK);
+  rt_node *b = rt_node_new("b", "Const");
+  v = rt_tensor_scalar_f32(2.5f);
+  rt_node_set_tensor(b, "value", v);
+  rt_node_set_type(b, "dtype", RT_FLOAT);
+  rt_tensor_unref(v);
+  assert_int_equal(rt_graph_add(g, b, &st), RT_OK);
+  rt_node *c = rt_node_new("c", "Add");
+  rt_node_add_input(c, "a");
+  rt_node_add_input(c, "b");
+  assert_int_equal(rt_graph_add(g, c, &st), RT_OK);
+
+  net_msg *m = net_msg_new("CreateSession");
+  rt_pack_nodes(net_msg_field(m, "graph"), g, 0);
+  net_in *in = roundtrip(m, &st);
+  assert_non_null(in);
+  rt_graph *h = rt_graph_new();
+  assert_int_equal(rt_unpack_nodes(net_get(in, "graph"), "graph", h, &st), RT_OK);
+  assert_int_equal(h->n_nodes, 3);
+  rt_node *hc = rt_graph_find(h, "c");
+  assert_string_equal(hc->inputs[1], "b");
+  assert_int_equal(rt_node_type(hc, "T", RT_INVALID), RT_FLOAT);   /* the test value's attr [5, 1] */
+  assert_true(*(float *)rt_tensor_data(rt_node_attr(rt_graph_find(h, "b"), "value")->tensor) == 2.5f);
+  net_in_free(in);
+  net_msg_free(m);
+  rt_graph_free(h);
+  rt_graph_free(g);
+}
+
+static void test_tensor_frames(void **state) {
+  rt_status st = {0};
+  float two[2] = {1.0f, 2.0f};
+  int64_t d = 2;
+  rt_shape s = rt_shape_make(1, &d);
+  rt_tensor *t = rt_tensor_new(RT_FLOAT, &s);
+  memcpy(rt_tensor_data(t), two, sizeof two);
+  net_msg *m = net_msg_new("RunStep");
+  net_msg_uint(m, "session", 42);
+  rt_pack_tensor_msg(m, net_msg_field(m, "tensor"), t);
+  assert_int_equal(net_msg_nframes(m), 1);
+  net_in *in = roundtrip(m, &st);
+  assert_non_null(in);
+  const msgpack_object *o = net_get(in, "tensor");
+  uint64_t frame = 99;
+  assert_int_equal(net_obj_uint(net_obj_key(o, "frame"), "frame", &frame, &st), RT_OK);
+  assert_int_equal(frame, 0);
+  int64_t dt;
+  assert_int_equal(net_obj_int(net_obj_key(o, "dtype"), "dtype", &dt, &st), RT_OK);
+  assert_int_equal(dt, 1);
+  /* the frame itself is the raw little-endian floats: 00 00 80 3f 00 00 00 40 */
+  static const unsigned char want[8] = {0, 0, 0x80, 0x3f, 0, 0, 0, 0x40};
+  assert_memory_equal(rt_tensor_data(t), want, 8);
+  /* no frames attached: decoding refuses the frame index */
+  rt_tensor *x = NULL;
+  assert_int_equal(rt_unpack_tensor_msg(in, o, "RunStep.feeds.tensor", &x, &st), RT_INVALID_ARGUMENT);
+  assert_string_equal(st.msg, "RunStep.feeds.tensor.frame: frame 0 of a message with 0");
+  net_in_free(in);
+  net_msg_free(m);
+  rt_tensor_unref(t);
+}
+
+static void test_hostile_values(void **state) {
+  rt_status st = {0};
+  /* unknown dtype */
+  net_msg *m = net_msg_new("RunStep");
+  msgpack_packer *pk = net_msg_field(m, "tensor");
+  msgpack_pack_map(pk, 3);
+  msgpack_pack_str(pk, 5);
+  msgpack_pack_str_body(pk, "dtype", 5);
+  msgpack_pack_int(pk, 99);
+  msgpack_pack_str(pk, 5);
+  msgpack_pack_str_body(pk, "shape", 5);
+  msgpack_pack_array(pk, 1);
+  msgpack_pack_int(pk, 2);
+  msgpack_pack_str(pk, 4);
+  msgpack_pack_str_body(pk, "data", 4);
+  msgpack_pack_bin(pk, 8);
+  msgpack_pack_bin_body(pk, "\0\0\0\0\0\0\0\0", 8);
+  net_in *in = roundtrip(m, &st);
+  rt_tensor *x = NULL;
+  assert_int_equal(rt_unpack_tensor_inline(net_get(in, "tensor"), "t", &x, &st), RT_INVALID_ARGUMENT);
+  assert_string_equal(st.msg, "t.dtype: unknown dtype 99");
+  net_in_free(in);
+  net_msg_free(m);
+
+  /* data size that does not match the shape */
+  m = net_msg_new("RunStep");
+  pk = net_msg_field(m, "tensor");
+  msgpack_pack_map(pk, 3);
+  msgpack_pack_str(pk, 5);
+  msgpack_pack_str_body(pk, "dtype", 5);
+  msgpack_pack_int(pk, 1);
+  msgpack_pack_str(pk, 5);
+  msgpack_pack_str_body(pk, "shape", 5);
+  msgpack_pack_array(pk, 1);
+  msgpack_pack_int(pk, 3);
+  msgpack_pack_str(pk, 4);
+  msgpack_pack_str_body(pk, "data", 4);
+  msgpack_pack_bin(pk, 8);
+  msgpack_pack_bin_body(pk, "\0\0\0\0\0\0\0\0", 8);
+  in = roundtrip(m, &st);
+  assert_int_equal(rt_unpack_tensor_inline(net_get(in, "tensor"), "t", &x, &st), RT_INVALID_ARGUMENT);
+  assert_string_equal(st.msg, "t.data: 8 bytes for a float32 tensor of 12 bytes");
+  net_in_free(in);
+  net_msg_free(m);
+
+  /* a node naming an op that does not exist */
+  m = net_msg_new("ExtendSession");
+  pk = net_msg_field(m, "graph");
+  msgpack_pack_array(pk, 1);
+  msgpack_pack_map(pk, 5);
+  const char *kv[] = {"name", "x", "op", "Nope", "device", ""};
+  for (int i = 0; i < 6; i++) {
+    msgpack_pack_str(pk, strlen(kv[i]));
+    msgpack_pack_str_body(pk, kv[i], strlen(kv[i]));
+  }
+  msgpack_pack_str(pk, 5);
+  msgpack_pack_str_body(pk, "input", 5);
+  msgpack_pack_array(pk, 0);
+  msgpack_pack_str(pk, 4);
+  msgpack_pack_str_body(pk, "attr", 4);
+  msgpack_pack_map(pk, 0);
+  in = roundtrip(m, &st);
+  rt_graph *g = rt_graph_new();
+  assert_int_equal(rt_unpack_nodes(net_get(in, "graph"), "graph", g, &st), RT_NOT_FOUND);
+  assert_string_equal(st.msg, "node 'x': Op type not registered 'Nope'");
+  /* the wrong kind where a list of nodes belongs */
+  assert_int_equal(rt_unpack_nodes(net_in_header(in), "graph", g, &st), RT_INVALID_ARGUMENT);
+  assert_string_equal(st.msg, "graph is map, expected array");
+  rt_graph_free(g);
+  net_in_free(in);
+  net_msg_free(m);
+}
+
+static int setup(void **state) {
+  op_register_all();
+  return 0;
+}
+
+int main(void) {
+  const struct CMUnitTest tests[] = {
+    cmocka_unit_test(test_node_encoding),
+    cmocka_unit_test(test_tensor_frames),
+    cmocka_unit_test(test_hostile_values),
+  };
+  return cmocka_run_group_tests(tests, setup, NULL);
+}
