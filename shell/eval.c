@@ -564,19 +564,57 @@ fail:
   return NULL;
 }
 
+/* obj.name(...) without making a bound method: returns the plain function or unbound
+ * builtin found on the class (borrowed), or NULL when the usual lookup must be used. */
+static sh_obj *method_fast(sh_obj *obj, sh_obj *name) {
+  for (sh_type *t = obj->type; t; t = t->base)
+    if (t->getattr) {
+      if (!(t->flags & SH_TF_INSTANCE)) return NULL;   /* a native hook may serve the name */
+      break;
+    }
+  if (obj->type == &sh_module_type || obj->type == &sh_type_type || obj->type == &super_type)
+    return NULL;
+  if ((obj->type->flags & SH_TF_INSTANCE) && ((sh_inst *)obj)->dict &&
+      sh_dict_get(((sh_inst *)obj)->dict, name))
+    return NULL;
+  if ((obj->type->flags & SH_TF_INSTANCE) && sh_isinstance(obj, sh_BaseException) &&
+      !strcmp(sh_str_cstr(name), "args"))
+    return NULL;
+  sh_obj *v = sh_class_lookup(obj->type, name);
+  if (!v) return NULL;
+  if (v->type == &sh_func_type) return v;
+  if (v->type == &sh_builtin_type && ((sh_builtin_obj *)v)->unbound) return v;
+  return NULL;
+}
+
 static sh_obj *eval_call(sh_frame *f, sh_node *e) {
-  sh_obj *callee = eval(f, e->a);
+  sh_obj *callee, *self = NULL;
+  if (e->a->kind == E_ATTR) {
+    sh_obj *obj = eval(f, e->a->a);
+    if (!obj) return NULL;
+    sh_obj *m = method_fast(obj, e->a->val);
+    if (m) { callee = sh_incref(m); self = obj; }
+    else {
+      callee = sh_getattr_s(obj, e->a->val, true);
+      sh_decref(obj);
+    }
+  } else {
+    callee = eval(f, e->a);
+  }
   if (!callee) return NULL;
-  sh_obj *small[8], **args = small, *arglist = NULL, *kw = NULL, *r = NULL;
+  sh_obj *small[9], **args = small + 1, *arglist = NULL, *kw = NULL, *r = NULL;
   int argc = 0;
   bool simple = e->list.n <= 8;
   for (int i = 0; simple && i < e->list.n; i++) simple = e->list.v[i]->kind != E_STARRED;
   if (simple) {
     for (; argc < e->list.n; argc++)
-      if (!(small[argc] = eval(f, e->list.v[argc]))) goto done;
+      if (!(args[argc] = eval(f, e->list.v[argc]))) goto done;
   } else {
     if (!(arglist = eval_elements(f, e->list))) goto done;
-    args = SH_LIST_ITEMS(arglist);
+    if (self) {   /* room for self in front */
+      sh_list_insert(arglist, 0, self);
+      args = SH_LIST_ITEMS(arglist) + 1;
+    } else args = SH_LIST_ITEMS(arglist);
   }
   if (e->list2.n) {
     kw = sh_dict_new();
@@ -608,10 +646,19 @@ static sh_obj *eval_call(sh_frame *f, sh_node *e) {
     }
   }
   f->line = e->line;
-  r = sh_call(callee, arglist ? (int)SH_LIST_N(arglist) : argc, args, kw);
+  int n = arglist ? (int)SH_LIST_N(arglist) - (self != NULL) : argc;
+  if (!self) r = sh_call(callee, n, args, kw);
+  else if (callee->type == &sh_builtin_type) {
+    if (sh_interrupted && sh_check_interrupt() < 0) goto done;
+    r = ((sh_builtin_obj *)callee)->fn(self, n, args, kw);
+  } else {
+    args[-1] = self;   /* small[0] or the slot inserted in arglist */
+    r = sh_call(callee, n + 1, args - 1, kw);
+  }
 done:
   sh_decref(callee);
-  if (!arglist) for (int i = 0; i < argc; i++) sh_decref(small[i]);
+  sh_decref(self);
+  if (!arglist) for (int i = 0; i < argc; i++) sh_decref(args[i]);
   sh_decref(arglist);
   sh_decref(kw);
   return r;

@@ -9,7 +9,7 @@
 #include "shell/interp.h"
 #include "shell/repl.h"
 
-static const char usage_line[] = "usage: tfsh [-h] [--version] [-c CODE | FILE | -] [ARGS...]\n";
+static const char usage_line[] = "usage: tfsh [-h] [--version] [-c CODE | FILE | - | server ...] [ARGS...]\n";
 
 static void print_help(void) {
   printf("%s\n"
@@ -20,6 +20,7 @@ static void print_help(void) {
          "  FILE [ARGS]     run FILE (.tfs or .py); sys.argv = [FILE, ARGS...]\n"
          "  -               run the script read from stdin\n"
          "  -c CODE [ARGS]  run CODE; sys.argv = ['-c', ARGS...]\n"
+         "  server ...      run one task of a cluster (tfsh server --help)\n"
          "  -h, --help      show this help\n"
          "  --version       print the version\n\n"
          "In the shell: %%help lists the magics, name? describes name, Ctrl-D exits.\n",

@@ -409,4 +409,22 @@ void tf_data_add(sh_obj *tf) {
   sh_module_add_sub(tutorials, "mnist", mnist);
   sh_module_add_sub(examples, "tutorials", tutorials);
   sh_module_add_sub(tf, "examples", examples);
+  /* namespaces the prelude fills: tf.losses, tf.layers, tf.initializers,
+   * tf.contrib.layers */
+  static const char *const subs[][2] = {
+    {"losses", "tensorflow.losses"}, {"layers", "tensorflow.layers"},
+    {"initializers", "tensorflow.initializers"},
+  };
+  for (size_t i = 0; i < sizeof subs / sizeof *subs; i++) {
+    sh_obj *have = sh_getattr_opt(tf, subs[i][0]);
+    if (have) { sh_decref(have); continue; }
+    sh_module_add_sub(tf, subs[i][0], sh_module_new(subs[i][1]));
+  }
+  sh_obj *contrib = sh_getattr_opt(tf, "contrib");
+  if (contrib) {
+    sh_obj *have = sh_getattr_opt(contrib, "layers");
+    if (have) sh_decref(have);
+    else sh_module_add_sub(contrib, "layers", sh_module_new("tensorflow.contrib.layers"));
+    sh_decref(contrib);
+  }
 }
