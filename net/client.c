@@ -21,6 +21,8 @@ struct net_client {
   size_t npending, cap;
   bool connected;
   bool lost;             /* disconnected while requests were pending */
+  bool curve;            /* this client holds a cluster key */
+  bool refused;          /* the last handshake failed: key mismatch or missing */
 };
 
 static atomic_ulong monitor_seq;
@@ -31,13 +33,20 @@ net_client *net_client_new(const char *endpoint, const net_options *opts, rt_sta
   if (opts) c->opt = *opts;
   else net_options_default(&c->opt);
   int ivl = 10, ivl_max = 250;
+  net_key key;
+  if (net_key_for(&c->opt, &key, st)) {
+    net_client_free(c);
+    return NULL;
+  }
+  c->curve = key.on;
   c->sock = zmq_socket(net_ctx(), ZMQ_DEALER);
   /* ZMQ_IMMEDIATE stays 0: a request to a task that has not started yet waits in the
    * pipe and goes out when it comes up (the caller's tick reports the wait). Reconnects
    * start at 10 ms (not 100) and back off to 250 ms. */
   if (!c->sock || net_wire_setup(c->sock, &c->opt) ||
       zmq_setsockopt(c->sock, ZMQ_RECONNECT_IVL, &ivl, sizeof ivl) ||
-      zmq_setsockopt(c->sock, ZMQ_RECONNECT_IVL_MAX, &ivl_max, sizeof ivl_max)) {
+      zmq_setsockopt(c->sock, ZMQ_RECONNECT_IVL_MAX, &ivl_max, sizeof ivl_max) ||
+      (key.on && (errno = net_curve_client(c->sock, &key)))) {
     rt_error(st, RT_INTERNAL, "cannot create a client socket: %s", zmq_strerror(errno));
     net_client_free(c);
     return NULL;
@@ -45,7 +54,10 @@ net_client *net_client_new(const char *endpoint, const net_options *opts, rt_sta
   if (strncmp(endpoint, "inproc://", 9) != 0) {
     char addr[64];
     snprintf(addr, sizeof addr, "inproc://net-monitor-%lu", atomic_fetch_add(&monitor_seq, 1));
-    if (zmq_socket_monitor(c->sock, addr, ZMQ_EVENT_CONNECTED | ZMQ_EVENT_DISCONNECTED) ||
+    int events = ZMQ_EVENT_CONNECTED | ZMQ_EVENT_DISCONNECTED | ZMQ_EVENT_HANDSHAKE_SUCCEEDED |
+                 ZMQ_EVENT_HANDSHAKE_FAILED_NO_DETAIL | ZMQ_EVENT_HANDSHAKE_FAILED_PROTOCOL |
+                 ZMQ_EVENT_HANDSHAKE_FAILED_AUTH;
+    if (zmq_socket_monitor(c->sock, addr, events) ||
         !(c->mon = zmq_socket(net_ctx(), ZMQ_PAIR)) || zmq_connect(c->mon, addr)) {
       rt_error(st, RT_INTERNAL, "cannot monitor a client socket: %s", zmq_strerror(errno));
       net_client_free(c);
@@ -123,7 +135,9 @@ static void read_monitor(net_client *c) {
       return;
     }
     uint16_t event = 0;
+    uint32_t value = 0;
     if (zmq_msg_size(&ev) >= 2) memcpy(&event, zmq_msg_data(&ev), 2);
+    if (zmq_msg_size(&ev) >= 6) memcpy(&value, (char *)zmq_msg_data(&ev) + 2, 4);
     bool more = zmq_msg_more(&ev);
     zmq_msg_close(&ev);
     if (more) {
@@ -136,6 +150,16 @@ static void read_monitor(net_client *c) {
       c->connected = false;
       if (c->npending) c->lost = true;
     }
+    /* A CURVE server refuses a client without the key (mechanism mismatch: PROTOCOL), with
+     * another key (it cannot read the HELLO and hangs up: NO_DETAIL, for a client with a
+     * key), or one its ZAP handler turns away (AUTH). A key-less client meeting a key-less
+     * server never fails a handshake, so NO_DETAIL there is only a peer gone mid-greeting. */
+    if (event == ZMQ_EVENT_HANDSHAKE_FAILED_AUTH ||
+        (event == ZMQ_EVENT_HANDSHAKE_FAILED_PROTOCOL &&
+         (c->curve || value == ZMQ_PROTOCOL_ERROR_ZMTP_MECHANISM_MISMATCH)) ||
+        (event == ZMQ_EVENT_HANDSHAKE_FAILED_NO_DETAIL && c->curve))
+      c->refused = true;
+    if (event == ZMQ_EVENT_HANDSHAKE_SUCCEEDED) c->refused = false;
   }
 }
 
@@ -147,6 +171,13 @@ int net_recv(net_client *c, net_in **reply, uint64_t *id, rt_status *st) {
     uint64_t rid;
     int rc = net_wire_recv(c->sock, &c->opt.limits, NULL, NULL, &in, &rid, st);
     if (rc == NET_AGAIN) {
+      if (c->refused && c->npending) {
+        c->lost = false;
+        c->npending = 0;
+        return rt_error(st, RT_UNAUTHENTICATED,
+                        "the server at %s refused the connection: cluster key mismatch or "
+                        "missing (TFSH_CLUSTER_KEY)", c->endpoint);
+      }
       if (!c->lost) return RT_OK;
       c->lost = false;
       c->npending = 0;
@@ -187,7 +218,7 @@ static bool has_news(net_client *c) {
   size_t sz = sizeof events;
   if (c->mon) read_monitor(c);
   zmq_getsockopt(c->sock, ZMQ_EVENTS, &events, &sz);
-  return (events & ZMQ_POLLIN) || c->lost;
+  return (events & ZMQ_POLLIN) || c->lost || (c->refused && c->npending);
 }
 
 static int poll_from(net_client *const *cs, int n, const net_wait *w, int64_t start,

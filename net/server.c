@@ -209,12 +209,29 @@ net_server *net_server_new(const char *const *endpoints, int n, net_handler hand
   s->endpoints = calloc((size_t)(n > 0 ? n : 1), sizeof *s->endpoints);
   if (!s->threads || !s->endpoints) abort();
 
+  net_key key;
+  if (net_key_for(&s->opt, &key, st)) {
+    server_release(s);
+    return NULL;
+  }
+  for (int i = 0; i < n; i++)
+    if (!key.on && !s->opt.insecure && !net_endpoint_local(endpoints[i])) {
+      rt_error(st, RT_FAILED_PRECONDITION,
+               "refusing to listen on %s without a cluster key: anyone who can reach it could "
+               "run code as this user. Make a key with `tfsh keygen FILE` and give it to every "
+               "task (TFSH_CLUSTER_KEY=FILE or --cluster-key FILE), or pass --insecure to "
+               "serve without one", endpoints[i]);
+      server_release(s);
+      return NULL;
+    }
+
   int one = 1, zero = 0;
   s->router = zmq_socket(net_ctx(), ZMQ_ROUTER);
   if (!s->router || net_wire_setup(s->router, &s->opt) ||
       zmq_setsockopt(s->router, ZMQ_ROUTER_MANDATORY, &one, sizeof one) ||
       /* replies are bounded by the requests a client sent: never block or drop them */
-      zmq_setsockopt(s->router, ZMQ_SNDHWM, &zero, sizeof zero)) {
+      zmq_setsockopt(s->router, ZMQ_SNDHWM, &zero, sizeof zero) ||
+      (key.on && (errno = net_curve_server(s->router, &key)))) {
     rt_error(st, RT_INTERNAL, "cannot create a server socket: %s", zmq_strerror(errno));
     server_release(s);
     return NULL;

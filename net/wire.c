@@ -21,12 +21,6 @@ void *net_ctx(void) {
   return ctx;
 }
 
-void net_options_default(net_options *o) {
-  net_limits_default(&o->limits);
-  o->heartbeat_ms = 500;
-  o->max_threads = 256;
-}
-
 int64_t net_now_ms(void) {
   struct timespec ts;
   clock_gettime(CLOCK_MONOTONIC, &ts);
@@ -35,9 +29,12 @@ int64_t net_now_ms(void) {
 
 int net_wire_setup(void *sock, const net_options *o) {
   int zero = 0;
-  int64_t max = (int64_t)(o->limits.max_frame > o->limits.max_header ? o->limits.max_frame
-                                                                       : o->limits.max_header);
-  if (max < 0) max = -1;
+  /* ZeroMQ drops the connection on a frame over ZMQ_MAXMSGSIZE, before allocating it;
+   * up to twice the limit the frame is received and refused with an error reply that
+   * says which limit (net_wire_recv), so the sender learns why. */
+  uint64_t lim = o->limits.max_frame > o->limits.max_header ? o->limits.max_frame
+                                                             : o->limits.max_header;
+  int64_t max = lim > (uint64_t)INT64_MAX / 2 ? -1 : (int64_t)(2 * lim);
   if (zmq_setsockopt(sock, ZMQ_LINGER, &zero, sizeof zero) ||
       zmq_setsockopt(sock, ZMQ_MAXMSGSIZE, &max, sizeof max))
     return errno;

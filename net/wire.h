@@ -74,4 +74,24 @@ int net_wire_setup(void *sock, const net_options *o);
 
 int64_t net_now_ms(void);
 
+/* ---- security.c ---------------------------------------------------------------------- */
+
+/* A loaded cluster key: Z85 text, 40 characters each. */
+typedef struct net_key {
+  bool on;
+  char pub[41], sec[41];
+  char path[256];
+} net_key;
+
+/* The key o asks for (o->key_file, else $TFSH_CLUSTER_KEY): k->on false when none. Also
+ * checks $TFSH_MAX_MESSAGE_BYTES, so a bad value fails the first server or client. */
+int net_key_for(const net_options *o, net_key *k, rt_status *st);
+/* CURVE server with k (and the process's ZAP handler admitting only clients holding the
+ * same keypair); CURVE client with k. Return 0 or an errno. */
+int net_curve_server(void *sock, const net_key *k);
+int net_curve_client(void *sock, const net_key *k);
+/* Is a tcp:// endpoint to bind on a loopback address (127.x, ::1, localhost, lo)?
+ * ipc:// and inproc:// count as local. */
+bool net_endpoint_local(const char *endpoint);
+
 #endif

@@ -11,6 +11,8 @@ static void register_all(void) {
   op_math_register();
   op_nn_register();
   op_array_register();
+  op_conv_register();
+  op_random_register();
   op_state_register();
   op_train_register();
 }

@@ -59,6 +59,8 @@ struct rt_master {
   rt_server *srv;
   pthread_mutex_t mu;
   msess *sessions;
+  char wait_msg[1024];   /* what a CreateSession waits for now ("" when nothing) */
+  int64_t wait_ms;
 };
 
 rt_master *rt_master_new(rt_server *s) {
@@ -133,45 +135,134 @@ static msess *session_find(rt_master *m, const net_in *in, rt_status *st) {
   return s;
 }
 
-/* Ask every task for its devices. */
-static int discover_devices(rt_master *m, msess *s, rt_status *st) {
+/* The cluster a task was started with, as sorted "job:index=address" lines. */
+static void pack_cluster_lines(msgpack_packer *pk, const rt_cluster *c);
+
+typedef struct discover {
+  rt_master *m;
+  int n;
+  char (*task)[160];
+  char (*addr)[256];
+  net_client **cl;
+  bool *done;
+} discover;
+
+/* Record what the master waits for, for WaitStatus (and so the client can print it). */
+static int discover_tick(void *arg, int64_t elapsed_ms) {
+  discover *d = arg;
+  char msg[1024];
+  size_t off = 0;
+  msg[0] = '\0';
+  for (int i = 0; i < d->n && off < sizeof msg; i++)
+    if (d->cl[i] && !d->done[i])
+      off += (size_t)snprintf(msg + off, sizeof msg - off, "%s%s at %s (%s)", off ? ", " : "", d->task[i],
+                              d->addr[i], net_client_connected(d->cl[i]) ? "connected, no answer yet" : "not connected");
+  pthread_mutex_lock(&d->m->mu);
+  snprintf(d->m->wait_msg, sizeof d->m->wait_msg, "%s", msg);
+  d->m->wait_ms = elapsed_ms;
+  pthread_mutex_unlock(&d->m->mu);
+  return 0;
+}
+
+/* Does a task pass the session's device_filters? */
+static bool task_wanted(const rt_devname *filters, int nf, const char *job, int index) {
+  if (nf == 0) return true;
+  for (int i = 0; i < nf; i++)
+    if ((!filters[i].job[0] || !strcmp(filters[i].job, job)) && (filters[i].task < 0 || filters[i].task == index))
+      return true;
+  return false;
+}
+
+static int check_cluster(rt_master *m, const char *task, const net_in *rep, rt_status *st);
+
+/* Ask every task (the session's device_filters allowing) for its devices, all at once. */
+static int discover_devices(rt_master *m, msess *s, const rt_devname *filters, int nf, rt_status *st) {
   const rt_cluster *c = m->srv->cluster;
-  for (int i = 0; i < c->n; i++) {
-    char task[160], ep[256];
-    rt_task_name(c->tasks[i].job, c->tasks[i].index, task, sizeof task);
+  discover d = {.m = m, .n = c->n};
+  d.task = calloc((size_t)c->n + 1, sizeof *d.task);
+  d.addr = calloc((size_t)c->n + 1, sizeof *d.addr);
+  d.cl = calloc((size_t)c->n + 1, sizeof *d.cl);
+  d.done = calloc((size_t)c->n + 1, sizeof *d.done);
+  uint64_t *ids = calloc((size_t)c->n + 1, sizeof *ids);
+  int rc = RT_OK, pending = 0;
+  for (int i = 0; i < c->n && !rc; i++) {
+    if (!task_wanted(filters, nf, c->tasks[i].job, c->tasks[i].index)) continue;
+    char ep[256];
+    rt_task_name(c->tasks[i].job, c->tasks[i].index, d.task[i], sizeof d.task[i]);
+    snprintf(d.addr[i], sizeof d.addr[i], "%s", c->tasks[i].addr);
     rt_endpoint(c->tasks[i].addr, ep, sizeof ep);
-    if (!strcmp(task, m->srv->task)) snprintf(ep, sizeof ep, "%s", m->srv->endpoint);
-    net_client *cl = rt_client_for(ep, st);
-    if (!cl) return st->code;
+    if (!strcmp(d.task[i], m->srv->task)) snprintf(ep, sizeof ep, "%s", m->srv->endpoint);
+    if (!(d.cl[i] = rt_client_for(ep, st))) {
+      rc = st->code;
+      break;
+    }
+    if ((rc = net_send(d.cl[i], net_msg_new("GetStatus"), &ids[i], st))) break;
+    pending++;
+  }
+  net_wait w = {.timeout_ms = s->timeout_ms > 0 ? (int)s->timeout_ms : -1, .tick_ms = 250,
+                .tick = discover_tick, .arg = &d};
+  /* net_poll takes only live clients: a compact list, and where each came from */
+  net_client **live = calloc((size_t)c->n + 1, sizeof *live);
+  int *from = calloc((size_t)c->n + 1, sizeof *from), nlive = 0;
+  for (int i = 0; i < c->n; i++)
+    if (d.cl[i]) live[nlive] = d.cl[i], from[nlive++] = i;
+  while (!rc && pending > 0) {
+    int ready;
+    rt_status ps = {0};
+    if ((rc = net_poll(live, nlive, &w, &ready, &ps))) {
+      discover_tick(&d, 0);
+      if (rc == RT_DEADLINE_EXCEEDED)
+        rt_error(st, RT_DEADLINE_EXCEEDED, "Timed out after %lld ms (operation_timeout_in_ms) waiting for %s: "
+                 "is the task started, at that address?", (long long)s->timeout_ms, m->wait_msg);
+      else
+        *st = ps;
+      break;
+    }
+    ready = from[ready];
     net_in *rep = NULL;
-    int rc = net_call(cl, net_msg_new("GetStatus"), &rep, s->timeout_ms > 0 ? (int)s->timeout_ms : -1, st);
+    uint64_t id = 0;
+    rc = net_recv(d.cl[ready], &rep, &id, st);
+    if (!rc && !rep) continue;
+    if (!rc && id != ids[ready]) {   /* a stale reply */
+      net_in_free(rep);
+      continue;
+    }
+    d.done[ready] = true;
+    pending--;
     const msgpack_object_array *devs = NULL;
+    if (!rc) rc = check_cluster(m, d.task[ready], rep, st);
     if (!rc) rc = net_get_array(rep, "devices", &devs, st);
     for (uint32_t k = 0; !rc && k < devs->size; k++) {
       const char *p;
       size_t len;
       uint64_t inc = 0;
-      const msgpack_object *d = &devs->ptr[k];
-      rc = net_obj_str(net_obj_key(d, "name") ? net_obj_key(d, "name") : d, "GetStatus.devices",
-                       &p, &len, st);
-      if (!rc && net_obj_key(d, "incarnation"))
-        rc = net_obj_uint(net_obj_key(d, "incarnation"), "GetStatus.incarnation", &inc, st);
+      const msgpack_object *dv = &devs->ptr[k];
+      rc = net_obj_str(net_obj_key(dv, "name") ? net_obj_key(dv, "name") : dv, "GetStatus.devices", &p, &len, st);
+      if (!rc && net_obj_key(dv, "incarnation"))
+        rc = net_obj_uint(net_obj_key(dv, "incarnation"), "GetStatus.incarnation", &inc, st);
       if (rc) break;
       s->devs = realloc(s->devs, (size_t)(s->n_devs + 1) * sizeof *s->devs);
       mdev *md = &s->devs[s->n_devs++];
       snprintf(md->name, sizeof md->name, "%.*s", (int)(len < 199 ? len : 199), p);
-      snprintf(md->task, sizeof md->task, "%s", task);
-      snprintf(md->endpoint, sizeof md->endpoint, "%s", ep);
+      snprintf(md->task, sizeof md->task, "%s", d.task[ready]);
+      snprintf(md->endpoint, sizeof md->endpoint, "%s", net_client_endpoint(d.cl[ready]));
       md->incarnation = inc;
     }
     net_in_free(rep);
-    if (rc) {
-      rt_status_prefix(st, "%s: ", task);
-      return rc;
-    }
-    s->n_tasks++;
+    if (rc && !strstr(st->msg, d.task[ready])) rt_status_prefix(st, "%s: ", d.task[ready]);
+    if (!rc) s->n_tasks++;
   }
-  return RT_OK;
+  pthread_mutex_lock(&m->mu);
+  m->wait_msg[0] = '\0';
+  pthread_mutex_unlock(&m->mu);
+  free(d.task);
+  free(d.addr);
+  free(d.cl);
+  free(d.done);
+  free(ids);
+  free(live);
+  free(from);
+  return rc;
 }
 
 static uint64_t dev_incarnation(void *arg, const char *device) {
@@ -211,7 +302,20 @@ static void handle_create(rt_master *m, net_req *req) {
       rc = net_obj_int(v, "config.operation_timeout_in_ms", &s->timeout_ms, &st);
   }
   if (!rc && net_has(in, "graph")) rc = rt_unpack_nodes(net_get(in, "graph"), "graph", s->g, &st);
-  if (!rc) rc = discover_devices(m, s, &st);
+  rt_devname filters[64];
+  int nf = 0;
+  const msgpack_object *fl = cfg ? net_obj_key(cfg, "device_filters") : NULL;
+  if (!rc && fl && fl->type == MSGPACK_OBJECT_ARRAY)
+    for (uint32_t i = 0; !rc && i < fl->via.array.size && nf < 64; i++) {
+      const char *p;
+      size_t len;
+      char buf[256];
+      if ((rc = net_obj_str(&fl->via.array.ptr[i], "config.device_filters", &p, &len, &st))) break;
+      snprintf(buf, sizeof buf, "%.*s", (int)(len < 255 ? len : 255), p);
+      if ((rc = rt_devname_parse(buf, &filters[nf], &st))) rt_status_prefix(&st, "device_filters: ");
+      nf++;
+    }
+  if (!rc) rc = discover_devices(m, s, filters, nf, &st);
   if (rc) {
     msess_free(s);
     reply_status(req, rc, &st);
@@ -592,6 +696,77 @@ static void handle_list_devices(rt_master *m, net_req *req) {
   net_reply(req, rep);
 }
 
+static void handle_wait_status(rt_master *m, net_req *req) {
+  net_msg *rep = net_msg_new("WaitStatusOk");
+  pthread_mutex_lock(&m->mu);
+  net_msg_str(rep, "waiting_for", m->wait_msg);
+  net_msg_int(rep, "elapsed_ms", m->wait_ms);
+  pthread_mutex_unlock(&m->mu);
+  net_reply(req, rep);
+}
+
+/* ---- the cluster digest: every task must have been started with the same spec ---- */
+
+static int cmp_str(const void *a, const void *b) { return strcmp(*(char *const *)a, *(char *const *)b); }
+
+static char **cluster_lines(const rt_cluster *c) {
+  char **v = calloc((size_t)c->n + 1, sizeof *v);
+  for (int i = 0; i < c->n; i++) {
+    char buf[600];
+    snprintf(buf, sizeof buf, "/job:%s/task:%d=%s", c->tasks[i].job, c->tasks[i].index, c->tasks[i].addr);
+    v[i] = strdup(buf);
+  }
+  qsort(v, (size_t)c->n, sizeof *v, cmp_str);
+  return v;
+}
+
+void rt_pack_cluster(msgpack_packer *pk, const rt_cluster *c) { pack_cluster_lines(pk, c); }
+
+static void pack_cluster_lines(msgpack_packer *pk, const rt_cluster *c) {
+  char **v = cluster_lines(c);
+  msgpack_pack_array(pk, (size_t)c->n);
+  for (int i = 0; i < c->n; i++) {
+    msgpack_pack_str(pk, strlen(v[i]));
+    msgpack_pack_str_body(pk, v[i], strlen(v[i]));
+    free(v[i]);
+  }
+  free(v);
+}
+
+/* Compare the cluster a task reports with ours; name what differs. */
+static int check_cluster(rt_master *m, const char *task, const net_in *rep, rt_status *st) {
+  const msgpack_object *o = net_get(rep, "cluster");
+  if (!o || o->type != MSGPACK_OBJECT_ARRAY) return RT_OK;   /* an older peer: nothing to check */
+  char **mine = cluster_lines(m->srv->cluster);
+  int n = m->srv->cluster->n;
+  char diff[900];
+  size_t off = 0;
+  diff[0] = '\0';
+  const msgpack_object_array *a = &o->via.array;
+  for (uint32_t i = 0; i < a->size && off < sizeof diff; i++) {
+    if (a->ptr[i].type != MSGPACK_OBJECT_STR) continue;
+    char line[600];
+    snprintf(line, sizeof line, "%.*s", (int)a->ptr[i].via.str.size, a->ptr[i].via.str.ptr);
+    bool found = false;
+    for (int k = 0; k < n && !found; k++) found = !strcmp(mine[k], line);
+    if (!found) off += (size_t)snprintf(diff + off, sizeof diff - off, "%s has %s but %s does not; ", task, line, m->srv->task);
+  }
+  for (int k = 0; k < n && off < sizeof diff; k++) {
+    bool found = false;
+    for (uint32_t i = 0; i < a->size && !found; i++)
+      found = a->ptr[i].type == MSGPACK_OBJECT_STR && a->ptr[i].via.str.size == strlen(mine[k]) &&
+              !memcmp(a->ptr[i].via.str.ptr, mine[k], strlen(mine[k]));
+    if (!found) off += (size_t)snprintf(diff + off, sizeof diff - off, "%s has %s but %s does not; ", m->srv->task, mine[k], task);
+  }
+  for (int k = 0; k < n; k++) free(mine[k]);
+  free(mine);
+  if (!diff[0]) return RT_OK;
+  diff[strlen(diff) - 2] = '\0';
+  return rt_error(st, RT_FAILED_PRECONDITION,
+                  "%s was started with a different cluster spec than %s (%s); start every task with "
+                  "the same cluster spec", task, m->srv->task, diff);
+}
+
 bool rt_master_handle(rt_master *m, net_req *req) {
   const char *t = net_in_type(net_req_msg(req));
   if (!strcmp(t, "RunStep")) handle_run(m, req);
@@ -599,6 +774,7 @@ bool rt_master_handle(rt_master *m, net_req *req) {
   else if (!strcmp(t, "ExtendSession")) handle_extend(m, req);
   else if (!strcmp(t, "CloseSession")) handle_close(m, req);
   else if (!strcmp(t, "ListDevices")) handle_list_devices(m, req);
+  else if (!strcmp(t, "WaitStatus")) handle_wait_status(m, req);
   else return false;
   return true;
 }

@@ -144,14 +144,15 @@ rt_server *rt_server_start(const rt_cluster *c, const char *job, int index,
   return s;
 }
 
-rt_server *rt_server_start_local(rt_status *st) {
+rt_server *rt_server_start_local(int n_cpus, rt_status *st) {
   static atomic_int counter;
   char addr[128];
   snprintf(addr, sizeof addr, "inproc://tfsh-local-%d-%d", (int)getpid(),
            atomic_fetch_add(&counter, 1));
   rt_cluster *c = rt_cluster_new();
   rt_cluster_add(c, "localhost", 0, addr);
-  rt_server *s = rt_server_start(c, "localhost", 0, NULL, st);
+  rt_server_opts o = {.n_cpus = n_cpus > 0 ? n_cpus : 1};
+  rt_server *s = rt_server_start(c, "localhost", 0, &o, st);
   rt_cluster_free(c);
   return s;
 }

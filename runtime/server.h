@@ -21,8 +21,9 @@ typedef struct rt_server_opts {
  * cluster. Errors name the task and the address (port in use, unknown job, ...). */
 rt_server *rt_server_start(const rt_cluster *c, const char *job, int index,
                            const rt_server_opts *o, rt_status *st);
-/* A one-task cluster {"localhost": [inproc://tfsh-local-N]} in this process. */
-rt_server *rt_server_start_local(rt_status *st);
+/* A one-task cluster {"localhost": [inproc://tfsh-local-N]} in this process, with n_cpus
+ * CPU devices (at least 1). */
+rt_server *rt_server_start_local(int n_cpus, rt_status *st);
 /* The ZeroMQ endpoint clients connect to (tcp://host:port or inproc://...). */
 const char *rt_server_endpoint(const rt_server *s);
 /* "/job:J/replica:0/task:I" */

@@ -44,6 +44,8 @@ void rt_worker_pack_devices(rt_worker *w, msgpack_packer *pk);
 rt_master *rt_master_new(rt_server *s);
 void rt_master_free(rt_master *m);
 bool rt_master_handle(rt_master *m, net_req *req);
+/* The cluster as sorted "/job:J/task:I=address" strings (GetStatus: the digest check). */
+void rt_pack_cluster(msgpack_packer *pk, const rt_cluster *c);
 
 /* A client for endpoint, cached per thread (sockets belong to one thread). */
 net_client *rt_client_for(const char *endpoint, rt_status *st);

@@ -19,18 +19,61 @@ struct rt_session {
   int64_t timeout_ms;
 };
 
-static int tick_interrupt(void *arg, int64_t elapsed_ms) {
-  (void)elapsed_ms;
-  return arg && *(const volatile int *)arg;
+typedef struct waiter {
+  rt_session *s;
+  const volatile int *interrupt;
+  bool report;              /* say what we wait for after 2 s (CreateSession) */
+  int64_t last_report;
+} waiter;
+
+/* After 1.5 s, and every 2 s after, say what the session waits for: the master itself, or
+ * (asked with WaitStatus on a second connection) the tasks the master waits for. */
+static void report_wait(waiter *w, int64_t elapsed_ms) {
+  rt_session *s = w->s;
+  char what[1100] = "";
+  if (!net_client_connected(s->c)) {
+    snprintf(what, sizeof what, "the master at %s (not connected)", s->endpoint);
+  } else {
+    rt_status st;
+    net_client *probe = net_client_new(s->endpoint, NULL, &st);
+    net_in *rep = NULL;
+    if (probe && !net_call(probe, net_msg_new("WaitStatus"), &rep, 300, &st)) {
+      const char *p;
+      size_t len;
+      if (!net_get_str(rep, "waiting_for", &p, &len, &st) && len)
+        snprintf(what, sizeof what, "%.*s", (int)(len < 1000 ? len : 1000), p);
+    }
+    net_in_free(rep);
+    net_client_free(probe);
+    if (!what[0]) snprintf(what, sizeof what, "the master at %s (connected, no answer yet)", s->endpoint);
+  }
+  fprintf(stderr, "tfsh: waiting for %s (%lld s)\n", what, (long long)(elapsed_ms / 1000));
 }
 
-static int call(rt_session *s, net_msg *req, net_in **rep, const volatile int *interrupt,
-                rt_status *st) {
-  net_wait w = {.timeout_ms = -1, .tick_ms = 50, .tick = tick_interrupt, .arg = (void *)interrupt};
+static int tick(void *arg, int64_t elapsed_ms) {
+  waiter *w = arg;
+  if (w->interrupt && *w->interrupt) return 1;
+  /* first after 1.5 s (the promise is "within 2 s"), then every 2 s */
+  if (w->report && elapsed_ms >= 1500 && (!w->last_report || elapsed_ms - w->last_report >= 2000)) {
+    w->last_report = elapsed_ms;
+    report_wait(w, elapsed_ms);
+  }
+  return 0;
+}
+
+static int call_report(rt_session *s, net_msg *req, net_in **rep, const volatile int *interrupt,
+                       bool report, rt_status *st) {
+  waiter wt = {s, interrupt, report, 0};
+  net_wait w = {.timeout_ms = -1, .tick_ms = 50, .tick = tick, .arg = &wt};
   int rc = net_call_wait(s->c, req, rep, &w, st);
   if (rc == RT_CANCELLED && interrupt && *interrupt)
     rt_error(st, RT_CANCELLED, "interrupted");
   return rc;
+}
+
+static int call(rt_session *s, net_msg *req, net_in **rep, const volatile int *interrupt,
+                rt_status *st) {
+  return call_report(s, req, rep, interrupt, false, st);
 }
 
 rt_session *rt_session_new(const char *target, rt_graph *g, const rt_session_config *cfg,
@@ -43,7 +86,7 @@ rt_session *rt_session_new(const char *target, rt_graph *g, const rt_session_con
   s->g = g;
   snprintf(s->target, sizeof s->target, "%s", target ? target : "");
   if (!target || !*target) {
-    if (!(s->local = rt_server_start_local(st))) goto fail;
+    if (!(s->local = rt_server_start_local(cfg ? cfg->n_cpus : 1, st))) goto fail;
     snprintf(s->endpoint, sizeof s->endpoint, "%s", rt_server_endpoint(s->local));
   } else {
     rt_endpoint(target, s->endpoint, sizeof s->endpoint);
@@ -52,7 +95,16 @@ rt_session *rt_session_new(const char *target, rt_graph *g, const rt_session_con
 
   net_msg *req = net_msg_new("CreateSession");
   msgpack_packer *pk = net_msg_field(req, "config");
-  msgpack_pack_map(pk, 3);
+  int nfilt = cfg ? cfg->n_device_filters : 0;
+  msgpack_pack_map(pk, 4);
+  msgpack_pack_str(pk, 14);
+  msgpack_pack_str_body(pk, "device_filters", 14);
+  msgpack_pack_array(pk, (size_t)nfilt);
+  for (int i = 0; i < nfilt; i++) {
+    size_t len = strlen(cfg->device_filters[i]);
+    msgpack_pack_str(pk, len);
+    msgpack_pack_str_body(pk, cfg->device_filters[i], len);
+  }
   msgpack_pack_str(pk, 20);
   msgpack_pack_str_body(pk, "allow_soft_placement", 20);
   cfg && cfg->allow_soft_placement ? msgpack_pack_true(pk) : msgpack_pack_false(pk);
@@ -66,7 +118,7 @@ rt_session *rt_session_new(const char *target, rt_graph *g, const rt_session_con
   s->sent = g->n_nodes;
   s->timeout_ms = cfg ? cfg->operation_timeout_ms : 0;
   net_in *rep = NULL;
-  int rc = call(s, req, &rep, NULL, st);
+  int rc = call_report(s, req, &rep, cfg ? cfg->interrupt : NULL, true, st);
   if (!rc) rc = net_get_uint(rep, "session", &s->handle, st);
   net_in_free(rep);
   if (rc) goto fail;

@@ -18,6 +18,10 @@ typedef struct rt_session_config {
   bool allow_soft_placement;
   bool log_device_placement;
   int64_t operation_timeout_ms;    /* 0: none */
+  int n_device_filters;            /* ConfigProto.device_filters: tasks the session needs */
+  const char *const *device_filters;
+  int n_cpus;                      /* local sessions: CPU devices (device_count={'CPU': n}) */
+  const volatile int *interrupt;   /* cancels a wait for the cluster (Ctrl-C) */
 } rt_session_config;
 
 /* target: "" (local), "tfs://host:port", "grpc://host:port", "host:port", or a ZeroMQ

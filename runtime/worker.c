@@ -694,6 +694,7 @@ static void handle_status(rt_worker *w, net_req *req) {
   net_msg_str(rep, "task", w->srv->task);
   net_msg_uint(rep, "incarnation", w->srv->incarnation);
   rt_worker_pack_devices(w, net_msg_field(rep, "devices"));
+  rt_pack_cluster(net_msg_field(rep, "cluster"), w->srv->cluster);
   net_reply(req, rep);
 }
 

@@ -289,7 +289,7 @@ sh_obj *sh_func_call(sh_obj *o, int argc, sh_obj **argv, sh_obj *kw) {
 /* A generator runs its function body on a stack of its own (ucontext); `yield` switches
  * back to whoever called next(). Closing an unfinished generator resumes it with
  * GeneratorExit so that its finally blocks run and its frame's references are released. */
-#define GEN_STACK (1 << 20)
+#define GEN_STACK (8 << 20)   /* like the main thread's; pages are touched lazily */
 #if __has_include(<valgrind/valgrind.h>)   /* tell valgrind about the extra stacks */
 #include <valgrind/valgrind.h>
 #define STACK_REGISTER(p, n) VALGRIND_STACK_REGISTER((p), (char *)(p) + (n))
@@ -1163,10 +1163,9 @@ static int exec_try(sh_frame *f, sh_node *s) {
       st = exec_block(f, h->list);
       f->handling = outer;
       if (h->b && st != ST_ERR) {   /* `except E as e` unbinds e afterwards */
-        if (h->b->scope == SC_GLOBAL || h->b->scope == SC_CLASS) {
-          sh_obj *d = h->b->scope == SC_CLASS ? f->classns : f->globals;
-          sh_dict_del(d, h->b->val);
-        } else del_name(f, h->b);
+        sh_obj *pending = sh_err_fetch();
+        if (del_name(f, h->b) < 0) sh_err_clear();   /* already gone: fine */
+        if (pending) sh_err_restore(pending);
       }
     }
     if (!handled) sh_err_restore(exc);
@@ -1286,7 +1285,8 @@ static int exec_class(sh_frame *f, sh_node *s) {
   sh_obj *k, *v;
   for (int64_t p = 0; sh_dict_next(ns, &p, &k, &v);) {
     sh_obj *fn = v;
-    if (v->type == &sh_staticmethod_type || v->type == &sh_property_type) fn = ((sh_cell_obj *)v)->v;
+    if (v->type == &sh_staticmethod_type || v->type == &sh_property_type || v->type == &sh_classmethod_type)
+      fn = ((sh_cell_obj *)v)->v;
     if (fn && fn->type == &sh_func_type && !((sh_func *)fn)->klass)
       ((sh_func *)fn)->klass = SH_INCREF(t);   /* a cycle: classes live until exit */
   }
@@ -1616,6 +1616,11 @@ sh_obj *sh_eval_string(const char *src, const char *filename, sh_obj *globals) {
 }
 
 int sh_exec_file(const char *path, sh_obj *globals) {
+  if (!globals || globals == main_globals) {
+    sh_obj *file = sh_str(path);
+    sh_dict_set_str(main_globals, "__file__", file);
+    sh_decref(file);
+  }
   FILE *fp = fopen(path, "rb");
   if (!fp) {
     sh_raise(sh_FileNotFoundError, "[Errno 2] No such file or directory: '%s'", path);
@@ -1701,9 +1706,17 @@ static sh_obj *property_new(sh_obj *self, int argc, sh_obj **argv, sh_obj *kw) {
   c->v = sh_incref(argv[0]);
   return &c->head;
 }
+static sh_obj *classmethod_new(sh_obj *self, int argc, sh_obj **argv, sh_obj *kw) {
+  if (argc != 1) return sh_raise(sh_TypeError, "classmethod expected 1 argument");
+  sh_cell_obj *c = sh_new(&sh_classmethod_type);
+  c->v = sh_incref(argv[0]);
+  return &c->head;
+}
 static void cellish_destroy(sh_obj *o) { sh_decref(((sh_cell_obj *)o)->v); }
 sh_type sh_staticmethod_type = {SH_TYPE_HEAD, .name = "staticmethod", .size = sizeof(sh_cell_obj),
   .destroy = cellish_destroy, .construct = staticmethod_new};
+sh_type sh_classmethod_type = {SH_TYPE_HEAD, .name = "classmethod", .size = sizeof(sh_cell_obj),
+  .destroy = cellish_destroy, .construct = classmethod_new};
 sh_type sh_property_type = {SH_TYPE_HEAD, .name = "property", .size = sizeof(sh_cell_obj),
   .destroy = cellish_destroy, .construct = property_new};
 
@@ -1731,6 +1744,7 @@ void sh_init(int argc, char **argv) {
   sh_dict_set_str(builtins, "super", b = sh_builtin_new("super", bi_super, NULL, "super()", "The parent class's view of self.")); sh_decref(b);
   sh_dict_set_str(builtins, "staticmethod", (sh_obj *)&sh_staticmethod_type);
   sh_dict_set_str(builtins, "property", (sh_obj *)&sh_property_type);
+  sh_dict_set_str(builtins, "classmethod", (sh_obj *)&sh_classmethod_type);
   GeneratorExit = sh_exc_class_new("GeneratorExit", sh_BaseException);
   sh_dict_set_str(builtins, "GeneratorExit", (sh_obj *)GeneratorExit);
   SH_DECREF(GeneratorExit);   /* builtins holds it */

@@ -28,7 +28,7 @@ typedef struct sh_method_obj { sh_obj head; sh_obj *func, *self; } sh_method_obj
 
 extern const sh_method sh_str_methods[], sh_list_methods[], sh_tuple_methods[],
     sh_dict_methods[], sh_set_methods[];
-extern sh_type sh_staticmethod_type, sh_property_type;
+extern sh_type sh_staticmethod_type, sh_classmethod_type, sh_property_type;
 
 sh_obj *sh_str_repr_cstr(const char *s, size_t n);
 bool sh_repr_enter(sh_obj *o);        /* true: o is already being printed (a cycle) */
@@ -68,6 +68,7 @@ sh_obj *sh_mod_random_init(void);
 sh_obj *sh_mod_json_init(void);
 sh_obj *sh_mod_argparse_init(void);
 void sh_sys_set_argv(int argc, char **argv);
-
+/* A file object over a C stream (sys.stdout, open()); owned: fclose it when collected. */
+sh_obj *sh_file_wrap(FILE *fp, const char *name, const char *mode, bool owned);
 
 #endif

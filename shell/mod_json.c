@@ -47,6 +47,7 @@ static void newline(sh_buf *b, const dump_opts *o, int level) {
 
 static int dump(sh_buf *b, sh_obj *v, const dump_opts *o, int level) {
   if (sh_interrupted && sh_check_interrupt() < 0) return -1;
+  if (level > 10000) { sh_raise(sh_RecursionError, "maximum recursion depth exceeded while encoding a JSON object"); return -1; }
   if (v == SH_NONE) { sh_buf_puts(b, "null"); return 0; }
   if (v == sh_true) { sh_buf_puts(b, "true"); return 0; }
   if (v == sh_false) { sh_buf_puts(b, "false"); return 0; }

@@ -6,8 +6,6 @@
 
 #include "shell/interp.h"
 
-sh_obj *sh_file_wrap(FILE *fp, const char *name, const char *mode, bool owned);  /* builtins.c */
-
 static sh_obj *sys_mod, *argv_list;
 
 sh_obj *sh_sys_module(void) { return sys_mod; }

@@ -1652,6 +1652,19 @@ static sh_chunk *chunk_new(const char *src, const char *file) {
   return c;
 }
 
+/* At the prompt, expression statements echo their value, also inside loops and ifs (as
+ * python's 'single' mode does), but not inside def and class bodies. */
+static void mark_echo(sh_nodelist b) {
+  for (int i = 0; i < b.n; i++) {
+    sh_node *s = b.v[i];
+    if (s->kind == S_EXPR) s->op = 1;
+    else if (s->kind == S_HANDLER) mark_echo(s->list);
+    else if (s->kind != S_DEF && s->kind != S_CLASS) {
+      mark_echo(s->list); mark_echo(s->list2); mark_echo(s->list3); mark_echo(s->list4);
+    }
+  }
+}
+
 /* file_input -> { NEWLINE | stmt } EOF */
 sh_chunk *sh_parse(const char *src, const char *file, bool interactive, sh_syntax_error *err) {
   sh_chunk *volatile c = chunk_new(src, file);
@@ -1678,9 +1691,7 @@ sh_chunk *sh_parse(const char *src, const char *file, bool interactive, sh_synta
     if (peek(&P) == T_DEDENT) { advance(&P); continue; }
     statement(&P, &body);
   }
-  if (interactive)
-    for (int i = 0; i < body.n; i++)
-      if (body.v[i]->kind == S_EXPR) body.v[i]->op = 1;
+  if (interactive) mark_echo(vlist(body));
   c->module->body = vlist(body);
   c->module->doc = docstring(c->module->body);
   resolve_scope(&P, NULL, c->module, 1);

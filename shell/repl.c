@@ -8,6 +8,7 @@
 #include <errno.h>
 #include <histedit.h>
 #include <math.h>
+#include <poll.h>
 #include <signal.h>
 #include <stdlib.h>
 #include <string.h>
@@ -311,10 +312,54 @@ static unsigned char complete(EditLine *e, int ch) {
 /* ---- input --------------------------------------------------------------------------------- */
 static char *prompt_fn(EditLine *e) { return continuation ? "... " : ">>> "; }
 
+/* Idle hooks and watched descriptors, served while the prompt waits. */
+static struct { void (*fn)(void); int interval_ms; double next; } idle_hooks[8];
+static int nidle_hooks;
+static struct { int fd; void (*on_ready)(int); } watched[8];
+static int nwatched;
+
+void sh_repl_add_idle_hook(void (*fn)(void), int interval_ms) {
+  if (nidle_hooks == 8 || interval_ms <= 0) return;
+  idle_hooks[nidle_hooks].fn = fn;
+  idle_hooks[nidle_hooks].interval_ms = interval_ms;
+  idle_hooks[nidle_hooks].next = 0;
+  nidle_hooks++;
+}
+
+void sh_repl_watch_fd(int fd, void (*on_ready)(int fd)) {
+  if (nwatched == 8) return;
+  watched[nwatched].fd = fd;
+  watched[nwatched].on_ready = on_ready;
+  nwatched++;
+}
+
+static double now_s(void);
+
+/* Wait until stdin is readable, serving hooks and watched descriptors meanwhile.
+ * Returns -1 when interrupted by a signal. */
+static int wait_for_input(void) {
+  if (!nidle_hooks && !nwatched) return 0;
+  for (;;) {
+    struct pollfd fds[9] = {{.fd = STDIN_FILENO, .events = POLLIN}};
+    for (int i = 0; i < nwatched; i++) fds[i + 1] = (struct pollfd){.fd = watched[i].fd, .events = POLLIN};
+    double now = now_s(), wake = -1;
+    for (int i = 0; i < nidle_hooks; i++) {
+      if (idle_hooks[i].next <= now) { idle_hooks[i].fn(); idle_hooks[i].next = now + idle_hooks[i].interval_ms / 1e3; }
+      if (wake < 0 || idle_hooks[i].next < wake) wake = idle_hooks[i].next;
+    }
+    int timeout = wake < 0 ? -1 : (int)((wake - now_s()) * 1e3) + 1;
+    int r = poll(fds, nwatched + 1, timeout);
+    if (r < 0) { if (errno == EINTR && sh_interrupted) return -1; continue; }
+    for (int i = 0; i < nwatched; i++) if (fds[i + 1].revents) watched[i].on_ready(watched[i].fd);
+    if (fds[0].revents) return 0;
+  }
+}
+
 /* Read one character ourselves so that Ctrl-C (EINTR) ends el_gets. */
 static int getc_fn(EditLine *e, wchar_t *wc) {
   unsigned char buf[4];
   int n = 0, need = 1;
+  if (wait_for_input() < 0) return -1;
   while (n < need) {
     ssize_t r = read(STDIN_FILENO, buf + n, 1);
     if (r < 0 && errno == EINTR) {

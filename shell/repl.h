@@ -20,6 +20,12 @@ void sh_magic_register(const char *name, sh_magic_fn fn, const char *help);
 typedef sh_obj *(*sh_completer_fn)(const char *line, size_t cursor, size_t *word_start);
 void sh_completer_register(sh_completer_fn fn);
 
+/* While the prompt waits for a key, call fn every interval_ms, and call on_ready(fd)
+ * whenever fd is readable (e.g. a ZeroMQ socket's ZMQ_FD), so cluster state can be
+ * followed live; such callbacks print with sh_print_async. */
+void sh_repl_add_idle_hook(void (*fn)(void), int interval_ms);
+void sh_repl_watch_fd(int fd, void (*on_ready)(int fd));
+
 /* Run the interactive loop on the terminal until Ctrl-D or exit(); returns the exit status. */
 int sh_repl_run(void);
 

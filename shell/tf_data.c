@@ -385,7 +385,29 @@ static sh_obj *f_graph_size(sh_obj *self, int argc, sh_obj **argv, sh_obj *kw) {
   return sh_int(tf_rt(tf_default_graph())->n_nodes);
 }
 
+/* _ctx_enter(mgr) / _ctx_exit(mgr): enter and leave a native context manager (name_scope,
+ * colocate_with, ...) from a prelude class's __enter__ / __exit__. */
+static sh_obj *f_ctx_enter(sh_obj *self, int argc, sh_obj **argv, sh_obj *kw) {
+  sh_obj *m;
+  if (sh_parse_args("_ctx_enter", argc, argv, kw, "mgr", &m) < 0) return NULL;
+  for (sh_type *t = m->type; t; t = t->base)
+    if (t->enter) return t->enter(m);
+  return sh_raise(sh_TypeError, "'%s' object does not support the context manager protocol", sh_type_name(m));
+}
+static sh_obj *f_ctx_exit(sh_obj *self, int argc, sh_obj **argv, sh_obj *kw) {
+  sh_obj *m;
+  if (sh_parse_args("_ctx_exit", argc, argv, kw, "mgr", &m) < 0) return NULL;
+  for (sh_type *t = m->type; t; t = t->base)
+    if (t->exit) {
+      if (t->exit(m, NULL) < 0) return NULL;
+      break;
+    }
+  return sh_none();
+}
+
 static const sh_method data_funcs[] = {
+  {"_ctx_enter", f_ctx_enter, "_ctx_enter(mgr)", "Enter a context manager (internal)."},
+  {"_ctx_exit", f_ctx_exit, "_ctx_exit(mgr)", "Leave a context manager (internal)."},
   {"_graph_seed", f_graph_seed, "_graph_seed()", "The graph-level seed or None (internal)."},
   {"_graph_size", f_graph_size, "_graph_size()", "Nodes in the default graph (internal)."},
   {"_idx_read", f_idx_read, "_idx_read(path, kind, reshape=True, scale=True)", "Read an IDX images/labels file (gzip or plain) into an ndarray (internal)."},

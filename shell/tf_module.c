@@ -23,6 +23,9 @@ static const char prelude_src[] =
 static const char train_src[] =
 #include "shell/tf_train.py.inc"
 ;
+static const char saver_src[] =
+#include "shell/tf_saver.py.inc"
+;
 
 /* ---- variables: collections and initializers ----------------------------------------- */
 
@@ -298,7 +301,8 @@ static sh_obj *tf_init(void) {
   tf_data_add(tf);
   sh_obj *dict = ((sh_module_obj *)tf)->dict;
   if (sh_exec_string(prelude_src, "<tensorflow>", dict) < 0 ||
-      sh_exec_string(train_src, "<tensorflow.train>", dict) < 0) {
+      sh_exec_string(train_src, "<tensorflow.train>", dict) < 0 ||
+      sh_exec_string(saver_src, "<tensorflow.saver>", dict) < 0) {
     sh_decref(tf);
     return NULL;
   }

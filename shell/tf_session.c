@@ -367,9 +367,24 @@ static sh_obj *session_new(sh_obj *target, sh_obj *graph, sh_obj *config, bool i
     cfg.operation_timeout_ms = ms;
     sh_decref(v);
   }
+  const char *filters[64];
+  sh_obj *fl = cfg_get(config, "device_filters");
+  sh_obj *ftuple = fl ? sh_sequence_to_tuple(fl) : NULL;
+  for (int64_t i = 0; ftuple && i < SH_TUPLE_N(ftuple) && i < 64; i++)
+    if (sh_is_str(SH_TUPLE_ITEMS(ftuple)[i])) filters[cfg.n_device_filters++] = sh_str_cstr(SH_TUPLE_ITEMS(ftuple)[i]);
+  cfg.device_filters = filters;
+  sh_obj *dc = cfg_get(config, "device_count");
+  if (dc && dc->type == &sh_dict_type) {
+    sh_obj *n = sh_dict_get_str(dc, "CPU");
+    if (n && sh_is_int(n)) cfg.n_cpus = (int)sh_int_value(n);
+  }
+  cfg.interrupt = (const volatile int *)&sh_interrupted;
   sh_err_clear();
   rt_status st = {0};
   s->s = rt_session_new(sh_str_cstr(s->target), tf_rt(s->graph), &cfg, &st);
+  sh_decref(fl);
+  sh_decref(ftuple);
+  sh_decref(dc);
   if (!s->s) {
     sh_decref((sh_obj *)s);
     return tf_raise_status(&st);

@@ -1833,6 +1833,7 @@ sh_obj *sh_bind(sh_obj *v, sh_obj *o) {
     return sh_builtin_new(b->name, b->fn, o, b->sig, b->help);
   }
   if (v->type == &sh_staticmethod_type) return sh_incref(((sh_cell_obj *)v)->v);
+  if (v->type == &sh_classmethod_type) return sh_method_new(((sh_cell_obj *)v)->v, (sh_obj *)o->type);
   if (v->type == &sh_property_type) {
     sh_obj *get = ((sh_cell_obj *)v)->v;
     return sh_call(get, 1, &o, NULL);
@@ -1871,6 +1872,7 @@ static sh_obj *type_getattr(sh_obj *o, const char *name) {
   sh_obj *v = lookup_class_attr(t, n);
   sh_decref(n);
   if (v && v->type == &sh_staticmethod_type) v = ((sh_cell_obj *)v)->v;
+  if (v && v->type == &sh_classmethod_type) return sh_method_new(((sh_cell_obj *)v)->v, o);
   if (!v && !strcmp(name, "__doc__")) return sh_none();
   return sh_incref(v);
 }
@@ -1902,7 +1904,7 @@ sh_type sh_object_type = {SH_TYPE_HEAD, .name = "object", .construct = object_co
 static sh_obj *repr_stack[64];
 static int repr_depth;
 bool sh_repr_enter(sh_obj *o) {
-  for (int i = 0; i < repr_depth; i++) if (repr_stack[i] == o) return true;
+  for (int i = 0; i < repr_depth && i < 64; i++) if (repr_stack[i] == o) return true;
   if (repr_depth < 64) repr_stack[repr_depth] = o;
   repr_depth++;
   return false;
@@ -1910,6 +1912,7 @@ bool sh_repr_enter(sh_obj *o) {
 void sh_repr_leave(sh_obj *o) { repr_depth--; }
 
 sh_obj *sh_repr(sh_obj *o) {
+  if (repr_depth > 10000) return sh_raise(sh_RecursionError, "maximum recursion depth exceeded while getting the repr of an object");
   for (sh_type *t = o->type; t; t = t->base)
     if (t->repr) {
       sh_obj *r = t->repr(o);

@@ -1,0 +1,538 @@
+/* Conv2D and pooling kernels, NHWC, float and double.
+ *
+ * Conv2D is im2col + GEMM: the output pixels are the rows of a matrix whose columns are
+ * one receptive field (kh, kw, in-channels, in that order, so the filter [kh, kw, in, out]
+ * is already the [cols, out] right-hand side) and one BLIS gemm per chunk of rows writes
+ * straight into the NHWC output. Chunks keep the column buffer near the cache
+ * (CHUNK_BYTES); the buffer lives in the node's state slot so later steps reuse it instead
+ * of touching fresh memory. A 1x1 stride-1 convolution needs no im2col at all.
+ * The backprops are the same matrices the other way round: input = col2im(dy @ filter^T),
+ * filter = sum over chunks of col^T @ dy.
+ *
+ * Pools loop directly, one thread per block of output rows; MaxPoolGrad routes each
+ * gradient to the first maximum of its window in orig_input (TF's CPU rule), AvgPool
+ * divides by the window's count of real (unpadded) elements, as TF does. */
+#include "ops/cpu/blas.h"
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "ops/ops_int.h"
+
+enum { CHUNK_BYTES = 2 << 20, PAR_MIN = 1 << 14 };
+
+/* ---- shared: geometry, attrs, scratch, gemm ---------------------------------------- */
+
+typedef struct geom {
+  int64_t n, ih, iw, ic;      /* input */
+  int64_t kh, kw, oc;         /* window; output channels */
+  int64_t sh, sw, oh, ow, pt, pl;
+} geom;
+
+static const int64_t *list_ints(const rt_node *n, const char *name, int *count) {
+  const rt_attr_value *v = rt_node_attr(n, name);
+  *count = v && v->kind == RT_ATTR_LIST_INT ? v->list.n : 0;
+  return *count ? v->list.v : NULL;
+}
+
+static int need_float(rt_kernel_ctx *c, rt_dtype t) {
+  if (t == RT_FLOAT || t == RT_DOUBLE) return RT_OK;
+  return rt_kernel_error(c, RT_UNIMPLEMENTED, "no CPU kernel for %s", rt_dtype_name(t));
+}
+
+/* strides and padding into g (input dims and window already set): output size and pads. */
+static int window(rt_kernel_ctx *c, geom *g) {
+  int ns;
+  const int64_t *s = list_ints(c->node, "strides", &ns);
+  const char *pad = rt_node_string(c->node, "padding", "");
+  bool same = !strcmp(pad, "SAME");
+  if (ns != 4)
+    return rt_kernel_error(c, RT_INVALID_ARGUMENT, "Sliding window strides field must specify 4 "
+                           "dimensions");
+  if (!same && strcmp(pad, "VALID"))
+    return rt_kernel_error(c, RT_INVALID_ARGUMENT, "Value for attr 'padding' of \"%s\" is not in "
+                           "the list of allowed values: \"SAME\", \"VALID\"", pad);
+  g->sh = s[1], g->sw = s[2];
+  if (g->sh < 1 || g->sw < 1)
+    return rt_kernel_error(c, RT_INVALID_ARGUMENT, "Stride must be > 0, but got %lld",
+                           (long long)(g->sh < 1 ? g->sh : g->sw));
+  if (!op_window_dim(g->ih, g->kh, g->sh, same, &g->oh, &g->pt))
+    return rt_kernel_error(c, RT_INVALID_ARGUMENT, "Computed output size would be negative: %lld "
+                           "[input_size: %lld, effective_filter_size: %lld, stride: %lld]",
+                           (long long)((g->ih - g->kh + g->sh) / g->sh),
+                           (long long)g->ih, (long long)g->kh, (long long)g->sh);
+  if (!op_window_dim(g->iw, g->kw, g->sw, same, &g->ow, &g->pl))
+    return rt_kernel_error(c, RT_INVALID_ARGUMENT, "Computed output size would be negative: %lld "
+                           "[input_size: %lld, effective_filter_size: %lld, stride: %lld]",
+                           (long long)((g->iw - g->kw + g->sw) / g->sw),
+                           (long long)g->iw, (long long)g->kw, (long long)g->sw);
+  return RT_OK;
+}
+
+/* Conv2D's attrs as TF1's CPU kernels check them. `who` names the op in NHWC errors. */
+static int conv_attrs(rt_kernel_ctx *c, const char *nhwc_msg) {
+  int ns, nd;
+  const int64_t *s = list_ints(c->node, "strides", &ns);
+  const int64_t *d = list_ints(c->node, "dilations", &nd);
+  if (strcmp(rt_node_string(c->node, "data_format", "NHWC"), "NHWC"))
+    return rt_kernel_error(c, RT_INVALID_ARGUMENT, nhwc_msg,
+                           rt_node_string(c->node, "data_format", ""));
+  if (ns != 4)
+    return rt_kernel_error(c, RT_INVALID_ARGUMENT, "Sliding window strides field must specify 4 "
+                           "dimensions");
+  if (s[0] != 1 || s[3] != 1)
+    return rt_kernel_error(c, RT_INVALID_ARGUMENT, "Current implementation does not yet support "
+                           "strides in the batch and depth dimensions.");
+  if (nd && nd != 4)
+    return rt_kernel_error(c, RT_INVALID_ARGUMENT, "Sliding window dilations field must specify 4 "
+                           "dimensions");
+  if (nd && (d[0] != 1 || d[3] != 1))
+    return rt_kernel_error(c, RT_INVALID_ARGUMENT, "Current implementation does not yet support "
+                           "dilations in the batch and depth dimensions.");
+  if (nd && (d[1] != 1 || d[2] != 1))
+    return rt_kernel_error(c, RT_INVALID_ARGUMENT, "Current libxsmm and customized CPU "
+                           "implementations do not yet support dilation rates larger than 1.");
+  return RT_OK;
+}
+
+/* A column buffer of at least `bytes`: the node's state when the executor gives one (kept
+ * for the next step), else *tmp (the caller frees it). 64-byte aligned. */
+typedef struct scratch {
+  size_t cap;
+  char pad[56];
+} scratch;
+
+static void *scratch_get(rt_kernel_ctx *c, size_t bytes, void **tmp) {
+  size_t want = (sizeof(scratch) + bytes + 63) / 64 * 64;
+  if (c->state) {
+    scratch *s = *c->state;
+    if (!s || s->cap < bytes) {
+      free(s);
+      s = *c->state = aligned_alloc(64, want);
+      if (!s) return NULL;
+      s->cap = bytes;
+    }
+    return s + 1;
+  }
+  scratch *s = *tmp = aligned_alloc(64, want);
+  return s ? (void *)(s + 1) : NULL;
+}
+
+static int n_threads(void) {
+  static int n;
+  if (!n) {
+    const char *env = getenv("BLIS_NUM_THREADS");
+    long k = env ? atol(env) : sysconf(_SC_NPROCESSORS_ONLN);
+    n = k > 0 ? (int)k : 1;
+  }
+  return n;
+}
+
+/* C[m,n] = A[m,k] B[k,n] + beta C, operands given by (row, column) strides; C row-major. */
+static void gemm(bool f32, int64_t m, int64_t n, int64_t k, const void *a, int64_t rsa,
+                 int64_t csa, const void *b, int64_t rsb, int64_t csb, double beta, void *cc) {
+  rntm_t rntm = BLIS_RNTM_INITIALIZER;
+  bli_rntm_set_num_threads((double)m * n * k >= 48.0 * 48 * 48 ? n_threads() : 1, &rntm);
+  if (f32) {
+    float one = 1, bt = (float)beta;
+    bli_sgemm_ex(BLIS_NO_TRANSPOSE, BLIS_NO_TRANSPOSE, m, n, k, &one, (float *)a, rsa, csa,
+                 (float *)b, rsb, csb, &bt, cc, n, 1, NULL, &rntm);
+  } else {
+    double one = 1, bt = beta;
+    bli_dgemm_ex(BLIS_NO_TRANSPOSE, BLIS_NO_TRANSPOSE, m, n, k, &one, (double *)a, rsa, csa,
+                 (double *)b, rsb, csb, &bt, cc, n, 1, NULL, &rntm);
+  }
+}
+
+/* Rows per chunk: whole images when one image's columns fit. */
+static int64_t chunk_rows(const geom *g, int64_t cols, size_t es) {
+  int64_t per_img = g->oh * g->ow, r = (int64_t)(CHUNK_BYTES / ((size_t)cols * es));
+  if (r < 1) r = 1;
+  if (r >= per_img) r = r / per_img * per_img;
+  int64_t rows = g->n * per_img;
+  return r < rows ? r : rows;
+}
+
+/* Column rows [r0, r0 + nr) of the input x (NHWC) into col, one receptive field a row. */
+static void im2col(const geom *g, const char *x, char *col, int64_t r0, int64_t nr, size_t es) {
+  int64_t cols = g->kh * g->kw * g->ic, per_img = g->oh * g->ow;
+  size_t px = (size_t)g->ic * es;
+#pragma omp parallel for schedule(static) if (nr * cols >= PAR_MIN)
+  for (int64_t r = 0; r < nr; r++) {
+    int64_t row = r0 + r, b = row / per_img, p = row % per_img;
+    int64_t y0 = p / g->ow * g->sh - g->pt, x0 = p % g->ow * g->sw - g->pl;
+    int64_t jlo = x0 < 0 ? -x0 : 0, jhi = g->iw - x0 < g->kw ? g->iw - x0 : g->kw;
+    char *dst = col + (size_t)(r * cols) * es;
+    for (int64_t i = 0; i < g->kh; i++, dst += (size_t)g->kw * px) {
+      int64_t yy = y0 + i;
+      if (yy < 0 || yy >= g->ih || jhi <= jlo) {
+        memset(dst, 0, (size_t)g->kw * px);
+        continue;
+      }
+      const char *src = x + (size_t)(((b * g->ih + yy) * g->iw + x0 + jlo) * g->ic) * es;
+      memset(dst, 0, (size_t)jlo * px);
+      memcpy(dst + (size_t)jlo * px, src, (size_t)(jhi - jlo) * px);
+      memset(dst + (size_t)jhi * px, 0, (size_t)(g->kw - jhi) * px);
+    }
+  }
+}
+
+/* dx += the column rows [r0, r0 + nr) scattered back (col2im); dx zeroed by the caller.
+ * Rows of different images never overlap, so whole-image chunks go one image a thread. */
+#define COL2IM(T)                                                                        \
+  static void col2im_##T(const geom *g, const T *col, T *dx, int64_t r0, int64_t nr) {  \
+    int64_t cols = g->kh * g->kw * g->ic, per_img = g->oh * g->ow;                      \
+    int64_t nimg = nr % per_img == 0 && r0 % per_img == 0 ? nr / per_img : 0;           \
+    _Pragma("omp parallel for schedule(static) if (nimg > 1 && nr * cols >= PAR_MIN)")  \
+    for (int64_t t = 0; t < (nimg ? nimg : 1); t++)                                     \
+      for (int64_t r = nimg ? t * per_img : 0; r < (nimg ? (t + 1) * per_img : nr); r++) { \
+        int64_t row = r0 + r, b = row / per_img, p = row % per_img;                     \
+        int64_t y0 = p / g->ow * g->sh - g->pt, x0 = p % g->ow * g->sw - g->pl;         \
+        const T *src = col + r * cols;                                                  \
+        for (int64_t i = 0; i < g->kh; i++) {                                           \
+          int64_t yy = y0 + i;                                                          \
+          for (int64_t j = 0; j < g->kw; j++, src += g->ic) {                           \
+            int64_t xx = x0 + j;                                                        \
+            if (yy < 0 || yy >= g->ih || xx < 0 || xx >= g->iw) continue;               \
+            T *d = dx + ((b * g->ih + yy) * g->iw + xx) * g->ic;                        \
+            for (int64_t k = 0; k < g->ic; k++) d[k] += src[k];                         \
+          }                                                                             \
+        }                                                                               \
+      }                                                                                 \
+  }
+COL2IM(float)
+COL2IM(double)
+
+/* ---- Conv2D and its backprops ----------------------------------------------------- */
+
+int op_cpu_conv2d(rt_kernel_ctx *c) {
+  const rt_tensor *x = c->inputs[0], *f = c->inputs[1];
+  char sa[160];
+  if (need_float(c, x->dtype)) return c->st->code;
+  if (conv_attrs(c, "The Conv2D op currently only supports the NHWC tensor format on the CPU. "
+                    "The op was given the format: %s"))
+    return c->st->code;
+  if (x->shape.ndims != 4)
+    return rt_kernel_error(c, RT_INVALID_ARGUMENT, "input must be 4-dimensional%s",
+                           op_shape_tf(&x->shape, sa, sizeof sa));
+  if (f->shape.ndims != 4)
+    return rt_kernel_error(c, RT_INVALID_ARGUMENT, "filter must be 4-dimensional: %s",
+                           op_shape_tf(&f->shape, sa, sizeof sa));
+  const int64_t *xd = x->shape.dims, *fd = f->shape.dims;
+  if (xd[3] != fd[2])
+    return rt_kernel_error(c, RT_INVALID_ARGUMENT, "input and filter must have the same depth: "
+                           "%lld vs %lld", (long long)xd[3], (long long)fd[2]);
+  geom g = {.n = xd[0], .ih = xd[1], .iw = xd[2], .ic = xd[3], .kh = fd[0], .kw = fd[1],
+            .oc = fd[3]};
+  if (window(c, &g)) return c->st->code;
+  rt_shape os = rt_shape_make(4, (int64_t[]){g.n, g.oh, g.ow, g.oc});
+  rt_tensor *out = rt_kernel_output(c, 0, x->dtype, &os);
+  if (!out) return c->st->code;
+  int64_t rows = g.n * g.oh * g.ow, cols = g.kh * g.kw * g.ic;
+  size_t es = rt_dtype_size(x->dtype);
+  bool f32 = x->dtype == RT_FLOAT;
+  char *y = rt_tensor_data(out);
+  const char *xv = rt_tensor_data(x), *fv = rt_tensor_data(f);
+  if (rows == 0 || g.oc == 0) return RT_OK;
+  if (cols == 0) {
+    memset(y, 0, rt_tensor_nbytes(out));
+    return RT_OK;
+  }
+  if (g.kh == 1 && g.kw == 1 && g.sh == 1 && g.sw == 1) {   /* the input is the matrix */
+    gemm(f32, rows, g.oc, cols, xv, cols, 1, fv, g.oc, 1, 0, y);
+    return RT_OK;
+  }
+  int64_t R = chunk_rows(&g, cols, es);
+  void *tmp = NULL;
+  char *col = scratch_get(c, (size_t)(R * cols) * es, &tmp);
+  if (!col) return rt_kernel_error(c, RT_RESOURCE_EXHAUSTED, "out of memory");
+  for (int64_t r0 = 0; r0 < rows; r0 += R) {
+    int64_t nr = rows - r0 < R ? rows - r0 : R;
+    im2col(&g, xv, col, r0, nr, es);
+    gemm(f32, nr, g.oc, cols, col, cols, 1, fv, g.oc, 1, 0, y + (size_t)(r0 * g.oc) * es);
+  }
+  free(tmp);
+  return RT_OK;
+}
+
+/* The backprops' shared checks (ConvBackpropComputeDimensions): in and filter shapes are
+ * given as vectors (from input_sizes / filter_sizes) or tensors. */
+static int backprop_geom(rt_kernel_ctx *c, const char *label, const int64_t *xd,
+                         const int64_t *fd, const rt_tensor *dy, geom *g) {
+  char sa[160];
+  if (dy->shape.ndims != 4)
+    return rt_kernel_error(c, RT_INVALID_ARGUMENT, "%s: out_backprop must be 4-dimensional", label);
+  if (xd[3] != fd[2])
+    return rt_kernel_error(c, RT_INVALID_ARGUMENT, "%s: input and filter must have the same depth",
+                           label);
+  *g = (geom){.n = xd[0], .ih = xd[1], .iw = xd[2], .ic = xd[3], .kh = fd[0], .kw = fd[1],
+              .oc = fd[3]};
+  if (window(c, g)) return c->st->code;
+  const int64_t *dd = dy->shape.dims;
+  if (dd[0] != g->n)
+    return rt_kernel_error(c, RT_INVALID_ARGUMENT, "%s: input and out_backprop must have the same "
+                           "batch size", label);
+  for (int d = 1; d <= 2; d++) {
+    int64_t want = d == 1 ? g->oh : g->ow;
+    if (dd[d] != want)
+      return rt_kernel_error(c, RT_INVALID_ARGUMENT, "%s: Size of out_backprop doesn't match "
+                             "computed: actual = %lld, computed = %lld spatial_dim: %d input: %lld "
+                             "filter: %lld output: %lld stride: %lld dilation: 1", label,
+                             (long long)dd[d], (long long)want, d, (long long)xd[d],
+                             (long long)fd[d - 1], (long long)dd[d],
+                             (long long)(d == 1 ? g->sh : g->sw));
+  }
+  if (dd[3] != g->oc)
+    return rt_kernel_error(c, RT_INVALID_ARGUMENT, "%s: filter and out_backprop must have the same "
+                           "out_depth (out_backprop %s)", label, op_shape_tf(&dy->shape, sa, sizeof sa));
+  return RT_OK;
+}
+
+/* A 4-vector of sizes (input_sizes, filter_sizes). */
+static int sizes_vec(rt_kernel_ctx *c, const char *label, const char *what, const rt_tensor *t,
+                     int64_t *v) {
+  if (t->shape.ndims != 1 || t->shape.dims[0] != 4)
+    return rt_kernel_error(c, RT_INVALID_ARGUMENT, "%s: %s input must be 1-dim with 4 elements, "
+                           "not %lld", label, what, (long long)rt_tensor_numel(t));
+  for (int d = 0; d < 4; d++)
+    if ((v[d] = rt_tensor_get_i64(t, d)) < 0)
+      return rt_kernel_error(c, RT_INVALID_ARGUMENT, "Dimension %d must be >= 0", d);
+  return RT_OK;
+}
+
+int op_cpu_conv2d_backprop_input(rt_kernel_ctx *c) {
+  static const char *label = "Conv2DBackpropInput";
+  const rt_tensor *f = c->inputs[1], *dy = c->inputs[2];
+  int64_t xd[4];
+  geom g;
+  if (need_float(c, f->dtype)) return c->st->code;
+  if (conv_attrs(c, "Conv2DCustomBackpropInputOp only supports NHWC.%.0s")) return c->st->code;
+  if (sizes_vec(c, label, "input_sizes", c->inputs[0], xd)) return c->st->code;
+  if (f->shape.ndims != 4)
+    return rt_kernel_error(c, RT_INVALID_ARGUMENT, "%s: filter must be 4-dimensional", label);
+  if (backprop_geom(c, label, xd, f->shape.dims, dy, &g)) return c->st->code;
+  rt_shape xs = rt_shape_make(4, xd);
+  rt_tensor *out = rt_kernel_output(c, 0, f->dtype, &xs);
+  if (!out) return c->st->code;
+  memset(rt_tensor_data(out), 0, rt_tensor_nbytes(out));
+  int64_t rows = g.n * g.oh * g.ow, cols = g.kh * g.kw * g.ic;
+  if (rows == 0 || cols == 0 || g.oc == 0) return RT_OK;
+  size_t es = rt_dtype_size(f->dtype);
+  bool f32 = f->dtype == RT_FLOAT;
+  const char *fv = rt_tensor_data(f), *dv = rt_tensor_data(dy);
+  if (g.kh == 1 && g.kw == 1 && g.sh == 1 && g.sw == 1) {   /* dx = dy @ filter^T */
+    gemm(f32, rows, cols, g.oc, dv, g.oc, 1, fv, 1, g.oc, 0, rt_tensor_data(out));
+    return RT_OK;
+  }
+  int64_t R = chunk_rows(&g, cols, es);
+  void *tmp = NULL;
+  char *col = scratch_get(c, (size_t)(R * cols) * es, &tmp);
+  if (!col) return rt_kernel_error(c, RT_RESOURCE_EXHAUSTED, "out of memory");
+  for (int64_t r0 = 0; r0 < rows; r0 += R) {
+    int64_t nr = rows - r0 < R ? rows - r0 : R;
+    gemm(f32, nr, cols, g.oc, dv + (size_t)(r0 * g.oc) * es, g.oc, 1, fv, 1, g.oc, 0, col);
+    if (f32) col2im_float(&g, (const float *)col, rt_tensor_data(out), r0, nr);
+    else col2im_double(&g, (const double *)col, rt_tensor_data(out), r0, nr);
+  }
+  free(tmp);
+  return RT_OK;
+}
+
+int op_cpu_conv2d_backprop_filter(rt_kernel_ctx *c) {
+  static const char *label = "Conv2DBackpropFilter";
+  const rt_tensor *x = c->inputs[0], *dy = c->inputs[2];
+  int64_t fd[4];
+  geom g;
+  if (need_float(c, x->dtype)) return c->st->code;
+  if (conv_attrs(c, "Conv2DCustomBackpropFilterOp only supports NHWC.%.0s")) return c->st->code;
+  if (sizes_vec(c, label, "filter_sizes", c->inputs[1], fd)) return c->st->code;
+  if (x->shape.ndims != 4)
+    return rt_kernel_error(c, RT_INVALID_ARGUMENT, "%s: input must be 4-dimensional", label);
+  if (backprop_geom(c, label, x->shape.dims, fd, dy, &g)) return c->st->code;
+  rt_shape fs = rt_shape_make(4, fd);
+  rt_tensor *out = rt_kernel_output(c, 0, x->dtype, &fs);
+  if (!out) return c->st->code;
+  int64_t rows = g.n * g.oh * g.ow, cols = g.kh * g.kw * g.ic;
+  char *dw = rt_tensor_data(out);
+  if (rows == 0 || cols == 0 || g.oc == 0) {
+    memset(dw, 0, rt_tensor_nbytes(out));
+    return RT_OK;
+  }
+  size_t es = rt_dtype_size(x->dtype);
+  bool f32 = x->dtype == RT_FLOAT;
+  const char *xv = rt_tensor_data(x), *dv = rt_tensor_data(dy);
+  if (g.kh == 1 && g.kw == 1 && g.sh == 1 && g.sw == 1) {   /* dw = x^T @ dy */
+    gemm(f32, cols, g.oc, rows, xv, 1, cols, dv, g.oc, 1, 0, dw);
+    return RT_OK;
+  }
+  int64_t R = chunk_rows(&g, cols, es);
+  void *tmp = NULL;
+  char *col = scratch_get(c, (size_t)(R * cols) * es, &tmp);
+  if (!col) return rt_kernel_error(c, RT_RESOURCE_EXHAUSTED, "out of memory");
+  for (int64_t r0 = 0; r0 < rows; r0 += R) {
+    int64_t nr = rows - r0 < R ? rows - r0 : R;
+    im2col(&g, xv, col, r0, nr, es);
+    gemm(f32, cols, g.oc, nr, col, 1, cols, dv + (size_t)(r0 * g.oc) * es, g.oc, 1, r0 ? 1 : 0, dw);
+  }
+  free(tmp);
+  return RT_OK;
+}
+
+/* ---- pools ------------------------------------------------------------------------- */
+
+/* ksize and strides (batch and depth must be 1), NHWC, a 4-D input of shape xd. */
+static int pool_geom(rt_kernel_ctx *c, const char *op, const int64_t *xd, int nd, geom *g) {
+  int nk, ns;
+  const int64_t *k = list_ints(c->node, "ksize", &nk), *s = list_ints(c->node, "strides", &ns);
+  if (strcmp(rt_node_string(c->node, "data_format", "NHWC"), "NHWC"))
+    return rt_kernel_error(c, RT_INVALID_ARGUMENT, "Default %s only supports NHWC on device type "
+                           "CPU", op);
+  if (nk != 4)
+    return rt_kernel_error(c, RT_INVALID_ARGUMENT, "Sliding window ksize field must specify 4 "
+                           "dimensions");
+  if (ns != 4)
+    return rt_kernel_error(c, RT_INVALID_ARGUMENT, "Sliding window stride field must specify 4 "
+                           "dimensions");
+  if (k[0] != 1 || s[0] != 1)
+    return rt_kernel_error(c, RT_UNIMPLEMENTED, "Pooling is not yet supported on the batch "
+                           "dimension.");
+  if (k[3] != 1 || s[3] != 1)
+    return rt_kernel_error(c, RT_UNIMPLEMENTED, "Pooling is not yet supported on the depth "
+                           "dimension.");
+  if (nd != 4)
+    return rt_kernel_error(c, RT_INVALID_ARGUMENT, "tensor_in must be 4-dimensional");
+  *g = (geom){.n = xd[0], .ih = xd[1], .iw = xd[2], .ic = xd[3], .kh = k[1], .kw = k[2],
+              .oc = xd[3]};
+  if (g->kh < 1 || g->kw < 1)
+    return rt_kernel_error(c, RT_INVALID_ARGUMENT, "Sliding window ksize for dimension %d was "
+                           "zero.", g->kh < 1 ? 1 : 2);
+  return window(c, g);
+}
+
+/* The window of output pixel (y, x) clipped to the input: rows [*y0, *y1), cols [*x0, *x1). */
+static inline void clip(const geom *g, int64_t y, int64_t x, int64_t *y0, int64_t *y1,
+                        int64_t *x0, int64_t *x1) {
+  *y0 = y * g->sh - g->pt, *x0 = x * g->sw - g->pl;
+  *y1 = *y0 + g->kh < g->ih ? *y0 + g->kh : g->ih;
+  *x1 = *x0 + g->kw < g->iw ? *x0 + g->kw : g->iw;
+  if (*y0 < 0) *y0 = 0;
+  if (*x0 < 0) *x0 = 0;
+}
+
+/* Forward, max or average, one (image, output row) a thread. */
+#define POOL(T)                                                                          \
+  static void pool_##T(const geom *g, const T *x, T *y, bool avg) {                     \
+    int64_t C = g->ic;                                                                  \
+    _Pragma("omp parallel for schedule(static) if (g->n * g->oh * g->ow * C * g->kh * g->kw >= PAR_MIN)") \
+    for (int64_t by = 0; by < g->n * g->oh; by++) {                                     \
+      int64_t b = by / g->oh, oy = by % g->oh;                                          \
+      for (int64_t ox = 0; ox < g->ow; ox++) {                                          \
+        int64_t y0, y1, x0, x1;                                                         \
+        clip(g, oy, ox, &y0, &y1, &x0, &x1);                                            \
+        T *o = y + ((b * g->oh + oy) * g->ow + ox) * C;                                 \
+        for (int64_t k = 0; k < C; k++) o[k] = avg ? 0 : x[((b * g->ih + y0) * g->iw + x0) * C + k]; \
+        for (int64_t i = y0; i < y1; i++)                                               \
+          for (int64_t j = x0; j < x1; j++) {                                           \
+            const T *p = x + ((b * g->ih + i) * g->iw + j) * C;                         \
+            if (avg)                                                                    \
+              for (int64_t k = 0; k < C; k++) o[k] += p[k];                             \
+            else                                                                        \
+              for (int64_t k = 0; k < C; k++) o[k] = p[k] > o[k] ? p[k] : o[k];         \
+          }                                                                             \
+        if (avg) {                                                                      \
+          T cnt = (T)((y1 - y0) * (x1 - x0));                                           \
+          for (int64_t k = 0; k < C; k++) o[k] /= cnt;                                  \
+        }                                                                               \
+      }                                                                                 \
+    }                                                                                   \
+  }                                                                                     \
+  /* dx (zeroed) from dy: max routes to the first maximum, avg spreads evenly. One image \
+   * a thread: windows of different images never overlap. */                           \
+  static void pool_grad_##T(const geom *g, const T *x, const T *dy, T *dx, bool avg) {  \
+    int64_t C = g->ic;                                                                  \
+    _Pragma("omp parallel for schedule(static) if (g->n > 1 && g->n * g->oh * g->ow * C * g->kh * g->kw >= PAR_MIN)") \
+    for (int64_t b = 0; b < g->n; b++)                                                  \
+      for (int64_t oy = 0; oy < g->oh; oy++)                                            \
+        for (int64_t ox = 0; ox < g->ow; ox++) {                                        \
+          int64_t y0, y1, x0, x1;                                                       \
+          clip(g, oy, ox, &y0, &y1, &x0, &x1);                                          \
+          const T *d = dy + ((b * g->oh + oy) * g->ow + ox) * C;                        \
+          if (avg) {                                                                    \
+            T cnt = (T)((y1 - y0) * (x1 - x0));                                         \
+            for (int64_t i = y0; i < y1; i++)                                           \
+              for (int64_t j = x0; j < x1; j++) {                                       \
+                T *p = dx + ((b * g->ih + i) * g->iw + j) * C;                          \
+                for (int64_t k = 0; k < C; k++) p[k] += d[k] / cnt;                     \
+              }                                                                         \
+            continue;                                                                   \
+          }                                                                             \
+          for (int64_t k = 0; k < C; k++) {                                             \
+            int64_t best = ((b * g->ih + y0) * g->iw + x0) * C + k;                     \
+            for (int64_t i = y0; i < y1; i++)                                           \
+              for (int64_t j = x0; j < x1; j++) {                                       \
+                int64_t at = ((b * g->ih + i) * g->iw + j) * C + k;                     \
+                if (x[at] > x[best]) best = at;                                         \
+              }                                                                         \
+            dx[best] += d[k];                                                           \
+          }                                                                             \
+        }                                                                               \
+  }
+POOL(float)
+POOL(double)
+
+static int pool_run(rt_kernel_ctx *c, bool avg) {
+  const rt_tensor *x = c->inputs[0];
+  geom g;
+  if (need_float(c, x->dtype)) return c->st->code;
+  if (pool_geom(c, avg ? "AvgPoolingOp" : "MaxPoolingOp", x->shape.dims, x->shape.ndims, &g))
+    return c->st->code;
+  rt_shape os = rt_shape_make(4, (int64_t[]){g.n, g.oh, g.ow, g.ic});
+  rt_tensor *out = rt_kernel_output(c, 0, x->dtype, &os);
+  if (!out) return c->st->code;
+  if (x->dtype == RT_FLOAT) pool_float(&g, rt_tensor_data(x), rt_tensor_data(out), avg);
+  else pool_double(&g, rt_tensor_data(x), rt_tensor_data(out), avg);
+  return RT_OK;
+}
+
+int op_cpu_max_pool(rt_kernel_ctx *c) { return pool_run(c, false); }
+int op_cpu_avg_pool(rt_kernel_ctx *c) { return pool_run(c, true); }
+
+static int pool_grad_run(rt_kernel_ctx *c, bool avg) {
+  const rt_tensor *dy = c->inputs[avg ? 1 : 2], *x = avg ? NULL : c->inputs[0];
+  int64_t xd[4];
+  char sa[160], sb[160];
+  geom g;
+  if (need_float(c, dy->dtype)) return c->st->code;
+  if (avg) {
+    const rt_tensor *s = c->inputs[0];
+    if (s->shape.ndims != 1 || s->shape.dims[0] != 4)
+      return rt_kernel_error(c, RT_INVALID_ARGUMENT, "orig_input_shape must be 1-dimensional and "
+                             "4 elements");
+    for (int d = 0; d < 4; d++) xd[d] = rt_tensor_get_i64(s, d);
+  } else {
+    if (x->shape.ndims != 4)
+      return rt_kernel_error(c, RT_INVALID_ARGUMENT, "tensor_in must be 4-dimensional");
+    memcpy(xd, x->shape.dims, sizeof xd);
+  }
+  if (pool_geom(c, avg ? "AvgPoolingOp" : "MaxPoolingOp", xd, 4, &g)) return c->st->code;
+  if (dy->shape.ndims != 4)
+    return rt_kernel_error(c, RT_INVALID_ARGUMENT, "out_backprop must be 4-dimensional");
+  rt_shape want = rt_shape_make(4, (int64_t[]){g.n, g.oh, g.ow, g.ic});
+  if (!rt_shape_equal(&want, &dy->shape) ||
+      (!avg && !rt_shape_equal(&want, &c->inputs[1]->shape)))
+    return rt_kernel_error(c, RT_INVALID_ARGUMENT, "Expected grad shape to be %s, but got %s",
+                           op_shape_tf(&want, sa, sizeof sa),
+                           op_shape_tf(&dy->shape, sb, sizeof sb));
+  rt_shape xs = rt_shape_make(4, xd);
+  rt_tensor *out = rt_kernel_output(c, 0, dy->dtype, &xs);
+  if (!out) return c->st->code;
+  memset(rt_tensor_data(out), 0, rt_tensor_nbytes(out));
+  if (g.oh * g.ow * g.n * g.ic == 0) return RT_OK;
+  const void *xv = x ? rt_tensor_data(x) : NULL;
+  if (dy->dtype == RT_FLOAT) pool_grad_float(&g, xv, rt_tensor_data(dy), rt_tensor_data(out), avg);
+  else pool_grad_double(&g, xv, rt_tensor_data(dy), rt_tensor_data(out), avg);
+  return RT_OK;
+}
+
+int op_cpu_max_pool_grad(rt_kernel_ctx *c) { return pool_grad_run(c, false); }
+int op_cpu_avg_pool_grad(rt_kernel_ctx *c) { return pool_grad_run(c, true); }

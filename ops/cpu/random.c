@@ -1,0 +1,302 @@
+/* Random kernels on Philox4x32-10, laid out as TF's: the generator (key from seed, counter
+ * from seed2) lives in the node's state slot; each run takes the generator as it stands
+ * and moves it on by numel * 256 blocks (TF's ReserveRandomOutputs), so runs never share
+ * blocks. Inside a run, output group g (4 floats or 2 doubles) comes from block counter + g,
+ * so groups may be computed in any order, on any thread, with the same result.
+ * Conversions are TF's: 23 (float) or 52 (double) random mantissa bits in [1, 2) minus 1;
+ * Box-Muller with u1 clamped to 1e-7. TruncatedNormal's group g draws from its own run of
+ * 64 blocks (as TF's per-group sample reservation) and keeps samples within 2. */
+#define _GNU_SOURCE   /* sincos, sincosf */
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/random.h>
+
+#include "ops/ops_int.h"
+
+enum { RESERVE = 256, TRUNC_BLOCKS = 64, PAR_MIN_GROUPS = 1 << 12 };
+
+/* ---- Philox4x32-10 ------------------------------------------------------------------ */
+
+void op_philox_seed(op_philox *p, int64_t seed, int64_t seed2) {
+  uint64_t s = (uint64_t)seed, s2 = (uint64_t)seed2;
+  if (!seed && !seed2) {
+    uint64_t r[2] = {0, 0};
+    if (getrandom(r, sizeof r, 0) != (ssize_t)sizeof r) {   /* never on Linux >= 3.17 */
+      r[0] = (uint64_t)(uintptr_t)p ^ 0x9E3779B97F4A7C15ull;
+      r[1] = (uint64_t)rand();
+    }
+    s = r[0], s2 = r[1];
+  }
+  p->key[0] = (uint32_t)s, p->key[1] = (uint32_t)(s >> 32);
+  p->ctr[0] = p->ctr[1] = 0;
+  p->ctr[2] = (uint32_t)s2, p->ctr[3] = (uint32_t)(s2 >> 32);
+}
+
+/* 128-bit counter += n */
+static void ctr_add(uint32_t c[4], uint64_t n) {
+  uint64_t lo = ((uint64_t)c[1] << 32 | c[0]) + n;
+  bool carry = lo < n;
+  c[0] = (uint32_t)lo, c[1] = (uint32_t)(lo >> 32);
+  if (carry && ++c[2] == 0) ++c[3];
+}
+
+void op_philox_skip(op_philox *p, uint64_t n) { ctr_add(p->ctr, n); }
+
+void op_philox_block(const op_philox *p, uint64_t skip, uint32_t out[4]) {
+  uint32_t c[4] = {p->ctr[0], p->ctr[1], p->ctr[2], p->ctr[3]}, k0 = p->key[0], k1 = p->key[1];
+  ctr_add(c, skip);
+  for (int r = 0; r < 10; r++) {
+    uint64_t p0 = (uint64_t)0xD2511F53u * c[0], p1 = (uint64_t)0xCD9E8D57u * c[2];
+    uint32_t n0 = (uint32_t)(p1 >> 32) ^ c[1] ^ k0, n2 = (uint32_t)(p0 >> 32) ^ c[3] ^ k1;
+    c[0] = n0, c[1] = (uint32_t)p1, c[2] = n2, c[3] = (uint32_t)p0;
+    k0 += 0x9E3779B9u, k1 += 0xBB67AE85u;
+  }
+  memcpy(out, c, sizeof c);
+}
+
+/* The generator for this run: the node's (seeded on first use), moved on by `blocks`
+ * afterwards. Without a state slot (a kernel called directly) every run starts afresh. */
+static int generator(rt_kernel_ctx *c, uint64_t blocks, op_philox *g) {
+  int64_t seed = rt_node_int(c->node, "seed", 0), seed2 = rt_node_int(c->node, "seed2", 0);
+  if (!c->state) {
+    op_philox_seed(g, seed, seed2);
+    return RT_OK;
+  }
+  if (!*c->state) {
+    op_philox *s = *c->state = malloc(sizeof *s);
+    if (!s) return rt_kernel_error(c, RT_RESOURCE_EXHAUSTED, "out of memory");
+    op_philox_seed(s, seed, seed2);
+  }
+  op_philox *s = *c->state;
+  *g = *s;
+  op_philox_skip(s, blocks);
+  return RT_OK;
+}
+
+/* ---- conversions (TF's Uint32ToFloat, Uint64ToDouble, BoxMuller) -------------------- */
+
+static inline float u32_float(uint32_t x) {
+  uint32_t v = 127u << 23 | (x & 0x7fffffu);
+  float f;
+  memcpy(&f, &v, sizeof f);
+  return f - 1.0f;
+}
+
+static inline double u64_double(uint32_t hi, uint32_t lo) {
+  uint64_t v = (uint64_t)1023 << 52 | (uint64_t)(hi & 0xfffffu) << 32 | lo;
+  double d;
+  memcpy(&d, &v, sizeof d);
+  return d - 1.0;
+}
+
+static inline void box_muller_f(uint32_t x0, uint32_t x1, float *f0, float *f1) {
+  float u1 = u32_float(x0);
+  if (u1 < 1e-7f) u1 = 1e-7f;
+  float v1 = 2.0f * (float)M_PI * u32_float(x1), u2 = sqrtf(-2.0f * logf(u1));
+  sincosf(v1, f0, f1);
+  *f0 *= u2, *f1 *= u2;
+}
+
+static inline void box_muller_d(const uint32_t x[4], double *d0, double *d1) {
+  double u1 = u64_double(x[0], x[1]);
+  if (u1 < 1e-7) u1 = 1e-7;
+  double v1 = 2 * M_PI * u64_double(x[2], x[3]), u2 = sqrt(-2 * log(u1));
+  sincos(v1, d0, d1);
+  *d0 *= u2, *d1 *= u2;
+}
+
+/* ---- the float ops ------------------------------------------------------------------ */
+
+/* The output shape from a shape vector (int32 or int64). */
+static int shape_arg(rt_kernel_ctx *c, const rt_tensor *t, rt_shape *s) {
+  char buf[160];
+  if (t->shape.ndims != 1 || (t->dtype != RT_INT32 && t->dtype != RT_INT64))
+    return rt_kernel_error(c, RT_INVALID_ARGUMENT, "shape must be a vector of {int32,int64}, got "
+                           "shape %s", op_shape_tf(&t->shape, buf, sizeof buf));
+  if (t->shape.dims[0] > RT_MAX_DIMS)
+    return rt_kernel_error(c, RT_INVALID_ARGUMENT, "shape has %lld dimensions, more than %d",
+                           (long long)t->shape.dims[0], RT_MAX_DIMS);
+  s->ndims = (int)t->shape.dims[0];
+  for (int d = 0; d < s->ndims; d++)
+    if ((s->dims[d] = rt_tensor_get_i64(t, d)) < 0)
+      return rt_kernel_error(c, RT_INVALID_ARGUMENT, "Dimension %lld must be >= 0",
+                             (long long)s->dims[d]);
+  return RT_OK;
+}
+
+typedef enum { NORMAL, TRUNCATED, UNIFORM } dist;
+
+/* Group g of a truncated normal: its first k samples within 2, from its own blocks. */
+static void truncated_group(const op_philox *p, uint64_t g, bool f32, void *out, int64_t k) {
+  uint64_t b = g * TRUNC_BLOCKS;
+  int64_t got = 0;
+  while (got < k) {
+    uint32_t x[4];
+    op_philox_block(p, b++, x);
+    if (f32) {
+      float z[4];
+      box_muller_f(x[0], x[1], &z[0], &z[1]);
+      box_muller_f(x[2], x[3], &z[2], &z[3]);
+      for (int i = 0; i < 4 && got < k; i++)
+        if (fabsf(z[i]) < 2.0f) ((float *)out)[got++] = z[i];
+    } else {
+      double z[2];
+      box_muller_d(x, &z[0], &z[1]);
+      for (int i = 0; i < 2 && got < k; i++)
+        if (fabs(z[i]) < 2.0) ((double *)out)[got++] = z[i];
+    }
+  }
+}
+
+static int random_float(rt_kernel_ctx *c, dist d) {
+  rt_dtype t = rt_node_type(c->node, "dtype", RT_FLOAT);
+  rt_shape s;
+  if (t != RT_FLOAT && t != RT_DOUBLE)
+    return rt_kernel_error(c, RT_UNIMPLEMENTED, "no CPU kernel for %s", rt_dtype_name(t));
+  if (shape_arg(c, c->inputs[0], &s)) return c->st->code;
+  rt_tensor *out = rt_kernel_output(c, 0, t, &s);
+  if (!out) return c->st->code;
+  int64_t n = rt_tensor_numel(out);
+  op_philox p;
+  if (generator(c, (uint64_t)n * RESERVE, &p)) return c->st->code;
+  bool f32 = t == RT_FLOAT;
+  int per = f32 ? 4 : 2;
+  int64_t groups = (n + per - 1) / per;
+  char *y = rt_tensor_data(out);
+  size_t es = rt_dtype_size(t);
+#pragma omp parallel for schedule(static) if (groups >= PAR_MIN_GROUPS)
+  for (int64_t g = 0; g < groups; g++) {
+    int64_t k = n - g * per < per ? n - g * per : per;
+    union { float f[4]; double d[2]; } v;
+    if (d == TRUNCATED) {
+      truncated_group(&p, (uint64_t)g, f32, &v, k);
+    } else {
+      uint32_t x[4];
+      op_philox_block(&p, (uint64_t)g, x);
+      if (d == NORMAL && f32) {
+        box_muller_f(x[0], x[1], &v.f[0], &v.f[1]);
+        box_muller_f(x[2], x[3], &v.f[2], &v.f[3]);
+      } else if (d == NORMAL) {
+        box_muller_d(x, &v.d[0], &v.d[1]);
+      } else if (f32) {
+        for (int i = 0; i < 4; i++) v.f[i] = u32_float(x[i]);
+      } else {
+        v.d[0] = u64_double(x[0], x[1]), v.d[1] = u64_double(x[2], x[3]);
+      }
+    }
+    memcpy(y + (size_t)(g * per) * es, &v, (size_t)k * es);
+  }
+  return RT_OK;
+}
+
+int op_cpu_random_normal(rt_kernel_ctx *c) { return random_float(c, NORMAL); }
+int op_cpu_truncated_normal(rt_kernel_ctx *c) { return random_float(c, TRUNCATED); }
+int op_cpu_random_uniform(rt_kernel_ctx *c) { return random_float(c, UNIFORM); }
+
+/* ---- RandomUniformInt --------------------------------------------------------------- */
+
+int op_cpu_random_uniform_int(rt_kernel_ctx *c) {
+  const rt_tensor *lo_t = c->inputs[1], *hi_t = c->inputs[2];
+  char buf[160];
+  rt_shape s;
+  if (shape_arg(c, c->inputs[0], &s)) return c->st->code;
+  if (lo_t->shape.ndims != 0)
+    return rt_kernel_error(c, RT_INVALID_ARGUMENT, "minval must be 0-D, got shape %s",
+                           op_shape_tf(&lo_t->shape, buf, sizeof buf));
+  if (hi_t->shape.ndims != 0)
+    return rt_kernel_error(c, RT_INVALID_ARGUMENT, "maxval must be 0-D, got shape %s",
+                           op_shape_tf(&hi_t->shape, buf, sizeof buf));
+  int64_t lo = rt_tensor_get_i64(lo_t, 0), hi = rt_tensor_get_i64(hi_t, 0);
+  int64_t n = rt_shape_numel(&s);
+  if (n > 0 && lo >= hi)
+    return rt_kernel_error(c, RT_INVALID_ARGUMENT, "Need minval < maxval: %lld >= %lld",
+                           (long long)lo, (long long)hi);
+  rt_tensor *out = rt_kernel_output(c, 0, lo_t->dtype, &s);
+  if (!out) return c->st->code;
+  op_philox p;
+  if (generator(c, (uint64_t)n * RESERVE, &p)) return c->st->code;
+  bool i32 = lo_t->dtype == RT_INT32;
+  int per = i32 ? 4 : 2;
+  int64_t groups = (n + per - 1) / per;
+  uint64_t range = (uint64_t)hi - (uint64_t)lo;
+  void *y = rt_tensor_data(out);
+#pragma omp parallel for schedule(static) if (groups >= PAR_MIN_GROUPS)
+  for (int64_t g = 0; g < groups; g++) {
+    uint32_t x[4];
+    op_philox_block(&p, (uint64_t)g, x);
+    for (int i = 0; i < per && g * per + i < n; i++) {
+      int64_t at = g * per + i;
+      if (i32)
+        ((int32_t *)y)[at] = (int32_t)((uint32_t)lo + x[i] % (uint32_t)range);
+      else
+        ((int64_t *)y)[at] =
+            (int64_t)((uint64_t)lo + ((uint64_t)x[2 * i] | (uint64_t)x[2 * i + 1] << 32) % range);
+    }
+  }
+  return RT_OK;
+}
+
+/* ---- RandomShuffle ------------------------------------------------------------------ */
+
+/* 32-bit samples one at a time from successive blocks. */
+typedef struct stream {
+  const op_philox *p;
+  uint64_t block;
+  uint32_t buf[4];
+  int used;
+} stream;
+
+static uint32_t next32(stream *s) {
+  if (s->used == 4) {
+    op_philox_block(s->p, s->block++, s->buf);
+    s->used = 0;
+  }
+  return s->buf[s->used++];
+}
+
+int op_cpu_random_shuffle(rt_kernel_ctx *c) {
+  const rt_tensor *x = c->inputs[0];
+  int64_t n = x->shape.ndims > 0 ? x->shape.dims[0] : 0;
+  if (n <= 1) {
+    rt_tensor_unref(c->outputs[0]);
+    c->outputs[0] = rt_tensor_ref(c->inputs[0]);
+    return RT_OK;
+  }
+  op_philox p;
+  if (generator(c, (uint64_t)n * RESERVE, &p)) return c->st->code;
+  int64_t *perm = malloc(sizeof *perm * (size_t)n);
+  if (!perm) return rt_kernel_error(c, RT_RESOURCE_EXHAUSTED, "out of memory");
+  for (int64_t i = 0; i < n; i++) perm[i] = i;
+  stream s = {.p = &p, .used = 4};
+  for (int64_t i = n - 1; i > 0; i--) {   /* Fisher-Yates, as TF's */
+    uint64_t m = (uint64_t)i + 1, r = m <= UINT32_MAX ? next32(&s) % m
+                                                       : (next32(&s) | (uint64_t)next32(&s) << 32) % m;
+    int64_t j = (int64_t)r, t = perm[i];
+    perm[i] = perm[j], perm[j] = t;
+  }
+  rt_tensor *out = rt_kernel_output(c, 0, x->dtype, &x->shape);
+  if (!out) {
+    free(perm);
+    return c->st->code;
+  }
+  int64_t row = rt_tensor_numel(x) / n;
+  if (x->dtype == RT_STRING) {
+    const rt_str *src = rt_tensor_data(x);
+    for (int64_t i = 0; i < n; i++)
+      for (int64_t k = 0; k < row; k++) {
+        const rt_str *e = &src[perm[i] * row + k];
+        if (rt_tensor_set_str(out, i * row + k, e->ptr, e->len)) {
+          free(perm);
+          return rt_kernel_error(c, RT_RESOURCE_EXHAUSTED, "out of memory");
+        }
+      }
+  } else {
+    size_t rb = (size_t)row * rt_dtype_size(x->dtype);
+    const char *src = rt_tensor_data(x);
+    char *dst = rt_tensor_data(out);
+    for (int64_t i = 0; i < n; i++) memcpy(dst + (size_t)i * rb, src + (size_t)perm[i] * rb, rb);
+  }
+  free(perm);
+  return RT_OK;
+}

@@ -1,0 +1,83 @@
+#!/usr/bin/env bash
+# The classic failures of TF1 clusters, each ending in a fast, precise message that names
+# the task and the fix (issue: every classic failure ends in a precise message).
+. "$(dirname "$0")/lib.sh"
+read -r P0 W0 W1 <<<"$(free_ports 3)"
+SPEC="{\"ps\": [\"localhost:$P0\"], \"worker\": [\"localhost:$W0\", \"localhost:$W1\"]}"
+
+run() { timeout 30 "$TFSH" -c "$1" 2>&1 | tail -1; }
+
+check "wrong job_name (Server)" \
+  "ValueError: Job 'wroker' is not in the cluster spec; its jobs are: ps, worker (check --job_name)" \
+  "$(run "import tensorflow as tf; tf.train.Server($SPEC, job_name='wroker', task_index=0)")"
+check "task_index out of range (Server)" \
+  "ValueError: Task index 2 is out of range for job 'worker', which has 2 tasks (0..1) (check --task_index)" \
+  "$(run "import tensorflow as tf; tf.train.Server($SPEC, job_name='worker', task_index=2)")"
+check "wrong job (tfsh server)" \
+  "tfsh server: job 'wroker' is not in the cluster spec; its jobs are: ps, worker (check --job)" \
+  "$("$TFSH" server --cluster "$SPEC" --job wroker --task 0 2>&1)"
+check "task out of range (tfsh server)" \
+  "tfsh server: task index 5 is out of range for job 'ps', which has 1 task (0..0) (check --task)" \
+  "$("$TFSH" server --cluster "$SPEC" --job ps --task 5 2>&1)"
+check "two tasks, one address (ClusterSpec)" \
+  "ValueError: ClusterSpec: /job:ps/task:0 and /job:worker/task:1 both have address localhost:$P0; give each task its own host:port" \
+  "$(run "import tensorflow as tf; tf.train.ClusterSpec({'ps': ['localhost:$P0'], 'worker': ['localhost:$W0', 'localhost:$P0']})")"
+check "two tasks, one address (tfsh server)" \
+  "tfsh server: cluster spec: /job:ps/task:0 and /job:ps/task:1 both have address localhost:$P0; give each task its own host:port" \
+  "$("$TFSH" server --cluster "ps|localhost:$P0;localhost:$P0" --job ps 2>&1)"
+check "malformed address" \
+  "ValueError: ClusterSpec: /job:ps/task:0 has address 'localhost'; expected \"host:port\"" \
+  "$(run "import tensorflow as tf; tf.train.ClusterSpec({'ps': ['localhost']})")"
+
+# A port another process holds: the port and the task, said plainly.
+python3 -c "
+import socket, sys, time
+s = socket.socket(); s.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+s.bind(('127.0.0.1', $P0)); s.listen(1)
+print('bound', flush=True)
+sys.stdin.read()" >"$WORK/holder.log" < <(sleep 30) &
+PIDS+=($!)
+wait_for "$WORK/holder.log" bound
+check "port in use" \
+  "tfsh server: /job:ps/replica:0/task:0: cannot listen on tcp://127.0.0.1:$P0: address already in use (another process holds $P0: stop it, or give this task another port in the cluster spec)" \
+  "$("$TFSH" server --cluster "$SPEC" --job ps --task 0 2>&1)"
+kill "${PIDS[-1]}"
+wait "${PIDS[-1]}" 2>/dev/null
+
+# A task that never started: said within 2 s, with the elapsed time; operation_timeout_in_ms
+# bounds the wait with an error naming the task; device_filters limit what is needed.
+cat >"$WORK/never.py" <<PY
+import sys, tensorflow as tf
+server = tf.train.Server($SPEC, job_name="worker", task_index=0)
+filters = sys.argv[2:] or None
+cfg = tf.ConfigProto(operation_timeout_in_ms=int(sys.argv[1]), device_filters=filters)
+with tf.Session(server.target, config=cfg) as sess:
+    print(sess.run(tf.constant(41) + 1))
+PY
+start=$(date +%s%N)
+timeout 30 "$TFSH" "$WORK/never.py" 2500 >"$WORK/never.out" 2>&1
+secs=$(( ($(date +%s%N) - start) / 1000000 ))
+check "waiting message names the task within 2 s" \
+  "tfsh: waiting for /job:ps/replica:0/task:0 at localhost:$P0 (not connected), /job:worker/replica:0/task:1 at localhost:$W1 (not connected) (1 s)" \
+  "$(head -1 "$WORK/never.out")"
+check "operation_timeout_in_ms bounds the wait, naming the tasks" \
+  "DeadlineExceededError: Timed out after 2500 ms (operation_timeout_in_ms) waiting for /job:ps/replica:0/task:0 at localhost:$P0 (not connected), /job:worker/replica:0/task:1 at localhost:$W1 (not connected): is the task started, at that address?" \
+  "$(tail -1 "$WORK/never.out")"
+check "and returns in time" "yes" "$([ "$secs" -lt 6000 ] && echo yes || echo "no ($secs ms)")"
+check "device_filters: only the tasks named are needed" "42" \
+  "$(timeout 30 "$TFSH" "$WORK/never.py" 5000 /job:worker/task:0 2>&1 | tail -1)"
+
+# Different cluster specs: detected when tasks first talk, with what differs.
+start_task ps --cluster "{\"ps\": [\"localhost:$P0\"], \"worker\": [\"localhost:$W0\"]}" --job ps --task 0
+check "different cluster specs" \
+  "FailedPreconditionError: /job:ps/replica:0/task:0 was started with a different cluster spec than /job:worker/replica:0/task:0 (/job:worker/replica:0/task:0 has /job:worker/task:1=localhost:$W1 but /job:ps/replica:0/task:0 does not); start every task with the same cluster spec" \
+  "$(timeout 30 "$TFSH" "$WORK/never.py" 5000 /job:ps /job:worker/task:0 2>&1 | tail -1)"
+
+# A device that does not exist: the node, the device requested, the devices that exist.
+check "no such device" \
+  "InvalidArgumentError: Cannot assign a device for operation 'c': Operation was explicitly assigned to /job:localhost/device:GPU:0 but available devices are [ /job:localhost/replica:0/task:0/device:CPU:0 ]. Make sure the device specification refers to a valid device." \
+  "$(run "import tensorflow as tf
+with tf.device('/job:localhost/gpu:0'):
+    c = tf.constant(1, name='c')
+tf.Session().run(c)")"
+finish

@@ -1,0 +1,847 @@
+/* Op tests, part 3: Conv2D and its backprops, pools, random ops, ApplyAdam's registration.
+ * Convolutions and pools against naive loops on small random inputs (pools exactly, conv
+ * to 1e-5 of the terms' magnitude), every gradient through rt_gradients against central
+ * differences, shape errors word for word, random ops for reproducibility and moments. */
+#include <math.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <cmocka.h>
+
+#include "ops/ops.h"
+#include "ops/ops_int.h"
+#include "runtime/device.h"
+#include "runtime/exec.h"
+#include "runtime/gradients.h"
+#include "runtime/graph.h"
+#include "runtime/op.h"
+
+/* ---- helpers ---------------------------------------------------------------------- */
+
+#define D(...) ((const int64_t[]){__VA_ARGS__})
+
+static uint64_t lcg = 12345;
+static double rnd(void) {   /* in [-1, 1) */
+  lcg = lcg * 6364136223846793005ull + 1442695040888963407ull;
+  return (double)(lcg >> 11) / (double)(1ull << 53) * 2 - 1;
+}
+
+static rt_tensor *rand_tensor(rt_dtype t, int nd, const int64_t *dims) {
+  rt_shape s = rt_shape_make(nd, dims);
+  rt_tensor *x = rt_tensor_new(t, &s);
+  for (int64_t i = 0; i < rt_tensor_numel(x); i++) {
+    double v = rnd();
+    if (t == RT_FLOAT) ((float *)rt_tensor_data(x))[i] = (float)v;
+    else ((double *)rt_tensor_data(x))[i] = v;
+  }
+  return x;
+}
+
+static rt_tensor *ints(int n, const int64_t *v) {
+  rt_shape s = rt_shape_make(1, (int64_t[]){n});
+  rt_tensor *x = rt_tensor_new(RT_INT32, &s);
+  for (int i = 0; i < n; i++) ((int32_t *)rt_tensor_data(x))[i] = (int32_t)v[i];
+  return x;
+}
+
+static void check_ok(const rt_status *st) {
+  if (st->code) print_error("%s\n", st->msg);
+  assert_int_equal(st->code, 0);
+}
+
+/* Adds a Const (takes t). */
+static void add_const(rt_graph *g, const char *name, rt_tensor *t) {
+  rt_node *n = rt_node_new(name, "Const");
+  rt_node_set_tensor(n, "value", t);
+  rt_node_set_type(n, "dtype", t->dtype);
+  rt_tensor_unref(t);
+  rt_status st = {0};
+  rt_graph_add(g, n, &st);
+  check_ok(&st);
+}
+
+static void add_placeholder(rt_graph *g, const char *name, rt_dtype t, int nd, const int64_t *d) {
+  rt_node *n = rt_node_new(name, "Placeholder");
+  rt_node_set_type(n, "dtype", t);
+  if (nd >= 0) {
+    rt_shape s = rt_shape_make(nd, d);
+    rt_node_set_shape(n, "shape", &s);
+  }
+  rt_status st = {0};
+  rt_graph_add(g, n, &st);
+  check_ok(&st);
+}
+
+/* The window attrs of the op under test. */
+typedef struct cfg {
+  int64_t sh, sw, kh, kw;   /* strides; pool window */
+  const char *padding;
+} cfg;
+static cfg cur;
+
+static void set_window(rt_node *n) {
+  rt_node_set_ints(n, "strides", 4, D(1, cur.sh, cur.sw, 1));
+  rt_node_set_string(n, "padding", cur.padding);
+  if (!strcmp(n->op, "MaxPool") || !strcmp(n->op, "AvgPool") || !strcmp(n->op, "MaxPoolGrad") ||
+      !strcmp(n->op, "AvgPoolGrad"))
+    rt_node_set_ints(n, "ksize", 4, D(1, cur.kh, cur.kw, 1));
+}
+
+typedef void (*attrs_fn)(rt_node *n);
+
+/* One executor run of `fetch` with feeds; a deep copy of the result or NULL with st. */
+static rt_tensor *eval(rt_graph *g, const char *fetch, int nf, const char *const *feeds,
+                       rt_tensor *const *fv, rt_status *st) {
+  rt_device *dev = rt_device_new("/job:localhost/replica:0/task:0/device:CPU:0", RT_DEV_CPU, 1);
+  rt_exec *ex = NULL;
+  rt_tensor *out = NULL, *copy = NULL;
+  if (!rt_exec_new(g, dev, &ex, st)) {
+    rt_run_args a = {.n_feeds = nf, .feed_names = feeds, .feeds = fv, .n_fetches = 1,
+                     .fetch_names = &fetch, .fetched = &out};
+    rt_step step = {0};
+    if (!rt_exec_run(ex, &step, &a, st)) copy = rt_tensor_copy(out);
+  }
+  rt_tensor_unref(out);
+  rt_exec_free(ex);
+  rt_device_free(dev);
+  return copy;
+}
+
+/* op on constant inputs (takes them); NULL with st set on error. */
+static rt_tensor *run_op(const char *op, attrs_fn attrs, rt_status *st, int n,
+                         rt_tensor **in) {
+  rt_graph *g = rt_graph_new();
+  rt_node *f = rt_node_new("f", op);
+  for (int i = 0; i < n; i++) {
+    char name[16];
+    snprintf(name, sizeof name, "c%d", i);
+    add_const(g, name, in[i]);
+    rt_node_add_input(f, name);
+  }
+  if (attrs) attrs(f);
+  rt_tensor *r = NULL;
+  *st = (rt_status){0};
+  if (!rt_graph_add(g, f, st)) r = eval(g, "f", 0, NULL, NULL, st);
+  rt_graph_free(g);
+  return r;
+}
+
+/* The shape rt_graph_add infers for op on placeholders of the given shapes, or NULL and
+ * the error in st. */
+static rt_status st;
+static char shape_buf[160];
+static const char *infer(const char *op, int n, const int64_t *const *dims, const rt_tensor *sizes) {
+  rt_graph *g = rt_graph_new();
+  rt_node *f = rt_node_new("f", op);
+  for (int i = 0; i < n; i++) {
+    char name[16];
+    snprintf(name, sizeof name, "p%d", i);
+    if (!dims[i]) add_const(g, name, rt_tensor_copy(sizes));
+    else add_placeholder(g, name, RT_FLOAT, 4, dims[i]);
+    rt_node_add_input(f, name);
+  }
+  set_window(f);
+  st = (rt_status){0};
+  const char *r = NULL;
+  if (!rt_graph_add(g, f, &st)) r = op_shape_tf(&f->out_shapes[0], shape_buf, sizeof shape_buf);
+  rt_graph_free(g);
+  return r;
+}
+
+/* ---- naive references ---------------------------------------------------------------- */
+
+typedef struct dims {
+  int64_t n, h, w, c, kh, kw, k, oh, ow, pt, pl;
+} dims;
+
+static dims geometry(const int64_t *x, int64_t kh, int64_t kw, int64_t k) {
+  dims d = {.n = x[0], .h = x[1], .w = x[2], .c = x[3], .kh = kh, .kw = kw, .k = k};
+  bool same = !strcmp(cur.padding, "SAME");
+  assert_true(op_window_dim(d.h, kh, cur.sh, same, &d.oh, &d.pt));
+  assert_true(op_window_dim(d.w, kw, cur.sw, same, &d.ow, &d.pl));
+  return d;
+}
+
+#define AT4(a, i, j, k, l, d1, d2, d3) (a)[(((i) * (d1) + (j)) * (d2) + (k)) * (d3) + (l)]
+
+/* y, and the sum of |terms| per output (the scale errors are measured against). */
+static void ref_conv(const dims *d, const double *x, const double *f, double *y, double *mag) {
+  for (int64_t b = 0; b < d->n; b++)
+    for (int64_t oy = 0; oy < d->oh; oy++)
+      for (int64_t ox = 0; ox < d->ow; ox++)
+        for (int64_t o = 0; o < d->k; o++) {
+          double s = 0, m = 0;
+          for (int64_t i = 0; i < d->kh; i++)
+            for (int64_t j = 0; j < d->kw; j++) {
+              int64_t yy = oy * cur.sh - d->pt + i, xx = ox * cur.sw - d->pl + j;
+              if (yy < 0 || yy >= d->h || xx < 0 || xx >= d->w) continue;
+              for (int64_t ch = 0; ch < d->c; ch++) {
+                double t = AT4(x, b, yy, xx, ch, d->h, d->w, d->c) * AT4(f, i, j, ch, o, d->kw, d->c, d->k);
+                s += t, m += fabs(t);
+              }
+            }
+          AT4(y, b, oy, ox, o, d->oh, d->ow, d->k) = s;
+          AT4(mag, b, oy, ox, o, d->oh, d->ow, d->k) = m;
+        }
+}
+
+/* dx and dw of sum(y * dy). */
+static void ref_conv_back(const dims *d, const double *x, const double *f, const double *dy,
+                          double *dx, double *dw, double *mx, double *mw) {
+  memset(dx, 0, sizeof *dx * (size_t)(d->n * d->h * d->w * d->c));
+  memset(dw, 0, sizeof *dw * (size_t)(d->kh * d->kw * d->c * d->k));
+  memset(mx, 0, sizeof *mx * (size_t)(d->n * d->h * d->w * d->c));
+  memset(mw, 0, sizeof *mw * (size_t)(d->kh * d->kw * d->c * d->k));
+  for (int64_t b = 0; b < d->n; b++)
+    for (int64_t oy = 0; oy < d->oh; oy++)
+      for (int64_t ox = 0; ox < d->ow; ox++)
+        for (int64_t i = 0; i < d->kh; i++)
+          for (int64_t j = 0; j < d->kw; j++) {
+            int64_t yy = oy * cur.sh - d->pt + i, xx = ox * cur.sw - d->pl + j;
+            if (yy < 0 || yy >= d->h || xx < 0 || xx >= d->w) continue;
+            for (int64_t ch = 0; ch < d->c; ch++)
+              for (int64_t o = 0; o < d->k; o++) {
+                double g = AT4(dy, b, oy, ox, o, d->oh, d->ow, d->k);
+                double tx = g * AT4(f, i, j, ch, o, d->kw, d->c, d->k);
+                double tw = g * AT4(x, b, yy, xx, ch, d->h, d->w, d->c);
+                AT4(dx, b, yy, xx, ch, d->h, d->w, d->c) += tx;
+                AT4(mx, b, yy, xx, ch, d->h, d->w, d->c) += fabs(tx);
+                AT4(dw, i, j, ch, o, d->kw, d->c, d->k) += tw;
+                AT4(mw, i, j, ch, o, d->kw, d->c, d->k) += fabs(tw);
+              }
+          }
+}
+
+static double *values(const rt_tensor *t) {
+  int64_t n = rt_tensor_numel(t);
+  double *v = malloc(sizeof *v * (size_t)(n ? n : 1));
+  for (int64_t i = 0; i < n; i++) v[i] = rt_tensor_get_f64(t, i);
+  return v;
+}
+
+static void expect_close(const char *what, const rt_tensor *got, const double *want,
+                         const double *mag, int64_t n) {
+  assert_non_null(got);
+  assert_int_equal(rt_tensor_numel(got), n);
+  for (int64_t i = 0; i < n; i++) {
+    double g = rt_tensor_get_f64(got, i), tol = 1e-5 * (mag[i] > 1e-3 ? mag[i] : 1e-3);
+    if (fabs(g - want[i]) > tol)
+      print_error("%s[%lld]: got %.9g want %.9g\n", what, (long long)i, g, want[i]);
+    assert_true(fabs(g - want[i]) <= tol);
+  }
+}
+
+/* Conv2D and both backprops on random data against the naive loops. */
+static void conv_case(rt_dtype t, const int64_t *xs, int64_t kh, int64_t kw, int64_t k,
+                      int64_t sh, int64_t sw, const char *pad) {
+  cur = (cfg){.sh = sh, .sw = sw, .padding = pad};
+  dims d = geometry(xs, kh, kw, k);
+  const int64_t *fs = D(kh, kw, xs[3], k), *ys = D(d.n, d.oh, d.ow, k);
+  rt_tensor *x = rand_tensor(t, 4, xs), *f = rand_tensor(t, 4, fs), *dy = rand_tensor(t, 4, ys);
+  double *xv = values(x), *fv = values(f), *dv = values(dy);
+  int64_t ny = d.n * d.oh * d.ow * k, nx = rt_tensor_numel(x), nf = rt_tensor_numel(f);
+  double *y = malloc(sizeof *y * (size_t)ny), *my = malloc(sizeof *my * (size_t)ny);
+  double *dx = malloc(sizeof *dx * (size_t)nx), *mx = malloc(sizeof *mx * (size_t)nx);
+  double *dw = malloc(sizeof *dw * (size_t)nf), *mw = malloc(sizeof *mw * (size_t)nf);
+  ref_conv(&d, xv, fv, y, my);
+  ref_conv_back(&d, xv, fv, dv, dx, dw, mx, mw);
+  rt_tensor *r = run_op("Conv2D", set_window, &st, 2, (rt_tensor *[]){rt_tensor_ref(x), rt_tensor_ref(f)});
+  check_ok(&st);
+  assert_int_equal(r->dtype, t);
+  assert_true(rt_shape_equal(&r->shape, &(rt_shape){4, {d.n, d.oh, d.ow, k}}));
+  expect_close("Conv2D", r, y, my, ny);
+  rt_tensor_unref(r);
+  r = run_op("Conv2DBackpropInput", set_window, &st, 3,
+             (rt_tensor *[]){ints(4, xs), rt_tensor_ref(f), rt_tensor_ref(dy)});
+  check_ok(&st);
+  expect_close("Conv2DBackpropInput", r, dx, mx, nx);
+  rt_tensor_unref(r);
+  r = run_op("Conv2DBackpropFilter", set_window, &st, 3,
+             (rt_tensor *[]){rt_tensor_ref(x), ints(4, fs), rt_tensor_ref(dy)});
+  check_ok(&st);
+  expect_close("Conv2DBackpropFilter", r, dw, mw, nf);
+  rt_tensor_unref(r);
+  rt_tensor_unref(x), rt_tensor_unref(f), rt_tensor_unref(dy);
+  free(xv), free(fv), free(dv), free(y), free(my), free(dx), free(mx), free(dw), free(mw);
+}
+
+/* Pools exactly: forward, and both gradients (first maximum; sum / count). */
+static void pool_case(rt_dtype t, const int64_t *xs, int64_t kh, int64_t kw, int64_t sh,
+                      int64_t sw, const char *pad) {
+  cur = (cfg){.sh = sh, .sw = sw, .kh = kh, .kw = kw, .padding = pad};
+  dims d = geometry(xs, kh, kw, xs[3]);
+  rt_tensor *x = rand_tensor(t, 4, xs), *dy = rand_tensor(t, 4, D(d.n, d.oh, d.ow, d.c));
+  int64_t ny = d.n * d.oh * d.ow * d.c, nx = rt_tensor_numel(x);
+  double *mx = calloc((size_t)ny, sizeof *mx), *av = calloc((size_t)ny, sizeof *av);
+  double *gm = calloc((size_t)nx, sizeof *gm), *ga = calloc((size_t)nx, sizeof *ga);
+  bool f32 = t == RT_FLOAT;
+#define X(i) (f32 ? (double)((float *)rt_tensor_data(x))[i] : ((double *)rt_tensor_data(x))[i])
+#define G(i) (f32 ? (double)((float *)rt_tensor_data(dy))[i] : ((double *)rt_tensor_data(dy))[i])
+  for (int64_t b = 0; b < d.n; b++)
+    for (int64_t oy = 0; oy < d.oh; oy++)
+      for (int64_t ox = 0; ox < d.ow; ox++)
+        for (int64_t ch = 0; ch < d.c; ch++) {
+          int64_t o = ((b * d.oh + oy) * d.ow + ox) * d.c + ch, best = -1, cnt = 0;
+          double sum = 0;   /* summed in the kernel's order and precision */
+          float sumf = 0;
+          for (int64_t i = 0; i < kh; i++)
+            for (int64_t j = 0; j < kw; j++) {
+              int64_t yy = oy * sh - d.pt + i, xx = ox * sw - d.pl + j;
+              if (yy < 0 || yy >= d.h || xx < 0 || xx >= d.w) continue;
+              int64_t at = ((b * d.h + yy) * d.w + xx) * d.c + ch;
+              if (best < 0 || X(at) > X(best)) best = at;
+              sum += X(at), sumf += (float)X(at), cnt++;
+            }
+          mx[o] = X(best);
+          av[o] = f32 ? (double)(sumf / (float)cnt) : sum / (double)cnt;
+          gm[best] = f32 ? (double)((float)gm[best] + (float)G(o)) : gm[best] + G(o);
+        }
+  /* AvgPoolGrad's reference: each window's share added in window order */
+  for (int64_t b = 0; b < d.n; b++)
+    for (int64_t oy = 0; oy < d.oh; oy++)
+      for (int64_t ox = 0; ox < d.ow; ox++) {
+        int64_t cnt = 0;
+        for (int64_t i = 0; i < kh; i++)
+          for (int64_t j = 0; j < kw; j++) {
+            int64_t yy = oy * sh - d.pt + i, xx = ox * sw - d.pl + j;
+            cnt += yy >= 0 && yy < d.h && xx >= 0 && xx < d.w;
+          }
+        for (int64_t i = 0; i < kh; i++)
+          for (int64_t j = 0; j < kw; j++) {
+            int64_t yy = oy * sh - d.pt + i, xx = ox * sw - d.pl + j;
+            if (yy < 0 || yy >= d.h || xx < 0 || xx >= d.w) continue;
+            for (int64_t ch = 0; ch < d.c; ch++) {
+              int64_t at = ((b * d.h + yy) * d.w + xx) * d.c + ch;
+              double g = G(((b * d.oh + oy) * d.ow + ox) * d.c + ch);
+              ga[at] = f32 ? (double)((float)ga[at] + (float)g / (float)cnt) : ga[at] + g / (double)cnt;
+            }
+          }
+      }
+#undef X
+#undef G
+  rt_tensor *mp = run_op("MaxPool", set_window, &st, 1, (rt_tensor *[]){rt_tensor_ref(x)});
+  check_ok(&st);
+  rt_tensor *ap = run_op("AvgPool", set_window, &st, 1, (rt_tensor *[]){rt_tensor_ref(x)});
+  check_ok(&st);
+  rt_tensor *mg = run_op("MaxPoolGrad", set_window, &st, 3,
+                         (rt_tensor *[]){rt_tensor_ref(x), rt_tensor_ref(mp), rt_tensor_ref(dy)});
+  check_ok(&st);
+  rt_tensor *ag = run_op("AvgPoolGrad", set_window, &st, 2, (rt_tensor *[]){ints(4, xs), rt_tensor_ref(dy)});
+  check_ok(&st);
+  for (int64_t i = 0; i < ny; i++) {
+    assert_true(rt_tensor_get_f64(mp, i) == mx[i]);
+    if (rt_tensor_get_f64(ap, i) != av[i])
+      print_error("AvgPool[%lld]: %.17g vs %.17g\n", (long long)i, rt_tensor_get_f64(ap, i), av[i]);
+    assert_true(rt_tensor_get_f64(ap, i) == av[i]);
+  }
+  for (int64_t i = 0; i < nx; i++) {
+    assert_true(rt_tensor_get_f64(mg, i) == gm[i]);
+    if (rt_tensor_get_f64(ag, i) != ga[i])
+      print_error("AvgPoolGrad[%lld]: %.17g vs %.17g\n", (long long)i, rt_tensor_get_f64(ag, i), ga[i]);
+    assert_true(rt_tensor_get_f64(ag, i) == ga[i]);
+  }
+  rt_tensor_unref(mp), rt_tensor_unref(ap), rt_tensor_unref(mg), rt_tensor_unref(ag);
+  rt_tensor_unref(x), rt_tensor_unref(dy);
+  free(mx), free(av), free(gm), free(ga);
+}
+
+/* ---- conv and pools ------------------------------------------------------------------ */
+
+static void test_window_dim(void **s) {
+  int64_t o, p;
+  assert_true(op_window_dim(7, 3, 2, true, &o, &p));   /* SAME: ceil(7/2), pad 2 -> 1 before */
+  assert_int_equal(o, 4);
+  assert_int_equal(p, 1);
+  assert_true(op_window_dim(8, 3, 2, true, &o, &p));   /* pad 1 -> 0 before */
+  assert_int_equal(o, 4);
+  assert_int_equal(p, 0);
+  assert_true(op_window_dim(7, 3, 2, false, &o, &p));  /* VALID: ceil(5/2) */
+  assert_int_equal(o, 3);
+  assert_int_equal(p, 0);
+  assert_true(op_window_dim(5, 1, 3, true, &o, &p));   /* stride > window */
+  assert_int_equal(o, 2);
+  assert_int_equal(p, 0);
+  assert_false(op_window_dim(2, 3, 1, false, &o, &p));
+}
+
+static void test_conv_shapes(void **s) {
+  cur = (cfg){.sh = 2, .sw = 1, .kh = 2, .kw = 3, .padding = "SAME"};
+  const int64_t *x = D(2, 7, 5, 3), *f = D(3, 3, 3, 8);
+  assert_string_equal(infer("Conv2D", 2, (const int64_t *[]){x, f}, NULL), "[2,4,5,8]");
+  assert_string_equal(infer("MaxPool", 1, (const int64_t *[]){x}, NULL), "[2,4,5,3]");
+  cur.padding = "VALID";
+  assert_string_equal(infer("Conv2D", 2, (const int64_t *[]){x, f}, NULL), "[2,3,3,8]");
+  assert_string_equal(infer("AvgPool", 1, (const int64_t *[]){x}, NULL), "[2,3,3,3]");
+  rt_tensor *sz = ints(4, x);
+  assert_string_equal(infer("Conv2DBackpropInput", 3, (const int64_t *[]){NULL, f, D(2, 3, 3, 8)}, sz),
+                      "[2,7,5,3]");
+  assert_string_equal(infer("AvgPoolGrad", 2, (const int64_t *[]){NULL, D(2, 3, 3, 3)}, sz), "[2,7,5,3]");
+  rt_tensor_unref(sz);
+  /* TF1's words */
+  assert_null(infer("Conv2D", 2, (const int64_t *[]){D(1, 2, 2, 3), f}, NULL));
+  assert_string_equal(st.msg, "Negative dimension size caused by subtracting 3 from 2 for 'f' (op: "
+                              "'Conv2D') with input shapes: [1,2,2,3], [3,3,3,8].");
+  assert_null(infer("MaxPool", 1, (const int64_t *[]){D(1, 1, 1, 64)}, NULL));
+  assert_string_equal(st.msg, "Negative dimension size caused by subtracting 2 from 1 for 'f' (op: "
+                              "'MaxPool') with input shapes: [1,1,1,64].");
+  assert_null(infer("Conv2D", 2, (const int64_t *[]){x, D(3, 3, 4, 8)}, NULL));
+  assert_string_equal(st.msg, "Dimensions must be equal, but are 3 and 4 for 'f' (op: 'Conv2D') "
+                              "with input shapes: [2,7,5,3], [3,3,4,8].");
+  rt_graph *g = rt_graph_new();
+  add_placeholder(g, "x", RT_FLOAT, 3, D(7, 5, 3));
+  add_placeholder(g, "w", RT_FLOAT, 4, f);
+  rt_node *n = rt_node_new("f", "Conv2D");
+  rt_node_add_input(n, "x");
+  rt_node_add_input(n, "w");
+  set_window(n);
+  st = (rt_status){0};
+  assert_int_not_equal(rt_graph_add(g, n, &st), 0);
+  assert_string_equal(st.msg, "Shape must be rank 4 but is rank 3 for 'f' (op: 'Conv2D') with "
+                              "input shapes: [7,5,3], [3,3,3,8].");
+  n = rt_node_new("f", "Conv2D");
+  rt_node_add_input(n, "w");
+  rt_node_add_input(n, "w");
+  rt_node_set_ints(n, "strides", 3, D(1, 1, 1));
+  rt_node_set_string(n, "padding", "SAME");
+  st = (rt_status){0};
+  assert_int_not_equal(rt_graph_add(g, n, &st), 0);
+  assert_string_equal(st.msg, "Conv2D requires the stride attribute to contain 4 values, but got: "
+                              "3 for 'f' (op: 'Conv2D') with input shapes: [3,3,3,8], [3,3,3,8].");
+  n = rt_node_new("f", "MaxPool");
+  rt_node_add_input(n, "w");
+  rt_node_set_ints(n, "strides", 4, D(1, 1, 1, 1));
+  rt_node_set_ints(n, "ksize", 2, D(1, 1));
+  rt_node_set_string(n, "padding", "SAME");
+  st = (rt_status){0};
+  assert_int_not_equal(rt_graph_add(g, n, &st), 0);
+  assert_string_equal(st.msg, "MaxPool requires the ksize attribute to contain 4 values, but got: "
+                              "2 for 'f' (op: 'MaxPool') with input shapes: [3,3,3,8].");
+  rt_graph_free(g);
+}
+
+static void set_nchw(rt_node *n) {
+  set_window(n);
+  rt_node_set_string(n, "data_format", "NCHW");
+}
+static void set_dilated(rt_node *n) {
+  set_window(n);
+  rt_node_set_ints(n, "dilations", 4, D(1, 2, 2, 1));
+}
+static void set_batch_stride(rt_node *n) {
+  set_window(n);
+  rt_node_set_ints(n, "strides", 4, D(2, 1, 1, 1));
+}
+
+static void test_conv_kernel_errors(void **s) {
+  cur = (cfg){.sh = 1, .sw = 1, .kh = 2, .kw = 2, .padding = "SAME"};
+  const int64_t *x = D(1, 4, 4, 2), *f = D(2, 2, 2, 3);
+  assert_null(run_op("Conv2D", set_nchw, &st, 2,
+                     (rt_tensor *[]){rand_tensor(RT_FLOAT, 4, D(1, 2, 4, 4)), rand_tensor(RT_FLOAT, 4, f)}));
+  assert_string_equal(st.msg, "The Conv2D op currently only supports the NHWC tensor format on the "
+                              "CPU. The op was given the format: NCHW\n\t [[node f (op: Conv2D)]]");
+  assert_null(run_op("Conv2D", set_dilated, &st, 2,
+                     (rt_tensor *[]){rand_tensor(RT_FLOAT, 4, x), rand_tensor(RT_FLOAT, 4, f)}));
+  assert_string_equal(st.msg, "Current libxsmm and customized CPU implementations do not yet "
+                              "support dilation rates larger than 1.\n\t [[node f (op: Conv2D)]]");
+  assert_null(run_op("Conv2D", set_batch_stride, &st, 2,
+                     (rt_tensor *[]){rand_tensor(RT_FLOAT, 4, x), rand_tensor(RT_FLOAT, 4, f)}));
+  assert_string_equal(st.msg, "Current implementation does not yet support strides in the batch "
+                              "and depth dimensions.\n\t [[node f (op: Conv2D)]]");
+  assert_null(run_op("MaxPool", set_batch_stride, &st, 1, (rt_tensor *[]){rand_tensor(RT_FLOAT, 4, x)}));
+  assert_string_equal(st.msg, "Pooling is not yet supported on the batch dimension.\n\t [[node f "
+                              "(op: MaxPool)]]");
+  assert_null(run_op("Conv2DBackpropInput", set_window, &st, 3,
+                     (rt_tensor *[]){ints(4, D(1, 5, 4, 2)), rand_tensor(RT_FLOAT, 4, f),
+                                     rand_tensor(RT_FLOAT, 4, D(1, 4, 4, 3))}));
+  assert_string_equal(st.msg, "Conv2DBackpropInput: Size of out_backprop doesn't match computed: "
+                              "actual = 4, computed = 5 spatial_dim: 1 input: 5 filter: 2 output: 4 "
+                              "stride: 1 dilation: 1\n\t [[node f (op: Conv2DBackpropInput)]]");
+}
+
+static void test_conv_values(void **s) {
+  /* SAME and VALID, strides 1 and 2, square and not, 1x1, both dtypes */
+  conv_case(RT_DOUBLE, D(2, 5, 6, 3), 3, 3, 4, 1, 1, "SAME");
+  conv_case(RT_FLOAT, D(2, 5, 6, 3), 3, 3, 4, 1, 1, "SAME");
+  conv_case(RT_FLOAT, D(1, 7, 6, 2), 3, 2, 5, 2, 2, "SAME");
+  conv_case(RT_FLOAT, D(1, 8, 8, 2), 2, 2, 3, 2, 2, "SAME");
+  conv_case(RT_FLOAT, D(2, 7, 6, 3), 3, 2, 4, 2, 1, "VALID");
+  conv_case(RT_DOUBLE, D(1, 6, 6, 2), 4, 4, 3, 3, 3, "VALID");
+  conv_case(RT_FLOAT, D(2, 4, 5, 6), 1, 1, 7, 1, 1, "SAME");    /* no im2col */
+  conv_case(RT_FLOAT, D(1, 5, 5, 4), 1, 1, 3, 2, 2, "VALID");   /* 1x1 strided */
+  conv_case(RT_FLOAT, D(1, 3, 3, 2), 5, 5, 2, 1, 1, "SAME");    /* window larger than input */
+  /* chunks: several whole images, then parts of one image */
+  conv_case(RT_FLOAT, D(4, 12, 12, 48), 5, 5, 4, 1, 1, "SAME");
+  conv_case(RT_FLOAT, D(1, 24, 24, 48), 5, 5, 4, 1, 1, "SAME");
+}
+
+static void test_pool_values(void **s) {
+  pool_case(RT_FLOAT, D(2, 5, 6, 3), 2, 2, 2, 2, "VALID");
+  pool_case(RT_FLOAT, D(2, 5, 6, 3), 2, 2, 2, 2, "SAME");
+  pool_case(RT_DOUBLE, D(1, 7, 5, 2), 3, 3, 2, 1, "SAME");
+  pool_case(RT_DOUBLE, D(1, 7, 5, 2), 3, 2, 1, 2, "VALID");
+  pool_case(RT_FLOAT, D(3, 9, 9, 4), 3, 3, 2, 2, "SAME");
+  pool_case(RT_FLOAT, D(1, 4, 4, 1), 1, 1, 3, 3, "SAME");   /* stride > window */
+}
+
+/* The state slot keeps the column buffer: a second run in one executor gives the same. */
+static void test_conv_reuse(void **s) {
+  cur = (cfg){.sh = 1, .sw = 1, .padding = "SAME"};
+  rt_graph *g = rt_graph_new();
+  add_const(g, "x", rand_tensor(RT_FLOAT, 4, D(2, 6, 6, 3)));
+  add_const(g, "w", rand_tensor(RT_FLOAT, 4, D(3, 3, 3, 4)));
+  rt_node *n = rt_node_new("f", "Conv2D");
+  rt_node_add_input(n, "x");
+  rt_node_add_input(n, "w");
+  set_window(n);
+  rt_status st = {0};
+  rt_graph_add(g, n, &st);
+  check_ok(&st);
+  rt_device *dev = rt_device_new("/job:localhost/replica:0/task:0/device:CPU:0", RT_DEV_CPU, 1);
+  rt_exec *ex = NULL;
+  assert_int_equal(rt_exec_new(g, dev, &ex, &st), 0);
+  rt_tensor *r[2] = {0};
+  const char *fetch = "f";
+  for (int i = 0; i < 2; i++) {
+    rt_tensor *out = NULL;
+    rt_run_args a = {.n_fetches = 1, .fetch_names = &fetch, .fetched = &out};
+    rt_step step = {0};
+    assert_int_equal(rt_exec_run(ex, &step, &a, &st), 0);
+    r[i] = rt_tensor_copy(out);
+    rt_tensor_unref(out);
+  }
+  assert_memory_equal(rt_tensor_data(r[0]), rt_tensor_data(r[1]), rt_tensor_nbytes(r[0]));
+  rt_tensor_unref(r[0]), rt_tensor_unref(r[1]);
+  rt_exec_free(ex);
+  rt_device_free(dev);
+  rt_graph_free(g);
+}
+
+/* ---- gradients: L = sum(w * f(x[, y])) by rt_gradients against central differences ---- */
+
+static double loss(rt_graph *g, int nf, const char *const *feeds, rt_tensor *const *fv,
+                   const double *w) {
+  rt_status st = {0};
+  rt_tensor *f = eval(g, "f", nf, feeds, fv, &st);
+  check_ok(&st);
+  double l = 0;
+  for (int64_t j = 0; j < rt_tensor_numel(f); j++) l += w[j] * rt_tensor_get_f64(f, j);
+  rt_tensor_unref(f);
+  return l;
+}
+
+static void check_grad(const char *op, const int64_t *xs, const int64_t *ys) {
+  rt_graph *g = rt_graph_new();
+  rt_status st = {0};
+  int nf = ys ? 2 : 1;
+  add_placeholder(g, "x", RT_DOUBLE, 4, xs);
+  if (ys) add_placeholder(g, "y", RT_DOUBLE, 4, ys);
+  rt_node *n = rt_node_new("f", op);
+  rt_node_add_input(n, "x");
+  if (ys) rt_node_add_input(n, "y");
+  set_window(n);
+  rt_graph_add(g, n, &st);
+  check_ok(&st);
+  rt_tensor *fv[2] = {rand_tensor(RT_DOUBLE, 4, xs), ys ? rand_tensor(RT_DOUBLE, 4, ys) : NULL};
+  const char *feeds[] = {"x", "y"};
+  rt_tensor *fx = eval(g, "f", nf, feeds, fv, &st);
+  check_ok(&st);
+  int64_t nfx = rt_tensor_numel(fx);
+  double *w = malloc(sizeof *w * (size_t)nfx);
+  for (int64_t i = 0; i < nfx; i++) w[i] = 0.3 + 0.17 * (double)(i % 11);
+  rt_tensor *wt = rt_tensor_new(RT_DOUBLE, &fx->shape);
+  memcpy(rt_tensor_data(wt), w, sizeof *w * (size_t)nfx);
+  add_const(g, "w", wt);
+  const char *yn[] = {"f"}, *gys[] = {"w"};
+  char *dxn[2] = {0};
+  if (rt_gradients(g, 1, yn, gys, nf, feeds, "gradients/", dxn, &st))
+    print_error("%s grad: %s\n", op, st.msg);
+  check_ok(&st);
+  for (int v = 0; v < nf; v++) {
+    assert_non_null(dxn[v]);
+    rt_tensor *an = eval(g, dxn[v], nf, feeds, fv, &st);
+    check_ok(&st);
+    double *pv = rt_tensor_data(fv[v]);
+    assert_int_equal(rt_tensor_numel(an), rt_tensor_numel(fv[v]));
+    for (int64_t i = 0; i < rt_tensor_numel(fv[v]); i++) {
+      double keep = pv[i], h = 1e-6;
+      pv[i] = keep + h;
+      double lp = loss(g, nf, feeds, fv, w);
+      pv[i] = keep - h;
+      double lm = loss(g, nf, feeds, fv, w);
+      pv[i] = keep;
+      double num = (lp - lm) / (2 * h), got = rt_tensor_get_f64(an, i);
+      if (fabs(num - got) > 1e-6 * (1 + fabs(num)))
+        print_error("%s d%s[%lld]: analytic %.9g numeric %.9g\n", op, feeds[v], (long long)i, got, num);
+      assert_true(fabs(num - got) <= 1e-6 * (1 + fabs(num)));
+    }
+    rt_tensor_unref(an);
+    free(dxn[v]);
+  }
+  free(w);
+  rt_tensor_unref(fx), rt_tensor_unref(fv[0]), rt_tensor_unref(fv[1]);
+  rt_graph_free(g);
+}
+
+static void test_conv_pool_grads(void **s) {
+  cur = (cfg){.sh = 2, .sw = 1, .kh = 2, .kw = 3, .padding = "SAME"};
+  check_grad("Conv2D", D(2, 5, 4, 2), D(3, 2, 2, 3));
+  check_grad("MaxPool", D(1, 5, 4, 2), NULL);
+  check_grad("AvgPool", D(1, 5, 4, 2), NULL);
+  cur = (cfg){.sh = 1, .sw = 2, .kh = 3, .kw = 2, .padding = "VALID"};
+  check_grad("Conv2D", D(1, 5, 6, 2), D(2, 3, 2, 2));
+  check_grad("MaxPool", D(2, 5, 6, 1), NULL);
+  check_grad("AvgPool", D(2, 5, 6, 1), NULL);
+}
+
+/* ---- random ------------------------------------------------------------------------ */
+
+static void test_philox(void **s) {
+  /* Random123's known answers for philox4x32-10 */
+  op_philox p = {{0, 0}, {0, 0, 0, 0}};
+  uint32_t out[4];
+  op_philox_block(&p, 0, out);
+  assert_int_equal(out[0], 0x6627e8d5u);
+  assert_int_equal(out[1], 0xe169c58du);
+  assert_int_equal(out[2], 0xbc57ac4cu);
+  assert_int_equal(out[3], 0x9b00dbd8u);
+  p = (op_philox){{0xa4093822u, 0x299f31d0u}, {0x243f6a88u, 0x85a308d3u, 0x13198a2eu, 0x03707344u}};
+  op_philox_block(&p, 0, out);
+  assert_int_equal(out[0], 0xd16cfe09u);
+  assert_int_equal(out[1], 0x94fdccebu);
+  assert_int_equal(out[2], 0x5001e420u);
+  assert_int_equal(out[3], 0x24126ea1u);
+  /* skipping carries across the 128-bit counter */
+  p = (op_philox){{1, 2}, {0xffffffffu, 0xffffffffu, 0, 0}};
+  op_philox q = {{1, 2}, {0, 0, 1, 0}};
+  uint32_t a[4], b[4];
+  op_philox_block(&p, 1, a);
+  op_philox_block(&q, 0, b);
+  assert_memory_equal(a, b, sizeof a);
+}
+
+typedef struct rnd_graph {
+  rt_graph *g;
+  rt_device *dev;
+} rnd_graph;
+
+static void set_seeds(rt_node *n, int64_t seed, int64_t seed2) {
+  rt_node_set_int(n, "seed", seed);
+  rt_node_set_int(n, "seed2", seed2);
+}
+
+/* A graph with node "r" = op(shape) (dtype t; RandomUniformInt gets minval, maxval). */
+static rt_graph *random_graph(const char *op, rt_dtype t, int nd, const int64_t *shape,
+                              int64_t seed, int64_t seed2) {
+  rt_graph *g = rt_graph_new();
+  add_const(g, "shape", ints(nd, shape));
+  rt_node *n = rt_node_new("r", op);
+  rt_node_add_input(n, "shape");
+  if (!strcmp(op, "RandomUniformInt")) {
+    add_const(g, "lo", t == RT_INT32 ? rt_tensor_scalar_i32(-3) : rt_tensor_scalar_i64(-3));
+    add_const(g, "hi", t == RT_INT32 ? rt_tensor_scalar_i32(7) : rt_tensor_scalar_i64(7));
+    rt_node_add_input(n, "lo");
+    rt_node_add_input(n, "hi");
+  } else {
+    rt_node_set_type(n, "dtype", t);
+  }
+  set_seeds(n, seed, seed2);
+  rt_status st = {0};
+  rt_graph_add(g, n, &st);
+  check_ok(&st);
+  return g;
+}
+
+/* Runs node "r" of g `runs` times in one executor; copies of the results. */
+static void run_n(rt_graph *g, int runs, rt_tensor **out) {
+  rt_device *dev = rt_device_new("/job:localhost/replica:0/task:0/device:CPU:0", RT_DEV_CPU, 1);
+  rt_exec *ex = NULL;
+  rt_status st = {0};
+  assert_int_equal(rt_exec_new(g, dev, &ex, &st), 0);
+  const char *fetch = "r";
+  for (int i = 0; i < runs; i++) {
+    rt_tensor *o = NULL;
+    rt_run_args a = {.n_fetches = 1, .fetch_names = &fetch, .fetched = &o};
+    rt_step step = {0};
+    if (rt_exec_run(ex, &step, &a, &st)) print_error("%s\n", st.msg);
+    check_ok(&st);
+    out[i] = rt_tensor_copy(o);
+    rt_tensor_unref(o);
+  }
+  rt_exec_free(ex);
+  rt_device_free(dev);
+}
+
+static bool same_values(const rt_tensor *a, const rt_tensor *b) {
+  return rt_tensor_nbytes(a) == rt_tensor_nbytes(b) &&
+         !memcmp(rt_tensor_data(a), rt_tensor_data(b), rt_tensor_nbytes(a));
+}
+
+static void test_random_reproducible(void **s) {
+  static const char *ops[] = {"RandomStandardNormal", "TruncatedNormal", "RandomUniform",
+                              "RandomUniformInt"};
+  static const rt_dtype types[] = {RT_FLOAT, RT_DOUBLE};
+  for (int o = 0; o < 4; o++)
+    for (int k = 0; k < 2; k++) {
+      rt_dtype t = o == 3 ? (k ? RT_INT64 : RT_INT32) : types[k];
+      rt_graph *g = random_graph(ops[o], t, 2, D(3, 7), 42, 7);
+      rt_tensor *a[2], *b[2], *c[1];
+      run_n(g, 2, a);   /* a session */
+      run_n(g, 2, b);   /* a fresh one restarts the sequence */
+      assert_int_equal(a[0]->dtype, t);
+      assert_true(rt_shape_equal(&a[0]->shape, &(rt_shape){2, {3, 7}}));
+      assert_true(same_values(a[0], b[0]));
+      assert_true(same_values(a[1], b[1]));
+      assert_false(same_values(a[0], a[1]));
+      rt_graph_free(g);
+      g = random_graph(ops[o], t, 2, D(3, 7), 42, 8);   /* another op seed */
+      run_n(g, 1, c);
+      assert_false(same_values(a[0], c[0]));
+      rt_tensor_unref(c[0]);
+      rt_graph_free(g);
+      g = random_graph(ops[o], t, 2, D(3, 7), 0, 0);    /* no seeds: differs per session */
+      run_n(g, 1, c);
+      assert_false(same_values(a[0], c[0]));
+      rt_tensor_unref(c[0]);
+      rt_graph_free(g);
+      for (int i = 0; i < 2; i++) rt_tensor_unref(a[i]), rt_tensor_unref(b[i]);
+    }
+}
+
+static void moments(const rt_tensor *t, double *mean, double *sd, double *lo, double *hi) {
+  int64_t n = rt_tensor_numel(t);
+  double s = 0, s2 = 0;
+  *lo = INFINITY, *hi = -INFINITY;
+  for (int64_t i = 0; i < n; i++) {
+    double v = rt_tensor_get_f64(t, i);
+    s += v, s2 += v * v;
+    *lo = v < *lo ? v : *lo, *hi = v > *hi ? v : *hi;
+  }
+  *mean = s / (double)n;
+  *sd = sqrt(s2 / (double)n - *mean * *mean);
+}
+
+static void test_random_distributions(void **s) {
+  rt_tensor *r[1];
+  double mean, sd, lo, hi;
+  for (int k = 0; k < 2; k++) {
+    rt_dtype t = k ? RT_DOUBLE : RT_FLOAT;
+    rt_graph *g = random_graph("RandomStandardNormal", t, 1, D(10001), 1, 2);   /* odd count */
+    run_n(g, 1, r);
+    moments(r[0], &mean, &sd, &lo, &hi);
+    assert_true(fabs(mean) < 0.04 && fabs(sd - 1) < 0.03);
+    assert_true(lo < -3 && hi > 3);
+    rt_tensor_unref(r[0]);
+    rt_graph_free(g);
+    /* truncated: within 2; sd of N(0,1) truncated to +-2 is 0.8796 */
+    g = random_graph("TruncatedNormal", t, 1, D(10000), 3, 4);
+    run_n(g, 1, r);
+    moments(r[0], &mean, &sd, &lo, &hi);
+    assert_true(lo > -2 && hi < 2);
+    assert_true(fabs(mean) < 0.04 && fabs(sd - 0.8796) < 0.03);
+    rt_tensor_unref(r[0]);
+    rt_graph_free(g);
+    g = random_graph("RandomUniform", t, 1, D(10000), 5, 6);
+    run_n(g, 1, r);
+    moments(r[0], &mean, &sd, &lo, &hi);
+    assert_true(lo >= 0 && hi < 1 && fabs(mean - 0.5) < 0.02 && fabs(sd - sqrt(1 / 12.0)) < 0.02);
+    rt_tensor_unref(r[0]);
+    rt_graph_free(g);
+    g = random_graph("RandomUniformInt", k ? RT_INT64 : RT_INT32, 1, D(10000), 5, 6);
+    run_n(g, 1, r);
+    moments(r[0], &mean, &sd, &lo, &hi);
+    assert_true(lo == -3 && hi == 6 && fabs(mean - 1.5) < 0.1);
+    rt_tensor_unref(r[0]);
+    rt_graph_free(g);
+  }
+}
+
+static void test_random_shuffle(void **s) {
+  rt_graph *g = rt_graph_new();
+  rt_shape sh = rt_shape_make(2, D(50, 2));
+  rt_tensor *v = rt_tensor_new(RT_INT32, &sh);
+  for (int i = 0; i < 100; i++) ((int32_t *)rt_tensor_data(v))[i] = i;
+  add_const(g, "v", v);
+  rt_node *n = rt_node_new("r", "RandomShuffle");
+  rt_node_add_input(n, "v");
+  set_seeds(n, 9, 10);
+  rt_status st = {0};
+  rt_graph_add(g, n, &st);
+  check_ok(&st);
+  rt_tensor *a[2], *b[2];
+  run_n(g, 2, a);
+  run_n(g, 2, b);
+  assert_true(same_values(a[0], b[0]) && same_values(a[1], b[1]));
+  assert_false(same_values(a[0], a[1]));
+  for (int k = 0; k < 2; k++) {   /* rows kept whole, each exactly once */
+    bool seen[50] = {0};
+    const int32_t *d = rt_tensor_data(a[k]);
+    for (int i = 0; i < 50; i++) {
+      assert_int_equal(d[2 * i] % 2, 0);
+      assert_int_equal(d[2 * i + 1], d[2 * i] + 1);
+      assert_false(seen[d[2 * i] / 2]);
+      seen[d[2 * i] / 2] = true;
+    }
+  }
+  for (int i = 0; i < 2; i++) rt_tensor_unref(a[i]), rt_tensor_unref(b[i]);
+  rt_graph_free(g);
+}
+
+static void test_random_errors(void **s) {
+  rt_tensor *in[3] = {ints(1, D(3)), rt_tensor_scalar_i32(5), rt_tensor_scalar_i32(5)};
+  assert_null(run_op("RandomUniformInt", NULL, &st, 3, in));
+  assert_string_equal(st.msg, "Need minval < maxval: 5 >= 5\n\t [[node f (op: RandomUniformInt)]]");
+  rt_graph *g = rt_graph_new();
+  add_const(g, "shape", ints(2, D(2, -2)));
+  rt_node *n = rt_node_new("r", "RandomUniform");
+  rt_node_add_input(n, "shape");
+  rt_node_set_type(n, "dtype", RT_FLOAT);
+  st = (rt_status){0};
+  assert_int_not_equal(rt_graph_add(g, n, &st), 0);
+  assert_string_equal(st.msg, "Invalid value in tensor used for shape: -2 for 'r' (op: "
+                              "'RandomUniform') with input shapes: [2] and with computed input "
+                              "tensors: input[0] = <2 -2>.");
+  rt_graph_free(g);
+  /* a kernel called directly (no state slot) starts from the seeds every time */
+  g = random_graph("RandomUniform", RT_FLOAT, 1, D(5), 1, 1);
+  rt_node *r = NULL;
+  for (int i = 0; i < g->n_nodes; i++)
+    if (!strcmp(g->nodes[i]->name, "r")) r = g->nodes[i];
+  rt_tensor *shape = ints(1, D(5)), *outs[2] = {0};
+  for (int i = 0; i < 2; i++) {
+    rt_status ks = {0};
+    rt_kernel_ctx c = {.node = r, .n_inputs = 1, .inputs = &shape, .n_outputs = 1,
+                       .outputs = &outs[i], .st = &ks};
+    assert_int_equal(op_cpu_random_uniform(&c), 0);
+  }
+  assert_true(same_values(outs[0], outs[1]));
+  rt_tensor_unref(outs[0]), rt_tensor_unref(outs[1]), rt_tensor_unref(shape);
+  rt_graph_free(g);
+}
+
+static void test_adam_registered(void **s) {
+  const rt_op_sig *sig = rt_op_find("ApplyAdam");
+  assert_non_null(sig);
+  assert_int_equal(sig->n_in, 10);
+}
+
+static int setup(void **s) {
+  op_register_all();
+  return 0;
+}
+
+int main(void) {
+  const struct CMUnitTest tests[] = {
+    cmocka_unit_test(test_window_dim),          cmocka_unit_test(test_conv_shapes),
+    cmocka_unit_test(test_conv_kernel_errors),  cmocka_unit_test(test_conv_values),
+    cmocka_unit_test(test_pool_values),         cmocka_unit_test(test_conv_reuse),
+    cmocka_unit_test(test_conv_pool_grads),     cmocka_unit_test(test_philox),
+    cmocka_unit_test(test_random_reproducible), cmocka_unit_test(test_random_distributions),
+    cmocka_unit_test(test_random_shuffle),      cmocka_unit_test(test_random_errors),
+    cmocka_unit_test(test_adam_registered),
+  };
+  return cmocka_run_group_tests(tests, setup, NULL);
+}
