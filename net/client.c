@@ -20,6 +20,8 @@ struct net_client {
   uint64_t *pending;     /* ids sent and not yet answered */
   size_t npending, cap;
   bool connected;
+  bool ever_connected;   /* a peer was there once: its absence now means it went away */
+  int64_t down_since;    /* when the connection dropped (net_now_ms), 0 when up */
   bool lost;             /* disconnected while requests were pending */
   bool curve;            /* this client holds a cluster key */
   bool refused;          /* the last handshake failed: key mismatch or missing */
@@ -114,7 +116,15 @@ static bool pending_del(net_client *c, uint64_t id) {
 
 /* ---- sending and receiving --------------------------------------------------------- */
 
+static void read_monitor(net_client *c);
+
 int net_send(net_client *c, net_msg *req, uint64_t *id, rt_status *st) {
+  /* Events from before this request (a peer that died and came back) concern requests
+   * already answered or abandoned: take them now, so they cannot fail this one. */
+  if (c->npending == 0) {
+    read_monitor(c);
+    c->lost = false;
+  }
   uint64_t n = ++c->next_id;   /* never 0: id 0 marks "the server could not read it" */
   int e = net_wire_send(c->sock, NULL, 0, req, n);
   if (e)
@@ -145,9 +155,13 @@ static void read_monitor(net_client *c) {
       zmq_msg_recv(&ep, c->mon, 0);
       zmq_msg_close(&ep);
     }
-    if (event == ZMQ_EVENT_CONNECTED) c->connected = true;
+    if (event == ZMQ_EVENT_CONNECTED) {
+      c->connected = c->ever_connected = true;
+      c->down_since = 0;
+    }
     if (event == ZMQ_EVENT_DISCONNECTED) {
       c->connected = false;
+      c->down_since = net_now_ms();
       if (c->npending) c->lost = true;
     }
     /* A CURVE server refuses a client without the key (mechanism mismatch: PROTOCOL), with
@@ -217,6 +231,12 @@ static bool has_news(net_client *c) {
   int events = 0;
   size_t sz = sizeof events;
   if (c->mon) read_monitor(c);
+  /* A request sent to a peer that went away and has not come back within a second fails
+   * as lost, rather than waiting for a reconnection that may never come (a restarted task
+   * reconnects in milliseconds). */
+  if (c->npending && c->ever_connected && !c->connected && c->down_since &&
+      net_now_ms() - c->down_since > 1000)
+    c->lost = true;
   zmq_getsockopt(c->sock, ZMQ_EVENTS, &events, &sz);
   return (events & ZMQ_POLLIN) || c->lost || (c->refused && c->npending);
 }
@@ -255,6 +275,8 @@ static int poll_from(net_client *const *cs, int n, const net_wait *w, int64_t st
     }
     int64_t wait = -1;
     if (w->timeout_ms >= 0) wait = start + w->timeout_ms - now;
+    for (int i = 0; i < n; i++)
+      if (cs[i]->npending && cs[i]->down_since && (wait < 0 || wait > 250)) wait = 250;
     if (next_tick >= 0 && (wait < 0 || next_tick - now < wait)) wait = next_tick - now;
     if (zmq_poll(items, k, (long)wait) < 0 && errno != EINTR)
       return rt_error(st, RT_INTERNAL, "waiting for %s: %s", cs[0]->endpoint, zmq_strerror(errno));

@@ -15,6 +15,7 @@ static void register_all(void) {
   op_random_register();
   op_state_register();
   op_train_register();
+  op_io_register();
 }
 
 void op_register_all(void) {

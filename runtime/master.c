@@ -24,6 +24,7 @@ typedef struct mpart {
   char task[160];
   char endpoint[256];
   uint64_t handle;
+  uint64_t incarnation;   /* of the task when the session was made: a restart changes it */
 } mpart;
 
 typedef struct mrun {
@@ -85,11 +86,11 @@ static void deregister_all(msess *s) {
       rt_status st;
       net_client *c = rt_client_for(r->parts[i].endpoint, &st);
       if (!c) continue;
+      /* fire and forget: a dead task must not hold up closing the session; the reply,
+       * if any, is discarded as stale by the next call on this client */
       net_msg *req = net_msg_new("DeregisterGraph");
       net_msg_uint(req, "handle", r->parts[i].handle);
-      net_in *rep = NULL;
-      net_call(c, req, &rep, 2000, &st);
-      net_in_free(rep);
+      net_send(c, req, NULL, &st);
     }
 }
 
@@ -383,8 +384,10 @@ static int prepare(rt_master *m, msess *s, int nf, char **feeds, int nx, char **
     mpart *p = &r->parts[i];
     snprintf(p->task, sizeof p->task, "%s", parts[i].name);
     for (int d = 0; d < s->n_devs; d++)
-      if (!strcmp(s->devs[d].task, p->task)) snprintf(p->endpoint, sizeof p->endpoint, "%s",
-                                                      s->devs[d].endpoint);
+      if (!strcmp(s->devs[d].task, p->task)) {
+        snprintf(p->endpoint, sizeof p->endpoint, "%s", s->devs[d].endpoint);
+        p->incarnation = s->devs[d].incarnation;
+      }
     net_client *c = rt_client_for(p->endpoint, st);
     if (!c) {
       rc = st->code;
@@ -457,6 +460,7 @@ static int run_step(msess *s, mrun *r, int nf, char **feeds, rt_tensor **fv, int
     }
     net_msg *req = net_msg_new("RunGraph");
     net_msg_uint(req, "handle", r->parts[i].handle);
+    net_msg_uint(req, "incarnation", r->parts[i].incarnation);
     net_msg_uint(req, "step", step);
     int n = 0;
     for (int k = 0; k < nf; k++) n += r->feed_part[k] == i;

@@ -503,6 +503,12 @@ static void handle_run(rt_worker *w, net_req *req) {
   if (!rc) rc = net_get_uint(in, "step", &step, &st);
   if (!rc) rc = net_get_array(in, "feeds", &feeds_a, &st);
   if (!rc) rc = net_get_array(in, "fetches", &fetch_a, &st);
+  uint64_t inc = 0;
+  if (!rc && net_has(in, "incarnation") && !net_get_uint(in, "incarnation", &inc, &st) && inc &&
+      inc != w->srv->incarnation)
+    rc = rt_error(&st, RT_ABORTED, "%s restarted (incarnation %016" PRIx64 ", the session knew %016" PRIx64
+                  "): the state it held (variables) is gone; create a new session and restore or "
+                  "initialize (MonitoredTrainingSession does this)", w->srv->task, w->srv->incarnation, inc);
   if (rc) {
     net_reply_error(req, rc, "%s", st.msg);
     return;

@@ -16,6 +16,7 @@ sh_obj *tf_greedy_new(sh_obj *self, int argc, sh_obj **argv, sh_obj *kw);
 sh_obj *tf_variable_initializer(sh_obj *v);
 bool tf_variable_trainable(sh_obj *v);
 void tf_data_add(sh_obj *tf);
+void tf_events_add(sh_obj *tf);
 
 static const char prelude_src[] =
 #include "shell/tf_prelude.py.inc"
@@ -299,6 +300,7 @@ static sh_obj *tf_init(void) {
   sh_module_add(compat, "v1", sh_incref(tf));
   sh_module_add_sub(tf, "compat", compat);
   tf_data_add(tf);
+  tf_events_add(tf);
   sh_obj *dict = ((sh_module_obj *)tf)->dict;
   if (sh_exec_string(prelude_src, "<tensorflow>", dict) < 0 ||
       sh_exec_string(train_src, "<tensorflow.train>", dict) < 0 ||

@@ -144,10 +144,14 @@ static void gemm(bool f32, int64_t m, int64_t n, int64_t k, const void *a, int64
   }
 }
 
-/* Rows per chunk: whole images when one image's columns fit. */
-static int64_t chunk_rows(const geom *g, int64_t cols, size_t es) {
+/* Rows per chunk: whole images when one image's columns fit, and at least `min_imgs`
+ * whole images (col2im runs one image a thread) unless that passes MAX_CHUNK_BYTES. */
+enum { MAX_CHUNK_BYTES = 32 << 20 };
+static int64_t chunk_rows(const geom *g, int64_t cols, size_t es, int64_t min_imgs) {
   int64_t per_img = g->oh * g->ow, r = (int64_t)(CHUNK_BYTES / ((size_t)cols * es));
+  size_t img_bytes = (size_t)(per_img * cols) * es;
   if (r < 1) r = 1;
+  if (r < min_imgs * per_img && img_bytes * (size_t)min_imgs <= MAX_CHUNK_BYTES) r = min_imgs * per_img;
   if (r >= per_img) r = r / per_img * per_img;
   int64_t rows = g->n * per_img;
   return r < rows ? r : rows;
@@ -242,7 +246,7 @@ int op_cpu_conv2d(rt_kernel_ctx *c) {
     gemm(f32, rows, g.oc, cols, xv, cols, 1, fv, g.oc, 1, 0, y);
     return RT_OK;
   }
-  int64_t R = chunk_rows(&g, cols, es);
+  int64_t R = chunk_rows(&g, cols, es, 1);
   void *tmp = NULL;
   char *col = scratch_get(c, (size_t)(R * cols) * es, &tmp);
   if (!col) return rt_kernel_error(c, RT_RESOURCE_EXHAUSTED, "out of memory");
@@ -324,7 +328,7 @@ int op_cpu_conv2d_backprop_input(rt_kernel_ctx *c) {
     gemm(f32, rows, cols, g.oc, dv, g.oc, 1, fv, 1, g.oc, 0, rt_tensor_data(out));
     return RT_OK;
   }
-  int64_t R = chunk_rows(&g, cols, es);
+  int64_t R = chunk_rows(&g, cols, es, n_threads());
   void *tmp = NULL;
   char *col = scratch_get(c, (size_t)(R * cols) * es, &tmp);
   if (!col) return rt_kernel_error(c, RT_RESOURCE_EXHAUSTED, "out of memory");
@@ -365,7 +369,7 @@ int op_cpu_conv2d_backprop_filter(rt_kernel_ctx *c) {
     gemm(f32, cols, g.oc, rows, xv, 1, cols, dv, g.oc, 1, 0, dw);
     return RT_OK;
   }
-  int64_t R = chunk_rows(&g, cols, es);
+  int64_t R = chunk_rows(&g, cols, es, 1);
   void *tmp = NULL;
   char *col = scratch_get(c, (size_t)(R * cols) * es, &tmp);
   if (!col) return rt_kernel_error(c, RT_RESOURCE_EXHAUSTED, "out of memory");

@@ -164,3 +164,21 @@ def f():
 
 
 print(f())
+
+
+class Config:
+    scale = 3
+
+    def __init__(self, v):
+        self.v = v
+
+    @classmethod
+    def from_value(cls, v):
+        return cls(v * cls.scale)
+
+
+class BigConfig(Config):
+    scale = 10
+
+
+print(Config.from_value(2).v, BigConfig.from_value(2).v, type(BigConfig.from_value(1)).__name__)

@@ -1,6 +1,7 @@
 # Variable scopes, get_variable, initializers, global step, schedules, tf.losses,
 # tf.layers.dense: names, sharing and error messages as TF1 has them.
 import math
+import numpy as np
 import tensorflow as tf
 
 with tf.variable_scope("foo"):
@@ -53,7 +54,7 @@ with tf.variable_scope("init", initializer=tf.constant_initializer(0.5)):
     c2 = tf.get_variable("c2", [2, 2], initializer=tf.ones_initializer())
     c3 = tf.get_variable("c3", [3], initializer=tf.constant_initializer([1.0, 2.0, 3.0]))
     c4 = tf.get_variable("c4", initializer=tf.constant([7, 8]))
-    i64 = tf.get_variable("i64", [2], dtype=tf.int64)
+i64 = tf.get_variable("i64", [2], dtype=tf.int64)
 with tf.name_scope("ignored"):
     print(tf.get_variable("top", [1]).name)
 print(c4.dtype, i64.dtype, c1 in tf.trainable_variables(), len(tf.global_variables()))
@@ -94,13 +95,20 @@ with tf.Session() as sess:
         print(sess.run(gs), "%.4f %.4f %.2f" % (sess.run(lr).item(), sess.run(lr_s).item(), sess.run(pw).item()))
         sess.run(bump)
 
-# the same seeds give the same initial values in a new graph
-tf.reset_default_graph()
-tf.set_random_seed(7)
-g2 = tf.get_variable("glorot", [300, 200])
-with tf.Session() as sess:
-    sess.run(tf.global_variables_initializer())
-    print("seeded values repeat:", (sess.run(g2) == gv).all().item())
+# the same seeds give the same initial values in the same graph built again
+def seeded():
+    tf.reset_default_graph()
+    tf.set_random_seed(7)
+    a = tf.get_variable("a", [20, 10])
+    b = tf.get_variable("b", [20], initializer=tf.random_normal_initializer(seed=3))
+    with tf.Session() as sess:
+        sess.run(tf.global_variables_initializer())
+        return sess.run(a), sess.run(b)
+
+
+r1, r2 = seeded(), seeded()
+print("seeded values repeat:", np.allclose(r1[0], r2[0], 0.0, 0.0), np.allclose(r1[1], r2[1], 0.0, 0.0),
+      "differ:", not np.allclose(r1[0][0], r1[0][1], 0.0, 0.0))
 
 # tf.layers.dense and tf.losses
 tf.reset_default_graph()

@@ -532,6 +532,64 @@ static void test_hostile(void **state) {
   net_server_free(s);
 }
 
+/* Configurable limits: a frame over max_frame (up to twice it) gets an error reply naming
+ * the limit; a bigger one is dropped with the connection by ZeroMQ before it is
+ * allocated; either way the server keeps serving. */
+static void test_message_limits(void **state) {
+  rt_status st;
+  uint64_t n = 0;
+  assert_int_equal(net_parse_bytes("64k", &n, &st), RT_OK);
+  assert_true(n == 65536);
+  assert_int_equal(net_parse_bytes("2MiB", &n, &st), RT_OK);
+  assert_true(n == 2 << 20);
+  assert_int_equal(net_parse_bytes("4G", &n, &st), RT_OK);
+  assert_true(n == 4ull << 30);
+  assert_int_equal(net_parse_bytes("1000", &n, &st), RT_OK);
+  assert_true(n == 1000);
+  assert_int_equal(net_parse_bytes("lots", &n, &st), RT_INVALID_ARGUMENT);
+  assert_string_equal(st.msg, "'lots' is not a byte count (expected e.g. 1048576, 64k, 64M, 4G; "
+                      "at least 1)");
+  assert_int_equal(net_parse_bytes("0", &n, &st), RT_INVALID_ARGUMENT);
+  assert_int_equal(net_parse_bytes("12Q", &n, &st), RT_INVALID_ARGUMENT);
+
+  /* the environment sets the defaults; a bad value fails the first socket */
+  setenv("TFSH_MAX_MESSAGE_BYTES", "64k", 1);
+  net_options o;
+  net_options_default(&o);
+  assert_true(o.limits.max_frame == 65536 && o.limits.max_header == 65536);
+  setenv("TFSH_MAX_MESSAGE_BYTES", "64 apples", 1);
+  assert_null(net_client_new("tcp://127.0.0.1:1", NULL, &st));
+  assert_string_equal(st.msg, "TFSH_MAX_MESSAGE_BYTES: '64 apples' is not a byte count "
+                      "(expected e.g. 1048576, 64k, 64M, 4G; at least 1)");
+  unsetenv("TFSH_MAX_MESSAGE_BYTES");
+
+  net_options_default(&o);
+  net_limits_set_message_bytes(&o.limits, 65536);
+  net_server *s = start("tcp://127.0.0.1:*", &o);
+  net_client *c = connect_to(s);
+  static char big[200000];
+  net_msg *m = net_msg_new("Echo");
+  net_msg_frame(m, big, 100000, NULL, NULL);
+  net_in *r = NULL;
+  assert_int_equal(net_call(c, m, &r, CALL_MS, &st), RT_RESOURCE_EXHAUSTED);
+  assert_string_equal(st.msg, "message over limits: payload frame 0 of 100000 bytes exceeds "
+                      "max_frame 65536");
+  assert_int_equal(echo(c, 1), 1);
+  m = net_msg_new("Echo");
+  net_msg_bin(m, "blob", big, 70000);
+  assert_int_equal(net_call(c, m, &r, CALL_MS, &st), RT_RESOURCE_EXHAUSTED);
+  assert_string_equal(st.msg, "message over limits: header of 70037 bytes exceeds max_header 65536");
+  assert_int_equal(echo(c, 2), 2);
+  m = net_msg_new("Echo");   /* over twice the limit: ZeroMQ hangs up */
+  net_msg_frame(m, big, sizeof big, NULL, NULL);
+  assert_int_equal(net_call(c, m, &r, CALL_MS, &st), RT_UNAVAILABLE);
+  assert_non_null(strstr(st.msg, "lost"));
+  assert_int_equal(echo(c, 3), 3);   /* it reconnects */
+  assert_int_equal(fx.handled, 3);
+  net_client_free(c);
+  net_server_free(s);
+}
+
 /* ---- time limits, cancellation, fan-out, shutdown ---------------------------------- */
 
 static int ticks;
@@ -639,6 +697,7 @@ int main(void) {
     cmocka_unit_test(test_many_clients),
     cmocka_unit_test(test_blocking_handler),
     cmocka_unit_test(test_hostile),
+    cmocka_unit_test(test_message_limits),
     cmocka_unit_test(test_timeout),
     cmocka_unit_test(test_fan_out),
     cmocka_unit_test(test_shutdown_in_flight),

@@ -1,0 +1,951 @@
+/* Checkpoint and summary ops: SaveV2, RestoreV2, MergeV2Checkpoints, StringJoin,
+ * ShardedFilename (what tf.train.Saver builds), and ScalarSummary, HistogramSummary,
+ * MergeSummary (serialized tensorflow.Summary protos as string scalars, for tf.summary).
+ *
+ * Checkpoint format (tfsh's own; ops/CHECKPOINT.md is the long form). A checkpoint PREFIX is
+ * two or more files, named as TF1 names them:
+ *   PREFIX.index                 what is in it (below)
+ *   PREFIX.data-SSSSS-of-NNNNN   the tensors' bytes back to back, one file per shard
+ * All integers little-endian. The index:
+ *   "TFSHCKPT" | u32 version (1) | u32 num_shards | u32 num_entries
+ *   num_entries times, sorted by name:
+ *     u32 name_len | name | u32 dtype (TF's DataType number) | u32 ndims | i64 dims[ndims]
+ *     | u32 shard | u64 offset | u64 nbytes | u32 crc32c (Castagnoli, of the nbytes at offset)
+ *   u32 crc32c of every index byte before it.
+ * Numeric tensors are stored as their raw buffer; a string tensor as, per element, u64 length
+ * then the bytes. Every file is written under a temporary name (NAME.tempstate<pid>_<n>),
+ * fsync'd, then renamed; the index is renamed last and the directory fsync'd, so a crash
+ * leaves either the previous files or the new ones and never a half-written file under a
+ * final name. A checkpoint "exists" when PREFIX.index does.
+ *
+ * Sharded saves (Saver(sharded=True)): each device's SaveV2 writes its own checkpoint
+ * TMP/part-0000k-of-0000n (a directory "PREFIX_temp_<uuid>"), then MergeV2Checkpoints renames
+ * the parts' data files to PREFIX.data-0000k-of-0000n, writes one PREFIX.index naming the
+ * shards, and removes the parts' index files and the temporary directory. */
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <float.h>
+#include <math.h>
+#include <pthread.h>
+#include <signal.h>
+#include <stdatomic.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "ops/ops_int.h"
+#include "runtime/device.h"
+
+/* ---- CRC32C (Castagnoli), table-driven, slicing by 8 -------------------------------- */
+
+static uint32_t crc_tab[8][256];
+static pthread_once_t crc_once = PTHREAD_ONCE_INIT;
+
+static void crc_init(void) {
+  for (uint32_t i = 0; i < 256; i++) {
+    uint32_t c = i;
+    for (int k = 0; k < 8; k++) c = c & 1 ? (c >> 1) ^ 0x82F63B78u : c >> 1;
+    crc_tab[0][i] = c;
+  }
+  for (uint32_t i = 0; i < 256; i++)
+    for (int t = 1; t < 8; t++) crc_tab[t][i] = (crc_tab[t - 1][i] >> 8) ^ crc_tab[0][crc_tab[t - 1][i] & 0xff];
+}
+
+static uint32_t crc32c_extend(uint32_t crc, const void *data, size_t n) {
+  pthread_once(&crc_once, crc_init);
+  const unsigned char *p = data;
+  uint32_t c = ~crc;
+  while (n >= 8) {
+    uint64_t w;
+    memcpy(&w, p, 8);
+    w ^= c;
+    c = crc_tab[7][w & 0xff] ^ crc_tab[6][(w >> 8) & 0xff] ^ crc_tab[5][(w >> 16) & 0xff] ^
+        crc_tab[4][(w >> 24) & 0xff] ^ crc_tab[3][(w >> 32) & 0xff] ^ crc_tab[2][(w >> 40) & 0xff] ^
+        crc_tab[1][(w >> 48) & 0xff] ^ crc_tab[0][w >> 56];
+    p += 8;
+    n -= 8;
+  }
+  while (n--) c = crc_tab[0][(c ^ *p++) & 0xff] ^ (c >> 8);
+  return ~c;
+}
+
+/* ---- growable byte buffer ------------------------------------------------------------ */
+
+typedef struct bbuf {
+  unsigned char *p;
+  size_t n, cap;
+  bool oom;
+} bbuf;
+
+static void bb_put(bbuf *b, const void *d, size_t n) {
+  if (b->oom) return;
+  if (b->n + n > b->cap) {
+    size_t cap = b->cap ? b->cap : 256;
+    while (cap < b->n + n) cap *= 2;
+    unsigned char *np = realloc(b->p, cap);
+    if (!np) {
+      b->oom = true;
+      return;
+    }
+    b->p = np;
+    b->cap = cap;
+  }
+  memcpy(b->p + b->n, d, n);
+  b->n += n;
+}
+static void bb_u8(bbuf *b, unsigned v) { unsigned char c = (unsigned char)v; bb_put(b, &c, 1); }
+static void bb_u32(bbuf *b, uint32_t v) {
+  unsigned char c[4] = {v & 0xff, (v >> 8) & 0xff, (v >> 16) & 0xff, v >> 24};
+  bb_put(b, c, 4);
+}
+static void bb_u64(bbuf *b, uint64_t v) {
+  bb_u32(b, (uint32_t)v);
+  bb_u32(b, (uint32_t)(v >> 32));
+}
+/* protobuf */
+static void pb_varint(bbuf *b, uint64_t v) {
+  while (v >= 0x80) {
+    bb_u8(b, (unsigned)(v & 0x7f) | 0x80);
+    v >>= 7;
+  }
+  bb_u8(b, (unsigned)v);
+}
+static void pb_bytes(bbuf *b, int field, const void *d, size_t n) {
+  pb_varint(b, (uint64_t)field << 3 | 2);
+  pb_varint(b, n);
+  bb_put(b, d, n);
+}
+static void pb_double(bbuf *b, int field, double v) {
+  uint64_t u;
+  memcpy(&u, &v, 8);
+  pb_varint(b, (uint64_t)field << 3 | 1);
+  bb_u64(b, u);
+}
+static void pb_float(bbuf *b, int field, float v) {
+  uint32_t u;
+  memcpy(&u, &v, 4);
+  pb_varint(b, (uint64_t)field << 3 | 5);
+  bb_u32(b, u);
+}
+
+/* ---- files --------------------------------------------------------------------------- */
+
+static atomic_uint tmp_counter;
+
+/* Write `n` bytes to path atomically: temp name, fsync, rename. Returns 0 or errno. */
+static int write_atomic(const char *path, const void *d, size_t n) {
+  char tmp[4200];
+  snprintf(tmp, sizeof tmp, "%s.tempstate%ld_%u", path, (long)getpid(), atomic_fetch_add(&tmp_counter, 1));
+  int fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+  if (fd < 0) return errno;
+  const unsigned char *p = d;
+  while (n) {
+    ssize_t w = write(fd, p, n);
+    if (w < 0) {
+      if (errno == EINTR) continue;
+      int e = errno;
+      close(fd);
+      unlink(tmp);
+      return e;
+    }
+    p += w;
+    n -= (size_t)w;
+  }
+  if (fsync(fd) < 0 || close(fd) < 0) {
+    int e = errno;
+    unlink(tmp);
+    return e;
+  }
+  if (rename(tmp, path) < 0) {
+    int e = errno;
+    unlink(tmp);
+    return e;
+  }
+  return 0;
+}
+
+static void fsync_dir_of(const char *path) {
+  char dir[4096];
+  snprintf(dir, sizeof dir, "%s", path);
+  char *slash = strrchr(dir, '/');
+  if (slash == dir) slash[1] = '\0';
+  else if (slash) *slash = '\0';
+  else strcpy(dir, ".");
+  int fd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+  if (fd >= 0) {
+    fsync(fd);
+    close(fd);
+  }
+}
+
+static bool parent_exists(const char *path) {
+  char dir[4096];
+  snprintf(dir, sizeof dir, "%s", path);
+  char *slash = strrchr(dir, '/');
+  if (!slash) return true;
+  if (slash == dir) return true;
+  *slash = '\0';
+  struct stat sb;
+  return stat(dir, &sb) == 0 && S_ISDIR(sb.st_mode);
+}
+
+/* Test hook for the crash drills: TFSH_CKPT_CRASH=data|index kills the process (SIGKILL)
+ * after that file of the next save is on disk under its temporary name... or its final one
+ * ("data": after the data file is renamed, before the index is written). */
+static void maybe_crash(const char *where) {
+  const char *e = getenv("TFSH_CKPT_CRASH");
+  if (e && !strcmp(e, where)) {
+    fprintf(stderr, "tfsh: TFSH_CKPT_CRASH=%s: killing this process in the middle of a save\n", where);
+    fflush(stderr);
+    kill(getpid(), SIGKILL);
+  }
+}
+
+static void data_name(char *buf, size_t n, const char *prefix, int shard, int nshards) {
+  snprintf(buf, n, "%s.data-%05d-of-%05d", prefix, shard, nshards);
+}
+
+/* ---- the index ----------------------------------------------------------------------- */
+
+typedef struct ck_entry {
+  char *name;
+  rt_dtype dtype;
+  rt_shape shape;
+  uint32_t shard;
+  uint64_t offset, nbytes;
+  uint32_t crc;
+} ck_entry;
+
+typedef struct ck_index {
+  uint32_t num_shards;
+  int n;
+  ck_entry *e;
+} ck_index;
+
+static void index_free(ck_index *ix) {
+  for (int i = 0; i < ix->n; i++) free(ix->e[i].name);
+  free(ix->e);
+  ix->e = NULL;
+  ix->n = 0;
+}
+
+static int cmp_entry(const void *a, const void *b) {
+  return strcmp(((const ck_entry *)a)->name, ((const ck_entry *)b)->name);
+}
+
+static void index_encode(const ck_index *ix, bbuf *b) {
+  bb_put(b, "TFSHCKPT", 8);
+  bb_u32(b, 1);
+  bb_u32(b, ix->num_shards);
+  bb_u32(b, (uint32_t)ix->n);
+  for (int i = 0; i < ix->n; i++) {
+    const ck_entry *e = &ix->e[i];
+    size_t len = strlen(e->name);
+    bb_u32(b, (uint32_t)len);
+    bb_put(b, e->name, len);
+    bb_u32(b, (uint32_t)e->dtype);
+    bb_u32(b, (uint32_t)e->shape.ndims);
+    for (int d = 0; d < e->shape.ndims; d++) bb_u64(b, (uint64_t)e->shape.dims[d]);
+    bb_u32(b, e->shard);
+    bb_u64(b, e->offset);
+    bb_u64(b, e->nbytes);
+    bb_u32(b, e->crc);
+  }
+  bb_u32(b, crc32c_extend(0, b->p, b->n));
+}
+
+typedef struct rd {
+  const unsigned char *p;
+  size_t n, off;
+  bool bad;
+} rd;
+static uint32_t rd_u32(rd *r) {
+  if (r->off + 4 > r->n) { r->bad = true; return 0; }
+  const unsigned char *c = r->p + r->off;
+  r->off += 4;
+  return (uint32_t)c[0] | (uint32_t)c[1] << 8 | (uint32_t)c[2] << 16 | (uint32_t)c[3] << 24;
+}
+static uint64_t rd_u64(rd *r) {
+  uint64_t lo = rd_u32(r);
+  return lo | (uint64_t)rd_u32(r) << 32;
+}
+
+static bool read_file(const char *path, unsigned char **out, size_t *n, int *err) {
+  FILE *f = fopen(path, "rb");
+  if (!f) {
+    *err = errno;
+    return false;
+  }
+  bbuf b = {0};
+  unsigned char chunk[65536];
+  size_t k;
+  while ((k = fread(chunk, 1, sizeof chunk, f)) > 0) bb_put(&b, chunk, k);
+  fclose(f);
+  if (b.oom) {
+    free(b.p);
+    *err = ENOMEM;
+    return false;
+  }
+  *out = b.p;
+  *n = b.n;
+  return true;
+}
+
+/* Read PREFIX.index. Errors name the file and what is wrong. */
+static int index_read(rt_kernel_ctx *c, const char *prefix, ck_index *ix) {
+  char path[4200];
+  snprintf(path, sizeof path, "%s.index", prefix);
+  unsigned char *p = NULL;
+  size_t n = 0;
+  int err = 0;
+  memset(ix, 0, sizeof *ix);
+  if (!read_file(path, &p, &n, &err)) {
+    if (err == ENOENT)
+      return rt_kernel_error(c, RT_NOT_FOUND,
+                             "Unsuccessful TensorSliceReader constructor: Failed to find any "
+                             "matching files for %s (no file %s)", prefix, path);
+    return rt_kernel_error(c, RT_UNKNOWN, "%s: %s", path, strerror(err));
+  }
+  rd r = {p, n, 0, false};
+  int rc = RT_OK;
+  if (n < 24 || memcmp(p, "TFSHCKPT", 8)) {
+    rc = rt_kernel_error(c, RT_DATA_LOSS, "%s is not a tfsh checkpoint index (%s)", path,
+                         n < 24 ? "truncated: too short" : "bad magic");
+    goto out;
+  }
+  uint32_t stored = (uint32_t)p[n - 4] | (uint32_t)p[n - 3] << 8 | (uint32_t)p[n - 2] << 16 |
+                    (uint32_t)p[n - 1] << 24;
+  uint32_t computed = crc32c_extend(0, p, n - 4);
+  if (stored != computed) {
+    rc = rt_kernel_error(c, RT_DATA_LOSS,
+                         "Checksum does not match in %s: stored 0x%08x vs. calculated 0x%08x "
+                         "(truncated or corrupt index)", path, stored, computed);
+    goto out;
+  }
+  r.n = n - 4;
+  r.off = 8;
+  uint32_t version = rd_u32(&r);
+  ix->num_shards = rd_u32(&r);
+  uint32_t cnt = rd_u32(&r);
+  if (version != 1 || ix->num_shards < 1 || cnt > (n / 8)) {
+    rc = rt_kernel_error(c, RT_DATA_LOSS, "%s: unsupported version %u or bad header", path, version);
+    goto out;
+  }
+  ix->e = calloc(cnt ? cnt : 1, sizeof *ix->e);
+  for (uint32_t i = 0; i < cnt && !r.bad; i++) {
+    ck_entry *e = &ix->e[ix->n];
+    uint32_t len = rd_u32(&r);
+    if (r.bad || len > r.n - r.off) { r.bad = true; break; }
+    e->name = strndup((const char *)p + r.off, len);
+    r.off += len;
+    ix->n++;
+    e->dtype = (rt_dtype)rd_u32(&r);
+    uint32_t nd = rd_u32(&r);
+    if (nd > RT_MAX_DIMS) { r.bad = true; break; }
+    e->shape.ndims = (int)nd;
+    for (uint32_t d = 0; d < nd; d++) e->shape.dims[d] = (int64_t)rd_u64(&r);
+    e->shard = rd_u32(&r);
+    e->offset = rd_u64(&r);
+    e->nbytes = rd_u64(&r);
+    e->crc = rd_u32(&r);
+    if (e->shard >= ix->num_shards) r.bad = true;
+  }
+  if (r.bad) rc = rt_kernel_error(c, RT_DATA_LOSS, "%s: malformed index entry", path);
+out:
+  free(p);
+  if (rc) index_free(ix);
+  return rc;
+}
+
+/* ---- serializing one tensor ---------------------------------------------------------- */
+
+static void tensor_bytes(const rt_tensor *t, bbuf *b) {
+  if (t->dtype == RT_STRING) {
+    const rt_str *s = rt_tensor_data(t);
+    int64_t n = rt_tensor_numel(t);
+    for (int64_t i = 0; i < n; i++) {
+      bb_u64(b, s[i].len);
+      bb_put(b, s[i].ptr ? s[i].ptr : "", s[i].len);
+    }
+  } else {
+    bb_put(b, rt_tensor_data(t), rt_tensor_nbytes(t));
+  }
+}
+
+static const char *str_at(const rt_tensor *t, int64_t i) {
+  const rt_str *s = rt_tensor_data(t);
+  return s && s[i].ptr ? s[i].ptr : "";
+}
+
+/* Write one checkpoint (one shard) of the given tensors. */
+static int write_checkpoint(rt_kernel_ctx *c, const char *prefix, int n, const char *const *names,
+                            rt_tensor *const *tensors) {
+  if (!parent_exists(prefix)) {   /* a sharded save's PREFIX_temp_<id>/: one level is made */
+    char dir[4096];
+    snprintf(dir, sizeof dir, "%s", prefix);
+    char *slash = strrchr(dir, '/');
+    if (slash) *slash = '\0';
+    if (slash) mkdir(dir, 0755);
+  }
+  if (!parent_exists(prefix))
+    return rt_kernel_error(c, RT_NOT_FOUND, "Parent directory of %s doesn't exist, can't save.", prefix);
+  ck_index ix = {1, n, calloc(n ? (size_t)n : 1, sizeof(ck_entry))};
+  bbuf data = {0};
+  int rc = RT_OK;
+  for (int i = 0; i < n && !rc; i++) {
+    rt_tensor *t = tensors[i];
+    if (!t->buf && rt_tensor_numel(t) != 0) {
+      rc = rt_kernel_error(c, RT_FAILED_PRECONDITION, "Attempting to use uninitialized value %s", names[i]);
+      break;
+    }
+    for (int j = 0; j < i; j++)
+      if (!strcmp(names[j], names[i])) {
+        rc = rt_kernel_error(c, RT_INVALID_ARGUMENT, "Duplicate tensor name '%s' in a save", names[i]);
+        break;
+      }
+    ck_entry *e = &ix.e[i];
+    e->name = (char *)names[i];
+    e->dtype = t->dtype;
+    e->shape = t->shape;
+    e->offset = data.n;
+    if (t->ref) pthread_mutex_lock(&t->ref->mu);
+    tensor_bytes(t, &data);
+    if (t->ref) pthread_mutex_unlock(&t->ref->mu);
+    e->nbytes = data.n - e->offset;
+    e->crc = data.oom ? 0 : crc32c_extend(0, data.p + e->offset, e->nbytes);
+  }
+  if (!rc && data.oom) rc = rt_kernel_error(c, RT_RESOURCE_EXHAUSTED, "out of memory serializing a checkpoint");
+  if (!rc) {
+    ck_entry *sorted = malloc((n ? (size_t)n : 1) * sizeof *sorted);
+    memcpy(sorted, ix.e, (size_t)n * sizeof *sorted);
+    qsort(sorted, (size_t)n, sizeof *sorted, cmp_entry);
+    ck_index s = {1, n, sorted};
+    bbuf ib = {0};
+    index_encode(&s, &ib);
+    free(sorted);
+    char dpath[4200], ipath[4200];
+    data_name(dpath, sizeof dpath, prefix, 0, 1);
+    snprintf(ipath, sizeof ipath, "%s.index", prefix);
+    int err = ib.oom ? ENOMEM : write_atomic(dpath, data.p ? (void *)data.p : (void *)"", data.n);
+    if (err) {
+      rc = rt_kernel_error(c, RT_UNKNOWN, "Failed to write %s: %s", dpath, strerror(err));
+    } else {
+      maybe_crash("data");
+      err = write_atomic(ipath, ib.p, ib.n);
+      if (err) rc = rt_kernel_error(c, RT_UNKNOWN, "Failed to write %s: %s", ipath, strerror(err));
+      else fsync_dir_of(ipath);
+    }
+    free(ib.p);
+  }
+  free(data.p);
+  free(ix.e);   /* names are borrowed */
+  return rc;
+}
+
+static int check_string_vec(rt_kernel_ctx *c, int i, const char *what, int64_t want) {
+  rt_tensor *t = c->inputs[i];
+  if (t->dtype != RT_STRING)
+    return rt_kernel_error(c, RT_INVALID_ARGUMENT, "%s must be a string tensor", what);
+  if (want >= 0 && rt_tensor_numel(t) != want)
+    return rt_kernel_error(c, RT_INVALID_ARGUMENT,
+                           "Expected %s to have %lld elements, got %lld", what, (long long)want,
+                           (long long)rt_tensor_numel(t));
+  return RT_OK;
+}
+
+static int check_slices(rt_kernel_ctx *c, int i, int64_t n) {
+  for (int64_t k = 0; k < n; k++)
+    if (str_at(c->inputs[i], k)[0])
+      return rt_kernel_error(c, RT_UNIMPLEMENTED,
+                             "shape_and_slices '%s': tfsh saves and restores whole tensors only "
+                             "(partitioned variables are not supported)", str_at(c->inputs[i], k));
+  return RT_OK;
+}
+
+static int save_kernel(rt_kernel_ctx *c) {
+  int n = c->n_inputs - 3;
+  if (check_string_vec(c, 0, "prefix", 1) || check_string_vec(c, 1, "tensor_names", n) ||
+      check_string_vec(c, 2, "shape_and_slices", n) || check_slices(c, 2, n))
+    return c->st->code;
+  const char **names = calloc((size_t)n + 1, sizeof *names);
+  for (int i = 0; i < n; i++) names[i] = str_at(c->inputs[1], i);
+  int rc = write_checkpoint(c, str_at(c->inputs[0], 0), n, names, c->inputs + 3);
+  free(names);
+  return rc;
+}
+
+/* ---- restore ------------------------------------------------------------------------- */
+
+static int restore_kernel(rt_kernel_ctx *c) {
+  const rt_attr_value *dt = rt_node_attr(c->node, "dtypes");
+  int n = c->n_outputs;
+  if (check_string_vec(c, 0, "prefix", 1) || check_string_vec(c, 1, "tensor_names", n) ||
+      check_string_vec(c, 2, "shape_and_slices", n) || check_slices(c, 2, n))
+    return c->st->code;
+  const char *prefix = str_at(c->inputs[0], 0);
+  ck_index ix;
+  int rc = index_read(c, prefix, &ix);
+  if (rc) return rc;
+  int open_shard = -1;
+  FILE *f = NULL;
+  char dpath[4200] = "";
+  long long fsize = 0;
+  unsigned char *buf = NULL;
+  for (int i = 0; i < n && !rc; i++) {
+    const char *name = str_at(c->inputs[1], i);
+    ck_entry key = {.name = (char *)name};
+    ck_entry *e = ix.n ? bsearch(&key, ix.e, (size_t)ix.n, sizeof *ix.e, cmp_entry) : NULL;
+    if (!e) {
+      rc = rt_kernel_error(c, RT_NOT_FOUND, "Key %s not found in checkpoint %s", name, prefix);
+      break;
+    }
+    rt_dtype want = dt && dt->kind == RT_ATTR_LIST_TYPE && i < dt->list.n ? ((rt_dtype *)dt->list.v)[i] : e->dtype;
+    if (want != e->dtype) {
+      rc = rt_kernel_error(c, RT_INVALID_ARGUMENT,
+                           "tensor_name = %s; expected dtype %s does not equal original dtype %s "
+                           "(in checkpoint %s)", name, rt_dtype_name(want), rt_dtype_name(e->dtype), prefix);
+      break;
+    }
+    if ((int)e->shard != open_shard) {
+      if (f) fclose(f);
+      data_name(dpath, sizeof dpath, prefix, (int)e->shard, (int)ix.num_shards);
+      f = fopen(dpath, "rb");
+      if (!f) {
+        rc = rt_kernel_error(c, errno == ENOENT ? RT_NOT_FOUND : RT_UNKNOWN, "%s: %s (data file of checkpoint %s)",
+                             dpath, strerror(errno), prefix);
+        break;
+      }
+      struct stat sb;
+      fstat(fileno(f), &sb);
+      fsize = (long long)sb.st_size;
+      open_shard = (int)e->shard;
+    }
+    if (e->offset + e->nbytes > (uint64_t)fsize) {
+      rc = rt_kernel_error(c, RT_DATA_LOSS,
+                           "%s is truncated: tensor %s needs bytes [%llu, %llu) but the file has %lld",
+                           dpath, name, (unsigned long long)e->offset,
+                           (unsigned long long)(e->offset + e->nbytes), fsize);
+      break;
+    }
+    free(buf);
+    buf = malloc(e->nbytes ? e->nbytes : 1);
+    if (!buf || fseeko(f, (off_t)e->offset, SEEK_SET) || fread(buf, 1, e->nbytes, f) != e->nbytes) {
+      rc = rt_kernel_error(c, RT_DATA_LOSS, "%s: cannot read tensor %s", dpath, name);
+      break;
+    }
+    uint32_t crc = crc32c_extend(0, buf, e->nbytes);
+    if (crc != e->crc) {
+      rc = rt_kernel_error(c, RT_DATA_LOSS,
+                           "Checksum does not match: stored 0x%08x vs. calculated on the restored "
+                           "bytes 0x%08x, for tensor %s in %s", e->crc, crc, name, dpath);
+      break;
+    }
+    int64_t numel = rt_shape_numel(&e->shape);
+    rt_tensor *t = rt_tensor_new(e->dtype, &e->shape);
+    if (!t) {
+      rc = rt_kernel_error(c, RT_RESOURCE_EXHAUSTED, "out of memory restoring %s", name);
+      break;
+    }
+    if (e->dtype == RT_STRING) {
+      rd r = {buf, e->nbytes, 0, false};
+      for (int64_t k = 0; k < numel && !r.bad; k++) {
+        uint64_t len = rd_u64(&r);
+        if (r.bad || len > r.n - r.off) { r.bad = true; break; }
+        rt_tensor_set_str(t, k, (const char *)buf + r.off, len);
+        r.off += len;
+      }
+      if (r.bad) rc = rt_kernel_error(c, RT_DATA_LOSS, "%s: malformed string tensor %s", dpath, name);
+    } else if (numel < 0 || (uint64_t)numel * rt_dtype_size(e->dtype) != e->nbytes) {
+      rc = rt_kernel_error(c, RT_DATA_LOSS, "%s: tensor %s has %llu bytes, its shape needs %lld",
+                           dpath, name, (unsigned long long)e->nbytes,
+                           (long long)(numel * (int64_t)rt_dtype_size(e->dtype)));
+    } else {
+      memcpy(rt_tensor_data(t), buf, e->nbytes);
+    }
+    if (rc) {
+      rt_tensor_unref(t);
+      break;
+    }
+    rt_tensor_unref(c->outputs[i]);
+    c->outputs[i] = t;
+  }
+  free(buf);
+  if (f) fclose(f);
+  index_free(&ix);
+  return rc;
+}
+
+static int restore_shape(rt_shape_ctx *c) {
+  const rt_attr_value *dt = rt_node_attr(c->node, "dtypes");
+  if (!dt || dt->kind != RT_ATTR_LIST_TYPE || dt->list.n != c->n_outputs)
+    return op_shape_error(c, 0, "RestoreV2 needs one dtype per output");
+  for (int i = 0; i < c->n_outputs; i++) c->out_types[i] = ((rt_dtype *)dt->list.v)[i];
+  return RT_OK;
+}
+
+static int save_shape(rt_shape_ctx *c) {
+  const rt_attr_value *dt = rt_node_attr(c->node, "dtypes");
+  int n = c->n_inputs - 3;
+  if (!dt || dt->kind != RT_ATTR_LIST_TYPE || dt->list.n != n)
+    return op_shape_error(c, 0, "SaveV2 needs one dtype per tensor");
+  for (int i = 0; i < n; i++)
+    if (((rt_dtype *)dt->list.v)[i] != c->in_types[3 + i])
+      return op_shape_error(c, 0, "SaveV2: tensor %d has dtype %s, dtypes says %s", i,
+                            op_tf_type(c->in_types[3 + i]), op_tf_type(((rt_dtype *)dt->list.v)[i]));
+  return RT_OK;
+}
+
+/* ---- sharded saves: MergeV2Checkpoints, StringJoin, ShardedFilename -------------------- */
+
+static int merge_kernel(rt_kernel_ctx *c) {
+  int np = c->n_inputs - 1;
+  for (int k = 0; k <= np; k++)
+    if (check_string_vec(c, k, k < np ? "checkpoint_prefixes" : "destination_prefix", 1)) return c->st->code;
+  const char *dest = str_at(c->inputs[np], 0);
+#define PART(k) str_at(c->inputs[k], 0)
+  ck_index all = {(uint32_t)np, 0, NULL};
+  int cap = 0, rc = RT_OK;
+  for (int k = 0; k < np && !rc; k++) {
+    ck_index ix;
+    const char *part = PART(k);
+    rc = index_read(c, part, &ix);
+    if (rc) break;
+    for (int i = 0; i < ix.n && !rc; i++) {
+      for (int j = 0; j < all.n; j++)
+        if (!strcmp(all.e[j].name, ix.e[i].name))
+          rc = rt_kernel_error(c, RT_INVALID_ARGUMENT, "Duplicate tensor name '%s' in shards of %s",
+                               ix.e[i].name, dest);
+      if (rc) break;
+      if (all.n == cap) {
+        cap = cap ? 2 * cap : 16;
+        all.e = realloc(all.e, (size_t)cap * sizeof *all.e);
+      }
+      all.e[all.n] = ix.e[i];
+      all.e[all.n].shard = (uint32_t)k;
+      ix.e[i].name = NULL;   /* moved */
+      all.n++;
+    }
+    index_free(&ix);
+  }
+  for (int k = 0; k < np && !rc; k++) {
+    char from[4200], to[4200];
+    data_name(from, sizeof from, PART(k), 0, 1);
+    data_name(to, sizeof to, dest, k, np);
+    if (rename(from, to) < 0)
+      rc = rt_kernel_error(c, RT_UNKNOWN, "Failed to rename %s to %s: %s", from, to, strerror(errno));
+  }
+  if (!rc) {
+    qsort(all.e, (size_t)all.n, sizeof *all.e, cmp_entry);
+    bbuf ib = {0};
+    index_encode(&all, &ib);
+    char ipath[4200];
+    snprintf(ipath, sizeof ipath, "%s.index", dest);
+    maybe_crash("data");
+    int err = ib.oom ? ENOMEM : write_atomic(ipath, ib.p, ib.n);
+    free(ib.p);
+    if (err) rc = rt_kernel_error(c, RT_UNKNOWN, "Failed to write %s: %s", ipath, strerror(err));
+    else fsync_dir_of(ipath);
+  }
+  if (!rc && rt_node_bool(c->node, "delete_old_dirs", true)) {
+    for (int k = 0; k < np; k++) {
+      char p[4200];
+      snprintf(p, sizeof p, "%s.index", PART(k));
+      unlink(p);
+      snprintf(p, sizeof p, "%s", PART(k));
+      char *slash = strrchr(p, '/');
+      if (slash) {
+        *slash = '\0';
+        rmdir(p);   /* only once empty */
+      }
+    }
+  }
+  index_free(&all);
+  return rc;
+#undef PART
+}
+
+static int string_join_kernel(rt_kernel_ctx *c) {
+  const char *sep = rt_node_string(c->node, "separator", "");
+  bbuf b = {0};
+  for (int i = 0; i < c->n_inputs; i++) {
+    if (i) bb_put(&b, sep, strlen(sep));
+    if (rt_tensor_numel(c->inputs[i]) != 1)
+      return free(b.p), rt_kernel_error(c, RT_UNIMPLEMENTED, "StringJoin: tfsh joins scalars only");
+    const rt_str *s = rt_tensor_data(c->inputs[i]);
+    bb_put(&b, s->ptr ? s->ptr : "", s->len);
+  }
+  rt_shape sc = rt_shape_scalar();
+  rt_tensor *o = rt_tensor_new(RT_STRING, &sc);
+  if (!o) return free(b.p), rt_kernel_error(c, RT_RESOURCE_EXHAUSTED, "out of memory");
+  rt_tensor_set_str(o, 0, b.p ? (const char *)b.p : "", b.n);
+  free(b.p);
+  rt_tensor_unref(c->outputs[0]);
+  c->outputs[0] = o;
+  return RT_OK;
+}
+
+static int sharded_filename_kernel(rt_kernel_ctx *c) {
+  char buf[4200];
+  snprintf(buf, sizeof buf, "%s-%05lld-of-%05lld", str_at(c->inputs[0], 0),
+           (long long)rt_tensor_get_i64(c->inputs[1], 0), (long long)rt_tensor_get_i64(c->inputs[2], 0));
+  rt_shape sc = rt_shape_scalar();
+  rt_tensor *o = rt_tensor_new(RT_STRING, &sc);
+  if (!o) return rt_kernel_error(c, RT_RESOURCE_EXHAUSTED, "out of memory");
+  rt_tensor_set_str(o, 0, buf, strlen(buf));
+  rt_tensor_unref(c->outputs[0]);
+  c->outputs[0] = o;
+  return RT_OK;
+}
+
+static int scalar_out_shape(rt_shape_ctx *c) {
+  c->out_shapes[0] = rt_shape_scalar();
+  return RT_OK;
+}
+
+/* ---- summaries ------------------------------------------------------------------------ */
+
+static int string_output(rt_kernel_ctx *c, const bbuf *b) {
+  if (b->oom) return rt_kernel_error(c, RT_RESOURCE_EXHAUSTED, "out of memory");
+  rt_shape sc = rt_shape_scalar();
+  rt_tensor *o = rt_tensor_new(RT_STRING, &sc);
+  if (!o) return rt_kernel_error(c, RT_RESOURCE_EXHAUSTED, "out of memory");
+  rt_tensor_set_str(o, 0, b->p ? (const char *)b->p : "", b->n);
+  rt_tensor_unref(c->outputs[0]);
+  c->outputs[0] = o;
+  return RT_OK;
+}
+
+/* Summary.Value { tag = 1; simple_value = 2 } inside Summary.value (field 1). */
+static void summary_scalar(bbuf *out, const char *tag, size_t tag_len, float v) {
+  bbuf val = {0};
+  pb_bytes(&val, 1, tag, tag_len);
+  pb_float(&val, 2, v);
+  pb_bytes(out, 1, val.p, val.n);
+  if (val.oom) out->oom = true;
+  free(val.p);
+}
+
+static int scalar_summary_kernel(rt_kernel_ctx *c) {
+  rt_tensor *tags = c->inputs[0], *vals = c->inputs[1];
+  if (!rt_shape_equal(&tags->shape, &vals->shape)) {
+    char a[128], b[128];
+    return rt_kernel_error(c, RT_INVALID_ARGUMENT, "tags and values not the same shape: %s != %s",
+                           op_shape_tf(&tags->shape, a, sizeof a), op_shape_tf(&vals->shape, b, sizeof b));
+  }
+  bbuf out = {0};
+  int64_t n = rt_tensor_numel(tags);
+  const rt_str *s = rt_tensor_data(tags);
+  for (int64_t i = 0; i < n; i++)
+    summary_scalar(&out, s[i].ptr ? s[i].ptr : "", s[i].len, (float)rt_tensor_get_f64(vals, i));
+  int rc = string_output(c, &out);
+  free(out.p);
+  return rc;
+}
+
+/* TF's default histogram buckets (tensorflow/core/lib/histogram/histogram.cc): limits
+ * ±1e-12 * 1.1^k up to 1e20, then DBL_MAX, mirrored around 0. */
+static double *hist_limits;
+static int hist_n;
+static pthread_once_t hist_once = PTHREAD_ONCE_INIT;
+
+static void hist_init(void) {
+  double pos[1024];
+  int np = 0;
+  for (double v = 1.0e-12; v < 1.0e20; v *= 1.1) pos[np++] = v;
+  pos[np++] = DBL_MAX;
+  hist_n = 2 * np + 1;
+  hist_limits = malloc((size_t)hist_n * sizeof *hist_limits);
+  for (int i = 0; i < np; i++) hist_limits[i] = -pos[np - 1 - i];
+  hist_limits[np] = 0.0;
+  for (int i = 0; i < np; i++) hist_limits[np + 1 + i] = pos[i];
+}
+
+static int histogram_summary_kernel(rt_kernel_ctx *c) {
+  pthread_once(&hist_once, hist_init);
+  rt_tensor *tag = c->inputs[0], *vals = c->inputs[1];
+  if (rt_tensor_numel(tag) != 1)
+    return rt_kernel_error(c, RT_INVALID_ARGUMENT, "tags must be scalar");
+  const char *tg = str_at(tag, 0);
+  int64_t n = rt_tensor_numel(vals);
+  double *counts = calloc((size_t)hist_n, sizeof *counts);
+  double mn = DBL_MAX, mx = -DBL_MAX, sum = 0, sumsq = 0;
+  for (int64_t i = 0; i < n; i++) {
+    double v = rt_tensor_get_f64(vals, i);
+    if (!isfinite(v)) {
+      free(counts);
+      return rt_kernel_error(c, RT_INVALID_ARGUMENT, "%s in summary histogram for: %s",
+                             isnan(v) ? "Nan" : "Infinity", tg);
+    }
+    /* bucket b holds limits[b-1] <= v < limits[b] (upper_bound) */
+    int lo = 0, hi = hist_n - 1;
+    while (lo < hi) {
+      int mid = (lo + hi) / 2;
+      if (hist_limits[mid] > v) hi = mid;
+      else lo = mid + 1;
+    }
+    counts[lo] += 1;
+    if (v < mn) mn = v;
+    if (v > mx) mx = v;
+    sum += v;
+    sumsq += v * v;
+  }
+  bbuf h = {0};
+  pb_double(&h, 1, n ? mn : 0.0);   /* TF: min/max of an empty histogram are ±DBL_MAX; keep 0 */
+  pb_double(&h, 2, n ? mx : 0.0);
+  pb_double(&h, 3, (double)n);
+  pb_double(&h, 4, sum);
+  pb_double(&h, 5, sumsq);
+  /* Histogram::EncodeToProto(preserve_zero_buckets=false): runs of empty buckets collapse */
+  bbuf lim = {0}, cnt = {0};
+  for (int i = 0; i < hist_n;) {
+    double end = hist_limits[i], count = counts[i];
+    i++;
+    if (count <= 0.0)
+      while (i < hist_n && counts[i] <= 0.0) {
+        end = hist_limits[i];
+        count = counts[i];
+        i++;
+      }
+    uint64_t u;
+    memcpy(&u, &end, 8);
+    bb_u64(&lim, u);
+    memcpy(&u, &count, 8);
+    bb_u64(&cnt, u);
+  }
+  free(counts);
+  pb_bytes(&h, 6, lim.p, lim.n);   /* packed repeated double */
+  pb_bytes(&h, 7, cnt.p, cnt.n);
+  bbuf val = {0}, out = {0};
+  pb_bytes(&val, 1, tg, strlen(tg));
+  pb_bytes(&val, 5, h.p, h.n);
+  pb_bytes(&out, 1, val.p, val.n);
+  if (lim.oom || cnt.oom || h.oom || val.oom) out.oom = true;
+  int rc = string_output(c, &out);
+  free(lim.p), free(cnt.p), free(h.p), free(val.p), free(out.p);
+  return rc;
+}
+
+/* Read a varint; false at the end or on a malformed one. */
+static bool pb_read_varint(rd *r, uint64_t *v) {
+  *v = 0;
+  for (int s = 0; s < 64; s += 7) {
+    if (r->off >= r->n) return false;
+    unsigned char b = r->p[r->off++];
+    *v |= (uint64_t)(b & 0x7f) << s;
+    if (!(b & 0x80)) return true;
+  }
+  return false;
+}
+
+/* The tags of a serialized Summary (field 1 Values, their field 1); calls fn per tag. */
+static bool summary_tags(const unsigned char *p, size_t n, bool (*fn)(const char *, size_t, void *), void *arg) {
+  rd r = {p, n, 0, false};
+  while (r.off < r.n) {
+    uint64_t key, len;
+    if (!pb_read_varint(&r, &key) || (key & 7) != 2 || !pb_read_varint(&r, &len) || len > r.n - r.off)
+      return false;
+    if (key >> 3 == 1) {
+      rd v = {r.p + r.off, len, 0, false};
+      while (v.off < v.n) {
+        uint64_t k2, x;
+        if (!pb_read_varint(&v, &k2)) return false;
+        int wt = (int)(k2 & 7);
+        if (wt == 0) { if (!pb_read_varint(&v, &x)) return false; }
+        else if (wt == 1) v.off += 8;
+        else if (wt == 5) v.off += 4;
+        else if (wt == 2) {
+          if (!pb_read_varint(&v, &x) || x > v.n - v.off) return false;
+          if (k2 >> 3 == 1 && !fn((const char *)v.p + v.off, x, arg)) return true;
+          v.off += x;
+        } else return false;
+        if (v.off > v.n) return false;
+      }
+    }
+    r.off += len;
+  }
+  return true;
+}
+
+typedef struct tagset {
+  int n, cap;
+  char **tags;
+  const char *dup;
+} tagset;
+
+static bool add_tag(const char *t, size_t len, void *arg) {
+  tagset *s = arg;
+  for (int i = 0; i < s->n; i++)
+    if (strlen(s->tags[i]) == len && !memcmp(s->tags[i], t, len)) {
+      s->dup = s->tags[i];
+      return false;
+    }
+  if (s->n == s->cap) {
+    s->cap = s->cap ? 2 * s->cap : 16;
+    s->tags = realloc(s->tags, (size_t)s->cap * sizeof *s->tags);
+  }
+  s->tags[s->n++] = strndup(t, len);
+  return true;
+}
+
+static int merge_summary_kernel(rt_kernel_ctx *c) {
+  bbuf out = {0};
+  tagset ts = {0};
+  int rc = RT_OK;
+  for (int i = 0; i < c->n_inputs && !rc; i++) {
+    int64_t n = rt_tensor_numel(c->inputs[i]);
+    const rt_str *s = rt_tensor_data(c->inputs[i]);
+    for (int64_t k = 0; k < n && !rc; k++) {
+      const unsigned char *p = (const unsigned char *)(s[k].ptr ? s[k].ptr : "");
+      if (!summary_tags(p, s[k].len, add_tag, &ts))
+        rc = rt_kernel_error(c, RT_INVALID_ARGUMENT, "Could not parse one of the summary inputs");
+      else if (ts.dup)
+        rc = rt_kernel_error(c, RT_INVALID_ARGUMENT, "Duplicate tag %s found in summary inputs", ts.dup);
+      else
+        bb_put(&out, p, s[k].len);   /* concatenated Summary messages merge their Values */
+    }
+  }
+  if (!rc) rc = string_output(c, &out);
+  for (int i = 0; i < ts.n; i++) free(ts.tags[i]);
+  free(ts.tags);
+  free(out.p);
+  return rc;
+}
+
+static const rt_op_def io_ops[] = {
+  {.name = "SaveV2",
+   .inputs = "prefix: string, tensor_names: string, shape_and_slices: string, tensors: N * dtypes",
+   .attrs = "N: int >= 0, dtypes: list(type)",
+   .help = "Save tensors to the checkpoint PREFIX (PREFIX.index + PREFIX.data-00000-of-00001), "
+           "atomically: temporary files, fsync, rename. Format: ops/CHECKPOINT.md.",
+   .shape = save_shape, .kernel = {[RT_DEV_CPU] = save_kernel}, .flags = RT_OP_STATEFUL},
+  {.name = "RestoreV2", .inputs = "prefix: string, tensor_names: string, shape_and_slices: string",
+   .outputs = "tensors: N * dtypes", .attrs = "N: int >= 0, dtypes: list(type)",
+   .help = "Read the named tensors of checkpoint PREFIX, checking each one's CRC32C.",
+   .shape = restore_shape, .kernel = {[RT_DEV_CPU] = restore_kernel}, .flags = RT_OP_STATEFUL},
+  {.name = "MergeV2Checkpoints", .inputs = "checkpoint_prefixes: N * string, destination_prefix: string",
+   .attrs = "N: int >= 1, delete_old_dirs: bool = true",
+   .help = "Merge the per-device checkpoints of a sharded save into one PREFIX.index.",
+   .kernel = {[RT_DEV_CPU] = merge_kernel}, .flags = RT_OP_STATEFUL},
+  {.name = "StringJoin", .inputs = "inputs: N * string", .outputs = "output: string",
+   .attrs = "N: int >= 1, separator: string = ''", .help = "Join scalar strings.",
+   .shape = scalar_out_shape, .kernel = {[RT_DEV_CPU] = string_join_kernel}},
+  {.name = "ShardedFilename", .inputs = "basename: string, shard: int32, num_shards: int32",
+   .outputs = "filename: string", .help = "BASENAME-SSSSS-of-NNNNN.",
+   .shape = scalar_out_shape, .kernel = {[RT_DEV_CPU] = sharded_filename_kernel}},
+  {.name = "ScalarSummary", .inputs = "tags: string, values: T", .outputs = "summary: string",
+   .attrs = "T: {float, double, int32, int64}",
+   .help = "A serialized Summary protobuf with one simple_value per tag.",
+   .shape = scalar_out_shape, .kernel = {[RT_DEV_CPU] = scalar_summary_kernel}, .flags = RT_OP_STATEFUL},
+  {.name = "HistogramSummary", .inputs = "tag: string, values: T", .outputs = "summary: string",
+   .attrs = "T: {float, double, int32, int64}",
+   .help = "A serialized Summary protobuf holding a histogram of the values (TF's buckets).",
+   .shape = scalar_out_shape, .kernel = {[RT_DEV_CPU] = histogram_summary_kernel}, .flags = RT_OP_STATEFUL},
+  {.name = "MergeSummary", .inputs = "inputs: N * string", .outputs = "summary: string",
+   .attrs = "N: int >= 1", .help = "Merge serialized Summary protobufs (tags must be unique).",
+   .shape = scalar_out_shape, .kernel = {[RT_DEV_CPU] = merge_summary_kernel}, .flags = RT_OP_STATEFUL},
+};
+
+void op_io_register(void) { rt_op_register(io_ops, OP_COUNT(io_ops)); }
