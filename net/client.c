@@ -22,6 +22,7 @@ struct net_client {
   bool connected;
   bool ever_connected;   /* a peer was there once: its absence now means it went away */
   int64_t down_since;    /* when the connection dropped (net_now_ms), 0 when up */
+  int64_t wait_down;     /* since when requests wait on a dropped connection, 0 if none */
   bool lost;             /* disconnected while requests were pending */
   bool curve;            /* this client holds a cluster key */
   bool refused;          /* the last handshake failed: key mismatch or missing */
@@ -122,8 +123,9 @@ int net_send(net_client *c, net_msg *req, uint64_t *id, rt_status *st) {
   /* Events from before this request (a peer that died and came back) concern requests
    * already answered or abandoned: take them now, so they cannot fail this one. */
   if (c->npending == 0) {
-    read_monitor(c);
+    if (c->mon) read_monitor(c);
     c->lost = false;
+    c->wait_down = 0;
   }
   uint64_t n = ++c->next_id;   /* never 0: id 0 marks "the server could not read it" */
   int e = net_wire_send(c->sock, NULL, 0, req, n);
@@ -133,6 +135,15 @@ int net_send(net_client *c, net_msg *req, uint64_t *id, rt_status *st) {
   pending_add(c, n);
   if (id) *id = n;
   return RT_OK;
+}
+
+int net_send_oneway(net_client *c, net_msg *req, rt_status *st) {
+  uint64_t n = ++c->next_id;
+  int e = net_wire_send(c->sock, NULL, 0, req, n);
+  if (e)
+    return rt_error(st, RT_UNAVAILABLE, "cannot send to %s: %s", c->endpoint,
+                    e == EAGAIN ? "send queue full" : zmq_strerror(e));
+  return RT_OK;   /* not pending: its reply is discarded as unknown when it comes */
 }
 
 /* Read monitor events: [u16 event, u32 value] then the endpoint. */
@@ -157,7 +168,7 @@ static void read_monitor(net_client *c) {
     }
     if (event == ZMQ_EVENT_CONNECTED) {
       c->connected = c->ever_connected = true;
-      c->down_since = 0;
+      c->down_since = c->wait_down = 0;
     }
     if (event == ZMQ_EVENT_DISCONNECTED) {
       c->connected = false;
@@ -234,9 +245,11 @@ static bool has_news(net_client *c) {
   /* A request sent to a peer that went away and has not come back within a second fails
    * as lost, rather than waiting for a reconnection that may never come (a restarted task
    * reconnects in milliseconds). */
-  if (c->npending && c->ever_connected && !c->connected && c->down_since &&
-      net_now_ms() - c->down_since > 1000)
-    c->lost = true;
+  if (c->npending && c->ever_connected && !c->connected) {
+    int64_t now = net_now_ms();
+    if (!c->wait_down) c->wait_down = now;
+    if (now - c->wait_down > 1000) c->lost = true;
+  }
   zmq_getsockopt(c->sock, ZMQ_EVENTS, &events, &sz);
   return (events & ZMQ_POLLIN) || c->lost || (c->refused && c->npending);
 }

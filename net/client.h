@@ -34,6 +34,9 @@ int net_call(net_client *c, net_msg *req, net_in **reply, int timeout_ms, rt_sta
 int net_call_wait(net_client *c, net_msg *req, net_in **reply, const net_wait *w,
                   rt_status *st);
 
+/* Send a request whose reply nobody will wait for (fire and forget: DeregisterGraph,
+ * AbortStep). It is not pending, so a dead peer does not fail later calls. */
+int net_send_oneway(net_client *c, net_msg *req, rt_status *st);
 /* Send without waiting; *id (if not NULL) identifies the reply. */
 int net_send(net_client *c, net_msg *req, uint64_t *id, rt_status *st);
 /* Wait until one of cs has a reply (or lost its connection) and set *ready to its index.

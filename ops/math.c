@@ -301,6 +301,14 @@ static int abs_grad(rt_grad_ctx *c) {
   return c->st->code;
 }
 
+/* d/dx log(1 + x) = 1 / (1 + x) */
+static int log1p_grad(rt_grad_ctx *c) {
+  char *one = op_gconst(c, op_gin_type(c, 0), 1), *d = op_g2(c, "Add", one, IN(0));
+  c->dx[0] = op_g2(c, "RealDiv", DY, d);
+  free(one), free(d);
+  return c->st->code;
+}
+
 static int rsqrt_grad(rt_grad_ctx *c) {
   c->dx[0] = op_g2(c, "RsqrtGrad", c->node->name, DY);
   return c->st->code;
@@ -375,6 +383,9 @@ static const rt_op_def math_ops[] = {
   UNARY("Neg", NUM, op_cpu_neg, neg_grad, "-x elementwise."),
   UNARY("Square", NUM, op_cpu_square, square_grad, "x * x elementwise."),
   UNARY("Sqrt", FLT, op_cpu_sqrt, sqrt_grad, "Square root elementwise."),
+  UNARY("Floor", FLT, op_cpu_floor, op_no_grad, "Largest integer not above x, elementwise."),
+  UNARY("Ceil", FLT, op_cpu_ceil, op_no_grad, "Smallest integer not below x, elementwise."),
+  UNARY("Log1p", FLT, op_cpu_log1p, log1p_grad, "log(1 + x) elementwise, exact for small x."),
   UNARY("Exp", FLT, op_cpu_exp, exp_grad, "e ** x elementwise."),
   UNARY("Log", FLT, op_cpu_log, log_grad, "Natural logarithm elementwise."),
   UNARY("Abs", NUM, op_cpu_abs, abs_grad, "|x| elementwise."),

@@ -45,7 +45,7 @@ void rt_pack_tensor_inline(msgpack_packer *pk, const rt_tensor *t) {
   }
 }
 
-static void pack_attr(msgpack_packer *pk, const rt_attr_value *v) {
+static void pack_attr(net_msg *m, msgpack_packer *pk, const rt_attr_value *v) {
   msgpack_pack_array(pk, 2);
   msgpack_pack_int(pk, v->kind);
   switch (v->kind) {
@@ -55,7 +55,12 @@ static void pack_attr(msgpack_packer *pk, const rt_attr_value *v) {
   case RT_ATTR_STRING: pack_str(pk, v->s); break;
   case RT_ATTR_TYPE: msgpack_pack_int(pk, v->type); break;
   case RT_ATTR_SHAPE: pack_shape(pk, &v->shape); break;
-  case RT_ATTR_TENSOR: rt_pack_tensor_inline(pk, v->tensor); break;
+  case RT_ATTR_TENSOR:
+    if (m && v->tensor->dtype != RT_STRING && rt_tensor_nbytes(v->tensor) > 4096)
+      rt_pack_tensor_msg(m, pk, v->tensor);   /* a big constant: its own frame */
+    else
+      rt_pack_tensor_inline(pk, v->tensor);
+    break;
   case RT_ATTR_LIST_INT: case RT_ATTR_LIST_FLOAT: case RT_ATTR_LIST_STRING:
   case RT_ATTR_LIST_TYPE: case RT_ATTR_LIST_SHAPE:
     msgpack_pack_array(pk, (size_t)v->list.n);
@@ -71,7 +76,7 @@ static void pack_attr(msgpack_packer *pk, const rt_attr_value *v) {
   }
 }
 
-void rt_pack_node(msgpack_packer *pk, const rt_node *n) {
+void rt_pack_node(net_msg *m, msgpack_packer *pk, const rt_node *n) {
   msgpack_pack_map(pk, n->assigned ? 6 : 5);
   pack_str(pk, "name");
   pack_str(pk, n->name);
@@ -90,14 +95,14 @@ void rt_pack_node(msgpack_packer *pk, const rt_node *n) {
   msgpack_pack_map(pk, (size_t)n->n_attrs);
   for (int i = 0; i < n->n_attrs; i++) {
     pack_str(pk, n->attrs[i].name);
-    pack_attr(pk, &n->attrs[i].value);
+    pack_attr(m, pk, &n->attrs[i].value);
   }
 }
 
-void rt_pack_nodes(msgpack_packer *pk, const rt_graph *g, int from) {
+void rt_pack_nodes(net_msg *m, msgpack_packer *pk, const rt_graph *g, int from) {
   if (from < 0 || from > g->n_nodes) from = g->n_nodes;
   msgpack_pack_array(pk, (size_t)(g->n_nodes - from));
-  for (int i = from; i < g->n_nodes; i++) rt_pack_node(pk, g->nodes[i]);
+  for (int i = from; i < g->n_nodes; i++) rt_pack_node(m, pk, g->nodes[i]);
 }
 
 /* ---- decoding ----------------------------------------------------------------------- */
@@ -301,8 +306,8 @@ int rt_unpack_tensor_msg(const net_in *m, const msgpack_object *o, const char *w
   return RT_OK;
 }
 
-static int unpack_attr(const msgpack_object *o, const char *what, rt_attr_value *v,
-                       rt_status *st) {
+static int unpack_attr(const net_in *m, const msgpack_object *o, const char *what,
+                       rt_attr_value *v, rt_status *st) {
   const msgpack_object_array *a;
   int64_t kind;
   int rc = net_obj_array(o, what, &a, st);
@@ -325,7 +330,11 @@ static int unpack_attr(const msgpack_object *o, const char *what, rt_attr_value 
   }
   case RT_ATTR_TYPE: return unpack_dtype(x, what, &v->type, st);
   case RT_ATTR_SHAPE: return unpack_shape(x, what, &v->shape, st);
-  case RT_ATTR_TENSOR: return rt_unpack_tensor_inline(x, what, &v->tensor, st);
+  case RT_ATTR_TENSOR:
+    if (net_obj_key(x, "frame") && !m)
+      return rt_error(st, RT_INVALID_ARGUMENT, "%s: a tensor in a frame where no frames are", what);
+    return m ? rt_unpack_tensor_msg(m, x, what, &v->tensor, st)
+             : rt_unpack_tensor_inline(x, what, &v->tensor, st);
   case RT_ATTR_LIST_INT: case RT_ATTR_LIST_FLOAT: case RT_ATTR_LIST_STRING:
   case RT_ATTR_LIST_TYPE: case RT_ATTR_LIST_SHAPE: {
     const msgpack_object_array *l;
@@ -355,10 +364,11 @@ static int unpack_attr(const msgpack_object *o, const char *what, rt_attr_value 
   }
 }
 
-static int unpack_node(const msgpack_object *o, const char *what, rt_node **out, rt_status *st) {
+static int unpack_node(const net_in *m, const msgpack_object *o, const char *what, rt_node **out,
+                       rt_status *st) {
   char name[256], op[128], dev[256], w[512];
-  const msgpack_object_map *m;
-  int rc = net_obj_map(o, what, &m, st);
+  const msgpack_object_map *map;
+  int rc = net_obj_map(o, what, &map, st);
   snprintf(w, sizeof w, "%s.name", what);
   if (!rc) rc = get_cstr(field(o, "name"), w, name, sizeof name, st);
   snprintf(w, sizeof w, "%s.op", what);
@@ -388,7 +398,7 @@ static int unpack_node(const msgpack_object *o, const char *what, rt_node **out,
     rt_attr_value v;
     if ((rc = get_cstr(&attrs->ptr[i].key, w, key, sizeof key, st))) break;
     snprintf(w, sizeof w, "node '%s' attr '%s'", name, key);
-    if ((rc = unpack_attr(&attrs->ptr[i].val, w, &v, st))) {
+    if ((rc = unpack_attr(m, &attrs->ptr[i].val, w, &v, st))) {
       rt_attr_value_clear(&v);
       break;
     }
@@ -402,14 +412,15 @@ static int unpack_node(const msgpack_object *o, const char *what, rt_node **out,
   return RT_OK;
 }
 
-int rt_unpack_nodes(const msgpack_object *o, const char *what, rt_graph *g, rt_status *st) {
+int rt_unpack_nodes(const net_in *m, const msgpack_object *o, const char *what, rt_graph *g,
+                    rt_status *st) {
   const msgpack_object_array *a;
   int rc = net_obj_array(o, what, &a, st);
   for (uint32_t i = 0; !rc && i < a->size; i++) {
     char w[160];
     rt_node *n;
     snprintf(w, sizeof w, "%s[%u]", what, i);
-    if (!(rc = unpack_node(&a->ptr[i], w, &n, st)))
+    if (!(rc = unpack_node(m, &a->ptr[i], w, &n, st)))
       rc = rt_graph_add(g, n, st);   /* validates; frees n on failure */
   }
   return rc;

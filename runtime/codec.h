@@ -14,12 +14,14 @@
 
 /* Nodes: {"name", "op", "input": [..], "device", "attr": {name: [kind, value]}} plus
  * "assigned" when placed. */
-void rt_pack_node(msgpack_packer *pk, const rt_node *n);
-/* Nodes [from, g->n_nodes) as an array. */
-void rt_pack_nodes(msgpack_packer *pk, const rt_graph *g, int from);
+void rt_pack_node(net_msg *m, msgpack_packer *pk, const rt_node *n);
+/* Nodes [from, g->n_nodes) as an array. With a message m, tensor attrs over 4 KiB (big
+ * constants) travel as payload frames of m instead of inside the header. */
+void rt_pack_nodes(net_msg *m, msgpack_packer *pk, const rt_graph *g, int from);
 /* Decode an array of nodes and add each to g (rt_graph_add validates them). `what` names
- * the field in errors. */
-int rt_unpack_nodes(const msgpack_object *o, const char *what, rt_graph *g, rt_status *st);
+ * the field in errors; m (may be NULL) holds the frames of big tensor attrs. */
+int rt_unpack_nodes(const net_in *m, const msgpack_object *o, const char *what, rt_graph *g,
+                    rt_status *st);
 
 /* A tensor inline (attrs, small values): {"dtype", "shape", "data": bin | [bin...]}. */
 void rt_pack_tensor_inline(msgpack_packer *pk, const rt_tensor *t);

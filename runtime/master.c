@@ -90,7 +90,7 @@ static void deregister_all(msess *s) {
        * if any, is discarded as stale by the next call on this client */
       net_msg *req = net_msg_new("DeregisterGraph");
       net_msg_uint(req, "handle", r->parts[i].handle);
-      net_send(c, req, NULL, &st);
+      net_send_oneway(c, req, &st);
     }
 }
 
@@ -302,7 +302,7 @@ static void handle_create(rt_master *m, net_req *req) {
     if (!rc && (v = net_obj_key(cfg, "operation_timeout_in_ms")))
       rc = net_obj_int(v, "config.operation_timeout_in_ms", &s->timeout_ms, &st);
   }
-  if (!rc && net_has(in, "graph")) rc = rt_unpack_nodes(net_get(in, "graph"), "graph", s->g, &st);
+  if (!rc && net_has(in, "graph")) rc = rt_unpack_nodes(in, net_get(in, "graph"), "graph", s->g, &st);
   rt_devname filters[64];
   int nf = 0;
   const msgpack_object *fl = cfg ? net_obj_key(cfg, "device_filters") : NULL;
@@ -341,7 +341,7 @@ static void handle_extend(rt_master *m, net_req *req) {
     return;
   }
   pthread_mutex_lock(&s->mu);
-  int rc = rt_unpack_nodes(net_get(in, "graph"), "graph", s->g, &st);
+  int rc = rt_unpack_nodes(in, net_get(in, "graph"), "graph", s->g, &st);
   pthread_mutex_unlock(&s->mu);
   if (rc)
     reply_status(req, rc, &st);
@@ -395,7 +395,7 @@ static int prepare(rt_master *m, msess *s, int nf, char **feeds, int nx, char **
     }
     net_msg *req = net_msg_new("RegisterGraph");
     net_msg_uint(req, "session", s->handle);
-    rt_pack_nodes(net_msg_field(req, "graph"), parts[i].g, 0);
+    rt_pack_nodes(req, net_msg_field(req, "graph"), parts[i].g, 0);
     net_in *rep = NULL;
     rc = net_call(c, req, &rep, s->timeout_ms > 0 ? (int)s->timeout_ms : -1, st);
     if (!rc) rc = net_get_uint(rep, "handle", &p->handle, st);
@@ -505,7 +505,7 @@ static int run_step(msess *s, mrun *r, int nf, char **feeds, rt_tensor **fv, int
           net_msg_uint(ab, "step", step);
           net_msg_int(ab, "code", first_err);
           net_msg_str(ab, "msg", err.msg);
-          net_send(cl[i], ab, NULL, &ps);
+          net_send_oneway(cl[i], ab, &ps);
         }
       break;
     }
@@ -545,7 +545,7 @@ static int run_step(msess *s, mrun *r, int nf, char **feeds, rt_tensor **fv, int
             net_msg_uint(ab, "step", step);
             net_msg_int(ab, "code", rrc);
             net_msg_str(ab, "msg", err.msg);
-            net_send(cl[i], ab, NULL, &ps);
+            net_send_oneway(cl[i], ab, &ps);
           }
     }
   }

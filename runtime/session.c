@@ -114,7 +114,7 @@ rt_session *rt_session_new(const char *target, rt_graph *g, const rt_session_con
   msgpack_pack_str(pk, 23);
   msgpack_pack_str_body(pk, "operation_timeout_in_ms", 23);
   msgpack_pack_int64(pk, cfg ? cfg->operation_timeout_ms : 0);
-  rt_pack_nodes(net_msg_field(req, "graph"), g, 0);
+  rt_pack_nodes(req, net_msg_field(req, "graph"), g, 0);
   s->sent = g->n_nodes;
   s->timeout_ms = cfg ? cfg->operation_timeout_ms : 0;
   net_in *rep = NULL;
@@ -160,7 +160,7 @@ int rt_session_run_step(rt_session *s, const rt_session_run *r, rt_status *st) {
   if (s->sent < s->g->n_nodes) {
     net_msg *req = net_msg_new("ExtendSession");
     net_msg_uint(req, "session", s->handle);
-    rt_pack_nodes(net_msg_field(req, "graph"), s->g, s->sent);
+    rt_pack_nodes(req, net_msg_field(req, "graph"), s->g, s->sent);
     net_in *rep = NULL;
     rc = call(s, req, &rep, r->interrupt, st);
     net_in_free(rep);

@@ -402,7 +402,7 @@ static void handle_register(rt_worker *w, net_req *req) {
   wgraph *wg = calloc(1, sizeof *wg);
   wg->g = rt_graph_new();
   pthread_mutex_init(&wg->run_mu, NULL);
-  int rc = rt_unpack_nodes(net_get(in, "graph") ? net_get(in, "graph") : net_in_header(in),
+  int rc = rt_unpack_nodes(in, net_get(in, "graph") ? net_get(in, "graph") : net_in_header(in),
                            "RegisterGraph.graph", wg->g, &st);
   for (int i = 0; !rc && i < wg->g->n_nodes; i++) {
     const rt_node *n = wg->g->nodes[i];

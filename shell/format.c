@@ -141,6 +141,14 @@ sh_obj *sh_format_spec(sh_obj *v, const char *s) {
   if (!*s) return sh_to_str(v);
   spec sp;
   if (parse_spec(s, &sp) < 0) return NULL;
+  if (!sh_is_int(v) && !sh_is_float(v) && !sh_is_str(v)) {   /* numpy scalars: their number */
+    sh_obj *n = sh_as_number(v);
+    if (n) {
+      sh_obj *r = sh_format_spec(n, s);
+      sh_decref(n);
+      return r;
+    }
+  }
   if (sh_is_int(v) && !(v->type == &sh_bool_type && !sp.type)) {
     if (sp.type && strchr("eEfFgG%", sp.type)) return format_float((double)sh_int_value(v), &sp);
     if (sp.type && !strchr("bcdoxXn", sp.type))
@@ -240,6 +248,10 @@ sh_obj *sh_percent_format(sh_obj *fmt, sh_obj *args) {
     }
     char cfmt[32], buf[512];
     char wbuf[16] = "", pbuf[16] = "";
+    /* numpy scalars (anything with __float__) format as the number they hold */
+    sh_obj *num_hold = NULL;
+    if (strchr("diuxXoeEfFgG", type) && !sh_is_int(arg) && !sh_is_float(arg) && (num_hold = sh_as_number(arg)))
+      arg = num_hold;
     if (width >= 0) snprintf(wbuf, sizeof wbuf, "%d", width);
     if (prec >= 0) snprintf(pbuf, sizeof pbuf, ".%d", prec);
     switch (type) {
@@ -303,6 +315,7 @@ sh_obj *sh_percent_format(sh_obj *fmt, sh_obj *args) {
       return sh_raise(sh_ValueError, "unsupported format character '%c' (0x%x) at index %d", type,
                       (unsigned char)type, (int)(s - sh_str_cstr(fmt) - 1));
     }
+    sh_decref(num_hold);
   }
   if (!used_map && !is_map && argi < nargs) {
     sh_buf_free(&out);

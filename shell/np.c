@@ -18,7 +18,16 @@ typedef struct np_dtype {
 static sh_obj *np_scalar_ctor(sh_obj *self, int argc, sh_obj **argv, sh_obj *kw);
 
 static sh_obj *dtype_repr(sh_obj *self) {
-  return sh_strf("<class 'numpy.%s'>", ((np_dtype *)self)->name);
+  return sh_strf("dtype('%s')", ((np_dtype *)self)->name);
+}
+
+static sh_obj *dtype_str(sh_obj *self) { return sh_str(((np_dtype *)self)->name); }
+
+static sh_obj *dtype_compare(int op, sh_obj *a, sh_obj *b) {
+  if (op != SH_EQ && op != SH_NE) return SH_NOTIMPL;
+  rt_dtype x = np_dtype_of(a), y = np_dtype_of(b);
+  bool eq = x != RT_INVALID && x == y;
+  return sh_bool(op == SH_EQ ? eq : !eq);
 }
 
 static sh_obj *dtype_getattr(sh_obj *self, const char *name) {
@@ -28,7 +37,8 @@ static sh_obj *dtype_getattr(sh_obj *self, const char *name) {
 
 sh_type np_dtype_type = {
   SH_TYPE_HEAD, .name = "dtype", .size = sizeof(np_dtype), .help = "A numpy scalar type.",
-  .repr = dtype_repr, .getattr = dtype_getattr, .call = np_scalar_ctor,
+  .repr = dtype_repr, .str = dtype_str, .getattr = dtype_getattr, .call = np_scalar_ctor,
+  .compare = dtype_compare,
 };
 
 static np_dtype np_dtypes[] = {
@@ -337,9 +347,12 @@ static sh_obj *array_getitem(sh_obj *self, sh_obj *key) {
     } else {
       /* Index axis `axis` of every row: build the result row by row. */
       int64_t rows = c->shape.dims[0];
+      rt_dtype dt = c->dtype;
       sh_obj *list = sh_list_new(0);
       for (int64_t r = 0; r < rows && list; r++) {
-        sh_obj *row = index_axis0(c, sh_int(r));
+        sh_obj *ri = sh_int(r);
+        sh_obj *row = index_axis0(c, ri);
+        sh_decref(ri);
         sh_obj *sub = row ? array_getitem(row, ix) : NULL;
         sh_decref(row);
         if (!sub) { sh_clear(&list); break; }
@@ -347,7 +360,7 @@ static sh_obj *array_getitem(sh_obj *self, sh_obj *key) {
       }
       sh_decref(cur);
       if (!list) return NULL;
-      rt_tensor *joined = np_to_tensor(list, c->dtype, true);
+      rt_tensor *joined = np_to_tensor(list, dt, true);
       sh_decref(list);
       cur = joined ? np_wrap(joined) : NULL;
       if (cur && !sh_is_int(ix)) axis++;
@@ -574,7 +587,32 @@ REDUCER(m_prod, R_PROD)
 REDUCER(m_any, R_ANY)
 REDUCER(m_all, R_ALL)
 
+/* float(a), int(a), '%f' % a, f"{a:.3f}" for arrays of one element (numpy scalars). */
+static sh_obj *m_float(sh_obj *self, int argc, sh_obj **argv, sh_obj *kw) {
+  rt_tensor *t = ((np_array *)self)->t;
+  if (rt_tensor_numel(t) != 1 || t->dtype == RT_STRING)
+    return sh_raise(sh_TypeError, "only size-1 arrays can be converted to Python scalars");
+  return sh_float(rt_tensor_get_f64(t, 0));
+}
+
+static sh_obj *m_int(sh_obj *self, int argc, sh_obj **argv, sh_obj *kw) {
+  rt_tensor *t = ((np_array *)self)->t;
+  if (rt_tensor_numel(t) != 1 || t->dtype == RT_STRING)
+    return sh_raise(sh_TypeError, "only size-1 arrays can be converted to Python scalars");
+  return sh_int(rt_tensor_get_i64(t, 0));
+}
+
+static sh_obj *m_index(sh_obj *self, int argc, sh_obj **argv, sh_obj *kw) {
+  rt_tensor *t = ((np_array *)self)->t;
+  if (rt_tensor_numel(t) != 1 || !(rt_dtype_is_int(t->dtype) || t->dtype == RT_BOOL))
+    return sh_raise(sh_TypeError, "only integer scalar arrays can be converted to a scalar index");
+  return sh_int(rt_tensor_get_i64(t, 0));
+}
+
 static const sh_method array_methods[] = {
+  {"__float__", m_float, "__float__()", "The value as a Python float (size-1 arrays)."},
+  {"__int__", m_int, "__int__()", "The value as a Python int (size-1 arrays)."},
+  {"__index__", m_index, "__index__()", "The value as an index (integer size-1 arrays)."},
   {"tolist", m_tolist, "tolist()", "The array as nested Python lists."},
   {"item", m_item, "item()", "The only element as a Python scalar."},
   {"reshape", m_reshape, "reshape(*shape)", "The same data with a new shape."},

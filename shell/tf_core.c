@@ -692,10 +692,19 @@ rt_node *tf_node_begin(const char *op, sh_obj *name) {
 rt_node *tf_node_begin_c(const char *op, const char *name) {
   tf_graph *g = tf_default_graph();
   const char *base = name ? name : op;
+  size_t len = strlen(base);
+  if (len > 1 && base[len - 1] == '/') {
+    /* "scope/" (a name scope's string) names the op exactly: TF1's convention for ops
+     * that stand for their scope, such as an optimizer's train op. */
+    char exact[700];
+    snprintf(exact, sizeof exact, "%.*s", (int)len - 1, base);
+    sh_obj *one = sh_int(1);
+    sh_dict_set_str(g->names, exact, one);
+    sh_decref(one);
+    return rt_node_new(exact, op);
+  }
   char want[700];
   snprintf(want, sizeof want, "%s%s", g->scope, base);
-  size_t len = strlen(want);
-  if (len > 1 && want[len - 1] == '/') want[len - 1] = '\0';   /* "scope/" names it exactly */
   sh_obj *u = unique_name(g, want, true);
   rt_node *n = rt_node_new(sh_str_cstr(u), op);
   sh_decref(u);

@@ -257,6 +257,9 @@ static const tf_opfn rows[] = {
   {"log", "Log", "x", "Natural logarithm."},
   {"abs", "Abs", "x", "Absolute value."},
   {"sign", "Sign", "x", "-1, 0 or 1."},
+  {"floor", "Floor", "x", "Largest integer not above x."},
+  {"ceil", "Ceil", "x", "Smallest integer not below x."},
+  {"log1p", "Log1p", "x", "log(1 + x)."},
   {"sigmoid", "Sigmoid", "x", "1 / (1 + exp(-x))."},
   {"tanh", "Tanh", "x", "Hyperbolic tangent."},
   {"equal", "Equal", "x y", "x == y elementwise."},
@@ -458,6 +461,27 @@ static sh_obj *filled(const char *fname, int argc, sh_obj **argv, sh_obj *kw, do
   }
   if (tf_shape_from_obj(shape, &s) < 0) return NULL;
   if (!rt_shape_fully_known(&s)) return sh_raise(sh_ValueError, "%s(): shape must be fully defined", fname);
+  if (rt_shape_numel(&s) >= 1000) {   /* TF1: a constant only when small, else Fill */
+    sh_obj *dims = sh_list_new(0);
+    for (int i = 0; i < s.ndims; i++) sh_list_append_steal(dims, sh_int(s.dims[i]));
+    sh_obj *args[] = {dims};
+    sh_obj *kw2 = sh_dict_new();
+    if (dtype && dtype != SH_NONE) sh_dict_set_str(kw2, "dtype", dtype);
+    if (name && name != SH_NONE) sh_dict_set_str(kw2, "name", name);
+    sh_obj *r = NULL;
+    rt_tensor *val = t == RT_FLOAT ? rt_tensor_scalar_f32((float)v) : t == RT_DOUBLE ? rt_tensor_scalar_f64(v)
+                   : t == RT_INT32 ? rt_tensor_scalar_i32((int32_t)v) : t == RT_INT64 ? rt_tensor_scalar_i64((int64_t)v)
+                   : rt_tensor_scalar_bool(v != 0);
+    sh_obj *vt = tf_make_const(val, NULL);
+    rt_tensor_unref(val);
+    rt_node *n = vt ? tf_node_begin_c("Fill", name && sh_is_str(name) ? sh_str_cstr(name) : fname) : NULL;
+    if (n && tf_node_input(n, dims, RT_INT32) == 0 && tf_node_input(n, vt, t) == 0) r = tf_node_finish_tensor(n);
+    sh_decref(vt);
+    sh_decref(dims);
+    sh_decref(kw2);
+    (void)args;
+    return r;
+  }
   rt_tensor *x = rt_tensor_new(t, &s);
   if (!x) return sh_raise(sh_ValueError, "%s(): tensor too large", fname);
   for (int64_t i = 0; v != 0 && i < rt_tensor_numel(x); i++) {

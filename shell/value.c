@@ -2223,8 +2223,32 @@ int sh_contains(sh_obj *c, sh_obj *item) {
   return sh_err_occurred() ? -1 : found;
 }
 
+sh_obj *sh_as_number(sh_obj *o) {
+  if (sh_is_int(o) || sh_is_float(o)) return sh_incref(o);
+  if (sh_is_str(o)) return NULL;
+  sh_obj *f = sh_getattr_opt(o, "__float__");
+  if (!f) {
+    sh_err_clear();
+    return NULL;
+  }
+  sh_obj *r = sh_call(f, 0, NULL, NULL);
+  sh_decref(f);
+  if (r && (sh_is_float(r) || sh_is_int(r))) return r;
+  sh_decref(r);
+  sh_err_clear();
+  return NULL;
+}
+
 int sh_as_int(sh_obj *o, int64_t *out) {
   if (sh_is_int(o)) { *out = sh_int_value(o); return 0; }
+  sh_obj *idx = sh_getattr_opt(o, "__index__");
+  if (idx) {
+    sh_obj *r = sh_call(idx, 0, NULL, NULL);
+    sh_decref(idx);
+    if (r && sh_is_int(r)) { *out = sh_int_value(r); sh_decref(r); return 0; }
+    sh_decref(r);
+  }
+  sh_err_clear();
   sh_raise(sh_TypeError, "'%s' object cannot be interpreted as an integer", sh_type_name(o));
   return -1;
 }
@@ -2232,6 +2256,12 @@ int sh_as_int(sh_obj *o, int64_t *out) {
 int sh_as_double(sh_obj *o, double *out) {
   if (sh_is_int(o)) { *out = (double)sh_int_value(o); return 0; }
   if (sh_is_float(o)) { *out = sh_float_value(o); return 0; }
+  sh_obj *n = sh_as_number(o);   /* numpy scalars and other objects with __float__ */
+  if (n) {
+    *out = sh_is_int(n) ? (double)sh_int_value(n) : sh_float_value(n);
+    sh_decref(n);
+    return 0;
+  }
   sh_raise(sh_TypeError, "must be real number, not %s", sh_type_name(o));
   return -1;
 }

@@ -232,6 +232,9 @@ int sh_as_int(sh_obj *o, int64_t *out);        /* int or bool */
 int sh_as_double(sh_obj *o, double *out);      /* int, bool or float */
 const char *sh_as_cstr(sh_obj *o);             /* str; borrowed; NULL + TypeError */
 int sh_as_bool(sh_obj *o);                     /* truth value: 1/0, -1 */
+/* o as a Python int or float (new ref): itself, or what its __float__ returns (numpy
+ * scalars); NULL, no exception, when it is not a number. */
+sh_obj *sh_as_number(sh_obj *o);
 
 /* ---- containers --------------------------------------------------------------------- */
 typedef struct sh_list { sh_obj head; int64_t n, cap; sh_obj **items; } sh_list_obj;

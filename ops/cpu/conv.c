@@ -6,8 +6,9 @@
  * straight into the NHWC output. Chunks keep the column buffer near the cache
  * (CHUNK_BYTES); the buffer lives in the node's state slot so later steps reuse it instead
  * of touching fresh memory. A 1x1 stride-1 convolution needs no im2col at all.
- * The backprops are the same matrices the other way round: input = col2im(dy @ filter^T),
- * filter = sum over chunks of col^T @ dy.
+ * The backprops are the same matrices the other way round: filter = sum over chunks of
+ * col^T @ dy; input = col2im(dy @ filter^T), or for stride 1 (no scatter) Conv2D of dy
+ * with the filter turned half a circle.
  *
  * Pools loop directly, one thread per block of output rows; MaxPoolGrad routes each
  * gradient to the first maximum of its window in orig_input (TF's CPU rule), AvgPool
@@ -318,25 +319,62 @@ int op_cpu_conv2d_backprop_input(rt_kernel_ctx *c) {
   rt_shape xs = rt_shape_make(4, xd);
   rt_tensor *out = rt_kernel_output(c, 0, f->dtype, &xs);
   if (!out) return c->st->code;
-  memset(rt_tensor_data(out), 0, rt_tensor_nbytes(out));
   int64_t rows = g.n * g.oh * g.ow, cols = g.kh * g.kw * g.ic;
-  if (rows == 0 || cols == 0 || g.oc == 0) return RT_OK;
+  char *dx = rt_tensor_data(out);
+  if (rows == 0 || cols == 0 || g.oc == 0) {
+    memset(dx, 0, rt_tensor_nbytes(out));
+    return RT_OK;
+  }
   size_t es = rt_dtype_size(f->dtype);
   bool f32 = f->dtype == RT_FLOAT;
   const char *fv = rt_tensor_data(f), *dv = rt_tensor_data(dy);
   if (g.kh == 1 && g.kw == 1 && g.sh == 1 && g.sw == 1) {   /* dx = dy @ filter^T */
-    gemm(f32, rows, cols, g.oc, dv, g.oc, 1, fv, 1, g.oc, 0, rt_tensor_data(out));
+    gemm(f32, rows, cols, g.oc, dv, g.oc, 1, fv, 1, g.oc, 0, dx);
     return RT_OK;
   }
-  int64_t R = chunk_rows(&g, cols, es, n_threads());
   void *tmp = NULL;
-  char *col = scratch_get(c, (size_t)(R * cols) * es, &tmp);
+  size_t fbytes = (size_t)(cols * g.oc) * es;
+  if (g.sh == 1 && g.sw == 1) {
+    /* Stride 1: dx is Conv2D of dy (padded by k - 1 - pad) with the filter turned half a
+     * circle and its channels swapped, G[kh-1-i, kw-1-j, o, c] = F[i, j, c, o]: im2col of
+     * dy and one gemm per chunk, no scatter. */
+    geom d = {.n = g.n, .ih = g.oh, .iw = g.ow, .ic = g.oc, .kh = g.kh, .kw = g.kw, .oc = g.ic,
+              .sh = 1, .sw = 1, .oh = g.ih, .ow = g.iw, .pt = g.kh - 1 - g.pt,
+              .pl = g.kw - 1 - g.pl};
+    int64_t dcols = d.kh * d.kw * d.ic, drows = d.n * d.oh * d.ow;
+    int64_t R = chunk_rows(&d, dcols, es, 1);
+    char *col = scratch_get(c, (size_t)(R * dcols) * es + fbytes, &tmp);
+    if (!col) return rt_kernel_error(c, RT_RESOURCE_EXHAUSTED, "out of memory");
+    char *gv = col + (size_t)(R * dcols) * es;
+    for (int64_t i = 0; i < g.kh; i++)
+      for (int64_t j = 0; j < g.kw; j++)
+        for (int64_t ch = 0; ch < g.ic; ch++)
+          for (int64_t o = 0; o < g.oc; o++)
+            memcpy(gv + (size_t)((((g.kh - 1 - i) * g.kw + g.kw - 1 - j) * g.oc + o) * g.ic + ch) * es,
+                   fv + (size_t)(((i * g.kw + j) * g.ic + ch) * g.oc + o) * es, es);
+    for (int64_t r0 = 0; r0 < drows; r0 += R) {
+      int64_t nr = drows - r0 < R ? drows - r0 : R;
+      im2col(&d, dv, col, r0, nr, es);
+      gemm(f32, nr, d.oc, dcols, col, dcols, 1, gv, d.oc, 1, 0, dx + (size_t)(r0 * d.oc) * es);
+    }
+    free(tmp);
+    return RT_OK;
+  }
+  /* Strided: dcol = dy @ filter^T (the filter transposed once, BLIS packs that faster),
+   * scattered back by col2im. */
+  memset(dx, 0, rt_tensor_nbytes(out));
+  int64_t R = chunk_rows(&g, cols, es, n_threads());
+  char *col = scratch_get(c, (size_t)(R * cols) * es + fbytes, &tmp);
   if (!col) return rt_kernel_error(c, RT_RESOURCE_EXHAUSTED, "out of memory");
+  char *ft = col + (size_t)(R * cols) * es;
+  for (int64_t i = 0; i < cols; i++)
+    for (int64_t o = 0; o < g.oc; o++)
+      memcpy(ft + (size_t)(o * cols + i) * es, fv + (size_t)(i * g.oc + o) * es, es);
   for (int64_t r0 = 0; r0 < rows; r0 += R) {
     int64_t nr = rows - r0 < R ? rows - r0 : R;
-    gemm(f32, nr, cols, g.oc, dv + (size_t)(r0 * g.oc) * es, g.oc, 1, fv, 1, g.oc, 0, col);
-    if (f32) col2im_float(&g, (const float *)col, rt_tensor_data(out), r0, nr);
-    else col2im_double(&g, (const double *)col, rt_tensor_data(out), r0, nr);
+    gemm(f32, nr, cols, g.oc, dv + (size_t)(r0 * g.oc) * es, g.oc, 1, ft, cols, 1, 0, col);
+    if (f32) col2im_float(&g, (const float *)col, (float *)dx, r0, nr);
+    else col2im_double(&g, (const double *)col, (double *)dx, r0, nr);
   }
   free(tmp);
   return RT_OK;
@@ -470,14 +508,17 @@ static inline void clip(const geom *g, int64_t y, int64_t x, int64_t *y0, int64_
               }                                                                         \
             continue;                                                                   \
           }                                                                             \
-          for (int64_t k = 0; k < C; k++) {                                             \
-            int64_t best = ((b * g->ih + y0) * g->iw + x0) * C + k;                     \
+          for (int64_t k0 = 0; k0 < C; k0 += 64) { /* channels innermost, 64 at a time */ \
+            int64_t kn = C - k0 < 64 ? C - k0 : 64, best[64];                           \
+            int64_t first = ((b * g->ih + y0) * g->iw + x0) * C + k0;                   \
+            for (int64_t k = 0; k < kn; k++) best[k] = first + k;                       \
             for (int64_t i = y0; i < y1; i++)                                           \
               for (int64_t j = x0; j < x1; j++) {                                       \
-                int64_t at = ((b * g->ih + i) * g->iw + j) * C + k;                     \
-                if (x[at] > x[best]) best = at;                                         \
+                int64_t at = ((b * g->ih + i) * g->iw + j) * C + k0;                    \
+                for (int64_t k = 0; k < kn; k++)                                        \
+                  if (x[at + k] > x[best[k]]) best[k] = at + k;                         \
               }                                                                         \
-            dx[best] += d[k];                                                           \
+            for (int64_t k = 0; k < kn; k++) dx[best[k]] += d[k0 + k];                  \
           }                                                                             \
         }                                                                               \
   }

@@ -275,6 +275,9 @@ UN_FLOAT(elu, a > 0 ? a : expm1f(a), a > 0 ? a : expm1(a))
 UN_FLOAT(softplus, a > 0 ? a + log1pf(expf(-a)) : log1pf(expf(a)),
          a > 0 ? a + log1p(exp(-a)) : log1p(exp(a)))
 UN_LOOP(not_b, bool, !a)
+UN_FLOAT(floor, floorf(a), floor(a))
+UN_FLOAT(ceil, ceilf(a), ceil(a))
+UN_FLOAT(log1p, log1pf(a), log1p(a))
 
 static int unary(rt_kernel_ctx *c, const un_loop f[5]) {
   const rt_tensor *x = c->inputs[0];
@@ -316,6 +319,9 @@ UN_KERNEL(op_cpu_relu6, relu6_f32, relu6_f64, relu6_i32, relu6_i64)
 UN_KERNEL(op_cpu_elu, elu_f32, elu_f64, NULL, NULL)
 UN_KERNEL(op_cpu_softplus, softplus_f32, softplus_f64, NULL, NULL)
 UN_KERNEL(op_cpu_logical_not, NULL, NULL, NULL, NULL, not_b)
+UN_KERNEL(op_cpu_floor, floor_f32, floor_f64, NULL, NULL)
+UN_KERNEL(op_cpu_ceil, ceil_f32, ceil_f64, NULL, NULL)
+UN_KERNEL(op_cpu_log1p, log1p_f32, log1p_f64, NULL, NULL)
 
 /* ---- Cast ------------------------------------------------------------------------- */
 

@@ -22,7 +22,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
   const msgpack_object *o;
   if ((o = net_get(in, "graph"))) {
     rt_graph *g = rt_graph_new();
-    rt_unpack_nodes(o, "graph", g, &st);
+    rt_unpack_nodes(NULL, o, "graph", g, &st);
     rt_graph_free(g);
   }
   if ((o = net_get(in, "tensor"))) {

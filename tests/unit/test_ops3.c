@@ -476,6 +476,9 @@ static void test_conv_values(void **s) {
   /* chunks: several whole images, then parts of one image */
   conv_case(RT_FLOAT, D(4, 12, 12, 48), 5, 5, 4, 1, 1, "SAME");
   conv_case(RT_FLOAT, D(1, 24, 24, 48), 5, 5, 4, 1, 1, "SAME");
+  conv_case(RT_DOUBLE, D(2, 6, 5, 3), 3, 2, 2, 1, 1, "VALID");  /* stride-1 backprop, unpadded */
+  conv_case(RT_FLOAT, D(4, 12, 12, 48), 5, 5, 4, 2, 2, "SAME");  /* strided: col2im by image */
+  conv_case(RT_FLOAT, D(1, 52, 52, 256), 5, 5, 1, 2, 2, "SAME"); /* strided, parts of an image */
 }
 
 static void test_pool_values(void **s) {
@@ -485,6 +488,20 @@ static void test_pool_values(void **s) {
   pool_case(RT_DOUBLE, D(1, 7, 5, 2), 3, 2, 1, 2, "VALID");
   pool_case(RT_FLOAT, D(3, 9, 9, 4), 3, 3, 2, 2, "SAME");
   pool_case(RT_FLOAT, D(1, 4, 4, 1), 1, 1, 3, 3, "SAME");   /* stride > window */
+  /* ties: MaxPoolGrad routes to the first maximum in window order, as TF's CPU kernel */
+  cur = (cfg){.sh = 2, .sw = 2, .kh = 2, .kw = 2, .padding = "VALID"};
+  rt_shape xs = rt_shape_make(4, D(1, 2, 2, 1)), ys = rt_shape_make(4, D(1, 1, 1, 1));
+  rt_tensor *x = rt_tensor_new(RT_FLOAT, &xs), *y = rt_tensor_new(RT_FLOAT, &ys);
+  rt_tensor *dy = rt_tensor_new(RT_FLOAT, &ys);
+  float *xv = rt_tensor_data(x);
+  xv[0] = 1, xv[1] = 3, xv[2] = 3, xv[3] = 2;
+  *(float *)rt_tensor_data(y) = 3;
+  *(float *)rt_tensor_data(dy) = 5;
+  rt_tensor *g = run_op("MaxPoolGrad", set_window, &st, 3, (rt_tensor *[]){x, y, dy});
+  check_ok(&st);
+  const float *gv = rt_tensor_data(g);
+  assert_true(gv[0] == 0 && gv[1] == 5 && gv[2] == 0 && gv[3] == 0);
+  rt_tensor_unref(g);
 }
 
 /* The state slot keeps the column buffer: a second run in one executor gives the same. */

@@ -43,11 +43,11 @@ static void test_node_encoding(void **state) {
   assert_int_equal(rt_graph_add(g, c, &st), RT_OK);
 
   net_msg *m = net_msg_new("CreateSession");
-  rt_pack_nodes(net_msg_field(m, "graph"), g, 0);
+  rt_pack_nodes(NULL, net_msg_field(m, "graph"), g, 0);
   net_in *in = roundtrip(m, &st);
   assert_non_null(in);
   rt_graph *h = rt_graph_new();
-  assert_int_equal(rt_unpack_nodes(net_get(in, "graph"), "graph", h, &st), RT_OK);
+  assert_int_equal(rt_unpack_nodes(NULL, net_get(in, "graph"), "graph", h, &st), RT_OK);
   assert_int_equal(h->n_nodes, 3);
   rt_node *hc = rt_graph_find(h, "c");
   assert_string_equal(hc->inputs[1], "b");
@@ -154,10 +154,10 @@ static void test_hostile_values(void **state) {
   msgpack_pack_map(pk, 0);
   in = roundtrip(m, &st);
   rt_graph *g = rt_graph_new();
-  assert_int_equal(rt_unpack_nodes(net_get(in, "graph"), "graph", g, &st), RT_NOT_FOUND);
+  assert_int_equal(rt_unpack_nodes(NULL, net_get(in, "graph"), "graph", g, &st), RT_NOT_FOUND);
   assert_string_equal(st.msg, "node 'x': Op type not registered 'Nope'");
   /* the wrong kind where a list of nodes belongs */
-  assert_int_equal(rt_unpack_nodes(net_in_header(in), "graph", g, &st), RT_INVALID_ARGUMENT);
+  assert_int_equal(rt_unpack_nodes(NULL, net_in_header(in), "graph", g, &st), RT_INVALID_ARGUMENT);
   assert_string_equal(st.msg, "graph is map, expected array");
   rt_graph_free(g);
   net_in_free(in);

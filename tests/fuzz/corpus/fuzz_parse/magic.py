@@ -1,0 +1,3 @@
+%cluster
+x?
+%timeit sess.run(y)

@@ -1,0 +1,3 @@
+if __name__ == "__main__":
+    import sys
+    sys.exit(main(sys.argv))

@@ -1,0 +1,3 @@
+s = 'héllo ✓'
+# comment ✓
+t = "\u00e9\x41\N{BULLET}"

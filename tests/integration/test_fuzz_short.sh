@@ -1,0 +1,50 @@
+#!/usr/bin/env bash
+# A short fuzz run (tests/fuzz): each libFuzzer target for FUZZ_SECONDS (15) over its seed
+# corpus. The targets need clang and its fuzzer runtime; they are built once in a
+# separate clang build (FUZZ_BUILD, default: fuzz/ next to the tfsh binary) and reused.
+# Without clang or its fuzzer runtime this test says why and passes. A crash fails it,
+# with the input saved and the command that reproduces it. Longer runs: tests/fuzz/README.md.
+. "$(dirname "$0")/lib.sh"
+SECS=${FUZZ_SECONDS:-15}
+BUILD=${FUZZ_BUILD:-$(dirname "$TFSH")/fuzz}
+TARGETS=(fuzz_net_header fuzz_codec fuzz_parse)
+
+if ! command -v clang >/dev/null; then
+  echo "SKIP: clang is not installed, so the fuzz targets cannot be built (apt-get install clang libclang-rt-14-dev)"
+  exit 0
+fi
+echo 'int LLVMFuzzerTestOneInput(const unsigned char *d, unsigned long n) { return 0; }' >"$WORK/probe.c"
+if ! clang -fsanitize=fuzzer,address,undefined "$WORK/probe.c" -o "$WORK/probe" 2>"$WORK/probe.err"; then
+  echo "SKIP: clang cannot link -fsanitize=fuzzer here (install libclang-rt-14-dev):"
+  head -3 "$WORK/probe.err"
+  exit 0
+fi
+
+if [ ! -f "$BUILD/build.ninja" ] && [ ! -f "$BUILD/Makefile" ]; then
+  gen=(); command -v ninja >/dev/null && gen=(-G Ninja)
+  if ! CC=clang cmake -S "$TFSH_SRC" -B "$BUILD" "${gen[@]}" -DTFSH_FUZZ=ON -DTFSH_CUDA=OFF \
+      >"$WORK/configure.log" 2>&1; then
+    echo "FAIL configuring the fuzz build in $BUILD:"; tail -20 "$WORK/configure.log"; exit 1
+  fi
+fi
+if ! cmake --build "$BUILD" --target "${TARGETS[@]}" -- >"$WORK/build.log" 2>&1; then
+  echo "FAIL building the fuzz targets in $BUILD:"; grep -E "error|undefined" "$WORK/build.log" | head -20; exit 1
+fi
+
+for t in "${TARGETS[@]}"; do
+  bin=$BUILD/tests/fuzz/$t
+  mkdir -p "$WORK/$t"
+  # the working corpus (new inputs) first, the seeds read from the source tree
+  "$bin" -max_total_time="$SECS" -timeout=10 -rss_limit_mb=2048 -print_final_stats=1 \
+    -artifact_prefix="$WORK/$t-" "$WORK/$t" "$TFSH_SRC/tests/fuzz/corpus/$t" >"$WORK/$t.log" 2>&1
+  rc=$?
+  runs=$(grep -o 'stat::number_of_executed_units: *[0-9]*' "$WORK/$t.log" | grep -o '[0-9]*$')
+  if [ $rc -ne 0 ]; then
+    mkdir -p "$BUILD/crashes"
+    for a in "$WORK/$t"-*; do [ -e "$a" ] && cp "$a" "$BUILD/crashes/" && echo "saved $BUILD/crashes/$(basename "$a")"; done
+    grep -E "ERROR|SUMMARY|#[0-9]+ 0x" "$WORK/$t.log" | head -20
+    echo "reproduce: $bin $BUILD/crashes/<file>"
+  fi
+  check "$t: $SECS s, no crash (${runs:-?} inputs)" 0 "$rc"
+done
+finish
