@@ -7,4 +7,8 @@
  * for this CPU unless the user set it, threads for large products). */
 void op_register_all(void);
 
+/* Benchmark baseline: the best time (seconds) of `reps` raw BLIS sgemm calls of size n×n×n
+ * on `threads` threads, in this process. */
+double op_bench_sgemm(int n, int reps, int threads);
+
 #endif

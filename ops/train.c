@@ -20,6 +20,10 @@ typedef struct update {
 
 typedef void (*update_fn)(const rt_kernel_ctx *c, update *u, bool f32);
 
+/* sqrt in the element type: sqrtf for float, so the loop vectorizes in single precision */
+#define SQRT(x) (sizeof(T) == 4 ? (T)sqrtf((float)(x)) : (T)sqrt((double)(x)))
+
+/* Threads only for big updates: waking them costs more than a 100k-element update. */
 #define EACH(body)                                                                      \
   do {                                                                                  \
     if (f32) {                                                                          \
@@ -27,14 +31,14 @@ typedef void (*update_fn)(const rt_kernel_ctx *c, update *u, bool f32);
       T *v = u->ref[0], *a = u->ref[1], *b = u->ref[2];                                 \
       const T *g = u->grad;                                                             \
       (void)a, (void)b;                                                                 \
-      _Pragma("omp parallel for simd schedule(static) if (u->n >= (1 << 16))")         \
+      _Pragma("omp parallel for simd schedule(static) if (u->n >= (1 << 18))")         \
       for (int64_t i = 0; i < u->n; i++) body;                                          \
     } else {                                                                            \
       typedef double T;                                                                 \
       T *v = u->ref[0], *a = u->ref[1], *b = u->ref[2];                                 \
       const T *g = u->grad;                                                             \
       (void)a, (void)b;                                                                 \
-      _Pragma("omp parallel for simd schedule(static) if (u->n >= (1 << 16))")         \
+      _Pragma("omp parallel for simd schedule(static) if (u->n >= (1 << 18))")         \
       for (int64_t i = 0; i < u->n; i++) body;                                          \
     }                                                                                   \
   } while (0)
@@ -59,7 +63,7 @@ static void momentum(const rt_kernel_ctx *c, update *u, bool f32) {
 static void adagrad(const rt_kernel_ctx *c, update *u, bool f32) {
   double lr = u->s[0];
   bool slots = rt_node_bool(c->node, "update_slots", true);
-  EACH({ if (slots) a[i] += g[i] * g[i]; v[i] -= (T)lr * g[i] / sqrt(a[i]); });
+  EACH({ if (slots) a[i] += g[i] * g[i]; v[i] -= (T)lr * g[i] / SQRT(a[i]); });
 }
 
 /* m, v moving averages of g and g^2; var -= lr_t * m / (sqrt(v) + eps) */
@@ -70,13 +74,13 @@ static void adam(const rt_kernel_ctx *c, update *u, bool f32) {
     EACH({
       a[i] += (g[i] - a[i]) * (T)(1 - b1);
       b[i] += (g[i] * g[i] - b[i]) * (T)(1 - b2);
-      v[i] -= (T)lr_t * (a[i] * (T)b1 + (T)(1 - b1) * g[i]) / (sqrt(b[i]) + (T)eps);
+      v[i] -= (T)lr_t * (a[i] * (T)b1 + (T)(1 - b1) * g[i]) / (SQRT(b[i]) + (T)eps);
     });
   else
     EACH({
       a[i] += (g[i] - a[i]) * (T)(1 - b1);
       b[i] += (g[i] * g[i] - b[i]) * (T)(1 - b2);
-      v[i] -= (T)lr_t * a[i] / (sqrt(b[i]) + (T)eps);
+      v[i] -= (T)lr_t * a[i] / (SQRT(b[i]) + (T)eps);
     });
 }
 
@@ -86,7 +90,7 @@ static void rmsprop(const rt_kernel_ctx *c, update *u, bool f32) {
   double lr = u->s[0], rho = u->s[1], mu = u->s[2], eps = u->s[3];
   EACH({
     a[i] = a[i] * (T)rho + g[i] * g[i] * (T)(1 - rho);
-    b[i] = b[i] * (T)mu + (T)lr * g[i] / sqrt(a[i] + (T)eps);
+    b[i] = b[i] * (T)mu + (T)lr * g[i] / SQRT(a[i] + (T)eps);
     v[i] -= b[i];
   });
 }

@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "runtime/op.h"
+#include "runtime/trace.h"   /* views: per-node trace records */
 
 typedef struct xnode {
   const rt_node *node;
@@ -266,6 +267,43 @@ static int run_node(rt_exec *x, xnode *xn, rt_step *step, rt_status *st) {
   return rc;
 }
 
+/* views (issue 7): one NodeExecStats record for node xn, which ran from t0 to now. */
+static void trace_node(rt_exec *x, xnode *xn, rt_step *step, int64_t t0, uint32_t tid) {
+  const rt_node *n = xn->node;
+  int64_t t1 = rt_trace_micros();
+  rt_node_stats *ns = rt_dev_stats_add(step->trace);
+  ns->node_name = strdup(n->name);
+  ns->all_start_micros = t0;
+  ns->op_start_rel_micros = 0;
+  ns->op_end_rel_micros = t1 - t0;
+  ns->all_end_rel_micros = t1 - t0;
+  ns->thread_id = tid;
+  size_t len = strlen(n->name) + strlen(n->op) + 16, off;
+  if (xn->is_send || xn->is_recv) {
+    const char *tn = rt_node_string(n, "tensor_name", ""), *rd = rt_node_string(n, "recv_device", "");
+    len += strlen(tn) + strlen(rd);
+    ns->timeline_label = malloc(len);
+    snprintf(ns->timeline_label, len, "%s = %s(%s @%s)", n->name, n->op, tn, rd);
+  } else {
+    for (int k = 0; k < n->n_inputs; k++) len += strlen(n->inputs[k]) + 2;
+    ns->timeline_label = malloc(len);
+    off = (size_t)snprintf(ns->timeline_label, len, "%s = %s(", n->name, n->op);
+    for (int k = 0; k < n->n_inputs; k++)
+      off += (size_t)snprintf(ns->timeline_label + off, len - off, "%s%s", k ? ", " : "", n->inputs[k]);
+    snprintf(ns->timeline_label + off, len - off, ")");
+  }
+  if (n->n_outputs > 0) {
+    ns->outputs = calloc((size_t)n->n_outputs, sizeof *ns->outputs);
+    for (int i = 0; ns->outputs && i < n->n_outputs; i++) {
+      const rt_tensor *t = x->values[xn->first_out + i];
+      rt_output_stats *o = &ns->outputs[ns->n_outputs++];
+      o->dtype = t ? t->dtype : n->out_types[i];
+      o->shape = t ? t->shape : n->out_shapes[i];
+      o->bytes = t && t->buf ? (int64_t)rt_tensor_nbytes(t) : 0;
+    }
+  }
+}
+
 /* Release a consumed input slot once its last consumer in this step has run. */
 static void release_inputs(rt_exec *x, xnode *xn) {
   for (int k = 0; k < xn->node->n_data_inputs; k++) {
@@ -329,7 +367,9 @@ int rt_exec_run(rt_exec *x, rt_step *step, const rt_run_args *a, rt_status *st) 
 
   /* Dataflow loop. Ready _Recv nodes whose tensor is not there yet wait in `deferred`. */
   int *deferred = stack, n_def = 0, done = 0;
+  uint32_t trace_tid = step->trace ? rt_trace_thread_id() : 0;   /* views */
   while (!rc && done < total) {
+    int64_t trace_t0 = step->trace ? rt_trace_micros() : 0;       /* views */
     if (atomic_load(&step->cancelled)) {
       rc = rt_error(st, RT_CANCELLED, "Step was cancelled");
       break;
@@ -358,6 +398,7 @@ int rt_exec_run(rt_exec *x, rt_step *step, const rt_run_args *a, rt_status *st) 
       memmove(deferred, deferred + 1, (size_t)--n_def * sizeof *deferred);
       xnode *xn = &x->nodes[id];
       rt_tensor *t = NULL;
+      atomic_store(&step->current_op, xn->node->name);   /* views: show what we wait on */
       if ((rc = step->recv(step, xn->key, true, &t, st))) break;
       rt_tensor_unref(x->values[xn->first_out]);
       x->values[xn->first_out] = t;
@@ -367,6 +408,7 @@ int rt_exec_run(rt_exec *x, rt_step *step, const rt_run_args *a, rt_status *st) 
       break;
     }
     xnode *xn = &x->nodes[id];
+    if (step->trace) trace_node(x, xn, step, trace_t0, trace_tid);   /* views */
     done++;
     atomic_store(&step->ops_done, done);
     release_inputs(x, xn);

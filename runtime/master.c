@@ -19,6 +19,7 @@
 #include "runtime/partition.h"
 #include "runtime/placer.h"
 #include "runtime/server_int.h"
+#include "runtime/trace.h"   /* views: traces, placement, progress */
 
 typedef struct mpart {
   char task[160];
@@ -34,6 +35,8 @@ typedef struct mrun {
   mpart *parts;
   int *feed_part;    /* per feed: partition index, -1 if no partition needs it */
   int *fetch_part;   /* per fetch: partition index, -1 when the fetch is fed */
+  int n_needed;      /* views: the pruned node set, for partition_graphs */
+  bool *needed;
 } mrun;
 
 typedef struct mdev {
@@ -54,6 +57,11 @@ typedef struct msess {
   mdev *devs;
   int n_tasks;
   mrun *runs;
+  /* views (issue 7): the step in flight, for Progress (guarded by the master's mu) */
+  uint64_t cur_step;
+  int64_t cur_start_us;
+  int n_cur;
+  char (*cur_ep)[256];
 } msess;
 
 struct rt_master {
@@ -77,6 +85,7 @@ static void mrun_free(mrun *r) {
   free(r->parts);
   free(r->feed_part);
   free(r->fetch_part);
+  free(r->needed);
   free(r);
 }
 
@@ -101,6 +110,7 @@ static void msess_free(msess *s) {
     mrun_free(r);
   }
   rt_graph_free(s->g);
+  free(s->cur_ep);
   free(s->devs);
   pthread_mutex_destroy(&s->mu);
   free(s);
@@ -371,11 +381,15 @@ static int prepare(rt_master *m, msess *s, int nf, char **feeds, int nx, char **
   int np = 0;
   rt_partition_opts pto = {.by_task = true, .incarnation = dev_incarnation, .arg = s};
   if (!rc) rc = rt_partition_graph(s->g, needed, &pto, &parts, &np, st);
-  free(needed);
   free(names);
-  if (rc) return rc;
+  if (rc) {
+    free(needed);
+    return rc;
+  }
 
   mrun *r = calloc(1, sizeof *r);
+  r->needed = needed;              /* views: kept for partition_graphs */
+  r->n_needed = s->g->n_nodes;
   r->n_parts = np;
   r->parts = calloc((size_t)np + 1, sizeof *r->parts);
   r->feed_part = calloc((size_t)nf + 1, sizeof *r->feed_part);
@@ -445,10 +459,18 @@ static int check_feed(const msess *s, const char *name, const rt_tensor *t, rt_s
 }
 
 /* One step: a RunGraph per partition, all in flight; the first error aborts the rest. */
-static int run_step(msess *s, mrun *r, int nf, char **feeds, rt_tensor **fv, int nx,
-                    char **fetches, rt_tensor **out, rt_status *st) {
+static int run_step(rt_master *m, msess *s, mrun *r, int nf, char **feeds, rt_tensor **fv, int nx,
+                    char **fetches, rt_tensor **out, rt_step_stats *trace, rt_status *st) {
   int np = r->n_parts, rc = RT_OK;
   uint64_t step = rt_random_u64();
+  /* views: publish the step in flight for Progress */
+  pthread_mutex_lock(&m->mu);
+  s->cur_step = step;
+  s->cur_start_us = rt_trace_micros();
+  s->cur_ep = realloc(s->cur_ep, (size_t)(np + 1) * sizeof *s->cur_ep);
+  s->n_cur = np;
+  for (int i = 0; i < np; i++) snprintf(s->cur_ep[i], sizeof s->cur_ep[i], "%s", r->parts[i].endpoint);
+  pthread_mutex_unlock(&m->mu);
   net_client **cl = calloc((size_t)np + 1, sizeof *cl);
   uint64_t *ids = calloc((size_t)np + 1, sizeof *ids);
   bool *done = calloc((size_t)np + 1, sizeof *done);
@@ -462,6 +484,7 @@ static int run_step(msess *s, mrun *r, int nf, char **feeds, rt_tensor **fv, int
     net_msg_uint(req, "handle", r->parts[i].handle);
     net_msg_uint(req, "incarnation", r->parts[i].incarnation);
     net_msg_uint(req, "step", step);
+    if (trace) net_msg_bool(req, "trace", true);   /* views: RunOptions.FULL_TRACE */
     int n = 0;
     for (int k = 0; k < nf; k++) n += r->feed_part[k] == i;
     msgpack_packer *pk = net_msg_field(req, "feeds");
@@ -531,6 +554,9 @@ static int run_step(msess *s, mrun *r, int nf, char **feeds, rt_tensor **fv, int
           else
             rrc = rt_unpack_tensor_msg(rep, &ts->ptr[j++], "RunGraph.tensors", &out[k], &rs);
         }
+      /* views: this task's per-device traces */
+      if (!rrc && trace && net_get(rep, "step_stats"))
+        rrc = rt_unpack_step_stats(net_get(rep, "step_stats"), "RunGraph.step_stats", trace, &rs);
     }
     net_in_free(rep);
     if (rrc && (!first_err || (first_err == RT_CANCELLED && rrc != RT_CANCELLED))) {
@@ -552,10 +578,230 @@ static int run_step(msess *s, mrun *r, int nf, char **feeds, rt_tensor **fv, int
   free(cl);
   free(ids);
   free(done);
+  pthread_mutex_lock(&m->mu);   /* views: no step in flight */
+  s->cur_step = 0;
+  s->n_cur = 0;
+  pthread_mutex_unlock(&m->mu);
   for (int k = 0; k < nx && !first_err; k++)
     if (r->fetch_part[k] <= -2) out[k] = rt_tensor_ref(fv[-2 - r->fetch_part[k]]);
   if (first_err) *st = err;
   return first_err;
+}
+
+/* ---- views (issue 7): partition graphs, placement, progress ------------------------- */
+
+static void free_strs(char **v, int n);
+static int get_names(const net_in *in, const char *key, char ***out, int *n, rt_status *st);
+
+/* The placed graph split per device (as the workers split their fragments): the
+ * partition_graphs of RunMetadata and what %partitions / %dot show. s->mu held. */
+static int views_device_partitions(msess *s, const bool *needed, int n_needed, rt_partition **parts,
+                                   int *np, rt_status *st) {
+  bool *nd = calloc((size_t)s->g->n_nodes + 1, sizeof *nd);
+  if (!nd) return rt_error(st, RT_RESOURCE_EXHAUSTED, "out of memory");
+  for (int i = 0; i < s->g->n_nodes; i++) nd[i] = needed ? i < n_needed && needed[i] : s->g->nodes[i]->assigned != NULL;
+  rt_partition_opts o = {.by_task = false, .incarnation = dev_incarnation, .arg = s};
+  int rc = rt_partition_graph(s->g, nd, &o, parts, np, st);
+  free(nd);
+  return rc;
+}
+
+/* [{"device": str, "graph": nodes}] */
+static void views_pack_partitions(net_msg *m, msgpack_packer *pk, const rt_partition *parts, int np) {
+  msgpack_pack_array(pk, (size_t)np);
+  for (int i = 0; i < np; i++) {
+    msgpack_pack_map(pk, 2);
+    rt_pack_kstr(pk, "device", parts[i].name);
+    msgpack_pack_str(pk, 5);
+    msgpack_pack_str_body(pk, "graph", 5);
+    rt_pack_nodes(m, pk, parts[i].g, 0);
+  }
+}
+
+/* Placement {session, feeds: [name], fetches, targets} -> {"nodes": [{name, op, requested,
+ * assigned, reason}], "partitions": [{device, graph}], "edges": [{tensor, from, to, dtype,
+ * shape}]}. Places what the fetches need (everything when none are given) without running
+ * or registering anything. */
+static void handle_placement(rt_master *m, net_req *req) {
+  const net_in *in = net_req_msg(req);
+  rt_status st = {0};
+  char **feeds = NULL, **fetches = NULL, **targets = NULL;
+  int nf = 0, nx = 0, nt = 0, rc = RT_OK, np = 0;
+  rt_partition *parts = NULL;
+  msess *s = session_find(m, in, &st);
+  if (!s) rc = st.code;
+  if (!rc) rc = get_names(in, "feeds", &feeds, &nf, &st);
+  if (!rc) rc = get_names(in, "fetches", &fetches, &nx, &st);
+  if (!rc) rc = get_names(in, "targets", &targets, &nt, &st);
+  if (rc) {
+    reply_status(req, rc, &st);
+    free_strs(feeds, nf);
+    free_strs(fetches, nx);
+    free_strs(targets, nt);
+    return;
+  }
+  pthread_mutex_lock(&s->mu);
+  bool *needed = calloc((size_t)s->g->n_nodes + 1, sizeof *needed);
+  const char **names = calloc((size_t)s->n_devs + 1, sizeof *names);
+  for (int i = 0; i < s->n_devs; i++) names[i] = s->devs[i].name;
+  char dflt[200];
+  snprintf(dflt, sizeof dflt, "%s/device:CPU:0", m->srv->task);
+  rt_place_opts po = {.soft = s->soft, .default_device = dflt};
+  if (nx + nt > 0)
+    rc = rt_graph_needed(s->g, nf, (const char *const *)feeds, nx, (const char *const *)fetches, nt,
+                         (const char *const *)targets, needed, &st);
+  else
+    for (int i = 0; i < s->g->n_nodes; i++) needed[i] = true;
+  if (!rc) rc = rt_place(s->g, names, s->n_devs, &po, &st);
+  if (!rc) rc = views_device_partitions(s, needed, s->g->n_nodes, &parts, &np, &st);
+  if (rc) {
+    reply_status(req, rc, &st);
+  } else {
+    net_msg *rep = net_msg_new("PlacementOk");
+    int n = 0;
+    for (int i = 0; i < s->g->n_nodes; i++) n += needed[i];
+    msgpack_packer *pk = net_msg_field(rep, "nodes");
+    msgpack_pack_array(pk, (size_t)n);
+    for (int i = 0; i < s->g->n_nodes; i++) {
+      if (!needed[i]) continue;
+      const rt_node *nd = s->g->nodes[i];
+      msgpack_pack_map(pk, 5);
+      rt_pack_kstr(pk, "name", nd->name);
+      rt_pack_kstr(pk, "op", nd->op);
+      rt_pack_kstr(pk, "requested", nd->device);
+      rt_pack_kstr(pk, "assigned", nd->assigned);
+      rt_pack_kstr(pk, "reason", nd->reason ? nd->reason : "");
+    }
+    views_pack_partitions(rep, net_msg_field(rep, "partitions"), parts, np);
+    /* one edge per _Send: the tensor, its devices, dtype and static shape */
+    n = 0;
+    for (int p = 0; p < np; p++)
+      for (int i = 0; i < parts[p].g->n_nodes; i++) n += !strcmp(parts[p].g->nodes[i]->op, "_Send");
+    pk = net_msg_field(rep, "edges");
+    msgpack_pack_array(pk, (size_t)n);
+    for (int p = 0; p < np; p++)
+      for (int i = 0; i < parts[p].g->n_nodes; i++) {
+        const rt_node *nd = parts[p].g->nodes[i];
+        if (strcmp(nd->op, "_Send")) continue;
+        const char *tn = rt_node_string(nd, "tensor_name", "");
+        rt_node *src = NULL;
+        int idx = 0;
+        rt_status ig;
+        bool ctl = strstr(tn, "/_ctl") != NULL;
+        if (ctl || rt_graph_output(s->g, tn, &src, &idx, &ig)) src = NULL;
+        msgpack_pack_map(pk, 7);
+        rt_pack_kstr(pk, "tensor", tn);
+        rt_pack_kstr(pk, "send", nd->name);
+        rt_pack_kstr(pk, "from", rt_node_string(nd, "send_device", ""));
+        rt_pack_kstr(pk, "to", rt_node_string(nd, "recv_device", ""));
+        rt_pack_kint(pk, "dtype", src ? src->out_types[idx] : RT_FLOAT);
+        msgpack_pack_str(pk, 5);
+        msgpack_pack_str_body(pk, "shape", 5);
+        if (!src || src->out_shapes[idx].ndims < 0) {
+          msgpack_pack_nil(pk);
+        } else {
+          msgpack_pack_array(pk, (size_t)src->out_shapes[idx].ndims);
+          for (int d = 0; d < src->out_shapes[idx].ndims; d++) msgpack_pack_int64(pk, src->out_shapes[idx].dims[d]);
+        }
+        rt_pack_kint(pk, "control", ctl);
+      }
+    net_reply(req, rep);
+  }
+  pthread_mutex_unlock(&s->mu);
+  rt_partitions_free(parts, np);
+  free(needed);
+  free(names);
+  free_strs(feeds, nf);
+  free_strs(fetches, nx);
+  free_strs(targets, nt);
+}
+
+/* Progress {session} -> {"running": bool, "elapsed_us", "devices": [GetProgress entries]}:
+ * asks the workers of the session's step in flight (GetProgress, all at once, 500 ms at
+ * most) and merges their answers. Never takes the session's lock (a step holds it). */
+static void handle_progress(rt_master *m, net_req *req) {
+  const net_in *in = net_req_msg(req);
+  rt_status st = {0};
+  uint64_t h = 0, step = 0;
+  int64_t start = 0;
+  int n = 0;
+  char (*eps)[256] = NULL;
+  if (net_get_uint(in, "session", &h, &st)) {
+    reply_status(req, st.code, &st);
+    return;
+  }
+  pthread_mutex_lock(&m->mu);
+  msess *s = m->sessions;
+  while (s && s->handle != h) s = s->next;
+  if (s && s->cur_step) {
+    step = s->cur_step;
+    start = s->cur_start_us;
+    n = s->n_cur;
+    eps = calloc((size_t)n + 1, sizeof *eps);
+    for (int i = 0; eps && i < n; i++) memcpy(eps[i], s->cur_ep[i], sizeof eps[i]);
+  }
+  pthread_mutex_unlock(&m->mu);
+  if (!eps) n = 0;
+  net_client **cl = calloc((size_t)n + 1, sizeof *cl);
+  uint64_t *ids = calloc((size_t)n + 1, sizeof *ids);
+  net_in **reps = calloc((size_t)n + 1, sizeof *reps);
+  int pending = 0;
+  for (int i = 0; i < n; i++) {
+    bool dup = false;
+    for (int k = 0; k < i; k++) dup |= !strcmp(eps[k], eps[i]);
+    if (dup || !(cl[i] = rt_client_for(eps[i], &st))) continue;
+    net_msg *q = net_msg_new("GetProgress");
+    net_msg_uint(q, "step", step);
+    if (net_send(cl[i], q, &ids[i], &st)) cl[i] = NULL;
+    else pending++;
+  }
+  net_wait w = {.timeout_ms = 500};
+  int64_t t0 = rt_trace_micros();
+  while (pending > 0) {
+    net_client *live[64];
+    int from[64], nl = 0;
+    for (int i = 0; i < n && nl < 64; i++)
+      if (cl[i]) live[nl] = cl[i], from[nl++] = i;
+    w.timeout_ms = 500 - (int)((rt_trace_micros() - t0) / 1000);
+    int ready;
+    rt_status ps;
+    if (!nl || w.timeout_ms <= 0 || net_poll(live, nl, &w, &ready, &ps)) break;
+    ready = from[ready];
+    net_in *r = NULL;
+    uint64_t id = 0;
+    int rrc = net_recv(cl[ready], &r, &id, &ps);
+    if (!rrc && !r) continue;
+    if (id != ids[ready] && id != 0) {
+      net_in_free(r);
+      continue;
+    }
+    pending--;
+    cl[ready] = NULL;
+    if (rrc) continue;   /* lost: report what the others say */
+    reps[ready] = r;
+  }
+  net_msg *rep = net_msg_new("ProgressOk");
+  net_msg_bool(rep, "running", step != 0);
+  net_msg_uint(rep, "step", step);
+  net_msg_int(rep, "elapsed_us", step ? rt_trace_micros() - start : 0);
+  int total = 0;
+  for (int i = 0; i < n; i++) {
+    const msgpack_object *d = reps[i] ? net_get(reps[i], "devices") : NULL;
+    if (d && d->type == MSGPACK_OBJECT_ARRAY) total += (int)d->via.array.size;
+  }
+  msgpack_packer *pk = net_msg_field(rep, "devices");
+  msgpack_pack_array(pk, (size_t)total);
+  for (int i = 0; i < n; i++) {
+    const msgpack_object *d = reps[i] ? net_get(reps[i], "devices") : NULL;
+    if (d && d->type == MSGPACK_OBJECT_ARRAY)
+      for (uint32_t k = 0; k < d->via.array.size; k++) msgpack_pack_object(pk, d->via.array.ptr[k]);
+  }
+  net_reply(req, rep);
+  for (int i = 0; i < n; i++) net_in_free(reps[i]);
+  free(reps);
+  free(cl);
+  free(ids);
+  free(eps);
 }
 
 static void free_strs(char **v, int n) {
@@ -620,6 +866,19 @@ static void handle_run(rt_master *m, net_req *req) {
   }
   if (!rc) rc = get_names(in, "fetches", &fetches, &nx, &st);
   if (!rc) rc = get_names(in, "targets", &targets, &nt, &st);
+  /* views: RunOptions {"trace_level": int, "output_partition_graphs": bool} */
+  int64_t trace_level = 0;
+  bool want_pg = false;
+  const msgpack_object *opts = rc ? NULL : net_get(in, "options");
+  if (opts && opts->type == MSGPACK_OBJECT_MAP) {
+    const msgpack_object *v;
+    if ((v = net_obj_key(opts, "trace_level"))) rc = net_obj_int(v, "RunStep.options.trace_level", &trace_level, &st);
+    if (!rc && (v = net_obj_key(opts, "output_partition_graphs")))
+      rc = net_obj_bool(v, "RunStep.options.output_partition_graphs", &want_pg, &st);
+  }
+  rt_step_stats trace = {0};
+  rt_partition *pgs = NULL;
+  int n_pgs = 0;
   if (!rc) {
     out = calloc((size_t)nx + 1, sizeof *out);
     pthread_mutex_lock(&s->mu);
@@ -646,7 +905,8 @@ static void handle_run(rt_master *m, net_req *req) {
     free(sig);
     /* Held through the step: runs of one session are serialized, and a CloseSession
      * waits for the step in flight. */
-    if (!rc) rc = run_step(s, r, nf, feeds, fv, nx, fetches, out, &st);
+    if (!rc) rc = run_step(m, s, r, nf, feeds, fv, nx, fetches, out, trace_level > 0 ? &trace : NULL, &st);
+    if (!rc && want_pg) rc = views_device_partitions(s, r->needed, r->n_needed, &pgs, &n_pgs, &st);
     pthread_mutex_unlock(&s->mu);
   }
   if (rc) {
@@ -656,8 +916,16 @@ static void handle_run(rt_master *m, net_req *req) {
     msgpack_packer *pk = net_msg_field(rep, "tensors");
     msgpack_pack_array(pk, (size_t)nx);
     for (int i = 0; i < nx; i++) rt_pack_tensor_msg(rep, pk, out[i]);
+    if (trace_level > 0) {   /* views: every task's DeviceStepStats */
+      pk = net_msg_field(rep, "step_stats");
+      msgpack_pack_array(pk, (size_t)trace.n);
+      for (int i = 0; i < trace.n; i++) rt_pack_dev_stats(pk, trace.dev[i]);
+    }
+    if (want_pg) views_pack_partitions(rep, net_msg_field(rep, "partition_graphs"), pgs, n_pgs);
     net_reply(req, rep);
   }
+  rt_step_stats_clear(&trace);
+  rt_partitions_free(pgs, n_pgs);
   for (int i = 0; i < nf; i++) rt_tensor_unref(fv[i]);
   for (int i = 0; out && i < nx; i++) rt_tensor_unref(out[i]);
   free(fv);
@@ -779,6 +1047,8 @@ bool rt_master_handle(rt_master *m, net_req *req) {
   else if (!strcmp(t, "CloseSession")) handle_close(m, req);
   else if (!strcmp(t, "ListDevices")) handle_list_devices(m, req);
   else if (!strcmp(t, "WaitStatus")) handle_wait_status(m, req);
+  else if (!strcmp(t, "Placement")) handle_placement(m, req);   /* views */
+  else if (!strcmp(t, "Progress")) handle_progress(m, req);     /* views */
   else return false;
   return true;
 }

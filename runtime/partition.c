@@ -77,6 +77,20 @@ int rt_partition_graph(const rt_graph *g, const bool *needed, const rt_partition
     if (part[i] < 0) continue;
     const rt_node *n = g->nodes[i];
     rt_graph *dst = parts[part[i]].g;
+    /* A kept node with an input the step does not need is fed (rt_graph_needed stops at
+     * fed nodes): it stands in the fragment as a Placeholder of its name and type, since its
+     * value comes from the feed (PlaceholderWithDefault, a fed Identity, ...). */
+    bool fed = false;
+    for (int k = 0; k < n->n_inputs; k++) fed |= part[n->edges[k].node] < 0;
+    if (fed) {
+      rt_node *ph = rt_node_new(n->name, "Placeholder");
+      rt_node_set_type(ph, "dtype", n->out_types[0]);
+      rt_node_set_shape(ph, "shape", &n->out_shapes[0]);
+      rt_node_set_device(ph, n->device);
+      ph->assigned = strdup(n->assigned);
+      if ((rc = add_clone(dst, ph, st))) break;
+      continue;
+    }
     rt_node *c = rt_node_clone(n);
     /* Rewrite inputs that cross partitions. */
     for (int k = 0; k < n->n_inputs && !rc; k++) {

@@ -21,6 +21,7 @@
 #include "runtime/partition.h"
 #include "runtime/server_int.h"
 #include "runtime/step.h"
+#include "runtime/trace.h"   /* views: RunGraph traces, GetProgress */
 
 typedef struct wgraph {
   struct wgraph *next;
@@ -80,6 +81,10 @@ struct rt_worker {
   uint64_t dead[TOMBSTONES];
   rt_status dead_why[TOMBSTONES];
   int dead_next;
+  /* views (issue 7): what GetProgress reports for %top (w->mu) */
+  uint64_t n_runs;           /* RunGraph calls answered */
+  int64_t busy_us;           /* wall time spent inside RunGraph */
+  char last_error[256];
 };
 
 /* ---- lifecycle ---------------------------------------------------------------------- */
@@ -536,6 +541,11 @@ static void handle_run(rt_worker *w, net_req *req) {
     if (!(rc = net_obj_str(&fetch_a->ptr[i], "RunGraph.fetches", &p, &len, &st)))
       xnames[i] = strndup(p, len);
   }
+  /* views: RunOptions.FULL_TRACE asks for per-node records ("trace": true) */
+  bool trace = false;
+  if (!rc && net_has(in, "trace")) rc = net_get_bool(in, "trace", &trace, &st);
+  int64_t run_t0 = rt_trace_micros();
+  rt_step_stats stats = {0};
   pthread_mutex_lock(&w->mu);
   wgraph *wg = rc ? NULL : graph_find(w, handle);
   if (!rc && !wg)
@@ -565,6 +575,7 @@ static void handle_run(rt_worker *w, net_req *req) {
       r->next = ws->runs;
       ws->runs = r;
       if (ws->aborted) atomic_store(&r->step.cancelled, true);
+      if (trace) r->step.trace = rt_dev_stats_new(wg->parts[i].name);   /* views */
     }
     pthread_mutex_unlock(&w->mu);
     for (int i = 1; i < wg->n_parts; i++) pthread_create(&th[i], NULL, run_part, &runs[i]);
@@ -578,12 +589,20 @@ static void handle_run(rt_worker *w, net_req *req) {
     for (int i = 0; i < wg->n_parts && !rc; i++)
       if (runs[i].rc) rc = runs[i].rc, st = ws->aborted ? ws->abort : runs[i].st;
     if (ws->aborted && !rc) rc = ws->abort.code, st = ws->abort;
+    for (int i = 0; i < wg->n_parts; i++)   /* views: traces go into the reply */
+      if (runs[i].step.trace) rt_step_stats_append(&stats, runs[i].step.trace);
     step_release(w, ws);
     pthread_mutex_unlock(&w->mu);
     pthread_mutex_unlock(&wg->run_mu);
     free(runs);
     free(th);
   }
+  /* views: counters for GetProgress (%top) */
+  pthread_mutex_lock(&w->mu);
+  w->n_runs++;
+  w->busy_us += rt_trace_micros() - run_t0;
+  if (rc) snprintf(w->last_error, sizeof w->last_error, "%s", st.msg);
+  pthread_mutex_unlock(&w->mu);
   if (rc) {
     net_reply_error(req, rc, "%s", st.msg);
   } else {
@@ -591,8 +610,14 @@ static void handle_run(rt_worker *w, net_req *req) {
     msgpack_packer *pk = net_msg_field(rep, "tensors");
     msgpack_pack_array(pk, (size_t)nx);
     for (int i = 0; i < nx; i++) rt_pack_tensor_msg(rep, pk, fetched[i]);
+    if (trace) {   /* views */
+      pk = net_msg_field(rep, "step_stats");
+      msgpack_pack_array(pk, (size_t)stats.n);
+      for (int i = 0; i < stats.n; i++) rt_pack_dev_stats(pk, stats.dev[i]);
+    }
     net_reply(req, rep);
   }
+  rt_step_stats_clear(&stats);
   for (int i = 0; i < nf; i++) free(fnames[i]);
   for (int i = 0; i < nx; i++) free(xnames[i]);
   free(fnames);
@@ -704,6 +729,53 @@ static void handle_status(rt_worker *w, net_req *req) {
   net_reply(req, rep);
 }
 
+/* views (issue 7): GetProgress {step?} -> the parts of that step (or of every step) running
+ * here now, read from the executors' atomic counters, plus the worker's totals for %top. */
+static void handle_progress(rt_worker *w, net_req *req) {
+  const net_in *in = net_req_msg(req);
+  rt_status st = {0};
+  uint64_t want = 0;
+  if (net_has(in, "step") && net_get_uint(in, "step", &want, &st)) {
+    net_reply_error(req, st.code, "%s", st.msg);
+    return;
+  }
+  net_msg *rep = net_msg_new("GetProgressOk");
+  net_msg_str(rep, "task", w->srv->task);
+  net_msg_uint(rep, "incarnation", w->srv->incarnation);
+  long pages = 0, rss = 0;
+  FILE *f = fopen("/proc/self/statm", "r");
+  if (f) {
+    if (fscanf(f, "%ld %ld", &pages, &rss) != 2) rss = 0;
+    fclose(f);
+  }
+  net_msg_int(rep, "rss_bytes", (int64_t)rss * 4096);
+  pthread_mutex_lock(&w->mu);
+  net_msg_uint(rep, "runs", w->n_runs);
+  net_msg_int(rep, "busy_us", w->busy_us);
+  net_msg_str(rep, "last_error", w->last_error);
+  int n = 0;
+  for (wstep *s = w->steps; s; s = s->next)
+    if (!want || s->id == want)
+      for (wrun *r = s->runs; r; r = r->next) n++;
+  msgpack_packer *pk = net_msg_field(rep, "devices");
+  msgpack_pack_array(pk, (size_t)n);
+  for (wstep *s = w->steps; s; s = s->next)
+    if (!want || s->id == want)
+      for (wrun *r = s->runs; r; r = r->next) {
+        const char *op = atomic_load(&r->step.current_op);
+        msgpack_pack_map(pk, 7);
+        rt_pack_kstr(pk, "device", r->wg->parts[r->part].name);
+        rt_pack_kint(pk, "step", (int64_t)s->id);
+        rt_pack_kint(pk, "done", atomic_load(&r->step.ops_done));
+        rt_pack_kint(pk, "total", atomic_load(&r->step.ops_total));
+        rt_pack_kstr(pk, "op", op ? op : "");
+        rt_pack_kint(pk, "sent", atomic_load(&r->step.bytes_sent));
+        rt_pack_kint(pk, "recv", atomic_load(&r->step.bytes_recv));
+      }
+  pthread_mutex_unlock(&w->mu);
+  net_reply(req, rep);
+}
+
 bool rt_worker_handle(rt_worker *w, net_req *req) {
   const char *t = net_in_type(net_req_msg(req));
   if (!strcmp(t, "RunGraph")) handle_run(w, req);
@@ -712,6 +784,7 @@ bool rt_worker_handle(rt_worker *w, net_req *req) {
   else if (!strcmp(t, "AbortStep")) handle_abort(w, req);
   else if (!strcmp(t, "DeregisterGraph")) handle_deregister(w, req);
   else if (!strcmp(t, "GetStatus")) handle_status(w, req);
+  else if (!strcmp(t, "GetProgress")) handle_progress(w, req);   /* views */
   else return false;
   return true;
 }

@@ -4,6 +4,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "ops/ops.h"
 #include "shell/interp.h"
@@ -225,6 +226,20 @@ static sh_obj *f_make_node(sh_obj *self, int argc, sh_obj **argv, sh_obj *kw) {
 
 static sh_obj *f_make_variable(sh_obj *self, int argc, sh_obj **argv, sh_obj *kw);
 
+/* _bench_sgemm(n, reps=3, threads=0): raw BLIS sgemm in this process, best seconds — the
+ * baseline benchmark scripts compare sess.run against (threads 0: every core). */
+static sh_obj *f_bench_sgemm(sh_obj *self, int argc, sh_obj **argv, sh_obj *kw) {
+  sh_obj *n, *reps = NULL, *threads = NULL;
+  if (sh_parse_args("_bench_sgemm", argc, argv, kw, "n |reps threads", &n, &reps, &threads) < 0) return NULL;
+  int64_t nn, r = 3, t = 0;
+  if (sh_as_int(n, &nn) < 0 || (reps && sh_as_int(reps, &r) < 0) || (threads && sh_as_int(threads, &t) < 0))
+    return NULL;
+  if (t <= 0) t = sysconf(_SC_NPROCESSORS_ONLN);
+  double s = op_bench_sgemm((int)nn, (int)r, (int)t);
+  if (s < 0) return sh_raise(sh_ValueError, "out of memory");
+  return sh_float(s);
+}
+
 /* The script's main(), for tf.app.run() without main=. */
 static sh_obj *f_main_function(sh_obj *self, int argc, sh_obj **argv, sh_obj *kw) {
   sh_obj *m = sh_dict_get_str(sh_main_globals(), "main");
@@ -248,6 +263,7 @@ static const sh_method module_funcs[] = {
   {"assign_add", f_assign_add, "assign_add(ref, value, use_locking=None, name=None)", "ref += value."},
   {"assign_sub", f_assign_sub, "assign_sub(ref, value, use_locking=None, name=None)", "ref -= value."},
   {"_make_node", f_make_node, "_make_node(op, name=None, inputs=None, attrs=None, control_inputs=None)", "Build any registered op (internal)."},
+  {"_bench_sgemm", f_bench_sgemm, "_bench_sgemm(n, reps=3, threads=0)", "Raw BLIS sgemm seconds (benchmark baseline)."},
   {"_main_function", f_main_function, "_main_function()", "The script's main (internal)."},
   {"_make_variable", f_make_variable, "_make_variable(scope, initial, trainable, collections)", "Build a variable under a scope (internal)."},
   {NULL},
@@ -316,4 +332,6 @@ static sh_obj *np_init(void) { return np_module_init(); }
 void sh_modules_init_extra(void) {
   sh_register_module("numpy", np_init);
   sh_register_module("tensorflow", tf_init);
+  void sh_cluster_init(void);   /* shell/cluster.c: the tfsh module and cluster magics */
+  sh_cluster_init();
 }

@@ -436,9 +436,19 @@ static sh_obj *f_placeholder_with_default(sh_obj *self, int argc, sh_obj **argv,
   sh_obj *input, *shape, *name = NULL;
   if (sh_parse_args("placeholder_with_default", argc, argv, kw, "input shape |name", &input, &shape, &name) < 0)
     return NULL;
-  rt_node *n = tf_node_begin("Identity", name ? name : NULL);
+  /* an Identity of the default that a feed replaces (the partitioner turns a fed node into
+   * a Placeholder of the fragment) */
+  rt_node *n = tf_node_begin_c("Identity", name && sh_is_str(name) ? sh_str_cstr(name) : "PlaceholderWithDefault");
   if (tf_node_input(n, input, RT_INVALID) < 0) return NULL;
-  return tf_node_finish_tensor(n);
+  sh_obj *t = tf_node_finish_tensor(n);
+  if (t && shape && shape != SH_NONE) {
+    rt_shape s;
+    if (tf_shape_from_obj(shape, &s) == 0) {
+      tf_tensor *tt = (tf_tensor *)t;
+      tf_tensor_node(tt)->out_shapes[tt->index] = s;
+    }
+  }
+  return t;
 }
 
 static sh_obj *filled(const char *fname, int argc, sh_obj **argv, sh_obj *kw, double v) {

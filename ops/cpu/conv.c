@@ -14,6 +14,7 @@
  * gradient to the first maximum of its window in orig_input (TF's CPU rule), AvgPool
  * divides by the window's count of real (unpadded) elements, as TF does. */
 #include "ops/cpu/blas.h"
+#include <omp.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -129,11 +130,14 @@ static int n_threads(void) {
   return n;
 }
 
-/* C[m,n] = A[m,k] B[k,n] + beta C, operands given by (row, column) strides; C row-major. */
+/* C[m,n] = A[m,k] B[k,n] + beta C, operands given by (row, column) strides; C row-major.
+ * threads 0: every core when the product is big enough, else one. */
 static void gemm(bool f32, int64_t m, int64_t n, int64_t k, const void *a, int64_t rsa,
-                 int64_t csa, const void *b, int64_t rsb, int64_t csb, double beta, void *cc) {
+                 int64_t csa, const void *b, int64_t rsb, int64_t csb, double beta, void *cc,
+                 int threads) {
   rntm_t rntm = BLIS_RNTM_INITIALIZER;
-  bli_rntm_set_num_threads((double)m * n * k >= 48.0 * 48 * 48 ? n_threads() : 1, &rntm);
+  if (!threads) threads = (double)m * n * k >= 48.0 * 48 * 48 ? n_threads() : 1;
+  bli_rntm_set_num_threads(threads, &rntm);
   if (f32) {
     float one = 1, bt = (float)beta;
     bli_sgemm_ex(BLIS_NO_TRANSPOSE, BLIS_NO_TRANSPOSE, m, n, k, &one, (float *)a, rsa, csa,
@@ -156,6 +160,29 @@ static int64_t chunk_rows(const geom *g, int64_t cols, size_t es, int64_t min_im
   if (r >= per_img) r = r / per_img * per_img;
   int64_t rows = g->n * per_img;
   return r < rows ? r : rows;
+}
+
+/* How the im2col products split: R rows a chunk; with nt > 1 each of nt threads takes
+ * every nt-th chunk with its own column buffer (im2col and a one-thread gemm, no barrier
+ * between them), else one chunk at a time with every thread in both. Splitting pays from
+ * about 4M multiply-adds. */
+typedef struct plan {
+  int64_t R, chunks;
+  int nt;
+} plan;
+
+static plan plan_chunks(const geom *g, int64_t cols, size_t es) {
+  int64_t rows = g->n * g->oh * g->ow;
+  plan p = {.R = chunk_rows(g, cols, es, 1), .nt = 1};
+  int T = n_threads();
+  if (T > 1 && (double)rows * (double)cols * (double)g->oc >= (double)(1 << 22)) {
+    int64_t per = (rows + T - 1) / T;
+    if (p.R > per) p.R = per;
+    p.nt = T;
+  }
+  p.chunks = (rows + p.R - 1) / p.R;
+  if (p.nt > p.chunks) p.nt = (int)p.chunks;
+  return p;
 }
 
 /* Column rows [r0, r0 + nr) of the input x (NHWC) into col, one receptive field a row. */
@@ -208,6 +235,23 @@ static void im2col(const geom *g, const char *x, char *col, int64_t r0, int64_t 
 COL2IM(float)
 COL2IM(double)
 
+/* y[rows, oc] = im2col(x) @ w[cols, oc] on plan p; col holds p.nt buffers of R * cols. */
+static void conv_fwd(const geom *g, const plan *p, bool f32, size_t es, const char *x,
+                     const char *w, char *y, char *col) {
+  int64_t rows = g->n * g->oh * g->ow, cols = g->kh * g->kw * g->ic;
+#pragma omp parallel num_threads(p->nt) if (p->nt > 1)
+  {
+    int tid = omp_get_thread_num();
+    char *cb = col + (size_t)(tid * p->R * cols) * es;
+    for (int64_t ch = tid; ch < p->chunks; ch += p->nt) {
+      int64_t r0 = ch * p->R, nr = rows - r0 < p->R ? rows - r0 : p->R;
+      im2col(g, x, cb, r0, nr, es);
+      gemm(f32, nr, g->oc, cols, cb, cols, 1, w, g->oc, 1, 0, y + (size_t)(r0 * g->oc) * es,
+           p->nt > 1 ? 1 : 0);
+    }
+  }
+}
+
 /* ---- Conv2D and its backprops ----------------------------------------------------- */
 
 int op_cpu_conv2d(rt_kernel_ctx *c) {
@@ -244,18 +288,14 @@ int op_cpu_conv2d(rt_kernel_ctx *c) {
     return RT_OK;
   }
   if (g.kh == 1 && g.kw == 1 && g.sh == 1 && g.sw == 1) {   /* the input is the matrix */
-    gemm(f32, rows, g.oc, cols, xv, cols, 1, fv, g.oc, 1, 0, y);
+    gemm(f32, rows, g.oc, cols, xv, cols, 1, fv, g.oc, 1, 0, y, 0);
     return RT_OK;
   }
-  int64_t R = chunk_rows(&g, cols, es, 1);
+  plan p = plan_chunks(&g, cols, es);
   void *tmp = NULL;
-  char *col = scratch_get(c, (size_t)(R * cols) * es, &tmp);
+  char *col = scratch_get(c, (size_t)(p.nt * p.R * cols) * es, &tmp);
   if (!col) return rt_kernel_error(c, RT_RESOURCE_EXHAUSTED, "out of memory");
-  for (int64_t r0 = 0; r0 < rows; r0 += R) {
-    int64_t nr = rows - r0 < R ? rows - r0 : R;
-    im2col(&g, xv, col, r0, nr, es);
-    gemm(f32, nr, g.oc, cols, col, cols, 1, fv, g.oc, 1, 0, y + (size_t)(r0 * g.oc) * es);
-  }
+  conv_fwd(&g, &p, f32, es, xv, fv, y, col);
   free(tmp);
   return RT_OK;
 }
@@ -293,15 +333,18 @@ static int backprop_geom(rt_kernel_ctx *c, const char *label, const int64_t *xd,
   return RT_OK;
 }
 
-/* A 4-vector of sizes (input_sizes, filter_sizes). */
-static int sizes_vec(rt_kernel_ctx *c, const char *label, const char *what, const rt_tensor *t,
-                     int64_t *v) {
-  if (t->shape.ndims != 1 || t->shape.dims[0] != 4)
-    return rt_kernel_error(c, RT_INVALID_ARGUMENT, "%s: %s input must be 1-dim with 4 elements, "
-                           "not %lld", label, what, (long long)rt_tensor_numel(t));
+/* A 4-vector of sizes (input_sizes, filter_sizes): `what` names the vector, `shaped` the
+ * tensor it describes, as TF's messages do. */
+static int sizes_vec(rt_kernel_ctx *c, const char *label, const char *what, const char *shaped,
+                     const rt_tensor *t, int64_t *v) {
+  if (t->shape.ndims != 1)
+    return rt_kernel_error(c, RT_INVALID_ARGUMENT, "%s: %s input must be 1-dim, not %d", label,
+                           what, t->shape.ndims);
+  if (t->shape.dims[0] != 4)
+    return rt_kernel_error(c, RT_INVALID_ARGUMENT, "%s: %s must be 4-dimensional", label, shaped);
   for (int d = 0; d < 4; d++)
     if ((v[d] = rt_tensor_get_i64(t, d)) < 0)
-      return rt_kernel_error(c, RT_INVALID_ARGUMENT, "Dimension %d must be >= 0", d);
+      return rt_kernel_error(c, RT_INVALID_ARGUMENT, "Dimension %lld must be >= 0", (long long)v[d]);
   return RT_OK;
 }
 
@@ -312,7 +355,7 @@ int op_cpu_conv2d_backprop_input(rt_kernel_ctx *c) {
   geom g;
   if (need_float(c, f->dtype)) return c->st->code;
   if (conv_attrs(c, "Conv2DCustomBackpropInputOp only supports NHWC.%.0s")) return c->st->code;
-  if (sizes_vec(c, label, "input_sizes", c->inputs[0], xd)) return c->st->code;
+  if (sizes_vec(c, label, "input_sizes", "input", c->inputs[0], xd)) return c->st->code;
   if (f->shape.ndims != 4)
     return rt_kernel_error(c, RT_INVALID_ARGUMENT, "%s: filter must be 4-dimensional", label);
   if (backprop_geom(c, label, xd, f->shape.dims, dy, &g)) return c->st->code;
@@ -329,7 +372,7 @@ int op_cpu_conv2d_backprop_input(rt_kernel_ctx *c) {
   bool f32 = f->dtype == RT_FLOAT;
   const char *fv = rt_tensor_data(f), *dv = rt_tensor_data(dy);
   if (g.kh == 1 && g.kw == 1 && g.sh == 1 && g.sw == 1) {   /* dx = dy @ filter^T */
-    gemm(f32, rows, cols, g.oc, dv, g.oc, 1, fv, 1, g.oc, 0, dx);
+    gemm(f32, rows, cols, g.oc, dv, g.oc, 1, fv, 1, g.oc, 0, dx, 0);
     return RT_OK;
   }
   void *tmp = NULL;
@@ -341,22 +384,18 @@ int op_cpu_conv2d_backprop_input(rt_kernel_ctx *c) {
     geom d = {.n = g.n, .ih = g.oh, .iw = g.ow, .ic = g.oc, .kh = g.kh, .kw = g.kw, .oc = g.ic,
               .sh = 1, .sw = 1, .oh = g.ih, .ow = g.iw, .pt = g.kh - 1 - g.pt,
               .pl = g.kw - 1 - g.pl};
-    int64_t dcols = d.kh * d.kw * d.ic, drows = d.n * d.oh * d.ow;
-    int64_t R = chunk_rows(&d, dcols, es, 1);
-    char *col = scratch_get(c, (size_t)(R * dcols) * es + fbytes, &tmp);
+    int64_t dcols = d.kh * d.kw * d.ic;
+    plan p = plan_chunks(&d, dcols, es);
+    char *col = scratch_get(c, (size_t)(p.nt * p.R * dcols) * es + fbytes, &tmp);
     if (!col) return rt_kernel_error(c, RT_RESOURCE_EXHAUSTED, "out of memory");
-    char *gv = col + (size_t)(R * dcols) * es;
+    char *gv = col + (size_t)(p.nt * p.R * dcols) * es;
     for (int64_t i = 0; i < g.kh; i++)
       for (int64_t j = 0; j < g.kw; j++)
         for (int64_t ch = 0; ch < g.ic; ch++)
           for (int64_t o = 0; o < g.oc; o++)
             memcpy(gv + (size_t)((((g.kh - 1 - i) * g.kw + g.kw - 1 - j) * g.oc + o) * g.ic + ch) * es,
                    fv + (size_t)(((i * g.kw + j) * g.ic + ch) * g.oc + o) * es, es);
-    for (int64_t r0 = 0; r0 < drows; r0 += R) {
-      int64_t nr = drows - r0 < R ? drows - r0 : R;
-      im2col(&d, dv, col, r0, nr, es);
-      gemm(f32, nr, d.oc, dcols, col, dcols, 1, gv, d.oc, 1, 0, dx + (size_t)(r0 * d.oc) * es);
-    }
+    conv_fwd(&d, &p, f32, es, dv, gv, dx, col);
     free(tmp);
     return RT_OK;
   }
@@ -372,7 +411,7 @@ int op_cpu_conv2d_backprop_input(rt_kernel_ctx *c) {
       memcpy(ft + (size_t)(o * cols + i) * es, fv + (size_t)(i * g.oc + o) * es, es);
   for (int64_t r0 = 0; r0 < rows; r0 += R) {
     int64_t nr = rows - r0 < R ? rows - r0 : R;
-    gemm(f32, nr, cols, g.oc, dv + (size_t)(r0 * g.oc) * es, g.oc, 1, ft, cols, 1, 0, col);
+    gemm(f32, nr, cols, g.oc, dv + (size_t)(r0 * g.oc) * es, g.oc, 1, ft, cols, 1, 0, col, 0);
     if (f32) col2im_float(&g, (const float *)col, (float *)dx, r0, nr);
     else col2im_double(&g, (const double *)col, (double *)dx, r0, nr);
   }
@@ -387,7 +426,7 @@ int op_cpu_conv2d_backprop_filter(rt_kernel_ctx *c) {
   geom g;
   if (need_float(c, x->dtype)) return c->st->code;
   if (conv_attrs(c, "Conv2DCustomBackpropFilterOp only supports NHWC.%.0s")) return c->st->code;
-  if (sizes_vec(c, label, "filter_sizes", c->inputs[1], fd)) return c->st->code;
+  if (sizes_vec(c, label, "filter_sizes", "filter", c->inputs[1], fd)) return c->st->code;
   if (x->shape.ndims != 4)
     return rt_kernel_error(c, RT_INVALID_ARGUMENT, "%s: input must be 4-dimensional", label);
   if (backprop_geom(c, label, x->shape.dims, fd, dy, &g)) return c->st->code;
@@ -404,17 +443,34 @@ int op_cpu_conv2d_backprop_filter(rt_kernel_ctx *c) {
   bool f32 = x->dtype == RT_FLOAT;
   const char *xv = rt_tensor_data(x), *dv = rt_tensor_data(dy);
   if (g.kh == 1 && g.kw == 1 && g.sh == 1 && g.sw == 1) {   /* dw = x^T @ dy */
-    gemm(f32, cols, g.oc, rows, xv, 1, cols, dv, g.oc, 1, 0, dw);
+    gemm(f32, cols, g.oc, rows, xv, 1, cols, dv, g.oc, 1, 0, dw, 0);
     return RT_OK;
   }
-  int64_t R = chunk_rows(&g, cols, es, 1);
+  /* Thread t sums its chunks' col^T @ dy into its own accumulator (thread 0's is dw),
+   * then the accumulators are added up. */
+  plan p = plan_chunks(&g, cols, es);
+  size_t colb = (size_t)(p.R * cols) * es, accb = (size_t)(cols * g.oc) * es;
   void *tmp = NULL;
-  char *col = scratch_get(c, (size_t)(R * cols) * es, &tmp);
+  char *col = scratch_get(c, (size_t)p.nt * (colb + accb), &tmp);
   if (!col) return rt_kernel_error(c, RT_RESOURCE_EXHAUSTED, "out of memory");
-  for (int64_t r0 = 0; r0 < rows; r0 += R) {
-    int64_t nr = rows - r0 < R ? rows - r0 : R;
-    im2col(&g, xv, col, r0, nr, es);
-    gemm(f32, cols, g.oc, nr, col, 1, cols, dv + (size_t)(r0 * g.oc) * es, g.oc, 1, r0 ? 1 : 0, dw);
+#pragma omp parallel num_threads(p.nt) if (p.nt > 1)
+  {
+    int tid = omp_get_thread_num();
+    char *cb = col + (size_t)tid * colb, *acc = tid ? col + (size_t)p.nt * colb + tid * accb : dw;
+    for (int64_t ch = tid; ch < p.chunks; ch += p.nt) {
+      int64_t r0 = ch * p.R, nr = rows - r0 < p.R ? rows - r0 : p.R;
+      im2col(&g, xv, cb, r0, nr, es);
+      gemm(f32, cols, g.oc, nr, cb, 1, cols, dv + (size_t)(r0 * g.oc) * es, g.oc, 1,
+           ch == tid ? 0 : 1, acc, p.nt > 1 ? 1 : 0);
+    }
+  }
+  int64_t nw = cols * g.oc;
+  for (int t = 1; t < p.nt; t++) {
+    const char *acc = col + (size_t)p.nt * colb + t * accb;
+    if (f32)
+      for (int64_t i = 0; i < nw; i++) ((float *)dw)[i] += ((const float *)acc)[i];
+    else
+      for (int64_t i = 0; i < nw; i++) ((double *)dw)[i] += ((const double *)acc)[i];
   }
   free(tmp);
   return RT_OK;

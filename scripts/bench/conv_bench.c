@@ -1,8 +1,10 @@
 /* Conv2D kernel vs the raw BLIS sgemm of the same size, same process.
  * Build (after building tfsh into build/):
  *   cc -O2 -fopenmp -I. -I/usr/include/x86_64-linux-gnu/blis-openmp scripts/bench/conv_bench.c \
- *      build/libtfsh_core.a -lblis -lm -lpthread -o conv_bench
+ *      build/libtfsh_core.a -lblis -lzmq -lmsgpackc -ledit -ljansson -lz -lm -lpthread \
+ *      -o conv_bench
  *   ./conv_bench [N H W C KH KW K]     (default 32 28 28 32 5 5 64: MNIST's conv2, SAME)
+ *   BLIS_NUM_THREADS=1 ./conv_bench    (one core, raw and kernels alike)
  * Prints the best GFLOP/s over interleaved trials of raw bli_sgemm_ex on every core for the product im2col makes
  * ([N*OH*OW, KH*KW*C] x [KH*KW*C, K], the column matrix built once, untimed), of the Conv2D
  * kernel through rt_kernel_ctx (output and column buffer recycled, as the executor does),
@@ -115,7 +117,8 @@ int main(int argc, char **argv) {
   for (int i = 0; i < 7 && i + 1 < argc; i++) v[i] = atoll(argv[i + 1]);
   int64_t n = v[0], h = v[1], w = v[2], c = v[3], kh = v[4], kw = v[5], k = v[6];
   long cores = sysconf(_SC_NPROCESSORS_ONLN);
-  printf("BLIS arch %s, %ld cores\n", bli_arch_string(bli_arch_query_id()), cores);
+  if (getenv("BLIS_NUM_THREADS")) cores = atol(getenv("BLIS_NUM_THREADS"));   /* as the kernels */
+  printf("BLIS arch %s, %ld threads\n", bli_arch_string(bli_arch_query_id()), cores);
   printf("Conv2D [%lld,%lld,%lld,%lld] x [%lld,%lld,%lld,%lld] SAME, stride 1\n", (long long)n,
          (long long)h, (long long)w, (long long)c, (long long)kh, (long long)kw, (long long)c,
          (long long)k);
