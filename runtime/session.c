@@ -7,6 +7,8 @@
 #include "net/client.h"
 #include "runtime/codec.h"
 #include "runtime/server.h"
+#include "runtime/partition.h"   /* views: partition_graphs */
+#include "runtime/trace.h"       /* views: step_stats */
 
 struct rt_session {
   rt_graph *g;
@@ -17,6 +19,10 @@ struct rt_session {
   char endpoint[256];
   char target[256];
   int64_t timeout_ms;
+  /* views: the second connection for Progress, and the request in flight on it */
+  net_client *probe;
+  uint64_t probe_id;
+  bool probe_pending;
 };
 
 typedef struct waiter {
@@ -24,6 +30,8 @@ typedef struct waiter {
   const volatile int *interrupt;
   bool report;              /* say what we wait for after 2 s (CreateSession) */
   int64_t last_report;
+  int (*tick)(void *arg, int64_t elapsed_ms);   /* views: the live view's */
+  void *tick_arg;
 } waiter;
 
 /* After 1.5 s, and every 2 s after, say what the session waits for: the master itself, or
@@ -53,6 +61,7 @@ static void report_wait(waiter *w, int64_t elapsed_ms) {
 static int tick(void *arg, int64_t elapsed_ms) {
   waiter *w = arg;
   if (w->interrupt && *w->interrupt) return 1;
+  if (w->tick && w->tick(w->tick_arg, elapsed_ms)) return 1;   /* views */
   /* first after 1.5 s (the promise is "within 2 s"), then every 2 s */
   if (w->report && elapsed_ms >= 1500 && (!w->last_report || elapsed_ms - w->last_report >= 2000)) {
     w->last_report = elapsed_ms;
@@ -63,7 +72,7 @@ static int tick(void *arg, int64_t elapsed_ms) {
 
 static int call_report(rt_session *s, net_msg *req, net_in **rep, const volatile int *interrupt,
                        bool report, rt_status *st) {
-  waiter wt = {s, interrupt, report, 0};
+  waiter wt = {s, interrupt, report, 0, NULL, NULL};
   net_wait w = {.timeout_ms = -1, .tick_ms = 50, .tick = tick, .arg = &wt};
   int rc = net_call_wait(s->c, req, rep, &w, st);
   if (rc == RT_CANCELLED && interrupt && *interrupt)
@@ -138,6 +147,7 @@ void rt_session_free(rt_session *s) {
     net_call(s->c, req, &rep, 5000, &st);
     net_in_free(rep);
   }
+  net_client_free(s->probe);   /* views */
   net_client_free(s->c);
   rt_server_free(s->local);
   free(s);
@@ -155,6 +165,13 @@ static void pack_strs(msgpack_packer *pk, int n, const char *const *v) {
 }
 
 int rt_session_run_step(rt_session *s, const rt_session_run *r, rt_status *st) {
+  return rt_session_run_step_views(s, r, NULL, st);
+}
+
+int rt_session_run_step_views(rt_session *s, const rt_session_run *r, const rt_session_views *v,
+                              rt_status *st) {
+  static const rt_session_views none;   /* views: no options */
+  if (!v) v = &none;
   int rc = RT_OK;
   for (int i = 0; i < r->n_fetches; i++) r->fetched[i] = NULL;
   if (s->sent < s->g->n_nodes) {
@@ -184,8 +201,21 @@ int rt_session_run_step(rt_session *s, const rt_session_run *r, rt_status *st) {
   }
   pack_strs(net_msg_field(req, "fetches"), r->n_fetches, r->fetch_names);
   pack_strs(net_msg_field(req, "targets"), r->n_targets, r->targets);
+  if (v->trace_level > 0 || v->output_partition_graphs) {   /* views: RunOptions */
+    pk = net_msg_field(req, "options");
+    msgpack_pack_map(pk, 2);
+    msgpack_pack_str(pk, 11);
+    msgpack_pack_str_body(pk, "trace_level", 11);
+    msgpack_pack_int(pk, v->trace_level);
+    msgpack_pack_str(pk, 23);
+    msgpack_pack_str_body(pk, "output_partition_graphs", 23);
+    v->output_partition_graphs ? msgpack_pack_true(pk) : msgpack_pack_false(pk);
+  }
   net_in *rep = NULL;
-  rc = call(s, req, &rep, r->interrupt, st);
+  waiter wt = {s, r->interrupt, false, 0, v->tick, v->tick_arg};
+  net_wait nw = {.timeout_ms = -1, .tick_ms = 50, .tick = tick, .arg = &wt};
+  rc = net_call_wait(s->c, req, &rep, &nw, st);
+  if (rc == RT_CANCELLED && r->interrupt && *r->interrupt) rt_error(st, RT_CANCELLED, "interrupted");
   const msgpack_object_array *ts = NULL;
   if (!rc) rc = net_get_array(rep, "tensors", &ts, st);
   if (!rc && ts->size != (uint32_t)r->n_fetches)
@@ -193,11 +223,108 @@ int rt_session_run_step(rt_session *s, const rt_session_run *r, rt_status *st) {
                   r->n_fetches);
   for (int i = 0; !rc && i < r->n_fetches; i++)
     rc = rt_unpack_tensor_msg(rep, &ts->ptr[i], "RunStep.tensors", &r->fetched[i], st);
+  /* views: RunMetadata */
+  if (!rc && v->step_stats && net_get(rep, "step_stats"))
+    rc = rt_unpack_step_stats(net_get(rep, "step_stats"), "RunStep.step_stats", v->step_stats, st);
+  if (!rc && v->partition_graphs && net_get(rep, "partition_graphs")) {
+    const msgpack_object_array *pa = NULL;
+    rc = net_obj_array(net_get(rep, "partition_graphs"), "RunStep.partition_graphs", &pa, st);
+    rt_partition *pg = rc ? NULL : calloc((size_t)pa->size + 1, sizeof *pg);
+    int npg = 0;
+    for (uint32_t i = 0; !rc && i < pa->size; i++) {
+      const msgpack_object *dv = net_obj_key(&pa->ptr[i], "device"), *gv = net_obj_key(&pa->ptr[i], "graph");
+      const char *p = "";
+      size_t len = 0;
+      if (!dv || !gv) {
+        rc = rt_error(st, RT_INVALID_ARGUMENT, "RunStep.partition_graphs[%u]: needs device and graph", i);
+        break;
+      }
+      if ((rc = net_obj_str(dv, "RunStep.partition_graphs.device", &p, &len, st))) break;
+      pg[npg].name = strndup(p, len);
+      pg[npg].g = rt_graph_new();
+      npg++;
+      rc = rt_unpack_nodes(rep, gv, "RunStep.partition_graphs.graph", pg[npg - 1].g, st);
+    }
+    if (rc) {
+      rt_partitions_free(pg, npg);
+    } else {
+      *v->partition_graphs = pg;
+      if (v->n_partition_graphs) *v->n_partition_graphs = npg;
+    }
+  }
   net_in_free(rep);
   if (rc)
     for (int i = 0; i < r->n_fetches; i++) {
       rt_tensor_unref(r->fetched[i]);
       r->fetched[i] = NULL;
     }
+  return rc;
+}
+
+/* ---- views (issue 7) ---------------------------------------------------------------- */
+
+const char *rt_session_endpoint(const rt_session *s) { return s->endpoint; }
+uint64_t rt_session_handle(const rt_session *s) { return s->handle; }
+
+int rt_session_request(rt_session *s, net_msg *req, net_in **rep, rt_status *st) {
+  net_msg_uint(req, "session", s->handle);
+  return net_call(s->c, req, rep, 30000, st);
+}
+
+static void copy_str(const msgpack_object *o, const char *key, char *buf, size_t n) {
+  const msgpack_object *v = o ? net_obj_key(o, key) : NULL;
+  buf[0] = '\0';
+  if (v && v->type == MSGPACK_OBJECT_STR)
+    snprintf(buf, n, "%.*s", (int)(v->via.str.size < n ? v->via.str.size : n - 1), v->via.str.ptr);
+}
+
+static int64_t obj_int(const msgpack_object *o, const char *key) {
+  const msgpack_object *v = o ? net_obj_key(o, key) : NULL;
+  if (!v) return 0;
+  if (v->type == MSGPACK_OBJECT_POSITIVE_INTEGER) return (int64_t)v->via.u64;
+  if (v->type == MSGPACK_OBJECT_NEGATIVE_INTEGER) return v->via.i64;
+  return 0;
+}
+
+int rt_session_progress(rt_session *s, rt_progress *p, bool *fresh, rt_status *st) {
+  *fresh = false;
+  if (!s->probe && !(s->probe = net_client_new(s->endpoint, NULL, st))) return st->code;
+  if (s->probe_pending) {
+    for (;;) {
+      net_in *rep = NULL;
+      uint64_t id = 0;
+      int rc = net_recv(s->probe, &rep, &id, st);
+      if (!rc && !rep) return RT_OK;   /* not yet */
+      if (id != s->probe_id && id != 0) {
+        net_in_free(rep);
+        continue;
+      }
+      s->probe_pending = false;
+      if (rc) return rc;
+      p->running = obj_int(net_in_header(rep), "running") != 0;
+      const msgpack_object *b = net_get(rep, "running");
+      if (b && b->type == MSGPACK_OBJECT_BOOLEAN) p->running = b->via.boolean;
+      p->elapsed_us = obj_int(net_in_header(rep), "elapsed_us");
+      p->n = 0;
+      const msgpack_object *d = net_get(rep, "devices");
+      for (uint32_t i = 0; d && d->type == MSGPACK_OBJECT_ARRAY && i < d->via.array.size && p->n < 64; i++) {
+        const msgpack_object *e = &d->via.array.ptr[i];
+        rt_progress_dev *pd = &p->dev[p->n++];
+        copy_str(e, "device", pd->device, sizeof pd->device);
+        copy_str(e, "op", pd->op, sizeof pd->op);
+        pd->done = (int)obj_int(e, "done");
+        pd->total = (int)obj_int(e, "total");
+        pd->sent = obj_int(e, "sent");
+        pd->recv = obj_int(e, "recv");
+      }
+      net_in_free(rep);
+      *fresh = true;
+      break;
+    }
+  }
+  net_msg *req = net_msg_new("Progress");
+  net_msg_uint(req, "session", s->handle);
+  int rc = net_send(s->probe, req, &s->probe_id, st);
+  if (!rc) s->probe_pending = true;
   return rc;
 }

@@ -45,6 +45,50 @@ typedef struct rt_session_run {
 } rt_session_run;
 
 int rt_session_run_step(rt_session *s, const rt_session_run *r, rt_status *st);
+
+/* views (issue 7): a step with RunOptions / RunMetadata and a live-view tick; every field
+ * optional (zero: none). */
+typedef struct rt_session_views {
+  int trace_level;                       /* RunOptions.trace_level; > 0 fills step_stats */
+  struct rt_step_stats *step_stats;      /* out: every task's DeviceStepStats (caller clears) */
+  bool output_partition_graphs;          /* fills partition_graphs */
+  struct rt_partition **partition_graphs;   /* out: per-device graphs (rt_partitions_free) */
+  int *n_partition_graphs;
+  /* called about every 50 ms while the step runs (the live view); nonzero cancels */
+  int (*tick)(void *arg, int64_t elapsed_ms);
+  void *tick_arg;
+} rt_session_views;
+int rt_session_run_step_views(rt_session *s, const rt_session_run *r, const rt_session_views *v,
+                              rt_status *st);
 const char *rt_session_target(const rt_session *s);
+
+/* ---- views (issue 7) ---------------------------------------------------------------- */
+
+/* The master's endpoint, and its session handle. */
+const char *rt_session_endpoint(const rt_session *s);
+uint64_t rt_session_handle(const rt_session *s);
+
+/* Live progress of the step in flight, from the master's Progress message (asked on a
+ * second connection, never blocking): each call takes the answer to the previous request
+ * if it has come (*fresh = true, *p filled) and sends the next one when none is pending. */
+typedef struct rt_progress_dev {
+  char device[200];
+  int done, total;
+  char op[160];
+  int64_t sent, recv;
+} rt_progress_dev;
+typedef struct rt_progress {
+  bool running;
+  int64_t elapsed_us;
+  int n;
+  rt_progress_dev dev[64];
+} rt_progress;
+int rt_session_progress(rt_session *s, rt_progress *p, bool *fresh, rt_status *st);
+
+/* Send a views request (Placement) with this session's handle and wait for the reply
+ * (*rep is the caller's, net_in_free). */
+struct net_msg;
+struct net_in;
+int rt_session_request(rt_session *s, struct net_msg *req, struct net_in **rep, rt_status *st);
 
 #endif

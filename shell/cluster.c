@@ -260,10 +260,16 @@ static void stop_all(int grace_ms) {
   for (int i = 0; i < ntasks; i++) stop_task(&tasks[i], SIGTERM, grace_ms);
 }
 
+/* At exit: stop the tasks, and remove their logs unless TFSH_KEEP_LOGS is set. */
 static void at_exit(void) {
   if (atexit_done) return;
   atexit_done = true;
   stop_all(2000);
+  const char *keep = getenv("TFSH_KEEP_LOGS");
+  if (logdir[0] && !(keep && *keep && strcmp(keep, "0"))) {
+    for (int i = 0; i < ntasks; i++) unlink(tasks[i].log);
+    rmdir(logdir);
+  }
 }
 
 /* ---- the operations (shared by magics and the tfsh module) -------------------------- */
@@ -560,7 +566,9 @@ static void *probe_timer(void *arg) {
   probe *p = arg;
   struct timespec ts;
   clock_gettime(CLOCK_REALTIME, &ts);
-  long ns = ts.tv_nsec + (long)(p->timeout_ms % 1000) * 1000000L + 300000000L;   /* the master's bound + 0.3 s */
+  /* the master's own bound + 0.2 s: a master that does not answer at all is given up on
+   * before the session's "waiting for the master" report (1.5 s) */
+  long ns = ts.tv_nsec + (long)(p->timeout_ms % 1000) * 1000000L + 200000000L;
   ts.tv_sec += p->timeout_ms / 1000 + ns / 1000000000L;
   ts.tv_nsec = ns % 1000000000L;
   pthread_mutex_lock(&p->mu);
@@ -614,7 +622,7 @@ static void run_probes(probe *ps, int n) {
 static int probe_timeout_ms(void) {
   const char *e = getenv("TFSH_ATTACH_TIMEOUT_MS");
   int v = e ? atoi(e) : 0;
-  return v > 0 ? v : 1500;
+  return v > 0 ? v : 1200;
 }
 
 /* One line per task: does it answer? Returns how many answered. */
@@ -629,7 +637,7 @@ static int probe_cluster(const rt_cluster *c, sh_obj *out_list) {
   int up = 0;
   for (int i = 0; i < c->n; i++) {
     char name[160], state[1200];
-    rt_task_name(c->tasks[i].job, c->tasks[i].index, name, sizeof name);
+    snprintf(name, sizeof name, "/job:%s/task:%d", c->tasks[i].job, c->tasks[i].index);
     if (!ps[i].rc) snprintf(state, sizeof state, "up (%.0f ms)", ps[i].secs * 1e3), up++;
     else if (ps[i].st.code == RT_DEADLINE_EXCEEDED) snprintf(state, sizeof state, "no answer");
     else snprintf(state, sizeof state, "error: %s", ps[i].st.msg);

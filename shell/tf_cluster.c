@@ -10,6 +10,8 @@
 #include "runtime/server.h"
 #include "shell/tf.h"
 
+void tf_device_note_job(const char *job);
+
 typedef struct tf_cluster {
   sh_obj head;
   sh_obj *jobs;       /* dict: job -> dict {index: address} (insertion ordered) */
@@ -87,6 +89,7 @@ static int add_job(tf_cluster *c, sh_obj *job, sh_obj *tasks) {
   }
   sh_dict_set(c->jobs, job, m);
   sh_decref(m);
+  tf_device_note_job(j);   /* for Tab completion of device strings */
   return 0;
 }
 

@@ -228,3 +228,45 @@ sh_obj *tf_device(sh_obj *self, int argc, sh_obj **argv, sh_obj *kw) {
   }
   return tf_device_ctx(d);
 }
+
+/* ---- Tab completion of device strings inside tf.device("...") -------------------------- */
+
+#include "shell/repl.h"
+
+/* Jobs seen in ClusterSpecs and servers made in this process (tf_cluster.c adds them). */
+static char known_jobs[16][64];
+static int n_known_jobs;
+
+void tf_device_note_job(const char *job) {
+  for (int i = 0; i < n_known_jobs; i++)
+    if (!strcmp(known_jobs[i], job)) return;
+  if (n_known_jobs < 16) snprintf(known_jobs[n_known_jobs++], sizeof known_jobs[0], "%s", job);
+}
+
+static sh_obj *device_completer(const char *line, size_t cursor, size_t *word_start) {
+  /* the cursor must be inside the string argument of a device( call */
+  size_t i = cursor;
+  while (i > 0 && line[i - 1] != '"' && line[i - 1] != '\'' && line[i - 1] != '(') i--;
+  if (i == 0 || (line[i - 1] != '"' && line[i - 1] != '\'')) return NULL;
+  size_t q = i - 1;
+  if (q < 7 || strncmp(line + q - 7, "device(", 7)) return NULL;
+  *word_start = i;
+  const char *typed = line + i;
+  size_t tl = cursor - i;
+  sh_obj *out = sh_list_new(0);
+  char cand[200];
+  static const char *const fixed[] = {"/cpu:0", "/device:CPU:0", "/gpu:0", "/device:GPU:0",
+                                      "/job:localhost/replica:0/task:0/device:CPU:0"};
+  for (size_t k = 0; k < sizeof fixed / sizeof *fixed; k++)
+    if (!strncmp(fixed[k], typed, tl)) sh_list_append_steal(out, sh_str(fixed[k]));
+  for (int j = 0; j < n_known_jobs; j++) {
+    const char *forms[] = {"/job:%s", "/job:%s/task:0", "/job:%s/task:0/device:CPU:0"};
+    for (int f = 0; f < 3; f++) {
+      snprintf(cand, sizeof cand, forms[f], known_jobs[j]);
+      if (!strncmp(cand, typed, tl)) sh_list_append_steal(out, sh_str(cand));
+    }
+  }
+  return out;
+}
+
+void tf_device_completion_init(void) { sh_completer_register(device_completer); }

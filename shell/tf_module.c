@@ -28,6 +28,9 @@ static const char train_src[] =
 static const char saver_src[] =
 #include "shell/tf_saver.py.inc"
 ;
+static const char session_helpers_src[] =
+#include "shell/tf_session_helpers.py.inc"
+;
 
 /* ---- variables: collections and initializers ----------------------------------------- */
 
@@ -288,8 +291,11 @@ static sh_obj *f_make_variable(sh_obj *self, int argc, sh_obj **argv, sh_obj *kw
   return tf_make_variable_scoped(s, initial, !trainable || sh_truth(trainable) > 0, collections);
 }
 
+void tf_device_completion_init(void);
+
 static sh_obj *tf_init(void) {
   op_register_all();
+  tf_device_completion_init();
   sh_obj *np = sh_import("numpy");   /* the prelude uses it */
   sh_decref(np);
   sh_obj *tf = sh_module_new("tensorflow");
@@ -320,7 +326,8 @@ static sh_obj *tf_init(void) {
   sh_obj *dict = ((sh_module_obj *)tf)->dict;
   if (sh_exec_string(prelude_src, "<tensorflow>", dict) < 0 ||
       sh_exec_string(train_src, "<tensorflow.train>", dict) < 0 ||
-      sh_exec_string(saver_src, "<tensorflow.saver>", dict) < 0) {
+      sh_exec_string(saver_src, "<tensorflow.saver>", dict) < 0 ||
+      sh_exec_string(session_helpers_src, "<tensorflow.session_helpers>", dict) < 0) {
     sh_decref(tf);
     return NULL;
   }

@@ -338,22 +338,22 @@ static void test_local_session(void **state) {
   rt_tensor *fv = vec(2, b);
   const char *fn[] = {"p"}, *fe[] = {"e", "p:0"};
   rt_tensor *o2[2];
-  rt_session_run r2 = {1, fn, &fv, 2, fe, o2, 0, NULL, NULL};
+  rt_session_run r2 = {.n_feeds = 1, .feed_names = fn, .feeds = &fv, .n_fetches = 2, .fetch_names = fe, .fetched = o2};
   assert_int_equal(rt_session_run_step(s, &r2, &st), RT_OK);
   assert_true(((float *)rt_tensor_data(o2[0]))[1] == 10);
   assert_true(((float *)rt_tensor_data(o2[1]))[0] == 3);
   rt_tensor_unref(o2[0]);
   rt_tensor_unref(o2[1]);
   /* errors come back with the kernel's words */
-  rt_session_run r3 = {0, NULL, NULL, 1, (const char *[]){"e"}, o2, 0, NULL, NULL};
+  rt_session_run r3 = {.n_fetches = 1, .fetch_names = (const char *[]){"e"}, .fetched = o2};
   assert_int_equal(rt_session_run_step(s, &r3, &st), RT_INVALID_ARGUMENT);
   assert_string_equal(st.msg, "You must feed a value for placeholder tensor 'p' with dtype "
                       "float32 and shape <unknown>");
-  rt_session_run r4 = {0, NULL, NULL, 1, (const char *[]){"zz"}, o2, 0, NULL, NULL};
+  rt_session_run r4 = {.n_fetches = 1, .fetch_names = (const char *[]){"zz"}, .fetched = o2};
   assert_int_equal(rt_session_run_step(s, &r4, &st), RT_NOT_FOUND);
   /* a wrong feed dtype */
   rt_tensor *iv = rt_tensor_scalar_i32(1);
-  rt_session_run r5 = {1, fn, &iv, 1, (const char *[]){"e"}, o2, 0, NULL, NULL};
+  rt_session_run r5 = {.n_feeds = 1, .feed_names = fn, .feeds = &iv, .n_fetches = 1, .fetch_names = (const char *[]){"e"}, .fetched = o2};
   assert_int_equal(rt_session_run_step(s, &r5, &st), RT_INVALID_ARGUMENT);
   assert_string_equal(st.msg, "Cannot feed value of dtype int32 for Tensor 'p:0', which has dtype float32");
   rt_tensor_unref(iv);
@@ -404,7 +404,7 @@ static void test_two_tasks(void **state) {
   assert_int_equal(add_add(g, "e", "p", "c", &st), RT_OK);
   rt_node_set_device(rt_graph_find(g, "e"), "/job:worker/task:0");
   rt_tensor *o[1];
-  rt_session_run r2 = {0, NULL, NULL, 1, (const char *[]){"e"}, o, 0, NULL, NULL};
+  rt_session_run r2 = {.n_fetches = 1, .fetch_names = (const char *[]){"e"}, .fetched = o};
   assert_int_equal(rt_session_run_step(s, &r2, &st), RT_INVALID_ARGUMENT);
   assert_string_equal(st.msg, "/job:ps/replica:0/task:0: You must feed a value for placeholder "
                       "tensor 'p' with dtype float32 and shape <unknown>");
