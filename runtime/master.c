@@ -11,6 +11,7 @@
  * Each step then sends one RunGraph per worker, all in flight at once; the first error
  * aborts the others and reaches the client, prefixed by its task when there are several. */
 #include <inttypes.h>
+#include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -48,6 +49,7 @@ typedef struct mdev {
 
 typedef struct msess {
   struct msess *next;
+  atomic_bool cancel;    /* CancelRun: abort the step in flight (Ctrl-C in the client) */
   uint64_t handle;
   rt_graph *g;
   pthread_mutex_t mu;
@@ -458,6 +460,11 @@ static int check_feed(const msess *s, const char *name, const rt_tensor *t, rt_s
   return RT_OK;
 }
 
+static int cancel_tick(void *arg, int64_t elapsed_ms) {
+  (void)elapsed_ms;
+  return atomic_load(&((msess *)arg)->cancel);
+}
+
 /* One step: a RunGraph per partition, all in flight; the first error aborts the rest. */
 static int run_step(rt_master *m, msess *s, mrun *r, int nf, char **feeds, rt_tensor **fv, int nx,
                     char **fetches, rt_tensor **out, rt_step_stats *trace, rt_status *st) {
@@ -514,7 +521,8 @@ static int run_step(rt_master *m, msess *s, mrun *r, int nf, char **feeds, rt_te
   }
   int first_err = rc;
   rt_status err = *st;
-  net_wait w = {.timeout_ms = s->timeout_ms > 0 ? (int)s->timeout_ms : -1};
+  net_wait w = {.timeout_ms = s->timeout_ms > 0 ? (int)s->timeout_ms : -1, .tick_ms = 50,
+                .tick = cancel_tick, .arg = s};
   while (in_flight > 0) {
     int ready;
     rt_status ps = {0};
@@ -882,6 +890,9 @@ static void handle_run(rt_master *m, net_req *req) {
   if (!rc) {
     out = calloc((size_t)nx + 1, sizeof *out);
     pthread_mutex_lock(&s->mu);
+    /* A CancelRun for an earlier step must not cancel this one; one arriving from now on,
+     * during preparation or the step, does. */
+    atomic_store(&s->cancel, false);
     for (int i = 0; !rc && i < nf; i++) rc = check_feed(s, feeds[i], fv[i], &st);
     /* The signature: feeds, fetches and targets as given. */
     size_t len = 16;
@@ -968,6 +979,15 @@ static void handle_list_devices(rt_master *m, net_req *req) {
   net_reply(req, rep);
 }
 
+/* CancelRun {session}: the client was interrupted; the step in flight aborts everywhere. */
+static void handle_cancel(rt_master *m, net_req *req) {
+  const net_in *in = net_req_msg(req);
+  rt_status st = {0};
+  msess *s = session_find(m, in, &st);
+  if (s) atomic_store(&s->cancel, true);
+  net_reply(req, net_msg_new("CancelRunOk"));
+}
+
 static void handle_wait_status(rt_master *m, net_req *req) {
   net_msg *rep = net_msg_new("WaitStatusOk");
   pthread_mutex_lock(&m->mu);
@@ -1047,6 +1067,7 @@ bool rt_master_handle(rt_master *m, net_req *req) {
   else if (!strcmp(t, "CloseSession")) handle_close(m, req);
   else if (!strcmp(t, "ListDevices")) handle_list_devices(m, req);
   else if (!strcmp(t, "WaitStatus")) handle_wait_status(m, req);
+  else if (!strcmp(t, "CancelRun")) handle_cancel(m, req);
   else if (!strcmp(t, "Placement")) handle_placement(m, req);   /* views */
   else if (!strcmp(t, "Progress")) handle_progress(m, req);     /* views */
   else return false;

@@ -70,13 +70,23 @@ static int tick(void *arg, int64_t elapsed_ms) {
   return 0;
 }
 
+/* The user interrupted a call: say so, and stop the step on the cluster too, not only our
+ * wait for it (the master aborts it on every worker). */
+static void interrupted(rt_session *s, rt_status *st) {
+  rt_error(st, RT_CANCELLED, "interrupted");
+  if (!s->handle) return;
+  net_msg *c = net_msg_new("CancelRun");
+  net_msg_uint(c, "session", s->handle);
+  rt_status ignore;
+  net_send_oneway(s->c, c, &ignore);
+}
+
 static int call_report(rt_session *s, net_msg *req, net_in **rep, const volatile int *interrupt,
                        bool report, rt_status *st) {
   waiter wt = {s, interrupt, report, 0, NULL, NULL};
   net_wait w = {.timeout_ms = -1, .tick_ms = 50, .tick = tick, .arg = &wt};
   int rc = net_call_wait(s->c, req, rep, &w, st);
-  if (rc == RT_CANCELLED && interrupt && *interrupt)
-    rt_error(st, RT_CANCELLED, "interrupted");
+  if (rc == RT_CANCELLED && interrupt && *interrupt) interrupted(s, st);
   return rc;
 }
 
@@ -215,7 +225,7 @@ int rt_session_run_step_views(rt_session *s, const rt_session_run *r, const rt_s
   waiter wt = {s, r->interrupt, false, 0, v->tick, v->tick_arg};
   net_wait nw = {.timeout_ms = -1, .tick_ms = 50, .tick = tick, .arg = &wt};
   rc = net_call_wait(s->c, req, &rep, &nw, st);
-  if (rc == RT_CANCELLED && r->interrupt && *r->interrupt) rt_error(st, RT_CANCELLED, "interrupted");
+  if (rc == RT_CANCELLED && r->interrupt && *r->interrupt) interrupted(s, st);
   const msgpack_object_array *ts = NULL;
   if (!rc) rc = net_get_array(rep, "tensors", &ts, st);
   if (!rc && ts->size != (uint32_t)r->n_fetches)
