@@ -18,6 +18,8 @@ sh_obj *tf_variable_initializer(sh_obj *v);
 bool tf_variable_trainable(sh_obj *v);
 void tf_data_add(sh_obj *tf);
 void tf_events_add(sh_obj *tf);
+void tf_views_add(sh_obj *tf);            /* views (issue 7): shell/tf_views.c */
+void tf_views_register_magics(void);
 
 static const char prelude_src[] =
 #include "shell/tf_prelude.py.inc"
@@ -331,6 +333,7 @@ static sh_obj *tf_init(void) {
     sh_decref(tf);
     return NULL;
   }
+  tf_views_add(tf);   /* views: RunMetadata records, GraphDef, timeline (after the saver) */
   return tf;
 }
 
@@ -339,6 +342,7 @@ static sh_obj *np_init(void) { return np_module_init(); }
 void sh_modules_init_extra(void) {
   sh_register_module("numpy", np_init);
   sh_register_module("tensorflow", tf_init);
+  tf_views_register_magics();   /* views: %placement, %live, ... */
   void sh_cluster_init(void);   /* shell/cluster.c: the tfsh module and cluster magics */
   sh_cluster_init();
 }

@@ -16,6 +16,13 @@ typedef struct tf_session {
 
 static sh_obj *session_stack;   /* default sessions, innermost last */
 
+/* views (issue 7): shell/tf_views.c runs steps with RunOptions / RunMetadata and the live
+ * view, and its magics look at the default (or the last used) session. */
+int tf_views_run(rt_session *s, tf_graph *g, const rt_session_run *r, sh_obj *options, sh_obj *meta,
+                 rt_status *st);
+void tf_views_note_session(sh_obj *sess);
+void tf_views_forget_session(sh_obj *sess);
+
 sh_obj *tf_default_session(void) {
   if (!session_stack || SH_LIST_N(session_stack) == 0) return NULL;
   return SH_LIST_ITEMS(session_stack)[SH_LIST_N(session_stack) - 1];
@@ -28,6 +35,7 @@ static void session_close(tf_session *s) {
 
 static void session_destroy(sh_obj *self) {
   tf_session *s = (tf_session *)self;
+  tf_views_forget_session(self);   /* views */
   session_close(s);
   sh_decref((sh_obj *)s->graph);
   sh_decref(s->target);
@@ -225,7 +233,8 @@ static int build_feeds(tf_session *s, sh_obj *fd, feeds *f) {
 
 /* ---- run -------------------------------------------------------------------------- */
 
-static sh_obj *session_run(tf_session *s, sh_obj *fetches, sh_obj *feed_dict) {
+static sh_obj *session_run(tf_session *s, sh_obj *fetches, sh_obj *feed_dict, sh_obj *options,
+                           sh_obj *meta) {
   if (!s->s) return sh_raise(sh_RuntimeError, "Attempted to use a closed Session.");
   plan p = {0};
   feeds f = {0};
@@ -239,7 +248,8 @@ static sh_obj *session_run(tf_session *s, sh_obj *fetches, sh_obj *feed_dict) {
     .interrupt = (const volatile int *)&sh_interrupted,
   };
   rt_status st = {0};
-  if (rt_session_run_step(s->s, &r, &st)) {
+  tf_views_note_session((sh_obj *)s);   /* views */
+  if (tf_views_run(s->s, s->graph, &r, options, meta, &st)) {
     if (st.code == RT_CANCELLED && sh_interrupted)
       sh_check_interrupt();
     else
@@ -261,7 +271,7 @@ static sh_obj *m_run(sh_obj *self, int argc, sh_obj **argv, sh_obj *kw) {
   if (sh_parse_args("run", argc, argv, kw, "fetches |feed_dict options run_metadata", &fetches, &feed,
                     &options, &meta) < 0)
     return NULL;
-  return session_run((tf_session *)self, fetches, feed);
+  return session_run((tf_session *)self, fetches, feed, options, meta);
 }
 
 sh_obj *tf_eval_in_session(sh_obj *fetch, sh_obj *feed_dict, sh_obj *session) {
@@ -271,7 +281,7 @@ sh_obj *tf_eval_in_session(sh_obj *fetch, sh_obj *feed_dict, sh_obj *session) {
                     "registered. Use `with sess.as_default()` or pass an explicit session to "
                     "`eval(session=sess)`");
   if (session->type != &tf_session_type) return sh_raise(sh_TypeError, "session must be a tf.Session");
-  return session_run((tf_session *)session, fetch, feed_dict);
+  return session_run((tf_session *)session, fetch, feed_dict, NULL, NULL);
 }
 
 static sh_obj *m_close(sh_obj *self, int argc, sh_obj **argv, sh_obj *kw) {
@@ -326,8 +336,22 @@ static sh_obj *session_getattr(sh_obj *self, const char *name) {
   tf_session *s = (tf_session *)self;
   if (!strcmp(name, "graph")) return sh_incref((sh_obj *)s->graph);
   if (!strcmp(name, "sess_str")) return sh_incref(s->target);
-  if (!strcmp(name, "graph_def")) return sh_incref((sh_obj *)s->graph);
+  if (!strcmp(name, "graph_def")) {   /* views: a GraphDef (shell/views.py.inc) */
+    sh_obj *tf = sh_import("tensorflow"), *f = tf ? sh_getattr(tf, "_views_as_graph_def") : NULL;
+    sh_obj *r = f ? sh_call(f, 1, (sh_obj *[]){(sh_obj *)s->graph}, NULL) : NULL;
+    sh_decref(f);
+    sh_decref(tf);
+    return r;
+  }
   return NULL;
+}
+
+/* views: the runtime session and graph of a tf.Session (NULL when closed). */
+rt_session *tf_session_rt(sh_obj *sess, tf_graph **g) {
+  if (!sess || !sh_isinstance(sess, &tf_session_type)) return NULL;
+  tf_session *s = (tf_session *)sess;
+  if (g) *g = s->graph;
+  return s->s;
 }
 
 /* A config attribute (ConfigProto instance attributes), or NULL. */

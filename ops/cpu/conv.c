@@ -189,7 +189,7 @@ static plan plan_chunks(const geom *g, int64_t cols, size_t es) {
 static void im2col(const geom *g, const char *x, char *col, int64_t r0, int64_t nr, size_t es) {
   int64_t cols = g->kh * g->kw * g->ic, per_img = g->oh * g->ow;
   size_t px = (size_t)g->ic * es;
-#pragma omp parallel for schedule(static) if (nr * cols >= PAR_MIN)
+#pragma omp parallel for schedule(static) num_threads(n_threads()) if (nr * cols >= PAR_MIN)
   for (int64_t r = 0; r < nr; r++) {
     int64_t row = r0 + r, b = row / per_img, p = row % per_img;
     int64_t y0 = p / g->ow * g->sh - g->pt, x0 = p % g->ow * g->sw - g->pl;
@@ -215,7 +215,7 @@ static void im2col(const geom *g, const char *x, char *col, int64_t r0, int64_t 
   static void col2im_##T(const geom *g, const T *col, T *dx, int64_t r0, int64_t nr) {  \
     int64_t cols = g->kh * g->kw * g->ic, per_img = g->oh * g->ow;                      \
     int64_t nimg = nr % per_img == 0 && r0 % per_img == 0 ? nr / per_img : 0;           \
-    _Pragma("omp parallel for schedule(static) if (nimg > 1 && nr * cols >= PAR_MIN)")  \
+    _Pragma("omp parallel for schedule(static) num_threads(n_threads()) if (nimg > 1 && nr * cols >= PAR_MIN)")  \
     for (int64_t t = 0; t < (nimg ? nimg : 1); t++)                                     \
       for (int64_t r = nimg ? t * per_img : 0; r < (nimg ? (t + 1) * per_img : nr); r++) { \
         int64_t row = r0 + r, b = row / per_img, p = row % per_img;                     \

@@ -2,13 +2,15 @@
  *   latency:    a tiny request through net_call vs a raw REQ/REP round trip
  *   throughput: a 64 MiB payload frame (zero-copy, the buffer reused) through net_call
  *               vs raw REQ/REP carrying the same buffer; both answered by a tiny reply
- * on tcp loopback and inproc. Build (after building tfsh_core in build-net/):
+ * on tcp loopback and inproc; and on tcp loopback the net layer with a cluster key (CURVE:
+ * encrypted and authenticated) against without, in the same run. Build (after building tfsh_core in build-net/):
  *   cc -O2 -std=gnu17 -I. scripts/bench/net_bench.c build-net/libtfsh_core.a \
  *      -lzmq -lmsgpackc -lpthread -o build-net/net_bench      (runtime/status.c inside)
  * or, without the library:  cc -O2 -std=gnu17 -I. scripts/bench/net_bench.c net/[a-z]*.c \
  *      runtime/status.c -lzmq -lmsgpackc -lpthread -o net_bench
  * Usage: net_bench [round_trips (20000)] [transfers (20)] */
 #include <pthread.h>
+#include <unistd.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -76,10 +78,14 @@ static void raw(const char *bind, int n, int k, double *rtt_us, double *mbps) {
 
 static void pong(void *user, net_req *req) { net_reply(req, net_msg_new("Pong")); }
 
-static void net(const char *bind, int n, int k, double *rtt_us, double *mbps) {
+/* key: a cluster key file, "" for none */
+static void net(const char *bind, const char *key, int n, int k, double *rtt_us, double *mbps) {
   rt_status st;
-  net_server *s = net_server_new(&bind, 1, pong, NULL, NULL, &st);
-  net_client *c = s ? net_client_new(net_server_endpoint(s, 0), NULL, &st) : NULL;
+  net_options o;
+  net_options_default(&o);
+  o.key_file = key;
+  net_server *s = net_server_new(&bind, 1, pong, NULL, &o, &st);
+  net_client *c = s ? net_client_new(net_server_endpoint(s, 0), &o, &st) : NULL;
   if (!c) {
     fprintf(stderr, "net_bench: %s\n", st.msg);
     exit(1);
@@ -114,11 +120,26 @@ int main(int argc, char **argv) {
   for (int i = 0; i < 2; i++) {
     double rr, rm, nr, nm;
     raw(eps[i][0], n, k, &rr, &rm);
-    net(eps[i][1], n, k, &nr, &nm);
+    net(eps[i][1], "", n, k, &nr, &nm);
     printf("%-12s  round trip: raw %6.1f us  net %6.1f us  (net/raw %.2fx)\n", names[i], rr, nr,
            nr / rr);
     printf("%-12s  64 MiB:     raw %6.0f MB/s net %6.0f MB/s (net/raw %.0f%%)\n", names[i], rm,
            nm, 100 * nm / rm);
   }
+  char key[64];
+  snprintf(key, sizeof key, "/tmp/net_bench-%d.key", (int)getpid());
+  rt_status st;
+  if (net_keygen(key, &st)) {
+    fprintf(stderr, "net_bench: %s\n", st.msg);
+    return 1;
+  }
+  double pr, pm, cr, cm;
+  net("tcp://127.0.0.1:*", "", n / 4, k, &pr, &pm);
+  net("tcp://127.0.0.1:*", key, n / 4, k, &cr, &cm);
+  unlink(key);
+  printf("tcp CURVE     round trip: plain %6.1f us  CURVE %6.1f us  (CURVE/plain %.2fx)\n", pr, cr,
+         cr / pr);
+  printf("tcp CURVE     64 MiB:     plain %6.0f MB/s CURVE %6.0f MB/s (CURVE/plain %.0f%%)\n", pm,
+         cm, 100 * cm / pm);
   return 0;
 }

@@ -805,6 +805,21 @@ static void test_random_shuffle(void **s) {
   }
   for (int i = 0; i < 2; i++) rt_tensor_unref(a[i]), rt_tensor_unref(b[i]);
   rt_graph_free(g);
+  /* strings are copied element by element */
+  static const char *words[] = {"a", "bb", "ccc", "dddd", "eeeee"};
+  rt_shape ws = rt_shape_make(1, D(5));
+  rt_tensor *w = rt_tensor_new(RT_STRING, &ws);
+  for (int i = 0; i < 5; i++) rt_tensor_set_str(w, i, words[i], strlen(words[i]));
+  rt_tensor *r = run_op("RandomShuffle", NULL, &st, 1, &w);
+  check_ok(&st);
+  int seen = 0;
+  for (int i = 0; i < 5; i++) {
+    const rt_str *e = (const rt_str *)rt_tensor_data(r) + i;
+    assert_int_equal(e->len, strlen(e->ptr));
+    seen |= 1 << (e->len - 1);
+  }
+  assert_int_equal(seen, 31);
+  rt_tensor_unref(r);
 }
 
 static void test_random_errors(void **s) {
