@@ -38,6 +38,7 @@ typedef struct mrun {
   int *fetch_part;   /* per fetch: partition index, -1 when the fetch is fed */
   int n_needed;      /* views: the pruned node set, for partition_graphs */
   bool *needed;
+  char *warning;     /* said once, with the first step of this signature */
 } mrun;
 
 typedef struct mdev {
@@ -84,6 +85,7 @@ rt_master *rt_master_new(rt_server *s) {
 
 static void mrun_free(mrun *r) {
   free(r->sig);
+  free(r->warning);
   free(r->parts);
   free(r->feed_part);
   free(r->fetch_part);
@@ -362,6 +364,35 @@ static void handle_extend(rt_master *m, net_req *req) {
 }
 
 /* Prepare a run signature: prune, place, partition, register. s->mu held. */
+/* A cluster with a ps job whose variables land elsewhere: other workers cannot share them
+ * (a classic mistake: replica_device_setter forgotten). A warning naming them, or NULL. */
+static char *unshared_variables(rt_master *m, const rt_graph *g, const bool *needed) {
+  if (rt_cluster_num_tasks(m->srv->cluster, "ps") == 0) return NULL;
+  char names[600] = "", where[200] = "";
+  size_t off = 0;
+  int count = 0;
+  for (int i = 0; i < g->n_nodes; i++) {
+    const rt_node *n = g->nodes[i];
+    if (!needed[i] || strcmp(n->op, "VariableV2") || !n->assigned || !strncmp(n->assigned, "/job:ps/", 8))
+      continue;
+    if (!count) {
+      rt_devname d;
+      rt_devname_parse(n->assigned, &d, NULL);
+      rt_devname_task_str(&d, where, sizeof where);
+    }
+    if (count < 8 && off < sizeof names)
+      off += (size_t)snprintf(names + off, sizeof names - off, "%s%s", count ? ", " : "", n->name);
+    count++;
+  }
+  if (!count) return NULL;
+  char *w = malloc(1200);
+  snprintf(w, 1200, "variable%s %s%s %s placed on %s, not on a ps task: other workers cannot share "
+           "%s. Place variables with tf.device(tf.train.replica_device_setter(cluster=...)) or "
+           "tf.device(\"/job:ps/task:0\").", count == 1 ? "" : "s", names, count > 8 ? ", ..." : "",
+           count == 1 ? "is" : "are", where, count == 1 ? "it" : "them");
+  return w;
+}
+
 static int prepare(rt_master *m, msess *s, int nf, char **feeds, int nx, char **fetches, int nt,
                    char **targets, mrun **out, rt_status *st) {
   int rc;
@@ -379,6 +410,7 @@ static int prepare(rt_master *m, msess *s, int nf, char **feeds, int nx, char **
       if (needed[i])
         fprintf(stderr, "%s: (%s): %s\n", s->g->nodes[i]->name, s->g->nodes[i]->op,
                 s->g->nodes[i]->assigned);
+  char *warning = rc ? NULL : unshared_variables(m, s->g, needed);
   rt_partition *parts = NULL;
   int np = 0;
   rt_partition_opts pto = {.by_task = true, .incarnation = dev_incarnation, .arg = s};
@@ -386,10 +418,12 @@ static int prepare(rt_master *m, msess *s, int nf, char **feeds, int nx, char **
   free(names);
   if (rc) {
     free(needed);
+    free(warning);
     return rc;
   }
 
   mrun *r = calloc(1, sizeof *r);
+  r->warning = warning;
   r->needed = needed;              /* views: kept for partition_graphs */
   r->n_needed = s->g->n_nodes;
   r->n_parts = np;
@@ -885,6 +919,7 @@ static void handle_run(rt_master *m, net_req *req) {
       rc = net_obj_bool(v, "RunStep.options.output_partition_graphs", &want_pg, &st);
   }
   rt_step_stats trace = {0};
+  char *warning = NULL;
   rt_partition *pgs = NULL;
   int n_pgs = 0;
   if (!rc) {
@@ -918,6 +953,10 @@ static void handle_run(rt_master *m, net_req *req) {
      * waits for the step in flight. */
     if (!rc) rc = run_step(m, s, r, nf, feeds, fv, nx, fetches, out, trace_level > 0 ? &trace : NULL, &st);
     if (!rc && want_pg) rc = views_device_partitions(s, r->needed, r->n_needed, &pgs, &n_pgs, &st);
+    if (!rc && r->warning) {   /* said once */
+      warning = r->warning;
+      r->warning = NULL;
+    }
     pthread_mutex_unlock(&s->mu);
   }
   if (rc) {
@@ -933,8 +972,10 @@ static void handle_run(rt_master *m, net_req *req) {
       for (int i = 0; i < trace.n; i++) rt_pack_dev_stats(pk, trace.dev[i]);
     }
     if (want_pg) views_pack_partitions(rep, net_msg_field(rep, "partition_graphs"), pgs, n_pgs);
+    if (warning) net_msg_str(rep, "warning", warning);
     net_reply(req, rep);
   }
+  free(warning);
   rt_step_stats_clear(&trace);
   rt_partitions_free(pgs, n_pgs);
   for (int i = 0; i < nf; i++) rt_tensor_unref(fv[i]);

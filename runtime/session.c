@@ -233,6 +233,10 @@ int rt_session_run_step_views(rt_session *s, const rt_session_run *r, const rt_s
                   r->n_fetches);
   for (int i = 0; !rc && i < r->n_fetches; i++)
     rc = rt_unpack_tensor_msg(rep, &ts->ptr[i], "RunStep.tensors", &r->fetched[i], st);
+  const char *wp;
+  size_t wl;
+  if (!rc && net_has(rep, "warning") && !net_get_str(rep, "warning", &wp, &wl, st))
+    fprintf(stderr, "tfsh: warning: %.*s\n", (int)wl, wp);   /* the master says it once */
   /* views: RunMetadata */
   if (!rc && v->step_stats && net_get(rep, "step_stats"))
     rc = rt_unpack_step_stats(net_get(rep, "step_stats"), "RunStep.step_stats", v->step_stats, st);

@@ -80,4 +80,22 @@ check "no such device" \
 with tf.device('/job:localhost/gpu:0'):
     c = tf.constant(1, name='c')
 tf.Session().run(c)")"
+# Variables that other workers cannot share: a cluster with a ps job, variables on a worker.
+kill -TERM "$PID_ps"
+wait "$PID_ps" 2>/dev/null
+start_task w1 --cluster "$SPEC" --job worker --task 1
+start_task ps0 --cluster "$SPEC" --job ps --task 0
+cat >"$WORK/unshared.py" <<PY
+import tensorflow as tf
+server = tf.train.Server($SPEC, job_name="worker", task_index=0)
+with tf.device("/job:worker/task:0"):
+    w = tf.Variable([1.0], name="w")
+    b = tf.Variable([2.0], name="b")
+with tf.Session(server.target) as sess:
+    sess.run(tf.global_variables_initializer())
+    print(sess.run(w + b))
+PY
+check "variables on a worker: a warning naming them and the fix" \
+  "tfsh: warning: variables w, b are placed on /job:worker/replica:0/task:0, not on a ps task: other workers cannot share them. Place variables with tf.device(tf.train.replica_device_setter(cluster=...)) or tf.device(\"/job:ps/task:0\")." \
+  "$(timeout 30 "$TFSH" "$WORK/unshared.py" 2>&1 | grep warning | head -1)"
 finish
