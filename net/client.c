@@ -26,6 +26,7 @@ struct net_client {
   bool lost;             /* disconnected while requests were pending */
   bool curve;            /* this client holds a cluster key */
   bool refused;          /* the last handshake failed: key mismatch or missing */
+  bool handshaken;       /* a handshake with the server succeeded once */
 };
 
 static atomic_ulong monitor_seq;
@@ -175,16 +176,17 @@ static void read_monitor(net_client *c) {
       c->down_since = net_now_ms();
       if (c->npending) c->lost = true;
     }
-    /* A CURVE server refuses a client without the key (mechanism mismatch: PROTOCOL), with
-     * another key (it cannot read the HELLO and hangs up: NO_DETAIL, for a client with a
-     * key), or one its ZAP handler turns away (AUTH). A key-less client meeting a key-less
-     * server never fails a handshake, so NO_DETAIL there is only a peer gone mid-greeting. */
+    /* A CURVE server refuses a client without the key (mechanism mismatch: PROTOCOL, or
+     * NO_DETAIL when the server hangs up before the client has read its greeting), with
+     * another key (it cannot read the HELLO and hangs up: NO_DETAIL), or one its ZAP
+     * handler turns away (AUTH). A key-less client that once completed a handshake with
+     * this server and then sees NO_DETAIL has more likely met a peer dying mid-greeting. */
     if (event == ZMQ_EVENT_HANDSHAKE_FAILED_AUTH ||
         (event == ZMQ_EVENT_HANDSHAKE_FAILED_PROTOCOL &&
          (c->curve || value == ZMQ_PROTOCOL_ERROR_ZMTP_MECHANISM_MISMATCH)) ||
-        (event == ZMQ_EVENT_HANDSHAKE_FAILED_NO_DETAIL && c->curve))
+        (event == ZMQ_EVENT_HANDSHAKE_FAILED_NO_DETAIL && (c->curve || !c->handshaken)))
       c->refused = true;
-    if (event == ZMQ_EVENT_HANDSHAKE_SUCCEEDED) c->refused = false;
+    if (event == ZMQ_EVENT_HANDSHAKE_SUCCEEDED) c->refused = false, c->handshaken = true;
   }
 }
 

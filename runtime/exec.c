@@ -26,7 +26,8 @@ struct rt_exec {
   int n, n_slots;
   xnode *nodes;
   rt_tensor **reuse;   /* per slot: last step's output */
-  void **state;        /* per node: kernel state (rt_kernel_ctx.state) */
+  void **state;        /* per node: kernel state (rt_kernel_ctx.state), the executor's own */
+  void ***slot;        /* per node: where its state lives (own, or a session's table) */
   /* per-run scratch, sized once */
   rt_tensor **values;
   int *pending, *ready, *uses;
@@ -50,6 +51,7 @@ void rt_exec_free(rt_exec *x) {
   for (int i = 0; i < x->n_slots; i++) rt_tensor_unref(x->reuse[i]);
   for (int i = 0; x->state && i < x->n; i++) free(x->state[i]);
   free(x->state);
+  free(x->slot);
   free(x->nodes);
   free(x->reuse);
   free(x->values);
@@ -130,7 +132,9 @@ int rt_exec_new(const rt_graph *g, rt_device *dev, rt_exec **out, rt_status *st)
   x->ready = calloc(nn, sizeof *x->ready);
   x->needed = calloc(nn, sizeof *x->needed);
   x->state = calloc(nn, sizeof *x->state);
-  if (!x->state || !x->reuse || !x->values || !x->uses || !x->fed || !x->pending || !x->ready || !x->needed) {
+  x->slot = calloc(nn, sizeof *x->slot);
+  for (int i = 0; x->slot && x->state && i < x->n; i++) x->slot[i] = &x->state[i];
+  if (!x->state || !x->slot || !x->reuse || !x->values || !x->uses || !x->fed || !x->pending || !x->ready || !x->needed) {
     rt_exec_free(x);
     return rt_error(st, RT_RESOURCE_EXHAUSTED, "out of memory preparing a graph");
   }
@@ -255,7 +259,7 @@ static int run_node(rt_exec *x, xnode *xn, rt_step *step, rt_status *st) {
     rt_kernel_ctx ctx = {
       .node = n, .n_inputs = n->n_data_inputs, .inputs = inputs, .n_outputs = n->n_outputs,
       .outputs = x->values + xn->first_out, .device = x->dev, .step = step, .st = st,
-      .reuse = x->reuse + xn->first_out, .state = &x->state[n->id],
+      .reuse = x->reuse + xn->first_out, .state = x->slot[n->id],
     };
     atomic_store(&step->current_op, n->name);
     rc = xn->kernel(&ctx);
@@ -443,4 +447,51 @@ int rt_exec_run(rt_exec *x, rt_step *step, const rt_run_args *a, rt_status *st) 
   drop_values(x);
   free(stack);
   return rc;
+}
+
+/* ---- kernel state shared by a session ------------------------------------------------- */
+
+typedef struct state_entry {
+  char *name;
+  void *state;   /* the kernel's; stays at this address however the table grows */
+} state_entry;
+
+struct rt_state_table {
+  int n, cap;
+  state_entry **e;
+};
+
+rt_state_table *rt_state_table_new(void) { return calloc(1, sizeof(rt_state_table)); }
+
+void rt_state_table_free(rt_state_table *t) {
+  if (!t) return;
+  for (int i = 0; i < t->n; i++) {
+    free(t->e[i]->name);
+    free(t->e[i]->state);
+    free(t->e[i]);
+  }
+  free(t->e);
+  free(t);
+}
+
+static void **state_slot(rt_state_table *t, const char *name) {
+  for (int i = 0; i < t->n; i++)
+    if (!strcmp(t->e[i]->name, name)) return &t->e[i]->state;
+  if (t->n == t->cap) {
+    t->cap = t->cap ? 2 * t->cap : 16;
+    t->e = realloc(t->e, (size_t)t->cap * sizeof *t->e);
+    if (!t->e) abort();
+  }
+  state_entry *e = calloc(1, sizeof *e);
+  if (!e) abort();
+  e->name = strdup(name);
+  t->e[t->n++] = e;
+  return &e->state;
+}
+
+void rt_exec_share_state(rt_exec *x, rt_state_table *t) {
+  for (int i = 0; i < x->n; i++) {
+    const rt_node *n = x->nodes[i].node;
+    if (n->def && (n->def->flags & RT_OP_STATEFUL)) x->slot[i] = state_slot(t, n->name);
+  }
 }

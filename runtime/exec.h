@@ -33,6 +33,15 @@ typedef struct rt_run_args {
 /* Not reentrant: one run at a time per executor. */
 int rt_exec_run(rt_exec *x, rt_step *step, const rt_run_args *a, rt_status *st);
 
+/* Kernel state shared by every executor of one session (random generators keep going from
+ * one signature to another, as TF1's stateful kernels do), by node name. Not locked: the
+ * master runs one step of a session at a time. */
+typedef struct rt_state_table rt_state_table;
+rt_state_table *rt_state_table_new(void);
+void rt_state_table_free(rt_state_table *t);   /* frees every state with free() */
+/* Take kernel state slots from t instead of the executor's own. */
+void rt_exec_share_state(rt_exec *x, rt_state_table *t);
+
 /* Rendezvous key of a _Send/_Recv node:
  * "send_device;send_incarnation(hex);recv_device;tensor_name;0:0" (TF's format). */
 void rt_rendezvous_key(const rt_node *n, char *buf, size_t len);

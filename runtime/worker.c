@@ -23,8 +23,18 @@
 #include "runtime/step.h"
 #include "runtime/trace.h"   /* views: RunGraph traces, GetProgress */
 
+/* Kernel state of one session (random generators), shared by its fragments. */
+typedef struct wsess {
+  struct wsess *next;
+  uint64_t session;
+  int refs;
+  rt_state_table *states;
+} wsess;
+
 typedef struct wgraph {
   struct wgraph *next;
+  struct rt_worker *w;
+  wsess *sess;
   uint64_t handle;
   rt_graph *g;
   int n_parts;
@@ -77,6 +87,7 @@ struct rt_worker {
   pthread_cond_t cv;
   wgraph *graphs;
   wstep *steps;
+  wsess *sessions;
   bool shutdown;             /* every step fails from now on */
   uint64_t dead[TOMBSTONES];
   rt_status dead_why[TOMBSTONES];
@@ -106,14 +117,49 @@ rt_worker *rt_worker_new(rt_server *s, int n_cpus) {
   return w;
 }
 
+static wsess *sess_get(rt_worker *w, uint64_t session);   /* w->mu held */
+static void sess_release(rt_worker *w, wsess *s);          /* w->mu held */
+
 static void wgraph_free(wgraph *wg) {
   for (int i = 0; i < wg->n_parts; i++) rt_exec_free(wg->execs[i]);
+  if (wg->sess) {
+    pthread_mutex_lock(&wg->w->mu);
+    sess_release(wg->w, wg->sess);
+    pthread_mutex_unlock(&wg->w->mu);
+  }
   rt_partitions_free(wg->parts, wg->n_parts);
   free(wg->execs);
   free(wg->devs);
   rt_graph_free(wg->g);
   pthread_mutex_destroy(&wg->run_mu);
   free(wg);
+}
+
+static wsess *sess_get(rt_worker *w, uint64_t session) {
+  for (wsess *s = w->sessions; s; s = s->next)
+    if (s->session == session) {
+      s->refs++;
+      return s;
+    }
+  wsess *s = calloc(1, sizeof *s);
+  if (!s) abort();
+  s->session = session;
+  s->refs = 1;
+  s->states = rt_state_table_new();
+  s->next = w->sessions;
+  w->sessions = s;
+  return s;
+}
+
+static void sess_release(rt_worker *w, wsess *s) {
+  if (--s->refs > 0) return;
+  for (wsess **p = &w->sessions; *p; p = &(*p)->next)
+    if (*p == s) {
+      *p = s->next;
+      break;
+    }
+  rt_state_table_free(s->states);
+  free(s);
 }
 
 static void items_free(rdv_item *it) {
@@ -425,6 +471,15 @@ static void handle_register(rt_worker *w, net_req *req) {
       wg->devs[i] = device_named(w, wg->parts[i].name);
       rc = rt_exec_new(wg->parts[i].g, wg->devs[i], &wg->execs[i], &st);
     }
+  }
+  /* stateful kernels (random generators) continue across the session's signatures */
+  uint64_t session = 0;
+  if (!rc && net_has(in, "session") && !net_get_uint(in, "session", &session, &st)) {
+    wg->w = w;
+    pthread_mutex_lock(&w->mu);
+    wg->sess = sess_get(w, session);
+    pthread_mutex_unlock(&w->mu);
+    for (int i = 0; i < wg->n_parts; i++) rt_exec_share_state(wg->execs[i], wg->sess->states);
   }
   if (rc) {
     wgraph_free(wg);

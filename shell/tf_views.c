@@ -134,7 +134,11 @@ static sh_obj *node_dict(const rt_node *n, bool assigned) {
   sh_dict_set_str(d, "name", v = sh_str(n->name)), sh_decref(v);
   sh_dict_set_str(d, "op", v = sh_str(n->op)), sh_decref(v);
   sh_obj *ins = sh_list_new(0);
-  for (int k = 0; k < n->n_inputs; k++) sh_list_append_steal(ins, sh_str(n->inputs[k]));
+  for (int k = 0; k < n->n_inputs; k++) {   /* TF1 writes "x" for "x:0" */
+    size_t len = strlen(n->inputs[k]);
+    bool zero = len > 2 && !strcmp(n->inputs[k] + len - 2, ":0");
+    sh_list_append_steal(ins, sh_strn(n->inputs[k], zero ? len - 2 : len));
+  }
   sh_dict_set_str(d, "input", ins), sh_decref(ins);
   const char *dev = assigned && n->assigned ? n->assigned : n->device ? n->device : "";
   sh_dict_set_str(d, "device", v = sh_str(dev)), sh_decref(v);
@@ -1012,10 +1016,13 @@ static int magic_cluster(const char *args) {
     tf_raise_status(&st);
     return -1;
   }
-  int w = 4;
-  for (int i = 0; i < n_tasks; i++)
+  int w = 4, aw = 7, dw = 7;
+  for (int i = 0; i < n_tasks; i++) {
     if ((int)strlen(tasks[i].task) > w) w = (int)strlen(tasks[i].task);
-  printf("%-*s  %-22s  %-5s  %-16s  %-20s  %s\n", w, "task", "address", "state", "incarnation", "devices", "last heard from");
+    if ((int)strlen(tasks[i].addr) > aw) aw = (int)strlen(tasks[i].addr);
+    if ((int)strlen(tasks[i].devices) > dw) dw = (int)strlen(tasks[i].devices);
+  }
+  printf("%-*s  %-*s  %-5s  %-16s  %-*s  %s\n", w, "task", aw, "address", "state", "incarnation", dw, "devices", "last heard from");
   int64_t now = now_us();
   for (int i = 0; i < n_tasks; i++) {
     task_view *t = &tasks[i];
@@ -1024,7 +1031,7 @@ static int magic_cluster(const char *args) {
     else snprintf(heard, sizeof heard, "never");
     if (t->incarnation) snprintf(inc, sizeof inc, "%016llx", (unsigned long long)t->incarnation);
     else snprintf(inc, sizeof inc, "-");
-    printf("%-*s  %-22s  %-5s  %-16s  %-20s  %s\n", w, t->task, t->addr, t->up ? "up" : "down", inc,
+    printf("%-*s  %-*s  %-5s  %-16s  %-*s  %s\n", w, t->task, aw, t->addr, t->up ? "up" : "down", inc, dw,
            t->devices[0] ? t->devices : "-", heard);
   }
   fflush(stdout);

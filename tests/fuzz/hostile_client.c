@@ -5,7 +5,9 @@
  * words, or for the cases marked so, none), and after each check that the server still
  * answers a valid GetStatus. Prints "ok   CASE: what came back" or "FAIL CASE: ..." and
  * a summary; exits 1 if anything failed. Used by tests/integration/test_hostile.sh.
- * MAX_MESSAGE_BYTES: the server's limit (TFSH_MAX_MESSAGE_BYTES), for the size cases. */
+ * MAX_MESSAGE_BYTES: the server's limit (TFSH_MAX_MESSAGE_BYTES), for the size cases.
+ * hostile_client keygen FILE: net_keygen_main, for tests that need a cluster key before
+ * `tfsh keygen` exists. */
 #include <inttypes.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -167,6 +169,7 @@ int main(int argc, char **argv) {
     fprintf(stderr, "usage: hostile_client ENDPOINT [MAX_MESSAGE_BYTES]\n");
     return 2;
   }
+  if (!strcmp(argv[1], "keygen")) return net_keygen_main(argc - 1, argv + 1);
   endpoint = argv[1];
   uint64_t max_bytes = 0;
   rt_status st;

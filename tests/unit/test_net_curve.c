@@ -245,6 +245,34 @@ static void test_key_files(void **state) {
   unsetenv("TFSH_CLUSTER_KEY");
 }
 
+/* `tfsh server` flags through net_configure: they become the process's defaults, so
+ * servers and clients given NULL options (the runtime's) use them. Runs last: it changes
+ * the defaults for the rest of the process. */
+static void test_configure(void **state) {
+  rt_status st;
+  assert_int_equal(net_configure("12 parsecs", NULL, false, &st), RT_INVALID_ARGUMENT);
+  assert_string_equal(st.msg, "--max-message-bytes: '12 parsecs' is not a byte count (expected "
+                      "e.g. 1048576, 64k, 64M, 4G; at least 1)");
+  assert_int_equal(net_configure(NULL, "/nonexistent/k", false, &st), RT_FAILED_PRECONDITION);
+  assert_int_equal(net_configure("64M", key_a, true, &st), RT_OK);
+  net_options o;
+  net_options_default(&o);
+  assert_true(o.limits.max_frame == 64u << 20 && o.limits.max_header == 64u << 20);
+  assert_string_equal(o.key_file, key_a);
+  assert_true(o.insecure);
+  const char *ep = "tcp://127.0.0.1:*";
+  net_server *s = net_server_new(&ep, 1, handle, NULL, NULL, &st);
+  assert_non_null(s);
+  net_client *c = net_client_new(net_server_endpoint(s, 0), NULL, &st);   /* both take */
+  assert_non_null(c);                                                     /* the key */
+  net_in *r = NULL;
+  assert_int_equal(net_call(c, net_msg_new("Ping"), &r, CALL_MS, &st), RT_OK);
+  net_in_free(r);
+  net_client_free(c);
+  expect_refused(s, "");
+  net_server_free(s);
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
     cmocka_unit_test(test_with_key),
@@ -255,6 +283,7 @@ int main(void) {
     cmocka_unit_test(test_public_key_alone_refused),
     cmocka_unit_test(test_non_loopback_bind),
     cmocka_unit_test(test_key_files),
+    cmocka_unit_test(test_configure),
   };
   return cmocka_run_group_tests(tests, setup, teardown);
 }

@@ -1,0 +1,74 @@
+#!/usr/bin/env bash
+# The live view (issue 7) under a real pseudo-terminal (tmux): during a long step on two
+# tasks the screen shows a line per device with a bar, ops done / total and bytes; the
+# script's own prints stay readable above it; the step folds into a one-line summary; a
+# piped run prints no escape codes; %live off turns it off. Polls the screen (bounded).
+. "$(dirname "$0")/lib.sh"
+command -v tmux >/dev/null || { echo "SKIP: tmux not installed"; exit 77; }
+read -r P0 W0 <<<"$(free_ports 2)"
+SPEC="{\"ps\": [\"localhost:$P0\"], \"worker\": [\"localhost:$W0\"]}"
+start_task ps --cluster "$SPEC" --job ps --task 0
+start_task w0 --cluster "$SPEC" --job worker --task 0
+sock="$WORK/tmux.sock"
+trap 'tmux -S "$sock" kill-server 2>/dev/null; cleanup' EXIT
+
+# A step of a few seconds: a chain of big matmuls alternating between the tasks.
+cat >"$WORK/long.py" <<PY
+import time
+import tensorflow as tf
+n = 1200
+x = tf.random_normal([n, n], seed=1) * 0.01
+for i in range(36):
+    with tf.device("/job:%s/task:0" % ("ps" if i % 2 else "worker")):
+        x = tf.matmul(x, x) + 1.0
+with tf.device("/job:worker/task:0"):
+    total = tf.reduce_sum(x)
+sess = tf.Session("grpc://localhost:$W0")
+print("script says hello before the step")
+t0 = time.time()
+sess.run(total)
+print("step took more than a second:", time.time() - t0 > 1.0)
+print("script says bye")
+PY
+
+screen() { tmux -S "$sock" capture-pane -t live -p -S -100; }
+wait_screen() {   # wait_screen PATTERN [TRIES]: grep -E the screen, 0.05 s apart
+  local i
+  for ((i = 0; i < ${2:-400}; i++)); do
+    screen | grep -qE -- "$1" && return 0
+    sleep 0.05
+  done
+  return 1
+}
+
+tmux -S "$sock" new-session -d -s live -x 160 -y 40 \
+  "env -u NO_COLOR TERM=xterm '$TFSH' '$WORK/long.py'; echo __EXITED__ \$?; sleep 60"
+ok=0
+wait_screen '^/job:worker/replica:0/task:0/device:CPU:0 \[[#.]{20}\] +[0-9]+/[0-9]+ ' 600 && ok=1
+snap=$(screen); echo "$snap" > /tmp/v/snap.txt
+check "a live line for the worker's device" "1" "$ok"
+check "a live line for the ps's device" "1" \
+  "$(echo "$snap" | grep -cE '^/job:ps/replica:0/task:0/device:CPU:0 +\[[#.]{20}\] +[0-9]+/[0-9]+ .*sent .* recv ')"
+check "the script's print stays above the live lines" "1" \
+  "$(echo "$snap" | grep -c '^script says hello before the step$')"
+wait_screen '__EXITED__' 1200
+snap=$(screen); echo "$snap" > /tmp/v/snap.txt
+check "the step ran" "1" "$(echo "$snap" | grep -c '^step took more than a second: True$')"
+check "folded into a one-line summary" "1" \
+  "$(echo "$snap" | grep -cE '^step [0-9.]+ s: 2 devices, [0-9]+/[0-9]+ ops, sent .*, recv ')"
+check "no live lines left after the step" "0" "$(echo "$snap" | grep -cE '^/job:.*\[[#.]{20}\]')"
+check "prints after the step are readable" "1" "$(echo "$snap" | grep -c '^script says bye$')"
+check "exit status" "1" "$(echo "$snap" | grep -c '__EXITED__ 0')"
+
+# The same script piped: nothing live, no escape codes.
+timeout 120 "$TFSH" "$WORK/long.py" >"$WORK/piped.txt" 2>&1
+check "piped: no escape codes" "0" "$(grep -c $'\033' "$WORK/piped.txt")"
+check "piped: no live lines or summary" "0" "$(grep -cE '^/job:|^step [0-9.]+ s:' "$WORK/piped.txt")"
+# NO_COLOR on a terminal: no live view either.
+tmux -S "$sock" new-session -d -s nocolor -x 160 -y 40 \
+  "env NO_COLOR=1 TERM=xterm '$TFSH' '$WORK/long.py' > '$WORK/nocolor.txt' 2>&1; echo __EXITED__ \$?; sleep 60"
+for ((i = 0; i < 1200; i++)); do
+  tmux -S "$sock" capture-pane -t nocolor -p | grep -q __EXITED__ && break
+  sleep 0.05
+done
+cp $WORK/piped.txt /tmp/v/; finish
