@@ -63,14 +63,14 @@ void rt_task_name(const char *job, int index, char *buf, size_t n) {
 #include <ctype.h>
 #include <jansson.h>
 
-static bool valid_job(const char *s) {
+bool rt_cluster_valid_job(const char *s) {
   if (!*s || !(isalpha((unsigned char)*s) || *s == '_')) return false;
   for (; *s; s++)
     if (!isalnum((unsigned char)*s) && *s != '_') return false;
   return true;
 }
 
-static bool valid_address(const char *s) {
+bool rt_cluster_valid_address(const char *s) {
   if (strstr(s, "://")) return true;
   const char *colon = strrchr(s, ':');
   if (!colon || colon == s || !colon[1]) return false;
@@ -82,10 +82,10 @@ static bool valid_address(const char *s) {
 int rt_cluster_check(const rt_cluster *c, rt_status *st) {
   for (int i = 0; i < c->n; i++) {
     const rt_task_addr *t = &c->tasks[i];
-    if (!valid_job(t->job))
+    if (!rt_cluster_valid_job(t->job))
       return rt_error(st, RT_INVALID_ARGUMENT,
                       "cluster spec: '%s' is not a valid job name (letters, digits and _)", t->job);
-    if (!valid_address(t->addr))
+    if (!rt_cluster_valid_address(t->addr))
       return rt_error(st, RT_INVALID_ARGUMENT,
                       "cluster spec: /job:%s/task:%d has address '%s'; expected \"host:port\"",
                       t->job, t->index, t->addr);

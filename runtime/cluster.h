@@ -42,6 +42,10 @@ rt_cluster *rt_cluster_from_tf_config(const char *json, char *job, size_t job_le
                                       rt_status *st);
 /* Re-check a cluster: valid names and addresses, no shared address. */
 int rt_cluster_check(const rt_cluster *c, rt_status *st);
+/* A job name: letters, digits and _, not starting with a digit. */
+bool rt_cluster_valid_job(const char *s);
+/* "host:port" with a numeric port up to 65535, or a URL tfsh accepts. */
+bool rt_cluster_valid_address(const char *s);
 /* Tasks of a job (0 if none). */
 int rt_cluster_num_tasks(const rt_cluster *c, const char *job);
 /* "ps, worker" */

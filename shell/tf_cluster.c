@@ -25,27 +25,10 @@ static void cluster_destroy(sh_obj *self) {
   sh_decref(((tf_cluster *)self)->sparse);
 }
 
-static bool valid_job(const char *s) {
-  if (!*s || !(isalpha((unsigned char)*s) || *s == '_')) return false;
-  for (; *s; s++)
-    if (!isalnum((unsigned char)*s) && *s != '_') return false;
-  return true;
-}
-
-/* "host:port" with a numeric port (or a URL tfsh accepts). */
-static bool valid_address(const char *s) {
-  if (strstr(s, "://")) return true;
-  const char *colon = strrchr(s, ':');
-  if (!colon || colon == s || !colon[1]) return false;
-  for (const char *p = colon + 1; *p; p++)
-    if (!isdigit((unsigned char)*p)) return false;
-  return atoi(colon + 1) <= 65535;
-}
-
 static int add_job(tf_cluster *c, sh_obj *job, sh_obj *tasks) {
   const char *j = sh_as_cstr(job);
   if (!j) return -1;
-  if (!valid_job(j)) {
+  if (!rt_cluster_valid_job(j)) {
     sh_raise(sh_ValueError, "ClusterSpec: '%s' is not a valid job name (letters, digits and _)", j);
     return -1;
   }
@@ -78,7 +61,7 @@ static int add_job(tf_cluster *c, sh_obj *job, sh_obj *tasks) {
   }
   sh_obj *k, *v;
   for (int64_t pos = 0; sh_dict_next(m, &pos, &k, &v);) {
-    if (!sh_is_str(v) || !valid_address(sh_str_cstr(v))) {
+    if (!sh_is_str(v) || !rt_cluster_valid_address(sh_str_cstr(v))) {
       sh_obj *r = sh_repr(v);
       sh_raise(sh_ValueError, "ClusterSpec: /job:%s/task:%lld has address %s; expected \"host:port\"", j,
                (long long)sh_int_value(k), r ? sh_str_cstr(r) : "?");
