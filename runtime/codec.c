@@ -214,6 +214,9 @@ int rt_unpack_tensor_inline(const msgpack_object *o, const char *what, rt_tensor
   const msgpack_object *d = field(o, "data");
   rt_tensor *x = NULL;
   if (t == RT_STRING) {
+    /* one entry per element, checked before anything is allocated for them */
+    if (d->type != MSGPACK_OBJECT_ARRAY || (int64_t)d->via.array.size != rt_shape_numel(&s))
+      return rt_error(st, RT_INVALID_ARGUMENT, "%s: %lld strings expected", w, (long long)rt_shape_numel(&s));
     x = rt_tensor_new(t, &s);
     if (!x) return rt_error(st, RT_RESOURCE_EXHAUSTED, "%s: out of memory", what);
     rc = unpack_strings(d, w, x, st);

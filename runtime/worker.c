@@ -11,7 +11,9 @@
  * thread with its own executor. Tensors between parts of this worker meet in the step's
  * rendezvous table; a tensor from another task is pulled with RecvTensor by a fetcher
  * thread that drops it into the same table, so an executor only ever waits on the table. */
+#include <errno.h>
 #include <inttypes.h>
+#include <time.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -61,6 +63,7 @@ typedef struct wstep {
   bool aborted;
   rt_status abort;
   wrun *runs;               /* parts running now, for cancellation */
+  bool ran;                 /* a RunGraph of this step came here */
 } wstep;
 
 struct wrun {
@@ -607,7 +610,7 @@ static void handle_run(rt_worker *w, net_req *req) {
     rc = rt_error(&st, RT_ABORTED, "RunGraph: graph handle %016" PRIx64 " is not registered on %s "
                   "(the task may have restarted)", handle, w->srv->task);
   wstep *ws = rc ? NULL : step_get(w, step);
-  if (ws) ws->users++;
+  if (ws) ws->users++, ws->ran = true;
   pthread_mutex_unlock(&w->mu);
 
   if (!rc) {
@@ -698,6 +701,12 @@ static void handle_recv_tensor(rt_worker *w, net_req *req) {
   pthread_mutex_lock(&w->mu);
   wstep *s = step_get(w, step);
   s->users++;
+  /* A step no RunGraph has brought here is given a bound: a RecvTensor may arrive before
+   * its step's RunGraph (the master sends them all at once), but not 10 s before — one for
+   * a step that never comes must not hold a handler thread forever. */
+  struct timespec deadline;
+  clock_gettime(CLOCK_REALTIME, &deadline);
+  deadline.tv_sec += 10;
   for (;;) {
     if (s->aborted) {
       rc = s->abort.code;
@@ -711,7 +720,13 @@ static void handle_recv_tensor(rt_worker *w, net_req *req) {
       free(it);
       break;
     }
-    pthread_cond_wait(&w->cv, &w->mu);
+    if (s->ran) {
+      pthread_cond_wait(&w->cv, &w->mu);
+    } else if (pthread_cond_timedwait(&w->cv, &w->mu, &deadline) == ETIMEDOUT && !s->ran) {
+      rc = rt_error(&st, RT_NOT_FOUND, "RecvTensor: step %016" PRIx64 " is unknown on %s (no RunGraph "
+                    "for it came within 10 s)", step, w->srv->task);
+      break;
+    }
   }
   step_release(w, s);
   pthread_mutex_unlock(&w->mu);

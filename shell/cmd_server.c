@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "net/net.h"   /* the security and limit flags are the net layer's */
 #include "ops/ops.h"
 #include "runtime/cluster.h"
 #include "runtime/server.h"
@@ -13,6 +14,7 @@
 static const char server_usage[] =
   "usage: tfsh server (--cluster SPEC | --ps_hosts H,.. --worker_hosts H,.. | TF_CONFIG) \\\n"
   "                   --job NAME --task N [--cpus N] [--bind HOST]\n"
+  "                   [--cluster-key FILE] [--insecure] [--max-message-bytes N]\n"
   "  SPEC: JSON {\"ps\": [\"host:port\"], \"worker\": [...]} or legacy ps|h:p;h:p,worker|h:p\n";
 
 static int fail(const char *fmt, const char *a, const char *b) {
@@ -41,11 +43,17 @@ static void add_hosts(rt_cluster *c, const char *job, const char *hosts) {
 
 int sh_server_main(int argc, char **argv) {
   const char *spec = NULL, *job = NULL, *task = NULL, *cpus = NULL, *bind = NULL, *ps = NULL,
-             *workers = NULL, *v;
+             *workers = NULL, *max_bytes = NULL, *key = NULL, *v;
+  bool insecure = false;
   for (int i = 1; i < argc; i++) {
     if (!strcmp(argv[i], "-h") || !strcmp(argv[i], "--help")) {
       fputs(server_usage, stdout);
+      fputs(net_server_flags_help, stdout);
       return 0;
+    }
+    if (!strcmp(argv[i], "--insecure")) {
+      insecure = true;
+      continue;
     }
     if ((v = opt(argc, argv, &i, "--cluster")) || (v = opt(argc, argv, &i, "--cluster_spec"))) spec = v;
     else if ((v = opt(argc, argv, &i, "--job")) || (v = opt(argc, argv, &i, "--job_name"))) job = v;
@@ -54,12 +62,18 @@ int sh_server_main(int argc, char **argv) {
     else if ((v = opt(argc, argv, &i, "--bind"))) bind = v;
     else if ((v = opt(argc, argv, &i, "--ps_hosts"))) ps = v;
     else if ((v = opt(argc, argv, &i, "--worker_hosts"))) workers = v;
+    else if ((v = opt(argc, argv, &i, "--max-message-bytes"))) max_bytes = v;
+    else if ((v = opt(argc, argv, &i, "--cluster-key"))) key = v;
     else {
       fprintf(stderr, "tfsh server: unknown argument '%s'\n%s", argv[i], server_usage);
       return 2;
     }
   }
   rt_status st = {0};
+  if (net_configure(max_bytes, key, insecure, &st)) {
+    fprintf(stderr, "tfsh server: %s\n", st.msg);
+    return 2;
+  }
   rt_cluster *c = NULL;
   char cfg_job[64] = "";
   int cfg_task = -1;

@@ -6,11 +6,12 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "net/net.h"   /* tfsh keygen: the cluster key is the net layer's */
 #include "shell/cmd.h"
 #include "shell/interp.h"
 #include "shell/repl.h"
 
-static const char usage_line[] = "usage: tfsh [-h] [--version] [-c CODE | FILE | - | server ...] [ARGS...]\n";
+static const char usage_line[] = "usage: tfsh [-h] [--version] [-c CODE | FILE | - | server ... | keygen FILE] [ARGS...]\n";
 
 static void print_help(void) {
   printf("%s\n"
@@ -22,6 +23,8 @@ static void print_help(void) {
          "  -               run the script read from stdin\n"
          "  -c CODE [ARGS]  run CODE; sys.argv = ['-c', ARGS...]\n"
          "  server ...      run one task of a cluster (tfsh server --help)\n"
+         "  keygen FILE     write a cluster key (CURVE); give it to every task and client\n"
+         "                  with TFSH_CLUSTER_KEY=FILE or tfsh server --cluster-key FILE\n"
          "  lint SPEC       check a cluster spec or TF_CONFIG before launch (tfsh lint --help)\n"
          "  -h, --help      show this help\n"
          "  --version       print the version\n\n"
@@ -70,6 +73,7 @@ int main(int argc, char **argv) {
   }
   /* ---- subcommands dispatch here, before the interpreter starts ---- */
   if (argc > 1 && !strcmp(argv[1], "server")) return sh_server_main(argc - 1, argv + 1);
+  if (argc > 1 && !strcmp(argv[1], "keygen")) return net_keygen_main(argc - 1, argv + 1);
   if (argc > 1 && !strcmp(argv[1], "lint")) return sh_lint_main(argc - 1, argv + 1);
 
   sh_install_sigint();
