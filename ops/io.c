@@ -37,6 +37,7 @@
 #include <unistd.h>
 
 #include "ops/ops_int.h"
+#include "runtime/files.h"
 #include "runtime/device.h"
 
 /* ---- CRC32C (Castagnoli), table-driven, slicing by 8 -------------------------------- */
@@ -429,8 +430,15 @@ static int write_checkpoint(rt_kernel_ctx *c, const char *prefix, int n, const c
     char dpath[4200], ipath[4200];
     data_name(dpath, sizeof dpath, prefix, 0, 1);
     snprintf(ipath, sizeof ipath, "%s.index", prefix);
-    int err = ib.oom ? ENOMEM : write_atomic(dpath, data.p ? (void *)data.p : (void *)"", data.n);
-    if (err) {
+    int err = 0;
+    if (rt_files_check_write(dpath, c->st)) {   /* a server writes only where it allows */
+      rc = rt_kernel_error(c, RT_PERMISSION_DENIED, "%s", c->st->msg);
+      err = -1;
+    } else {
+      err = ib.oom ? ENOMEM : write_atomic(dpath, data.p ? (void *)data.p : (void *)"", data.n);
+    }
+    if (err < 0) {
+    } else if (err) {
       rc = rt_kernel_error(c, RT_UNKNOWN, "Failed to write %s: %s", dpath, strerror(err));
     } else {
       maybe_crash("data");

@@ -8,6 +8,7 @@
 #include "net/net.h"   /* the security and limit flags are the net layer's */
 #include "ops/ops.h"
 #include "runtime/cluster.h"
+#include "runtime/files.h"
 #include "runtime/server.h"
 #include "shell/cmd.h"
 
@@ -15,6 +16,7 @@ static const char server_usage[] =
   "usage: tfsh server (--cluster SPEC | --ps_hosts H,.. --worker_hosts H,.. | TF_CONFIG) \\\n"
   "                   --job NAME --task N [--cpus N] [--bind HOST]\n"
   "                   [--cluster-key FILE] [--insecure] [--max-message-bytes N]\n"
+  "                   [--allow-write DIR:DIR...]   (where Save may write; default . and $TMPDIR)\n"
   "  SPEC: JSON {\"ps\": [\"host:port\"], \"worker\": [...]} or legacy ps|h:p;h:p,worker|h:p\n";
 
 static int fail(const char *fmt, const char *a, const char *b) {
@@ -43,7 +45,7 @@ static void add_hosts(rt_cluster *c, const char *job, const char *hosts) {
 
 int sh_server_main(int argc, char **argv) {
   const char *spec = NULL, *job = NULL, *task = NULL, *cpus = NULL, *bind = NULL, *ps = NULL,
-             *workers = NULL, *max_bytes = NULL, *key = NULL, *v;
+             *workers = NULL, *max_bytes = NULL, *key = NULL, *allow = NULL, *v;
   bool insecure = false;
   for (int i = 1; i < argc; i++) {
     if (!strcmp(argv[i], "-h") || !strcmp(argv[i], "--help")) {
@@ -64,6 +66,7 @@ int sh_server_main(int argc, char **argv) {
     else if ((v = opt(argc, argv, &i, "--worker_hosts"))) workers = v;
     else if ((v = opt(argc, argv, &i, "--max-message-bytes"))) max_bytes = v;
     else if ((v = opt(argc, argv, &i, "--cluster-key"))) key = v;
+    else if ((v = opt(argc, argv, &i, "--allow-write"))) allow = v;
     else {
       fprintf(stderr, "tfsh server: unknown argument '%s'\n%s", argv[i], server_usage);
       return 2;
@@ -127,6 +130,15 @@ int sh_server_main(int argc, char **argv) {
   sigaddset(&sigs, SIGINT);
   pthread_sigmask(SIG_BLOCK, &sigs, NULL);
   op_register_all();
+  /* Ops that write files (Save) write under the working directory and $TMPDIR only,
+   * unless --allow-write says otherwise ("" lifts the restriction). */
+  char dflt[8192];
+  if (!allow) {
+    const char *tmp = getenv("TMPDIR");
+    snprintf(dflt, sizeof dflt, ".:%s", tmp && *tmp ? tmp : "/tmp");
+    allow = dflt;
+  }
+  rt_files_allow(allow);
   rt_server_opts o = {.n_cpus = cpus ? atoi(cpus) : 1, .bind_host = bind};
   rt_server *s = rt_server_start(c, job, (int)index, &o, &st);
   rt_cluster_free(c);
