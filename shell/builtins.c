@@ -504,7 +504,7 @@ static int sort_items(sh_obj **items, sh_obj **keys, int64_t n, bool reverse) {
 static int list_sort(sh_obj *list, sh_obj *key, bool reverse) {
   int64_t n = SH_LIST_N(list);
   sh_obj **items = malloc((n + 1) * sizeof *items), **keys = malloc((n + 1) * sizeof *keys);
-  memcpy(items, SH_LIST_ITEMS(list), n * sizeof *items);
+  if (n) memcpy(items, SH_LIST_ITEMS(list), n * sizeof *items);
   int rc = 0;
   int64_t nk = 0;
   for (; nk < n; nk++) {
@@ -512,7 +512,7 @@ static int list_sort(sh_obj *list, sh_obj *key, bool reverse) {
     if (!keys[nk]) { rc = -1; break; }
   }
   if (rc == 0) rc = sort_items(items, keys, n, reverse);
-  if (rc == 0) memcpy(SH_LIST_ITEMS(list), items, n * sizeof *items);
+  if (rc == 0 && n) memcpy(SH_LIST_ITEMS(list), items, n * sizeof *items);
   for (int64_t i = 0; i < nk; i++) sh_decref(keys[i]);
   free(items);
   free(keys);

@@ -1080,10 +1080,12 @@ static const sh_method nn_funcs[] = {
 };
 
 /* The signature text of a generic row: "matmul(a, b, transpose_a=None, ..., name=None)". */
+static char row_sigs[sizeof rows / sizeof *rows][512];   /* the builtins keep pointers to these */
+
 static char *row_sig(const tf_opfn *r) {
   bound b;
   parse_params(r->params, &b);
-  char *buf = malloc(512);
+  char *buf = row_sigs[r - rows];
   size_t off = (size_t)snprintf(buf, 512, "%s(", strchr(r->py, '.') ? strchr(r->py, '.') + 1 : r->py);
   for (int i = 0; i < b.n && off < 512; i++)
     off += (size_t)snprintf(buf + off, 512 - off, "%s%s%s", i ? ", " : "", b.py[i], b.optional[i] ? "=None" : "");

@@ -654,8 +654,8 @@ static sh_obj *seq_binop(int op, sh_obj *a, sh_obj *b) {
       return sh_raise(sh_TypeError, "can only concatenate %s (not \"%s\") to %s",
                       sh_type_name(a), sh_type_name(b), sh_type_name(a));
     sh_obj **all = malloc((na + nb + 1) * sizeof *all);
-    memcpy(all, ia, na * sizeof *all);
-    memcpy(all + na, ib, nb * sizeof *all);
+    if (na) memcpy(all, ia, na * sizeof *all);
+    if (nb) memcpy(all + na, ib, nb * sizeof *all);
     sh_obj *r = seq_from_items(a->type == &sh_tuple_type ? &sh_tuple_type : &sh_list_type, all, na + nb);
     free(all);
     return r;
@@ -1384,7 +1384,7 @@ static sh_obj *method_call(sh_obj *o, int argc, sh_obj **argv, sh_obj *kw) {
   sh_method_obj *m = (sh_method_obj *)o;
   sh_obj *small[8], **args = argc + 1 <= 8 ? small : malloc((argc + 1) * sizeof *args);
   args[0] = m->self;
-  memcpy(args + 1, argv, argc * sizeof *argv);
+  if (argc) memcpy(args + 1, argv, argc * sizeof *argv);
   sh_obj *r = sh_call(m->func, argc + 1, args, kw);
   if (args != small) free(args);
   return r;

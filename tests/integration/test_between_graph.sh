@@ -61,9 +61,9 @@ HOSTS=(--ps_hosts="localhost:$P0" --worker_hosts="localhost:$W0,localhost:$W1")
 "$TFSH" "$WORK/trainer.py" "${HOSTS[@]}" --job_name=ps --task_index=0 >"$WORK/ps.log" 2>&1 &
 PIDS+=($!); PID_ps=$!
 # The non-chief first, so that it really waits for the chief.
-timeout 60 "$TFSH" "$WORK/trainer.py" "${HOSTS[@]}" --job_name=worker --task_index=1 --steps=$STEPS >"$WORK/w1.log" 2>&1 &
+timeout 40 "$TFSH" "$WORK/trainer.py" "${HOSTS[@]}" --job_name=worker --task_index=1 --steps=$STEPS >"$WORK/w1.log" 2>&1 &
 w1=$!
-timeout 60 "$TFSH" "$WORK/trainer.py" "${HOSTS[@]}" --job_name=worker --task_index=0 --steps=$STEPS >"$WORK/w0.log" 2>&1 &
+timeout 40 "$TFSH" "$WORK/trainer.py" "${HOSTS[@]}" --job_name=worker --task_index=0 --steps=$STEPS >"$WORK/w0.log" 2>&1 &
 w0=$!
 wait $w0 $w1
 check "chief initializes" "worker 0: initialized the model" "$(head -1 "$WORK/w0.log")"
