@@ -271,6 +271,11 @@ static int run_node(rt_exec *x, xnode *xn, rt_step *step, rt_status *st) {
   return rc;
 }
 
+static bool rt_tensor_name_is_zero(const char *s) {
+  size_t n = strlen(s);
+  return n > 2 && !strcmp(s + n - 2, ":0");
+}
+
 /* views (issue 7): one NodeExecStats record for node xn, which ran from t0 to now. */
 static void trace_node(rt_exec *x, xnode *xn, rt_step *step, int64_t t0, uint32_t tid) {
   const rt_node *n = xn->node;
@@ -293,7 +298,9 @@ static void trace_node(rt_exec *x, xnode *xn, rt_step *step, int64_t t0, uint32_
     ns->timeline_label = malloc(len);
     off = (size_t)snprintf(ns->timeline_label, len, "%s = %s(", n->name, n->op);
     for (int k = 0; k < n->n_inputs; k++)
-      off += (size_t)snprintf(ns->timeline_label + off, len - off, "%s%s", k ? ", " : "", n->inputs[k]);
+      off += (size_t)snprintf(ns->timeline_label + off, len - off, "%s%.*s", k ? ", " : "",
+                              (int)(strlen(n->inputs[k]) - (rt_tensor_name_is_zero(n->inputs[k]) ? 2 : 0)),
+                              n->inputs[k]);   /* "x" for "x:0", as TF1 labels */
     snprintf(ns->timeline_label + off, len - off, ")");
   }
   if (n->n_outputs > 0) {
@@ -397,13 +404,24 @@ int rt_exec_run(rt_exec *x, rt_step *step, const rt_run_args *a, rt_status *st) 
         break;
       }
     } else if (n_def) {
-      /* Nothing else to do: block on the oldest deferred _Recv. */
-      id = deferred[0];
-      memmove(deferred, deferred + 1, (size_t)--n_def * sizeof *deferred);
-      xnode *xn = &x->nodes[id];
+      /* Nothing else to do: wait for whichever deferred _Recv arrives first. */
+      int which = 0;
       rt_tensor *t = NULL;
-      atomic_store(&step->current_op, xn->node->name);   /* views: show what we wait on */
-      if ((rc = step->recv(step, xn->key, true, &t, st))) break;
+      if (step->recv_any) {
+        const char *keys[256], **kp = keys;
+        if (n_def > 256) kp = malloc((size_t)n_def * sizeof *kp);
+        for (int d = 0; d < n_def; d++) kp[d] = x->nodes[deferred[d]].key;
+        atomic_store(&step->current_op, x->nodes[deferred[0]].node->name);   /* views */
+        rc = step->recv_any(step, kp, n_def, &which, &t, st);
+        if (kp != keys) free(kp);
+        if (rc) break;
+      } else {
+        atomic_store(&step->current_op, x->nodes[deferred[0]].node->name);
+        if ((rc = step->recv(step, x->nodes[deferred[0]].key, true, &t, st))) break;
+      }
+      id = deferred[which];
+      memmove(deferred + which, deferred + which + 1, (size_t)(--n_def - which) * sizeof *deferred);
+      xnode *xn = &x->nodes[id];
       rt_tensor_unref(x->values[xn->first_out]);
       x->values[xn->first_out] = t;
     } else {

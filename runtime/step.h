@@ -21,6 +21,12 @@ struct rt_step {
    * with block=true it waits until it arrives or the step is cancelled. */
   int (*send)(rt_step *s, const char *key, rt_tensor *t, rt_status *st);
   int (*recv)(rt_step *s, const char *key, bool block, rt_tensor **t, rt_status *st);
+  /* Wait until any of keys[0, n) has arrived: *which is its index and *t the tensor. A
+   * fragment waiting on several _Recvs takes whichever comes first (waiting on one in
+   * particular can deadlock when partitions feed each other back and forth). NULL: the
+   * executor falls back to a blocking recv of the oldest. */
+  int (*recv_any)(rt_step *s, const char *const *keys, int n, int *which, rt_tensor **t,
+                  rt_status *st);
   void *user;
   /* progress */
   atomic_int ops_done;

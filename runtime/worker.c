@@ -436,6 +436,43 @@ static int rdv_recv(rt_step *step, const char *key, bool block, rt_tensor **t, r
   return rc;
 }
 
+static int rdv_recv_any(rt_step *step, const char *const *keys, int n, int *which, rt_tensor **t,
+                        rt_status *st) {
+  wrun *r = (wrun *)step;
+  rt_worker *w = r->w;
+  wstep *s = r->ws;
+  int rc = RT_OK;
+  pthread_mutex_lock(&w->mu);
+  /* every remote key is being fetched (the non-blocking tries started them; make sure) */
+  for (int k = 0; k < n && !rc; k++) {
+    char task[160];
+    key_src_task(keys[k], task, sizeof task);
+    if (!strcmp(task, w->srv->task)) continue;
+    bool started = false;
+    for (rdv_item *f = s->fetching; f; f = f->next) started |= !strcmp(f->key, keys[k]);
+    if (!started) rc = fetch_start(w, s, keys[k], task, st);
+  }
+  while (!rc) {
+    if (s->aborted) {
+      rc = rt_error(st, s->abort.code, "%s", s->abort.msg);
+      break;
+    }
+    rdv_item *it = NULL;
+    for (int k = 0; k < n && !it; k++)
+      if ((it = item_take(&s->items, keys[k]))) *which = k;
+    if (it) {
+      *t = it->t;
+      atomic_fetch_add(&step->bytes_recv, (long long)rt_tensor_nbytes(it->t));
+      free(it->key);
+      free(it);
+      break;
+    }
+    pthread_cond_wait(&w->cv, &w->mu);
+  }
+  pthread_mutex_unlock(&w->mu);
+  return rc;
+}
+
 /* ---- handlers ----------------------------------------------------------------------- */
 
 static uint64_t local_incarnation(void *arg, const char *device) {
@@ -625,6 +662,7 @@ static void handle_run(rt_worker *w, net_req *req) {
       r->step.id = step;
       r->step.send = rdv_send;
       r->step.recv = rdv_recv;
+      r->step.recv_any = rdv_recv_any;
       r->w = w;
       r->ws = ws;
       r->wg = wg;

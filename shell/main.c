@@ -65,6 +65,9 @@ int main(int argc, char **argv) {
    * and fresh pages cost ~14 us per 4 KiB to touch on these machines. Keep them in the
    * heap for reuse instead. */
   mallopt(M_MMAP_THRESHOLD, 512 << 20);
+  /* One arena: a thread's own arena holds at most 64 MiB, so big tensors received on
+   * ZeroMQ's I/O thread would be fresh mmaps every step whatever the threshold. */
+  mallopt(M_ARENA_MAX, 1);
   mallopt(M_TRIM_THRESHOLD, 1 << 30);
   if (argc > 1 && (!strcmp(argv[1], "-h") || !strcmp(argv[1], "--help"))) { print_help(); return 0; }
   if (argc > 1 && (!strcmp(argv[1], "--version") || !strcmp(argv[1], "-V"))) {

@@ -51,6 +51,20 @@ static bool fancy_terminal(void) {
   return isatty(STDOUT_FILENO) && !getenv("NO_COLOR") && !(term && !strcmp(term, "dumb"));
 }
 
+/* The same, asked once a second at most (every sess.run asks). */
+static bool fancy_terminal_cached(void) {
+  static int64_t when;
+  static bool v;
+  struct timespec ts;
+  clock_gettime(CLOCK_MONOTONIC_COARSE, &ts);
+  int64_t now = (int64_t)ts.tv_sec;
+  if (!when || now != when) {
+    when = now;
+    v = fancy_terminal();
+  }
+  return v;
+}
+
 static int term_width(void) {
   struct winsize ws;
   if (ioctl(STDOUT_FILENO, TIOCGWINSZ, &ws) == 0 && ws.ws_col > 20) return ws.ws_col;
@@ -335,7 +349,7 @@ static bool live_begin(rt_session *s) {
     L.loop_start = now;
     L.n = 0;   /* a new loop: forget the devices' busy counts */
   }
-  if (L.mode == LIVE_OFF || !fancy_terminal()) return false;
+  if (L.mode == LIVE_OFF || !fancy_terminal_cached()) return false;
   L.s = s;
   L.t0 = now;
   L.drawn = 0;
