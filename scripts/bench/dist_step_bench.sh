@@ -2,17 +2,16 @@
 # A 2-task tiny step (a scalar variable on a ps task read and incremented from a worker's
 # session) against the raw ZeroMQ tcp loopback round trip, measured in the same run.
 # Target: one step costs at most 4 raw round trips.
-# Usage: scripts/bench/dist_step_bench.sh [STEPS (2000)]   (TFSH, BUILD: defaults build-cl)
+# Usage: scripts/bench/dist_step_bench.sh [STEPS (2000)]   (TFSH, BUILD: default build/)
 set -eu
 SRC=$(cd "$(dirname "$0")/../.." && pwd)
-BUILD=${BUILD:-$SRC/build-cl}
+BUILD=${BUILD:-$SRC/build}
 TFSH=${TFSH:-$BUILD/tfsh}
 STEPS=${1:-2000}
 WORK=$(mktemp -d)
 PS_PID=
 trap '[ -n "$PS_PID" ] && kill "$PS_PID" 2>/dev/null; rm -rf "$WORK"' EXIT
-cc -O2 -std=gnu17 -I"$SRC" "$SRC/scripts/bench/net_bench.c" "$BUILD/libtfsh_core.a" \
-  -lzmq -lmsgpackc -lpthread -lm -o "$WORK/net_bench"
+cp "$BUILD/net_bench" "$WORK/net_bench"   # built with tfsh (CMake target net_bench)
 read -r P W <<<"$(python3 -c 'import socket
 s=[socket.socket() for _ in range(2)]
 [x.bind(("127.0.0.1",0)) for x in s]

@@ -1,17 +1,16 @@
 #!/usr/bin/env bash
 # 64 MiB tensors moved worker -> worker (produced on task 0, consumed on task 1) against
 # raw ZeroMQ tcp loopback throughput measured in the same run. Target: at least 70%.
-# Usage: scripts/bench/transfer_bench.sh [STEPS (20)]   (TFSH, BUILD: defaults build-cl)
+# Usage: scripts/bench/transfer_bench.sh [STEPS (20)]   (TFSH, BUILD: default build/)
 set -eu
 SRC=$(cd "$(dirname "$0")/../.." && pwd)
-BUILD=${BUILD:-$SRC/build-cl}
+BUILD=${BUILD:-$SRC/build}
 TFSH=${TFSH:-$BUILD/tfsh}
 STEPS=${1:-20}
 WORK=$(mktemp -d)
 PIDS=()
 trap 'for p in "${PIDS[@]}"; do kill "$p" 2>/dev/null; done; rm -rf "$WORK"' EXIT
-cc -O2 -std=gnu17 -I"$SRC" "$SRC/scripts/bench/net_bench.c" "$BUILD/libtfsh_core.a" \
-  -lzmq -lmsgpackc -lpthread -lm -o "$WORK/net_bench"
+cp "$BUILD/net_bench" "$WORK/net_bench"   # built with tfsh (CMake target net_bench)
 read -r A B <<<"$(python3 -c 'import socket
 s=[socket.socket() for _ in range(2)]
 [x.bind(("127.0.0.1",0)) for x in s]
