@@ -43,7 +43,8 @@ int rt_devname_parse(const char *s, rt_devname *d, rt_status *st) {
   if (strlen(s) >= sizeof buf)
     return rt_error(st, RT_INVALID_ARGUMENT, "device specification too long: '%.40s...'", s);
   strcpy(buf, s);
-  for (char *part = strtok(buf, "/"); part; part = strtok(NULL, "/")) {
+  char *save = NULL;   /* strtok_r: device names are parsed on many threads at once */
+  for (char *part = strtok_r(buf, "/", &save); part; part = strtok_r(NULL, "/", &save)) {
     char *c1 = strchr(part, ':');
     char *c2 = c1 ? strchr(c1 + 1, ':') : NULL;
     bool ok = c1 != NULL;

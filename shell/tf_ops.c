@@ -36,7 +36,8 @@ static int parse_params(const char *spec, bound *b) {
   snprintf(buf, sizeof buf, "%s", spec);
   bool opt = false;
   b->n = 0;
-  for (char *w = strtok(buf, " "); w; w = strtok(NULL, " ")) {
+  char *save = NULL;
+  for (char *w = strtok_r(buf, " ", &save); w; w = strtok_r(NULL, " ", &save)) {
     if (*w == '|') {
       opt = true;
       if (!*++w) continue;
