@@ -902,6 +902,29 @@ static sh_obj *f_exp(sh_obj *s, int c, sh_obj **v, sh_obj *k) { return unary_mat
 static sh_obj *f_log(sh_obj *s, int c, sh_obj **v, sh_obj *k) { return unary_math("log", c, v, k, log); }
 static sh_obj *f_abs(sh_obj *s, int c, sh_obj **v, sh_obj *k) { return unary_math("abs", c, v, k, fabs); }
 
+static sh_obj *predicate(const char *name, int argc, sh_obj **argv, sh_obj *kw, int (*fn)(double)) {
+  sh_obj *a;
+  if (sh_parse_args(name, argc, argv, kw, "x", &a) < 0) return NULL;
+  rt_tensor *t = np_to_tensor(a, RT_INVALID, true);
+  if (!t) return NULL;
+  rt_tensor *r = rt_tensor_new(RT_BOOL, &t->shape);
+  for (int64_t i = 0; i < rt_tensor_numel(t); i++) ((bool *)rt_tensor_data(r))[i] = fn(rt_tensor_get_f64(t, i));
+  bool scalar = t->shape.ndims == 0;
+  rt_tensor_unref(t);
+  if (scalar) {
+    sh_obj *b = sh_bool(*(bool *)rt_tensor_data(r));
+    rt_tensor_unref(r);
+    return b;
+  }
+  return np_wrap(r);
+}
+static int is_nan(double d) { return isnan(d); }
+static int is_inf(double d) { return isinf(d); }
+static int is_finite(double d) { return isfinite(d); }
+static sh_obj *f_isnan(sh_obj *s, int c, sh_obj **v, sh_obj *k) { return predicate("isnan", c, v, k, is_nan); }
+static sh_obj *f_isinf(sh_obj *s, int c, sh_obj **v, sh_obj *k) { return predicate("isinf", c, v, k, is_inf); }
+static sh_obj *f_isfinite(sh_obj *s, int c, sh_obj **v, sh_obj *k) { return predicate("isfinite", c, v, k, is_finite); }
+
 static sh_obj *f_equal(sh_obj *self, int argc, sh_obj **argv, sh_obj *kw) {
   sh_obj *a, *b;
   if (sh_parse_args("equal", argc, argv, kw, "x1 x2", &a, &b) < 0) return NULL;
@@ -961,6 +984,9 @@ static const sh_method np_funcs[] = {
   {"log", f_log, "log(x)", "Elementwise natural logarithm."},
   {"abs", f_abs, "abs(x)", "Elementwise absolute value."},
   {"equal", f_equal, "equal(x1, x2)", "Elementwise x1 == x2."},
+  {"isnan", f_isnan, "isnan(x)", "Elementwise: is it NaN?"},
+  {"isinf", f_isinf, "isinf(x)", "Elementwise: is it infinite?"},
+  {"isfinite", f_isfinite, "isfinite(x)", "Elementwise: is it finite?"},
   {"allclose", f_allclose, "allclose(a, b, rtol=1e-05, atol=1e-08)", "Whether a and b agree within tolerances."},
   {"reshape", f_reshape, "reshape(a, newshape)", "a with a new shape."},
   {NULL},

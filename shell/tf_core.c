@@ -558,8 +558,21 @@ sh_obj *tf_errors_module(void) {
 sh_obj *tf_raise_status(const rt_status *st) {
   if (st->code == RT_TYPE_ERROR) return sh_raise(sh_TypeError, "%s", st->msg);
   if (st->code == RT_LOOKUP_ERROR) return sh_raise(sh_LookupError, "%s", st->msg);
-  if (st->code > 0 && st->code < RT_CODE_COUNT && error_classes[st->code])
-    return sh_raise(error_classes[st->code], "%s", st->msg);
+  if (st->code > 0 && st->code < RT_CODE_COUNT && error_classes[st->code]) {
+    sh_raise(error_classes[st->code], "%s", st->msg);
+    /* TF1's OpError attributes: message, error_code (node_def/op: None here) */
+    sh_obj *e = sh_err_get();
+    if (e) {
+      sh_obj *m = sh_str(st->msg), *c = sh_int(st->code);
+      sh_setattr(e, "message", m);
+      sh_setattr(e, "error_code", c);
+      sh_setattr(e, "node_def", SH_NONE);
+      sh_setattr(e, "op", SH_NONE);
+      sh_decref(m);
+      sh_decref(c);
+    }
+    return NULL;
+  }
   return sh_raise(sh_RuntimeError, "%s", st->msg);
 }
 
