@@ -24,7 +24,7 @@ typedef struct net_options {
   bool insecure;        /* server: may bind a non-loopback address without a key */
 } net_options;
 
-/* The process's defaults: built in (limits as net_limits_default, heartbeat 500 ms, 256
+/* The process's defaults: built in (limits as net_limits_default, heartbeat 400 ms, 256
  * handler threads, no key file, not insecure), then $TFSH_MAX_MESSAGE_BYTES, then what
  * net_configure set. Servers and clients given NULL options use these. */
 void net_options_default(net_options *o);

@@ -60,7 +60,7 @@ static char *configured_key;   /* owns defaults.key_file when set by net_configu
 
 static void builtin_defaults(net_options *o) {
   net_limits_default(&o->limits);
-  o->heartbeat_ms = 500;
+  o->heartbeat_ms = 400;   /* a peer silent for 3 intervals (1.2 s) is gone */
   o->max_threads = 256;
   o->key_file = NULL;
   o->insecure = false;

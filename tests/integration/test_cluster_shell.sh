@@ -100,7 +100,7 @@ check "tasks die with a killed shell" "yes" "$gone"
 
 # The magics, typed at the interactive prompt.
 read -r Q0 Q1 <<<"$(free_ports 2)"
-out=$(timeout 90 python3 "$TFSH_SRC/tests/integration/pty_drive.py" "$TFSH" \
+out=$(TFSH_CLUSTER_UP_TIMEOUT=60 timeout 200 python3 "$TFSH_SRC/tests/integration/pty_drive.py" "$TFSH" \
   "%cluster up {\"ps\": [\"localhost:$Q0\"], \"worker\": [\"localhost:$Q1\"]}" \
   "%cluster" "%logs ps 1" "%kill worker:0" "%cluster" "%restart worker:0" "%down all" "%cluster attach localhost:$Q0" 2>&1)
 check "%cluster up" "cluster up: 2 tasks, logs in $WORK/tfsh-" "$(echo "$out" | grep -o "^cluster up: 2 tasks, logs in $WORK/tfsh-")"
