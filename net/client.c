@@ -7,6 +7,7 @@
 
 #include <errno.h>
 #include <stdatomic.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -147,6 +148,28 @@ int net_send_oneway(net_client *c, net_msg *req, rt_status *st) {
   return RT_OK;   /* not pending: its reply is discarded as unknown when it comes */
 }
 
+/* Endpoints some client of this process has completed a handshake with. A key-less
+ * client hung up on without detail by one of these has met a peer dying or restarting
+ * (a fresh client, e.g. a RecvTensor fetcher, during a ps restart), not a refusal. */
+static pthread_mutex_t good_mu = PTHREAD_MUTEX_INITIALIZER;
+static char *good[256];
+static int n_good;
+
+static bool known_good(const char *ep) {
+  pthread_mutex_lock(&good_mu);
+  bool found = false;
+  for (int i = 0; i < n_good && !found; i++) found = !strcmp(good[i], ep);
+  pthread_mutex_unlock(&good_mu);
+  return found;
+}
+
+static void remember_good(const char *ep) {
+  if (known_good(ep)) return;
+  pthread_mutex_lock(&good_mu);
+  if (n_good < 256) good[n_good++] = strdup(ep);
+  pthread_mutex_unlock(&good_mu);
+}
+
 /* Read monitor events: [u16 event, u32 value] then the endpoint. */
 static void read_monitor(net_client *c) {
   for (;;) {
@@ -184,9 +207,12 @@ static void read_monitor(net_client *c) {
     if (event == ZMQ_EVENT_HANDSHAKE_FAILED_AUTH ||
         (event == ZMQ_EVENT_HANDSHAKE_FAILED_PROTOCOL &&
          (c->curve || value == ZMQ_PROTOCOL_ERROR_ZMTP_MECHANISM_MISMATCH)) ||
-        (event == ZMQ_EVENT_HANDSHAKE_FAILED_NO_DETAIL && (c->curve || !c->handshaken)))
+        (event == ZMQ_EVENT_HANDSHAKE_FAILED_NO_DETAIL && (c->curve || (!c->handshaken && !known_good(c->endpoint)))))
       c->refused = true;
-    if (event == ZMQ_EVENT_HANDSHAKE_SUCCEEDED) c->refused = false, c->handshaken = true;
+    if (event == ZMQ_EVENT_HANDSHAKE_SUCCEEDED) {
+      c->refused = false, c->handshaken = true;
+      remember_good(c->endpoint);
+    }
   }
 }
 
