@@ -1005,12 +1005,59 @@ static void handle_close(rt_master *m, net_req *req) {
     }
   pthread_mutex_unlock(&m->mu);
   if (found) {
-    pthread_mutex_lock(&found->mu);   /* a step in flight finishes first */
+    atomic_store(&found->cancel, true);   /* close cancels the step in flight... */
+    pthread_mutex_lock(&found->mu);       /* ...which then lets go of the session */
     pthread_mutex_unlock(&found->mu);
     deregister_all(found);
     msess_free(found);
   }
   net_reply(req, net_msg_new("CloseSessionOk"));
+}
+
+/* Reset {containers: [str] | nil}: tf.Session.reset — every task of the cluster drops the
+ * resources (variables) in those containers (all when nil), and this master's sessions
+ * are closed. */
+static void handle_reset(rt_master *m, net_req *req) {
+  const net_in *in = net_req_msg(req);
+  const rt_cluster *c = m->srv->cluster;
+  rt_status st = {0};
+  int rc = RT_OK;
+  for (int i = 0; i < c->n && !rc; i++) {
+    char task[160], ep[256];
+    rt_task_name(c->tasks[i].job, c->tasks[i].index, task, sizeof task);
+    rt_endpoint(c->tasks[i].addr, ep, sizeof ep);
+    if (!strcmp(task, m->srv->task)) snprintf(ep, sizeof ep, "%s", m->srv->endpoint);
+    net_client *cl = rt_client_for(ep, &st);
+    if (!cl) {
+      rc = st.code;
+      break;
+    }
+    net_msg *r = net_msg_new("ResetWorker");
+    const msgpack_object *cont = net_get(in, "containers");
+    msgpack_packer *pk = net_msg_field(r, "containers");
+    if (cont) msgpack_pack_object(pk, *cont);
+    else msgpack_pack_nil(pk);
+    net_in *rep = NULL;
+    if ((rc = net_call(cl, r, &rep, 5000, &st))) rt_status_prefix(&st, "%s: ", task);
+    net_in_free(rep);
+  }
+  pthread_mutex_lock(&m->mu);
+  msess *all = m->sessions;
+  m->sessions = NULL;
+  pthread_mutex_unlock(&m->mu);
+  while (all) {
+    msess *s = all;
+    all = s->next;
+    atomic_store(&s->cancel, true);
+    pthread_mutex_lock(&s->mu);
+    pthread_mutex_unlock(&s->mu);
+    deregister_all(s);
+    msess_free(s);
+  }
+  if (rc)
+    reply_status(req, rc, &st);
+  else
+    net_reply(req, net_msg_new("ResetOk"));
 }
 
 static void handle_list_devices(rt_master *m, net_req *req) {
@@ -1109,6 +1156,7 @@ bool rt_master_handle(rt_master *m, net_req *req) {
   else if (!strcmp(t, "ListDevices")) handle_list_devices(m, req);
   else if (!strcmp(t, "WaitStatus")) handle_wait_status(m, req);
   else if (!strcmp(t, "CancelRun")) handle_cancel(m, req);
+  else if (!strcmp(t, "Reset")) handle_reset(m, req);
   else if (!strcmp(t, "Placement")) handle_placement(m, req);   /* views */
   else if (!strcmp(t, "Progress")) handle_progress(m, req);     /* views */
   else return false;

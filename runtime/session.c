@@ -342,3 +342,20 @@ int rt_session_progress(rt_session *s, rt_progress *p, bool *fresh, rt_status *s
   if (!rc) s->probe_pending = true;
   return rc;
 }
+
+int rt_session_reset(const char *target, int n, const char *const *containers, rt_status *st) {
+  if (!target || !*target) return RT_OK;   /* local sessions own their server */
+  char ep[256];
+  rt_endpoint(target, ep, sizeof ep);
+  net_client *c = net_client_new(ep, NULL, st);
+  if (!c) return st->code;
+  net_msg *req = net_msg_new("Reset");
+  msgpack_packer *pk = net_msg_field(req, "containers");
+  if (n) pack_strs(pk, n, containers);
+  else msgpack_pack_nil(pk);
+  net_in *rep = NULL;
+  int rc = net_call(c, req, &rep, 30000, st);
+  net_in_free(rep);
+  net_client_free(c);
+  return rc;
+}

@@ -45,6 +45,9 @@ typedef struct rt_session_run {
 } rt_session_run;
 
 int rt_session_run_step(rt_session *s, const rt_session_run *r, rt_status *st);
+/* tf.Session.reset(target, containers): the cluster of target drops those resource
+ * containers (all when n is 0) and its master closes its sessions. "" is a no-op. */
+int rt_session_reset(const char *target, int n, const char *const *containers, rt_status *st);
 
 /* views (issue 7): a step with RunOptions / RunMetadata and a live-view tick; every field
  * optional (zero: none). */

@@ -884,6 +884,25 @@ static void handle_progress(rt_worker *w, net_req *req) {
   net_reply(req, rep);
 }
 
+/* ResetWorker {containers: [str] | nil}: drop those resource containers on every device. */
+static void handle_reset(rt_worker *w, net_req *req) {
+  const msgpack_object *c = net_get(net_req_msg(req), "containers");
+  for (int d = 0; d < w->n_devices; d++) {
+    if (!c || c->type != MSGPACK_OBJECT_ARRAY) {
+      rt_device_clear_resources(w->devices[d], NULL);
+      continue;
+    }
+    for (uint32_t i = 0; i < c->via.array.size; i++) {
+      const msgpack_object *o = &c->via.array.ptr[i];
+      if (o->type != MSGPACK_OBJECT_STR) continue;
+      char name[256];
+      snprintf(name, sizeof name, "%.*s", (int)(o->via.str.size < 255 ? o->via.str.size : 255), o->via.str.ptr);
+      rt_device_clear_resources(w->devices[d], name);
+    }
+  }
+  net_reply(req, net_msg_new("ResetWorkerOk"));
+}
+
 bool rt_worker_handle(rt_worker *w, net_req *req) {
   const char *t = net_in_type(net_req_msg(req));
   if (!strcmp(t, "RunGraph")) handle_run(w, req);
@@ -892,6 +911,7 @@ bool rt_worker_handle(rt_worker *w, net_req *req) {
   else if (!strcmp(t, "AbortStep")) handle_abort(w, req);
   else if (!strcmp(t, "DeregisterGraph")) handle_deregister(w, req);
   else if (!strcmp(t, "GetStatus")) handle_status(w, req);
+  else if (!strcmp(t, "ResetWorker")) handle_reset(w, req);
   else if (!strcmp(t, "GetProgress")) handle_progress(w, req);   /* views */
   else return false;
   return true;

@@ -474,7 +474,32 @@ static sh_obj *record_class(sh_obj *tf, const char *name, const char *help, cons
   return (sh_obj *)t;
 }
 
+/* tf.Session.reset(target, containers=None, config=None) */
+static sh_obj *f_session_reset(sh_obj *self, int argc, sh_obj **argv, sh_obj *kw) {
+  sh_obj *target, *containers = NULL, *config = NULL;
+  if (sh_parse_args("reset", argc, argv, kw, "target |containers config", &target, &containers, &config) < 0)
+    return NULL;
+  sh_obj *t = target_string(target);
+  if (!t) return NULL;
+  const char *names[64];
+  int n = 0;
+  sh_obj *tup = containers && containers != SH_NONE ? sh_sequence_to_tuple(containers) : NULL;
+  for (int64_t i = 0; tup && i < SH_TUPLE_N(tup) && n < 64; i++)
+    if (sh_is_str(SH_TUPLE_ITEMS(tup)[i])) names[n++] = sh_str_cstr(SH_TUPLE_ITEMS(tup)[i]);
+  rt_status st = {0};
+  int rc = rt_session_reset(sh_str_cstr(t), n, names, &st);
+  sh_decref(tup);
+  sh_decref(t);
+  if (rc) return tf_raise_status(&st);
+  return sh_none();
+}
+
 void tf_session_add(sh_obj *tf) {
+  if (!tf_session_type.dict) tf_session_type.dict = sh_dict_new();   /* a static method */
+  sh_obj *rf = sh_builtin_new("reset", f_session_reset, NULL, "reset(target, containers=None, config=None)",
+                              "Clear the resource containers (variables) of target's cluster and close its sessions.");
+  sh_dict_set_str(tf_session_type.dict, "reset", rf);
+  sh_decref(rf);
   sh_module_add(tf, "Session", sh_incref((sh_obj *)&tf_session_type));
   sh_module_add(tf, "InteractiveSession", sh_incref((sh_obj *)&tf_isession_type));
   static const char *const cfg_fields[] = {"allow_soft_placement", "log_device_placement",

@@ -49,4 +49,16 @@ with tf.Session("grpc://localhost:$W1") as sess:
 PY
 check "shared counter: exactly 2 x 100 updates, state kept on the ps" "[200, array([1., 2.], dtype=float32)]" \
   "$(timeout 30 "$TFSH" "$WORK/read.py" 2>&1 | tail -1)"
+cat >"$WORK/reset.py" <<PY
+import tensorflow as tf
+with tf.device("/job:ps/task:0"):
+    counter = tf.Variable(0, name="counter", dtype=tf.int64)
+tf.Session.reset("grpc://localhost:$W0")
+try:
+    tf.Session("grpc://localhost:$W1").run(counter)
+except tf.errors.FailedPreconditionError as e:
+    print(str(e).split("\n")[0])
+PY
+check "tf.Session.reset clears the ps's variables" "/job:ps/replica:0/task:0: Attempting to use uninitialized value counter" \
+  "$(timeout 30 "$TFSH" "$WORK/reset.py" 2>&1 | tail -1)"
 finish
