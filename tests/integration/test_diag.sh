@@ -29,6 +29,14 @@ check "malformed address" \
   "ValueError: ClusterSpec: /job:ps/task:0 has address 'localhost'; expected \"host:port\"" \
   "$(run "import tensorflow as tf; tf.train.ClusterSpec({'ps': ['localhost']})")"
 
+# TF_CONFIG read as TF1's TFConfigClusterResolver does.
+check "TF_CONFIG: cluster, task and master" \
+  "{'ps': ['localhost:$P0'], 'worker': ['localhost:$W0', 'localhost:$W1']} worker 1 grpc://localhost:$W1" \
+  "$(TF_CONFIG="{\"cluster\": $SPEC, \"task\": {\"type\": \"worker\", \"index\": 1}}" \
+     run "import tensorflow as tf
+r = tf.distribute.cluster_resolver.TFConfigClusterResolver()
+print(r.cluster_spec().as_dict(), r.task_type, r.task_id, r.master())")"
+
 # A port another process holds: the port and the task, said plainly.
 python3 -c "
 import socket, sys, time
