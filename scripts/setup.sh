@@ -15,7 +15,7 @@ pkgs=(
   tmux               # pseudo-terminal tests of the shell
   python3            # generates and checks expected outputs in the tests
   iproute2           # network namespaces for multi-host tests
-  clang libclang-rt-14-dev   # libFuzzer: the short fuzz run of the test suite
+  clang libclang-rt-14-dev libomp-dev   # libFuzzer: the short fuzz run of the test suite
   dataset-fashion-mnist
 )
 
