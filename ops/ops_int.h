@@ -21,6 +21,7 @@ void op_conv_register(void);
 void op_random_register(void);
 void op_train_register(void);
 void op_state_register(void);   /* ops/state.c */
+void op_sync_register(void);    /* ops/sync.c */
 void op_io_register(void);      /* ops/io.c: checkpoints and summaries */
 
 /* ---- shapes (ops/shape.c) --------------------------------------------------------- */

@@ -147,6 +147,8 @@ rt_device *rt_device_new(const char *full_name, rt_device_type type, uint64_t in
 
 static void resource_free(rt_resource *r) {
   rt_tensor_unref(r->value);
+  if (r->state_free) r->state_free(r->state);
+  pthread_cond_destroy(&r->cv);
   pthread_mutex_destroy(&r->mu);
   free(r->container);
   free(r->name);
@@ -169,6 +171,7 @@ rt_resource *rt_device_resource(rt_device *d, const char *container, const char 
     r->container = strdup(container);
     r->name = strdup(name);
     pthread_mutex_init(&r->mu, NULL);
+    pthread_cond_init(&r->cv, NULL);
     r->next = d->resources;
     d->resources = r;
   }

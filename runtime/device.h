@@ -64,6 +64,11 @@ typedef struct rt_resource {
   char *name;
   pthread_mutex_t mu;
   rt_tensor *value;
+  /* Resources other than variables (gradient accumulators, token queues) keep their own
+   * state here, freed with state_free; cv wakes kernels waiting on it (under mu). */
+  void *state;
+  void (*state_free)(void *state);
+  pthread_cond_t cv;
 } rt_resource;
 
 rt_resource *rt_device_resource(rt_device *d, const char *container, const char *name,

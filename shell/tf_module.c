@@ -245,6 +245,8 @@ static sh_obj *f_bench_sgemm(sh_obj *self, int argc, sh_obj **argv, sh_obj *kw) 
   return sh_float(s);
 }
 
+sh_obj *tf_start_runner(sh_obj *self, int argc, sh_obj **argv, sh_obj *kw);
+
 /* The script's main(), for tf.app.run() without main=. */
 static sh_obj *f_main_function(sh_obj *self, int argc, sh_obj **argv, sh_obj *kw) {
   sh_obj *m = sh_dict_get_str(sh_main_globals(), "main");
@@ -269,6 +271,7 @@ static const sh_method module_funcs[] = {
   {"assign_sub", f_assign_sub, "assign_sub(ref, value, use_locking=None, name=None)", "ref -= value."},
   {"_make_node", f_make_node, "_make_node(op, name=None, inputs=None, attrs=None, control_inputs=None)", "Build any registered op (internal)."},
   {"_bench_sgemm", f_bench_sgemm, "_bench_sgemm(n, reps=3, threads=0)", "Raw BLIS sgemm seconds (benchmark baseline)."},
+  {"_start_runner", tf_start_runner, "_start_runner(session, op)", "Run op in a loop on its own thread and session (internal)."},
   {"_main_function", f_main_function, "_main_function()", "The script's main (internal)."},
   {"_make_variable", f_make_variable, "_make_variable(scope, initial, trainable, collections)", "Build a variable under a scope (internal)."},
   {NULL},
