@@ -31,6 +31,7 @@ struct net_client {
 };
 
 static atomic_ulong monitor_seq;
+static bool known_good(const char *ep);
 
 net_client *net_client_new(const char *endpoint, const net_options *opts, rt_status *st) {
   net_client *c = calloc(1, sizeof *c);
@@ -273,7 +274,9 @@ static bool has_news(net_client *c) {
   /* A request sent to a peer that went away and has not come back within a second fails
    * as lost, rather than waiting for a reconnection that may never come (a restarted task
    * reconnects in milliseconds). */
-  if (c->npending && c->ever_connected && !c->connected) {
+  /* ... and so does a fresh client (a new thread's) to a server this process has talked
+   * to before: that server is not "not started yet", it went away. */
+  if (c->npending && !c->connected && (c->ever_connected || (c->mon && known_good(c->endpoint)))) {
     int64_t now = net_now_ms();
     if (!c->wait_down) c->wait_down = now;
     if (now - c->wait_down > 1000) c->lost = true;
