@@ -639,7 +639,8 @@ static int probe_cluster(const rt_cluster *c, sh_obj *out_list) {
     char name[160], state[1200];
     snprintf(name, sizeof name, "/job:%s/task:%d", c->tasks[i].job, c->tasks[i].index);
     if (!ps[i].rc) snprintf(state, sizeof state, "up (%.0f ms)", ps[i].secs * 1e3), up++;
-    else if (ps[i].st.code == RT_DEADLINE_EXCEEDED) snprintf(state, sizeof state, "no answer");
+    else if (ps[i].st.code == RT_DEADLINE_EXCEEDED || ps[i].st.code == RT_UNAVAILABLE)
+      snprintf(state, sizeof state, "no answer");   /* silent, or gone since we last talked */
     else snprintf(state, sizeof state, "error: %s", ps[i].st.msg);
     sh_obj *row = sh_tuple_of(3, sh_str(name), sh_str(c->tasks[i].addr), sh_str(state));
     sh_list_append_steal(out_list, row);
@@ -706,7 +707,8 @@ static sh_obj *op_attach(const char *arg, bool print) {
   if (!p.rc) snprintf(state, sizeof state, "up: it and every task of its cluster answer (%.0f ms)", p.secs * 1e3);
   else if (p.st.code == RT_DEADLINE_EXCEEDED && strstr(p.st.msg, "waiting for"))
     snprintf(state, sizeof state, "up, but %s", strstr(p.st.msg, "waiting for"));
-  else if (p.st.code == RT_DEADLINE_EXCEEDED) snprintf(state, sizeof state, "no answer");
+  else if (p.st.code == RT_DEADLINE_EXCEEDED || p.st.code == RT_UNAVAILABLE)
+    snprintf(state, sizeof state, "no answer");
   else snprintf(state, sizeof state, "error: %s", p.st.msg);
   sh_list_append_steal(rows, sh_tuple_of(3, sh_str("?"), sh_str(arg), sh_str(state)));
   if (print) {
