@@ -30,6 +30,15 @@ wait_for() {
   return 1
 }
 send() { tmux -S "$sock" send-keys -t "$session" "$@"; }
+# Wait until the shell is back at an empty prompt (its last non-empty line is ">>>" after
+# `marker` appeared), so keys typed next are not typed ahead of a line still running.
+wait_prompt_after() {
+  for _ in $(seq 1 200); do
+    screen | grep -qF -- "$1" && [ "$(screen | grep -v '^$' | tail -1)" = ">>>" ] && return 0
+    sleep 0.05
+  done
+  return 1
+}
 check() {   # check NAME TEXT [-x]: TEXT must appear on the screen (-x: as a whole line)
   if wait_for "$2" "${3:-}"; then echo "ok: $1"; else echo "FAIL: $1 (no '$2')"; screen; fails=$((fails + 1)); fi
 }
@@ -61,6 +70,7 @@ check "shell survives Ctrl-C" 'still alive' -x
 send '1/0' Enter
 check "errors print a traceback" 'ZeroDivisionError: division by zero'
 send 'marker_for_history = 7' Enter
+wait_prompt_after 'marker_for_history = 7'
 send C-d
 check "Ctrl-D exits 0" '__EXITED__ 0'
 tmux -S "$sock" kill-session -t "$session"
