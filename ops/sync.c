@@ -175,11 +175,6 @@ static int token_dequeue(rt_kernel_ctx *c) {
   return RT_OK;
 }
 
-static int like_input1(rt_shape_ctx *c) {
-  c->out_shapes[0] = c->n_inputs > 1 ? c->in_shapes[1] : rt_shape_unknown();
-  return RT_OK;
-}
-
 static int scalar_out(rt_shape_ctx *c) {
   c->out_shapes[0] = rt_shape_scalar();
   return RT_OK;
@@ -203,6 +198,5 @@ static const rt_op_def sync_ops[] = {
 };
 
 void op_sync_register(void) {
-  (void)like_input1;
   rt_op_register(sync_ops, OP_COUNT(sync_ops));
 }

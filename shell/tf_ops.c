@@ -475,10 +475,6 @@ static sh_obj *filled(const char *fname, int argc, sh_obj **argv, sh_obj *kw, do
   if (rt_shape_numel(&s) >= 1000) {   /* TF1: a constant only when small, else Fill */
     sh_obj *dims = sh_list_new(0);
     for (int i = 0; i < s.ndims; i++) sh_list_append_steal(dims, sh_int(s.dims[i]));
-    sh_obj *args[] = {dims};
-    sh_obj *kw2 = sh_dict_new();
-    if (dtype && dtype != SH_NONE) sh_dict_set_str(kw2, "dtype", dtype);
-    if (name && name != SH_NONE) sh_dict_set_str(kw2, "name", name);
     sh_obj *r = NULL;
     rt_tensor *val = t == RT_FLOAT ? rt_tensor_scalar_f32((float)v) : t == RT_DOUBLE ? rt_tensor_scalar_f64(v)
                    : t == RT_INT32 ? rt_tensor_scalar_i32((int32_t)v) : t == RT_INT64 ? rt_tensor_scalar_i64((int64_t)v)
@@ -489,8 +485,6 @@ static sh_obj *filled(const char *fname, int argc, sh_obj **argv, sh_obj *kw, do
     if (n && tf_node_input(n, dims, RT_INT32) == 0 && tf_node_input(n, vt, t) == 0) r = tf_node_finish_tensor(n);
     sh_decref(vt);
     sh_decref(dims);
-    sh_decref(kw2);
-    (void)args;
     return r;
   }
   rt_tensor *x = rt_tensor_new(t, &s);
