@@ -138,7 +138,7 @@ static int token_enqueue(rt_kernel_ctx *c) {
   for (int64_t i = 0; i < rt_tensor_numel(in); i++) {
     if (t->n == t->cap) {
       /* compact, then grow */
-      memmove(t->v, t->v + t->head, (size_t)(t->n - t->head) * sizeof *t->v);
+      if (t->head) memmove(t->v, t->v + t->head, (size_t)(t->n - t->head) * sizeof *t->v);
       t->n -= t->head;
       t->head = 0;
       if (t->n == t->cap) {

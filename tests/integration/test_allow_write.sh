@@ -5,7 +5,7 @@
 read -r W0 <<<"$(free_ports 1)"
 SPEC="{\"worker\": [\"localhost:$W0\"]}"
 mkdir -p "$WORK/run" "$WORK/elsewhere" "$WORK/allowed"
-(cd "$WORK/run" && TMPDIR="$WORK/run" "$TFSH" server --cluster "$SPEC" --job worker --task 0 >"$WORK/w.log" 2>&1) &
+(cd "$WORK/run" && TMPDIR="$WORK/run" exec "$TFSH" server --cluster "$SPEC" --job worker --task 0 >"$WORK/w.log" 2>&1) &
 PIDS+=($!)
 cat >"$WORK/save.py" <<PY
 import sys, tensorflow as tf

@@ -38,7 +38,8 @@ KEY=$WORK/cluster.key
 export TFSH_CLUSTER_KEY=$KEY
 in_ns() { local n=$1; shift; ip netns exec "$n" "$@"; }
 task() {   # task NAME HOSTINDEX JOB INDEX
-  in_ns "${HOSTS[$2]}" "$TFSH" server --cluster "$SPEC" --job "$3" --task "$4" >"$WORK/$1.log" 2>&1 &
+  # ip netns exec directly (not through a function): $! must be the task's own pid
+  ip netns exec "${HOSTS[$2]}" "$TFSH" server --cluster "$SPEC" --job "$3" --task "$4" >"$WORK/$1.log" 2>&1 &
   PIDS+=($!)
 }
 task ps 0 ps 0
