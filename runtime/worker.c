@@ -92,6 +92,7 @@ struct rt_worker {
   wstep *steps;
   wsess *sessions;
   bool shutdown;             /* every step fails from now on */
+  int fetchers;              /* RecvTensor fetcher threads alive (the worker outlives them) */
   uint64_t dead[TOMBSTONES];
   rt_status dead_why[TOMBSTONES];
   int dead_next;
@@ -181,7 +182,7 @@ void rt_worker_shutdown(rt_worker *w) {
   rt_status why;
   rt_error(&why, RT_CANCELLED, "%s is shutting down", w->srv->task);
   pthread_mutex_lock(&w->mu);
-  w->shutdown = true;
+  __atomic_store_n(&w->shutdown, true, __ATOMIC_RELEASE);
   for (wstep *s = w->steps; s; s = s->next) step_abort(w, s, &why);
   pthread_cond_broadcast(&w->cv);
   pthread_mutex_unlock(&w->mu);
@@ -189,6 +190,12 @@ void rt_worker_shutdown(rt_worker *w) {
 
 void rt_worker_free(rt_worker *w) {
   if (!w) return;
+  /* fetcher threads (detached) must be gone before the worker is */
+  pthread_mutex_lock(&w->mu);
+  __atomic_store_n(&w->shutdown, true, __ATOMIC_RELEASE);
+  pthread_cond_broadcast(&w->cv);
+  while (w->fetchers > 0) pthread_cond_wait(&w->cv, &w->mu);
+  pthread_mutex_unlock(&w->mu);
   while (w->graphs) {
     wgraph *g = w->graphs;
     w->graphs = g->next;
@@ -324,6 +331,12 @@ typedef struct fetch_job {
   char endpoint[256];
 } fetch_job;
 
+/* A fetcher gives up when its worker shuts down. */
+static int fetch_tick(void *arg, int64_t elapsed_ms) {
+  (void)elapsed_ms;
+  return __atomic_load_n(&((rt_worker *)arg)->shutdown, __ATOMIC_ACQUIRE);
+}
+
 static void *fetch_main(void *arg) {
   fetch_job *j = arg;
   rt_worker *w = j->w;
@@ -336,7 +349,8 @@ static void *fetch_main(void *arg) {
     net_msg_uint(req, "step", j->step);
     net_msg_str(req, "key", j->key);
     net_in *rep = NULL;
-    rc = net_call(c, req, &rep, -1, &st);
+    net_wait nw = {.timeout_ms = -1, .tick_ms = 50, .tick = fetch_tick, .arg = w};
+    rc = net_call_wait(c, req, &rep, &nw, &st);
     if (!rc) rc = rt_unpack_tensor_msg(rep, net_get(rep, "tensor") ? net_get(rep, "tensor")
                                                                     : net_in_header(rep),
                                        "RecvTensor.tensor", &t, &st);
@@ -353,6 +367,8 @@ static void *fetch_main(void *arg) {
     pthread_cond_broadcast(&w->cv);
   }
   step_release(w, s);
+  w->fetchers--;
+  pthread_cond_broadcast(&w->cv);
   pthread_mutex_unlock(&w->mu);
   free(j);
   return NULL;
@@ -374,6 +390,7 @@ static int fetch_start(rt_worker *w, wstep *s, const char *key, const char *task
   rt_endpoint(a->addr, j->endpoint, sizeof j->endpoint);
   item_put(&s->fetching, key, NULL);
   s->users++;
+  w->fetchers++;
   pthread_t th;
   pthread_attr_t at;
   pthread_attr_init(&at);
@@ -382,6 +399,7 @@ static int fetch_start(rt_worker *w, wstep *s, const char *key, const char *task
   pthread_attr_destroy(&at);
   if (e) {
     s->users--;
+    w->fetchers--;
     free(j);
     return rt_error(st, RT_RESOURCE_EXHAUSTED, "cannot start a thread to receive %s", key);
   }
