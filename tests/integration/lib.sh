@@ -14,19 +14,59 @@ cleanup() {
     kill -KILL "$p" 2>/dev/null
   done
   rm -rf "$WORK"
+  local d
+  for d in "$PORT_DIR"/*/; do
+    [ -e "$d$$" ] && rm -f "$d$$" && rmdir "$d" 2>/dev/null
+  done
+  return 0
 }
 trap cleanup EXIT
 
-# N free TCP ports on 127.0.0.1 (bound and released by the kernel's port-0 allocator).
+# N free TCP ports on 127.0.0.1. They come from below the kernel's ephemeral range
+# (/proc/sys/net/ipv4/ip_local_port_range starts at 32768), so no outgoing connection of
+# another test can take one between our check and the bind; each is reserved by an atomic
+# mkdir under $PORT_DIR, holding a file named after this test's pid, until the test exits
+# (a reservation whose test is gone is stale), so parallel tests never share a port.
+PORT_DIR=${TMPDIR:-/tmp}/tfsh-test-ports
 free_ports() {
-  python3 - "$1" <<'PY'
-import socket, sys
-socks = []
-for _ in range(int(sys.argv[1])):
+  python3 - "$1" "$PORT_DIR" "$$" <<'PY'
+import os, random, socket, sys, time
+n, root, owner = int(sys.argv[1]), sys.argv[2], sys.argv[3]
+os.makedirs(root, exist_ok=True)
+def alive(pid):
+    try:
+        os.kill(int(pid), 0)
+        return True
+    except (OSError, ValueError):
+        return False
+got = []
+while len(got) < n:
+    port = random.randrange(20000, 32000)
+    mark = os.path.join(root, str(port))
+    try:
+        os.mkdir(mark)
+    except FileExistsError:
+        try:
+            owners = os.listdir(mark)   # empty for a moment while its test writes it
+            if (owners and not any(alive(p) for p in owners)) or \
+                    (not owners and time.time() - os.stat(mark).st_mtime > 60):
+                for p in os.listdir(mark):
+                    os.unlink(os.path.join(mark, p))
+                os.rmdir(mark)
+        except OSError:
+            pass
+        continue
+    open(os.path.join(mark, owner), "w").close()
     s = socket.socket()
-    s.bind(("127.0.0.1", 0))
-    socks.append(s)
-print(" ".join(str(s.getsockname()[1]) for s in socks))
+    try:
+        s.bind(("127.0.0.1", port))
+        got.append(port)
+    except OSError:
+        os.unlink(os.path.join(mark, owner))
+        os.rmdir(mark)
+    finally:
+        s.close()
+print(" ".join(map(str, got)))
 PY
 }
 

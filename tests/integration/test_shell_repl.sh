@@ -7,10 +7,13 @@ set -u
 command -v tmux >/dev/null || { echo "SKIP: tmux not installed"; exit 77; }
 
 work=$(mktemp -d)
-sock="$work/tmux.sock"
+sock="$work/tmux1.sock"
 session=repl
 export XDG_STATE_HOME="$work/state"
-cleanup() { tmux -S "$sock" kill-server 2>/dev/null; rm -rf "$work"; }
+cleanup() {
+  for s in "$work"/tmux*.sock; do tmux -S "$s" kill-server 2>/dev/null; done
+  rm -rf "$work"
+}
 trap cleanup EXIT
 fails=0
 
@@ -73,8 +76,11 @@ send 'marker_for_history = 7' Enter
 wait_prompt_after 'marker_for_history = 7'
 send C-d
 check "Ctrl-D exits 0" '__EXITED__ 0'
-tmux -S "$sock" kill-session -t "$session"
+tmux -S "$sock" kill-server
 
+# A fresh tmux server on its own socket: the first one may still be exiting, and a client
+# that reaches a dying server reports "server exited unexpectedly".
+sock="$work/tmux2.sock"
 start
 send Up
 check "history across restarts" '>>> marker_for_history = 7'
