@@ -6,7 +6,7 @@
 #include <string.h>
 
 void net_limits_default(net_limits *l) {
-  l->max_header = 1u << 20;
+  l->max_header = 64u << 20;   /* a graph of 100k nodes fits */
   l->max_frames = 1024;
   l->max_frame = (size_t)4 << 30;
   l->max_count = 1u << 20;

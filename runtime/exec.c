@@ -400,8 +400,11 @@ int rt_exec_run(rt_exec *x, rt_step *step, const rt_run_args *a, rt_status *st) 
         if ((rc = r)) break;
         rt_tensor_unref(x->values[xn->first_out]);
         x->values[xn->first_out] = t;
-      } else if ((rc = run_node(x, xn, step, st))) {
-        break;
+      } else {
+        int64_t t0 = step->timed ? rt_trace_micros() : 0;   /* views: busy share */
+        rc = run_node(x, xn, step, st);
+        if (step->timed) step->busy_us += rt_trace_micros() - t0;
+        if (rc) break;
       }
     } else if (n_def) {
       /* Nothing else to do: wait for whichever deferred _Recv arrives first. */

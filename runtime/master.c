@@ -501,7 +501,8 @@ static int cancel_tick(void *arg, int64_t elapsed_ms) {
 
 /* One step: a RunGraph per partition, all in flight; the first error aborts the rest. */
 static int run_step(rt_master *m, msess *s, mrun *r, int nf, char **feeds, rt_tensor **fv, int nx,
-                    char **fetches, rt_tensor **out, rt_step_stats *trace, rt_status *st) {
+                    char **fetches, rt_tensor **out, rt_step_stats *trace, rt_busy *busy, int *n_busy,
+                    rt_status *st) {
   int np = r->n_parts, rc = RT_OK;
   uint64_t step = rt_random_u64();
   /* views: publish the step in flight for Progress */
@@ -526,6 +527,7 @@ static int run_step(rt_master *m, msess *s, mrun *r, int nf, char **feeds, rt_te
     net_msg_uint(req, "incarnation", r->parts[i].incarnation);
     net_msg_uint(req, "step", step);
     if (trace) net_msg_bool(req, "trace", true);   /* views: RunOptions.FULL_TRACE */
+    if (busy) net_msg_bool(req, "busy", true);     /* views: the live view of a loop */
     int n = 0;
     for (int k = 0; k < nf; k++) n += r->feed_part[k] == i;
     msgpack_packer *pk = net_msg_field(req, "feeds");
@@ -599,6 +601,8 @@ static int run_step(rt_master *m, msess *s, mrun *r, int nf, char **feeds, rt_te
       /* views: this task's per-device traces */
       if (!rrc && trace && net_get(rep, "step_stats"))
         rrc = rt_unpack_step_stats(net_get(rep, "step_stats"), "RunGraph.step_stats", trace, &rs);
+      if (!rrc && busy && net_get(rep, "busy"))
+        rrc = rt_unpack_busy(net_get(rep, "busy"), "RunGraph.busy", busy, n_busy, RT_MAX_BUSY, &rs);
     }
     net_in_free(rep);
     if (rrc && (!first_err || (first_err == RT_CANCELLED && rrc != RT_CANCELLED))) {
@@ -910,14 +914,17 @@ static void handle_run(rt_master *m, net_req *req) {
   if (!rc) rc = get_names(in, "targets", &targets, &nt, &st);
   /* views: RunOptions {"trace_level": int, "output_partition_graphs": bool} */
   int64_t trace_level = 0;
-  bool want_pg = false;
+  bool want_pg = false, want_busy = false;
   const msgpack_object *opts = rc ? NULL : net_get(in, "options");
   if (opts && opts->type == MSGPACK_OBJECT_MAP) {
     const msgpack_object *v;
     if ((v = net_obj_key(opts, "trace_level"))) rc = net_obj_int(v, "RunStep.options.trace_level", &trace_level, &st);
     if (!rc && (v = net_obj_key(opts, "output_partition_graphs")))
       rc = net_obj_bool(v, "RunStep.options.output_partition_graphs", &want_pg, &st);
+    if (!rc && (v = net_obj_key(opts, "busy"))) rc = net_obj_bool(v, "RunStep.options.busy", &want_busy, &st);
   }
+  rt_busy *busy = want_busy ? calloc(RT_MAX_BUSY, sizeof *busy) : NULL;
+  int n_busy = 0;
   rt_step_stats trace = {0};
   char *warning = NULL;
   rt_partition *pgs = NULL;
@@ -951,7 +958,8 @@ static void handle_run(rt_master *m, net_req *req) {
     free(sig);
     /* Held through the step: runs of one session are serialized, and a CloseSession
      * waits for the step in flight. */
-    if (!rc) rc = run_step(m, s, r, nf, feeds, fv, nx, fetches, out, trace_level > 0 ? &trace : NULL, &st);
+    if (!rc)
+      rc = run_step(m, s, r, nf, feeds, fv, nx, fetches, out, trace_level > 0 ? &trace : NULL, busy, &n_busy, &st);
     if (!rc && want_pg) rc = views_device_partitions(s, r->needed, r->n_needed, &pgs, &n_pgs, &st);
     if (!rc && r->warning) {   /* said once */
       warning = r->warning;
@@ -972,10 +980,16 @@ static void handle_run(rt_master *m, net_req *req) {
       for (int i = 0; i < trace.n; i++) rt_pack_dev_stats(pk, trace.dev[i]);
     }
     if (want_pg) views_pack_partitions(rep, net_msg_field(rep, "partition_graphs"), pgs, n_pgs);
+    if (busy) {   /* views: every device's busy time in this step */
+      pk = net_msg_field(rep, "busy");
+      msgpack_pack_array(pk, (size_t)n_busy);
+      for (int i = 0; i < n_busy; i++) rt_pack_busy(pk, &busy[i]);
+    }
     if (warning) net_msg_str(rep, "warning", warning);
     net_reply(req, rep);
   }
   free(warning);
+  free(busy);
   rt_step_stats_clear(&trace);
   rt_partitions_free(pgs, n_pgs);
   for (int i = 0; i < nf; i++) rt_tensor_unref(fv[i]);

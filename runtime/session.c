@@ -211,9 +211,12 @@ int rt_session_run_step_views(rt_session *s, const rt_session_run *r, const rt_s
   }
   pack_strs(net_msg_field(req, "fetches"), r->n_fetches, r->fetch_names);
   pack_strs(net_msg_field(req, "targets"), r->n_targets, r->targets);
-  if (v->trace_level > 0 || v->output_partition_graphs) {   /* views: RunOptions */
+  if (v->trace_level > 0 || v->output_partition_graphs || v->busy) {   /* views: RunOptions */
     pk = net_msg_field(req, "options");
-    msgpack_pack_map(pk, 2);
+    msgpack_pack_map(pk, 3);
+    msgpack_pack_str(pk, 4);
+    msgpack_pack_str_body(pk, "busy", 4);
+    v->busy ? msgpack_pack_true(pk) : msgpack_pack_false(pk);
     msgpack_pack_str(pk, 11);
     msgpack_pack_str_body(pk, "trace_level", 11);
     msgpack_pack_int(pk, v->trace_level);
@@ -240,6 +243,9 @@ int rt_session_run_step_views(rt_session *s, const rt_session_run *r, const rt_s
   /* views: RunMetadata */
   if (!rc && v->step_stats && net_get(rep, "step_stats"))
     rc = rt_unpack_step_stats(net_get(rep, "step_stats"), "RunStep.step_stats", v->step_stats, st);
+  if (v->n_busy) *v->n_busy = 0;
+  if (!rc && v->busy && net_get(rep, "busy"))
+    rc = rt_unpack_busy(net_get(rep, "busy"), "RunStep.busy", v->busy, v->n_busy, RT_MAX_BUSY, st);
   if (!rc && v->partition_graphs && net_get(rep, "partition_graphs")) {
     const msgpack_object_array *pa = NULL;
     rc = net_obj_array(net_get(rep, "partition_graphs"), "RunStep.partition_graphs", &pa, st);

@@ -57,6 +57,8 @@ typedef struct rt_session_views {
   bool output_partition_graphs;          /* fills partition_graphs */
   struct rt_partition **partition_graphs;   /* out: per-device graphs (rt_partitions_free) */
   int *n_partition_graphs;
+  struct rt_busy *busy;                  /* not NULL: out, each device's busy time (the */
+  int *n_busy;                           /* live view of a loop), RT_MAX_BUSY at most */
   /* called about every 50 ms while the step runs (the live view); nonzero cancels */
   int (*tick)(void *arg, int64_t elapsed_ms);
   void *tick_arg;

@@ -36,6 +36,10 @@ struct rt_step {
   /* views (issue 7): when not NULL the executor appends one record per node it runs
    * (RunOptions.FULL_TRACE); owned by whoever set it. */
   struct rt_dev_stats *trace;
+  /* views: when `timed`, the executor adds the time its kernels run (not the time spent
+   * waiting for a _Recv) to busy_us: the busy share of the live view's loops. */
+  bool timed;
+  int64_t busy_us;
 };
 
 #endif

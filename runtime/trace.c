@@ -212,3 +212,37 @@ int rt_unpack_step_stats(const msgpack_object *o, const char *what, rt_step_stat
   }
   return rc;
 }
+
+/* ---- busy time per device (the live view's loops) ------------------------------------ */
+
+void rt_pack_busy(msgpack_packer *pk, const rt_busy *b) {
+  msgpack_pack_map(pk, 3);
+  rt_pack_kstr(pk, "device", b->device);
+  rt_pack_kint(pk, "us", b->us);
+  rt_pack_kint(pk, "ops", b->ops);
+}
+
+int rt_unpack_busy(const msgpack_object *o, const char *what, rt_busy *b, int *n, int max,
+                   rt_status *st) {
+  const msgpack_object_array *a = NULL;
+  int rc = net_obj_array(o, what, &a, st);
+  for (uint32_t i = 0; !rc && i < a->size; i++) {
+    const msgpack_object *e = &a->ptr[i];
+    if (e->type != MSGPACK_OBJECT_MAP)
+      return rt_error(st, RT_INVALID_ARGUMENT, "%s[%u]: expected a map, got %s", what, i,
+                      net_obj_kind(e));
+    char *dev = NULL;
+    int64_t us = 0, ops = 0;
+    rc = get_str(e, "device", what, &dev, st);
+    if (!rc) rc = get_int(e, "us", what, &us, st);
+    if (!rc) rc = get_int(e, "ops", what, &ops, st);
+    if (!rc && *n < max) {
+      rt_busy *x = &b[(*n)++];
+      snprintf(x->device, sizeof x->device, "%s", dev);
+      x->us = us;
+      x->ops = (int)ops;
+    }
+    free(dev);
+  }
+  return rc;
+}

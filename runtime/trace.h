@@ -62,6 +62,19 @@ int rt_unpack_dev_stats(const msgpack_object *o, const char *what, rt_dev_stats 
 int rt_unpack_step_stats(const msgpack_object *o, const char *what, rt_step_stats *s,
                          rt_status *st);
 
+/* Each device's busy time in one step, for the live view of a loop: the time its kernels
+ * ran, not counting waits for a _Recv. Wire form {"device": str, "us": int, "ops": int}. */
+enum { RT_MAX_BUSY = 64 };   /* devices a step reports */
+typedef struct rt_busy {
+  char device[200];
+  int64_t us;
+  int ops;
+} rt_busy;
+void rt_pack_busy(msgpack_packer *pk, const rt_busy *b);
+/* Decode an array of them into b[*n ...], at most max in all (the rest are dropped). */
+int rt_unpack_busy(const msgpack_object *o, const char *what, rt_busy *b, int *n, int max,
+                   rt_status *st);
+
 /* msgpack helpers shared by the views' messages */
 void rt_pack_kstr(msgpack_packer *pk, const char *key, const char *val);
 void rt_pack_kint(msgpack_packer *pk, const char *key, int64_t val);

@@ -657,6 +657,11 @@ static void handle_run(rt_worker *w, net_req *req) {
   /* views: RunOptions.FULL_TRACE asks for per-node records ("trace": true) */
   bool trace = false;
   if (!rc && net_has(in, "trace")) rc = net_get_bool(in, "trace", &trace, &st);
+  /* views: the live view of a loop asks for each device's busy time ("busy": true) */
+  bool want_busy = false;
+  if (!rc && net_has(in, "busy")) rc = net_get_bool(in, "busy", &want_busy, &st);
+  int n_busy = 0;
+  rt_busy *busy = NULL;
   int64_t run_t0 = rt_trace_micros();
   rt_step_stats stats = {0};
   pthread_mutex_lock(&w->mu);
@@ -690,6 +695,7 @@ static void handle_run(rt_worker *w, net_req *req) {
       ws->runs = r;
       if (ws->aborted) atomic_store(&r->step.cancelled, true);
       if (trace) r->step.trace = rt_dev_stats_new(wg->parts[i].name);   /* views */
+      r->step.timed = want_busy;
     }
     pthread_mutex_unlock(&w->mu);
     for (int i = 1; i < wg->n_parts; i++) pthread_create(&th[i], NULL, run_part, &runs[i]);
@@ -705,6 +711,12 @@ static void handle_run(rt_worker *w, net_req *req) {
     if (ws->aborted && !rc) rc = ws->abort.code, st = ws->abort;
     for (int i = 0; i < wg->n_parts; i++)   /* views: traces go into the reply */
       if (runs[i].step.trace) rt_step_stats_append(&stats, runs[i].step.trace);
+    if (want_busy && (busy = calloc((size_t)wg->n_parts + 1, sizeof *busy)))
+      for (int i = 0; i < wg->n_parts; i++, n_busy++) {
+        snprintf(busy[i].device, sizeof busy[i].device, "%s", wg->parts[i].name);
+        busy[i].us = runs[i].step.busy_us;
+        busy[i].ops = atomic_load(&runs[i].step.ops_total);
+      }
     step_release(w, ws);
     pthread_mutex_unlock(&w->mu);
     pthread_mutex_unlock(&wg->run_mu);
@@ -729,8 +741,14 @@ static void handle_run(rt_worker *w, net_req *req) {
       msgpack_pack_array(pk, (size_t)stats.n);
       for (int i = 0; i < stats.n; i++) rt_pack_dev_stats(pk, stats.dev[i]);
     }
+    if (want_busy) {   /* views: [{"device", "us", "ops"}] per device */
+      pk = net_msg_field(rep, "busy");
+      msgpack_pack_array(pk, (size_t)n_busy);
+      for (int i = 0; i < n_busy; i++) rt_pack_busy(pk, &busy[i]);
+    }
     net_reply(req, rep);
   }
+  free(busy);
   rt_step_stats_clear(&stats);
   for (int i = 0; i < nf; i++) free(fnames[i]);
   for (int i = 0; i < nx; i++) free(xnames[i]);

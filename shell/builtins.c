@@ -73,11 +73,14 @@ static sh_obj *file_readlines(ARGS) {
   if (sh_err_occurred()) { sh_decref(l); return NULL; }
   return l;
 }
+void (*sh_screen_hook)(bool idle);
+
 static sh_obj *file_write(ARGS) {
   file_obj *f = (file_obj *)self;
   if (file_check(f) < 0) return NULL;
   NARGS("write", 1, 1);
   if (!sh_is_str(argv[0])) return sh_raise(sh_TypeError, "write() argument must be str, not %s", sh_type_name(argv[0]));
+  if (f->fp == stdout || f->fp == stderr) sh_screen_clear(false);
   fwrite(sh_str_cstr(argv[0]), 1, sh_str_len(argv[0]), f->fp);
   if (f->fp == stderr) fflush(stderr);
   return sh_int(((sh_str_obj *)argv[0])->nchars);
@@ -159,6 +162,7 @@ static int write_to(sh_obj *file, const char *s, size_t n) {
   if (file->type == &sh_file_type) {
     file_obj *f = (file_obj *)file;
     if (file_check(f) < 0) return -1;
+    if (f->fp == stdout || f->fp == stderr) sh_screen_clear(false);
     fwrite(s, 1, n, f->fp);
     return 0;
   }

@@ -1678,6 +1678,7 @@ void sh_exc_print(FILE *out, sh_obj *exc) {
 int sh_report_error(void) {
   sh_obj *exc = sh_err_fetch();
   if (!exc) return 0;
+  sh_screen_clear(true);
   int status = 1;
   if (sh_isinstance(exc, sh_SystemExit)) {
     sh_obj *args = ((sh_inst *)exc)->args;

@@ -54,6 +54,7 @@ static char *slurp_stdin(void) {
 }
 
 static int finish(int status) {
+  sh_screen_clear(true);
   fflush(stdout);
   fflush(stderr);
   sh_fini();

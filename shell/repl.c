@@ -463,6 +463,7 @@ int sh_repl_run(void) {
   for (;;) {
     continuation = buf.len > 0;
     int count = 0;
+    sh_screen_clear(true);
     idle = true;
     const char *line = el_gets(el, &count);
     idle = false;

@@ -239,6 +239,13 @@ static struct {
   /* loops: runs that follow each other within a second */
   int64_t loop_start, last_end;
   int loop_steps;
+  /* the view of a loop of short steps: each device's busy time since the loop began (from
+   * RunStep's "busy"), drawn between steps a few times a second and folded into a summary
+   * line when the loop is over */
+  rt_busy acc[RT_MAX_BUSY];
+  int n_acc;
+  int64_t loop_drawn_at;
+  bool loop_shown;
 } L = {.mode = LIVE_ON};
 
 static live_dev *live_find(const char *dev) {
@@ -252,13 +259,102 @@ static live_dev *live_find(const char *dev) {
 }
 
 static void live_erase(void) {
-  if (L.drawn > 0) printf("\033[%dA\r\033[J", L.drawn);
+  if (L.drawn > 0) {
+    printf("\033[%dA\r\033[J", L.drawn);
+    fflush(stdout);
+  }
   L.drawn = 0;
 }
 
 static double loop_rate(void) {
   int64_t span = now_us() - L.loop_start;
   return L.loop_steps >= 2 && span > 0 ? L.loop_steps * 1e6 / (double)span : 0;
+}
+
+/* ---- loops of short steps ---- */
+
+static void loop_add_busy(const rt_busy *b, int n) {
+  for (int i = 0; i < n; i++) {
+    int k = 0;
+    while (k < L.n_acc && strcmp(L.acc[k].device, b[i].device)) k++;
+    if (k == L.n_acc) {
+      if (L.n_acc == RT_MAX_BUSY) continue;
+      L.acc[L.n_acc++] = (rt_busy){.us = 0};
+      snprintf(L.acc[k].device, sizeof L.acc[k].device, "%s", b[i].device);
+    }
+    L.acc[k].us += b[i].us;
+    L.acc[k].ops = b[i].ops;
+  }
+}
+
+/* A device's share of the loop's wall time spent running kernels, in percent. */
+static int loop_busy_pct(const rt_busy *b) {
+  int64_t span = L.last_end - L.loop_start;
+  int64_t pct = span > 0 ? b->us * 100 / span : 0;
+  return pct > 100 ? 100 : (int)pct;
+}
+
+/* "/job:worker/replica:0/task:0/device:CPU:0" -> "/job:worker/task:0/CPU:0" */
+static void short_device(const char *dev, char *out, size_t n) {
+  char buf[200];
+  snprintf(buf, sizeof buf, "%s", dev);
+  char *p;
+  if ((p = strstr(buf, "/replica:0"))) memmove(p, p + 10, strlen(p + 10) + 1);
+  if ((p = strstr(buf, "device:"))) memmove(p, p + 7, strlen(p + 7) + 1);
+  snprintf(out, n, "%s", buf);
+}
+
+/* The loop's lines: steps so far and steps/s, then a line per device with its busy share. */
+static void loop_draw(void) {
+  live_erase();
+  int width = term_width() - 1, name_w = 0;
+  for (int i = 0; i < L.n_acc; i++)
+    if ((int)strlen(L.acc[i].device) > name_w) name_w = (int)strlen(L.acc[i].device);
+  double span = (L.last_end - L.loop_start) / 1e6;
+  char line[1024];
+  snprintf(line, sizeof line, "loop: step %d  %.1f steps/s  %.1f ms/step", L.loop_steps + 1,
+           span > 0 ? (L.loop_steps + 1) / span : 0, span > 0 ? span * 1e3 / (L.loop_steps + 1) : 0);
+  if ((int)strlen(line) > width) line[width] = '\0';
+  printf("\r\033[K%s\n", line);
+  for (int i = 0; i < L.n_acc; i++) {
+    int pct = loop_busy_pct(&L.acc[i]), fill = pct * 20 / 100;
+    char bar[32];
+    for (int k = 0; k < 20; k++) bar[k] = k < fill ? '#' : '.';
+    bar[20] = '\0';
+    snprintf(line, sizeof line, "%-*s [%s] busy %3d%%  %d ops/step", name_w, L.acc[i].device, bar, pct,
+             L.acc[i].ops);
+    if ((int)strlen(line) > width) line[width] = '\0';
+    printf("\r\033[K%s\n", line);
+  }
+  L.drawn = 1 + L.n_acc;
+  L.loop_drawn_at = now_us();
+  L.loop_shown = true;
+  fflush(stdout);
+}
+
+/* The loop is over (or the program prints, or goes idle): its lines go; a loop that was
+ * shown leaves one summary line. */
+static void loop_fold(bool summary) {
+  live_erase();
+  if (!summary || !L.loop_shown) return;
+  L.loop_shown = false;
+  double span = (L.last_end - L.loop_start) / 1e6;
+  char line[2048];
+  int off = snprintf(line, sizeof line, "loop: %d steps in %.2f s, %.1f steps/s", L.loop_steps + 1, span,
+                     span > 0 ? (L.loop_steps + 1) / span : 0);
+  for (int i = 0; i < L.n_acc && off < (int)sizeof line - 256; i++) {
+    char dev[200];
+    short_device(L.acc[i].device, dev, sizeof dev);
+    off += snprintf(line + off, sizeof line - off, "%s %s %d%%", i ? "," : "; busy", dev, loop_busy_pct(&L.acc[i]));
+  }
+  printf("%s\n", line);
+  fflush(stdout);
+  L.last_end = 0;   /* a step from now on starts a new loop */
+}
+
+/* sh_screen_hook: before the interpreter writes, and when it goes idle. */
+static void live_screen_hook(bool idle) {
+  if (L.drawn > 0 || (idle && L.loop_shown)) loop_fold(idle);
 }
 
 /* One device line, cut to the terminal's width. */
@@ -342,26 +438,35 @@ static int live_tick(void *arg, int64_t elapsed_ms) {
 
 static bool live_begin(rt_session *s) {
   int64_t now = now_us();
+  bool on = L.mode != LIVE_OFF && fancy_terminal_cached();
   if (L.last_end && now - L.last_end < 1000000) {
     L.loop_steps++;
   } else {
+    if (on) loop_fold(true);   /* the loop before this step is over */
     L.loop_steps = 0;
     L.loop_start = now;
     L.n = 0;   /* a new loop: forget the devices' busy counts */
+    L.n_acc = 0;
+    L.loop_shown = false;
   }
-  if (L.mode == LIVE_OFF || !fancy_terminal_cached()) return false;
+  sh_screen_hook = live_screen_hook;
+  if (!on) return false;
   L.s = s;
   L.t0 = now;
-  L.drawn = 0;
   L.shown = false;
   L.last_poll = L.last_draw = 0;
   for (int i = 0; i < L.n; i++) L.d[i].done = L.d[i].sent = L.d[i].recv = 0, L.d[i].op[0] = '\0';
   return true;
 }
 
-static void live_end(bool used, bool ok) {
+static void live_end(bool used, bool ok, const rt_busy *busy, int n_busy) {
   L.last_end = now_us();
-  if (!used || !L.shown) return;
+  if (!used) return;
+  loop_add_busy(busy, n_busy);
+  if (!L.shown) {   /* a short step: in a loop, the loop's lines a few times a second */
+    if (ok && L.loop_steps >= 2 && L.last_end - L.loop_drawn_at >= 250000) loop_draw();
+    return;
+  }
   double secs = (L.last_end - L.t0) / 1e6;
   if (L.mode == LIVE_KEEP) {
     live_draw(ok);
@@ -384,6 +489,8 @@ static void live_end(bool used, bool ok) {
   if (L.loop_steps < 2 || L.mode == LIVE_KEEP || secs >= 1.0)
     printf("%s %.2f s: %d device%s, %d/%d ops, sent %s, recv %s%s\n", ok ? "step" : "step failed after", secs, L.n,
            L.n == 1 ? "" : "s", ops, total, s1, s2, rate);
+  else if (ok)
+    loop_draw();
   fflush(stdout);
 }
 
@@ -415,12 +522,16 @@ int tf_views_run(rt_session *s, tf_graph *g, const rt_session_run *r, sh_obj *op
     v.n_partition_graphs = &n_pgs;
   }
   bool live = live_begin(s);
+  rt_busy busy[RT_MAX_BUSY];
+  int n_busy = 0;
   if (live) {
     v.tick = live_tick;
     v.tick_arg = NULL;
+    v.busy = busy;   /* for the busy shares if this step turns out to be part of a loop */
+    v.n_busy = &n_busy;
   }
   int rc = rt_session_run_step_views(s, r, &v, st);
-  live_end(live, rc == RT_OK);
+  live_end(live, rc == RT_OK, busy, n_busy);
   if (!rc && level > 0) {
     sh_obj *ss = call_tf("_views_step_stats", 1, (sh_obj *[]){step_stats_list(&stats)});
     if (ss) {

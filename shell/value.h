@@ -414,6 +414,16 @@ int sh_report_error(void);
  * prints asynchronously (live views) calls this instead of printf. */
 void sh_print_async(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 
+/* Lines a view keeps at the bottom of the terminal (the live view of a loop) must go
+ * before anything else is written there. When set, this is called before the interpreter
+ * writes to stdout or stderr (idle = false: clear them) and when the program goes idle —
+ * the REPL's prompt, an error report, the end of a script (idle = true: also fold what
+ * they showed into a summary line). */
+extern void (*sh_screen_hook)(bool idle);
+static inline void sh_screen_clear(bool idle) {
+  if (sh_screen_hook) sh_screen_hook(idle);
+}
+
 /* sys.stdout / sys.stderr objects (borrowed), for native code that writes to them. */
 sh_obj *sh_sys_stdout(void);
 sh_obj *sh_sys_stderr(void);

@@ -5,7 +5,7 @@
 cat >"$WORK/long.py" <<'PY'
 import time, tensorflow as tf
 x = tf.random_uniform([512, 512])
-for i in range(400):
+for i in range(4000):   # seconds of work: far longer than the wait before Ctrl-C
     x = tf.matmul(x, x) * 0.001
 small = tf.constant(2) * 21
 with tf.Session() as sess:
@@ -22,7 +22,7 @@ timeout 60 "$TFSH" "$WORK/long.py" >"$WORK/out" 2>&1 &
 pid=$!
 PIDS+=($pid)
 wait_for "$WORK/out" running 30
-# let the step start, then interrupt (the script catches KeyboardInterrupt)
+# let the step start (it runs for seconds), then interrupt (the script catches KeyboardInterrupt)
 for _ in $(seq 20); do sleep 0.05; done
 kill -INT $pid
 wait $pid

@@ -11,6 +11,7 @@
 #include "net/wire.h"
 #include "ops/ops.h"
 #include "runtime/codec.h"
+#include "runtime/trace.h"
 
 /* Seal an outgoing message and parse it back as a receiver would (header only). */
 static net_in *roundtrip(net_msg *m, rt_status *st) {
@@ -169,11 +170,60 @@ static int setup(void **state) {
   return 0;
 }
 
+/* Busy (PROTOCOL.md, Views): the test value round trips; bad entries name the field. */
+static void test_busy(void **state) {
+  rt_status st = {0};
+  rt_busy b = {.device = "/job:worker/replica:0/task:0/device:CPU:0", .us = 412, .ops = 4};
+  net_msg *m = net_msg_new("RunGraphOk");
+  msgpack_packer *pk = net_msg_field(m, "busy");
+  msgpack_pack_array(pk, 3);
+  for (int i = 0; i < 3; i++) rt_pack_busy(pk, &b);
+  net_in *in = roundtrip(m, &st);
+  rt_busy out[2];
+  int n = 0;
+  assert_int_equal(rt_unpack_busy(net_get(in, "busy"), "RunGraph.busy", out, &n, 2, &st), RT_OK);
+  assert_int_equal(n, 2);   /* at most max; the rest dropped */
+  assert_string_equal(out[1].device, "/job:worker/replica:0/task:0/device:CPU:0");
+  assert_int_equal(out[1].us, 412);
+  assert_int_equal(out[1].ops, 4);
+  net_in_free(in);
+  net_msg_free(m);
+
+  m = net_msg_new("RunGraphOk");
+  pk = net_msg_field(m, "busy");
+  msgpack_pack_array(pk, 2);
+  rt_pack_busy(pk, &b);
+  msgpack_pack_int(pk, 7);
+  in = roundtrip(m, &st);
+  n = 0;
+  assert_int_equal(rt_unpack_busy(net_get(in, "busy"), "RunGraph.busy", out, &n, 2, &st), RT_INVALID_ARGUMENT);
+  assert_string_equal(st.msg, "RunGraph.busy[1]: expected a map, got uint");
+  net_in_free(in);
+  net_msg_free(m);
+
+  m = net_msg_new("RunGraphOk");
+  pk = net_msg_field(m, "busy");
+  msgpack_pack_array(pk, 1);
+  msgpack_pack_map(pk, 1);
+  msgpack_pack_str(pk, 2);
+  msgpack_pack_str_body(pk, "us", 2);
+  msgpack_pack_str(pk, 1);
+  msgpack_pack_str_body(pk, "x", 1);
+  in = roundtrip(m, &st);
+  n = 0;
+  assert_int_equal(rt_unpack_busy(net_get(in, "busy"), "RunGraph.busy", out, &n, 2, &st), RT_INVALID_ARGUMENT);
+  assert_string_equal(st.msg, "RunGraph.busy.us is str, expected int");
+  net_in_free(in);
+  net_msg_free(m);
+  (void)state;
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
     cmocka_unit_test(test_node_encoding),
     cmocka_unit_test(test_tensor_frames),
     cmocka_unit_test(test_hostile_values),
+    cmocka_unit_test(test_busy),
   };
   return cmocka_run_group_tests(tests, setup, NULL);
 }
