@@ -10,7 +10,7 @@
 #include "runtime/server.h"
 #include "shell/tf.h"
 
-void tf_device_note_job(const char *job);
+void tf_device_note_task(const char *job, int task);
 
 typedef struct tf_cluster {
   sh_obj head;
@@ -72,7 +72,8 @@ static int add_job(tf_cluster *c, sh_obj *job, sh_obj *tasks) {
   }
   sh_dict_set(c->jobs, job, m);
   sh_decref(m);
-  tf_device_note_job(j);   /* for Tab completion of device strings */
+  for (int64_t pos = 0; sh_dict_next(m, &pos, &k, &v);)
+    tf_device_note_task(j, (int)sh_int_value(k));   /* for Tab completion of device strings */
   return 0;
 }
 

@@ -234,13 +234,24 @@ sh_obj *tf_device(sh_obj *self, int argc, sh_obj **argv, sh_obj *kw) {
 #include "shell/repl.h"
 
 /* Jobs seen in ClusterSpecs and servers made in this process (tf_cluster.c adds them). */
-static char known_jobs[16][64];
+static struct {
+  char name[64];
+  int n;                /* task indices known, the first 32 */
+  int task[32];
+} known_jobs[16];
 static int n_known_jobs;
 
-void tf_device_note_job(const char *job) {
-  for (int i = 0; i < n_known_jobs; i++)
-    if (!strcmp(known_jobs[i], job)) return;
-  if (n_known_jobs < 16) snprintf(known_jobs[n_known_jobs++], sizeof known_jobs[0], "%s", job);
+void tf_device_note_task(const char *job, int task) {
+  int i = 0;
+  while (i < n_known_jobs && strcmp(known_jobs[i].name, job)) i++;
+  if (i == n_known_jobs) {
+    if (n_known_jobs == 16) return;
+    snprintf(known_jobs[n_known_jobs++].name, sizeof known_jobs[0].name, "%s", job);
+    known_jobs[i].n = 0;
+  }
+  for (int k = 0; k < known_jobs[i].n; k++)
+    if (known_jobs[i].task[k] == task) return;
+  if (known_jobs[i].n < 32) known_jobs[i].task[known_jobs[i].n++] = task;
 }
 
 static sh_obj *device_completer(const char *line, size_t cursor, size_t *word_start) {
@@ -259,11 +270,16 @@ static sh_obj *device_completer(const char *line, size_t cursor, size_t *word_st
                                       "/job:localhost/replica:0/task:0/device:CPU:0"};
   for (size_t k = 0; k < sizeof fixed / sizeof *fixed; k++)
     if (!strncmp(fixed[k], typed, tl)) sh_list_append_steal(out, sh_str(fixed[k]));
-  for (int j = 0; j < n_known_jobs; j++) {
-    const char *forms[] = {"/job:%s", "/job:%s/task:0", "/job:%s/task:0/device:CPU:0"};
-    for (int f = 0; f < 3; f++) {
-      snprintf(cand, sizeof cand, forms[f], known_jobs[j]);
-      if (!strncmp(cand, typed, tl)) sh_list_append_steal(out, sh_str(cand));
+  for (int j = 0; j < n_known_jobs; j++) {   /* every task of the clusters defined so far */
+    snprintf(cand, sizeof cand, "/job:%s", known_jobs[j].name);
+    if (!strncmp(cand, typed, tl)) sh_list_append_steal(out, sh_str(cand));
+    for (int k = 0; k < known_jobs[j].n; k++) {
+      const char *forms[] = {"/job:%s/task:%d", "/job:%s/task:%d/device:CPU:0",
+                             "/job:%s/replica:0/task:%d/device:CPU:0"};
+      for (int f = 0; f < 3; f++) {
+        snprintf(cand, sizeof cand, forms[f], known_jobs[j].name, known_jobs[j].task[k]);
+        if (!strncmp(cand, typed, tl)) sh_list_append_steal(out, sh_str(cand));
+      }
     }
   }
   return out;

@@ -70,6 +70,21 @@ print(" ".join(map(str, got)))
 PY
 }
 
+# hold_port PORT: another process listens on 127.0.0.1:PORT until this test ends (killed
+# by pid; it gives up by itself after 120 s), and nothing it inherits outlives it.
+hold_port() {
+  python3 -c "
+import signal, socket
+signal.alarm(120)
+s = socket.socket(); s.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+s.bind(('127.0.0.1', $1)); s.listen(1)
+print('bound', flush=True)
+signal.pause()" >"$WORK/holder.log" 2>&1 </dev/null &
+  PIDS+=($!)
+  HOLDER=$!
+  wait_for "$WORK/holder.log" bound
+}
+
 # start_task NAME ARGS...: `tfsh server ARGS` in the background, log in $WORK/NAME.log.
 start_task() {
   local name=$1

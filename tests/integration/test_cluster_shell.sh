@@ -60,14 +60,7 @@ check "the script's exit stops its tasks" "0" "$alive"
 check "and removes their logs" "no" "$(ls -d "$WORK"/tfsh-* 2>/dev/null | head -1 | grep -q . && echo yes || echo no)"
 
 # A task that cannot come up (its port is held): named, with its last log line.
-python3 -c "
-import socket, sys
-s = socket.socket(); s.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
-s.bind(('127.0.0.1', $W1)); s.listen(1)
-print('bound', flush=True)
-sys.stdin.read()" >"$WORK/holder.log" < <(sleep 30) &
-PIDS+=($!)
-wait_for "$WORK/holder.log" bound
+hold_port "$W1"
 start=$(date +%s%N)
 line=$(timeout 30 "$TFSH" -c "import tfsh; tfsh.cluster_up('$SPEC')" 2>&1 | tail -1)
 ms=$(( ($(date +%s%N) - start) / 1000000 ))
@@ -75,7 +68,7 @@ check "a task that does not come up is named" \
   "RuntimeError: cluster up: /job:worker/task:1 (localhost:$W1) did not come up: it exited(1): tfsh server: /job:worker/replica:0/task:1: cannot listen on tcp://127.0.0.1:$W1: address already in use (another process holds $W1: stop it, or give this task another port in the cluster spec)" \
   "$(echo "$line" | sed 's/ (log: [^)]*)$//')"
 check "and said promptly" "yes" "$([ "$ms" -lt 5000 ] && echo yes || echo "no ($ms ms)")"
-kill "${PIDS[-1]}"; wait "${PIDS[-1]}" 2>/dev/null
+kill "$HOLDER"; wait "$HOLDER" 2>/dev/null
 
 # The shell killed outright: its tasks follow (PR_SET_PDEATHSIG).
 "$TFSH" -c "

@@ -38,19 +38,12 @@ r = tf.distribute.cluster_resolver.TFConfigClusterResolver()
 print(r.cluster_spec().as_dict(), r.task_type, r.task_id, r.master())")"
 
 # A port another process holds: the port and the task, said plainly.
-python3 -c "
-import socket, sys, time
-s = socket.socket(); s.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
-s.bind(('127.0.0.1', $P0)); s.listen(1)
-print('bound', flush=True)
-sys.stdin.read()" >"$WORK/holder.log" < <(sleep 30) &
-PIDS+=($!)
-wait_for "$WORK/holder.log" bound
+hold_port "$P0"
 check "port in use" \
   "tfsh server: /job:ps/replica:0/task:0: cannot listen on tcp://127.0.0.1:$P0: address already in use (another process holds $P0: stop it, or give this task another port in the cluster spec)" \
   "$("$TFSH" server --cluster "$SPEC" --job ps --task 0 2>&1)"
-kill "${PIDS[-1]}"
-wait "${PIDS[-1]}" 2>/dev/null
+kill "$HOLDER"
+wait "$HOLDER" 2>/dev/null
 
 # A task that never started: said within 2 s, with the elapsed time; operation_timeout_in_ms
 # bounds the wait with an error naming the task; device_filters limit what is needed.

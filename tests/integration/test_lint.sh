@@ -26,18 +26,11 @@ check "port 0" "tfsh lint: /job:ps/task:0: address localhost:0 has port 0; give 
 exit 1" "$(lint 'ps|localhost:0')"
 
 # A local port another process holds.
-python3 -c "
-import socket, sys
-s = socket.socket(); s.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
-s.bind(('127.0.0.1', $W0)); s.listen(1)
-print('bound', flush=True)
-sys.stdin.read()" >"$WORK/holder.log" < <(sleep 30) &
-PIDS+=($!)
-wait_for "$WORK/holder.log" bound
+hold_port "$W0"
 check "a port in use on this machine" \
 "tfsh lint: /job:worker/task:0: port $W0 on localhost (127.0.0.1) is already in use on this machine; stop the process that holds it, or give this task another port
 exit 1" "$(lint "{\"ps\": [\"localhost:$P0\"], \"worker\": [\"localhost:$W0\"]}")"
-kill "${PIDS[-1]}"; wait "${PIDS[-1]}" 2>/dev/null
+kill "$HOLDER"; wait "$HOLDER" 2>/dev/null
 
 # TF_CONFIG: the task must be in its cluster.
 CL="\"cluster\": {\"ps\": [\"localhost:$P0\"], \"worker\": [\"localhost:$W0\", \"localhost:$W1\"]}"

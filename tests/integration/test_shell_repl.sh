@@ -46,7 +46,11 @@ check() {   # check NAME TEXT [-x]: TEXT must appear on the screen (-x: as a who
   if wait_for "$2" "${3:-}"; then echo "ok: $1"; else echo "FAIL: $1 (no '$2')"; screen; fails=$((fails + 1)); fi
 }
 
+# ~/.editrc is read: a key bound to a string types it
+printf 'bind -s ^T "print(1234 * 2)"\n' >"$work/.editrc"
 start
+send C-t Enter
+check "~/.editrc is honoured" '2468' -x
 send 'def double(x):' Enter
 check "continuation prompt" '...'
 send '    return x * 2' Enter Enter
@@ -64,6 +68,13 @@ send C-u 'len?' Enter
 check "name? help" 'Number of items of a container.'
 send '%who' Enter
 check "%who" 'double'
+send 'import tensorflow as tf' Enter
+send 'c = tf.train.ClusterSpec({"ps": ["localhost:1"], "worker": ["localhost:2", "localhost:3"]})' Enter
+send 'tf.device("/job:w' Tab
+check "device string completion: jobs" '>>> tf.device("/job:worker'
+send '/task:1/' Tab
+check "device string completion: tasks of the cluster" '>>> tf.device("/job:worker/task:1/device:CPU:0'
+send C-u
 send 'while True: pass' Enter
 wait_for 'while True: pass'
 send C-c
