@@ -1,16 +1,26 @@
 #!/usr/bin/env python3
 # pty_drive.py TFSH LINE...: the interactive shell on a pseudo-terminal; types each line
-# after a prompt, then Ctrl-D; prints everything the shell wrote (bounded waits).
-import os, pty, sys, time, select
-# drive.py TFSH LINE...: run the interactive shell on a pty, type each line after the prompt, print all output
+# after a prompt, then Ctrl-D; writes everything the shell wrote to stdout as it comes (so
+# a caller's timeout still shows how far it got). Every wait is bounded; a shell that does
+# not exit after Ctrl-D is killed and said so.
+import os, pty, select, signal, sys, time
+
 tfsh = sys.argv[1]
 pid, fd = pty.fork()
 if pid == 0:
     os.execv(tfsh, [tfsh])
 out = b""
+
+
+def emit(d):
+    sys.stdout.write(d.decode(errors="replace").replace("\r", ""))
+    sys.stdout.flush()
+
+
 def read_until(pat, secs):
+    """Read until pat shows in the last output, secs * 2 at most (a loaded CI machine)."""
     global out
-    end = time.time() + secs * 2   # generous: a loaded CI machine
+    end = time.time() + secs * 2
     while time.time() < end:
         r, _, _ = select.select([fd], [], [], 0.05)
         if r:
@@ -21,18 +31,30 @@ def read_until(pat, secs):
             if not d:
                 return False
             out += d
+            emit(d)
             if out.endswith(pat) or pat in out[-200:]:
                 return True
     return False
+
+
 read_until(b">>> ", 20)
 for line in sys.argv[2:]:
     mark = len(out)
     os.write(fd, line.encode() + b"\n")
-    end = time.time() + 30
+    end = time.time() + 60
     while time.time() < end:
-        if not read_until(b">>> ", 30): break
-        if out.rfind(b">>> ") > mark + len(line): break
+        if not read_until(b">>> ", 30):
+            break
+        if out.rfind(b">>> ") > mark + len(line):
+            break
 os.write(fd, b"\x04")
 read_until(b"\xff", 10)
-os.waitpid(pid, 0)
-sys.stdout.write(out.decode(errors="replace").replace("\r", ""))
+for _ in range(400):   # 20 s for the shell to exit after Ctrl-D
+    done, _ = os.waitpid(pid, os.WNOHANG)
+    if done:
+        break
+    time.sleep(0.05)
+else:
+    os.kill(pid, signal.SIGKILL)
+    os.waitpid(pid, 0)
+    emit(b"\npty_drive: the shell did not exit after Ctrl-D; killed it\n")

@@ -107,4 +107,5 @@ check "%down all" "/job:ps/task:0: exited(0) /job:worker/task:0: exited(0)" \
   "$(echo "$out" | grep -E "^/job:(ps|worker)/task:0: exited" | tr '\n' ' ' | sed 's/ $//')"
 check "%cluster attach host:port of a stopped cluster" "yes" \
   "$(echo "$out" | grep -qE "^/job:ps/task:0 +localhost:$Q0 +no answer$" && echo yes || echo no)"
+[ $FAILS -gt 0 ] && { echo "--- what the shell wrote:"; echo "$out"; }
 finish
