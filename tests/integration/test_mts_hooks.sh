@@ -3,7 +3,7 @@
 # output: a user SessionRunHook subclass, StopAtStepHook (last_step, then num_steps after a
 # restore from checkpoint_dir), CheckpointSaverHook, LoggingTensorHook, NanTensorHook (raise
 # and stop), StepCounterHook, SummarySaverHook (the event file parsed back), and
-# MonitoredSession / SingularMonitoredSession closed by hand.
+# MonitoredSession / SingularMonitoredSession closed by hand; Supervisor.loop.
 . "$(dirname "$0")/lib.sh"
 cd "$WORK" || exit 1
 run() {   # run NAME: stdout in NAME.out, stderr's tensorflow lines in NAME.log
@@ -214,5 +214,34 @@ run singular
 check "SingularMonitoredSession, MonitoredSession(ChiefSessionCreator), FinalOpsHook" "raw session step 2
 MonitoredSession ran, final v 9.0
 rc 0" "$(cat singular.out)"
+# Supervisor.loop: the target runs at once and then when its interval has passed (None:
+# after every step), on the supervised session's runs; a target's own runs start nothing;
+# nothing after request_stop; the loopers join like threads.
+cat >svloop.py <<PY
+$HEAD
+sv = tf.train.Supervisor(logdir=None, global_step=gs, save_model_secs=0, summary_op=None)
+with sv.managed_session("") as sess:
+    calls = []
+    def report(tag):
+        calls.append(sess.run(gs))
+        print("%s at step %d" % (tag, calls[-1]))
+    every = sv.loop(None, report, args=("every step",))
+    hourly = sv.loop(3600, report, kwargs={"tag": "hourly"})
+    for i in range(2):
+        sess.run(train_op)
+    sv.request_stop()
+    sess.run(train_op)
+print("calls", calls, "runs", every.runs, hourly.runs)
+sv.stop(threads=[every, hourly])
+print("stopped")
+PY
+run svloop
+check "Supervisor.loop" "every step at step 0
+hourly at step 0
+every step at step 1
+every step at step 2
+calls [0, 0, 1, 2] runs 3 1
+stopped
+rc 0" "$(cat svloop.out)"
 [ $FAILS -gt 0 ] && tail -n 5 "$WORK"/*.err
 finish
