@@ -319,8 +319,11 @@ static int poll_from(net_client *const *cs, int n, const net_wait *w, int64_t st
     }
     int64_t wait = -1;
     if (w->timeout_ms >= 0) wait = start + w->timeout_ms - now;
+    /* Not connected with requests pending: look again every 250 ms, so has_news() can call
+     * a peer that went away lost (a fresh client to a dead peer sees no event at all). */
     for (int i = 0; i < n; i++)
-      if (cs[i]->npending && cs[i]->down_since && (wait < 0 || wait > 250)) wait = 250;
+      if (cs[i]->npending && (cs[i]->down_since || !cs[i]->connected) && (wait < 0 || wait > 250))
+        wait = 250;
     if (next_tick >= 0 && (wait < 0 || next_tick - now < wait)) wait = next_tick - now;
     if (zmq_poll(items, k, (long)wait) < 0 && errno != EINTR)
       return rt_error(st, RT_INTERNAL, "waiting for %s: %s", cs[0]->endpoint, zmq_strerror(errno));

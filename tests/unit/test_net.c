@@ -685,6 +685,31 @@ static void test_shutdown_in_flight(void **state) {
   assert_int_equal(fx.handled, 1000 + RT_CANCELLED);
 }
 
+/* A fresh client (a new thread's) to a server this process talked to and that has since
+ * gone: no monitor event ever comes, yet the call fails as lost within about a second
+ * instead of waiting out its timeout (a master's new handler thread to a killed ps). */
+static void test_fresh_client_to_gone_server(void **state) {
+  net_server *s = start("tcp://127.0.0.1:*", NULL);
+  char ep[128];
+  snprintf(ep, sizeof ep, "%s", net_server_endpoint(s, 0));
+  net_client *c = connect_to(s);
+  assert_int_equal(echo(c, 3), 3);   /* the endpoint is known good now */
+  net_client_free(c);
+  net_server_free(s);
+  rt_status st;
+  c = net_client_new(ep, NULL, &st);
+  assert_non_null(c);
+  net_in *r;
+  int64_t t0 = net_now_ms();
+  assert_int_equal(net_call(c, net_msg_new("Echo"), &r, CALL_MS, &st), RT_UNAVAILABLE);
+  int64_t ms = net_now_ms() - t0;
+  char want[160];
+  snprintf(want, sizeof want, "connection to %s lost (the peer closed it or stopped answering)", ep);
+  assert_string_equal(st.msg, want);
+  assert_true(ms >= 900 && ms < 3000);
+  net_client_free(c);
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
     cmocka_unit_test(test_roundtrip),
@@ -701,6 +726,7 @@ int main(void) {
     cmocka_unit_test(test_timeout),
     cmocka_unit_test(test_fan_out),
     cmocka_unit_test(test_shutdown_in_flight),
+    cmocka_unit_test(test_fresh_client_to_gone_server),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }
