@@ -35,6 +35,7 @@
 #include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
+#include <zlib.h>
 
 #include "ops/ops_int.h"
 #include "runtime/files.h"
@@ -753,6 +754,135 @@ static int scalar_summary_kernel(rt_kernel_ctx *c) {
   return rc;
 }
 
+/* ---- image summaries: PNG written here (zlib deflate, CRC-32 per chunk) ---- */
+
+static void be32(bbuf *b, uint32_t v) {
+  unsigned char c[4] = {v >> 24, (v >> 16) & 0xff, (v >> 8) & 0xff, v & 0xff};
+  bb_put(b, c, 4);
+}
+
+static void png_chunk(bbuf *b, const char *type, const void *d, size_t n) {
+  be32(b, (uint32_t)n);
+  size_t at = b->n;
+  bb_put(b, type, 4);
+  bb_put(b, d, n);
+  if (!b->oom) be32(b, (uint32_t)crc32(0L, b->p + at, (uInt)(n + 4)));
+}
+
+/* An 8-bit PNG of h rows of w pixels with ch channels (1 gray, 2 gray+alpha, 3 RGB,
+ * 4 RGBA); each row filtered with "None". */
+static bool png_encode(bbuf *out, const unsigned char *px, int64_t h, int64_t w, int ch) {
+  static const unsigned char color_type[5] = {0, 0, 4, 2, 6};
+  size_t row = (size_t)(w * ch), raw_n = (size_t)h * (row + 1);
+  unsigned char *raw = malloc(raw_n ? raw_n : 1);
+  uLongf z_n = compressBound((uLong)raw_n);
+  unsigned char *z = malloc(z_n);
+  bool ok = raw && z;
+  for (int64_t y = 0; ok && y < h; y++) {
+    raw[y * (row + 1)] = 0;
+    memcpy(raw + y * (row + 1) + 1, px + y * row, row);
+  }
+  ok = ok && compress2(z, &z_n, raw, (uLong)raw_n, 6) == Z_OK;
+  if (ok) {
+    static const unsigned char sig[8] = {0x89, 'P', 'N', 'G', '\r', '\n', 0x1a, '\n'};
+    bb_put(out, sig, 8);
+    bbuf ihdr = {0};
+    be32(&ihdr, (uint32_t)w);
+    be32(&ihdr, (uint32_t)h);
+    unsigned char rest[5] = {8, color_type[ch], 0, 0, 0};
+    bb_put(&ihdr, rest, 5);
+    png_chunk(out, "IHDR", ihdr.p, ihdr.n);
+    free(ihdr.p);
+    png_chunk(out, "IDAT", z, z_n);
+    png_chunk(out, "IEND", "", 0);
+  }
+  free(raw);
+  free(z);
+  return ok && !out->oom;
+}
+
+/* TF's rule for float images: all values >= 0 scale so that the largest is 255; with
+ * negatives, scale by the largest magnitude into [1, 255] around 128; non-finite pixels
+ * take the bad colour (red, opaque). */
+static void image_to_u8(const rt_tensor *t, int64_t first, int64_t hw, int ch, unsigned char *px) {
+  if (t->dtype != RT_FLOAT && t->dtype != RT_DOUBLE) {   /* integers: clamped to [0, 255] */
+    for (int64_t i = 0; i < hw * ch; i++) {
+      double v = rt_tensor_get_f64(t, first + i);
+      px[i] = (unsigned char)(v < 0 ? 0 : v > 255 ? 255 : v);
+    }
+    return;
+  }
+  double mn = INFINITY, mx = -INFINITY;
+  for (int64_t i = 0; i < hw * ch; i++) {
+    double v = rt_tensor_get_f64(t, first + i);
+    if (isfinite(v)) mn = v < mn ? v : mn, mx = v > mx ? v : mx;
+  }
+  if (mn > mx) mn = mx = 0;
+  double scale, offset;
+  if (mn < 0) {
+    double m = fabs(mn) > fabs(mx) ? fabs(mn) : fabs(mx);
+    scale = m < 1e-6 ? 0 : 127.0 / m, offset = 128;
+  } else {
+    scale = mx < 1e-6 ? 0 : 255.0 / mx, offset = 0;
+  }
+  static const unsigned char bad[4] = {255, 0, 0, 255};
+  for (int64_t p = 0; p < hw; p++) {
+    bool finite = true;
+    for (int k = 0; k < ch; k++) finite = finite && isfinite(rt_tensor_get_f64(t, first + p * ch + k));
+    for (int k = 0; k < ch; k++) {
+      double v = rt_tensor_get_f64(t, first + p * ch + k) * scale + offset;
+      px[p * ch + k] = finite ? (unsigned char)(v < 0 ? 0 : v > 255 ? 255 : v) : bad[k];
+    }
+  }
+}
+
+/* Summary.Value { tag = 1; image = 4 { height = 1; width = 2; colorspace = 3;
+ * encoded_image_string = 4 } }, one per image, max_images at most. */
+static int image_summary_kernel(rt_kernel_ctx *c) {
+  rt_tensor *tag = c->inputs[0], *t = c->inputs[1];
+  if (rt_tensor_numel(tag) != 1) return rt_kernel_error(c, RT_INVALID_ARGUMENT, "Tags must be a scalar");
+  const rt_shape *s = &t->shape;
+  if (s->ndims != 4 || (s->dims[3] != 1 && s->dims[3] != 2 && s->dims[3] != 3 && s->dims[3] != 4)) {
+    char buf[128];
+    return rt_kernel_error(c, RT_INVALID_ARGUMENT,
+                           "Tensor must be 4-D with last dim 1, 3, or 4, not %s", op_shape_tf(s, buf, sizeof buf));
+  }
+  int64_t batch = s->dims[0], h = s->dims[1], w = s->dims[2];
+  int ch = (int)s->dims[3];
+  if (h < 1 || w < 1 || h > (1 << 20) || w > (1 << 20) || h * w > (1 << 28))
+    return rt_kernel_error(c, RT_INVALID_ARGUMENT, "image of %lld x %lld pixels: each side must be 1..1048576",
+                           (long long)h, (long long)w);
+  const rt_attr_value *mi = rt_node_attr(c->node, "max_images");
+  int64_t n = mi ? mi->i : 3;
+  if (n > batch) n = batch;
+  const char *tg = str_at(tag, 0);
+  unsigned char *px = malloc((size_t)(h * w * ch));
+  if (!px) return rt_kernel_error(c, RT_RESOURCE_EXHAUSTED, "out of memory");
+  bbuf out = {0};
+  int rc = RT_OK;
+  for (int64_t i = 0; i < n && rc == RT_OK; i++) {
+    image_to_u8(t, i * h * w * ch, h * w, ch, px);
+    bbuf png = {0}, img = {0}, val = {0};
+    if (!png_encode(&png, px, h, w, ch)) rc = rt_kernel_error(c, RT_RESOURCE_EXHAUSTED, "out of memory");
+    char name[512];
+    if (mi && mi->i > 1) snprintf(name, sizeof name, "%s/image/%lld", tg, (long long)i);
+    else snprintf(name, sizeof name, "%s/image", tg);
+    pb_varint(&img, 1 << 3), pb_varint(&img, (uint64_t)h);
+    pb_varint(&img, 2 << 3), pb_varint(&img, (uint64_t)w);
+    pb_varint(&img, 3 << 3), pb_varint(&img, (uint64_t)ch);
+    pb_bytes(&img, 4, png.p, png.n);
+    pb_bytes(&val, 1, name, strlen(name));
+    pb_bytes(&val, 4, img.p, img.n);
+    pb_bytes(&out, 1, val.p, val.n);
+    if (png.oom || img.oom || val.oom) out.oom = true;
+    free(png.p), free(img.p), free(val.p);
+  }
+  free(px);
+  if (rc == RT_OK) rc = string_output(c, &out);
+  free(out.p);
+  return rc;
+}
+
 /* TF's default histogram buckets (tensorflow/core/lib/histogram/histogram.cc): limits
  * ±1e-12 * 1.1^k up to 1e20, then DBL_MAX, mirrored around 0. */
 static double *hist_limits;
@@ -951,6 +1081,10 @@ static const rt_op_def io_ops[] = {
    .attrs = "T: {float, double, int32, int64}",
    .help = "A serialized Summary protobuf holding a histogram of the values (TF's buckets).",
    .shape = scalar_out_shape, .kernel = {[RT_DEV_CPU] = histogram_summary_kernel}, .flags = RT_OP_STATEFUL},
+  {.name = "ImageSummary", .inputs = "tag: string, tensor: T", .outputs = "summary: string",
+   .attrs = "max_images: int >= 1 = 3, T: {float, double, int32, int64}",
+   .help = "A serialized Summary protobuf with up to max_images PNG images from a [batch, h, w, c] tensor.",
+   .shape = scalar_out_shape, .kernel = {[RT_DEV_CPU] = image_summary_kernel}, .flags = RT_OP_STATEFUL},
   {.name = "MergeSummary", .inputs = "inputs: N * string", .outputs = "summary: string",
    .attrs = "N: int >= 1", .help = "Merge serialized Summary protobufs (tags must be unique).",
    .shape = scalar_out_shape, .kernel = {[RT_DEV_CPU] = merge_summary_kernel}, .flags = RT_OP_STATEFUL},

@@ -1730,6 +1730,11 @@ static void register_builtin_modules(void) {
   sh_register_module("random", sh_mod_random_init);
   sh_register_module("json", sh_mod_json_init);
   sh_register_module("argparse", sh_mod_argparse_init);
+  sh_register_module("glob", sh_mod_glob_init);
+  sh_register_module("tempfile", sh_mod_tempfile_init);
+  sh_register_module("shutil", sh_mod_shutil_init);
+  sh_register_module("six", sh_mod_six_init);
+  sh_register_module("six.moves", sh_mod_six_moves_init);
 }
 
 void sh_init(int argc, char **argv) {

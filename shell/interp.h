@@ -67,6 +67,11 @@ sh_obj *sh_mod_math_init(void);
 sh_obj *sh_mod_random_init(void);
 sh_obj *sh_mod_json_init(void);
 sh_obj *sh_mod_argparse_init(void);
+sh_obj *sh_mod_glob_init(void);
+sh_obj *sh_mod_tempfile_init(void);
+sh_obj *sh_mod_shutil_init(void);
+sh_obj *sh_mod_six_init(void);
+sh_obj *sh_mod_six_moves_init(void);
 void sh_sys_set_argv(int argc, char **argv);
 /* A file object over a C stream (sys.stdout, open()); owned: fclose it when collected. */
 sh_obj *sh_file_wrap(FILE *fp, const char *name, const char *mode, bool owned);

@@ -2,6 +2,7 @@
 #define _GNU_SOURCE
 #include <dirent.h>
 #include <errno.h>
+#include <glob.h>
 #include <libgen.h>
 #include <limits.h>
 #include <stdlib.h>
@@ -40,6 +41,7 @@ static sh_obj *p_join(ARGS) {
 }
 static sh_obj *p_exists(ARGS) { const char *p = path_arg("exists", argc, argv, 0); struct stat st; return p ? sh_bool(stat(p, &st) == 0) : NULL; }
 static sh_obj *p_isdir(ARGS) { const char *p = path_arg("isdir", argc, argv, 0); struct stat st; return p ? sh_bool(stat(p, &st) == 0 && S_ISDIR(st.st_mode)) : NULL; }
+static sh_obj *p_islink(ARGS) { const char *p = path_arg("islink", argc, argv, 0); struct stat st; return p ? sh_bool(lstat(p, &st) == 0 && S_ISLNK(st.st_mode)) : NULL; }
 static sh_obj *p_isfile(ARGS) { const char *p = path_arg("isfile", argc, argv, 0); struct stat st; return p ? sh_bool(stat(p, &st) == 0 && S_ISREG(st.st_mode)) : NULL; }
 static sh_obj *p_isabs(ARGS) { const char *p = path_arg("isabs", argc, argv, 0); return p ? sh_bool(p[0] == '/') : NULL; }
 static sh_obj *p_basename(ARGS) {
@@ -111,6 +113,7 @@ static const sh_method path_funcs[] = {
   {"exists", p_exists, "exists(path)", "Whether path exists."},
   {"isdir", p_isdir, "isdir(path)", "Whether path is a directory."},
   {"isfile", p_isfile, "isfile(path)", "Whether path is a regular file."},
+  {"islink", p_islink, "islink(path)", "Whether path is a symbolic link."},
   {"isabs", p_isabs, "isabs(path)", "Whether path is absolute."},
   {"basename", p_basename, "basename(path)", "The final component."},
   {"dirname", p_dirname, "dirname(path)", "Everything but the final component."},
@@ -240,5 +243,85 @@ sh_obj *sh_mod_os_init(void) {
   path = path ? sh_incref(path) : sh_mod_os_path_init();
   sh_dict_set_str(sh_modules_dict(), "os.path", path);
   sh_module_add(m, "path", path);
+  return m;
+}
+
+/* ---- glob and tempfile ----------------------------------------------------------------- */
+
+static sh_obj *glob_glob(ARGS) {
+  sh_obj *pat, *rec = NULL;
+  if (sh_parse_args("glob", argc, argv, kw, "pathname |recursive", &pat, &rec) < 0) return NULL;
+  const char *p = sh_as_cstr(pat);
+  if (!p) return NULL;
+  glob_t g;
+  sh_obj *out = sh_list_new(0);
+  int rc = glob(p, 0, NULL, &g);   /* sorted, as ls shows them */
+  if (rc == 0)
+    for (size_t i = 0; i < g.gl_pathc; i++) sh_list_append_steal(out, sh_str(g.gl_pathv[i]));
+  if (rc != GLOB_NOSPACE) globfree(&g);
+  if (rc == GLOB_NOSPACE) { sh_decref(out); return sh_raise(sh_OSError, "glob: out of memory"); }
+  return out;
+}
+
+static const sh_method glob_funcs[] = {
+  {"glob", glob_glob, "glob(pathname)", "The paths matching a shell pattern (* ? [...]), sorted."},
+  {NULL}};
+
+sh_obj *sh_mod_glob_init(void) {
+  sh_obj *m = sh_module_new("glob");
+  sh_module_add_funcs(m, glob_funcs);
+  return m;
+}
+
+static const char *temp_dir(void) {
+  const char *d = getenv("TMPDIR");
+  return d && *d ? d : "/tmp";
+}
+
+static sh_obj *tf_gettempdir(ARGS) { return sh_str(temp_dir()); }
+
+/* A new directory (mode 0700) named dir/prefix + 8 random characters + suffix. */
+static sh_obj *tf_mkdtemp(ARGS) {
+  sh_obj *suffix = NULL, *prefix = NULL, *dir = NULL;
+  if (sh_parse_args("mkdtemp", argc, argv, kw, "|suffix prefix dir", &suffix, &prefix, &dir) < 0) return NULL;
+  const char *sf = suffix && suffix != SH_NONE ? sh_as_cstr(suffix) : "";
+  const char *pf = prefix && prefix != SH_NONE ? sh_as_cstr(prefix) : "tmp";
+  const char *d = dir && dir != SH_NONE ? sh_as_cstr(dir) : temp_dir();
+  if (!sf || !pf || !d) return NULL;
+  static const char chars[] = "abcdefghijklmnopqrstuvwxyz0123456789_";
+  FILE *ur = fopen("/dev/urandom", "rb");
+  for (int tries = 0; tries < 100; tries++) {
+    unsigned char r[8] = {0};
+    if (!ur || fread(r, 1, sizeof r, ur) != sizeof r)
+      for (int i = 0; i < 8; i++) r[i] = (unsigned char)(rand() ^ (getpid() >> i) ^ tries);
+    char name[8 + 1];
+    for (int i = 0; i < 8; i++) name[i] = chars[r[i] % (sizeof chars - 1)];
+    name[8] = '\0';
+    sh_obj *path = sh_strf("%s/%s%s%s", d, pf, name, sf);
+    if (mkdir(sh_str_cstr(path), 0700) == 0) {
+      if (ur) fclose(ur);
+      return path;
+    }
+    int e = errno;
+    if (e != EEXIST) {
+      if (ur) fclose(ur);
+      errno = e;
+      sh_decref(path);
+      return os_error(d);
+    }
+    sh_decref(path);
+  }
+  if (ur) fclose(ur);
+  return sh_raise(sh_OSError, "[Errno 17] No usable temporary directory name found in %s", d);
+}
+
+static const sh_method tempfile_funcs[] = {
+  {"mkdtemp", tf_mkdtemp, "mkdtemp(suffix='', prefix='tmp', dir=None)", "Create a new private directory; its path."},
+  {"gettempdir", tf_gettempdir, "gettempdir()", "The directory for temporary files ($TMPDIR or /tmp)."},
+  {NULL}};
+
+sh_obj *sh_mod_tempfile_init(void) {
+  sh_obj *m = sh_module_new("tempfile");
+  sh_module_add_funcs(m, tempfile_funcs);
   return m;
 }

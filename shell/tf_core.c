@@ -549,6 +549,9 @@ sh_obj *tf_errors_module(void) {
   sh_module_add(m, "OpError", sh_incref((sh_obj *)op_error_class));
   for (int c = 1; c < RT_CODE_COUNT; c++) {
     error_classes[c] = sh_exc_class_new(rt_code_class(c), op_error_class);
+    sh_obj *code = sh_int(c);   /* for errors a program constructs itself */
+    sh_setattr((sh_obj *)error_classes[c], "error_code", code);
+    sh_decref(code);
     sh_module_add(m, rt_code_class(c), sh_incref((sh_obj *)error_classes[c]));
     sh_module_add(m, rt_code_name(c), sh_int(c));
   }

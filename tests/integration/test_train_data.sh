@@ -94,6 +94,17 @@ shuffle=False keeps order: True
 ValueError: Validation size should be between 0 and 20. Received: 21." \
   "$(printf '%s\n' "$got" | grep -v '^Extracting' | tail -4)"
 
+# unseeded sets draw a seed below 2**52; the shuffle's seed arithmetic must not overflow
+# (it did for 3 seeds in 4: next_batch raised OverflowError)
+expect "any seed up to 2**52, and unseeded sets, shuffle for several epochs" "ok" \
+  "$("$TFSH" -c 'import sys
+from tensorflow.examples.tutorials.mnist import input_data
+for seed in [2 ** 52 - 1, None, None, None]:
+    m = input_data.read_data_sets(sys.argv[1], validation_size=5, seed=seed)
+    for i in range(12):
+        m.train.next_batch(4)
+print("ok")' "$work/good" 2>&1 | tail -1)"
+
 # bad input: each error names the file (or directory) and what is wrong
 err() {   # err DIR -> the last line of stderr of read_data_sets(DIR)
   "$TFSH" -c 'import sys

@@ -1,0 +1,134 @@
+#!/usr/bin/env bash
+# What TF1 tutorials do around the graph: tf.gfile / tf.io.gfile on the local disk, errors
+# a program raises itself (OpError(node_def, op, message)), and tf.summary.image, whose PNG
+# images are parsed back here (chunk CRCs, inflated pixels) from the event file.
+. "$(dirname "$0")/lib.sh"
+cd "$WORK" || exit 1
+cat >gfile.py <<'PY'
+import tensorflow as tf
+d = "logs"
+if tf.gfile.Exists(d):
+    tf.gfile.DeleteRecursively(d)
+tf.gfile.MakeDirs(d + "/train/a")
+tf.gfile.MakeDirs(d + "/train/a")           # exists already: fine
+print(tf.gfile.IsDirectory(d), sorted(tf.gfile.ListDirectory(d + "/train")))
+with tf.gfile.GFile(d + "/notes.txt", "w") as f:
+    f.write("line 1\nline 2\n")
+with tf.gfile.Open(d + "/notes.txt") as f:
+    print([l.strip() for l in f])
+tf.gfile.Copy(d + "/notes.txt", d + "/copy.txt")
+try:
+    tf.gfile.Copy(d + "/notes.txt", d + "/copy.txt")
+except tf.errors.AlreadyExistsError as e:
+    print("AlreadyExistsError:", e, e.error_code == tf.errors.ALREADY_EXISTS)
+tf.gfile.Rename(d + "/copy.txt", d + "/moved.txt")
+print(tf.gfile.Glob(d + "/*.txt"), tf.io.gfile.glob(d + "/*/a"))
+print([(top, sorted(dirs), sorted(files)) for top, dirs, files in tf.gfile.Walk(d)])
+tf.gfile.Remove(d + "/moved.txt")
+tf.io.gfile.rmtree(d)
+print(tf.io.gfile.exists(d))
+for fn in (lambda: tf.gfile.Remove(d), lambda: tf.gfile.ListDirectory(d), lambda: tf.gfile.GFile(d + "/x").read()):
+    try:
+        fn()
+    except tf.errors.NotFoundError as e:
+        print("NotFoundError:", e)
+e = tf.errors.InvalidArgumentError(None, None, "made by hand")
+print(str(e), e.message, e.node_def, e.op, e.error_code == tf.errors.INVALID_ARGUMENT)
+PY
+check "tf.gfile, tf.io.gfile and errors made by hand" "True ['a']
+['line 1', 'line 2']
+AlreadyExistsError: file already exists: logs/copy.txt True
+['logs/moved.txt', 'logs/notes.txt'] ['logs/train/a']
+[('logs', ['train'], ['moved.txt', 'notes.txt']), ('logs/train', ['a'], []), ('logs/train/a', [], [])]
+False
+NotFoundError: logs; No such file or directory
+NotFoundError: Could not find directory logs
+NotFoundError: logs/x; No such file or directory
+made by hand made by hand None None True" "$("$TFSH" gfile.py 2>&1)"
+
+# tf.summary.image (tags name/image/i when max_outputs > 1, as TF1): a 2x3 RGB float image
+# with negatives (scaled around 128), a 2x2
+# grayscale uint-range image (scaled so that the largest is 255), max_outputs.
+cat >image.py <<'PY'
+import numpy as np
+import tensorflow as tf
+rgb = tf.constant([[[[-1.0, 0.0, 1.0], [0.5, 0.5, 0.5], [0.0, 0.0, 0.0]],
+                    [[1.0, 1.0, 1.0], [-0.5, 0.25, 0.0], [0.0, -1.0, 0.0]]]])
+gray = tf.placeholder(tf.float32, [None, 2, 2, 1])
+s1 = tf.summary.image("rgb", rgb)
+s2 = tf.summary.image("gray", gray, max_outputs=2)
+merged = tf.summary.merge_all()
+w = tf.summary.FileWriter("events")
+with tf.Session() as sess:
+    w.add_summary(sess.run(merged, {gray: np.array([[[[0.0], [1.0]], [[2.0], [4.0]]]] * 3)}), 7)
+w.close()
+try:
+    with tf.Session() as sess:
+        sess.run(tf.summary.image("bad", tf.zeros([1, 2, 2, 5])))
+except tf.errors.InvalidArgumentError as e:
+    print("InvalidArgumentError:", str(e).split("\n")[0])
+PY
+cat >png.py3 <<'PY'
+import glob, struct, sys, zlib
+data = open(glob.glob("events/events.out.tfevents.*")[0], "rb").read()
+def records(b):
+    i = 0
+    while i < len(b):
+        n = struct.unpack("<Q", b[i:i + 8])[0]
+        yield b[i + 12:i + 12 + n]
+        i += 12 + n + 4
+def fields(b):
+    i = 0
+    while i < len(b):
+        key = 0; shift = 0
+        while True:
+            c = b[i]; i += 1; key |= (c & 0x7f) << shift; shift += 7
+            if c < 0x80: break
+        f, wt = key >> 3, key & 7
+        if wt == 0:
+            v = 0; shift = 0
+            while True:
+                c = b[i]; i += 1; v |= (c & 0x7f) << shift; shift += 7
+                if c < 0x80: break
+        elif wt == 1: v = b[i:i + 8]; i += 8
+        elif wt == 5: v = b[i:i + 4]; i += 4
+        else:
+            n = 0; shift = 0
+            while True:
+                c = b[i]; i += 1; n |= (c & 0x7f) << shift; shift += 7
+                if c < 0x80: break
+            v = b[i:i + n]; i += n
+        yield f, v
+def png(b):
+    assert b[:8] == b"\x89PNG\r\n\x1a\n"
+    i, idat, ihdr = 8, b"", None
+    while i < len(b):
+        n = struct.unpack(">I", b[i:i + 4])[0]
+        t, d = b[i + 4:i + 8], b[i + 8:i + 8 + n]
+        assert struct.unpack(">I", b[i + 8 + n:i + 12 + n])[0] == zlib.crc32(t + d), "bad CRC"
+        if t == b"IHDR": ihdr = struct.unpack(">IIBBBBB", d)
+        if t == b"IDAT": idat += d
+        i += 12 + n
+    w, h, depth, ctype = ihdr[0], ihdr[1], ihdr[2], ihdr[3]
+    ch = {0: 1, 4: 2, 2: 3, 6: 4}[ctype]
+    raw = zlib.decompress(idat)
+    rows = [raw[y * (w * ch + 1):(y + 1) * (w * ch + 1)] for y in range(h)]
+    assert all(r[0] == 0 for r in rows)
+    return w, h, depth, ch, [list(r[1:]) for r in rows]
+for rec in records(data):
+    ev = dict((f, v) for f, v in fields(rec))
+    if 5 not in ev:
+        continue
+    for f, val in fields(ev[5]):
+        vd = dict(fields(val))
+        img = dict(fields(vd[4]))
+        w, h, depth, ch, rows = png(img[4])
+        print(vd[1].decode(), "step", ev.get(2), "proto %dx%d c%d" % (img[1], img[2], img[3]), "png %dx%d depth %d c%d" % (w, h, depth, ch), rows)
+PY
+out=$("$TFSH" image.py 2>&1)
+check "a bad image shape is named" "InvalidArgumentError: Tensor must be 4-D with last dim 1, 3, or 4, not [1,2,2,5]" "$out"
+check "tf.summary.image: tags, sizes, PNG pixels as TF1 scales them" \
+"rgb/image/0 step 7 proto 2x3 c3 png 3x2 depth 8 c3 [[1, 128, 255, 191, 191, 191, 128, 128, 128], [255, 255, 255, 64, 159, 128, 128, 1, 128]]
+gray/image/0 step 7 proto 2x2 c1 png 2x2 depth 8 c1 [[0, 63], [127, 255]]
+gray/image/1 step 7 proto 2x2 c1 png 2x2 depth 8 c1 [[0, 63], [127, 255]]" "$(python3 png.py3 2>&1)"
+finish
