@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
-# What TF1 tutorials do around the graph: tf.gfile / tf.io.gfile on the local disk, errors
+# What TF1 tutorials do around the graph: tf.gfile / tf.io.gfile on the local disk, gradient
+# clipping, errors
 # a program raises itself (OpError(node_def, op, message)), and tf.summary.image, whose PNG
 # images are parsed back here (chunk CRCs, inflated pixels) from the event file.
 . "$(dirname "$0")/lib.sh"
@@ -131,4 +132,23 @@ check "tf.summary.image: tags, sizes, PNG pixels as TF1 scales them" \
 "rgb/image/0 step 7 proto 2x3 c3 png 3x2 depth 8 c3 [[1, 128, 255, 191, 191, 191, 128, 128, 128], [255, 255, 255, 64, 159, 128, 128, 1, 128]]
 gray/image/0 step 7 proto 2x2 c1 png 2x2 depth 8 c1 [[0, 63], [127, 255]]
 gray/image/1 step 7 proto 2x2 c1 png 2x2 depth 8 c1 [[0, 63], [127, 255]]" "$(python3 png.py3 2>&1)"
+# Gradient clipping: values by hand (|[3, 4]| = 5; global norm of [3, 4] and [[1, 2], [2, 4]]
+# is sqrt(25 + 25) = 7.0710678), and the gradient of sum(clip_by_norm(x, 1)) at [3, 4]
+# against the analytic 1/|x| - x * sum(x) / |x|^3 = [0.032, -0.024].
+cat >clip.py <<'PY'
+import tensorflow as tf
+a = tf.constant([3.0, 4.0])
+b = tf.constant([[1.0, 2.0], [2.0, 4.0]])
+x = tf.Variable([3.0, 4.0])
+g = tf.gradients(tf.reduce_sum(tf.clip_by_norm(x, 1.0)), x)[0]
+out, n = tf.clip_by_global_norm([a, None, b], 2.0)
+with tf.Session() as s:
+    s.run(x.initializer)
+    print(s.run(tf.clip_by_norm(a, 1.0)), s.run(tf.clip_by_norm(a, 10.0)), s.run(tf.clip_by_norm(b, 1.0, axes=[1]))[1])
+    print("%.6f" % s.run(n), out[1], s.run(out[0]), "%.6f" % s.run(tf.global_norm([a, b])))
+    print(["%.5f" % v for v in s.run(g)])
+PY
+check "clip_by_norm, clip_by_global_norm, global_norm and a gradient through them" "[0.6 0.8] [3. 4.] [0.4472136 0.8944272]
+7.071068 None [0.84852815 1.1313709 ] 7.071068
+['0.03200', '-0.02400']" "$("$TFSH" clip.py 2>&1)"
 finish
