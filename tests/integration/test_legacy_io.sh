@@ -151,4 +151,31 @@ PY
 check "clip_by_norm, clip_by_global_norm, global_norm and a gradient through them" "[0.6 0.8] [3. 4.] [0.4472136 0.8944272]
 7.071068 None [0.84852815 1.1313709 ] 7.071068
 ['0.03200', '-0.02400']" "$("$TFSH" clip.py 2>&1)"
+# Composites legacy models use, against hand-computed values: log(e+e^2+e^3+e^4) = 4.44019,
+# log(e^1+e^3) = 3.126928; polynomial decay (0.1-0.01)*(1-5/10)+0.01 = 0.055 and with cycle
+# (decay_steps 4 -> 8) 0.04375; the layers' shapes and variable names.
+cat >composites.py <<'PY'
+import numpy as np
+import tensorflow as tf
+s = tf.Session()
+a = tf.constant([[1.0, 2.0], [3.0, 4.0]])
+print(s.run(tf.squared_difference(a, 1.0)).tolist(), s.run(tf.norm(a, axis=1)), s.run(tf.norm(a, ord=1)))
+print(s.run(tf.reduce_logsumexp(a)), s.run(tf.reduce_logsumexp(a, axis=0, keepdims=True)))
+print(s.run(tf.nn.l2_normalize(a, axis=1))[1], [m.tolist() for m in s.run(tf.nn.moments(a, axes=[0]))])
+print(s.run(tf.nn.embedding_lookup(tf.constant(np.arange(12, dtype=np.float32).reshape(4, 3)), [2, 0])).tolist())
+gs = tf.Variable(5, dtype=tf.int64)
+s.run(gs.initializer)
+print(s.run(tf.train.polynomial_decay(0.1, gs, 10, 0.01)), s.run(tf.train.polynomial_decay(0.1, gs, 4, 0.01, cycle=True)))
+x = tf.placeholder(tf.float32, [None, 8, 8, 3])
+c = tf.layers.conv2d(x, 4, 3, padding="same", activation=tf.nn.relu)
+print(c.shape, tf.layers.max_pooling2d(c, 2, 2).shape, tf.layers.average_pooling2d(c, (2, 2), 2, padding="same").shape,
+      [v.name for v in tf.trainable_variables()[1:]], tf.train.start_queue_runners(s))
+PY
+check "squared_difference, norm, reduce_logsumexp, l2_normalize, moments, embedding_lookup, polynomial_decay, layers.conv2d/pooling" \
+"[[0.0, 1.0], [4.0, 9.0]] [2.236068 5.      ] 10.0
+4.44019 [[3.126928 4.126928]]
+[0.6 0.8] [[2.0, 3.0], [1.0, 1.0]]
+[[6.0, 7.0, 8.0], [0.0, 1.0, 2.0]]
+0.055 0.043750003
+(?, 8, 8, 4) (?, 4, 4, 4) (?, 4, 4, 4) ['conv2d/kernel:0', 'conv2d/bias:0'] []" "$("$TFSH" composites.py 2>&1)"
 finish
