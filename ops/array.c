@@ -739,6 +739,31 @@ static int gather_grad(rt_grad_ctx *c) {
   return c->st->code;
 }
 
+/* ---- Select ------------------------------------------------------------------------ */
+
+static int select_shape(rt_shape_ctx *c) {
+  const rt_shape *cs = &c->in_shapes[0], *t = &c->in_shapes[1], *e = &c->in_shapes[2];
+  rt_shape out;
+  if (op_broadcast_shape(t, e, &out, c->node, c->st)) return c->st->code;
+  if (t->ndims >= 0 && e->ndims >= 0 && t->ndims != e->ndims)
+    return op_shape_error(c, 6, "'then' and 'else' must have the same rank");
+  if (cs->ndims > 1 && t->ndims >= 0 && cs->ndims != t->ndims)
+    return op_shape_error(c, 3, "condition of rank %d for 'then' of rank %d: give a scalar, a "
+                          "vector over the first dimension, or the same shape", cs->ndims, t->ndims);
+  c->out_shapes[0] = t->ndims >= 0 ? *t : *e;
+  return RT_OK;
+}
+
+/* d/dt = dy where the condition holds, else 0; d/de the other way round. */
+static int select_grad(rt_grad_ctx *c) {
+  char *zeros = op_g1(c, "ZerosLike", DY);
+  const char *a[3] = {IN(0), DY, zeros}, *b[3] = {IN(0), zeros, DY};
+  c->dx[1] = op_grad_node(c, "Select", "Select", 3, a, NULL, NULL);
+  c->dx[2] = op_grad_node(c, "Select", "Select", 3, b, NULL, NULL);
+  free(zeros);
+  return c->st->code;
+}
+
 /* ---- the table -------------------------------------------------------------------- */
 
 #define K(f) .kernel = {[RT_DEV_CPU] = f}
@@ -761,6 +786,9 @@ static const rt_op_def array_ops[] = {
    .attrs = "T: type, index_type: " IDX " = int32",
    .help = "A tensor of shape dims filled with the scalar value.", .shape = fill_shape,
    K(op_cpu_fill), .grad = fill_grad},
+  {.name = "Select", .inputs = "condition: bool, t: T, e: T", .outputs = "output: T", .attrs = "T: type",
+   .help = "t where condition holds, else e (condition: t's shape, a scalar, or over t's first dim).",
+   .shape = select_shape, K(op_cpu_select), .grad = select_grad},
   {.name = "ZerosLike", .inputs = "x: T", .outputs = "y: T", .attrs = "T: type",
    .help = "Zeros with the shape and dtype of x.", .shape = op_shape_unchanged,
    K(op_cpu_zeros_like), .grad = op_no_grad},

@@ -99,6 +99,7 @@ int op_cpu_noop(rt_kernel_ctx *c);
 
 /* elementwise (ops/cpu/elementwise.c) */
 int op_cpu_add(rt_kernel_ctx *c);
+int op_cpu_select(rt_kernel_ctx *c);
 int op_cpu_sub(rt_kernel_ctx *c);
 int op_cpu_mul(rt_kernel_ctx *c);
 int op_cpu_div(rt_kernel_ctx *c);

@@ -225,6 +225,36 @@ static int fill_like(rt_kernel_ctx *c, bool one) {
 }
 
 int op_cpu_zeros_like(rt_kernel_ctx *c) { return fill_like(c, false); }
+
+/* Select(condition, t, e): t where condition, else e. condition has t's shape, or is a
+ * scalar, or a vector over t's first dimension (whole rows chosen), as TF1's Select. */
+int op_cpu_select(rt_kernel_ctx *c) {
+  const rt_tensor *cond = c->inputs[0], *t = c->inputs[1], *e = c->inputs[2];
+  if (bytes_only(c, t->dtype)) return c->st->code;
+  if (!rt_shape_equal(&t->shape, &e->shape))
+    return rt_kernel_error(c, RT_INVALID_ARGUMENT, "'then' and 'else' must have the same size.  but "
+                           "received: %lld vs. %lld", (long long)rt_tensor_numel(t), (long long)rt_tensor_numel(e));
+  int64_t n = rt_tensor_numel(t), nc = rt_tensor_numel(cond), block;
+  if (rt_shape_equal(&cond->shape, &t->shape))
+    block = 1;
+  else if (cond->shape.ndims == 0)
+    block = n;
+  else if (cond->shape.ndims == 1 && t->shape.ndims >= 1 && cond->shape.dims[0] == t->shape.dims[0])
+    block = t->shape.dims[0] ? n / t->shape.dims[0] : 0;
+  else
+    return rt_kernel_error(c, RT_INVALID_ARGUMENT, "condition must be a scalar, a vector over the first "
+                           "dimension of 'then', or the shape of 'then'; got %lld elements for %lld",
+                           (long long)nc, (long long)n);
+  rt_tensor *y = rt_kernel_output(c, 0, t->dtype, &t->shape);
+  if (!y) return c->st->code;
+  size_t es = rt_dtype_size(t->dtype);
+  const bool *cv = rt_tensor_data(cond);
+  const char *tv = rt_tensor_data(t), *ev = rt_tensor_data(e);
+  char *yv = rt_tensor_data(y);
+  for (int64_t k = 0; block && k < n / block; k++)
+    memcpy(yv + k * block * es, (cv[k] ? tv : ev) + k * block * es, (size_t)block * es);
+  return RT_OK;
+}
 int op_cpu_ones_like(rt_kernel_ctx *c) { return fill_like(c, true); }
 
 /* ---- permuting ---------------------------------------------------------------------- */

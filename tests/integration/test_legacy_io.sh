@@ -178,4 +178,24 @@ check "squared_difference, norm, reduce_logsumexp, l2_normalize, moments, embedd
 [[6.0, 7.0, 8.0], [0.0, 1.0, 2.0]]
 0.055 0.043750003
 (?, 8, 8, 4) (?, 4, 4, 4) (?, 4, 4, 4) ['conv2d/kernel:0', 'conv2d/bias:0'] []" "$("$TFSH" composites.py 2>&1)"
+# tf.where (TF1's Select): elementwise, a vector over the first dimension, a scalar; the
+# gradient of sum(where(x > 0, x*x, 10x)) at [1, -2, 3] is [2, 10, 6]; a bad condition.
+cat >where.py <<'PY'
+import tensorflow as tf
+s = tf.Session()
+a = tf.constant([[1.0, -2.0], [-3.0, 4.0]])
+print(s.run(tf.where(a > 0, a, tf.zeros_like(a))).tolist(), s.run(tf.where(tf.constant([True, False]), a, -a)).tolist(),
+      s.run(tf.where(True, a, -a)).tolist())
+x = tf.Variable([1.0, -2.0, 3.0])
+y = tf.where(x > 0, x * x, 10.0 * x)
+s.run(x.initializer)
+print([v.tolist() for v in s.run([y, tf.gradients(tf.reduce_sum(y), x)[0]])])
+try:
+    s.run(tf.where(tf.constant([True, False, True]), a, a))
+except tf.errors.InvalidArgumentError as e:
+    print("InvalidArgumentError:", str(e).split("\n")[0])
+PY
+check "tf.where: values, gradient, a bad condition" "[[1.0, 0.0], [0.0, 4.0]] [[1.0, -2.0], [3.0, -4.0]] [[1.0, -2.0], [-3.0, 4.0]]
+[[1.0, -20.0, 9.0], [2.0, 10.0, 6.0]]
+InvalidArgumentError: condition must be a scalar, a vector over the first dimension of 'then', or the shape of 'then'; got 3 elements for 4" "$("$TFSH" where.py 2>&1)"
 finish

@@ -687,7 +687,10 @@ static void test_shutdown_in_flight(void **state) {
 
 /* A fresh client (a new thread's) to a server this process talked to and that has since
  * gone: no monitor event ever comes, yet the call fails as lost within about a second
- * instead of waiting out its timeout (a master's new handler thread to a killed ps). */
+ * instead of waiting out its timeout (a master's new handler thread to a killed ps). While
+ * other tests run, the freed port can be taken by another process or the client can meet
+ * itself on it (loopback self-connect), which fails the call sooner, and with another
+ * message: so what is asserted is the bound. */
 static void test_fresh_client_to_gone_server(void **state) {
   net_server *s = start("tcp://127.0.0.1:*", NULL);
   char ep[128];
@@ -701,12 +704,11 @@ static void test_fresh_client_to_gone_server(void **state) {
   assert_non_null(c);
   net_in *r;
   int64_t t0 = net_now_ms();
-  assert_int_equal(net_call(c, net_msg_new("Echo"), &r, CALL_MS, &st), RT_UNAVAILABLE);
+  int rc = net_call(c, net_msg_new("Echo"), &r, CALL_MS, &st);
   int64_t ms = net_now_ms() - t0;
-  char want[160];
-  snprintf(want, sizeof want, "connection to %s lost (the peer closed it or stopped answering)", ep);
-  assert_string_equal(st.msg, want);
-  assert_true(ms >= 900 && ms < 3000);
+  if (rc == RT_OK || ms >= 3000) print_error("rc %d after %lld ms: %s\n", rc, (long long)ms, st.msg);
+  assert_true(rc != RT_OK && rc != RT_DEADLINE_EXCEEDED && ms < 3000);
+  if (rc == RT_OK) net_in_free(r);
   net_client_free(c);
 }
 
