@@ -198,4 +198,33 @@ PY
 check "tf.where: values, gradient, a bad condition" "[[1.0, 0.0], [0.0, 4.0]] [[1.0, -2.0], [3.0, -4.0]] [[1.0, -2.0], [-3.0, 4.0]]
 [[1.0, -20.0, 9.0], [2.0, 10.0, 6.0]]
 InvalidArgumentError: condition must be a scalar, a vector over the first dimension of 'then', or the shape of 'then'; got 3 elements for 4" "$("$TFSH" where.py 2>&1)"
+# tf.cond: a Python bool or a constant picks the branch while building; a tensor pred
+# selects between the branches' results (values and gradients follow the branch taken);
+# tf.layers.dropout(training=tensor); a branch that assigns is refused with the reason.
+cat >cond.py <<'PY'
+import numpy as np
+import tensorflow as tf
+s = tf.Session()
+t = tf.placeholder(tf.bool, [])
+x = tf.constant([1.0, 2.0, 3.0, 4.0])
+y = tf.cond(t, lambda: x * 2.0, lambda: x - 1.0)
+g = tf.gradients(tf.reduce_sum(y), x)[0]
+print(s.run(y, {t: True}).tolist(), s.run(y, {t: False}).tolist(), s.run(g, {t: True}).tolist(), s.run(g, {t: False}).tolist())
+a, b = tf.cond(t, lambda: (x, x + 1), lambda: (x * 0, x * 0))
+print([v.tolist() for v in s.run([a, b], {t: False})], tf.cond(True, lambda: "yes", lambda: "no"),
+      tf.cond(tf.constant(False), lambda: 1, lambda: 2))
+d = tf.layers.dropout(tf.ones([1000]), rate=0.5, training=t, seed=1)
+on, off = s.run(d, {t: True}), s.run(d, {t: False})
+print(float(off.sum()), 300 < int((on > 0).sum()) < 700, float(on.max()))
+v = tf.Variable(1.0)
+try:
+    tf.cond(t, lambda: tf.assign(v, 2.0), lambda: tf.identity(v))
+except NotImplementedError as e:
+    print("NotImplementedError:", e)
+PY
+check "tf.cond: build-time branches, selected results and gradients, dropout, state refused" \
+"[2.0, 4.0, 6.0, 8.0] [0.0, 1.0, 2.0, 3.0] [2.0, 2.0, 2.0, 2.0] [1.0, 1.0, 1.0, 1.0]
+[[0.0, 0.0, 0.0, 0.0], [0.0, 0.0, 0.0, 0.0]] yes 2
+1000.0 True 2.0
+NotImplementedError: tf.cond on a tensor with a branch that changes state (cond_2/true/Assign): tfsh runs both branches and selects the results, so state changes cannot be conditional; run the update in a separate sess.run, or decide with a Python bool" "$("$TFSH" cond.py 2>&1)"
 finish
