@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "shell/interp.h"
 #include "shell/tf.h"
 
 /* ---- dtype objects ------------------------------------------------------------------- */
@@ -292,6 +293,67 @@ static rt_tensor *take_rows(const rt_tensor *t, int64_t start, int64_t step, int
   return r;
 }
 
+/* a[idx] with an array or list of ints (rows gathered, result shape idx.shape + the rest),
+ * or of bools as long as axis 0 (the rows where true), as numpy's advanced indexing on
+ * the first axis. */
+static sh_obj *index_array(rt_tensor *t, sh_obj *key) {
+  rt_tensor *ix = np_check(key) ? rt_tensor_ref(((np_array *)key)->t) : np_to_tensor(key, RT_INVALID, true);
+  if (!ix) return NULL;
+  int64_t n = t->shape.dims[0], m = rt_tensor_numel(ix), *rows = NULL, count = 0;
+  rt_shape s;
+  if (ix->dtype == RT_BOOL) {
+    if (ix->shape.ndims != 1 || m != n) {
+      rt_tensor_unref(ix);
+      return sh_raise(sh_IndexError, "boolean index did not match indexed array along axis 0; size of axis is "
+                      "%lld but size of corresponding boolean axis is %lld", (long long)n, (long long)m);
+    }
+    rows = malloc((size_t)(m ? m : 1) * sizeof *rows);
+    for (int64_t i = 0; i < m; i++)
+      if (((const bool *)rt_tensor_data(ix))[i]) rows[count++] = i;
+    s = t->shape;
+    s.dims[0] = count;
+  } else if (ix->dtype == RT_INT32 || ix->dtype == RT_INT64) {
+    if (ix->shape.ndims + t->shape.ndims - 1 > RT_MAX_DIMS) {
+      rt_tensor_unref(ix);
+      return sh_raise(sh_IndexError, "too many dimensions in the result");
+    }
+    rows = malloc((size_t)(m ? m : 1) * sizeof *rows);
+    for (int64_t i = 0; i < m; i++) {
+      int64_t v = ix->dtype == RT_INT64 ? ((const int64_t *)rt_tensor_data(ix))[i]
+                                        : ((const int32_t *)rt_tensor_data(ix))[i];
+      if (v < -n || v >= n) {
+        free(rows);
+        rt_tensor_unref(ix);
+        return sh_raise(sh_IndexError, "index %lld is out of bounds for axis 0 with size %lld", (long long)v,
+                        (long long)n);
+      }
+      rows[count++] = v < 0 ? v + n : v;
+    }
+    s.ndims = ix->shape.ndims + t->shape.ndims - 1;
+    for (int i = 0; i < ix->shape.ndims; i++) s.dims[i] = ix->shape.dims[i];
+    for (int i = 1; i < t->shape.ndims; i++) s.dims[ix->shape.ndims + i - 1] = t->shape.dims[i];
+  } else {
+    rt_tensor_unref(ix);
+    return sh_raise(sh_IndexError, "arrays used as indices must be of integer (or boolean) type");
+  }
+  rt_tensor_unref(ix);
+  rt_tensor *r = rt_tensor_new(t->dtype, &s);
+  int64_t row = 1;
+  for (int i = 1; i < t->shape.ndims; i++) row *= t->shape.dims[i];
+  size_t es = rt_dtype_size(t->dtype);
+  for (int64_t k = 0; r && k < count; k++) {
+    if (t->dtype == RT_STRING) {
+      const rt_str *e = (const rt_str *)rt_tensor_data(t) + rows[k] * row;
+      for (int64_t j = 0; j < row; j++) rt_tensor_set_str(r, k * row + j, e[j].ptr ? e[j].ptr : "", e[j].len);
+    } else {
+      memcpy((char *)rt_tensor_data(r) + (size_t)(k * row) * es,
+             (const char *)rt_tensor_data(t) + (size_t)(rows[k] * row) * es, (size_t)row * es);
+    }
+  }
+  free(rows);
+  return r ? np_wrap(r) : sh_raise(sh_ValueError, "out of memory");
+}
+
 static sh_obj *index_axis0(rt_tensor *t, sh_obj *key) {
   if (t->shape.ndims == 0) return sh_raise(sh_IndexError, "too many indices for array: array is 0-dimensional, but 1 were indexed");
   int64_t n = t->shape.dims[0];
@@ -308,7 +370,9 @@ static sh_obj *index_axis0(rt_tensor *t, sh_obj *key) {
     if (sh_slice_indices(key, n, &start, &stop, &step, &count) < 0) return NULL;
     return np_wrap(take_rows(t, start, step, count, false));
   }
-  return sh_raise(sh_IndexError, "only integers, slices (`:`) and tuples of them are valid indices");
+  if (np_check(key) || key->type == &sh_list_type) return index_array(t, key);
+  return sh_raise(sh_IndexError, "only integers, slices (`:`), ellipsis (`...`), numpy.newaxis (`None`) and "
+                  "integer or boolean arrays are valid indices");
 }
 
 /* A 0-d result as numpy gives it: a Python scalar, except float32, whose numpy scalar
@@ -1006,6 +1070,10 @@ sh_obj *np_module_init(void) {
   sh_module_add(m, "inf", sh_float(INFINITY));
   sh_module_add(m, "nan", sh_float(NAN));
   sh_module_add(m, "__version__", sh_str("1.26.4 (tfsh subset)"));
+  sh_obj *r = sh_dict_get_str(sh_modules_dict(), "numpy.random");
+  r = r ? sh_incref(r) : np_random_module();
+  sh_dict_set_str(sh_modules_dict(), "numpy.random", r);
+  sh_module_add(m, "random", r);
   return m;
 }
 

@@ -31,6 +31,7 @@ rt_tensor *np_to_tensor(sh_obj *v, rt_dtype want, bool numpy_defaults);
 rt_dtype np_dtype_of(sh_obj *o);
 sh_obj *np_dtype_obj(rt_dtype t);              /* borrowed */
 sh_obj *np_module_init(void);
+sh_obj *np_random_module(void);                /* numpy.random (np_random.c) */
 
 /* ---- graphs, tensors, operations ---------------------------------------------------- */
 
