@@ -227,4 +227,28 @@ check "tf.cond: build-time branches, selected results and gradients, dropout, st
 [[0.0, 0.0, 0.0, 0.0], [0.0, 0.0, 0.0, 0.0]] yes 2
 1000.0 True 2.0
 NotImplementedError: tf.cond on a tensor with a branch that changes state (cond_2/true/Assign): tfsh runs both branches and selects the results, so state changes cannot be conditional; run the update in a separate sess.run, or decide with a Python bool" "$("$TFSH" cond.py 2>&1)"
+# Regularizers reach REGULARIZATION_LOSSES once per variable (get_variable, a scope's
+# regularizer, layers' kernel_regularizer, contrib.layers.fully_connected):
+# 0.5*l2(12 ones) + 0.5*l2(6 ones) + 0.1*|[-3, -3]| = 3 + 1.5 + 0.6 = 5.1; losses by hand:
+# huber([.5, 2, -3], delta 1) = mean(.125, 1.5, 2.5) = 1.375, absolute 11/6, sigmoid ln 2.
+cat >reg.py <<'PY'
+import tensorflow as tf
+x = tf.placeholder(tf.float32, [None, 3])
+reg = tf.contrib.layers.l2_regularizer(0.5)
+h = tf.contrib.layers.fully_connected(x, 4, weights_regularizer=reg, weights_initializer=tf.ones_initializer())
+with tf.variable_scope("s", regularizer=tf.contrib.layers.l1_regularizer(0.1)):
+    w = tf.get_variable("w", [2], initializer=tf.constant_initializer(-3.0))
+with tf.variable_scope("s", reuse=True):
+    w2 = tf.get_variable("w", [2])
+d = tf.layers.dense(x, 2, kernel_initializer=tf.ones_initializer(), kernel_regularizer=reg)
+print([t.name for t in tf.losses.get_regularization_losses()])
+s = tf.Session()
+s.run(tf.global_variables_initializer())
+y, p = tf.constant([0.0, 0.0, 0.0]), tf.constant([0.5, 2.0, -3.0])
+print(s.run(tf.losses.get_regularization_loss()), s.run(tf.losses.huber_loss(y, p)), s.run(tf.losses.absolute_difference(y, p)),
+      s.run(tf.losses.sigmoid_cross_entropy(tf.constant([[1.0, 0.0]]), tf.constant([[0.0, 0.0]]))), s.run(h, {x: [[1.0, 1.0, 1.0]]}).tolist())
+PY
+check "regularizers, regularization losses, huber/absolute/sigmoid losses, contrib fully_connected" \
+"['fully_connected/weights/Regularizer/l2_regularizer/value:0', 's/w/Regularizer/l1_regularizer/value:0', 'dense/kernel/Regularizer/l2_regularizer/value:0']
+5.1 1.375 1.8333334 0.6931472 [[3.0, 3.0, 3.0, 3.0]]" "$("$TFSH" reg.py 2>&1)"
 finish
