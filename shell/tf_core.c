@@ -18,6 +18,8 @@ typedef struct tf_dtype {
 } tf_dtype;
 
 static sh_obj *dtype_repr(sh_obj *self) { return sh_strf("tf.%s", ((tf_dtype *)self)->name); }
+/* str(tf.float32) is TF1's "<dtype: 'float32'>" (print shows it); repr is tf.float32. */
+static sh_obj *dtype_str(sh_obj *self) { return sh_strf("<dtype: '%s'>", ((tf_dtype *)self)->name); }
 
 static sh_obj *dtype_getattr(sh_obj *self, const char *name) {
   tf_dtype *d = (tf_dtype *)self;
@@ -46,7 +48,8 @@ static int dtype_hash(sh_obj *self, int64_t *out) {
 
 sh_type tf_dtype_type = {
   SH_TYPE_HEAD, .name = "DType", .size = sizeof(tf_dtype), .help = "A TensorFlow dtype.",
-  .repr = dtype_repr, .getattr = dtype_getattr, .compare = dtype_compare, .hash = dtype_hash,
+  .repr = dtype_repr, .str = dtype_str, .getattr = dtype_getattr, .compare = dtype_compare,
+  .hash = dtype_hash,
 };
 
 static tf_dtype tf_dtypes[] = {

@@ -251,4 +251,19 @@ PY
 check "regularizers, regularization losses, huber/absolute/sigmoid losses, contrib fully_connected" \
 "['fully_connected/weights/Regularizer/l2_regularizer/value:0', 's/w/Regularizer/l1_regularizer/value:0', 'dense/kernel/Regularizer/l2_regularizer/value:0']
 5.1 1.375 1.8333334 0.6931472 [[3.0, 3.0, 3.0, 3.0]]" "$("$TFSH" reg.py 2>&1)"
+# tf.one_hot with TF1's defaults (on 1, off 0, float32 unless on/off say otherwise), axis=0;
+# tf.nn.in_top_k (ties at the boundary are in); tf.to_float / to_int32 / to_int64.
+cat >onehot.py <<'PY'
+import tensorflow as tf
+s = tf.Session()
+p = tf.constant([[0.1, 0.8, 0.1], [0.5, 0.2, 0.3], [0.3, 0.3, 0.4]])
+print(s.run(tf.one_hot([1, 2], 3)).tolist(), s.run(tf.one_hot([0], 2, on_value=5, off_value=-1)).tolist(),
+      s.run(tf.one_hot([1, 0], 3, axis=0)).tolist(), tf.one_hot([1], 2, dtype=tf.float64).dtype)
+print(s.run(tf.nn.in_top_k(p, [1, 2, 0], 1)).tolist(), s.run(tf.nn.in_top_k(p, [1, 2, 0], 2)).tolist())
+print(tf.to_float(tf.constant(1)).name, tf.to_int64(tf.constant(1.5)).dtype, s.run(tf.to_int32(tf.constant(2.7))))
+PY
+check "one_hot defaults, in_top_k, to_float/to_int32/to_int64" \
+"[[0.0, 1.0, 0.0], [0.0, 0.0, 1.0]] [[5, -1]] [[0.0, 1.0], [1.0, 0.0], [0.0, 0.0]] <dtype: 'float64'>
+[True, False, False] [True, True, True]
+ToFloat:0 <dtype: 'int64'> 2" "$("$TFSH" onehot.py 2>&1)"
 finish
