@@ -266,4 +266,25 @@ check "one_hot defaults, in_top_k, to_float/to_int32/to_int64" \
 "[[0.0, 1.0, 0.0], [0.0, 0.0, 1.0]] [[5, -1]] [[0.0, 1.0], [1.0, 0.0], [0.0, 0.0]] <dtype: 'float64'>
 [True, False, False] [True, True, True]
 ToFloat:0 <dtype: 'int64'> 2" "$("$TFSH" onehot.py 2>&1)"
+# More composites against hand values (selu(-2) = 1.0507*1.6733*(e^-2 - 1) = -1.5201665,
+# swish(3) = 3/(1+e^-3) = 2.8577223), old (0.x) names, and TF 1.13+'s tf.math.
+cat >more.py <<'PY'
+import tensorflow as tf
+s = tf.Session()
+x = tf.constant([-2.0, 0.0, 3.0, float("nan"), float("inf")])
+print(s.run(tf.nn.leaky_relu(x[:3])).tolist(), s.run(tf.nn.softsign(x[:3])).tolist(), s.run(tf.nn.selu(x[:3])).tolist(),
+      s.run(tf.nn.swish(x[:3])).tolist())
+print(s.run(tf.is_nan(x)).tolist(), s.run(tf.is_inf(x)).tolist(), s.run(tf.is_finite(x)).tolist(), s.run(tf.count_nonzero(x[:3])))
+b = tf.constant([[True, False], [True, True]])
+print(s.run(tf.reduce_any(b, 1)).tolist(), s.run(tf.reduce_all(b, 1)).tolist(), s.run(tf.reduce_all(b)))
+print(s.run(tf.eye(3, 2)).tolist(), s.run(tf.linspace(0.0, 1.0, 5)).tolist(), s.run(tf.reciprocal(tf.constant([2.0, 4.0]))).tolist())
+print(s.run(tf.math.reduce_sum(tf.math.square([1.0, 2.0]))), tf.select is tf.where, tf.pack is tf.stack,
+      tf.scalar_summary("a", tf.constant(1.0)).name, tf.merge_all_summaries().name, s.run(tf.norm([3.0, -4.0], ord=float("inf"))))
+PY
+check "leaky_relu, softsign, selu, swish, is_nan/inf/finite, count_nonzero, reduce_any/all, eye, linspace, reciprocal, 0.x names, tf.math" \
+"[-0.4000000059604645, 0.0, 3.0] [-0.6666666865348816, 0.0, 0.75] [-1.5201665163040161, 0.0, 3.1521029472351074] [-0.23840583860874176, 0.0, 2.857722282409668]
+[False, False, False, True, False] [False, False, False, False, True] [True, True, True, False, False] 2
+[True, True] [False, True] False
+[[1.0, 0.0], [0.0, 1.0], [0.0, 0.0]] [0.0, 0.25, 0.5, 0.75, 1.0] [0.5, 0.25]
+5.0 True True a/ScalarSummary:0 Merge/MergeSummary:0 4.0" "$("$TFSH" more.py 2>&1)"
 finish
