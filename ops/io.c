@@ -754,6 +754,62 @@ static int scalar_summary_kernel(rt_kernel_ctx *c) {
   return rc;
 }
 
+/* ---- Print: TF1's tf.Print, to the stderr of the task that runs it ---- */
+
+/* TF1's summary of a tensor: its first `summarize` values, space separated, in brackets,
+ * "..." when there are more. */
+static void print_summary(FILE *f, const rt_tensor *t, int64_t summarize) {
+  int64_t n = rt_tensor_numel(t), k = summarize < 0 || summarize > n ? n : summarize;
+  fputc('[', f);
+  for (int64_t i = 0; i < k; i++) {
+    if (i) fputc(' ', f);
+    switch (t->dtype) {
+    case RT_FLOAT: case RT_DOUBLE: fprintf(f, "%g", rt_tensor_get_f64(t, i)); break;
+    case RT_BOOL: fputs(((const bool *)rt_tensor_data(t))[i] ? "1" : "0", f); break;
+    case RT_STRING: fputs(str_at(t, i), f); break;
+    default: fprintf(f, "%lld", (long long)rt_tensor_get_i64(t, i)); break;
+    }
+  }
+  if (k < n) fputs("...", f);
+  fputc(']', f);
+}
+
+static int print_kernel(rt_kernel_ctx *c) {
+  const rt_attr_value *msg = rt_node_attr(c->node, "message"), *fn = rt_node_attr(c->node, "first_n"),
+                      *sm = rt_node_attr(c->node, "summarize");
+  int64_t first_n = fn ? fn->i : -1, summarize = sm ? sm->i : 3;
+  bool show = true;
+  if (first_n >= 0 && c->state) {   /* prints so far, per node and executor */
+    if (!*c->state && !(*c->state = calloc(1, sizeof(int64_t))))
+      return rt_kernel_error(c, RT_RESOURCE_EXHAUSTED, "out of memory");
+    int64_t *count = *c->state;
+    show = *count < first_n;
+    if (show) ++*count;
+  }
+  if (show) {
+    flockfile(stderr);
+    fputs(msg && msg->s ? msg->s : "", stderr);
+    for (int i = 1; i < c->n_inputs; i++) print_summary(stderr, c->inputs[i], summarize);
+    fputc('\n', stderr);
+    funlockfile(stderr);
+    fflush(stderr);
+  }
+  rt_tensor_unref(c->outputs[0]);
+  c->outputs[0] = rt_tensor_ref(c->inputs[0]);
+  return RT_OK;
+}
+
+/* The gradient passes through to input; data gets none. */
+static int print_grad(rt_grad_ctx *c) {
+  c->dx[0] = c->dy[0] ? strdup(c->dy[0]) : NULL;
+  return RT_OK;
+}
+
+static int print_shape(rt_shape_ctx *c) {
+  c->out_shapes[0] = c->in_shapes[0];
+  return RT_OK;
+}
+
 /* ---- image summaries: PNG written here (zlib deflate, CRC-32 per chunk) ---- */
 
 static void be32(bbuf *b, uint32_t v) {
@@ -1081,6 +1137,11 @@ static const rt_op_def io_ops[] = {
    .attrs = "T: {float, double, int32, int64}",
    .help = "A serialized Summary protobuf holding a histogram of the values (TF's buckets).",
    .shape = scalar_out_shape, .kernel = {[RT_DEV_CPU] = histogram_summary_kernel}, .flags = RT_OP_STATEFUL},
+  {.name = "Print", .inputs = "input: T, data: N * U", .outputs = "output: T",
+   .attrs = "T: type, N: int >= 0, U: list(type), message: string = '', first_n: int = -1, summarize: int = 3",
+   .help = "input, unchanged; prints message and the first values of each data tensor to stderr where it runs.",
+   .shape = print_shape, .kernel = {[RT_DEV_CPU] = print_kernel}, .grad = print_grad,
+   .flags = RT_OP_STATEFUL},
   {.name = "ImageSummary", .inputs = "tag: string, tensor: T", .outputs = "summary: string",
    .attrs = "max_images: int >= 1 = 3, T: {float, double, int32, int64}",
    .help = "A serialized Summary protobuf with up to max_images PNG images from a [batch, h, w, c] tensor.",

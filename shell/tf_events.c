@@ -343,11 +343,16 @@ static sh_obj *f_write_atomic(sh_obj *self, int argc, sh_obj **argv, sh_obj *kw)
   return sh_none();
 }
 
-/* _io_node(op, inputs, dtypes, name=None): SaveV2 / RestoreV2 with their list(type) attr. */
+/* _io_node(op, inputs, dtypes, name=None, string_inputs=3, attrs=None): SaveV2 / RestoreV2 /
+ * Print with their list(type) attr (dtypes; U for Print), the first string_inputs inputs
+ * strings, and more str or int attrs. */
 static sh_obj *f_io_node(sh_obj *self, int argc, sh_obj **argv, sh_obj *kw) {
-  sh_obj *op, *inputs, *dtypes, *name = NULL;
-  if (sh_parse_args("_io_node", argc, argv, kw, "op inputs dtypes |name", &op, &inputs, &dtypes, &name) < 0)
+  sh_obj *op, *inputs, *dtypes, *name = NULL, *nstr = NULL, *attrs = NULL;
+  if (sh_parse_args("_io_node", argc, argv, kw, "op inputs dtypes |name string_inputs attrs", &op, &inputs, &dtypes,
+                    &name, &nstr, &attrs) < 0)
     return NULL;
+  int64_t string_inputs = 3;
+  if (nstr && nstr != SH_NONE && sh_as_int(nstr, &string_inputs) < 0) return NULL;
   const char *ops = sh_as_cstr(op);
   if (!ops) return NULL;
   sh_obj *dl = sh_sequence_to_tuple(dtypes);
@@ -367,8 +372,13 @@ static sh_obj *f_io_node(sh_obj *self, int argc, sh_obj **argv, sh_obj *kw) {
   rt_attr_value v = {.kind = RT_ATTR_LIST_TYPE};
   v.list.n = nd;
   v.list.v = types;
-  rt_node_set_attr(n, "dtypes", &v);   /* takes ownership of types */
+  rt_node_set_attr(n, strcmp(ops, "Print") ? "dtypes" : "U", &v);   /* takes ownership of types */
   rt_node_set_int(n, "N", nd);
+  sh_obj *k, *val;   /* more attrs: str or int values */
+  for (int64_t p = 0; attrs && attrs != SH_NONE && sh_dict_next(attrs, &p, &k, &val);) {
+    if (sh_is_str(val)) rt_node_set_string(n, sh_str_cstr(k), sh_str_cstr(val));
+    else if (sh_is_int(val)) rt_node_set_int(n, sh_str_cstr(k), sh_int_value(val));
+  }
   sh_obj *tup = sh_sequence_to_tuple(inputs);
   if (!tup) {
     rt_node_free(n);
@@ -376,7 +386,7 @@ static sh_obj *f_io_node(sh_obj *self, int argc, sh_obj **argv, sh_obj *kw) {
   }
   for (int64_t i = 0; i < SH_TUPLE_N(tup); i++) {
     sh_obj *x = SH_TUPLE_ITEMS(tup)[i];
-    if (tf_node_input(n, x, i < 3 ? RT_STRING : RT_INVALID) < 0) {
+    if (tf_node_input(n, x, i < string_inputs ? RT_STRING : RT_INVALID) < 0) {
       sh_decref(tup);
       return NULL;
     }

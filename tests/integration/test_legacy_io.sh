@@ -287,4 +287,23 @@ check "leaky_relu, softsign, selu, swish, is_nan/inf/finite, count_nonzero, redu
 [True, True] [False, True] False
 [[1.0, 0.0], [0.0, 1.0], [0.0, 0.0]] [0.0, 0.25, 0.5, 0.75, 1.0] [0.5, 0.25]
 5.0 True True a/ScalarSummary:0 Merge/MergeSummary:0 4.0" "$("$TFSH" more.py 2>&1)"
+# tf.Print: the value passes through (and its gradient), the message and the first values
+# of each data tensor go to stderr, first_n bounds how often.
+cat >print.py <<'PY'
+import tensorflow as tf
+x = tf.constant([1.0, 2.5, 3.0, 4.0])
+y = tf.Print(x, [x, tf.constant(7), tf.constant([True, False])], "x and friends: ")
+z = tf.Print(x * 2, [x], first_n=2, summarize=10)
+v = tf.Variable(3.0)
+w = tf.Print(v * v, [v], "v=")
+g = tf.gradients(w, v)[0]
+with tf.Session() as s:
+    s.run(v.initializer)
+    print(s.run(y).tolist(), [s.run(z).tolist() for i in range(3)][2], s.run(g))
+PY
+check "tf.Print: stdout" "[1.0, 2.5, 3.0, 4.0] [2.0, 5.0, 6.0, 8.0] 6.0" "$("$TFSH" print.py 2>/dev/null)"
+check "tf.Print: stderr" "x and friends: [1 2.5 3...][7][1 0]
+[1 2.5 3 4]
+[1 2.5 3 4]
+v=[3]" "$("$TFSH" print.py 2>&1 >/dev/null)"
 finish
