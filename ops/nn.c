@@ -1,5 +1,6 @@
 /* Neural-network ops: activations and the gradient ops their gradients use, BiasAdd,
  * softmax and the cross-entropy losses, L2Loss, CheckNumerics. */
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -181,7 +182,73 @@ static int check_numerics_grad(rt_grad_ctx *c) {
    .shape = op_shape_unchanged, .kernel = {[RT_DEV_CPU] = k}}
 #define NUM "{float, double, int32, int64}"
 
+/* ---- TopKV2: the k largest of each row (last axis), sorted, ties to the lower index ---- */
+
+static int top_k_k(const rt_tensor *kt, int64_t *k) {
+  if (!kt || rt_tensor_numel(kt) != 1) return -1;
+  *k = rt_tensor_get_i64(kt, 0);
+  return 0;
+}
+
+static int top_k_shape(rt_shape_ctx *c) {
+  const rt_shape *x = &c->in_shapes[0];
+  int64_t k = -1;
+  if (c->in_values[1] && top_k_k(c->in_values[1], &k) == 0 && k < 0)
+    return op_shape_error(c, 2, "Need k >= 0, got %lld", (long long)k);
+  if (x->ndims == 0) return op_shape_error(c, 1, "input must be at least 1-D");
+  for (int o = 0; o < 2; o++) {
+    c->out_shapes[o] = *x;
+    if (x->ndims > 0) c->out_shapes[o].dims[x->ndims - 1] = k;
+  }
+  return RT_OK;
+}
+
+typedef struct { double v; int32_t i; } topk_item;
+static int topk_cmp(const void *a, const void *b) {
+  const topk_item *x = a, *y = b;
+  if (x->v != y->v) return x->v > y->v ? -1 : 1;   /* larger first (NaN handled by the caller) */
+  return x->i < y->i ? -1 : x->i > y->i;
+}
+
+static int top_k_kernel(rt_kernel_ctx *c) {
+  const rt_tensor *x = c->inputs[0];
+  int64_t k;
+  if (top_k_k(c->inputs[1], &k) < 0) return rt_kernel_error(c, RT_INVALID_ARGUMENT, "k must be a scalar");
+  if (x->shape.ndims < 1) return rt_kernel_error(c, RT_INVALID_ARGUMENT, "input must be at least 1-D");
+  int64_t n = x->shape.dims[x->shape.ndims - 1];
+  if (k < 0) return rt_kernel_error(c, RT_INVALID_ARGUMENT, "Need k >= 0, got %lld", (long long)k);
+  if (n < k)
+    return rt_kernel_error(c, RT_INVALID_ARGUMENT, "input must have at least k columns. Had %lld, needed %lld",
+                           (long long)n, (long long)k);
+  rt_shape s = x->shape;
+  s.dims[s.ndims - 1] = k;
+  rt_tensor *vals = rt_kernel_output(c, 0, x->dtype, &s), *idx = rt_kernel_output(c, 1, RT_INT32, &s);
+  if (!vals || !idx) return c->st->code;
+  int64_t rows = n ? rt_tensor_numel(x) / n : 0;
+  topk_item *it = malloc((size_t)(n ? n : 1) * sizeof *it);
+  if (!it) return rt_kernel_error(c, RT_RESOURCE_EXHAUSTED, "out of memory");
+  for (int64_t r = 0; r < rows; r++) {
+    for (int64_t j = 0; j < n; j++) {
+      double v = rt_tensor_get_f64(x, r * n + j);
+      it[j] = (topk_item){isnan(v) ? INFINITY : v, (int32_t)j};   /* NaN: ranked as +inf (our rule) */
+    }
+    qsort(it, (size_t)n, sizeof *it, topk_cmp);
+    for (int64_t j = 0; j < k; j++) {
+      int64_t src = r * n + it[j].i, dst = r * k + j;
+      memcpy((char *)rt_tensor_data(vals) + dst * rt_dtype_size(x->dtype),
+             (const char *)rt_tensor_data(x) + src * rt_dtype_size(x->dtype), rt_dtype_size(x->dtype));
+      ((int32_t *)rt_tensor_data(idx))[dst] = it[j].i;
+    }
+  }
+  free(it);
+  return RT_OK;
+}
+
 static const rt_op_def nn_ops[] = {
+  {.name = "TopKV2", .inputs = "input: T, k: int32", .outputs = "values: T, indices: int32",
+   .attrs = "sorted: bool = true, T: {float, double, int32, int64}",
+   .help = "The k largest entries of each row (last axis) and their indices, largest first.",
+   .shape = top_k_shape, .kernel = {[RT_DEV_CPU] = top_k_kernel}, .grad = op_no_grad},
   {.name = "Relu", .inputs = "features: T", .outputs = "activations: T",
    .attrs = "T: {float, double, int32, int64}", .help = "max(features, 0) elementwise.",
    .shape = op_shape_unchanged, .kernel = {[RT_DEV_CPU] = op_cpu_relu}, .grad = relu_grad},

@@ -306,4 +306,18 @@ check "tf.Print: stderr" "x and friends: [1 2.5 3...][7][1 0]
 [1 2.5 3 4]
 [1 2.5 3 4]
 v=[3]" "$("$TFSH" print.py 2>&1 >/dev/null)"
+# tf.nn.top_k: values and indices, largest first, ties to the lower index; too few columns.
+cat >topk.py <<'PY'
+import tensorflow as tf
+s = tf.Session()
+p = tf.constant([[0.1, 0.8, 0.1, 0.5], [3.0, 1.0, 2.0, 3.0]])
+v, i = tf.nn.top_k(p, 2)
+print(v.shape, i.dtype, [a.tolist() for a in s.run([v, i])], [a.tolist() for a in s.run(tf.nn.top_k(tf.constant([5, 1, 9]), k=3))])
+try:
+    s.run(tf.nn.top_k(p, 5))
+except tf.errors.InvalidArgumentError as e:
+    print("InvalidArgumentError:", str(e).split("\n")[0])
+PY
+check "tf.nn.top_k" "(2, 2) <dtype: 'int32'> [[[0.800000011920929, 0.5], [3.0, 3.0]], [[1, 3], [0, 3]]] [[9, 5, 1], [2, 0, 1]]
+InvalidArgumentError: input must have at least k columns. Had 4, needed 5" "$("$TFSH" topk.py 2>&1)"
 finish
