@@ -241,7 +241,13 @@ static sh_obj *owned_str(char *s) {
   return r;
 }
 
-static sh_obj *array_repr(sh_obj *self) { return owned_str(rt_tensor_repr(((np_array *)self)->t)); }
+/* A 0-d float32 array stands in for numpy's float32 scalar (what sess.run returns), whose
+ * repr in numpy 1.x is its str: print(sess.run([loss, acc])) shows [0.5, 0.25]. */
+static sh_obj *array_repr(sh_obj *self) {
+  const rt_tensor *t = ((np_array *)self)->t;
+  if (t->shape.ndims == 0 && t->dtype == RT_FLOAT) return owned_str(rt_tensor_format(t));
+  return owned_str(rt_tensor_repr(t));
+}
 static sh_obj *array_str(sh_obj *self) { return owned_str(rt_tensor_format(((np_array *)self)->t)); }
 
 /* Element i as a Python object. */

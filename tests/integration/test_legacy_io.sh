@@ -320,4 +320,20 @@ except tf.errors.InvalidArgumentError as e:
 PY
 check "tf.nn.top_k" "(2, 2) <dtype: 'int32'> [[[0.800000011920929, 0.5], [3.0, 3.0]], [[1, 3], [0, 3]]] [[9, 5, 1], [2, 0, 1]]
 InvalidArgumentError: input must have at least k columns. Had 4, needed 5" "$("$TFSH" topk.py 2>&1)"
+# tf.metrics: accuracy and mean over local variables, streaming across batches:
+# 2 of 3 right, then 0 of 1: 2/3 then 2/4; the mean of 1, 0, 3, then 0: 4/3 then 1.
+cat >metrics.py <<'PY'
+import tensorflow as tf
+labels = tf.placeholder(tf.int64, [None])
+pred = tf.placeholder(tf.int64, [None])
+acc, acc_op = tf.metrics.accuracy(labels=labels, predictions=pred)
+m, m_op = tf.metrics.mean(tf.cast(pred, tf.float32))
+print(acc.name, acc_op.name, [v.name for v in tf.local_variables()], tf.global_variables())
+s = tf.Session()
+s.run(tf.local_variables_initializer())
+print(s.run(acc), s.run([acc_op, m_op], {labels: [1, 2, 3], pred: [1, 0, 3]}), s.run([acc_op, m_op], {labels: [1], pred: [0]}),
+      s.run([acc, m]))
+PY
+check "tf.metrics.accuracy and mean" "accuracy/value:0 accuracy/update_op:0 ['accuracy/total:0', 'accuracy/count:0', 'mean/total:0', 'mean/count:0'] []
+0.0 [0.6666667, 1.3333334] [0.5, 1.0] [0.5, 1.0]" "$("$TFSH" metrics.py 2>&1)"
 finish
