@@ -439,18 +439,21 @@ static int live_tick(void *arg, int64_t elapsed_ms) {
 static bool live_begin(rt_session *s) {
   int64_t now = now_us();
   bool on = L.mode != LIVE_OFF && fancy_terminal_cached();
+  sh_screen_hook = live_screen_hook;
+  if (!on) {   /* steps the view does not show are not part of its loops either */
+    L.last_end = 0;
+    return false;
+  }
   if (L.last_end && now - L.last_end < 1000000) {
     L.loop_steps++;
   } else {
-    if (on) loop_fold(true);   /* the loop before this step is over */
+    loop_fold(true);   /* the loop before this step is over */
     L.loop_steps = 0;
     L.loop_start = now;
     L.n = 0;   /* a new loop: forget the devices' busy counts */
     L.n_acc = 0;
     L.loop_shown = false;
   }
-  sh_screen_hook = live_screen_hook;
-  if (!on) return false;
   L.s = s;
   L.t0 = now;
   L.shown = false;
@@ -460,8 +463,8 @@ static bool live_begin(rt_session *s) {
 }
 
 static void live_end(bool used, bool ok, const rt_busy *busy, int n_busy) {
-  L.last_end = now_us();
   if (!used) return;
+  L.last_end = now_us();
   loop_add_busy(busy, n_busy);
   if (!L.shown) {   /* a short step: in a loop, the loop's lines a few times a second */
     if (ok && L.loop_steps >= 2 && L.last_end - L.loop_drawn_at >= 250000) loop_draw();

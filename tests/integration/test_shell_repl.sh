@@ -69,7 +69,9 @@ check "name? help" 'Number of items of a container.'
 send '%who' Enter
 check "%who" 'double'
 send 'import tensorflow as tf' Enter
+wait_prompt_after 'import tensorflow as tf'   # nothing typed ahead of a slow import
 send 'c = tf.train.ClusterSpec({"ps": ["localhost:1"], "worker": ["localhost:2", "localhost:3"]})' Enter
+wait_prompt_after '"localhost:3"]})'
 send 'tf.device("/job:w' Tab
 check "device string completion: jobs" '>>> tf.device("/job:worker'
 send '/task:1/' Tab
