@@ -95,6 +95,18 @@ static void rmsprop(const rt_kernel_ctx *c, update *u, bool f32) {
   });
 }
 
+/* accum = rho*accum + (1-rho)*g^2; upd = sqrt(accum_update+eps)/sqrt(accum+eps)*g;
+ * accum_update = rho*accum_update + (1-rho)*upd^2; var -= lr*upd */
+static void adadelta(const rt_kernel_ctx *c, update *u, bool f32) {
+  double lr = u->s[0], rho = u->s[1], eps = u->s[2];
+  EACH({
+    a[i] = a[i] * (T)rho + g[i] * g[i] * (T)(1 - rho);
+    T upd = SQRT(b[i] + (T)eps) / SQRT(a[i] + (T)eps) * g[i];
+    b[i] = b[i] * (T)rho + upd * upd * (T)(1 - rho);
+    v[i] -= (T)lr * upd;
+  });
+}
+
 /* Inputs: n_refs references, n_scalars scalars, then the gradient. */
 static int apply(rt_kernel_ctx *c, int n_refs, int n_scalars, update_fn fn) {
   rt_resource *r = c->inputs[0]->ref;
@@ -154,6 +166,7 @@ static int momentum_kernel(rt_kernel_ctx *c) {
 static int adagrad_kernel(rt_kernel_ctx *c) { return apply(c, 2, 1, adagrad); }
 static int adam_kernel(rt_kernel_ctx *c) { return apply(c, 3, 6, adam); }
 static int rmsprop_kernel(rt_kernel_ctx *c) { return apply(c, 3, 4, rmsprop); }
+static int adadelta_kernel(rt_kernel_ctx *c) { return apply(c, 3, 3, adadelta); }
 
 static int var_shape(rt_shape_ctx *c) {
   c->out_shapes[0] = c->in_shapes[0];
@@ -178,6 +191,9 @@ static const rt_op_def train_ops[] = {
         "var: Ref(T), ms: Ref(T), mom: Ref(T), lr: T, rho: T, momentum: T, epsilon: T, grad: T",
         "", rmsprop_kernel,
         "ms = rho*ms + (1-rho)*grad^2; mom = momentum*mom + lr*grad/sqrt(ms+epsilon); var -= mom."),
+  TRAIN("ApplyAdadelta", "var: Ref(T), accum: Ref(T), accum_update: Ref(T), lr: T, rho: T, epsilon: T, grad: T",
+        "", adadelta_kernel,
+        "Adadelta: accum, accum_update moving averages of grad^2 and update^2; var -= lr * update."),
   TRAIN("ApplyAdam",
         "var: Ref(T), m: Ref(T), v: Ref(T), beta1_power: T, beta2_power: T, lr: T, beta1: T, "
         "beta2: T, epsilon: T, grad: T",

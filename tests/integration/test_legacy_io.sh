@@ -336,4 +336,30 @@ print(s.run(acc), s.run([acc_op, m_op], {labels: [1, 2, 3], pred: [1, 0, 3]}), s
 PY
 check "tf.metrics.accuracy and mean" "accuracy/value:0 accuracy/update_op:0 ['accuracy/total:0', 'accuracy/count:0', 'mean/total:0', 'mean/count:0'] []
 0.0 [0.6666667, 1.3333334] [0.5, 1.0] [0.5, 1.0]" "$("$TFSH" metrics.py 2>&1)"
+# AdadeltaOptimizer: three steps on sum(w^2) from [1, -2] (lr 1, rho 0.9, eps 1e-6) against
+# the update rule computed in double precision by python3 (to 6 decimals); TF1's slot names.
+cat >adadelta.py <<'PY'
+import tensorflow as tf
+w = tf.Variable([1.0, -2.0])
+step = tf.train.AdadeltaOptimizer(learning_rate=1.0, rho=0.9, epsilon=1e-6).minimize(tf.reduce_sum(w * w))
+s = tf.Session()
+s.run(tf.global_variables_initializer())
+for i in range(3):
+    s.run(step)
+    print(" ".join("%.6f" % x for x in s.run(w)))
+print([v.name for v in tf.global_variables()])
+PY
+want=$(python3 -c '
+import math
+w, a, b, rho, eps = [1.0, -2.0], [0.0, 0.0], [0.0, 0.0], 0.9, 1e-6
+for it in range(3):
+    for i in range(2):
+        g = 2 * w[i]
+        a[i] = rho * a[i] + (1 - rho) * g * g
+        u = math.sqrt(b[i] + eps) / math.sqrt(a[i] + eps) * g
+        b[i] = rho * b[i] + (1 - rho) * u * u
+        w[i] -= u
+    print(" ".join("%.6f" % x for x in w))
+print(["Variable:0", "Variable/Adadelta:0", "Variable/Adadelta_1:0"])')
+check "AdadeltaOptimizer against its update rule" "$want" "$("$TFSH" adadelta.py 2>&1)"
 finish
