@@ -1,8 +1,11 @@
-/* Small standard modules legacy scripts import, written in the language itself: shutil,
- * six and six.moves. */
+/* Standard modules written in the language itself (the subset is enough for them):
+ * argparse, shutil, six and six.moves. */
 #define _GNU_SOURCE
 #include "shell/interp.h"
 
+static const char argparse_src[] =
+#include "shell/argparse.py.inc"
+;
 static const char shutil_src[] =
 #include "shell/shutil.py.inc"
 ;
@@ -11,8 +14,7 @@ static const char six_src[] =
 ;
 static const char six_moves_src[] =
     "\"\"\"six.moves: the Python 3 names.\"\"\"\n"
-    "xrange = range\nrange = range\nzip = zip\nmap = map\nfilter = filter\ninput = input\n"
-    "reduce = None\n";
+    "xrange = range\nrange = range\nzip = zip\nmap = map\nfilter = filter\ninput = input\n";
 
 static sh_obj *module_from(const char *name, const char *src) {
   sh_obj *m = sh_module_new(name);
@@ -25,6 +27,7 @@ static sh_obj *module_from(const char *name, const char *src) {
   return m;
 }
 
+sh_obj *sh_mod_argparse_init(void) { return module_from("argparse", argparse_src); }
 sh_obj *sh_mod_shutil_init(void) { return module_from("shutil", shutil_src); }
 sh_obj *sh_mod_six_moves_init(void) { return module_from("six.moves", six_moves_src); }
 

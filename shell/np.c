@@ -270,6 +270,18 @@ static sh_obj *shape_tuple(const rt_shape *s) {
   return t;
 }
 
+/* Row src of t (row elements) into row dst of r (same dtype). */
+static void copy_row(rt_tensor *r, int64_t dst, const rt_tensor *t, int64_t src, int64_t row) {
+  if (t->dtype == RT_STRING) {
+    const rt_str *e = (const rt_str *)rt_tensor_data(t) + src * row;
+    for (int64_t j = 0; j < row; j++) rt_tensor_set_str(r, dst * row + j, e[j].ptr ? e[j].ptr : "", e[j].len);
+  } else {
+    size_t es = rt_dtype_size(t->dtype);
+    memcpy((char *)rt_tensor_data(r) + (size_t)(dst * row) * es, (const char *)rt_tensor_data(t) + (size_t)(src * row) * es,
+           (size_t)row * es);
+  }
+}
+
 /* A new tensor: rows [start, start+count) of axis 0 with step. */
 static rt_tensor *take_rows(const rt_tensor *t, int64_t start, int64_t step, int64_t count,
                             bool drop_axis) {
@@ -284,18 +296,7 @@ static rt_tensor *take_rows(const rt_tensor *t, int64_t start, int64_t step, int
   }
   rt_tensor *r = rt_tensor_new(t->dtype, &s);
   if (!r) return NULL;
-  size_t es = rt_dtype_size(t->dtype);
-  for (int64_t k = 0; k < count; k++) {
-    int64_t src = (start + k * step) * row;
-    if (t->dtype == RT_STRING) {
-      const rt_str *e = (const rt_str *)rt_tensor_data(t);
-      for (int64_t j = 0; j < row; j++)
-        rt_tensor_set_str(r, k * row + j, e[src + j].ptr ? e[src + j].ptr : "", e[src + j].len);
-    } else {
-      memcpy((char *)rt_tensor_data(r) + (size_t)(k * row) * es,
-             (const char *)rt_tensor_data(t) + (size_t)src * es, (size_t)row * es);
-    }
-  }
+  for (int64_t k = 0; k < count; k++) copy_row(r, k, t, start + k * step, row);
   return r;
 }
 
@@ -346,16 +347,7 @@ static sh_obj *index_array(rt_tensor *t, sh_obj *key) {
   rt_tensor *r = rt_tensor_new(t->dtype, &s);
   int64_t row = 1;
   for (int i = 1; i < t->shape.ndims; i++) row *= t->shape.dims[i];
-  size_t es = rt_dtype_size(t->dtype);
-  for (int64_t k = 0; r && k < count; k++) {
-    if (t->dtype == RT_STRING) {
-      const rt_str *e = (const rt_str *)rt_tensor_data(t) + rows[k] * row;
-      for (int64_t j = 0; j < row; j++) rt_tensor_set_str(r, k * row + j, e[j].ptr ? e[j].ptr : "", e[j].len);
-    } else {
-      memcpy((char *)rt_tensor_data(r) + (size_t)(k * row) * es,
-             (const char *)rt_tensor_data(t) + (size_t)(rows[k] * row) * es, (size_t)row * es);
-    }
-  }
+  for (int64_t k = 0; r && k < count; k++) copy_row(r, k, t, rows[k], row);
   free(rows);
   return r ? np_wrap(r) : sh_raise(sh_ValueError, "out of memory");
 }

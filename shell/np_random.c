@@ -283,16 +283,13 @@ static sh_obj *m_permutation(ARGS) {
   } else {
     rt_tensor *src = np_check(x) ? rt_tensor_ref(((np_array *)x)->t) : np_to_tensor(x, RT_INVALID, true);
     if (!src) return NULL;
-    if (src->shape.ndims == 0) {
+    if (src->shape.ndims == 0 || src->dtype == RT_STRING) {
+      bool scalar = src->shape.ndims == 0;
       rt_tensor_unref(src);
-      return sh_raise(sh_IndexError, "x must be an integer or at least 1-dimensional");
+      return scalar ? sh_raise(sh_IndexError, "x must be an integer or at least 1-dimensional")
+                    : sh_raise(sh_TypeError, "permutation: string arrays are not supported");
     }
     t = rt_tensor_new(src->dtype, &src->shape);
-    if (src->dtype == RT_STRING) {
-      rt_tensor_unref(src);
-      rt_tensor_unref(t);
-      return sh_raise(sh_TypeError, "permutation: string arrays are not supported");
-    }
     memcpy(rt_tensor_data(t), rt_tensor_data(src), (size_t)rt_tensor_numel(src) * rt_dtype_size(src->dtype));
     rt_tensor_unref(src);
   }

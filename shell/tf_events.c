@@ -343,14 +343,16 @@ static sh_obj *f_write_atomic(sh_obj *self, int argc, sh_obj **argv, sh_obj *kw)
   return sh_none();
 }
 
-/* _io_node(op, inputs, dtypes, name=None, string_inputs=3, attrs=None): SaveV2 / RestoreV2 /
- * Print with their list(type) attr (dtypes; U for Print), the first string_inputs inputs
- * strings, and more str or int attrs. */
+/* _io_node(op, inputs, dtypes, name=None, string_inputs=3, attrs=None, list_attr="dtypes"):
+ * SaveV2 / RestoreV2 / Print with their list(type) attr named list_attr, the first
+ * string_inputs inputs strings, and more str or int attrs. */
 static sh_obj *f_io_node(sh_obj *self, int argc, sh_obj **argv, sh_obj *kw) {
-  sh_obj *op, *inputs, *dtypes, *name = NULL, *nstr = NULL, *attrs = NULL;
-  if (sh_parse_args("_io_node", argc, argv, kw, "op inputs dtypes |name string_inputs attrs", &op, &inputs, &dtypes,
-                    &name, &nstr, &attrs) < 0)
+  sh_obj *op, *inputs, *dtypes, *name = NULL, *nstr = NULL, *attrs = NULL, *lattr = NULL;
+  if (sh_parse_args("_io_node", argc, argv, kw, "op inputs dtypes |name string_inputs attrs list_attr", &op, &inputs,
+                    &dtypes, &name, &nstr, &attrs, &lattr) < 0)
     return NULL;
+  const char *list_attr = lattr && lattr != SH_NONE ? sh_as_cstr(lattr) : "dtypes";
+  if (!list_attr) return NULL;
   int64_t string_inputs = 3;
   if (nstr && nstr != SH_NONE && sh_as_int(nstr, &string_inputs) < 0) return NULL;
   const char *ops = sh_as_cstr(op);
@@ -372,7 +374,7 @@ static sh_obj *f_io_node(sh_obj *self, int argc, sh_obj **argv, sh_obj *kw) {
   rt_attr_value v = {.kind = RT_ATTR_LIST_TYPE};
   v.list.n = nd;
   v.list.v = types;
-  rt_node_set_attr(n, strcmp(ops, "Print") ? "dtypes" : "U", &v);   /* takes ownership of types */
+  rt_node_set_attr(n, list_attr, &v);   /* takes ownership of types */
   rt_node_set_int(n, "N", nd);
   sh_obj *k, *val;   /* more attrs: str or int values */
   for (int64_t p = 0; attrs && attrs != SH_NONE && sh_dict_next(attrs, &p, &k, &val);) {
@@ -409,7 +411,7 @@ static const sh_method events_funcs[] = {
   {"_summary_encode", f_summary_encode, "_summary_encode(values)", "Serialize a Summary of (tag, simple_value) pairs (internal)."},
   {"_graph_def", f_graph_def, "_graph_def()", "The default graph as a serialized GraphDef (internal)."},
   {"_write_atomic", f_write_atomic, "_write_atomic(path, text)", "Replace a file atomically (internal)."},
-  {"_io_node", f_io_node, "_io_node(op, inputs, dtypes, name=None)", "Build SaveV2 / RestoreV2 (internal)."},
+  {"_io_node", f_io_node, "_io_node(op, inputs, dtypes, name=None, string_inputs=3, attrs=None, list_attr='dtypes')", "Build SaveV2 / RestoreV2 / Print (internal)."},
   {"_hostname", f_hostname, "_hostname()", "This host's name (internal)."},
   {NULL},
 };
