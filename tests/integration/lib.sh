@@ -89,9 +89,28 @@ signal.pause()" >"$WORK/holder.log" 2>&1 </dev/null &
 start_task() {
   local name=$1
   shift
-  "$TFSH" server "$@" >"$WORK/$name.log" 2>&1 &
+  start_tfsh "$name" server "$@"
+}
+
+# start_tfsh NAME ARGS...: `tfsh ARGS` (a script, a server) in the background, log in
+# $WORK/NAME.log, pid in PID_NAME, killed at exit.
+start_tfsh() {
+  local name=$1
+  shift
+  "$TFSH" "$@" >"$WORK/$name.log" 2>&1 &
   PIDS+=($!)
   eval "PID_$name=$!"
+}
+
+# wait_exit PID SECONDS: its exit status, or 124 after SECONDS (then killed).
+wait_exit() {
+  local i
+  for ((i = 0; i < $2 * 50; i++)); do
+    kill -0 "$1" 2>/dev/null || { wait "$1"; return $?; }
+    sleep 0.02
+  done
+  kill -9 "$1" 2>/dev/null
+  return 124
 }
 
 # wait_for FILE PATTERN [SECONDS]: until FILE contains PATTERN (polls, bounded).

@@ -50,21 +50,10 @@ if __name__ == "__main__":
     tf.app.run()
 PY
 ARGS=(--ps_hosts="localhost:$P" --worker_hosts="localhost:$W0,localhost:$W1" --logdir="$WORK/logdir")
-task() {
+task() {   # task NAME ARGS...: the trainer in the background, log in $WORK/NAME.log
   local name=$1
   shift
-  "$TFSH" "$WORK/trainer.py" "${ARGS[@]}" "$@" >"$WORK/$name.log" 2>&1 &
-  PIDS+=($!)
-  eval "PID_$name=$!"
-}
-wait_exit() {
-  local i
-  for ((i = 0; i < $2 * 50; i++)); do
-    kill -0 "$1" 2>/dev/null || { wait "$1"; return $?; }
-    sleep 0.02
-  done
-  kill -9 "$1" 2>/dev/null
-  return 124
+  start_tfsh "$name" "$WORK/trainer.py" "${ARGS[@]}" "$@"
 }
 task ps --job_name=ps --task_index=0
 task w1 --job_name=worker --task_index=1 --steps=400

@@ -2,28 +2,20 @@
 # Both TF1 trainer shapes, unchanged but for the model (scripts/examples/dist_mlp_supervisor.tfs:
 # tf.app.flags + Supervisor.managed_session; dist_mlp_mts.tfs: argparse +
 # MonitoredTrainingSession + StopAtStepHook + checkpoint_dir), on 1 ps + 2 workers: an MLP on
-# Fashion-MNIST read through input_data, 300 global steps of batch 100 (both workers share
-# them). Seeds 1-2 reach 0.79 test accuracy at 300 steps; the bar is 0.75. The issue's full
-# size (2000 steps, >= 0.84) is scripts/bench/dist_train.sh.
+# Fashion-MNIST read through input_data, 500 global steps of batch 100 (both workers share
+# them). How the two workers interleave varies from run to run: at 300 steps 8 runs gave
+# 0.766-0.818 (too close to the bar), at 500 steps 6 runs gave 0.816-0.825; the bar is 0.75. The
+# issue's full size (2000 steps, >= 0.84) is scripts/bench/dist_train.sh.
 . "$(dirname "$0")/lib.sh"
 data=${FASHION_MNIST_DIR:-/usr/share/datasets/fashion-mnist}
 if [ ! -f "$data/train-images-idx3-ubyte.gz" ]; then
   echo "SKIP: no Fashion-MNIST under $data (apt install dataset-fashion-mnist)"
   exit 0
 fi
-wait_exit() {
-  local i
-  for ((i = 0; i < $2 * 50; i++)); do
-    kill -0 "$1" 2>/dev/null || { wait "$1"; return $?; }
-    sleep 0.02
-  done
-  kill -9 "$1" 2>/dev/null
-  return 124
-}
 for shape in supervisor mts; do
   read -r P W0 W1 <<<"$(free_ports 3)"
   script=$TFSH_SRC/scripts/examples/dist_mlp_$shape.tfs
-  args=(--ps_hosts="localhost:$P" --worker_hosts="localhost:$W0,localhost:$W1" --train_steps=300
+  args=(--ps_hosts="localhost:$P" --worker_hosts="localhost:$W0,localhost:$W1" --train_steps=500
         --data_dir="$data" --print_every=50)
   if [ $shape = supervisor ]; then args+=(--logdir="$WORK/$shape"); else args+=(--checkpoint_dir="$WORK/$shape"); fi
   "$TFSH" "$script" --job_name=ps --task_index=0 "${args[@]}" >"$WORK/$shape-ps.log" 2>&1 &
@@ -45,7 +37,7 @@ for shape in supervisor mts; do
   check "$shape: the chief's test accuracy >= 0.75 (got '$acc')" "yes" \
     "$([ -n "$acc" ] && awk -v a="$acc" 'BEGIN { exit !(a >= 0.75) }' && echo yes)"
   check "$shape: a checkpoint at the last step" "yes" \
-    "$(grep -qE 'model.ckpt-(300|301)"' "$WORK/$shape/checkpoint" 2>/dev/null && echo yes)"
+    "$(grep -qE 'model.ckpt-(500|501)"' "$WORK/$shape/checkpoint" 2>/dev/null && echo yes)"
   kill $ps
 done
 [ $FAILS -gt 0 ] && tail -n 12 "$WORK"/*.log
