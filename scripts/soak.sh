@@ -3,6 +3,7 @@
 # stays flat, no descriptor leaks, no step lost. A separate command, not part of the suite:
 #   scripts/soak.sh [CLIENTS] [STEPS]        (default 4 x 20000)
 set -euo pipefail
+. "$(dirname "$0")/ports.sh"
 root=$(cd "$(dirname "$0")/.." && pwd)
 TFSH=${TFSH:-$root/build/tfsh}
 clients=${1:-4}
@@ -10,10 +11,7 @@ steps=${2:-20000}
 work=$(mktemp -d)
 pids=()
 trap 'kill "${pids[@]}" 2>/dev/null; rm -rf "$work"' EXIT
-read -r P W <<<"$(python3 -c 'import socket
-s=[socket.socket() for _ in range(2)]
-[x.bind(("127.0.0.1",0)) for x in s]
-print(" ".join(str(x.getsockname()[1]) for x in s))')"
+read -r P W <<<"$(free_ports 2)"
 SPEC="{\"ps\": [\"localhost:$P\"], \"worker\": [\"localhost:$W\"]}"
 "$TFSH" server --cluster "$SPEC" --job ps --task 0 >"$work/ps.log" 2>&1 &
 ps_pid=$!

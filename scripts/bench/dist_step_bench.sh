@@ -4,6 +4,7 @@
 # Target: one step costs at most 4 raw round trips.
 # Usage: scripts/bench/dist_step_bench.sh [STEPS (2000)]   (TFSH, BUILD: default build/)
 set -eu
+. "$(dirname "$0")/../ports.sh"
 SRC=$(cd "$(dirname "$0")/../.." && pwd)
 BUILD=${BUILD:-$SRC/build}
 TFSH=${TFSH:-$BUILD/tfsh}
@@ -12,10 +13,7 @@ WORK=$(mktemp -d)
 PS_PID=
 trap '[ -n "$PS_PID" ] && kill "$PS_PID" 2>/dev/null; rm -rf "$WORK"' EXIT
 cp "$BUILD/net_bench" "$WORK/net_bench"   # built with tfsh (CMake target net_bench)
-read -r P W <<<"$(python3 -c 'import socket
-s=[socket.socket() for _ in range(2)]
-[x.bind(("127.0.0.1",0)) for x in s]
-print(" ".join(str(x.getsockname()[1]) for x in s))')"
+read -r P W <<<"$(free_ports 2)"
 "$TFSH" server --cluster "{\"ps\": [\"localhost:$P\"], \"worker\": [\"localhost:$W\"]}" --job ps --task 0 \
   >"$WORK/ps.log" 2>&1 &
 PS_PID=$!

@@ -6,6 +6,7 @@
 # accuracy (target: >= 0.84) and the wall time of each run.
 #   scripts/bench/dist_train.sh [TFSH] [STEPS]
 set -u
+. "$(dirname "$0")/../ports.sh"
 root=$(cd "$(dirname "$0")/../.." && pwd)
 TFSH=${1:-${TFSH:-$root/build/tfsh}}
 STEPS=${2:-2000}
@@ -13,11 +14,7 @@ work=$(mktemp -d)
 pids=()
 trap 'for p in "${pids[@]}"; do kill "$p" 2>/dev/null; done; rm -rf "$work"' EXIT
 for shape in supervisor mts; do
-  read -r P W0 W1 < <(python3 -c "
-import socket
-s = [socket.socket() for _ in range(3)]
-[x.bind(('127.0.0.1', 0)) for x in s]
-print(' '.join(str(x.getsockname()[1]) for x in s))")
+  read -r P W0 W1 <<<"$(free_ports 3)"
   script=$root/scripts/examples/dist_mlp_$shape.tfs
   args=(--ps_hosts="localhost:$P" --worker_hosts="localhost:$W0,localhost:$W1" --train_steps="$STEPS")
   if [ $shape = supervisor ]; then args+=(--logdir="$work/$shape"); else args+=(--checkpoint_dir="$work/$shape"); fi

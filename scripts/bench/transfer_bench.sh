@@ -3,6 +3,7 @@
 # raw ZeroMQ tcp loopback throughput measured in the same run. Target: at least 70%.
 # Usage: scripts/bench/transfer_bench.sh [STEPS (20)]   (TFSH, BUILD: default build/)
 set -eu
+. "$(dirname "$0")/../ports.sh"
 SRC=$(cd "$(dirname "$0")/../.." && pwd)
 BUILD=${BUILD:-$SRC/build}
 TFSH=${TFSH:-$BUILD/tfsh}
@@ -11,10 +12,7 @@ WORK=$(mktemp -d)
 PIDS=()
 trap 'for p in "${PIDS[@]}"; do kill "$p" 2>/dev/null; done; rm -rf "$WORK"' EXIT
 cp "$BUILD/net_bench" "$WORK/net_bench"   # built with tfsh (CMake target net_bench)
-read -r A B <<<"$(python3 -c 'import socket
-s=[socket.socket() for _ in range(2)]
-[x.bind(("127.0.0.1",0)) for x in s]
-print(" ".join(str(x.getsockname()[1]) for x in s))')"
+read -r A B <<<"$(free_ports 2)"
 SPEC="{\"worker\": [\"localhost:$A\", \"localhost:$B\"]}"
 for i in 0 1; do
   "$TFSH" server --cluster "$SPEC" --job worker --task $i >"$WORK/w$i.log" 2>&1 &
