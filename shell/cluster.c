@@ -455,39 +455,35 @@ static int op_list(void) {
   return 0;
 }
 
+static void say_state(ctask *t) {   /* "/job:ps/task:0: exited(0)" */
+  char name[128], st[64];
+  task_name(t, name, sizeof name);
+  printf("%s: %s\n", name, state_str(t, st, sizeof st));
+}
+
+/* Stop one task with sig (waiting up to ms) and say its state. */
+static int stop_one(const char *which, int sig, int ms) {
+  ctask *t = find_task(which ? which : "");
+  if (!t) return -1;
+  stop_task(t, sig, ms);
+  say_state(t);
+  fflush(stdout);
+  return 0;
+}
+
 static int op_down(const char *which) {
   poll_all();
   if (!which || !*which || !strcmp(which, "all")) {
     if (!ntasks) { printf("no cluster\n"); return 0; }
     stop_all(3000);
-    for (int i = 0; i < ntasks; i++) {
-      char name[128], st[64];
-      task_name(&tasks[i], name, sizeof name);
-      printf("%s: %s\n", name, state_str(&tasks[i], st, sizeof st));
-    }
+    for (int i = 0; i < ntasks; i++) say_state(&tasks[i]);
     fflush(stdout);
     return 0;
   }
-  ctask *t = find_task(which);
-  if (!t) return -1;
-  stop_task(t, SIGTERM, 3000);
-  char name[128], st[64];
-  task_name(t, name, sizeof name);
-  printf("%s: %s\n", name, state_str(t, st, sizeof st));
-  fflush(stdout);
-  return 0;
+  return stop_one(which, SIGTERM, 3000);
 }
 
-static int op_kill(const char *which) {
-  ctask *t = find_task(which ? which : "");
-  if (!t) return -1;
-  stop_task(t, SIGKILL, 2000);
-  char name[128], st[64];
-  task_name(t, name, sizeof name);
-  printf("%s: %s\n", name, state_str(t, st, sizeof st));
-  fflush(stdout);
-  return 0;
-}
+static int op_kill(const char *which) { return stop_one(which, SIGKILL, 2000); }
 
 static int op_restart(const char *which, double timeout_s) {
   ctask *t = find_task(which ? which : "");

@@ -439,7 +439,6 @@ static int live_tick(void *arg, int64_t elapsed_ms) {
 static bool live_begin(rt_session *s) {
   int64_t now = now_us();
   bool on = L.mode != LIVE_OFF && fancy_terminal_cached();
-  sh_screen_hook = live_screen_hook;
   if (!on) {   /* steps the view does not show are not part of its loops either */
     L.last_end = 0;
     return false;
@@ -1274,6 +1273,7 @@ static const sh_method views_funcs[] = {
 };
 
 void tf_views_add(sh_obj *tf) {
+  sh_screen_hook = live_screen_hook;   /* the interpreter clears the live lines before it writes */
   sh_module_add_funcs(tf, views_funcs);
   sh_obj *dict = ((sh_module_obj *)tf)->dict;
   if (sh_exec_string(views_src, "<tensorflow.views>", dict) < 0) {
