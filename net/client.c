@@ -14,24 +14,13 @@
 
 struct net_client {
   void *sock;
-  void *mon;             /* PAIR connected to the socket's monitor; NULL for inproc */
+  net_link link;         /* the connection's health, from the socket's monitor */
   char *endpoint;
   net_options opt;
   uint64_t next_id;
   uint64_t *pending;     /* ids sent and not yet answered */
   size_t npending, cap;
-  bool connected;
-  bool ever_connected;   /* a peer was there once: its absence now means it went away */
-  int64_t down_since;    /* when the connection dropped (net_now_ms), 0 when up */
-  int64_t wait_down;     /* since when requests wait on a dropped connection, 0 if none */
-  bool lost;             /* disconnected while requests were pending */
-  bool curve;            /* this client holds a cluster key */
-  bool refused;          /* the last handshake failed: key mismatch or missing */
-  bool handshaken;       /* a handshake with the server succeeded once */
 };
-
-static atomic_ulong monitor_seq;
-static bool known_good(const char *ep);
 
 net_client *net_client_new(const char *endpoint, const net_options *opts, rt_status *st) {
   net_client *c = calloc(1, sizeof *c);
@@ -44,7 +33,7 @@ net_client *net_client_new(const char *endpoint, const net_options *opts, rt_sta
     net_client_free(c);
     return NULL;
   }
-  c->curve = key.on;
+  c->link.curve = key.on;
   c->sock = zmq_socket(net_ctx(), ZMQ_DEALER);
   /* ZMQ_IMMEDIATE stays 0: a request to a task that has not started yet waits in the
    * pipe and goes out when it comes up (the caller's tick reports the wait). Reconnects
@@ -57,22 +46,9 @@ net_client *net_client_new(const char *endpoint, const net_options *opts, rt_sta
     net_client_free(c);
     return NULL;
   }
-  if (strncmp(endpoint, "inproc://", 9) != 0) {
-    char addr[64];
-    snprintf(addr, sizeof addr, "inproc://net-monitor-%lu", atomic_fetch_add(&monitor_seq, 1));
-    int events = ZMQ_EVENT_CONNECTED | ZMQ_EVENT_DISCONNECTED | ZMQ_EVENT_HANDSHAKE_SUCCEEDED |
-                 ZMQ_EVENT_HANDSHAKE_FAILED_NO_DETAIL | ZMQ_EVENT_HANDSHAKE_FAILED_PROTOCOL |
-                 ZMQ_EVENT_HANDSHAKE_FAILED_AUTH;
-    if (zmq_socket_monitor(c->sock, addr, events) ||
-        !(c->mon = zmq_socket(net_ctx(), ZMQ_PAIR)) || zmq_connect(c->mon, addr)) {
-      rt_error(st, RT_INTERNAL, "cannot monitor a client socket: %s", zmq_strerror(errno));
-      net_client_free(c);
-      return NULL;
-    }
-    int zero = 0;
-    zmq_setsockopt(c->mon, ZMQ_LINGER, &zero, sizeof zero);
-  } else {
-    c->connected = true;
+  if (net_link_open(&c->link, c->sock, c->endpoint, st)) {
+    net_client_free(c);
+    return NULL;
   }
   if (zmq_connect(c->sock, endpoint)) {
     rt_error(st, RT_INVALID_ARGUMENT, "cannot connect to %s: %s", endpoint, zmq_strerror(errno));
@@ -84,10 +60,7 @@ net_client *net_client_new(const char *endpoint, const net_options *opts, rt_sta
 
 void net_client_free(net_client *c) {
   if (!c) return;
-  if (c->mon) {
-    zmq_socket_monitor(c->sock, NULL, 0);
-    zmq_close(c->mon);
-  }
+  if (c->sock) net_link_close(&c->link, c->sock);
   if (c->sock) zmq_close(c->sock);
   free(c->pending);
   free(c->endpoint);
@@ -95,7 +68,7 @@ void net_client_free(net_client *c) {
 }
 
 const char *net_client_endpoint(const net_client *c) { return c->endpoint; }
-bool net_client_connected(const net_client *c) { return c->connected; }
+bool net_client_connected(const net_client *c) { return c->link.connected; }
 
 /* ---- pending ids ------------------------------------------------------------------- */
 
@@ -120,15 +93,13 @@ static bool pending_del(net_client *c, uint64_t id) {
 
 /* ---- sending and receiving --------------------------------------------------------- */
 
-static void read_monitor(net_client *c);
-
 int net_send(net_client *c, net_msg *req, uint64_t *id, rt_status *st) {
   /* Events from before this request (a peer that died and came back) concern requests
    * already answered or abandoned: take them now, so they cannot fail this one. */
   if (c->npending == 0) {
-    if (c->mon) read_monitor(c);
-    c->lost = false;
-    c->wait_down = 0;
+    net_link_events(&c->link, false);
+    c->link.lost = false;
+    c->link.wait_down = 0;
   }
   uint64_t n = ++c->next_id;   /* never 0: id 0 marks "the server could not read it" */
   int e = net_wire_send(c->sock, NULL, 0, req, n);
@@ -149,74 +120,6 @@ int net_send_oneway(net_client *c, net_msg *req, rt_status *st) {
   return RT_OK;   /* not pending: its reply is discarded as unknown when it comes */
 }
 
-/* Endpoints some client of this process has completed a handshake with. A key-less
- * client hung up on without detail by one of these has met a peer dying or restarting
- * (a fresh client, e.g. a RecvTensor fetcher, during a ps restart), not a refusal. */
-static pthread_mutex_t good_mu = PTHREAD_MUTEX_INITIALIZER;
-static char *good[256];
-static int n_good;
-
-static bool known_good(const char *ep) {
-  pthread_mutex_lock(&good_mu);
-  bool found = false;
-  for (int i = 0; i < n_good && !found; i++) found = !strcmp(good[i], ep);
-  pthread_mutex_unlock(&good_mu);
-  return found;
-}
-
-static void remember_good(const char *ep) {
-  if (known_good(ep)) return;
-  pthread_mutex_lock(&good_mu);
-  if (n_good < 256) good[n_good++] = strdup(ep);
-  pthread_mutex_unlock(&good_mu);
-}
-
-/* Read monitor events: [u16 event, u32 value] then the endpoint. */
-static void read_monitor(net_client *c) {
-  for (;;) {
-    zmq_msg_t ev, ep;
-    zmq_msg_init(&ev);
-    if (zmq_msg_recv(&ev, c->mon, ZMQ_DONTWAIT) < 0) {
-      zmq_msg_close(&ev);
-      return;
-    }
-    uint16_t event = 0;
-    uint32_t value = 0;
-    if (zmq_msg_size(&ev) >= 2) memcpy(&event, zmq_msg_data(&ev), 2);
-    if (zmq_msg_size(&ev) >= 6) memcpy(&value, (char *)zmq_msg_data(&ev) + 2, 4);
-    bool more = zmq_msg_more(&ev);
-    zmq_msg_close(&ev);
-    if (more) {
-      zmq_msg_init(&ep);
-      zmq_msg_recv(&ep, c->mon, 0);
-      zmq_msg_close(&ep);
-    }
-    if (event == ZMQ_EVENT_CONNECTED) {
-      c->connected = c->ever_connected = true;
-      c->down_since = c->wait_down = 0;
-    }
-    if (event == ZMQ_EVENT_DISCONNECTED) {
-      c->connected = false;
-      c->down_since = net_now_ms();
-      if (c->npending) c->lost = true;
-    }
-    /* A CURVE server refuses a client without the key (mechanism mismatch: PROTOCOL, or
-     * NO_DETAIL when the server hangs up before the client has read its greeting), with
-     * another key (it cannot read the HELLO and hangs up: NO_DETAIL), or one its ZAP
-     * handler turns away (AUTH). A key-less client that once completed a handshake with
-     * this server and then sees NO_DETAIL has more likely met a peer dying mid-greeting. */
-    if (event == ZMQ_EVENT_HANDSHAKE_FAILED_AUTH ||
-        (event == ZMQ_EVENT_HANDSHAKE_FAILED_PROTOCOL &&
-         (c->curve || value == ZMQ_PROTOCOL_ERROR_ZMTP_MECHANISM_MISMATCH)) ||
-        (event == ZMQ_EVENT_HANDSHAKE_FAILED_NO_DETAIL && (c->curve || (!c->handshaken && !known_good(c->endpoint)))))
-      c->refused = true;
-    if (event == ZMQ_EVENT_HANDSHAKE_SUCCEEDED) {
-      c->refused = false, c->handshaken = true;
-      remember_good(c->endpoint);
-    }
-  }
-}
-
 int net_recv(net_client *c, net_in **reply, uint64_t *id, rt_status *st) {
   *reply = NULL;
   if (id) *id = 0;
@@ -225,15 +128,15 @@ int net_recv(net_client *c, net_in **reply, uint64_t *id, rt_status *st) {
     uint64_t rid;
     int rc = net_wire_recv(c->sock, &c->opt.limits, NULL, NULL, &in, &rid, st);
     if (rc == NET_AGAIN) {
-      if (c->refused && c->npending) {
-        c->lost = false;
+      if (c->link.refused && c->npending) {
+        c->link.lost = false;
         c->npending = 0;
         return rt_error(st, RT_UNAUTHENTICATED,
                         "the server at %s refused the connection: cluster key mismatch or "
                         "missing (TFSH_CLUSTER_KEY)", c->endpoint);
       }
-      if (!c->lost) return RT_OK;
-      c->lost = false;
+      if (!c->link.lost) return RT_OK;
+      c->link.lost = false;
       c->npending = 0;
       return rt_error(st, RT_UNAVAILABLE,
                       "connection to %s lost (the peer closed it or stopped answering)",
@@ -270,19 +173,10 @@ int net_recv(net_client *c, net_in **reply, uint64_t *id, rt_status *st) {
 static bool has_news(net_client *c) {
   int events = 0;
   size_t sz = sizeof events;
-  if (c->mon) read_monitor(c);
-  /* A request sent to a peer that went away and has not come back within a second fails
-   * as lost, rather than waiting for a reconnection that may never come (a restarted task
-   * reconnects in milliseconds). */
-  /* ... and so does a fresh client (a new thread's) to a server this process has talked
-   * to before: that server is not "not started yet", it went away. */
-  if (c->npending && !c->connected && (c->ever_connected || (c->mon && known_good(c->endpoint)))) {
-    int64_t now = net_now_ms();
-    if (!c->wait_down) c->wait_down = now;
-    if (now - c->wait_down > 1000) c->lost = true;
-  }
+  net_link_events(&c->link, c->npending > 0);
+  if (c->npending) net_link_check(&c->link);
   zmq_getsockopt(c->sock, ZMQ_EVENTS, &events, &sz);
-  return (events & ZMQ_POLLIN) || c->lost || (c->refused && c->npending);
+  return (events & ZMQ_POLLIN) || c->link.lost || (c->link.refused && c->npending);
 }
 
 static int poll_from(net_client *const *cs, int n, const net_wait *w, int64_t start,
@@ -293,7 +187,7 @@ static int poll_from(net_client *const *cs, int n, const net_wait *w, int64_t st
   int k = 0;
   for (int i = 0; i < n; i++) {
     items[k++] = (zmq_pollitem_t){cs[i]->sock, 0, ZMQ_POLLIN, 0};
-    if (cs[i]->mon) items[k++] = (zmq_pollitem_t){cs[i]->mon, 0, ZMQ_POLLIN, 0};
+    if (cs[i]->link.mon) items[k++] = (zmq_pollitem_t){cs[i]->link.mon, 0, ZMQ_POLLIN, 0};
   }
   int64_t next_tick = w->tick && w->tick_ms > 0 ? start + w->tick_ms : -1;
   for (;;) {
@@ -322,7 +216,7 @@ static int poll_from(net_client *const *cs, int n, const net_wait *w, int64_t st
     /* Not connected with requests pending: look again every 250 ms, so has_news() can call
      * a peer that went away lost (a fresh client to a dead peer sees no event at all). */
     for (int i = 0; i < n; i++)
-      if (cs[i]->npending && (cs[i]->down_since || !cs[i]->connected) && (wait < 0 || wait > 250))
+      if (cs[i]->npending && (cs[i]->link.down_since || !cs[i]->link.connected) && (wait < 0 || wait > 250))
         wait = 250;
     if (next_tick >= 0 && (wait < 0 || next_tick - now < wait)) wait = next_tick - now;
     if (zmq_poll(items, k, (long)wait) < 0 && errno != EINTR)

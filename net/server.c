@@ -20,6 +20,9 @@ struct net_req {
   net_req *next;
   net_in *in;
   net_msg *reply;
+  bool local;                   /* from this process (net_server_local): no socket */
+  net_local_fn done;            /* local: who waits for the reply (NULL: nobody) */
+  void *done_arg;
   size_t rlen;
   uint8_t routing[NET_ROUTING_MAX];
 };
@@ -49,7 +52,17 @@ struct net_server {
   int nthreads;
   pthread_t *threads;
   bool stopping;
+  char inline_types[4][NET_TYPE_MAX + 1];   /* handled on the I/O thread (never block) */
 };
+
+/* Servers by the endpoints clients of this process name them with (net_server_local). */
+typedef struct alias {
+  struct alias *next;
+  char *endpoint;
+  net_server *s;
+} alias;
+static pthread_mutex_t aliases_mu = PTHREAD_MUTEX_INITIALIZER;
+static alias *aliases;
 
 static void push(req_queue *q, net_req *r) {
   r->next = NULL;
@@ -115,6 +128,20 @@ static void dispatch(net_server *s, net_req *r) {
 
 /* ---- the I/O thread ---------------------------------------------------------------- */
 
+static bool handled_inline(const net_server *s, const char *type) {
+  for (int i = 0; i < 4 && s->inline_types[i][0]; i++)
+    if (!strcmp(s->inline_types[i], type)) return true;
+  return false;
+}
+
+void net_server_inline(net_server *s, const char *type) {
+  for (int i = 0; i < 4; i++)
+    if (!s->inline_types[i][0]) {
+      snprintf(s->inline_types[i], sizeof s->inline_types[i], "%s", type);
+      return;
+    }
+}
+
 static void read_requests(net_server *s) {
   for (int i = 0; i < IO_BATCH; i++) {
     net_req *r = calloc(1, sizeof *r);
@@ -130,6 +157,13 @@ static void read_requests(net_server *s) {
     if (rc) {   /* refused before the handler: answer here, keep serving */
       net_wire_send(s->router, r->routing, r->rlen, net_wire_error(rc, st.msg), id);
       free(r);
+      continue;
+    }
+    if (handled_inline(s, net_in_type(r->in))) {
+      pthread_mutex_lock(&s->mu);
+      s->outstanding++;
+      pthread_mutex_unlock(&s->mu);
+      s->handler(s->user, r);
       continue;
     }
     dispatch(s, r);
@@ -252,6 +286,7 @@ net_server *net_server_new(const char *const *endpoints, int n, net_handler hand
     server_release(s);
     return NULL;
   }
+  for (int i = 0; i < s->nendpoints; i++) net_server_alias(s, s->endpoints[i]);
   return s;
 }
 
@@ -259,7 +294,80 @@ const char *net_server_endpoint(const net_server *s, int i) {
   return i >= 0 && i < s->nendpoints ? s->endpoints[i] : NULL;
 }
 
+static void aliases_drop(net_server *s) {
+  pthread_mutex_lock(&aliases_mu);
+  for (alias **p = &aliases; *p;) {
+    alias *a = *p;
+    if (a->s == s) {
+      *p = a->next;
+      free(a->endpoint);
+      free(a);
+    } else {
+      p = &a->next;
+    }
+  }
+  pthread_mutex_unlock(&aliases_mu);
+}
+
+void net_server_alias(net_server *s, const char *endpoint) {
+  alias *a = calloc(1, sizeof *a);
+  if (!a || !(a->endpoint = strdup(endpoint))) abort();
+  a->s = s;
+  pthread_mutex_lock(&aliases_mu);
+  a->next = aliases;
+  aliases = a;
+  pthread_mutex_unlock(&aliases_mu);
+}
+
+static net_server *alias_find(const char *endpoint) {
+  for (alias *a = aliases; a; a = a->next)
+    if (!strcmp(a->endpoint, endpoint)) return a->s;
+  return NULL;
+}
+
+bool net_server_is_local(const char *endpoint) {
+  pthread_mutex_lock(&aliases_mu);
+  bool found = alias_find(endpoint) != NULL;
+  pthread_mutex_unlock(&aliases_mu);
+  return found;
+}
+
+bool net_server_local(const char *endpoint, net_msg *req, uint64_t id, bool run_here,
+                      net_local_fn done, void *arg) {
+  pthread_mutex_lock(&aliases_mu);
+  net_server *s = alias_find(endpoint);
+  if (!s) {
+    pthread_mutex_unlock(&aliases_mu);
+    return false;
+  }
+  rt_status st = {0};
+  net_req *r = calloc(1, sizeof *r);
+  if (!r) abort();
+  r->srv = s;
+  r->local = true;
+  r->done = done;
+  r->done_arg = arg;
+  if (net_wire_local(req, id, &s->opt.limits, &r->in, &st)) {
+    pthread_mutex_unlock(&aliases_mu);
+    free(r);
+    if (done) done(arg, id, NULL, &st);
+    return true;
+  }
+  if (!run_here) {
+    dispatch(s, r);   /* the server cannot stop meanwhile: stopping drops the alias first */
+    pthread_mutex_unlock(&aliases_mu);
+    return true;
+  }
+  pthread_mutex_lock(&s->mu);
+  s->outstanding++;   /* net_server_free waits for this answer */
+  pthread_mutex_unlock(&s->mu);
+  pthread_mutex_unlock(&aliases_mu);
+  s->handler(s->user, r);
+  return true;
+}
+
 void net_server_stop(net_server *s) {
+  aliases_drop(s);
   pthread_mutex_lock(&s->mu);
   bool first = !s->stopping;
   s->stopping = true;
@@ -269,7 +377,15 @@ void net_server_stop(net_server *s) {
   wake_io(s);
   pthread_join(s->io, NULL);
   pthread_mutex_lock(&s->mu);
-  for (net_req *r; (r = pop(&s->work));) req_free(r);
+  for (net_req *r; (r = pop(&s->work));) {
+    if (r->done) {   /* an in-process caller waits: tell it, as a socket would */
+      rt_status st = {0};
+      rt_error(&st, RT_UNAVAILABLE, "connection to %s lost (the server stopped)",
+               s->nendpoints ? s->endpoints[0] : "an in-process server");
+      r->done(r->done_arg, net_in_id(r->in), NULL, &st);
+    }
+    req_free(r);
+  }
   s->nwork = 0;
   pthread_mutex_unlock(&s->mu);
 }
@@ -288,7 +404,44 @@ void net_server_free(net_server *s) {
 
 const net_in *net_req_msg(const net_req *r) { return r->in; }
 
+static void local_answer(net_req *r, net_msg *reply) {
+  net_server *s = r->srv;
+  uint64_t id = net_in_id(r->in);
+  net_local_fn done = r->done;
+  void *arg = r->done_arg;
+  net_in_free(r->in);
+  free(r);
+  pthread_mutex_lock(&s->mu);
+  if (--s->outstanding == 0) pthread_cond_broadcast(&s->done_cv);
+  pthread_mutex_unlock(&s->mu);
+  if (!done) {
+    net_msg_free(reply);
+    return;
+  }
+  rt_status st = {0};
+  net_in *in = NULL;
+  if (!reply) reply = net_msg_new("Ok");
+  if (net_wire_local(reply, id, NULL, &in, &st)) done(arg, id, NULL, &st);
+  else done(arg, id, in, NULL);
+}
+
+void net_req_done(net_req *r) {
+  if (r->local) {
+    local_answer(r, NULL);
+    return;
+  }
+  net_server *s = r->srv;
+  pthread_mutex_lock(&s->mu);
+  if (--s->outstanding == 0) pthread_cond_broadcast(&s->done_cv);
+  pthread_mutex_unlock(&s->mu);
+  req_free(r);
+}
+
 int net_reply(net_req *r, net_msg *reply) {
+  if (r->local) {   /* answered in-process, even while stopping: the caller is here */
+    local_answer(r, reply);
+    return RT_OK;
+  }
   net_server *s = r->srv;
   r->reply = reply;
   pthread_mutex_lock(&s->mu);

@@ -38,7 +38,17 @@ void net_server_stop(net_server *s);
  * blocked on something must be cancelled by the owner first), join the threads, free. */
 void net_server_free(net_server *s);
 
+/* Also answer, inside this process, to endpoint: a name by which clients of this process
+ * reach this server (the cluster spec's tcp://localhost:2222 for one bound on
+ * tcp://127.0.0.1:2222). Their requests (net/peer.h) skip the socket. */
+void net_server_alias(net_server *s, const char *endpoint);
+/* Handle requests of this type on the I/O thread, not a handler thread: for handlers
+ * that never block (a pushed tensor dropped into a table). At most 4 types. */
+void net_server_inline(net_server *s, const char *type);
+
 const net_in *net_req_msg(const net_req *r);
+/* Free r without answering (one-way requests). */
+void net_req_done(net_req *r);
 /* Answer and free r; reply takes the request's id. Thread-safe. RT_CANCELLED when the
  * server has stopped (the reply is dropped). */
 int net_reply(net_req *r, net_msg *reply);

@@ -3,6 +3,7 @@
 
 #include <errno.h>
 #include <pthread.h>
+#include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -155,9 +156,153 @@ int net_wire_recv(void *sock, const net_limits *lim, uint8_t *routing, size_t *r
   return RT_OK;
 }
 
+int net_wire_local(net_msg *m, uint64_t id, const net_limits *lim, net_in **out, rt_status *st) {
+  const void *head;
+  size_t hlen;
+  net_msg_seal(m, id, &head, &hlen);
+  net_limits open;
+  if (!lim) {
+    net_limits_default(&open);
+    open.max_header = open.max_frame = SIZE_MAX;
+    open.max_frames = SIZE_MAX;
+    open.max_count = open.max_str = UINT32_MAX;
+    lim = &open;
+  }
+  net_in *in = net_in_alloc();
+  in->copy = m->sb.data;   /* the header's bytes change hands, not copied */
+  m->sb.data = NULL;
+  m->sb.size = m->sb.alloc = 0;
+  int rc = net_in_parse_at(in, in->copy, hlen, lim, NULL, st);
+  size_t n = m->nframes - m->sent;
+  if (!rc && n > lim->max_frames)
+    rc = rt_error(st, RT_RESOURCE_EXHAUSTED, "message over limits: more than %zu payload frames "
+                  "(max_frames)", lim->max_frames);
+  if (!rc && n && !(in->frames = calloc(n, sizeof *in->frames))) abort();
+  while (!rc && m->sent < m->nframes) {
+    net_payload *f = &m->frames[m->sent++];   /* from here on the frame frees it */
+    net_frame *fr = net_frame_new();
+    if (f->len && zmq_msg_init_data(&fr->zm, f->data, f->len, f->free_fn, f->arg)) abort();
+    if (!f->len && f->free_fn) f->free_fn(f->data, f->arg);
+    in->frames[in->nframes++] = fr;
+  }
+  net_msg_free(m);
+  if (rc) {
+    net_in_free(in);
+    return rc;
+  }
+  *out = in;
+  return RT_OK;
+}
+
 net_msg *net_wire_error(int code, const char *msg) {
   net_msg *m = net_msg_new("error");
   net_msg_int(m, "code", code);
   net_msg_str(m, "msg", msg);
   return m;
+}
+
+/* ---- a connection's health ------------------------------------------------------------ */
+
+/* Endpoints some socket of this process completed a handshake with. A key-less socket
+ * hung up on without detail by one of these has met a peer dying or restarting, not a
+ * refusal. */
+static pthread_mutex_t good_mu = PTHREAD_MUTEX_INITIALIZER;
+static char *good[256];
+static int n_good;
+
+static bool known_good(const char *ep) {
+  pthread_mutex_lock(&good_mu);
+  bool found = false;
+  for (int i = 0; i < n_good && !found; i++) found = !strcmp(good[i], ep);
+  pthread_mutex_unlock(&good_mu);
+  return found;
+}
+
+static void remember_good(const char *ep) {
+  if (known_good(ep)) return;
+  pthread_mutex_lock(&good_mu);
+  if (n_good < 256) good[n_good++] = strdup(ep);
+  pthread_mutex_unlock(&good_mu);
+}
+
+static atomic_ulong monitor_seq;
+
+int net_link_open(net_link *l, void *sock, const char *endpoint, rt_status *st) {
+  l->endpoint = endpoint;
+  if (!strncmp(endpoint, "inproc://", 9)) {
+    l->connected = true;
+    return RT_OK;
+  }
+  char addr[64];
+  snprintf(addr, sizeof addr, "inproc://net-monitor-%lu", atomic_fetch_add(&monitor_seq, 1));
+  int events = ZMQ_EVENT_CONNECTED | ZMQ_EVENT_DISCONNECTED | ZMQ_EVENT_HANDSHAKE_SUCCEEDED |
+               ZMQ_EVENT_HANDSHAKE_FAILED_NO_DETAIL | ZMQ_EVENT_HANDSHAKE_FAILED_PROTOCOL |
+               ZMQ_EVENT_HANDSHAKE_FAILED_AUTH;
+  int zero = 0;
+  if (zmq_socket_monitor(sock, addr, events) || !(l->mon = zmq_socket(net_ctx(), ZMQ_PAIR)) ||
+      zmq_setsockopt(l->mon, ZMQ_LINGER, &zero, sizeof zero) || zmq_connect(l->mon, addr))
+    return rt_error(st, RT_INTERNAL, "cannot monitor a socket: %s", zmq_strerror(errno));
+  return RT_OK;
+}
+
+void net_link_close(net_link *l, void *sock) {
+  if (!l->mon) return;
+  zmq_socket_monitor(sock, NULL, 0);
+  zmq_close(l->mon);
+  l->mon = NULL;
+}
+
+/* Monitor events: [u16 event, u32 value] then the endpoint. */
+void net_link_events(net_link *l, bool pending) {
+  if (!l->mon) return;
+  for (;;) {
+    zmq_msg_t ev, ep;
+    zmq_msg_init(&ev);
+    if (zmq_msg_recv(&ev, l->mon, ZMQ_DONTWAIT) < 0) {
+      zmq_msg_close(&ev);
+      return;
+    }
+    uint16_t event = 0;
+    uint32_t value = 0;
+    if (zmq_msg_size(&ev) >= 2) memcpy(&event, zmq_msg_data(&ev), 2);
+    if (zmq_msg_size(&ev) >= 6) memcpy(&value, (char *)zmq_msg_data(&ev) + 2, 4);
+    bool more = zmq_msg_more(&ev);
+    zmq_msg_close(&ev);
+    if (more) {
+      zmq_msg_init(&ep);
+      zmq_msg_recv(&ep, l->mon, 0);
+      zmq_msg_close(&ep);
+    }
+    if (event == ZMQ_EVENT_CONNECTED) {
+      l->connected = l->ever_connected = true;
+      l->down_since = l->wait_down = 0;
+    }
+    if (event == ZMQ_EVENT_DISCONNECTED) {
+      l->connected = false;
+      l->down_since = net_now_ms();
+      if (pending) l->lost = true;
+    }
+    /* A CURVE server refuses a client without the key (mechanism mismatch: PROTOCOL, or
+     * NO_DETAIL when the server hangs up before the client has read its greeting), with
+     * another key (it cannot read the HELLO and hangs up: NO_DETAIL), or one its ZAP
+     * handler turns away (AUTH). A key-less client that once completed a handshake with
+     * this server and then sees NO_DETAIL has more likely met a peer dying mid-greeting. */
+    if (event == ZMQ_EVENT_HANDSHAKE_FAILED_AUTH ||
+        (event == ZMQ_EVENT_HANDSHAKE_FAILED_PROTOCOL &&
+         (l->curve || value == ZMQ_PROTOCOL_ERROR_ZMTP_MECHANISM_MISMATCH)) ||
+        (event == ZMQ_EVENT_HANDSHAKE_FAILED_NO_DETAIL &&
+         (l->curve || (!l->handshaken && !known_good(l->endpoint)))))
+      l->refused = true;
+    if (event == ZMQ_EVENT_HANDSHAKE_SUCCEEDED) {
+      l->refused = false, l->handshaken = true;
+      remember_good(l->endpoint);
+    }
+  }
+}
+
+void net_link_check(net_link *l) {
+  if (l->connected || !(l->ever_connected || (l->mon && known_good(l->endpoint)))) return;
+  int64_t now = net_now_ms();
+  if (!l->wait_down) l->wait_down = now;
+  if (now - l->wait_down > 1000) l->lost = true;
 }

@@ -66,6 +66,46 @@ int net_wire_send(void *sock, const void *routing, size_t rlen, net_msg *m, uint
 int net_wire_recv(void *sock, const net_limits *lim, uint8_t *routing, size_t *rlen,
                   net_in **out, uint64_t *id_out, rt_status *st);
 
+/* A message handed over inside this process, without a socket: m (consumed) becomes a
+ * received message with request id, its header parsed against lim (NULL: no limits
+ * beyond msgpack's own), its payloads passed by reference. */
+int net_wire_local(net_msg *m, uint64_t id, const net_limits *lim, net_in **out, rt_status *st);
+
+/* In-process calls (server.c, for peer.c). done is called once, from whichever thread
+ * answers, with the reply (the callee's to free) or a status; NULL: nobody waits. */
+typedef void (*net_local_fn)(void *arg, uint64_t id, net_in *reply, const rt_status *st);
+/* If a server of this process answers to endpoint, hand it req (consumed) with id and
+ * return true: run_here runs the handler on this thread, else one of its handler
+ * threads does. False (req untouched) when none does. */
+bool net_server_local(const char *endpoint, net_msg *req, uint64_t id, bool run_here,
+                      net_local_fn done, void *arg);
+bool net_server_is_local(const char *endpoint);
+
+/* ---- a connection's health (client.c, peer.c) --------------------------------------- */
+
+/* What a socket's monitor has said about its one connection. */
+typedef struct net_link {
+  void *mon;                 /* PAIR connected to the socket's monitor; NULL for inproc */
+  const char *endpoint;
+  bool connected, ever_connected;
+  bool curve;                /* this end holds a cluster key */
+  bool refused;              /* the last handshake failed: key mismatch or missing */
+  bool handshaken;           /* a handshake succeeded once */
+  bool lost;                 /* disconnected while requests were pending */
+  int64_t down_since;        /* when the connection dropped (net_now_ms), 0 while up */
+  int64_t wait_down;         /* since when requests wait on a dropped connection */
+} net_link;
+
+/* Monitor sock (connection, handshake events) for l; inproc needs none (always up). */
+int net_link_open(net_link *l, void *sock, const char *endpoint, rt_status *st);
+void net_link_close(net_link *l, void *sock);
+/* Take the monitor's events; pending: requests are in flight (a drop loses them). */
+void net_link_events(net_link *l, bool pending);
+/* With requests pending: has the peer been gone long enough to call them lost? A peer
+ * that went away and is not back within a second is, and so is a server this process
+ * talked to before (a fresh socket to a dead peer sees no event at all). */
+void net_link_check(net_link *l);
+
 /* An "error" reply: {"code": code, "msg": msg}. */
 net_msg *net_wire_error(int code, const char *msg);
 

@@ -1,4 +1,4 @@
-/* net/: message encoding and validation, server and client over inproc and tcp. */
+/* net/: message encoding and validation, server and client over inproc and tcp, peers. */
 #include <stdarg.h>
 #include <stddef.h>
 #include <setjmp.h>
@@ -11,6 +11,7 @@
 #include <string.h>
 
 #include "net/client.h"
+#include "net/peer.h"
 #include "net/server.h"
 #include "net/wire.h"
 
@@ -712,6 +713,163 @@ static void test_fresh_client_to_gone_server(void **state) {
   net_client_free(c);
 }
 
+/* ---- peers (one shared connection per endpoint) ------------------------------------- */
+
+/* The server's port under another name than it bound: not aliased, so over the socket. */
+static net_peer *peer_by_socket(const net_server *s, char *ep, size_t n) {
+  snprintf(ep, n, "tcp://localhost:%s", strrchr(net_server_endpoint(s, 0), ':') + 1);
+  rt_status st;
+  net_peer *p = net_peer_get(ep, &st);
+  if (!p) fail_msg("%s", st.msg);
+  return p;
+}
+
+static int64_t peer_echo(net_peer *p, int64_t x) {
+  net_msg *m = net_msg_new("Echo");
+  net_msg_int(m, "x", x);
+  net_in *r;
+  rt_status st;
+  if (net_peer_call(p, m, &r, &(net_wait){.timeout_ms = CALL_MS}, &st)) fail_msg("%s", st.msg);
+  int64_t got = -1;
+  assert_int_equal(net_get_int(r, "x", &got, &st), RT_OK);
+  net_in_free(r);
+  return got;
+}
+
+typedef struct echo_arg {
+  net_peer *p;
+  int base, bad;
+} echo_arg;
+
+static void *echo_many(void *arg) {
+  echo_arg *a = arg;
+  for (int i = 0; i < 200; i++) a->bad += peer_echo(a->p, a->base + i) != a->base + i;
+  return NULL;
+}
+
+/* Four threads share one peer: every reply reaches the call that asked for it. */
+static void test_peer_multiplexed(void **state) {
+  net_server *s = start("tcp://127.0.0.1:*", NULL);
+  char ep[128];
+  net_peer *p = peer_by_socket(s, ep, sizeof ep);
+  assert_ptr_equal(p, peer_by_socket(s, ep, sizeof ep));   /* one per endpoint */
+  assert_false(net_peer_local(p));
+  assert_int_equal(peer_echo(p, 5), 5);
+  assert_true(net_peer_connected(p));
+  net_in *r;
+  rt_status st;
+  assert_int_equal(net_peer_call(p, net_msg_new("Fail"), &r, NULL, &st), RT_NOT_FOUND);
+  assert_string_equal(st.msg, "no session \"s1\"");
+  pthread_t t[4];
+  echo_arg a[4];
+  for (int i = 0; i < 4; i++) {
+    a[i] = (echo_arg){p, 1000 * (i + 1), 0};
+    pthread_create(&t[i], NULL, echo_many, &a[i]);
+  }
+  for (int i = 0; i < 4; i++) {
+    pthread_join(t[i], NULL);
+    assert_int_equal(a[i].bad, 0);
+  }
+  net_server_free(s);
+}
+
+/* Replies to one queue in arrival order, by tag; a timeout names the oldest request owed;
+ * a tick that says stop cancels; a queue freed with requests owed discards their replies. */
+static void test_peer_queue(void **state) {
+  net_server *s[2];
+  net_peer *p[2];
+  char ep[2][128];
+  fx_reset();
+  for (int i = 0; i < 2; i++) {
+    const char *any = "tcp://127.0.0.1:*";
+    rt_status st;
+    s[i] = net_server_new(&any, 1, handle, NULL, NULL, &st);
+    p[i] = peer_by_socket(s[i], ep[i], sizeof ep[i]);
+  }
+  rt_status st;
+  net_cq *q = net_cq_new();
+  net_msg *m = net_msg_new("Echo");
+  net_msg_int(m, "x", 4);
+  assert_int_equal(net_peer_send(p[0], net_msg_new("Park"), q, 10, NULL, &st), RT_OK);
+  assert_int_equal(net_peer_send(p[1], net_msg_new("Fail"), q, 11, NULL, &st), RT_OK);
+  assert_int_equal(net_peer_send(p[1], m, q, 12, NULL, &st), RT_OK);
+  assert_int_equal(net_cq_owed(q), 3);
+  uint64_t tag;
+  net_in *r;
+  net_wait w = {.timeout_ms = CALL_MS};
+  assert_int_equal(net_cq_wait(q, &w, &(uint64_t){12}, &tag, &r, &st), RT_OK);   /* by tag */
+  assert_int_equal(tag, 12);
+  net_in_free(r);
+  assert_int_equal(net_cq_wait(q, &w, NULL, &tag, &r, &st), RT_NOT_FOUND);
+  assert_int_equal(tag, 11);
+  assert_null(r);
+  w.timeout_ms = 20;
+  assert_int_equal(net_cq_wait(q, &w, NULL, &tag, &r, &st), RT_DEADLINE_EXCEEDED);
+  assert_int_equal(tag, NET_CQ_NONE);
+  char want[160];
+  snprintf(want, sizeof want, "no reply from %s within 20 ms", ep[0]);
+  assert_string_equal(st.msg, want);
+  w = (net_wait){.timeout_ms = CALL_MS, .tick_ms = 10, .tick = tick_cancel};
+  ticks = 0;
+  assert_int_equal(net_cq_wait(q, &w, NULL, &tag, &r, &st), RT_CANCELLED);
+  snprintf(want, sizeof want, "cancelled while waiting for %s", ep[0]);
+  assert_string_equal(st.msg, want);
+  assert_int_equal(ticks, 3);
+  net_cq_free(q);   /* the Park is still owed */
+  net_reply(take_parked(), net_msg_new("Late"));
+  assert_int_equal(peer_echo(p[0], 8), 8);   /* the late reply went nowhere */
+  for (int i = 0; i < 2; i++) net_server_free(s[i]);
+}
+
+/* A peer whose server dies mid-call fails the call as lost, at once. */
+static void test_peer_lost(void **state) {
+  net_server *s = start("tcp://127.0.0.1:*", NULL);
+  char ep[128];
+  net_peer *p = peer_by_socket(s, ep, sizeof ep);
+  assert_int_equal(peer_echo(p, 1), 1);
+  net_cq *q = net_cq_new();
+  rt_status st;
+  assert_int_equal(net_peer_send(p, net_msg_new("Block"), q, 1, NULL, &st), RT_OK);
+  wait_for(&fx.blocked);
+  int64_t t0 = net_now_ms();
+  net_server_stop(s);
+  uint64_t tag;
+  net_in *r;
+  assert_int_equal(net_cq_wait(q, &(net_wait){.timeout_ms = CALL_MS}, NULL, &tag, &r, &st), RT_UNAVAILABLE);
+  assert_int_equal(tag, 1);
+  char want[160];
+  snprintf(want, sizeof want, "connection to %s lost (the peer closed it or stopped answering)", ep);
+  assert_string_equal(st.msg, want);
+  assert_true(net_now_ms() - t0 < 2000);
+  set_flag(&fx.released);
+  net_server_free(s);
+  net_cq_free(q);
+}
+
+/* A server of this process is reached without a socket: payload frames arrive as the
+ * sender's own bytes; a request queued when the server stops fails as the socket would. */
+static void test_peer_in_process(void **state) {
+  net_server *s = start("tcp://127.0.0.1:*", NULL);
+  net_server_alias(s, "tcp://test-peer-local:1");
+  rt_status st;
+  net_peer *p = net_peer_get("tcp://test-peer-local:1", &st);
+  assert_true(net_peer_local(p));
+  assert_true(net_peer_connected(p));
+  assert_int_equal(peer_echo(p, 6), 6);
+  static char payload[64 << 10];
+  net_msg *m = net_msg_new("Echo");
+  net_msg_frame(m, payload, sizeof payload, NULL, NULL);
+  net_in *r;
+  assert_int_equal(net_peer_call(p, m, &r, NULL, &st), RT_OK);
+  assert_ptr_equal(fx.frame_seen, payload);                        /* no copy going */
+  assert_ptr_equal(net_frame_data(net_in_frame(r, 0)), payload);   /* nor coming back */
+  net_in_free(r);
+  assert_int_equal(net_peer_call(p, net_msg_new("Fail"), &r, NULL, &st), RT_NOT_FOUND);
+  assert_string_equal(st.msg, "no session \"s1\"");
+  net_server_free(s);
+  assert_false(net_peer_local(p));
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
     cmocka_unit_test(test_roundtrip),
@@ -729,6 +887,10 @@ int main(void) {
     cmocka_unit_test(test_fan_out),
     cmocka_unit_test(test_shutdown_in_flight),
     cmocka_unit_test(test_fresh_client_to_gone_server),
+    cmocka_unit_test(test_peer_multiplexed),
+    cmocka_unit_test(test_peer_queue),
+    cmocka_unit_test(test_peer_lost),
+    cmocka_unit_test(test_peer_in_process),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -1,0 +1,562 @@
+/* Peers and completion queues. Every peer's DEALER socket is touched only under the
+ * peer's mutex: senders send under it, and the reader thread receives under it. The
+ * reader sleeps in poll(2) on each socket's ZMQ_FD (edge-triggered: it drains until
+ * ZMQ_EVENTS has no POLLIN) and on an eventfd; a sender whose zmq_send may have taken an
+ * edge the reader was waiting for (ZMQ_EVENTS shows POLLIN after the send) wakes it. */
+#include "net/peer.h"
+#include "net/wire.h"
+
+#include <errno.h>
+#include <poll.h>
+#include <pthread.h>
+#include <stdatomic.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/eventfd.h>
+#include <time.h>
+#include <unistd.h>
+
+typedef struct pend {
+  uint64_t id, tag;
+  net_cq *q;
+} pend;
+
+struct net_peer {
+  net_peer *next;
+  char *endpoint;
+  net_options opt;
+  pthread_mutex_t mu;
+  void *sock;                /* created on the first request that leaves the process */
+  net_link link;             /* its connection's health */
+  int fd, mon_fd;            /* the socket's and its monitor's ZMQ_FDs */
+  pend *pending;
+  size_t npending, cap;
+  bool was_local;            /* once served in this process */
+};
+
+typedef struct delivery {
+  struct delivery *next;
+  uint64_t tag;
+  net_in *in;
+  rt_status st;
+} delivery;
+
+typedef struct owed {
+  net_peer *p;
+  uint64_t id;
+} owed;
+
+struct net_cq {
+  pthread_mutex_t mu;
+  pthread_cond_t cv;
+  delivery *head, *tail;
+  owed *ow;                  /* requests sent on this queue and not yet delivered */
+  size_t now, owcap;
+};
+
+static pthread_mutex_t peers_mu = PTHREAD_MUTEX_INITIALIZER;
+static net_peer *peers;
+static int wake_fd = -1;
+static atomic_ullong next_id;
+
+static void *reader_main(void *arg);
+
+static void wake_reader(void) {
+  uint64_t one = 1;
+  ssize_t n = write(wake_fd, &one, sizeof one);
+  (void)n;   /* EAGAIN: already nonzero, the reader will wake */
+}
+
+/* ---- completion queues --------------------------------------------------------------- */
+
+static void cq_init(net_cq *q) {
+  pthread_condattr_t ca;
+  pthread_condattr_init(&ca);
+  pthread_condattr_setclock(&ca, CLOCK_MONOTONIC);
+  pthread_mutex_init(&q->mu, NULL);
+  pthread_cond_init(&q->cv, &ca);
+  pthread_condattr_destroy(&ca);
+}
+
+net_cq *net_cq_new(void) {
+  net_cq *q = calloc(1, sizeof *q);
+  if (!q) abort();
+  cq_init(q);
+  return q;
+}
+
+static void owed_add(net_cq *q, net_peer *p, uint64_t id) {
+  if (q->now == q->owcap) {
+    q->owcap = q->owcap ? 2 * q->owcap : 8;
+    if (!(q->ow = realloc(q->ow, q->owcap * sizeof *q->ow))) abort();
+  }
+  q->ow[q->now++] = (owed){p, id};
+}
+
+static void owed_del(net_cq *q, uint64_t id) {
+  for (size_t i = 0; i < q->now; i++)
+    if (q->ow[i].id == id) {
+      memmove(q->ow + i, q->ow + i + 1, (q->now - i - 1) * sizeof *q->ow);
+      q->now--;
+      return;
+    }
+}
+
+static bool pend_del(net_peer *p, uint64_t id, pend *out) {
+  for (size_t i = 0; i < p->npending; i++)
+    if (p->pending[i].id == id) {
+      if (out) *out = p->pending[i];
+      p->pending[i] = p->pending[--p->npending];
+      return true;
+    }
+  return false;
+}
+
+/* Hand a reply (or an error) to the queue waiting for it (p->mu held). An "error" reply
+ * becomes the status it carries. */
+static void deliver(const pend *pd, net_in *in, const rt_status *st) {
+  delivery *d = calloc(1, sizeof *d);
+  if (!d) abort();
+  d->tag = pd->tag;
+  if (st && st->code) {
+    d->st = *st;
+    net_in_free(in);
+  } else if (!strcmp(net_in_type(in), "error")) {
+    int64_t code = RT_UNKNOWN;
+    const char *msg = "";
+    size_t len = 0;
+    rt_status ignore;
+    net_get_int(in, "code", &code, &ignore);
+    net_get_str(in, "msg", &msg, &len, &ignore);
+    if (code <= 0 || code >= RT_CODE_COUNT) code = RT_UNKNOWN;
+    rt_error(&d->st, (int)code, "%.*s", (int)len, msg);
+    net_in_free(in);
+  } else {
+    d->in = in;
+  }
+  net_cq *q = pd->q;
+  pthread_mutex_lock(&q->mu);
+  owed_del(q, pd->id);
+  if (q->tail) q->tail->next = d;
+  else q->head = d;
+  q->tail = d;
+  pthread_cond_broadcast(&q->cv);
+  pthread_mutex_unlock(&q->mu);
+}
+
+void net_cq_forget(net_cq *q, net_peer *p, uint64_t id) {
+  pthread_mutex_lock(&p->mu);
+  pend_del(p, id, NULL);
+  pthread_mutex_unlock(&p->mu);
+  pthread_mutex_lock(&q->mu);
+  owed_del(q, id);
+  pthread_mutex_unlock(&q->mu);
+}
+
+int net_cq_owed(net_cq *q) {
+  pthread_mutex_lock(&q->mu);
+  int n = (int)q->now;
+  pthread_mutex_unlock(&q->mu);
+  return n;
+}
+
+static void cq_clear(net_cq *q) {
+  for (;;) {   /* forget what is owed (a delivery may race in meanwhile: drained below) */
+    pthread_mutex_lock(&q->mu);
+    if (!q->now) {
+      pthread_mutex_unlock(&q->mu);
+      break;
+    }
+    owed o = q->ow[0];
+    pthread_mutex_unlock(&q->mu);
+    net_cq_forget(q, o.p, o.id);
+  }
+  for (delivery *d = q->head, *n; d; d = n) {
+    n = d->next;
+    net_in_free(d->in);
+    free(d);
+  }
+  q->head = q->tail = NULL;
+}
+
+void net_cq_free(net_cq *q) {
+  if (!q) return;
+  cq_clear(q);
+  free(q->ow);
+  pthread_cond_destroy(&q->cv);
+  pthread_mutex_destroy(&q->mu);
+  free(q);
+}
+
+/* A blocking call made on this thread while a handler runs inline for an outer blocking
+ * call: the outer wait's tick is called too. */
+static __thread const net_wait *outer_wait;
+static __thread int64_t outer_start;
+
+static int call_ticks(const net_wait *w, int64_t start, int64_t now) {
+  if (w && w->tick && w->tick(w->arg, now - start)) return 1;
+  if (outer_wait && outer_wait != w && outer_wait->tick &&
+      outer_wait->tick(outer_wait->arg, now - outer_start))
+    return 1;
+  return 0;
+}
+
+int net_cq_wait(net_cq *q, const net_wait *w, const uint64_t *want, uint64_t *tag,
+                net_in **reply, rt_status *st) {
+  *reply = NULL;
+  *tag = NET_CQ_NONE;
+  int64_t start = net_now_ms();
+  int timeout = w ? w->timeout_ms : -1;
+  int tick_ms = w && w->tick && w->tick_ms > 0 ? w->tick_ms : 0;
+  if (outer_wait && outer_wait->tick && (!tick_ms || tick_ms > 50)) tick_ms = 50;
+  int64_t next_tick = tick_ms ? start + tick_ms : -1;
+  pthread_mutex_lock(&q->mu);
+  for (;;) {
+    delivery **pp = &q->head, *prev = NULL;
+    while (*pp && want && (*pp)->tag != *want) prev = *pp, pp = &(*pp)->next;
+    if (*pp) {
+      delivery *d = *pp;
+      *pp = d->next;
+      if (q->tail == d) q->tail = prev;
+      pthread_mutex_unlock(&q->mu);
+      *tag = d->tag;
+      *reply = d->in;
+      int rc = d->st.code;
+      if (rc) *st = d->st;
+      free(d);
+      return rc;
+    }
+    int64_t now = net_now_ms();
+    if (next_tick >= 0 && now >= next_tick) {
+      pthread_mutex_unlock(&q->mu);
+      int stop = call_ticks(w, start, now);
+      pthread_mutex_lock(&q->mu);
+      if (stop) {
+        const char *ep = q->now ? q->ow[0].p->endpoint : "a reply";
+        pthread_mutex_unlock(&q->mu);
+        return rt_error(st, RT_CANCELLED, "cancelled while waiting for %s", ep);
+      }
+      next_tick += tick_ms;
+      if (next_tick <= now) next_tick = now + tick_ms;
+      continue;   /* a delivery may have come while ticking */
+    }
+    if (timeout >= 0 && now >= start + timeout) {
+      int rc;
+      if (q->now > 1)
+        rc = rt_error(st, RT_DEADLINE_EXCEEDED, "no reply from %s (and %zu more) within %d ms",
+                      q->ow[0].p->endpoint, q->now - 1, timeout);
+      else
+        rc = rt_error(st, RT_DEADLINE_EXCEEDED, "no reply from %s within %d ms",
+                      q->now ? q->ow[0].p->endpoint : "the peer", timeout);
+      pthread_mutex_unlock(&q->mu);
+      return rc;
+    }
+    int64_t until = -1;
+    if (timeout >= 0) until = start + timeout;
+    if (next_tick >= 0 && (until < 0 || next_tick < until)) until = next_tick;
+    if (until < 0) {
+      pthread_cond_wait(&q->cv, &q->mu);
+    } else {
+      struct timespec ts;
+      clock_gettime(CLOCK_MONOTONIC, &ts);
+      int64_t ns = ts.tv_nsec + (until - now) * 1000000;
+      ts.tv_sec += ns / 1000000000;
+      ts.tv_nsec = ns % 1000000000;
+      pthread_cond_timedwait(&q->cv, &q->mu, &ts);
+    }
+  }
+}
+
+/* ---- peers --------------------------------------------------------------------------- */
+
+static void reader_start(void) {
+  wake_fd = eventfd(0, EFD_NONBLOCK | EFD_CLOEXEC);
+  pthread_t th;
+  pthread_attr_t at;
+  pthread_attr_init(&at);
+  pthread_attr_setdetachstate(&at, PTHREAD_CREATE_DETACHED);
+  if (wake_fd < 0 || pthread_create(&th, &at, reader_main, NULL)) abort();
+  pthread_attr_destroy(&at);
+}
+
+net_peer *net_peer_get(const char *endpoint, rt_status *st) {
+  static pthread_once_t once = PTHREAD_ONCE_INIT;
+  pthread_once(&once, reader_start);
+  pthread_mutex_lock(&peers_mu);
+  net_peer *p = peers;
+  while (p && strcmp(p->endpoint, endpoint)) p = p->next;
+  if (!p) {
+    net_options opt;
+    net_options_default(&opt);
+    net_key key;
+    if (net_key_for(&opt, &key, st)) {   /* a bad key or limit fails here, not later */
+      pthread_mutex_unlock(&peers_mu);
+      return NULL;
+    }
+    if (!(p = calloc(1, sizeof *p)) || !(p->endpoint = strdup(endpoint))) abort();
+    p->opt = opt;
+    p->link.curve = key.on;
+    p->fd = p->mon_fd = -1;
+    pthread_mutex_init(&p->mu, NULL);
+    p->next = peers;
+    peers = p;
+  }
+  pthread_mutex_unlock(&peers_mu);
+  return p;
+}
+
+const char *net_peer_endpoint(const net_peer *p) { return p->endpoint; }
+
+bool net_peer_local(net_peer *p) { return net_server_is_local(p->endpoint); }
+
+bool net_peer_connected(net_peer *p) {
+  if (net_server_is_local(p->endpoint)) return true;
+  pthread_mutex_lock(&p->mu);
+  bool c = p->link.connected;
+  pthread_mutex_unlock(&p->mu);
+  return c;
+}
+
+/* The socket and its monitor (p->mu held). */
+static int open_socket(net_peer *p, rt_status *st) {
+  int ivl = 10, ivl_max = 250;
+  net_key key;
+  if (net_key_for(&p->opt, &key, st)) return st->code;
+  p->sock = zmq_socket(net_ctx(), ZMQ_DEALER);
+  /* ZMQ_IMMEDIATE stays 0: a request to a task that has not started yet waits in the pipe
+   * and goes out when it comes up. Reconnects start at 10 ms, back off to 250 ms. */
+  if (!p->sock || net_wire_setup(p->sock, &p->opt) ||
+      zmq_setsockopt(p->sock, ZMQ_RECONNECT_IVL, &ivl, sizeof ivl) ||
+      zmq_setsockopt(p->sock, ZMQ_RECONNECT_IVL_MAX, &ivl_max, sizeof ivl_max) ||
+      (key.on && (errno = net_curve_client(p->sock, &key))))
+    goto fail;
+  if (net_link_open(&p->link, p->sock, p->endpoint, st)) goto close;
+  size_t sz = sizeof p->mon_fd;
+  if (p->link.mon) zmq_getsockopt(p->link.mon, ZMQ_FD, &p->mon_fd, &sz);
+  if (zmq_connect(p->sock, p->endpoint)) {
+    int e = errno;
+    rt_error(st, RT_INVALID_ARGUMENT, "cannot connect to %s: %s", p->endpoint, zmq_strerror(e));
+    goto close;
+  }
+  sz = sizeof p->fd;
+  zmq_getsockopt(p->sock, ZMQ_FD, &p->fd, &sz);
+  /* a peer that was served in this process has gone away: it is not "not started yet" */
+  if (p->was_local) p->link.ever_connected = true;
+  wake_reader();   /* poll the new descriptors */
+  return RT_OK;
+fail:
+  rt_error(st, RT_INTERNAL, "cannot create a socket for %s: %s", p->endpoint, zmq_strerror(errno));
+close:
+  if (p->sock) net_link_close(&p->link, p->sock);
+  if (p->sock) zmq_close(p->sock);
+  p->sock = NULL;
+  p->fd = p->mon_fd = -1;
+  return st->code;
+}
+
+/* Fail every request in flight to p (p->mu held). */
+static void fail_all(net_peer *p, int code, const char *fmt) {
+  rt_status st = {0};
+  rt_error(&st, code, fmt, p->endpoint);
+  while (p->npending) {
+    pend pd = p->pending[--p->npending];
+    deliver(&pd, NULL, &st);
+  }
+}
+
+/* Take the replies waiting on p's socket and judge its connection (p->mu held). */
+static void service(net_peer *p) {
+  if (!p->sock) return;
+  net_link_events(&p->link, p->npending > 0);
+  for (;;) {
+    int events = 0;
+    size_t sz = sizeof events;
+    if (zmq_getsockopt(p->sock, ZMQ_EVENTS, &events, &sz) || !(events & ZMQ_POLLIN)) break;
+    net_in *in = NULL;
+    uint64_t rid = 0;
+    rt_status st = {0};
+    int rc = net_wire_recv(p->sock, &p->opt.limits, NULL, NULL, &in, &rid, &st);
+    if (rc == NET_AGAIN) break;
+    if (rid == 0 && p->npending) rid = p->pending[0].id;   /* an error about an unreadable id */
+    pend pd;
+    if (!pend_del(p, rid, &pd)) {   /* one-way, abandoned or unknown: discard */
+      net_in_free(in);
+      continue;
+    }
+    if (rc) rt_status_prefix(&st, "reply from %s: ", p->endpoint);
+    deliver(&pd, in, &st);
+  }
+  if (!p->npending) {
+    p->link.lost = false;
+    p->link.wait_down = 0;
+    return;
+  }
+  net_link_check(&p->link);
+  if (p->link.refused) {
+    fail_all(p, RT_UNAUTHENTICATED, "the server at %s refused the connection: cluster key "
+                                    "mismatch or missing (TFSH_CLUSTER_KEY)");
+  } else if (p->link.lost) {
+    p->link.lost = false;
+    p->link.wait_down = 0;
+    fail_all(p, RT_UNAVAILABLE, "connection to %s lost (the peer closed it or stopped answering)");
+  }
+}
+
+static void *reader_main(void *arg) {
+  (void)arg;
+  struct pollfd *fds = NULL;
+  net_peer **who = NULL;
+  size_t cap = 0;
+  for (;;) {
+    size_t n = 1;
+    bool waiting_down = false;
+    pthread_mutex_lock(&peers_mu);
+    for (net_peer *p = peers; p; p = p->next) n += 2;
+    if (n > cap) {
+      cap = 2 * n;
+      if (!(fds = realloc(fds, cap * sizeof *fds)) || !(who = realloc(who, cap * sizeof *who))) abort();
+    }
+    n = 0;
+    fds[n] = (struct pollfd){.fd = wake_fd, .events = POLLIN};
+    who[n++] = NULL;
+    for (net_peer *p = peers; p; p = p->next) {
+      pthread_mutex_lock(&p->mu);
+      if (p->fd >= 0) fds[n] = (struct pollfd){.fd = p->fd, .events = POLLIN}, who[n++] = p;
+      if (p->mon_fd >= 0) fds[n] = (struct pollfd){.fd = p->mon_fd, .events = POLLIN}, who[n++] = p;
+      if (p->npending && !p->link.connected) waiting_down = true;
+      pthread_mutex_unlock(&p->mu);
+    }
+    pthread_mutex_unlock(&peers_mu);
+    /* Not connected with requests pending: look again every 250 ms, so a peer that went
+     * away is called lost (a fresh socket to a dead peer sees no event at all). */
+    if (poll(fds, n, waiting_down ? 250 : -1) < 0 && errno != EINTR) abort();
+    if (fds[0].revents & POLLIN) {
+      uint64_t v;
+      ssize_t got = read(wake_fd, &v, sizeof v);
+      (void)got;
+    }
+    /* Every peer, not only those whose descriptor fired: the edge may have been taken by a
+     * sender's zmq_send, and the down-timer needs checking. */
+    pthread_mutex_lock(&peers_mu);
+    net_peer *list = peers;
+    pthread_mutex_unlock(&peers_mu);
+    for (net_peer *p = list; p; p = p->next) {   /* peers are never freed or unlinked */
+      pthread_mutex_lock(&p->mu);
+      service(p);
+      pthread_mutex_unlock(&p->mu);
+    }
+  }
+  return NULL;
+}
+
+/* ---- sending ------------------------------------------------------------------------- */
+
+static void pend_add(net_peer *p, uint64_t id, net_cq *q, uint64_t tag) {
+  if (p->npending == p->cap) {
+    p->cap = p->cap ? 2 * p->cap : 8;
+    if (!(p->pending = realloc(p->pending, p->cap * sizeof *p->pending))) abort();
+  }
+  p->pending[p->npending++] = (pend){id, tag, q};
+}
+
+/* A reply from a server of this process (net_server_local's callback). */
+static void local_done(void *arg, uint64_t id, net_in *reply, const rt_status *st) {
+  net_peer *p = arg;
+  pthread_mutex_lock(&p->mu);
+  pend pd;
+  if (pend_del(p, id, &pd)) deliver(&pd, reply, st);
+  else net_in_free(reply);
+  pthread_mutex_unlock(&p->mu);
+}
+
+/* Send req with a new id, its reply routed to q (NULL: none expected). run_here: an
+ * in-process server runs the handler on this thread. */
+static int send_req(net_peer *p, net_msg *req, net_cq *q, uint64_t tag, bool run_here,
+                    uint64_t *id_out, rt_status *st) {
+  uint64_t id = atomic_fetch_add(&next_id, 1) + 1;   /* never 0 */
+  if (id_out) *id_out = id;
+  if (tag == NET_CQ_NONE) tag = id;
+  pthread_mutex_lock(&p->mu);
+  if (q) {
+    pthread_mutex_lock(&q->mu);
+    owed_add(q, p, id);
+    pthread_mutex_unlock(&q->mu);
+    pend_add(p, id, q, tag);
+  }
+  pthread_mutex_unlock(&p->mu);
+  /* In-process first: the server may live here (its handler then owns req). */
+  int local = net_server_local(p->endpoint, req, id, run_here, q ? local_done : NULL, p);
+  pthread_mutex_lock(&p->mu);
+  if (local) {
+    p->was_local = true;
+    pthread_mutex_unlock(&p->mu);
+    return RT_OK;
+  }
+  int rc = RT_OK;
+  if (!p->sock && (rc = open_socket(p, st))) {
+    net_msg_free(req);
+  } else {
+    if (!p->npending || (q && p->npending == 1)) {
+      /* Events from before this request (a peer that died and came back) concern requests
+       * already answered: take them now, so they cannot fail this one. */
+      net_link_events(&p->link, false);
+      p->link.lost = false;
+      p->link.wait_down = 0;
+    }
+    int e = net_wire_send(p->sock, NULL, 0, req, id);
+    if (e) {
+      rc = rt_error(st, RT_UNAVAILABLE, "cannot send to %s: %s", p->endpoint,
+                    e == EAGAIN ? "send queue full" : zmq_strerror(e));
+    } else {
+      int events = 0;
+      size_t sz = sizeof events;
+      /* zmq_send may have taken the edge of a reply the reader waits for: hand it over;
+       * and a request waiting on a dropped connection needs the reader's down-timer */
+      if ((!zmq_getsockopt(p->sock, ZMQ_EVENTS, &events, &sz) && (events & ZMQ_POLLIN)) ||
+          (q && !p->link.connected))
+        wake_reader();
+    }
+  }
+  if (rc && q) pend_del(p, id, NULL);
+  pthread_mutex_unlock(&p->mu);
+  if (rc && q) {
+    pthread_mutex_lock(&q->mu);
+    owed_del(q, id);
+    pthread_mutex_unlock(&q->mu);
+  }
+  return rc;
+}
+
+int net_peer_send(net_peer *p, net_msg *req, net_cq *q, uint64_t tag, uint64_t *id,
+                  rt_status *st) {
+  return send_req(p, req, q, tag, false, id, st);
+}
+
+int net_peer_send_oneway(net_peer *p, net_msg *req, rt_status *st) {
+  return send_req(p, req, NULL, 0, false, NULL, st);
+}
+
+/* Each thread's queue for its blocking calls (freed when the thread exits). */
+static pthread_key_t call_q_key;
+static pthread_once_t call_q_once = PTHREAD_ONCE_INIT;
+static void call_q_free(void *q) { net_cq_free(q); }
+static void call_q_init(void) { pthread_key_create(&call_q_key, call_q_free); }
+
+int net_peer_call(net_peer *p, net_msg *req, net_in **reply, const net_wait *w, rt_status *st) {
+  *reply = NULL;
+  pthread_once(&call_q_once, call_q_init);
+  net_cq *q = pthread_getspecific(call_q_key);
+  if (!q) pthread_setspecific(call_q_key, q = net_cq_new());
+  uint64_t id, tag;
+  /* A handler run here for an in-process server sees this wait's tick (Ctrl-C, views). */
+  const net_wait *prev = outer_wait;
+  int64_t prev_start = outer_start;
+  if (w && w->tick) outer_wait = w, outer_start = net_now_ms();
+  int rc = send_req(p, req, q, NET_CQ_NONE, true, &id, st);
+  outer_wait = prev, outer_start = prev_start;
+  if (rc) return rc;
+  rc = net_cq_wait(q, w, &id, &tag, reply, st);
+  if (tag == NET_CQ_NONE) net_cq_forget(q, p, id);   /* timed out or cancelled */
+  return rc;
+}
