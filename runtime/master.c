@@ -39,6 +39,7 @@ typedef struct mrun {
   int n_needed;      /* views: the pruned node set, for partition_graphs */
   bool *needed;
   char *warning;     /* said once, with the first step of this signature */
+  int64_t last_us;   /* how long its last step took (0: none yet) */
 } mrun;
 
 typedef struct mdev {
@@ -97,13 +98,12 @@ static void deregister_all(msess *s) {
   for (mrun *r = s->runs; r; r = r->next)
     for (int i = 0; i < r->n_parts; i++) {
       rt_status st;
-      net_client *c = rt_client_for(r->parts[i].endpoint, &st);
-      if (!c) continue;
-      /* fire and forget: a dead task must not hold up closing the session; the reply,
-       * if any, is discarded as stale by the next call on this client */
+      net_peer *p = net_peer_get(r->parts[i].endpoint, &st);
+      if (!p) continue;
+      /* fire and forget: a dead task must not hold up closing the session */
       net_msg *req = net_msg_new("DeregisterGraph");
       net_msg_uint(req, "handle", r->parts[i].handle);
-      net_send_oneway(c, req, &st);
+      net_peer_send_oneway(p, req, &st);
     }
 }
 
@@ -158,7 +158,7 @@ typedef struct discover {
   int n;
   char (*task)[160];
   char (*addr)[256];
-  net_client **cl;
+  net_peer **pr;
   bool *done;
 } discover;
 
@@ -169,9 +169,9 @@ static int discover_tick(void *arg, int64_t elapsed_ms) {
   size_t off = 0;
   msg[0] = '\0';
   for (int i = 0; i < d->n && off < sizeof msg; i++)
-    if (d->cl[i] && !d->done[i])
+    if (d->pr[i] && !d->done[i])
       off += (size_t)snprintf(msg + off, sizeof msg - off, "%s%s at %s (%s)", off ? ", " : "", d->task[i],
-                              d->addr[i], net_client_connected(d->cl[i]) ? "connected, no answer yet" : "not connected");
+                              d->addr[i], net_peer_connected(d->pr[i]) ? "connected, no answer yet" : "not connected");
   pthread_mutex_lock(&d->m->mu);
   snprintf(d->m->wait_msg, sizeof d->m->wait_msg, "%s", msg);
   d->m->wait_ms = elapsed_ms;
@@ -196,9 +196,9 @@ static int discover_devices(rt_master *m, msess *s, const rt_devname *filters, i
   discover d = {.m = m, .n = c->n};
   d.task = calloc((size_t)c->n + 1, sizeof *d.task);
   d.addr = calloc((size_t)c->n + 1, sizeof *d.addr);
-  d.cl = calloc((size_t)c->n + 1, sizeof *d.cl);
+  d.pr = calloc((size_t)c->n + 1, sizeof *d.pr);
   d.done = calloc((size_t)c->n + 1, sizeof *d.done);
-  uint64_t *ids = calloc((size_t)c->n + 1, sizeof *ids);
+  net_cq *q = net_cq_new();
   int rc = RT_OK, pending = 0;
   for (int i = 0; i < c->n && !rc; i++) {
     if (!task_wanted(filters, nf, c->tasks[i].job, c->tasks[i].index)) continue;
@@ -207,24 +207,21 @@ static int discover_devices(rt_master *m, msess *s, const rt_devname *filters, i
     snprintf(d.addr[i], sizeof d.addr[i], "%s", c->tasks[i].addr);
     rt_endpoint(c->tasks[i].addr, ep, sizeof ep);
     if (!strcmp(d.task[i], m->srv->task)) snprintf(ep, sizeof ep, "%s", m->srv->endpoint);
-    if (!(d.cl[i] = rt_client_for(ep, st))) {
+    if (!(d.pr[i] = net_peer_get(ep, st))) {
       rc = st->code;
       break;
     }
-    if ((rc = net_send(d.cl[i], net_msg_new("GetStatus"), &ids[i], st))) break;
+    if ((rc = net_peer_send(d.pr[i], net_msg_new("GetStatus"), q, (uint64_t)i, NULL, st))) break;
     pending++;
   }
   net_wait w = {.timeout_ms = s->timeout_ms > 0 ? (int)s->timeout_ms : -1, .tick_ms = 250,
                 .tick = discover_tick, .arg = &d};
-  /* net_poll takes only live clients: a compact list, and where each came from */
-  net_client **live = calloc((size_t)c->n + 1, sizeof *live);
-  int *from = calloc((size_t)c->n + 1, sizeof *from), nlive = 0;
-  for (int i = 0; i < c->n; i++)
-    if (d.cl[i]) live[nlive] = d.cl[i], from[nlive++] = i;
   while (!rc && pending > 0) {
-    int ready;
+    uint64_t tag;
+    net_in *rep = NULL;
     rt_status ps = {0};
-    if ((rc = net_poll(live, nlive, &w, &ready, &ps))) {
+    rc = net_cq_wait(q, &w, NULL, &tag, &rep, &ps);
+    if (tag == NET_CQ_NONE) {   /* timed out or cancelled */
       discover_tick(&d, 0);
       if (rc == RT_DEADLINE_EXCEEDED)
         rt_error(st, RT_DEADLINE_EXCEEDED, "Timed out after %lld ms (operation_timeout_in_ms) waiting for %s: "
@@ -233,15 +230,8 @@ static int discover_devices(rt_master *m, msess *s, const rt_devname *filters, i
         *st = ps;
       break;
     }
-    ready = from[ready];
-    net_in *rep = NULL;
-    uint64_t id = 0;
-    rc = net_recv(d.cl[ready], &rep, &id, st);
-    if (!rc && !rep) continue;
-    if (!rc && id != ids[ready]) {   /* a stale reply */
-      net_in_free(rep);
-      continue;
-    }
+    if (rc) *st = ps;
+    int ready = (int)tag;
     d.done[ready] = true;
     pending--;
     const msgpack_object_array *devs = NULL;
@@ -260,7 +250,7 @@ static int discover_devices(rt_master *m, msess *s, const rt_devname *filters, i
       mdev *md = &s->devs[s->n_devs++];
       snprintf(md->name, sizeof md->name, "%.*s", (int)(len < 199 ? len : 199), p);
       snprintf(md->task, sizeof md->task, "%s", d.task[ready]);
-      snprintf(md->endpoint, sizeof md->endpoint, "%s", net_client_endpoint(d.cl[ready]));
+      snprintf(md->endpoint, sizeof md->endpoint, "%s", net_peer_endpoint(d.pr[ready]));
       md->incarnation = inc;
     }
     net_in_free(rep);
@@ -272,11 +262,9 @@ static int discover_devices(rt_master *m, msess *s, const rt_devname *filters, i
   pthread_mutex_unlock(&m->mu);
   free(d.task);
   free(d.addr);
-  free(d.cl);
+  net_cq_free(q);
+  free(d.pr);
   free(d.done);
-  free(ids);
-  free(live);
-  free(from);
   return rc;
 }
 
@@ -438,7 +426,7 @@ static int prepare(rt_master *m, msess *s, int nf, char **feeds, int nx, char **
         snprintf(p->endpoint, sizeof p->endpoint, "%s", s->devs[d].endpoint);
         p->incarnation = s->devs[d].incarnation;
       }
-    net_client *c = rt_client_for(p->endpoint, st);
+    net_peer *c = net_peer_get(p->endpoint, st);
     if (!c) {
       rc = st->code;
       break;
@@ -447,7 +435,7 @@ static int prepare(rt_master *m, msess *s, int nf, char **feeds, int nx, char **
     net_msg_uint(req, "session", s->handle);
     rt_pack_nodes(req, net_msg_field(req, "graph"), parts[i].g, 0);
     net_in *rep = NULL;
-    rc = net_call(c, req, &rep, s->timeout_ms > 0 ? (int)s->timeout_ms : -1, st);
+    rc = net_peer_call(c, req, &rep, &(net_wait){.timeout_ms = s->timeout_ms > 0 ? (int)s->timeout_ms : -1}, st);
     if (!rc) rc = net_get_uint(rep, "handle", &p->handle, st);
     net_in_free(rep);
     if (rc && s->n_tasks > 1) rt_status_prefix(st, "%s: ", p->task);
@@ -499,6 +487,20 @@ static int cancel_tick(void *arg, int64_t elapsed_ms) {
   return atomic_load(&((msess *)arg)->cancel);
 }
 
+/* AbortStep to every part not done: fire and forget. */
+static void abort_parts(net_peer **cl, const bool *done, int np, uint64_t step, int code,
+                        const char *msg) {
+  for (int i = 0; i < np; i++)
+    if (cl[i] && !done[i]) {
+      rt_status ignore;
+      net_msg *ab = net_msg_new("AbortStep");
+      net_msg_uint(ab, "step", step);
+      net_msg_int(ab, "code", code);
+      net_msg_str(ab, "msg", msg);
+      net_peer_send_oneway(cl[i], ab, &ignore);
+    }
+}
+
 /* One step: a RunGraph per partition, all in flight; the first error aborts the rest. */
 static int run_step(rt_master *m, msess *s, mrun *r, int nf, char **feeds, rt_tensor **fv, int nx,
                     char **fetches, rt_tensor **out, rt_step_stats *trace, rt_busy *busy, int *n_busy,
@@ -513,15 +515,22 @@ static int run_step(rt_master *m, msess *s, mrun *r, int nf, char **feeds, rt_te
   s->n_cur = np;
   for (int i = 0; i < np; i++) snprintf(s->cur_ep[i], sizeof s->cur_ep[i], "%s", r->parts[i].endpoint);
   pthread_mutex_unlock(&m->mu);
-  net_client **cl = calloc((size_t)np + 1, sizeof *cl);
-  uint64_t *ids = calloc((size_t)np + 1, sizeof *ids);
+  net_peer **cl = calloc((size_t)np + 1, sizeof *cl);
   bool *done = calloc((size_t)np + 1, sizeof *done);
+  net_cq *q = net_cq_new();
   int in_flight = 0;
+  int64_t t0 = rt_trace_micros();
+  /* A step of one fragment on this process's own worker, whose last run was short, runs
+   * on this thread: no hop to a handler thread and back (a long step goes to one, so the
+   * wait below keeps ticking: Ctrl-C, timeouts, the live view). */
+  net_msg *here = NULL;
+  bool run_here = false;
   for (int i = 0; i < np && !rc; i++) {
-    if (!(cl[i] = rt_client_for(r->parts[i].endpoint, st))) {
+    if (!(cl[i] = net_peer_get(r->parts[i].endpoint, st))) {
       rc = st->code;
       break;
     }
+    run_here = np == 1 && r->last_us > 0 && r->last_us < 20000 && net_peer_local(cl[i]);
     net_msg *req = net_msg_new("RunGraph");
     net_msg_uint(req, "handle", r->parts[i].handle);
     net_msg_uint(req, "incarnation", r->parts[i].incarnation);
@@ -552,39 +561,33 @@ static int run_step(rt_master *m, msess *s, mrun *r, int nf, char **feeds, rt_te
         msgpack_pack_str(pk, strlen(fetches[k]));
         msgpack_pack_str_body(pk, fetches[k], strlen(fetches[k]));
       }
-    if ((rc = net_send(cl[i], req, &ids[i], st))) break;
     in_flight++;
+    if (run_here) {
+      here = req;
+      break;
+    }
+    if ((rc = net_peer_send(cl[i], req, q, (uint64_t)i, NULL, st))) {
+      in_flight--;
+      break;
+    }
   }
   int first_err = rc;
   rt_status err = *st;
   net_wait w = {.timeout_ms = s->timeout_ms > 0 ? (int)s->timeout_ms : -1, .tick_ms = 50,
                 .tick = cancel_tick, .arg = s};
   while (in_flight > 0) {
-    int ready;
-    rt_status ps = {0};
-    int prc = net_poll(cl, np, &w, &ready, &ps);
-    if (prc) {
+    uint64_t tag = 0;
+    net_in *rep = NULL;
+    rt_status rs = {0};
+    int rrc = here ? net_peer_call(cl[0], here, &rep, &w, &rs) : net_cq_wait(q, &w, NULL, &tag, &rep, &rs);
+    here = NULL;
+    if (tag == NET_CQ_NONE) {
       /* Timeout or cancellation: abort everything still running. */
-      if (!first_err) first_err = prc, err = ps;
-      for (int i = 0; i < np; i++)
-        if (cl[i] && !done[i] && ids[i]) {
-          net_msg *ab = net_msg_new("AbortStep");
-          net_msg_uint(ab, "step", step);
-          net_msg_int(ab, "code", first_err);
-          net_msg_str(ab, "msg", err.msg);
-          net_send_oneway(cl[i], ab, &ps);
-        }
+      if (!first_err) first_err = rrc, err = rs;
+      abort_parts(cl, done, np, step, first_err, err.msg);
       break;
     }
-    net_in *rep = NULL;
-    uint64_t id = 0;
-    rt_status rs = {0};
-    int rrc = net_recv(cl[ready], &rep, &id, &rs);
-    if (!rep && !rrc) continue;
-    if (id != ids[ready] && id != 0) {   /* an AbortStep reply */
-      net_in_free(rep);
-      continue;
-    }
+    int ready = (int)tag;
     done[ready] = true;
     in_flight--;
     if (!rrc) {
@@ -610,20 +613,13 @@ static int run_step(rt_master *m, msess *s, mrun *r, int nf, char **feeds, rt_te
       first_err = rrc;
       err = rs;
       if (s->n_tasks > 1) rt_status_prefix(&err, "%s: ", r->parts[ready].task);
-      if (news)
-        for (int i = 0; i < np; i++)
-          if (!done[i] && cl[i]) {
-            net_msg *ab = net_msg_new("AbortStep");
-            net_msg_uint(ab, "step", step);
-            net_msg_int(ab, "code", rrc);
-            net_msg_str(ab, "msg", err.msg);
-            net_send_oneway(cl[i], ab, &ps);
-          }
+      if (news) abort_parts(cl, done, np, step, rrc, err.msg);
     }
   }
+  net_cq_free(q);   /* replies still owed (aborted parts) are discarded */
   free(cl);
-  free(ids);
   free(done);
+  r->last_us = first_err ? 0 : rt_trace_micros() - t0;
   pthread_mutex_lock(&m->mu);   /* views: no step in flight */
   s->cur_step = 0;
   s->n_cur = 0;
@@ -788,44 +784,32 @@ static void handle_progress(rt_master *m, net_req *req) {
   }
   pthread_mutex_unlock(&m->mu);
   if (!eps) n = 0;
-  net_client **cl = calloc((size_t)n + 1, sizeof *cl);
-  uint64_t *ids = calloc((size_t)n + 1, sizeof *ids);
   net_in **reps = calloc((size_t)n + 1, sizeof *reps);
+  net_cq *q = net_cq_new();
   int pending = 0;
   for (int i = 0; i < n; i++) {
     bool dup = false;
     for (int k = 0; k < i; k++) dup |= !strcmp(eps[k], eps[i]);
-    if (dup || !(cl[i] = rt_client_for(eps[i], &st))) continue;
-    net_msg *q = net_msg_new("GetProgress");
-    net_msg_uint(q, "step", step);
-    if (net_send(cl[i], q, &ids[i], &st)) cl[i] = NULL;
-    else pending++;
+    net_peer *p = dup ? NULL : net_peer_get(eps[i], &st);
+    if (!p) continue;
+    net_msg *msg = net_msg_new("GetProgress");
+    net_msg_uint(msg, "step", step);
+    if (!net_peer_send(p, msg, q, (uint64_t)i, NULL, &st)) pending++;
   }
   net_wait w = {.timeout_ms = 500};
   int64_t t0 = rt_trace_micros();
   while (pending > 0) {
-    net_client *live[64];
-    int from[64], nl = 0;
-    for (int i = 0; i < n && nl < 64; i++)
-      if (cl[i]) live[nl] = cl[i], from[nl++] = i;
     w.timeout_ms = 500 - (int)((rt_trace_micros() - t0) / 1000);
-    int ready;
-    rt_status ps;
-    if (!nl || w.timeout_ms <= 0 || net_poll(live, nl, &w, &ready, &ps)) break;
-    ready = from[ready];
+    uint64_t tag;
     net_in *r = NULL;
-    uint64_t id = 0;
-    int rrc = net_recv(cl[ready], &r, &id, &ps);
-    if (!rrc && !r) continue;
-    if (id != ids[ready] && id != 0) {
-      net_in_free(r);
-      continue;
-    }
+    rt_status ps;
+    if (w.timeout_ms <= 0) break;
+    int rrc = net_cq_wait(q, &w, NULL, &tag, &r, &ps);
+    if (tag == NET_CQ_NONE) break;
     pending--;
-    cl[ready] = NULL;
-    if (rrc) continue;   /* lost: report what the others say */
-    reps[ready] = r;
+    if (!rrc) reps[tag] = r;   /* lost: report what the others say */
   }
+  net_cq_free(q);
   net_msg *rep = net_msg_new("ProgressOk");
   net_msg_bool(rep, "running", step != 0);
   net_msg_uint(rep, "step", step);
@@ -845,8 +829,6 @@ static void handle_progress(rt_master *m, net_req *req) {
   net_reply(req, rep);
   for (int i = 0; i < n; i++) net_in_free(reps[i]);
   free(reps);
-  free(cl);
-  free(ids);
   free(eps);
 }
 
@@ -1041,7 +1023,7 @@ static void handle_reset(rt_master *m, net_req *req) {
     rt_task_name(c->tasks[i].job, c->tasks[i].index, task, sizeof task);
     rt_endpoint(c->tasks[i].addr, ep, sizeof ep);
     if (!strcmp(task, m->srv->task)) snprintf(ep, sizeof ep, "%s", m->srv->endpoint);
-    net_client *cl = rt_client_for(ep, &st);
+    net_peer *cl = net_peer_get(ep, &st);
     if (!cl) {
       rc = st.code;
       break;
@@ -1052,7 +1034,8 @@ static void handle_reset(rt_master *m, net_req *req) {
     if (cont) msgpack_pack_object(pk, *cont);
     else msgpack_pack_nil(pk);
     net_in *rep = NULL;
-    if ((rc = net_call(cl, r, &rep, 5000, &st))) rt_status_prefix(&st, "%s: ", task);
+    if ((rc = net_peer_call(cl, r, &rep, &(net_wait){.timeout_ms = 5000}, &st)))
+      rt_status_prefix(&st, "%s: ", task);
     net_in_free(rep);
   }
   pthread_mutex_lock(&m->mu);

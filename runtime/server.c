@@ -11,59 +11,32 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "runtime/op.h"
 #include "runtime/server_int.h"
 
-uint64_t rt_random_u64(void) {
+/* Ids: splitmix64 over a counter whose start comes from getrandom once per process (a
+ * syscall per step id showed in profiles of tiny local steps). Distinct processes start
+ * 64 random bits apart; one process never repeats an id within 2^64 draws. */
+static atomic_ullong id_state;
+
+static void id_seed(void) {
   uint64_t v = 0;
   if (getrandom(&v, sizeof v, 0) != sizeof v) {
-    static atomic_ullong counter;
     struct timespec ts;
     clock_gettime(CLOCK_MONOTONIC, &ts);
-    v = ((uint64_t)ts.tv_nsec << 20) ^ (uint64_t)getpid() ^ atomic_fetch_add(&counter, 1) * 0x9e3779b97f4a7c15ull;
+    v = ((uint64_t)ts.tv_nsec << 20) ^ (uint64_t)ts.tv_sec ^ (uint64_t)getpid() << 40;
   }
-  return v ? v : 1;
+  atomic_store(&id_state, v);
 }
 
-/* ---- per-thread clients ------------------------------------------------------------- */
-
-typedef struct cached_client {
-  struct cached_client *next;
-  char endpoint[256];
-  net_client *c;
-} cached_client;
-
-static pthread_key_t clients_key;
-static pthread_once_t clients_once = PTHREAD_ONCE_INIT;
-
-static void clients_destroy(void *p) {
-  for (cached_client *cc = p; cc;) {
-    cached_client *next = cc->next;
-    net_client_free(cc->c);
-    free(cc);
-    cc = next;
-  }
-}
-
-static void clients_init(void) { pthread_key_create(&clients_key, clients_destroy); }
-
-net_client *rt_client_for(const char *endpoint, rt_status *st) {
-  pthread_once(&clients_once, clients_init);
-  cached_client *head = pthread_getspecific(clients_key);
-  for (cached_client *cc = head; cc; cc = cc->next)
-    if (!strcmp(cc->endpoint, endpoint)) return cc->c;
-  net_client *c = net_client_new(endpoint, NULL, st);
-  if (!c) return NULL;
-  cached_client *cc = calloc(1, sizeof *cc);
-  if (!cc) {
-    net_client_free(c);
-    rt_error(st, RT_RESOURCE_EXHAUSTED, "out of memory");
-    return NULL;
-  }
-  snprintf(cc->endpoint, sizeof cc->endpoint, "%s", endpoint);
-  cc->c = c;
-  cc->next = head;
-  pthread_setspecific(clients_key, cc);
-  return c;
+uint64_t rt_random_u64(void) {
+  static pthread_once_t once = PTHREAD_ONCE_INIT;
+  pthread_once(&once, id_seed);
+  uint64_t z = atomic_fetch_add(&id_state, 0x9e3779b97f4a7c15ull) + 0x9e3779b97f4a7c15ull;
+  z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
+  z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
+  z ^= z >> 31;
+  return z ? z : 1;
 }
 
 /* ---- the server --------------------------------------------------------------------- */
@@ -73,6 +46,27 @@ static void dispatch(void *user, net_req *req) {
   if (rt_worker_handle(s->worker, req) || rt_master_handle(s->master, req)) return;
   net_reply_error(req, RT_UNIMPLEMENTED, "%s: unknown message type '%s'", s->task,
                   net_in_type(net_req_msg(req)));
+}
+
+/* The host part of "host:port" (all of it when there is no port). */
+static void host_of(const char *addr, char *buf, size_t n) {
+  const char *colon = strrchr(addr, ':');
+  size_t len = colon ? (size_t)(colon - addr) : strlen(addr);
+  snprintf(buf, n, "%.*s", (int)len, addr);
+  if (!strcmp(buf, "localhost") || !strncmp(buf, "127.", 4) || !strcmp(buf, "[::1]"))
+    snprintf(buf, n, "127.0.0.1");   /* every loopback name is this host */
+}
+
+/* Tasks of c at the same host as addr (itself included). */
+static int tasks_on_host(const rt_cluster *c, const char *addr) {
+  char mine[256], h[256];
+  host_of(addr, mine, sizeof mine);
+  int n = 0;
+  for (int i = 0; i < c->n; i++) {
+    host_of(c->tasks[i].addr, h, sizeof h);
+    n += !strcmp(h, mine);
+  }
+  return n > 0 ? n : 1;
 }
 
 rt_server *rt_server_start(const rt_cluster *c, const char *job, int index,
@@ -90,6 +84,9 @@ rt_server *rt_server_start(const rt_cluster *c, const char *job, int index,
   s->index = index;
   rt_task_name(job, index, s->task, sizeof s->task);
   s->incarnation = rt_random_u64();
+  /* Threads: several tasks of one host share its cores unless told otherwise. */
+  rt_threads_default(tasks_on_host(c, me->addr));
+  if (o) rt_threads_set(o->intra_op_threads, o->inter_op_threads);
   pthread_mutex_init(&s->mu, NULL);
   pthread_cond_init(&s->cv, NULL);
   s->worker = rt_worker_new(s, o ? o->n_cpus : 1);
@@ -141,6 +138,15 @@ rt_server *rt_server_start(const rt_cluster *c, const char *job, int index,
     return NULL;
   }
   snprintf(s->endpoint, sizeof s->endpoint, "%s", net_server_endpoint(s->net, 0));
+  /* Pushed tensors never block: they are taken on the I/O thread, no hop to a handler. */
+  net_server_inline(s->net, "PushTensor");
+  /* Sessions and peers of this process that name the task as the spec does reach it
+   * without a socket (TF1's LocalMaster). */
+  char spec_ep[256];
+  rt_endpoint(me->addr, spec_ep, sizeof spec_ep);
+  len = strlen(spec_ep);
+  if (strcmp(spec_ep, s->endpoint) && !(len > 2 && !strcmp(spec_ep + len - 2, ":0")))
+    net_server_alias(s->net, spec_ep);
   return s;
 }
 

@@ -5,7 +5,7 @@
 #include <pthread.h>
 #include <stdint.h>
 
-#include "net/client.h"
+#include "net/peer.h"
 #include "net/server.h"
 #include "runtime/cluster.h"
 #include "runtime/device.h"
@@ -46,9 +46,6 @@ void rt_master_free(rt_master *m);
 bool rt_master_handle(rt_master *m, net_req *req);
 /* The cluster as sorted "/job:J/task:I=address" strings (GetStatus: the digest check). */
 void rt_pack_cluster(msgpack_packer *pk, const rt_cluster *c);
-
-/* A client for endpoint, cached per thread (sockets belong to one thread). */
-net_client *rt_client_for(const char *endpoint, rt_status *st);
 
 /* Random 64-bit ids (step ids, incarnations, handles). */
 uint64_t rt_random_u64(void);

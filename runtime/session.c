@@ -4,8 +4,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "net/client.h"
+#include "net/peer.h"
 #include "runtime/codec.h"
+#include "runtime/op.h"
 #include "runtime/server.h"
 #include "runtime/partition.h"   /* views: partition_graphs */
 #include "runtime/trace.h"       /* views: step_stats */
@@ -15,12 +16,12 @@ struct rt_session {
   int sent;                  /* nodes of g the master has */
   uint64_t handle;
   rt_server *local;          /* our own server for an empty target */
-  net_client *c;
+  net_peer *c;               /* the master: in this process (no socket) or over one */
   char endpoint[256];
   char target[256];
   int64_t timeout_ms;
-  /* views: the second connection for Progress, and the request in flight on it */
-  net_client *probe;
+  /* views: Progress requests, one in flight at a time */
+  net_cq *probe;
   uint64_t probe_id;
   bool probe_pending;
 };
@@ -39,20 +40,18 @@ typedef struct waiter {
 static void report_wait(waiter *w, int64_t elapsed_ms) {
   rt_session *s = w->s;
   char what[1100] = "";
-  if (!net_client_connected(s->c)) {
+  if (!net_peer_connected(s->c)) {
     snprintf(what, sizeof what, "the master at %s (not connected)", s->endpoint);
   } else {
     rt_status st;
-    net_client *probe = net_client_new(s->endpoint, NULL, &st);
     net_in *rep = NULL;
-    if (probe && !net_call(probe, net_msg_new("WaitStatus"), &rep, 300, &st)) {
+    if (!net_peer_call(s->c, net_msg_new("WaitStatus"), &rep, &(net_wait){.timeout_ms = 300}, &st)) {
       const char *p;
       size_t len;
       if (!net_get_str(rep, "waiting_for", &p, &len, &st) && len)
         snprintf(what, sizeof what, "%.*s", (int)(len < 1000 ? len : 1000), p);
     }
     net_in_free(rep);
-    net_client_free(probe);
     if (!what[0]) snprintf(what, sizeof what, "the master at %s (connected, no answer yet)", s->endpoint);
   }
   fprintf(stderr, "tfsh: waiting for %s (%lld s)\n", what, (long long)(elapsed_ms / 1000));
@@ -78,14 +77,14 @@ static void interrupted(rt_session *s, rt_status *st) {
   net_msg *c = net_msg_new("CancelRun");
   net_msg_uint(c, "session", s->handle);
   rt_status ignore;
-  net_send_oneway(s->c, c, &ignore);
+  net_peer_send_oneway(s->c, c, &ignore);
 }
 
 static int call_report(rt_session *s, net_msg *req, net_in **rep, const volatile int *interrupt,
                        bool report, rt_status *st) {
   waiter wt = {s, interrupt, report, 0, NULL, NULL};
   net_wait w = {.timeout_ms = -1, .tick_ms = 50, .tick = tick, .arg = &wt};
-  int rc = net_call_wait(s->c, req, rep, &w, st);
+  int rc = net_peer_call(s->c, req, rep, &w, st);
   if (rc == RT_CANCELLED && interrupt && *interrupt) interrupted(s, st);
   return rc;
 }
@@ -104,13 +103,14 @@ rt_session *rt_session_new(const char *target, rt_graph *g, const rt_session_con
   }
   s->g = g;
   snprintf(s->target, sizeof s->target, "%s", target ? target : "");
+  if (cfg) rt_threads_set(cfg->intra_op_threads, cfg->inter_op_threads);
   if (!target || !*target) {
     if (!(s->local = rt_server_start_local(cfg ? cfg->n_cpus : 1, st))) goto fail;
     snprintf(s->endpoint, sizeof s->endpoint, "%s", rt_server_endpoint(s->local));
   } else {
     rt_endpoint(target, s->endpoint, sizeof s->endpoint);
   }
-  if (!(s->c = net_client_new(s->endpoint, NULL, st))) goto fail;
+  if (!(s->c = net_peer_get(s->endpoint, st))) goto fail;
 
   net_msg *req = net_msg_new("CreateSession");
   msgpack_packer *pk = net_msg_field(req, "config");
@@ -154,11 +154,10 @@ void rt_session_free(rt_session *s) {
     net_msg_uint(req, "session", s->handle);
     net_in *rep = NULL;
     rt_status st;
-    net_call(s->c, req, &rep, 5000, &st);
+    net_peer_call(s->c, req, &rep, &(net_wait){.timeout_ms = 5000}, &st);
     net_in_free(rep);
   }
-  net_client_free(s->probe);   /* views */
-  net_client_free(s->c);
+  net_cq_free(s->probe);   /* views */
   rt_server_free(s->local);
   free(s);
 }
@@ -227,7 +226,7 @@ int rt_session_run_step_views(rt_session *s, const rt_session_run *r, const rt_s
   net_in *rep = NULL;
   waiter wt = {s, r->interrupt, false, 0, v->tick, v->tick_arg};
   net_wait nw = {.timeout_ms = -1, .tick_ms = 50, .tick = tick, .arg = &wt};
-  rc = net_call_wait(s->c, req, &rep, &nw, st);
+  rc = net_peer_call(s->c, req, &rep, &nw, st);
   if (rc == RT_CANCELLED && r->interrupt && *r->interrupt) interrupted(s, st);
   const msgpack_object_array *ts = NULL;
   if (!rc) rc = net_get_array(rep, "tensors", &ts, st);
@@ -288,7 +287,7 @@ uint64_t rt_session_handle(const rt_session *s) { return s->handle; }
 
 int rt_session_request(rt_session *s, net_msg *req, net_in **rep, rt_status *st) {
   net_msg_uint(req, "session", s->handle);
-  return net_call(s->c, req, rep, 30000, st);
+  return net_peer_call(s->c, req, rep, &(net_wait){.timeout_ms = 30000}, st);
 }
 
 static void copy_str(const msgpack_object *o, const char *key, char *buf, size_t n) {
@@ -308,18 +307,16 @@ static int64_t obj_int(const msgpack_object *o, const char *key) {
 
 int rt_session_progress(rt_session *s, rt_progress *p, bool *fresh, rt_status *st) {
   *fresh = false;
-  if (!s->probe && !(s->probe = net_client_new(s->endpoint, NULL, st))) return st->code;
+  if (!s->probe) s->probe = net_cq_new();
   if (s->probe_pending) {
     for (;;) {
       net_in *rep = NULL;
-      uint64_t id = 0;
-      int rc = net_recv(s->probe, &rep, &id, st);
-      if (!rc && !rep) return RT_OK;   /* not yet */
-      if (id != s->probe_id && id != 0) {
-        net_in_free(rep);
-        continue;
-      }
+      uint64_t tag;
+      rt_status ws;
+      int rc = net_cq_wait(s->probe, &(net_wait){.timeout_ms = 0}, NULL, &tag, &rep, &ws);
+      if (tag == NET_CQ_NONE) return RT_OK;   /* not yet */
       s->probe_pending = false;
+      if (rc) *st = ws;
       if (rc) return rc;
       p->running = obj_int(net_in_header(rep), "running") != 0;
       const msgpack_object *b = net_get(rep, "running");
@@ -344,7 +341,7 @@ int rt_session_progress(rt_session *s, rt_progress *p, bool *fresh, rt_status *s
   }
   net_msg *req = net_msg_new("Progress");
   net_msg_uint(req, "session", s->handle);
-  int rc = net_send(s->probe, req, &s->probe_id, st);
+  int rc = net_peer_send(s->c, req, s->probe, 0, &s->probe_id, st);
   if (!rc) s->probe_pending = true;
   return rc;
 }
@@ -353,15 +350,14 @@ int rt_session_reset(const char *target, int n, const char *const *containers, r
   if (!target || !*target) return RT_OK;   /* local sessions own their server */
   char ep[256];
   rt_endpoint(target, ep, sizeof ep);
-  net_client *c = net_client_new(ep, NULL, st);
+  net_peer *c = net_peer_get(ep, st);
   if (!c) return st->code;
   net_msg *req = net_msg_new("Reset");
   msgpack_packer *pk = net_msg_field(req, "containers");
   if (n) pack_strs(pk, n, containers);
   else msgpack_pack_nil(pk);
   net_in *rep = NULL;
-  int rc = net_call(c, req, &rep, 30000, st);
+  int rc = net_peer_call(c, req, &rep, &(net_wait){.timeout_ms = 30000}, st);
   net_in_free(rep);
-  net_client_free(c);
   return rc;
 }

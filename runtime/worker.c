@@ -2,15 +2,17 @@
  *
  *   RegisterGraph {session, graph: [placed nodes]}          -> {handle}
  *   RunGraph      {handle, step, feeds: [{name, tensor}], fetches: [name]} -> {tensors}
- *   RecvTensor    {step, key}                               -> {tensor}
+ *   PushTensor    {step, key, tensor}                       -> no reply (errors abort)
  *   AbortStep     {step, code, msg}                         -> {}
  *   DeregisterGraph {handle}                                -> {}
  *   GetStatus     {}                                        -> {task, devices}
  *
  * A registered fragment is split again per device; each device's part runs in its own
- * thread with its own executor. Tensors between parts of this worker meet in the step's
- * rendezvous table; a tensor from another task is pulled with RecvTensor by a fetcher
- * thread that drops it into the same table, so an executor only ever waits on the table. */
+ * thread (kept with the fragment) with its own executor. Tensors between parts of this
+ * worker meet in the step's rendezvous table. A tensor for another task is pushed to it
+ * as soon as it is produced (PushTensor, over the one connection this process keeps to
+ * that task), and lands in the same table there, handled on the server's I/O thread: an
+ * executor only ever waits on the table, for its own keys. */
 #include <errno.h>
 #include <inttypes.h>
 #include <time.h>
@@ -44,26 +46,40 @@ typedef struct wgraph {
   rt_exec **execs;
   rt_device **devs;
   pthread_mutex_t run_mu;   /* an executor runs one step at a time */
+  /* parts 1.. run on threads of their own, started once (part 0 on the caller's) */
+  pthread_t *threads;
+  pthread_mutex_t go_mu;
+  pthread_cond_t go_cv, done_cv;
+  struct wrun *go;          /* this step's runs (NULL: none yet) */
+  uint64_t gen;             /* bumped for every step; threads run each gen once */
+  int n_done;
+  bool quit;
 } wgraph;
 
+typedef struct wrun wrun;
+
+/* A key of a step's rendezvous: a tensor that arrived, or a run waiting for it. */
 typedef struct rdv_item {
   struct rdv_item *next;
-  char *key;
+  uint64_t hash;
   rt_tensor *t;
+  wrun *waiter;
+  char key[];
 } rdv_item;
 
-typedef struct wrun wrun;
+#define RDV_BUCKETS 64
 
 typedef struct wstep {
   struct wstep *next;
   uint64_t id;
-  rdv_item *items;
-  rdv_item *fetching;       /* keys whose RecvTensor has been started (t unused) */
+  rdv_item *items[RDV_BUCKETS];
+  int n_items;              /* holding a tensor */
   int users;
   bool aborted;
   rt_status abort;
   wrun *runs;               /* parts running now, for cancellation */
   bool ran;                 /* a RunGraph of this step came here */
+  int64_t born_ms;          /* when a pushed tensor made it, before any RunGraph */
 } wstep;
 
 struct wrun {
@@ -76,6 +92,7 @@ struct wrun {
   const rt_run_args *args;
   rt_status st;
   int rc;
+  pthread_cond_t cv;        /* a _Recv of this run waits here, for its own keys */
 };
 
 /* Steps aborted recently: a RecvTensor or RunGraph that arrives after the abort fails at
@@ -87,12 +104,11 @@ struct rt_worker {
   int n_devices;
   rt_device **devices;
   pthread_mutex_t mu;
-  pthread_cond_t cv;
+  net_limits limits;         /* a pushed tensor must fit the receiver's max_frame */
   wgraph *graphs;
   wstep *steps;
   wsess *sessions;
   bool shutdown;             /* every step fails from now on */
-  int fetchers;              /* RecvTensor fetcher threads alive (the worker outlives them) */
   uint64_t dead[TOMBSTONES];
   rt_status dead_why[TOMBSTONES];
   int dead_next;
@@ -117,7 +133,9 @@ rt_worker *rt_worker_new(rt_server *s, int n_cpus) {
     w->devices[i] = rt_device_new(name, RT_DEV_CPU, s->incarnation);
   }
   pthread_mutex_init(&w->mu, NULL);
-  pthread_cond_init(&w->cv, NULL);
+  net_options o;
+  net_options_default(&o);
+  w->limits = o.limits;
   return w;
 }
 
@@ -125,6 +143,17 @@ static wsess *sess_get(rt_worker *w, uint64_t session);   /* w->mu held */
 static void sess_release(rt_worker *w, wsess *s);          /* w->mu held */
 
 static void wgraph_free(wgraph *wg) {
+  if (wg->threads) {
+    pthread_mutex_lock(&wg->go_mu);
+    wg->quit = true;
+    pthread_cond_broadcast(&wg->go_cv);
+    pthread_mutex_unlock(&wg->go_mu);
+    for (int i = 1; i < wg->n_parts; i++) pthread_join(wg->threads[i], NULL);
+    free(wg->threads);
+  }
+  pthread_mutex_destroy(&wg->go_mu);
+  pthread_cond_destroy(&wg->go_cv);
+  pthread_cond_destroy(&wg->done_cv);
   for (int i = 0; i < wg->n_parts; i++) rt_exec_free(wg->execs[i]);
   if (wg->sess) {
     pthread_mutex_lock(&wg->w->mu);
@@ -166,14 +195,13 @@ static void sess_release(rt_worker *w, wsess *s) {
   free(s);
 }
 
-static void items_free(rdv_item *it) {
-  while (it) {
-    rdv_item *next = it->next;
-    free(it->key);
-    rt_tensor_unref(it->t);
-    free(it);
-    it = next;
-  }
+static void items_free(wstep *s) {
+  for (int b = 0; b < RDV_BUCKETS; b++)
+    for (rdv_item *it = s->items[b], *next; it; it = next) {
+      next = it->next;
+      rt_tensor_unref(it->t);
+      free(it);
+    }
 }
 
 static void step_abort(rt_worker *w, wstep *s, const rt_status *why);
@@ -184,18 +212,11 @@ void rt_worker_shutdown(rt_worker *w) {
   pthread_mutex_lock(&w->mu);
   __atomic_store_n(&w->shutdown, true, __ATOMIC_RELEASE);
   for (wstep *s = w->steps; s; s = s->next) step_abort(w, s, &why);
-  pthread_cond_broadcast(&w->cv);
   pthread_mutex_unlock(&w->mu);
 }
 
 void rt_worker_free(rt_worker *w) {
   if (!w) return;
-  /* fetcher threads (detached) must be gone before the worker is */
-  pthread_mutex_lock(&w->mu);
-  __atomic_store_n(&w->shutdown, true, __ATOMIC_RELEASE);
-  pthread_cond_broadcast(&w->cv);
-  while (w->fetchers > 0) pthread_cond_wait(&w->cv, &w->mu);
-  pthread_mutex_unlock(&w->mu);
   while (w->graphs) {
     wgraph *g = w->graphs;
     w->graphs = g->next;
@@ -204,14 +225,12 @@ void rt_worker_free(rt_worker *w) {
   while (w->steps) {
     wstep *s = w->steps;
     w->steps = s->next;
-    items_free(s->items);
-    items_free(s->fetching);
+    items_free(s);
     free(s);
   }
   for (int i = 0; i < w->n_devices; i++) rt_device_free(w->devices[i]);
   free(w->devices);
   pthread_mutex_destroy(&w->mu);
-  pthread_cond_destroy(&w->cv);
   free(w);
 }
 
@@ -242,12 +261,32 @@ static rt_device *device_named(rt_worker *w, const char *name) {
 
 /* ---- steps and the rendezvous (w->mu held) ------------------------------------------ */
 
+/* Steps a pushed tensor made, whose RunGraph has not come within 10 s, are dropped: one
+ * for a step that never comes here must not be kept forever. */
+#define BORN_MS 10000
+
+static void step_unlink(rt_worker *w, wstep *s) {
+  for (wstep **p = &w->steps; *p; p = &(*p)->next)
+    if (*p == s) {
+      *p = s->next;
+      break;
+    }
+  items_free(s);
+  free(s);
+}
+
 static wstep *step_get(rt_worker *w, uint64_t id) {
   for (wstep *s = w->steps; s; s = s->next)
     if (s->id == id) return s;
+  int64_t now = rt_trace_micros() / 1000;
+  for (wstep *s = w->steps, *next; s; s = next) {
+    next = s->next;
+    if (!s->ran && !s->users && now - s->born_ms > BORN_MS) step_unlink(w, s);
+  }
   wstep *s = calloc(1, sizeof *s);
   if (!s) abort();
   s->id = id;
+  s->born_ms = now;
   s->next = w->steps;
   w->steps = s;
   /* born aborted when the step was aborted before (or the worker is going away) */
@@ -264,17 +303,10 @@ static wstep *step_get(rt_worker *w, uint64_t id) {
 }
 
 /* Drop a step once nobody uses it and every tensor it holds has been taken. Aborted steps
- * are dropped too: their late arrivals fail on the missing run, not hang (see RecvTensor). */
+ * are dropped too: their late arrivals find the tombstone. */
 static void step_release(rt_worker *w, wstep *s) {
-  if (--s->users > 0 || (s->items && !s->aborted)) return;
-  for (wstep **p = &w->steps; *p; p = &(*p)->next)
-    if (*p == s) {
-      *p = s->next;
-      break;
-    }
-  items_free(s->items);
-  items_free(s->fetching);
-  free(s);
+  if (--s->users > 0 || (s->n_items && !s->aborted)) return;
+  step_unlink(w, s);
 }
 
 static void step_abort(rt_worker *w, wstep *s, const rt_status *why) {
@@ -284,171 +316,168 @@ static void step_abort(rt_worker *w, wstep *s, const rt_status *why) {
   w->dead[w->dead_next] = s->id;
   w->dead_why[w->dead_next] = *why;
   w->dead_next = (w->dead_next + 1) % TOMBSTONES;
-  for (wrun *r = s->runs; r; r = r->next) atomic_store(&r->step.cancelled, true);
-  pthread_cond_broadcast(&w->cv);
+  for (wrun *r = s->runs; r; r = r->next) {
+    atomic_store(&r->step.cancelled, true);
+    pthread_cond_signal(&r->cv);
+  }
 }
 
-static rdv_item *item_take(rdv_item **list, const char *key) {
-  for (rdv_item **p = list; *p; p = &(*p)->next)
-    if (!strcmp((*p)->key, key)) {
-      rdv_item *it = *p;
-      *p = it->next;
-      return it;
-    }
-  return NULL;
+static uint64_t key_hash(const char *key) {
+  uint64_t h = 1469598103934665603ull;   /* FNV-1a */
+  for (const unsigned char *p = (const unsigned char *)key; *p; p++) h = (h ^ *p) * 1099511628211ull;
+  return h;
 }
 
-static void item_put(rdv_item **list, const char *key, rt_tensor *t) {
-  rdv_item *it = calloc(1, sizeof *it);
+static rdv_item **item_slot(wstep *s, const char *key, uint64_t h) {
+  rdv_item **p = &s->items[h % RDV_BUCKETS];
+  while (*p && ((*p)->hash != h || strcmp((*p)->key, key))) p = &(*p)->next;
+  return p;
+}
+
+static rdv_item *item_new(rdv_item **slot, const char *key, uint64_t h) {
+  size_t n = strlen(key) + 1;
+  rdv_item *it = calloc(1, sizeof *it + n);
   if (!it) abort();
-  it->key = strdup(key);
-  it->t = t;
-  it->next = *list;
-  *list = it;
+  memcpy(it->key, key, n);
+  it->hash = h;
+  *slot = it;
+  return it;
 }
 
-/* The task ("/job:J/replica:R/task:T") of a key's sending device. */
-static void key_src_task(const char *key, char *task, size_t n) {
+/* A tensor arrives under key (w->mu held; takes t): wake the run waiting for it. */
+static void item_put(wstep *s, const char *key, rt_tensor *t) {
+  uint64_t h = key_hash(key);
+  rdv_item **slot = item_slot(s, key, h);
+  rdv_item *it = *slot ? *slot : item_new(slot, key, h);
+  if (it->t) {   /* sent twice: the newer wins (no loops yet: a key is sent once a step) */
+    rt_tensor_unref(it->t);
+    s->n_items--;
+  }
+  it->t = t;
+  s->n_items++;
+  if (it->waiter) pthread_cond_signal(&it->waiter->cv);
+}
+
+/* Take the tensor under key if it is there (w->mu held). */
+static rt_tensor *item_take(wstep *s, const char *key) {
+  uint64_t h = key_hash(key);
+  rdv_item **slot = item_slot(s, key, h), *it = *slot;
+  if (!it || !it->t) return NULL;
+  rt_tensor *t = it->t;
+  *slot = it->next;
+  free(it);
+  s->n_items--;
+  return t;
+}
+
+/* Register r as the one waiting for key, or stop waiting (r NULL) (w->mu held). */
+static void item_wait(wstep *s, const char *key, wrun *r) {
+  uint64_t h = key_hash(key);
+  rdv_item **slot = item_slot(s, key, h), *it = *slot;
+  if (r) {
+    if (!it) it = item_new(slot, key, h);
+    it->waiter = r;
+  } else if (it && !it->t) {
+    *slot = it->next;
+    free(it);
+  } else if (it) {
+    it->waiter = NULL;
+  }
+}
+
+/* The task ("/job:J/replica:R/task:T") of a key's receiving device (its third field). */
+static void key_dst_task(const char *key, char *task, size_t n) {
+  task[0] = '\0';
+  const char *p = strchr(key, ';');
+  p = p ? strchr(p + 1, ';') : NULL;
+  const char *e = p ? strchr(p + 1, ';') : NULL;
+  if (!e) return;
   char dev[256];
-  const char *semi = strchr(key, ';');
-  size_t len = semi ? (size_t)(semi - key) : strlen(key);
-  if (len >= sizeof dev) len = sizeof dev - 1;
-  memcpy(dev, key, len);
+  size_t len = (size_t)(e - p - 1);
+  if (len >= sizeof dev) return;
+  memcpy(dev, p + 1, len);
   dev[len] = '\0';
   rt_devname d;
-  if (rt_devname_parse(dev, &d, NULL)) {
-    task[0] = '\0';
-    return;
-  }
-  rt_devname_task_str(&d, task, n);
+  if (!rt_devname_parse(dev, &d, NULL)) rt_devname_task_str(&d, task, n);
 }
 
-typedef struct fetch_job {
-  rt_worker *w;
-  uint64_t step;
-  char key[1024];
-  char task[160];
-  char endpoint[256];
-} fetch_job;
-
-/* A fetcher gives up when its worker shuts down. */
-static int fetch_tick(void *arg, int64_t elapsed_ms) {
-  (void)elapsed_ms;
-  return __atomic_load_n(&((rt_worker *)arg)->shutdown, __ATOMIC_ACQUIRE);
-}
-
-static void *fetch_main(void *arg) {
-  fetch_job *j = arg;
-  rt_worker *w = j->w;
-  rt_status st = {0};
-  rt_tensor *t = NULL;
-  net_client *c = net_client_new(j->endpoint, NULL, &st);
-  int rc = c ? RT_OK : st.code;
-  if (!rc) {
-    net_msg *req = net_msg_new("RecvTensor");
-    net_msg_uint(req, "step", j->step);
-    net_msg_str(req, "key", j->key);
-    net_in *rep = NULL;
-    net_wait nw = {.timeout_ms = -1, .tick_ms = 50, .tick = fetch_tick, .arg = w};
-    rc = net_call_wait(c, req, &rep, &nw, &st);
-    if (!rc) rc = rt_unpack_tensor_msg(rep, net_get(rep, "tensor") ? net_get(rep, "tensor")
-                                                                    : net_in_header(rep),
-                                       "RecvTensor.tensor", &t, &st);
-    net_in_free(rep);
-    net_client_free(c);
-  }
-  pthread_mutex_lock(&w->mu);
-  wstep *s = step_get(w, j->step);
-  if (rc) {
-    if (rc != RT_CANCELLED) rt_status_prefix(&st, "%s: ", j->task);
-    step_abort(w, s, &st);
-  } else {
-    item_put(&s->items, j->key, t);
-    pthread_cond_broadcast(&w->cv);
-  }
-  step_release(w, s);
-  w->fetchers--;
-  pthread_cond_broadcast(&w->cv);
-  pthread_mutex_unlock(&w->mu);
-  free(j);
-  return NULL;
-}
-
-/* Start pulling a remote key (w->mu held). */
-static int fetch_start(rt_worker *w, wstep *s, const char *key, const char *task,
-                       rt_status *st) {
+/* Push t to the task that receives key: one message over the connection this process
+ * keeps to it, the tensor's bytes sent from its own buffer. No reply: a failure there
+ * aborts the step there, and the master hears of it. */
+static int push_remote(rt_worker *w, uint64_t step, const char *key, const char *task,
+                       rt_tensor *t, rt_status *st) {
   rt_devname d;
   rt_devname_parse(task, &d, NULL);
   const rt_task_addr *a = rt_cluster_find(w->srv->cluster, d.job, d.task);
   if (!a) return rt_error(st, RT_INTERNAL, "no address for task %s (key %s)", task, key);
-  fetch_job *j = calloc(1, sizeof *j);
-  if (!j) return rt_error(st, RT_RESOURCE_EXHAUSTED, "out of memory");
-  j->w = w;
-  j->step = s->id;
-  snprintf(j->key, sizeof j->key, "%s", key);
-  snprintf(j->task, sizeof j->task, "%s", task);
-  rt_endpoint(a->addr, j->endpoint, sizeof j->endpoint);
-  item_put(&s->fetching, key, NULL);
-  s->users++;
-  w->fetchers++;
-  pthread_t th;
-  pthread_attr_t at;
-  pthread_attr_init(&at);
-  pthread_attr_setdetachstate(&at, PTHREAD_CREATE_DETACHED);
-  int e = pthread_create(&th, &at, fetch_main, j);
-  pthread_attr_destroy(&at);
-  if (e) {
-    s->users--;
-    w->fetchers--;
-    free(j);
-    return rt_error(st, RT_RESOURCE_EXHAUSTED, "cannot start a thread to receive %s", key);
-  }
-  return RT_OK;
+  size_t max = w->limits.max_frame;
+  if (rt_tensor_nbytes(t) > max)
+    return rt_error(st, RT_RESOURCE_EXHAUSTED, "cannot send %s to %s: a tensor of %zu bytes is over "
+                    "the message limit of %zu bytes (TFSH_MAX_MESSAGE_BYTES)", key, task,
+                    rt_tensor_nbytes(t), max);
+  char ep[256];
+  rt_endpoint(a->addr, ep, sizeof ep);
+  net_peer *p = net_peer_get(ep, st);
+  if (!p) return st->code;
+  net_msg *m = net_msg_new("PushTensor");
+  net_msg_uint(m, "step", step);
+  net_msg_str(m, "key", key);
+  rt_pack_tensor_msg(m, net_msg_field(m, "tensor"), t);
+  return net_peer_send_oneway(p, m, st);
 }
 
 static int rdv_send(rt_step *step, const char *key, rt_tensor *t, rt_status *st) {
   wrun *r = (wrun *)step;
   rt_worker *w = r->w;
-  pthread_mutex_lock(&w->mu);
-  item_put(&r->ws->items, key, rt_tensor_ref(t));
+  char task[160];
+  key_dst_task(key, task, sizeof task);
   atomic_fetch_add(&step->bytes_sent, (long long)rt_tensor_nbytes(t));
-  pthread_cond_broadcast(&w->cv);
+  if (task[0] && strcmp(task, w->srv->task)) {
+    int rc = push_remote(w, step->id, key, task, t, st);
+    if (rc) rt_status_prefix(st, "%s: ", w->srv->task);
+    return rc;
+  }
+  pthread_mutex_lock(&w->mu);
+  item_put(r->ws, key, rt_tensor_ref(t));
   pthread_mutex_unlock(&w->mu);
   return RT_OK;
+}
+
+/* Wait until one of keys has arrived (w->mu held): its index, or -1 when the step was
+ * aborted (*st says why). */
+static int wait_keys(wrun *r, const char *const *keys, int n, rt_tensor **t, rt_status *st) {
+  wstep *s = r->ws;
+  rt_worker *w = r->w;
+  int which = -1;
+  for (;;) {
+    if (s->aborted) {
+      rt_error(st, s->abort.code, "%s", s->abort.msg);
+      break;
+    }
+    for (int k = 0; k < n && which < 0; k++)
+      if ((*t = item_take(s, keys[k]))) which = k;
+    if (which >= 0) break;
+    for (int k = 0; k < n; k++) item_wait(s, keys[k], r);
+    pthread_cond_wait(&r->cv, &w->mu);
+  }
+  for (int k = 0; k < n; k++)
+    if (k != which) item_wait(s, keys[k], NULL);
+  if (which >= 0) atomic_fetch_add(&r->step.bytes_recv, (long long)rt_tensor_nbytes(*t));
+  return which;
 }
 
 static int rdv_recv(rt_step *step, const char *key, bool block, rt_tensor **t, rt_status *st) {
   wrun *r = (wrun *)step;
   rt_worker *w = r->w;
-  wstep *s = r->ws;
   int rc = RT_OK;
-  char task[160];
-  key_src_task(key, task, sizeof task);
-  bool remote = strcmp(task, w->srv->task) != 0;
   pthread_mutex_lock(&w->mu);
-  for (;;) {
-    if (s->aborted) {
-      rc = rt_error(st, s->abort.code, "%s", s->abort.msg);
-      break;
-    }
-    rdv_item *it = item_take(&s->items, key);
-    if (it) {
-      *t = it->t;
-      atomic_fetch_add(&step->bytes_recv, (long long)rt_tensor_nbytes(it->t));
-      free(it->key);
-      free(it);
-      break;
-    }
-    if (remote) {
-      bool started = false;
-      for (rdv_item *f = s->fetching; f; f = f->next) started |= !strcmp(f->key, key);
-      if (!started && (rc = fetch_start(w, s, key, task, st))) break;
-    }
-    if (!block) {
-      rc = RT_UNAVAILABLE;
-      break;
-    }
-    pthread_cond_wait(&w->cv, &w->mu);
+  if (r->ws->aborted) {
+    rc = rt_error(st, r->ws->abort.code, "%s", r->ws->abort.msg);
+  } else if (!block) {
+    if ((*t = item_take(r->ws, key))) atomic_fetch_add(&step->bytes_recv, (long long)rt_tensor_nbytes(*t));
+    else rc = RT_UNAVAILABLE;
+  } else if (wait_keys(r, &key, 1, t, st) < 0) {
+    rc = st->code;
   }
   pthread_mutex_unlock(&w->mu);
   return rc;
@@ -457,38 +486,10 @@ static int rdv_recv(rt_step *step, const char *key, bool block, rt_tensor **t, r
 static int rdv_recv_any(rt_step *step, const char *const *keys, int n, int *which, rt_tensor **t,
                         rt_status *st) {
   wrun *r = (wrun *)step;
-  rt_worker *w = r->w;
-  wstep *s = r->ws;
-  int rc = RT_OK;
-  pthread_mutex_lock(&w->mu);
-  /* every remote key is being fetched (the non-blocking tries started them; make sure) */
-  for (int k = 0; k < n && !rc; k++) {
-    char task[160];
-    key_src_task(keys[k], task, sizeof task);
-    if (!strcmp(task, w->srv->task)) continue;
-    bool started = false;
-    for (rdv_item *f = s->fetching; f; f = f->next) started |= !strcmp(f->key, keys[k]);
-    if (!started) rc = fetch_start(w, s, keys[k], task, st);
-  }
-  while (!rc) {
-    if (s->aborted) {
-      rc = rt_error(st, s->abort.code, "%s", s->abort.msg);
-      break;
-    }
-    rdv_item *it = NULL;
-    for (int k = 0; k < n && !it; k++)
-      if ((it = item_take(&s->items, keys[k]))) *which = k;
-    if (it) {
-      *t = it->t;
-      atomic_fetch_add(&step->bytes_recv, (long long)rt_tensor_nbytes(it->t));
-      free(it->key);
-      free(it);
-      break;
-    }
-    pthread_cond_wait(&w->cv, &w->mu);
-  }
-  pthread_mutex_unlock(&w->mu);
-  return rc;
+  pthread_mutex_lock(&r->w->mu);
+  *which = wait_keys(r, keys, n, t, st);
+  pthread_mutex_unlock(&r->w->mu);
+  return *which < 0 ? st->code : RT_OK;
 }
 
 /* ---- handlers ----------------------------------------------------------------------- */
@@ -505,12 +506,68 @@ static wgraph *graph_find(rt_worker *w, uint64_t handle) {
   return NULL;
 }
 
+static void *run_part(void *arg);
+
+/* A part's thread: runs its part of every step of the fragment, until the fragment goes. */
+typedef struct part_arg {
+  wgraph *wg;
+  int i;
+} part_arg;
+
+static void *part_main(void *arg) {
+  part_arg pa = *(part_arg *)arg;
+  free(arg);
+  wgraph *wg = pa.wg;
+  pthread_mutex_lock(&wg->go_mu);
+  uint64_t seen = wg->gen;
+  for (;;) {
+    while (!wg->quit && wg->gen == seen) pthread_cond_wait(&wg->go_cv, &wg->go_mu);
+    if (wg->quit) break;
+    seen = wg->gen;
+    wrun *runs = wg->go;
+    pthread_mutex_unlock(&wg->go_mu);
+    run_part(&runs[pa.i]);
+    pthread_mutex_lock(&wg->go_mu);
+    wg->n_done++;
+    pthread_cond_signal(&wg->done_cv);
+  }
+  pthread_mutex_unlock(&wg->go_mu);
+  return NULL;
+}
+
+static int start_part_threads(wgraph *wg, rt_status *st) {
+  if (!(wg->threads = calloc((size_t)wg->n_parts, sizeof *wg->threads)))
+    return rt_error(st, RT_RESOURCE_EXHAUSTED, "out of memory");
+  for (int i = 1; i < wg->n_parts; i++) {
+    part_arg *pa = malloc(sizeof *pa);
+    if (!pa) abort();
+    *pa = (part_arg){wg, i};
+    if (pthread_create(&wg->threads[i], NULL, part_main, pa)) {
+      free(pa);
+      pthread_mutex_lock(&wg->go_mu);   /* stop those started */
+      wg->quit = true;
+      pthread_cond_broadcast(&wg->go_cv);
+      pthread_mutex_unlock(&wg->go_mu);
+      for (int k = 1; k < i; k++) pthread_join(wg->threads[k], NULL);
+      free(wg->threads);
+      wg->threads = NULL;
+      return rt_error(st, RT_RESOURCE_EXHAUSTED, "cannot start a thread for device %s",
+                      wg->parts[i].name);
+    }
+  }
+  return RT_OK;
+}
+
 static void handle_register(rt_worker *w, net_req *req) {
   const net_in *in = net_req_msg(req);
   rt_status st = {0};
   wgraph *wg = calloc(1, sizeof *wg);
+  if (!wg) abort();
   wg->g = rt_graph_new();
   pthread_mutex_init(&wg->run_mu, NULL);
+  pthread_mutex_init(&wg->go_mu, NULL);
+  pthread_cond_init(&wg->go_cv, NULL);
+  pthread_cond_init(&wg->done_cv, NULL);
   int rc = rt_unpack_nodes(in, net_get(in, "graph") ? net_get(in, "graph") : net_in_header(in),
                            "RegisterGraph.graph", wg->g, &st);
   for (int i = 0; !rc && i < wg->g->n_nodes; i++) {
@@ -530,6 +587,7 @@ static void handle_register(rt_worker *w, net_req *req) {
       rc = rt_exec_new(wg->parts[i].g, wg->devs[i], &wg->execs[i], &st);
     }
   }
+  if (!rc && wg->n_parts > 1) rc = start_part_threads(wg, &st);
   /* stateful kernels (random generators) continue across the session's signatures */
   uint64_t session = 0;
   if (!rc && net_has(in, "session") && !net_get_uint(in, "session", &session, &st)) {
@@ -678,7 +736,6 @@ static void handle_run(rt_worker *w, net_req *req) {
     rt_run_args a = {nf, (const char *const *)fnames, feeds, nx, (const char *const *)xnames,
                      fetched, 0, NULL};
     wrun *runs = calloc((size_t)wg->n_parts + 1, sizeof *runs);
-    pthread_t *th = calloc((size_t)wg->n_parts + 1, sizeof *th);
     pthread_mutex_lock(&w->mu);
     for (int i = 0; i < wg->n_parts; i++) {
       wrun *r = &runs[i];
@@ -691,6 +748,7 @@ static void handle_run(rt_worker *w, net_req *req) {
       r->wg = wg;
       r->part = i;
       r->args = &a;
+      pthread_cond_init(&r->cv, NULL);
       r->next = ws->runs;
       ws->runs = r;
       if (ws->aborted) atomic_store(&r->step.cancelled, true);
@@ -698,9 +756,20 @@ static void handle_run(rt_worker *w, net_req *req) {
       r->step.timed = want_busy;
     }
     pthread_mutex_unlock(&w->mu);
-    for (int i = 1; i < wg->n_parts; i++) pthread_create(&th[i], NULL, run_part, &runs[i]);
+    if (wg->n_parts > 1) {   /* the other parts on their threads */
+      pthread_mutex_lock(&wg->go_mu);
+      wg->go = runs;
+      wg->n_done = 0;
+      wg->gen++;
+      pthread_cond_broadcast(&wg->go_cv);
+      pthread_mutex_unlock(&wg->go_mu);
+    }
     if (wg->n_parts) run_part(&runs[0]);
-    for (int i = 1; i < wg->n_parts; i++) pthread_join(th[i], NULL);
+    if (wg->n_parts > 1) {
+      pthread_mutex_lock(&wg->go_mu);
+      while (wg->n_done < wg->n_parts - 1) pthread_cond_wait(&wg->done_cv, &wg->go_mu);
+      pthread_mutex_unlock(&wg->go_mu);
+    }
     pthread_mutex_lock(&w->mu);
     ws->runs = NULL;
     /* The first real error; cancellations it caused are not news. */
@@ -720,8 +789,8 @@ static void handle_run(rt_worker *w, net_req *req) {
     step_release(w, ws);
     pthread_mutex_unlock(&w->mu);
     pthread_mutex_unlock(&wg->run_mu);
+    for (int i = 0; i < wg->n_parts; i++) pthread_cond_destroy(&runs[i].cv);
     free(runs);
-    free(th);
   }
   /* views: counters for GetProgress (%top) */
   pthread_mutex_lock(&w->mu);
@@ -758,61 +827,36 @@ static void handle_run(rt_worker *w, net_req *req) {
   free_tensors(fetched, nx);
 }
 
-static void handle_recv_tensor(rt_worker *w, net_req *req) {
+/* PushTensor, on the server's I/O thread (it never blocks): the tensor goes into its
+ * step's table, which it creates when the step's RunGraph has not come yet. A push that
+ * cannot be read aborts its step here, so the step fails instead of waiting. */
+static void handle_push(rt_worker *w, net_req *req) {
   const net_in *in = net_req_msg(req);
   rt_status st = {0};
-  uint64_t step;
-  const char *key;
-  size_t len;
+  uint64_t step = 0;
+  const char *key = "";
+  size_t len = 0;
+  rt_tensor *t = NULL;
   int rc = net_get_uint(in, "step", &step, &st);
   if (!rc) rc = net_get_str(in, "key", &key, &len, &st);
-  if (rc) {
-    net_reply_error(req, rc, "%s", st.msg);
-    return;
+  if (!rc && len >= 1024) rc = rt_error(&st, RT_INVALID_ARGUMENT, "PushTensor: key of %zu bytes", len);
+  const msgpack_object *tv = rc ? NULL : net_get(in, "tensor");
+  if (!rc && !tv) rc = rt_error(&st, RT_INVALID_ARGUMENT, "PushTensor: missing field \"tensor\"");
+  if (!rc) rc = rt_unpack_tensor_msg(in, tv, "PushTensor.tensor", &t, &st);
+  char k[1024];
+  snprintf(k, sizeof k, "%.*s", (int)len, key);
+  if (step) {
+    pthread_mutex_lock(&w->mu);
+    wstep *s = step_get(w, step);
+    s->users++;
+    if (rc) step_abort(w, s, &st);
+    else if (!s->aborted) item_put(s, k, t), t = NULL;
+    step_release(w, s);
+    pthread_mutex_unlock(&w->mu);
   }
-  char *k = strndup(key, len);
-  rt_tensor *t = NULL;
-  pthread_mutex_lock(&w->mu);
-  wstep *s = step_get(w, step);
-  s->users++;
-  /* A step no RunGraph has brought here is given a bound: a RecvTensor may arrive before
-   * its step's RunGraph (the master sends them all at once), but not 10 s before — one for
-   * a step that never comes must not hold a handler thread forever. */
-  struct timespec deadline;
-  clock_gettime(CLOCK_REALTIME, &deadline);
-  deadline.tv_sec += 10;
-  for (;;) {
-    if (s->aborted) {
-      rc = s->abort.code;
-      st = s->abort;
-      break;
-    }
-    rdv_item *it = item_take(&s->items, k);
-    if (it) {
-      t = it->t;
-      free(it->key);
-      free(it);
-      break;
-    }
-    if (s->ran) {
-      pthread_cond_wait(&w->cv, &w->mu);
-    } else if (pthread_cond_timedwait(&w->cv, &w->mu, &deadline) == ETIMEDOUT && !s->ran) {
-      rc = rt_error(&st, RT_NOT_FOUND, "RecvTensor: step %016" PRIx64 " is unknown on %s (no RunGraph "
-                    "for it came within 10 s)", step, w->srv->task);
-      break;
-    }
-  }
-  step_release(w, s);
-  pthread_mutex_unlock(&w->mu);
-  free(k);
-  if (rc) {
-    net_reply_error(req, rc, "%s", st.msg);
-    return;
-  }
-  net_msg *rep = net_msg_new("RecvTensorOk");
-  rt_pack_tensor_msg(rep, net_msg_field(rep, "tensor"), t);
   rt_tensor_unref(t);
-  net_reply(req, rep);
+  if (rc) net_reply_error(req, rc, "%s: %s", w->srv->task, st.msg);
+  else net_req_done(req);
 }
 
 static void handle_abort(rt_worker *w, net_req *req) {
@@ -942,7 +986,7 @@ static void handle_reset(rt_worker *w, net_req *req) {
 bool rt_worker_handle(rt_worker *w, net_req *req) {
   const char *t = net_in_type(net_req_msg(req));
   if (!strcmp(t, "RunGraph")) handle_run(w, req);
-  else if (!strcmp(t, "RecvTensor")) handle_recv_tensor(w, req);
+  else if (!strcmp(t, "PushTensor")) handle_push(w, req);
   else if (!strcmp(t, "RegisterGraph")) handle_register(w, req);
   else if (!strcmp(t, "AbortStep")) handle_abort(w, req);
   else if (!strcmp(t, "DeregisterGraph")) handle_deregister(w, req);

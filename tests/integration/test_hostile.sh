@@ -2,8 +2,7 @@
 # Hostile messages against a real `tfsh server` (tests/fuzz/hostile_client.c): truncated
 # headers, wrong types, huge counts and lengths, unknown versions, message types,
 # sessions, graph handles and steps, frames over the size limit. Each gets an error reply
-# (RecvTensor for an unknown step waits for it by design, and is answered once the step is
-# aborted), and after each the server still answers GetStatus. The server runs with
+# (a readable PushTensor is answered with nothing, by design), and after each the server still answers GetStatus. The server runs with
 # TFSH_MAX_MESSAGE_BYTES=1M, so the size cases are cheap.
 . "$(dirname "$0")/lib.sh"
 HOSTILE=${HOSTILE:-$(dirname "$TFSH")/hostile_client}
