@@ -31,14 +31,14 @@ typedef void (*update_fn)(const rt_kernel_ctx *c, update *u, bool f32);
       T *v = u->ref[0], *a = u->ref[1], *b = u->ref[2];                                 \
       const T *g = u->grad;                                                             \
       (void)a, (void)b;                                                                 \
-      _Pragma("omp parallel for simd schedule(static) if (u->n >= (1 << 18))")         \
+      _Pragma("omp parallel for simd schedule(static) num_threads(rt_intra_threads()) if (u->n >= (1 << 18))")         \
       for (int64_t i = 0; i < u->n; i++) body;                                          \
     } else {                                                                            \
       typedef double T;                                                                 \
       T *v = u->ref[0], *a = u->ref[1], *b = u->ref[2];                                 \
       const T *g = u->grad;                                                             \
       (void)a, (void)b;                                                                 \
-      _Pragma("omp parallel for simd schedule(static) if (u->n >= (1 << 18))")         \
+      _Pragma("omp parallel for simd schedule(static) num_threads(rt_intra_threads()) if (u->n >= (1 << 18))")         \
       for (int64_t i = 0; i < u->n; i++) body;                                          \
     }                                                                                   \
   } while (0)

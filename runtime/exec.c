@@ -262,7 +262,9 @@ static int run_node(rt_exec *x, xnode *xn, rt_step *step, rt_status *st) {
       .reuse = x->reuse + xn->first_out, .state = x->slot[n->id],
     };
     atomic_store(&step->current_op, n->name);
+    bool held = rt_inter_acquire();
     rc = xn->kernel(&ctx);
+    if (held) rt_inter_release();
     for (int i = 0; !rc && i < n->n_outputs; i++)
       if (!ctx.outputs[i])
         rc = rt_error(st, RT_INTERNAL, "node '%s' (%s) produced no output %d", n->name, n->op, i);

@@ -7,6 +7,76 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
+
+/* ---- threads ---------------------------------------------------------------------- */
+
+static pthread_mutex_t threads_mu = PTHREAD_MUTEX_INITIALIZER;
+static pthread_cond_t threads_cv = PTHREAD_COND_INITIALIZER;
+static int intra_set, inter_set, intra_dflt, inter_busy;
+static _Atomic int intra_now, inter_now;
+
+static int env_threads(void) {
+  const char *e = getenv("BLIS_NUM_THREADS");
+  if (!e || !*e) e = getenv("OMP_NUM_THREADS");
+  long n = e ? atol(e) : 0;
+  return n > 0 ? (int)n : 0;
+}
+
+static void threads_update(void) {   /* threads_mu held */
+  int cores = (int)sysconf(_SC_NPROCESSORS_ONLN);
+  int n = intra_set ? intra_set : env_threads();
+  if (!n) n = intra_dflt ? intra_dflt : cores;
+  intra_now = n > 0 ? n : 1;
+  inter_now = inter_set;
+}
+
+void rt_threads_set(int intra, int inter) {
+  pthread_mutex_lock(&threads_mu);
+  if (intra > 0) intra_set = intra;
+  if (inter > 0) inter_set = inter;
+  threads_update();
+  pthread_cond_broadcast(&threads_cv);
+  pthread_mutex_unlock(&threads_mu);
+}
+
+void rt_threads_default(int tasks_on_host) {
+  int cores = (int)sysconf(_SC_NPROCESSORS_ONLN);
+  pthread_mutex_lock(&threads_mu);
+  if (!intra_dflt) {   /* the first server of the process decides */
+    int n = tasks_on_host > 1 ? cores / tasks_on_host : cores;
+    intra_dflt = n > 0 ? n : 1;
+    threads_update();
+  }
+  pthread_mutex_unlock(&threads_mu);
+}
+
+int rt_intra_threads(void) {
+  int n = intra_now;
+  if (n) return n;
+  pthread_mutex_lock(&threads_mu);
+  threads_update();
+  pthread_mutex_unlock(&threads_mu);
+  return intra_now;
+}
+
+int rt_inter_threads(void) { return inter_now; }
+
+bool rt_inter_acquire(void) {
+  if (!inter_now) return false;
+  pthread_mutex_lock(&threads_mu);
+  while (inter_now && inter_busy >= inter_now) pthread_cond_wait(&threads_cv, &threads_mu);
+  inter_busy++;
+  pthread_mutex_unlock(&threads_mu);
+  return true;
+}
+
+void rt_inter_release(void) {
+  pthread_mutex_lock(&threads_mu);
+  inter_busy--;
+  pthread_cond_signal(&threads_cv);
+  pthread_mutex_unlock(&threads_mu);
+}
 
 static rt_op_sig *ops;
 static int n_ops, cap_ops;

@@ -68,6 +68,26 @@ rt_tensor *rt_kernel_output(rt_kernel_ctx *ctx, int i, rt_dtype t, const rt_shap
 int rt_kernel_error(rt_kernel_ctx *ctx, int code, const char *fmt, ...)
     __attribute__((format(printf, 3, 4)));
 
+/* ---- threads ------------------------------------------------------------------------
+ *
+ * One policy for the process, as TF1's global thread pools: intra-op threads are the
+ * threads one kernel may use (BLIS, OpenMP loops); inter-op threads, how many kernels may
+ * run at once (each device's executor runs one op at a time, so this caps several
+ * devices). Chosen by, first to last: ConfigProto's intra_op_parallelism_threads /
+ * inter_op_parallelism_threads (or `tfsh server --intra-op-threads N`), given by the
+ * first server or session of the process to set them; BLIS_NUM_THREADS or
+ * OMP_NUM_THREADS (intra only); else intra = the cores divided by the tasks of the
+ * cluster that share this host (at least 1), inter = no cap. */
+void rt_threads_set(int intra, int inter);          /* 0 leaves one as it is */
+/* The default for task (job, index) of a cluster whose tasks_on_host share its host. */
+void rt_threads_default(int tasks_on_host);
+int rt_intra_threads(void);
+int rt_inter_threads(void);                          /* 0: no cap */
+/* Around a kernel: waits while inter-op threads are all busy; false (nothing to release)
+ * when there is no cap. */
+bool rt_inter_acquire(void);
+void rt_inter_release(void);
+
 /* ---- gradients -------------------------------------------------------------------- */
 
 typedef struct rt_grad_ctx {

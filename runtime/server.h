@@ -15,6 +15,8 @@ typedef struct rt_server rt_server;
 typedef struct rt_server_opts {
   int n_cpus;              /* CPU devices in this worker (ConfigProto device_count CPU) */
   const char *bind_host;   /* NULL: the host the cluster spec names for this task */
+  int intra_op_threads;    /* ConfigProto's; 0: the process's policy (runtime/op.h) */
+  int inter_op_threads;
 } rt_server_opts;
 
 /* Start the server for task (job, index) of cluster. The task's address must be in the

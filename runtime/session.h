@@ -21,6 +21,8 @@ typedef struct rt_session_config {
   int n_device_filters;            /* ConfigProto.device_filters: tasks the session needs */
   const char *const *device_filters;
   int n_cpus;                      /* local sessions: CPU devices (device_count={'CPU': n}) */
+  int intra_op_threads;            /* ConfigProto's, for this process (runtime/op.h); 0: as is */
+  int inter_op_threads;
   const volatile int *interrupt;   /* cancels a wait for the cluster (Ctrl-C) */
 } rt_session_config;
 

@@ -9,12 +9,14 @@
 #include "ops/ops.h"
 #include "runtime/cluster.h"
 #include "runtime/files.h"
+#include "runtime/op.h"
 #include "runtime/server.h"
 #include "shell/cmd.h"
 
 static const char server_usage[] =
   "usage: tfsh server (--cluster SPEC | --ps_hosts H,.. --worker_hosts H,.. | TF_CONFIG) \\\n"
   "                   --job NAME --task N [--cpus N] [--bind HOST]\n"
+  "                   [--intra-op-threads N] [--inter-op-threads N]   (ConfigProto's)\n"
   "                   [--cluster-key FILE] [--insecure] [--max-message-bytes N]\n"
   "                   [--allow-write DIR:DIR...]   (where Save may write; default . and $TMPDIR)\n"
   "  SPEC: JSON {\"ps\": [\"host:port\"], \"worker\": [...]} or legacy ps|h:p;h:p,worker|h:p\n";
@@ -46,6 +48,7 @@ static void add_hosts(rt_cluster *c, const char *job, const char *hosts) {
 int sh_server_main(int argc, char **argv) {
   const char *spec = NULL, *job = NULL, *task = NULL, *cpus = NULL, *bind = NULL, *ps = NULL,
              *workers = NULL, *max_bytes = NULL, *key = NULL, *allow = NULL, *v;
+  const char *threads[2] = {NULL, NULL};   /* intra-op, inter-op */
   bool insecure = false;
   for (int i = 1; i < argc; i++) {
     if (!strcmp(argv[i], "-h") || !strcmp(argv[i], "--help")) {
@@ -62,6 +65,8 @@ int sh_server_main(int argc, char **argv) {
     else if ((v = opt(argc, argv, &i, "--task")) || (v = opt(argc, argv, &i, "--task_index"))) task = v;
     else if ((v = opt(argc, argv, &i, "--cpus"))) cpus = v;
     else if ((v = opt(argc, argv, &i, "--bind"))) bind = v;
+    else if ((v = opt(argc, argv, &i, "--intra-op-threads"))) threads[0] = v;
+    else if ((v = opt(argc, argv, &i, "--inter-op-threads"))) threads[1] = v;
     else if ((v = opt(argc, argv, &i, "--ps_hosts"))) ps = v;
     else if ((v = opt(argc, argv, &i, "--worker_hosts"))) workers = v;
     else if ((v = opt(argc, argv, &i, "--max-message-bytes"))) max_bytes = v;
@@ -71,6 +76,17 @@ int sh_server_main(int argc, char **argv) {
       fprintf(stderr, "tfsh server: unknown argument '%s'\n%s", argv[i], server_usage);
       return 2;
     }
+  }
+  int nthreads[2] = {0, 0};
+  for (int k = 0; k < 2; k++) {
+    char *end = NULL;
+    long n = threads[k] ? strtol(threads[k], &end, 10) : 0;
+    if (threads[k] && (*end || n < 1 || n > 4096)) {
+      fprintf(stderr, "tfsh server: --%s-op-threads must be a number from 1 to 4096, got '%s'\n",
+              k ? "inter" : "intra", threads[k]);
+      return 2;
+    }
+    nthreads[k] = (int)n;
   }
   rt_status st = {0};
   if (net_configure(max_bytes, key, insecure, &st)) {
@@ -139,11 +155,17 @@ int sh_server_main(int argc, char **argv) {
     allow = dflt;
   }
   rt_files_allow(allow);
-  rt_server_opts o = {.n_cpus = cpus ? atoi(cpus) : 1, .bind_host = bind};
+  rt_server_opts o = {.n_cpus = cpus ? atoi(cpus) : 1, .bind_host = bind,
+                      .intra_op_threads = nthreads[0], .inter_op_threads = nthreads[1]};
   rt_server *s = rt_server_start(c, job, (int)index, &o, &st);
   rt_cluster_free(c);
   if (!s) return fail("%s%s", st.msg, "");
   printf("tfsh: %s serving on %s\n", rt_server_task(s), rt_server_endpoint(s));
+  int inter = rt_inter_threads();
+  char cap[32] = "no cap";
+  if (inter) snprintf(cap, sizeof cap, "%d", inter);
+  printf("tfsh: kernels use %d intra-op thread%s; inter-op: %s\n", rt_intra_threads(),
+         rt_intra_threads() == 1 ? "" : "s", cap);
   fflush(stdout);
   int sig = 0;
   sigwait(&sigs, &sig);

@@ -321,6 +321,14 @@ static int server_start(tf_server *s, sh_obj *config) {
     if (n && sh_is_int(n)) o.n_cpus = (int)sh_int_value(n);
   }
   sh_decref(dc);
+  static const char *const pools[] = {"intra_op_parallelism_threads", "inter_op_parallelism_threads"};
+  for (int i = 0; i < 2 && config && config != SH_NONE; i++) {
+    sh_obj *v = sh_getattr_opt(config, pools[i]);
+    int64_t n = 0;
+    if (v && sh_is_int(v)) n = sh_int_value(v);
+    if (n > 0 && n < 4096) *(i ? &o.inter_op_threads : &o.intra_op_threads) = (int)n;
+    sh_decref(v);
+  }
   rt_status st = {0};
   s->s = rt_server_start(rc, s->job, s->index, &o, &st);
   rt_cluster_free(rc);

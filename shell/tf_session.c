@@ -391,6 +391,18 @@ static sh_obj *session_new(sh_obj *target, sh_obj *graph, sh_obj *config, bool i
     cfg.operation_timeout_ms = ms;
     sh_decref(v);
   }
+  if ((v = cfg_get(config, "intra_op_parallelism_threads"))) {
+    int64_t n = 0;
+    sh_as_int(v, &n);
+    cfg.intra_op_threads = n > 0 && n < 4096 ? (int)n : 0;
+    sh_decref(v);
+  }
+  if ((v = cfg_get(config, "inter_op_parallelism_threads"))) {
+    int64_t n = 0;
+    sh_as_int(v, &n);
+    cfg.inter_op_threads = n > 0 && n < 4096 ? (int)n : 0;
+    sh_decref(v);
+  }
   const char *filters[64];
   sh_obj *fl = cfg_get(config, "device_filters");
   sh_obj *ftuple = fl ? sh_sequence_to_tuple(fl) : NULL;

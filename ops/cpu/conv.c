@@ -120,15 +120,7 @@ static void *scratch_get(rt_kernel_ctx *c, size_t bytes, void **tmp) {
   return s ? (void *)(s + 1) : NULL;
 }
 
-static int n_threads(void) {
-  static int n;
-  if (!n) {
-    const char *env = getenv("BLIS_NUM_THREADS");
-    long k = env ? atol(env) : sysconf(_SC_NPROCESSORS_ONLN);
-    n = k > 0 ? (int)k : 1;
-  }
-  return n;
-}
+static int n_threads(void) { return rt_intra_threads(); }
 
 /* C[m,n] = A[m,k] B[k,n] + beta C, operands given by (row, column) strides; C row-major.
  * threads 0: every core when the product is big enough, else one. */
@@ -189,7 +181,7 @@ static plan plan_chunks(const geom *g, int64_t cols, size_t es) {
 static void im2col(const geom *g, const char *x, char *col, int64_t r0, int64_t nr, size_t es) {
   int64_t cols = g->kh * g->kw * g->ic, per_img = g->oh * g->ow;
   size_t px = (size_t)g->ic * es;
-#pragma omp parallel for schedule(static) num_threads(n_threads()) if (nr * cols >= PAR_MIN)
+#pragma omp parallel for schedule(static) num_threads(rt_intra_threads()) if (nr * cols >= PAR_MIN)
   for (int64_t r = 0; r < nr; r++) {
     int64_t row = r0 + r, b = row / per_img, p = row % per_img;
     int64_t y0 = p / g->ow * g->sh - g->pt, x0 = p % g->ow * g->sw - g->pl;
@@ -215,7 +207,7 @@ static void im2col(const geom *g, const char *x, char *col, int64_t r0, int64_t 
   static void col2im_##T(const geom *g, const T *col, T *dx, int64_t r0, int64_t nr) {  \
     int64_t cols = g->kh * g->kw * g->ic, per_img = g->oh * g->ow;                      \
     int64_t nimg = nr % per_img == 0 && r0 % per_img == 0 ? nr / per_img : 0;           \
-    _Pragma("omp parallel for schedule(static) num_threads(n_threads()) if (nimg > 1 && nr * cols >= PAR_MIN)")  \
+    _Pragma("omp parallel for schedule(static) num_threads(rt_intra_threads()) if (nimg > 1 && nr * cols >= PAR_MIN)")  \
     for (int64_t t = 0; t < (nimg ? nimg : 1); t++)                                     \
       for (int64_t r = nimg ? t * per_img : 0; r < (nimg ? (t + 1) * per_img : nr); r++) { \
         int64_t row = r0 + r, b = row / per_img, p = row % per_img;                     \
@@ -521,7 +513,7 @@ static inline void clip(const geom *g, int64_t y, int64_t x, int64_t *y0, int64_
 #define POOL(T)                                                                          \
   static void pool_##T(const geom *g, const T *x, T *y, bool avg) {                     \
     int64_t C = g->ic;                                                                  \
-    _Pragma("omp parallel for schedule(static) if (g->n * g->oh * g->ow * C * g->kh * g->kw >= PAR_MIN)") \
+    _Pragma("omp parallel for schedule(static) num_threads(rt_intra_threads()) if (g->n * g->oh * g->ow * C * g->kh * g->kw >= PAR_MIN)") \
     for (int64_t by = 0; by < g->n * g->oh; by++) {                                     \
       int64_t b = by / g->oh, oy = by % g->oh;                                          \
       for (int64_t ox = 0; ox < g->ow; ox++) {                                          \
@@ -548,7 +540,7 @@ static inline void clip(const geom *g, int64_t y, int64_t x, int64_t *y0, int64_
    * a thread: windows of different images never overlap. */                           \
   static void pool_grad_##T(const geom *g, const T *x, const T *dy, T *dx, bool avg) {  \
     int64_t C = g->ic;                                                                  \
-    _Pragma("omp parallel for schedule(static) if (g->n > 1 && g->n * g->oh * g->ow * C * g->kh * g->kw >= PAR_MIN)") \
+    _Pragma("omp parallel for schedule(static) num_threads(rt_intra_threads()) if (g->n > 1 && g->n * g->oh * g->ow * C * g->kh * g->kw >= PAR_MIN)") \
     for (int64_t b = 0; b < g->n; b++)                                                  \
       for (int64_t oy = 0; oy < g->oh; oy++)                                            \
         for (int64_t ox = 0; ox < g->ow; ox++) {                                        \

@@ -133,7 +133,7 @@ static void run_split(bin_loop f, const char *x, size_t sx, const char *y, size_
     return;
   }
   int64_t chunks = (n + CHUNK - 1) / CHUNK;
-#pragma omp parallel for schedule(static)
+#pragma omp parallel for schedule(static) num_threads(rt_intra_threads())
   for (int64_t k = 0; k < chunks; k++) {
     int64_t lo = k * CHUNK, len = n - lo < CHUNK ? n - lo : CHUNK;
     f(x + (mode == SV ? 0 : (size_t)lo * sx), y + (mode == VS ? 0 : (size_t)lo * sy),
@@ -291,7 +291,7 @@ static int unary(rt_kernel_ctx *c, const un_loop f[5]) {
   const char *xd = rt_tensor_data(x);
   char *yd = rt_tensor_data(y);
   int64_t chunks = (n + CHUNK - 1) / CHUNK;
-#pragma omp parallel for schedule(static) if (n >= PAR_MIN)
+#pragma omp parallel for schedule(static) num_threads(rt_intra_threads()) if (n >= PAR_MIN)
   for (int64_t k = 0; k < chunks; k++) {
     int64_t lo = k * CHUNK, len = n - lo < CHUNK ? n - lo : CHUNK;
     f[slot](xd + (size_t)lo * es, yd + (size_t)lo * es, len);

@@ -8,8 +8,9 @@
  *
  * Threads: BLIS runs one thread unless told. Each call gets its own rntm_t, so concurrent
  * kernels never race on BLIS's global setting: products of at least THREAD_MIN_FLOPS
- * multiply-adds use every core, smaller ones one (thread start-up costs more than it
- * saves there; see scripts/bench/matmul_bench.c). BLIS_NUM_THREADS, when set, wins. */
+ * multiply-adds use the process's intra-op threads (rt_intra_threads: ConfigProto, then
+ * BLIS_NUM_THREADS, then the cores shared among the tasks of this host), smaller ones one
+ * (thread start-up costs more than it saves there; see scripts/bench/matmul_bench.c). */
 #include "ops/cpu/blas.h"
 #include <cpuid.h>
 #include <stdlib.h>
@@ -20,8 +21,6 @@
 
 enum { ARCH_SKX = 0, ARCH_ZEN3 = 6 };
 #define THREAD_MIN_FLOPS (48.0 * 48 * 48)
-
-static int n_threads_big = 1;
 
 /* Is this an AMD CPU that BLIS 0.9.0 does not recognise? */
 static bool amd_unknown_to_blis(void) {
@@ -48,13 +47,10 @@ void op_cpu_blas_init(void) {
       setenv("BLIS_ARCH_TYPE", avx512 ? "0" : "6", 0);
   }
   bli_init();
-  const char *env = getenv("BLIS_NUM_THREADS");
-  long n = env ? atol(env) : sysconf(_SC_NPROCESSORS_ONLN);
-  n_threads_big = n > 0 ? (int)n : 1;
 }
 
 static int threads_for(int64_t m, int64_t n, int64_t k) {
-  return (double)m * (double)n * (double)k >= THREAD_MIN_FLOPS ? n_threads_big : 1;
+  return (double)m * (double)n * (double)k >= THREAD_MIN_FLOPS ? rt_intra_threads() : 1;
 }
 
 #define INT_MATMUL(T)                                                                 \

@@ -31,7 +31,7 @@ static void bias_layout(const rt_kernel_ctx *c, const rt_shape *s, int64_t *oute
 #define BIAS_ADD(T)                                                                     \
   static void bias_add_##T(const T *x, const T *b, T *y, int64_t outer, int64_t ch,     \
                            int64_t inner) {                                             \
-    _Pragma("omp parallel for schedule(static) if (outer * ch * inner >= PAR_MIN)")     \
+    _Pragma("omp parallel for schedule(static) num_threads(rt_intra_threads()) if (outer * ch * inner >= PAR_MIN)")     \
     for (int64_t o = 0; o < outer; o++)                                                 \
       for (int64_t k = 0; k < ch; k++) {                                                \
         const T *xr = x + (o * ch + k) * inner;                                         \
@@ -109,7 +109,7 @@ int op_cpu_bias_add_grad(rt_kernel_ctx *c) {
 #define SOFTMAX(T, EXP, LOG)                                                            \
   static void softmax_##T(const T *x, T *y, int64_t rows, int64_t n, bool log_out,      \
                           const T *p, const int64_t *cls, T *loss) {                   \
-    _Pragma("omp parallel for schedule(static) if (rows * n >= PAR_MIN)")              \
+    _Pragma("omp parallel for schedule(static) num_threads(rt_intra_threads()) if (rows * n >= PAR_MIN)")              \
     for (int64_t r = 0; r < rows; r++) {                                                \
       const T *xr = x + r * n;                                                          \
       T *yr = y + r * n, mx = xr[0], sum = 0;                                           \
@@ -210,12 +210,12 @@ int op_cpu_l2_loss(rt_kernel_ctx *c) {
   double acc = 0;
   if (x->dtype == RT_FLOAT) {
     const float *d = rt_tensor_data(x);
-#pragma omp parallel for reduction(+ : acc) if (n >= PAR_MIN)
+#pragma omp parallel for reduction(+ : acc) num_threads(rt_intra_threads()) if (n >= PAR_MIN)
     for (int64_t i = 0; i < n; i++) acc += (double)d[i] * d[i];
     *(float *)rt_tensor_data(y) = (float)(acc / 2);
   } else {
     const double *d = rt_tensor_data(x);
-#pragma omp parallel for reduction(+ : acc) if (n >= PAR_MIN)
+#pragma omp parallel for reduction(+ : acc) num_threads(rt_intra_threads()) if (n >= PAR_MIN)
     for (int64_t i = 0; i < n; i++) acc += d[i] * d[i];
     *(double *)rt_tensor_data(y) = acc / 2;
   }

@@ -165,7 +165,7 @@ static int random_float(rt_kernel_ctx *c, dist d) {
   int64_t groups = (n + per - 1) / per;
   char *y = rt_tensor_data(out);
   size_t es = rt_dtype_size(t);
-#pragma omp parallel for schedule(static) if (groups >= PAR_MIN_GROUPS)
+#pragma omp parallel for schedule(static) num_threads(rt_intra_threads()) if (groups >= PAR_MIN_GROUPS)
   for (int64_t g = 0; g < groups; g++) {
     int64_t k = n - g * per < per ? n - g * per : per;
     union { float f[4]; double d[2]; } v;
@@ -221,7 +221,7 @@ int op_cpu_random_uniform_int(rt_kernel_ctx *c) {
   int64_t groups = (n + per - 1) / per;
   uint64_t range = (uint64_t)hi - (uint64_t)lo;
   void *y = rt_tensor_data(out);
-#pragma omp parallel for schedule(static) if (groups >= PAR_MIN_GROUPS)
+#pragma omp parallel for schedule(static) num_threads(rt_intra_threads()) if (groups >= PAR_MIN_GROUPS)
   for (int64_t g = 0; g < groups; g++) {
     uint32_t x[4];
     op_philox_block(&p, (uint64_t)g, x);

@@ -1,0 +1,36 @@
+#!/usr/bin/env bash
+# Kernel threads (man tfsh, THREADS): tasks of one host share its cores by default, so a
+# local cluster does not oversubscribe them; ConfigProto's figures (here the server flags)
+# win; a bad figure is refused with the flag and the range.
+. "$(dirname "$0")/lib.sh"
+read -r P0 W0 W1 S0 <<<"$(free_ports 4)"
+SPEC="{\"ps\": [\"localhost:$P0\"], \"worker\": [\"localhost:$W0\", \"127.0.0.1:$W1\"]}"
+start_task ps --cluster "$SPEC" --job ps --task 0
+start_task w1 --cluster "$SPEC" --job worker --task 1
+wait_for "$WORK/ps.log" "intra-op"
+wait_for "$WORK/w1.log" "intra-op"
+cores=$(nproc)
+share=$((cores / 3)); [ "$share" -ge 1 ] || share=1
+plural=s; [ "$share" = 1 ] && plural=
+want="tfsh: kernels use $share intra-op thread$plural; inter-op: no cap"
+check "3 tasks on one host share its $cores cores" "$want" "$(grep intra-op "$WORK/ps.log")"
+check "127.0.0.1 and localhost are one host" "$want" "$(grep intra-op "$WORK/w1.log")"
+
+ONE="{\"worker\": [\"localhost:$S0\"]}"
+start_task solo --cluster "$ONE" --job worker --task 0 --intra-op-threads 3 --inter-op-threads 2
+wait_for "$WORK/solo.log" "intra-op"
+check "flags win" "tfsh: kernels use 3 intra-op threads; inter-op: 2" "$(grep intra-op "$WORK/solo.log")"
+
+out=$(timeout 10 "$TFSH" server --cluster "$ONE" --job worker --task 0 --intra-op-threads 0 2>&1)
+check "a bad figure is refused" "tfsh server: --intra-op-threads must be a number from 1 to 4096, got '0'" "$out"
+
+# A session's ConfigProto sets the process's figures, and a step still runs with them.
+cat >"$WORK/cfg.py" <<'PY'
+import tensorflow as tf
+a = tf.random_normal([300, 300], seed=1)
+cfg = tf.ConfigProto(intra_op_parallelism_threads=1, inter_op_parallelism_threads=1)
+with tf.Session(config=cfg) as s:
+    print(s.run(tf.matmul(a, a)).shape)
+PY
+check "a step with ConfigProto's threads" "(300, 300)" "$(timeout 60 "$TFSH" "$WORK/cfg.py" 2>&1)"
+finish
