@@ -7,7 +7,6 @@
 
 #include "shell/lang/interp.h"
 
-#define ARGS sh_obj *self, int argc, sh_obj **argv, sh_obj *kw
 
 static sh_type *JSONDecodeError;
 

@@ -4,7 +4,6 @@
 
 #include "shell/lang/interp.h"
 
-#define ARGS sh_obj *self, int argc, sh_obj **argv, sh_obj *kw
 
 static int one_double(const char *name, int argc, sh_obj **argv, double *x) {
   if (argc != 1) { sh_raise(sh_TypeError, "math.%s() takes exactly one argument (%d given)", name, argc); return -1; }

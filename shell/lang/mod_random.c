@@ -7,7 +7,6 @@
 
 #include "shell/lang/interp.h"
 
-#define ARGS sh_obj *self, int argc, sh_obj **argv, sh_obj *kw
 
 static uint64_t st[4];
 

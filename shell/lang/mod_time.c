@@ -5,7 +5,6 @@
 
 #include "shell/lang/interp.h"
 
-#define ARGS sh_obj *self, int argc, sh_obj **argv, sh_obj *kw
 
 static double clock_s(clockid_t c) {
   struct timespec ts;
