@@ -18,6 +18,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "base/alloc.h"
 #include "runtime/cluster.h"
 #include "runtime/graph.h"
 #include "runtime/session.h"
@@ -207,7 +208,7 @@ static void stop_task(ctask *t, int sig, int grace_ms) {
  * first task that did not come up and why. */
 static int wait_up(int *want, const off_t *from, int n, double timeout_s, char *err, size_t errn) {
   double end = now_s() + timeout_s;
-  bool *up = calloc((size_t)n + 1, sizeof *up);
+  bool *up = xcalloc((size_t)n + 1, sizeof *up);
   int left = n, rc = 0;
   while (left > 0) {
     for (int k = 0; k < n; k++) {
@@ -292,7 +293,7 @@ static char *cluster_json(const rt_cluster *c) {
     sh_buf_putc(&b, '}');
   }
   sh_buf_putc(&b, '}');
-  char *s = strndup(b.data, b.len);
+  char *s = xstrndup(b.data, b.len);
   sh_buf_free(&b);
   return s;
 }
@@ -337,7 +338,7 @@ static int op_up(const char *spec, double timeout_s) {
   spec_json = cluster_json(c);
   free(tasks);
   ntasks = c->n;
-  tasks = calloc((size_t)ntasks, sizeof *tasks);
+  tasks = xcalloc((size_t)ntasks, sizeof *tasks);
   for (int i = 0; i < c->n; i++) {
     ctask *t = &tasks[i];
     snprintf(t->job, sizeof t->job, "%s", c->tasks[i].job);
@@ -347,8 +348,8 @@ static int op_up(const char *spec, double timeout_s) {
   }
   rt_cluster_free(c);
   qsort(tasks, (size_t)ntasks, sizeof *tasks, ctask_cmp);
-  int *want = calloc((size_t)ntasks, sizeof *want);
-  off_t *from = calloc((size_t)ntasks, sizeof *from);
+  int *want = xcalloc((size_t)ntasks, sizeof *want);
+  off_t *from = xcalloc((size_t)ntasks, sizeof *from);
   int rc = 0;
   for (int i = 0; i < ntasks; i++) {
     ctask *t = &tasks[i];
@@ -601,7 +602,7 @@ static void *probe_run(void *arg) {
 }
 
 static void run_probes(probe *ps, int n) {
-  pthread_t *th = calloc((size_t)n + 1, sizeof *th);
+  pthread_t *th = xcalloc((size_t)n + 1, sizeof *th);
   for (int i = 0; i < n; i++) {
     pthread_mutex_init(&ps[i].mu, NULL);
     pthread_cond_init(&ps[i].cv, NULL);
@@ -623,7 +624,7 @@ static int probe_timeout_ms(void) {
 
 /* One line per task: does it answer? Returns how many answered. */
 static int probe_cluster(const rt_cluster *c, sh_obj *out_list) {
-  probe *ps = calloc((size_t)c->n + 1, sizeof *ps);
+  probe *ps = xcalloc((size_t)c->n + 1, sizeof *ps);
   for (int i = 0; i < c->n; i++) {
     snprintf(ps[i].addr, sizeof ps[i].addr, "%s", c->tasks[i].addr);
     snprintf(ps[i].filter, sizeof ps[i].filter, "/job:%s/task:%d", c->tasks[i].job, c->tasks[i].index);
@@ -751,7 +752,7 @@ static int magic_logs(const char *args) { return op_logs(args); }
 
 /* A spec argument: str, dict, or anything with as_dict() (tf.train.ClusterSpec). */
 static char *spec_text(sh_obj *spec) {
-  if (sh_is_str(spec)) return strdup(sh_str_cstr(spec));
+  if (sh_is_str(spec)) return xstrdup(sh_str_cstr(spec));
   sh_obj *d = NULL;
   sh_obj *as = sh_getattr_opt(spec, "as_dict");
   if (as) {
@@ -767,7 +768,7 @@ static char *spec_text(sh_obj *spec) {
   sh_decref(json);
   sh_decref(d);
   if (!s) return NULL;
-  char *r = sh_is_str(s) ? strdup(sh_str_cstr(s)) : NULL;
+  char *r = sh_is_str(s) ? xstrdup(sh_str_cstr(s)) : NULL;
   sh_decref(s);
   if (!r) sh_raise(sh_TypeError, "cluster spec: expected a str, a dict or a ClusterSpec");
   return r;

@@ -16,6 +16,7 @@
 #include <sys/socket.h>
 #include <unistd.h>
 
+#include "base/alloc.h"
 #include "runtime/cluster.h"
 #include "shell/app/cmd.h"
 
@@ -103,7 +104,7 @@ static rt_cluster *raw_spec(const char *text) {
     }
     return c;
   }
-  char *copy = strdup(text), *save1 = NULL;
+  char *copy = xstrdup(text), *save1 = NULL;
   for (char *part = strtok_r(copy, ",", &save1); part; part = strtok_r(NULL, ",", &save1)) {
     while (isspace((unsigned char)*part)) part++;
     char *bar = strchr(part, '|');
@@ -219,7 +220,7 @@ static bool same_endpoint(const resolved *a, const resolved *b) {
 static int lint_cluster(rt_cluster *c) {
   rt_status st = {0};
   /* names and addresses, one task at a time (the runtime's own words) */
-  bool *bad = calloc((size_t)c->n + 1, sizeof *bad);
+  bool *bad = xcalloc((size_t)c->n + 1, sizeof *bad);
   for (int i = 0; i < c->n; i++) {
     rt_cluster *one = rt_cluster_new();
     rt_cluster_add(one, c->tasks[i].job, c->tasks[i].index, c->tasks[i].addr);
@@ -232,7 +233,7 @@ static int lint_cluster(rt_cluster *c) {
     rt_cluster_free(one);
   }
   /* two tasks, one address (as written) */
-  bool *dup = calloc((size_t)c->n + 1, sizeof *dup);
+  bool *dup = xcalloc((size_t)c->n + 1, sizeof *dup);
   for (int i = 0; i < c->n; i++)
     for (int k = 0; k < i; k++)
       if (!strcmp(c->tasks[k].addr, c->tasks[i].addr)) {
@@ -245,7 +246,7 @@ static int lint_cluster(rt_cluster *c) {
         break;
       }
   /* hosts, then one address through two names, then local ports */
-  resolved *r = calloc((size_t)c->n + 1, sizeof *r);
+  resolved *r = xcalloc((size_t)c->n + 1, sizeof *r);
   for (int i = 0; i < c->n; i++)
     if (!bad[i] && !dup[i]) check_resolve(&c->tasks[i], &r[i]);
   for (int i = 0; i < c->n; i++)
@@ -294,11 +295,11 @@ static char *read_file(const char *path) {
   FILE *f = fopen(path, "r");
   if (!f) return NULL;
   size_t n = 0, cap = 4096;
-  char *buf = malloc(cap);
+  char *buf = xmalloc(cap);
   size_t got;
   while ((got = fread(buf + n, 1, cap - n - 1, f)) > 0) {
     n += got;
-    if (cap - n < 2) buf = realloc(buf, cap *= 2);
+    if (cap - n < 2) buf = xrealloc(buf, cap *= 2);
   }
   buf[n] = 0;
   fclose(f);
@@ -397,7 +398,7 @@ int sh_lint_main(int argc, char **argv) {
     const char *jobs[2][2] = {{"ps", ps}, {"worker", workers}};
     for (int k = 0; k < 2; k++) {
       if (!jobs[k][1]) continue;
-      char *copy = strdup(jobs[k][1]), *save = NULL;
+      char *copy = xstrdup(jobs[k][1]), *save = NULL;
       int idx = 0;
       for (char *h = strtok_r(copy, ",", &save); h; h = strtok_r(NULL, ",", &save)) rt_cluster_add(c, jobs[k][0], idx++, h);
       free(copy);

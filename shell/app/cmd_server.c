@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "base/alloc.h"
 #include "net/net.h"   /* the security and limit flags are the net layer's */
 #include "ops/ops.h"
 #include "runtime/cluster.h"
@@ -37,7 +38,7 @@ static const char *opt(int argc, char **argv, int *i, const char *name) {
 
 /* "h:p,h:p" as one job */
 static void add_hosts(rt_cluster *c, const char *job, const char *hosts) {
-  char *copy = strdup(hosts), *save = NULL;
+  char *copy = xstrdup(hosts), *save = NULL;
   int i = 0;
   for (char *h = strtok_r(copy, ",", &save); h; h = strtok_r(NULL, ",", &save)) rt_cluster_add(c, job, i++, h);
   free(copy);

@@ -6,6 +6,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "base/alloc.h"
 #include "net/net.h"   /* tfsh keygen: the cluster key is the net layer's */
 #include "shell/app/cmd.h"
 #include "shell/lang/lang.h"
@@ -43,11 +44,11 @@ static int usage_error(const char *fmt, const char *arg) {
 /* Read all of stdin. */
 static char *slurp_stdin(void) {
   size_t n = 0, cap = 65536;
-  char *buf = malloc(cap);
+  char *buf = xmalloc(cap);
   size_t got;
   while ((got = fread(buf + n, 1, cap - n - 1, stdin)) > 0) {
     n += got;
-    if (cap - n < 2) buf = realloc(buf, cap *= 2);
+    if (cap - n < 2) buf = xrealloc(buf, cap *= 2);
   }
   buf[n] = 0;
   return buf;

@@ -2,6 +2,7 @@
  * ("did it fail at end of input?", as Lua's REPL asks), history, Tab completion,
  * `name?` help, magics, and Ctrl-C. */
 #define _GNU_SOURCE
+#include "base/alloc.h"
 #include "shell/app/repl.h"
 
 #include <ctype.h>
@@ -69,7 +70,7 @@ static int magic_who(const char *args) {
 
 static int magic_run(const char *args) {
   if (!*args) { sh_raise(sh_TypeError, "usage: %%run FILE [ARGS...]"); return -1; }
-  char *copy = strdup(args), *save = NULL, *argvv[64];
+  char *copy = xstrdup(args), *save = NULL, *argvv[64];
   int n = 0;
   for (char *t = strtok_r(copy, " \t", &save); t && n < 63; t = strtok_r(NULL, " \t", &save)) argvv[n++] = t;
   sh_sys_set_argv(n, argvv);
@@ -136,7 +137,7 @@ static int run_magic(const char *line) {
   snprintf(name, sizeof name, "%.*s", (int)n, p);
   for (int i = 0; i < nmagics; i++)
     if (!strcmp(magics[i].name, name)) {
-      char *a = strdup(args);
+      char *a = xstrdup(args);
       size_t len = strlen(a);
       while (len && isspace((unsigned char)a[len - 1])) a[--len] = 0;
       int rc = magics[i].fn(a);
@@ -256,7 +257,7 @@ static unsigned char complete(EditLine *e, int ch) {
   const LineInfo *li = el_line(e);
   size_t cursor = li->cursor - li->buffer;
   if (ncompleters) {
-    char *line = strndup(li->buffer, cursor);
+    char *line = xstrndup(li->buffer, cursor);
     for (int i = 0; i < ncompleters; i++) {
       size_t ws = cursor;
       sh_obj *cands = completers[i](line, cursor, &ws);
@@ -406,7 +407,7 @@ static void history_setup(void) {
 
 static void history_add(const char *entry) {
   HistEvent ev;
-  char *e = strdup(entry);
+  char *e = xstrdup(entry);
   size_t n = strlen(e);
   while (n && (e[n - 1] == '\n' || e[n - 1] == ' ')) e[--n] = 0;
   if (n) {
@@ -479,7 +480,7 @@ int sh_repl_run(void) {
     }
     sh_interrupted = 0;
     if (!buf.len) {
-      char *s = strdup(line + strspn(line, " \t"));
+      char *s = xstrdup(line + strspn(line, " \t"));
       size_t n = strlen(s);
       while (n && isspace((unsigned char)s[n - 1])) s[--n] = 0;
       bool handled = true;

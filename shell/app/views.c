@@ -22,6 +22,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "base/alloc.h"
 #include "net/client.h"
 #include "runtime/cluster.h"
 #include "runtime/codec.h"
@@ -597,7 +598,7 @@ static int parse_fetches(const char *args, tf_graph *g, names *out) {
   for (char *save = NULL, *w = strtok_r(buf, " \t", &save); w; w = strtok_r(NULL, " \t", &save)) {
     if (out->nx >= 64 || out->nt >= 64) break;
     if (rt_graph_find(tf_rt(g), w)) {
-      out->t[out->nt++] = strdup(w);
+      out->t[out->nt++] = xstrdup(w);
       continue;
     }
     if (strchr(w, ':')) {
@@ -605,7 +606,7 @@ static int parse_fetches(const char *args, tf_graph *g, names *out) {
       int idx;
       rt_status st;
       if (!rt_graph_output(tf_rt(g), w, &n, &idx, &st)) {
-        out->x[out->nx++] = strdup(w);
+        out->x[out->nx++] = xstrdup(w);
         continue;
       }
     }
@@ -613,8 +614,8 @@ static int parse_fetches(const char *args, tf_graph *g, names *out) {
     if (!v) return -1;
     sh_obj *o = tf_variable_check(v) ? tf_variable_value(v) : v;
     char nm[400];
-    if (o->type == &tf_tensor_type) out->x[out->nx++] = strdup(tf_tensor_name((tf_tensor *)o, nm, sizeof nm));
-    else if (o->type == &tf_op_type) out->t[out->nt++] = strdup(tf_op_node((tf_op *)o)->name);
+    if (o->type == &tf_tensor_type) out->x[out->nx++] = xstrdup(tf_tensor_name((tf_tensor *)o, nm, sizeof nm));
+    else if (o->type == &tf_op_type) out->t[out->nt++] = xstrdup(tf_op_node((tf_op *)o)->name);
     else {
       sh_decref(v);
       sh_raise(sh_TypeError, "%s is a %s, not a tensor or an operation", w, sh_type_name(o));

@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "base/alloc.h"
 #include "shell/lang/eval.h"
 #include "shell/lang/interp.h"
 
@@ -704,7 +705,7 @@ char *sh_describe(sh_obj *o) {
                   o->type->help ? o->type->help : "");
     sh_decref(r);
   }
-  if (rc < 0) return strdup("?");
+  if (rc < 0) return xstrdup("?");
   return out;
 }
 

@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "base/alloc.h"
 #include "shell/lang/interp.h"
 
 /* ---- exceptions ------------------------------------------------------------------------- */
@@ -37,8 +38,7 @@ sh_obj *sh_exc_new(sh_type *t, sh_obj *args) {
 sh_obj *sh_raise(sh_type *t, const char *fmt, ...) {
   va_list ap;
   va_start(ap, fmt);
-  char *msg = NULL;
-  if (vasprintf(&msg, fmt, ap) < 0) abort();
+  char *msg = xvasprintf(fmt, ap);
   va_end(ap);
   sh_err_restore(sh_exc_new(t, sh_tuple_of(1, sh_str(msg))));
   free(msg);
@@ -94,9 +94,9 @@ static sh_obj *exc_repr(sh_obj *o) {
 char *sh_exc_message(sh_obj *exc) {
   sh_obj *s = sh_to_str(exc);
   char *out = NULL;
-  if (!s) { sh_err_clear(); return strdup(sh_type_name(exc)); }
-  if (sh_str_len(s)) { if (asprintf(&out, "%s: %s", sh_type_name(exc), sh_str_cstr(s)) < 0) abort(); }
-  else out = strdup(sh_type_name(exc));
+  if (!s) { sh_err_clear(); return xstrdup(sh_type_name(exc)); }
+  if (sh_str_len(s)) { out = xasprintf("%s: %s", sh_type_name(exc), sh_str_cstr(s)); }
+  else out = xstrdup(sh_type_name(exc));
   sh_decref(s);
   return out;
 }
@@ -332,10 +332,10 @@ static void type_fill_instance_hooks(sh_type *t) {
 sh_type *sh_heap_type_new(const char *name, sh_type *base, sh_obj *dict) {
   if (base && !(base->flags & SH_TF_INSTANCE) && base != &sh_object_type)
     return (sh_type *)sh_raise(sh_TypeError, "cannot subclass native type '%s'", base->name);
-  sh_type *t = calloc(1, sizeof(sh_type));
+  sh_type *t = xcalloc(1, sizeof(sh_type));
   t->head.refcnt = 1;
   t->head.type = &sh_type_type;
-  t->name = strdup(name);
+  t->name = xstrdup(name);
   t->base = base == &sh_object_type ? NULL : base;
   if (t->base) SH_INCREF(t->base);
   t->dict = dict ? sh_incref(dict) : sh_dict_new();

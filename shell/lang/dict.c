@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "base/alloc.h"
 #include "shell/lang/interp.h"
 
 /* ---- dict and set ---------------------------------------------------------------------- */
@@ -25,11 +26,11 @@ static void dict_rebuild(sh_dict_obj *d, int64_t cap) {
   for (int64_t i = 0; i < d->nentries; i++)
     if (d->entries[i].key) d->entries[k++] = d->entries[i];
   d->nentries = k;
-  if (cap > d->cap) { d->entries = realloc(d->entries, cap * sizeof(dentry)); d->cap = cap; }
+  if (cap > d->cap) { d->entries = xrealloc(d->entries, cap * sizeof(dentry)); d->cap = cap; }
   int64_t isize = 8;
   while (isize < d->cap * 3 / 2 + 1) isize *= 2;
   free(d->index);
-  d->index = malloc(isize * sizeof(int64_t));
+  d->index = xmalloc(isize * sizeof(int64_t));
   for (int64_t i = 0; i < isize; i++) d->index[i] = -1;
   d->mask = isize - 1;
   for (int64_t e = 0; e < d->nentries; e++) {

@@ -2,6 +2,7 @@
  * expressions a new reference or NULL with an exception pending. Also: user functions,
  * classes, imports, running files and strings, and printing errors. */
 #define _GNU_SOURCE
+#include "base/alloc.h"
 #include "shell/lang/eval.h"
 
 #include <stdlib.h>
@@ -101,7 +102,7 @@ char *sh_func_signature(sh_obj *o) {
   if (c->kwarg >= 0) sh_buf_printf(&b, "%s**%s", any ? ", " : "", sh_str_cstr(c->params[c->kwarg]));
   sh_buf_putc(&b, ')');
   sh_err_clear();
-  char *s = strdup(b.data);
+  char *s = xstrdup(b.data);
   sh_buf_free(&b);
   return s;
 }
@@ -128,7 +129,7 @@ static sh_obj *make_function(sh_frame *f, sh_funcdef *code) {
     }
   }
   if (code->nkwonly) {
-    kwdefaults = calloc(code->nkwonly, sizeof *kwdefaults);
+    kwdefaults = xcalloc(code->nkwonly, sizeof *kwdefaults);
     for (int i = 0; i < code->nkwonly; i++) {
       if (!code->kwdefaults[i]) continue;
       kwdefaults[i] = eval(f, code->kwdefaults[i]);
@@ -254,7 +255,7 @@ sh_obj *sh_func_call(sh_obj *o, int argc, sh_obj **argv, sh_obj *kw) {
   sh_funcdef *c = fn->code;
   if (depth >= MAX_DEPTH) return sh_raise(sh_RecursionError, "maximum recursion depth exceeded");
   sh_obj *small[16];
-  sh_obj **slots = c->nslots <= 16 && !c->is_generator ? small : malloc((c->nslots + 1) * sizeof *slots);
+  sh_obj **slots = c->nslots <= 16 && !c->is_generator ? small : xmalloc((c->nslots + 1) * sizeof *slots);
   memset(slots, 0, c->nslots * sizeof *slots);
   sh_obj *result = NULL;
   if (c->is_generator) {
@@ -1266,7 +1267,7 @@ static int exec_class(sh_frame *f, sh_node *s) {
   if (modname) sh_dict_set_str(ns, "__module__", modname);
   if (s->fn->doc) sh_dict_set_str(ns, "__doc__", s->fn->doc);
   sh_funcdef *code = s->fn;
-  sh_obj *small[16], **slots = code->nslots <= 16 ? small : malloc(code->nslots * sizeof *slots);
+  sh_obj *small[16], **slots = code->nslots <= 16 ? small : xmalloc(code->nslots * sizeof *slots);
   memset(slots, 0, code->nslots * sizeof *slots);
   for (int i = 0; i < code->nslots; i++) if (code->is_cell[i]) slots[i] = cell_new(NULL);
   sh_frame cf = {.back = f, .code = code, .slots = slots, .closure = make_closure(f, code),
@@ -1544,7 +1545,7 @@ static int exec_stmt(sh_frame *f, sh_node *s) {
 /* ---- running code ----------------------------------------------------------------------- */
 int sh_run_chunk(sh_chunk *c, sh_obj *globals) {
   sh_funcdef *code = c->module;
-  sh_obj *small[16], **slots = code->nslots <= 16 ? small : malloc(code->nslots * sizeof *slots);
+  sh_obj *small[16], **slots = code->nslots <= 16 ? small : xmalloc(code->nslots * sizeof *slots);
   memset(slots, 0, code->nslots * sizeof *slots);
   for (int i = 0; i < code->nslots; i++) if (code->is_cell[i]) slots[i] = cell_new(NULL);
   sh_frame f = {.back = cur_frame, .code = code, .slots = slots, .globals = globals,
@@ -1613,7 +1614,7 @@ sh_obj *sh_eval_string(const char *src, const char *filename, sh_obj *globals) {
   sh_chunk *c = sh_parse_expr(src, filename, &err, &e);
   if (!c) { raise_syntax(&err, filename, src); return NULL; }
   sh_funcdef *code = c->module;
-  sh_obj *small[16], **slots = code->nslots <= 16 ? small : malloc(code->nslots * sizeof *slots);
+  sh_obj *small[16], **slots = code->nslots <= 16 ? small : xmalloc(code->nslots * sizeof *slots);
   memset(slots, 0, code->nslots * sizeof *slots);
   for (int i = 0; i < code->nslots; i++) if (code->is_cell[i]) slots[i] = cell_new(NULL);
   if (!globals) globals = cur_frame ? cur_frame->globals : main_globals;

@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "base/alloc.h"
 #include "shell/lang/interp.h"
 
 typedef struct spec {
@@ -172,7 +173,7 @@ sh_obj *sh_format_spec(sh_obj *v, const char *s) {
       off++;
       while (off < sh_str_len(str) && ((unsigned char)text[off] & 0xC0) == 0x80) off++;
     }
-    cut = strndup(text, off);
+    cut = xstrndup(text, off);
     text = cut;
   }
   sh_obj *r = pad(&sp, "", text, '<');

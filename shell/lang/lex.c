@@ -1,5 +1,6 @@
 /* The lexer. Produces the whole token array at once; the parser walks it. */
 #define _GNU_SOURCE
+#include "base/alloc.h"
 #include "shell/lang/lex.h"
 
 #include <ctype.h>
@@ -77,7 +78,7 @@ static sh_token *emit(lexer *L, int kind, const char *start, int len) {
   sh_tokens *t = L->out;
   if (t->n == t->cap) {
     t->cap = t->cap ? t->cap * 2 : 256;
-    t->v = realloc(t->v, t->cap * sizeof *t->v);
+    t->v = xrealloc(t->v, t->cap * sizeof *t->v);
   }
   sh_token *tk = &t->v[t->n++];
   *tk = (sh_token){.kind = kind, .line = L->line, .col = col_of(L, start), .len = len, .start = start};

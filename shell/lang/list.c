@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "base/alloc.h"
 #include "shell/lang/interp.h"
 
 typedef struct { sh_obj head; sh_obj *seq; int64_t i; } seqiter;
@@ -15,7 +16,7 @@ static void list_grow(sh_list_obj *l, int64_t need) {
   if (need <= l->cap) return;
   int64_t cap = l->cap ? l->cap * 2 : 4;
   while (cap < need) cap *= 2;
-  l->items = realloc(l->items, cap * sizeof *l->items);
+  l->items = xrealloc(l->items, cap * sizeof *l->items);
   l->cap = cap;
 }
 
@@ -56,8 +57,7 @@ static void list_destroy(sh_obj *o) {
 }
 
 sh_obj *sh_tuple_new(int64_t n) {
-  sh_tuple_obj *t = calloc(1, sizeof(sh_tuple_obj) + n * sizeof(sh_obj *));
-  if (!t) abort();
+  sh_tuple_obj *t = xcalloc(1, sizeof(sh_tuple_obj) + n * sizeof(sh_obj *));
   t->head.refcnt = 1;
   t->head.type = &sh_tuple_type;
   t->n = n;
@@ -111,7 +111,7 @@ sh_obj *sh_seq_repeat(sh_obj *seq, int64_t n) {
   }
   sh_obj **items = NULL; int64_t len = 0;
   seq_view(seq, &items, &len);
-  sh_obj **all = malloc((len * n + 1) * sizeof *all);
+  sh_obj **all = xmalloc((len * n + 1) * sizeof *all);
   for (int64_t i = 0; i < n; i++) memcpy(all + i * len, items, len * sizeof *all);
   sh_obj *r = seq_from_items(seq->type == &sh_tuple_type ? &sh_tuple_type : &sh_list_type, all, len * n);
   free(all);
@@ -125,7 +125,7 @@ static sh_obj *seq_binop(int op, sh_obj *a, sh_obj *b) {
     if (!seq_view(b, &ib, &nb) || !same)
       return sh_raise(sh_TypeError, "can only concatenate %s (not \"%s\") to %s",
                       sh_type_name(a), sh_type_name(b), sh_type_name(a));
-    sh_obj **all = malloc((na + nb + 1) * sizeof *all);
+    sh_obj **all = xmalloc((na + nb + 1) * sizeof *all);
     if (na) memcpy(all, ia, na * sizeof *all);
     if (nb) memcpy(all + na, ib, nb * sizeof *all);
     sh_obj *r = seq_from_items(a->type == &sh_tuple_type ? &sh_tuple_type : &sh_list_type, all, na + nb);
@@ -198,7 +198,7 @@ static sh_obj *seq_getitem(sh_obj *o, sh_obj *key) {
   if (key->type == &sh_slice_type) {
     int64_t start, stop, step, count;
     if (sh_slice_indices(key, n, &start, &stop, &step, &count) < 0) return NULL;
-    sh_obj **sel = malloc((count + 1) * sizeof *sel);
+    sh_obj **sel = xmalloc((count + 1) * sizeof *sel);
     for (int64_t k = 0, i = start; k < count; k++, i += step) sel[k] = items[i];
     sh_obj *r = seq_from_items(o->type == &sh_tuple_type ? &sh_tuple_type : &sh_list_type, sel, count);
     free(sel);
@@ -241,7 +241,7 @@ static int list_setitem(sh_obj *o, sh_obj *key, sh_obj *v) {
         return 0;
       }
       /* delete extended slice: rebuild */
-      sh_obj **keep = malloc((l->n + 1) * sizeof *keep);
+      sh_obj **keep = xmalloc((l->n + 1) * sizeof *keep);
       int64_t nk = 0;
       for (int64_t i = 0; i < l->n; i++) {
         bool del = step > 0 ? (i >= start && i < stop && (i - start) % step == 0)
@@ -466,7 +466,7 @@ int sh_slice_indices(sh_obj *slice, int64_t len, int64_t *pstart, int64_t *pstop
 /* Stable merge sort of items by keys (parallel arrays). */
 static int sort_items(sh_obj **items, sh_obj **keys, int64_t n, bool reverse) {
   if (n < 2) return 0;
-  sh_obj **ti = malloc(n * sizeof *ti), **tk = malloc(n * sizeof *tk);
+  sh_obj **ti = xmalloc(n * sizeof *ti), **tk = xmalloc(n * sizeof *tk);
   int rc = 0;
   for (int64_t width = 1; width < n && rc == 0; width *= 2) {
     for (int64_t lo = 0; lo < n && rc == 0; lo += 2 * width) {
@@ -493,7 +493,7 @@ static int sort_items(sh_obj **items, sh_obj **keys, int64_t n, bool reverse) {
 
 int sh_list_sort(sh_obj *list, sh_obj *key, bool reverse) {
   int64_t n = SH_LIST_N(list);
-  sh_obj **items = malloc((n + 1) * sizeof *items), **keys = malloc((n + 1) * sizeof *keys);
+  sh_obj **items = xmalloc((n + 1) * sizeof *items), **keys = xmalloc((n + 1) * sizeof *keys);
   if (n) memcpy(items, SH_LIST_ITEMS(list), n * sizeof *items);
   int rc = 0;
   int64_t nk = 0;

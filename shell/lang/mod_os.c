@@ -10,6 +10,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "base/alloc.h"
 #include "shell/lang/interp.h"
 
 
@@ -141,7 +142,7 @@ static sh_obj *os_makedirs(ARGS) {
     errno = EEXIST;
     return sh_raise(sh_OSError, "[Errno 17] File exists: '%s'", p);
   }
-  char *buf = strdup(p);
+  char *buf = xstrdup(p);
   for (char *s = buf + 1; *s; s++)
     if (*s == '/') { *s = 0; mkdir(buf, 0777); *s = '/'; }
   int rc = mkdir(buf, 0777);

@@ -1,6 +1,7 @@
 /* The parser: recursive descent over the token array, one function per grammar rule (the
  * rule is the comment above it), then the resolver. Errors longjmp back to sh_parse. */
 #define _GNU_SOURCE
+#include "base/alloc.h"
 #include "shell/lang/parse.h"
 
 #include <setjmp.h>
@@ -18,8 +19,7 @@ static void *arena_alloc(sh_chunk *c, size_t n) {
   struct arena_block *b = c->blocks;
   if (!b || b->used + n > b->size) {
     size_t size = n > 32768 ? n : 32768;
-    b = malloc(sizeof *b + size);
-    if (!b) abort();
+    b = xmalloc(sizeof *b + size);
     b->next = c->blocks; b->used = 0; b->size = size;
     c->blocks = b;
   }
@@ -33,7 +33,7 @@ static sh_obj *chunk_own(sh_chunk *c, sh_obj *o) {   /* steals o */
   if (!o) return NULL;
   if (c->nobjs == c->capobjs) {
     c->capobjs = c->capobjs ? c->capobjs * 2 : 64;
-    c->objs = realloc(c->objs, c->capobjs * sizeof *c->objs);
+    c->objs = xrealloc(c->objs, c->capobjs * sizeof *c->objs);
   }
   c->objs[c->nobjs++] = o;
   return o;
@@ -208,7 +208,7 @@ static void fstring_parts(parser *P, sh_token *tk, const char *s, size_t n, bool
       c->val = own(P, sh_buf_finish(&lit));
       vpush(P, parts, c);
     }
-    char *etext = strndup(s + i, e_end - i);
+    char *etext = xstrndup(s + i, e_end - i);
     sh_tokens toks = {0};
     sh_syntax_error sub = {0};
     sh_node *volatile value = NULL;
@@ -1646,8 +1646,8 @@ static void resolve_scope(parser *P, scope *parent, sh_funcdef *f, int kind) {
 /* ---- entry points ------------------------------------------------------------------------ */
 static sh_chunk *chunk_new(const char *src, const char *file) {
   sh_chunk *c = sh_new(&chunk_type);
-  c->file = strdup(file);
-  c->src = strdup(src);
+  c->file = xstrdup(file);
+  c->src = xstrdup(src);
   return c;
 }
 

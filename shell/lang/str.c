@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "base/alloc.h"
 #include "shell/lang/interp.h"
 
 /* ---- str ------------------------------------------------------------------------------- */
@@ -20,8 +21,7 @@ static sh_obj *empty_str;
 
 /* A str of n bytes, contents not yet filled. */
 sh_str_obj *sh_str_alloc(size_t n) {
-  sh_str_obj *o = malloc(sizeof(sh_str_obj) + n + 1);
-  if (!o) { fputs("tfsh: out of memory\n", stderr); abort(); }
+  sh_str_obj *o = xmalloc(sizeof(sh_str_obj) + n + 1);
   o->head.refcnt = 1;
   o->head.type = &sh_str_type;
   o->len = n;
@@ -45,9 +45,9 @@ sh_obj *sh_strf(const char *fmt, ...) {
   va_list ap;
   va_start(ap, fmt);
   char *buf = NULL;
-  int n = vasprintf(&buf, fmt, ap);
+  int n = vasprintf(&buf, fmt, ap);   /* the length counts NULs a %c may write */
   va_end(ap);
-  if (n < 0) abort();
+  if (n < 0) x_oom(0);
   sh_obj *s = sh_strn(buf, n);
   free(buf);
   return s;
@@ -207,7 +207,7 @@ void sh_buf_put(sh_buf *b, const char *s, size_t n) {
   if (b->len + n + 1 > b->cap) {
     size_t cap = b->cap ? b->cap * 2 : 64;
     while (cap < b->len + n + 1) cap *= 2;
-    b->data = realloc(b->data, cap);
+    b->data = xrealloc(b->data, cap);
     b->cap = cap;
   }
   memcpy(b->data + b->len, s, n);
@@ -603,7 +603,7 @@ static sh_obj *str_format(ARGS) {
     int depth = 0;
     while (*s && (depth || *s != '}')) { if (*s == '{') depth++; else if (*s == '}') depth--; s++; }
     if (!*s) { sh_buf_free(&b); return sh_raise(sh_ValueError, "expected '}' before end of string"); }
-    char *field = strndup(start, s - start);
+    char *field = xstrndup(start, s - start);
     s++;
     char *spec = NULL, conv = 0;
     char *colon = NULL, *bang = NULL;

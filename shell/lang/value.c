@@ -4,6 +4,7 @@
  * and its methods: num.c, str.c, list.c, dict.c, class.c (and exceptions), file.c;
  * functions and frames live in eval.c, formatting in format.c. */
 #define _GNU_SOURCE
+#include "base/alloc.h"
 #include "shell/lang/value.h"
 
 #include <errno.h>
@@ -32,8 +33,7 @@ sh_obj *sh_int_free[SH_FREELIST_MAX], *sh_float_free[SH_FREELIST_MAX];
 int sh_n_int_free, sh_n_float_free;
 
 void *sh_new(sh_type *t) {
-  sh_obj *o = calloc(1, t->size ? t->size : sizeof(sh_obj));
-  if (!o) { fputs("tfsh: out of memory\n", stderr); abort(); }
+  sh_obj *o = xcalloc(1, t->size ? t->size : sizeof(sh_obj));
   o->refcnt = 1;
   o->type = t;
   if (t->flags & SH_TF_HEAP) SH_INCREF(t);
@@ -117,7 +117,7 @@ static void method_destroy(sh_obj *o) {
 }
 static sh_obj *method_call(sh_obj *o, int argc, sh_obj **argv, sh_obj *kw) {
   sh_method_obj *m = (sh_method_obj *)o;
-  sh_obj *small[8], **args = argc + 1 <= 8 ? small : malloc((argc + 1) * sizeof *args);
+  sh_obj *small[8], **args = argc + 1 <= 8 ? small : xmalloc((argc + 1) * sizeof *args);
   args[0] = m->self;
   if (argc) memcpy(args + 1, argv, argc * sizeof *argv);
   sh_obj *r = sh_call(m->func, argc + 1, args, kw);

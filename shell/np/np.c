@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "base/alloc.h"
 #include "shell/np/np.h"
 
 /* ---- conversion from Python values ---------------------------------------------------- */
@@ -244,7 +245,7 @@ static sh_obj *index_array(rt_tensor *t, sh_obj *key) {
       return sh_raise(sh_IndexError, "boolean index did not match indexed array along axis 0; size of axis is "
                       "%lld but size of corresponding boolean axis is %lld", (long long)n, (long long)m);
     }
-    rows = malloc((size_t)(m ? m : 1) * sizeof *rows);
+    rows = xmalloc((size_t)(m ? m : 1) * sizeof *rows);
     for (int64_t i = 0; i < m; i++)
       if (((const bool *)rt_tensor_data(ix))[i]) rows[count++] = i;
     s = t->shape;
@@ -254,7 +255,7 @@ static sh_obj *index_array(rt_tensor *t, sh_obj *key) {
       rt_tensor_unref(ix);
       return sh_raise(sh_IndexError, "too many dimensions in the result");
     }
-    rows = malloc((size_t)(m ? m : 1) * sizeof *rows);
+    rows = xmalloc((size_t)(m ? m : 1) * sizeof *rows);
     for (int64_t i = 0; i < m; i++) {
       int64_t v = ix->dtype == RT_INT64 ? ((const int64_t *)rt_tensor_data(ix))[i]
                                         : ((const int32_t *)rt_tensor_data(ix))[i];

@@ -11,6 +11,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "base/alloc.h"
 #include "shell/np/np.h"
 
 #define ARGS sh_obj *self, int argc, sh_obj **argv, sh_obj *kw
@@ -241,7 +242,7 @@ static sh_obj *m_randint(ARGS) {
 
 /* Fisher-Yates over the first axis, from the end, as numpy's legacy shuffle. */
 static void shuffle_rows(rstate *r, char *p, int64_t n, size_t row) {
-  char tmp[256], *buf = row > sizeof tmp ? malloc(row) : tmp;
+  char tmp[256], *buf = row > sizeof tmp ? xmalloc(row) : tmp;
   for (int64_t i = n - 1; i >= 1; i--) {
     int64_t j = (int64_t)interval(r, (uint64_t)i);
     memcpy(buf, p + i * row, row);
@@ -324,7 +325,11 @@ static sh_obj *m_choice(ARGS) {
   bool scalar;
   if (size_arg(size, &s, &scalar) < 0) { rt_tensor_unref(pop); return NULL; }
   int64_t k = scalar ? 1 : rt_shape_numel(&s);
-  int64_t *idx = malloc((size_t)(k ? k : 1) * sizeof *idx);
+  int64_t *idx = malloc((size_t)(k ? k : 1) * sizeof *idx);   /* sized by the caller: checked */
+  if (!idx) {
+    rt_tensor_unref(pop);
+    return sh_raise(sh_ValueError, "choice: out of memory for %lld samples", (long long)k);
+  }
   bool repl = !replace || sh_truth(replace) > 0;
   int rc = 0;
   if (p && p != SH_NONE) {   /* cumulative weights, then a uniform draw each, searched */
@@ -334,7 +339,7 @@ static sh_obj *m_choice(ARGS) {
                                             : "a and p must have same size");
       rc = -1;
     } else {
-      double *cdf = malloc((size_t)n * sizeof *cdf), acc = 0;
+      double *cdf = xmalloc((size_t)n * sizeof *cdf), acc = 0;
       for (int64_t i = 0; i < n; i++) cdf[i] = acc += ((double *)rt_tensor_data(pt))[i];
       for (int64_t i = 0; i < n; i++) cdf[i] /= acc;
       for (int64_t j = 0; j < k; j++) {
@@ -356,7 +361,7 @@ static sh_obj *m_choice(ARGS) {
     sh_raise(sh_ValueError, "Cannot take a larger sample than population when 'replace=False'");
     rc = -1;
   } else {   /* the first k of a permutation */
-    int64_t *perm = malloc((size_t)n * sizeof *perm);
+    int64_t *perm = xmalloc((size_t)n * sizeof *perm);
     for (int64_t i = 0; i < n; i++) perm[i] = i;
     shuffle_rows(r, (char *)perm, n, sizeof *perm);
     memcpy(idx, perm, (size_t)k * sizeof *idx);

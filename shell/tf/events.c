@@ -17,6 +17,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "base/alloc.h"
 #include "runtime/graph.h"
 #include "shell/lang/lang.h"
 #include "shell/tf/tf.h"
@@ -54,8 +55,7 @@ static void pb_put(pbuf *b, const void *d, size_t n) {
   if (b->n + n > b->cap) {
     size_t cap = b->cap ? b->cap : 256;
     while (cap < b->n + n) cap *= 2;
-    b->p = realloc(b->p, cap);
-    if (!b->p) abort();
+    b->p = xrealloc(b->p, cap);
     b->cap = cap;
   }
   memcpy(b->p + b->n, d, n);
@@ -360,7 +360,7 @@ static sh_obj *f_io_node(sh_obj *self, int argc, sh_obj **argv, sh_obj *kw) {
   sh_obj *dl = sh_sequence_to_tuple(dtypes);
   if (!dl) return NULL;
   int nd = (int)SH_TUPLE_N(dl);
-  rt_dtype *types = calloc((size_t)nd + 1, sizeof *types);
+  rt_dtype *types = xcalloc((size_t)nd + 1, sizeof *types);
   for (int i = 0; i < nd; i++) {
     types[i] = np_dtype_of(SH_TUPLE_ITEMS(dl)[i]);
     if (types[i] == RT_INVALID) {

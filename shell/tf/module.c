@@ -6,6 +6,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "base/alloc.h"
 #include "ops/ops.h"
 #include "shell/lang/lang.h"
 #include "shell/app/views.h"   /* tf_views_add: RunMetadata records (views observe runs) */
@@ -105,7 +106,7 @@ static sh_obj *f_report_uninitialized(sh_obj *self, int argc, sh_obj **argv, sh_
   if (!list) return NULL;
   rt_node *n = tf_node_begin_c("_ReportUninitialized", name && sh_is_str(name) ? sh_str_cstr(name) : "report_uninitialized_variables");
   int64_t cnt = SH_LIST_N(list);
-  const char **names = calloc((size_t)cnt + 1, sizeof *names);
+  const char **names = xcalloc((size_t)cnt + 1, sizeof *names);
   for (int64_t i = 0; i < cnt; i++) {
     sh_obj *v = SH_LIST_ITEMS(list)[i];
     if (!tf_variable_check(v)) {
@@ -183,7 +184,7 @@ static sh_obj *f_make_node(sh_obj *self, int argc, sh_obj **argv, sh_obj *kw) {
         int64_t cnt = SH_TUPLE_N(tup);
         bool strs = cnt > 0 && sh_is_str(SH_TUPLE_ITEMS(tup)[0]);
         if (strs) {
-          const char **sv = calloc((size_t)cnt + 1, sizeof *sv);
+          const char **sv = xcalloc((size_t)cnt + 1, sizeof *sv);
           for (int64_t i = 0; i < cnt; i++) sv[i] = sh_is_str(SH_TUPLE_ITEMS(tup)[i]) ? sh_str_cstr(SH_TUPLE_ITEMS(tup)[i]) : "";
           rt_node_set_strings(n, key, (int)cnt, sv);
           free(sv);

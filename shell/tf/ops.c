@@ -9,6 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "base/alloc.h"
 #include "runtime/gradients.h"
 #include "runtime/op.h"
 #include "shell/tf/tf.h"
@@ -465,7 +466,7 @@ static sh_obj *filled(const char *fname, int argc, sh_obj **argv, sh_obj *kw, do
     rt_tensor_unref(val);
     if (!vt) return NULL;
     rt_node *n = tf_node_begin(fname[0] == 'z' ? "zeros" : "ones", name);
-    n->op = (free(n->op), strdup("Fill"));
+    n->op = (free(n->op), xstrdup("Fill"));
     if (tf_node_input(n, shape, RT_INT32) < 0 || tf_node_input(n, vt, t) < 0) { sh_decref(vt); return NULL; }
     sh_decref(vt);
     return tf_node_finish_tensor(n);
@@ -893,14 +894,14 @@ static sh_obj *names_of(sh_obj *seq, int *n, char ***out, bool allow_none) {
   sh_obj *l = tf_is_tensorlike(seq) ? sh_tuple_of(1, sh_incref(seq)) : sh_sequence_to_tuple(seq);
   if (!l) return NULL;
   *n = (int)SH_TUPLE_N(l);
-  *out = calloc((size_t)*n + 1, sizeof **out);
+  *out = xcalloc((size_t)*n + 1, sizeof **out);
   for (int i = 0; i < *n; i++) {
     sh_obj *x = SH_TUPLE_ITEMS(l)[i];
     if (allow_none && x == SH_NONE) continue;
     sh_obj *t = tf_variable_check(x) ? sh_incref(tf_variable_value(x)) : tf_convert(x, RT_INVALID);
     if (!t) { sh_decref(l); return NULL; }
     char buf[400];
-    (*out)[i] = strdup(tf_tensor_name((tf_tensor *)t, buf, sizeof buf));
+    (*out)[i] = xstrdup(tf_tensor_name((tf_tensor *)t, buf, sizeof buf));
     sh_decref(t);
   }
   return l;
@@ -926,7 +927,7 @@ sh_obj *tf_gradients_impl(sh_obj *ys, sh_obj *xs, sh_obj *grad_ys, const char *s
   sh_obj *u = tf_unique_scope(g, scope_name);
   snprintf(scope, sizeof scope, "%s", sh_str_cstr(u));
   sh_decref(u);
-  char **dx = calloc((size_t)nx + 1, sizeof *dx);
+  char **dx = xcalloc((size_t)nx + 1, sizeof *dx);
   int first = tf_rt(g)->n_nodes;
   rt_status st = {0};
   if (rt_gradients(tf_rt(g), ny, (const char *const *)yn, (const char *const *)gn, nx, (const char *const *)xn,

@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "base/alloc.h"
 #include "runtime/session.h"
 #include "shell/tf/tf.h"
 
@@ -97,7 +98,7 @@ sh_obj *tf_start_runner(sh_obj *self, int argc, sh_obj **argv, sh_obj *kw) {
       return tf_raise_status(&st);
     }
   }
-  r->target = strdup(tf_op_node((tf_op *)op)->name);
+  r->target = xstrdup(tf_op_node((tf_op *)op)->name);
   r->s = rt_session_new(rt_session_endpoint(rs), r->g, NULL, &st);
   if (!r->s) {
     sh_decref((sh_obj *)r);

@@ -4,6 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "base/alloc.h"
 #include "shell/app/views.h"   /* the run path goes through the views (see shell/README.md) */
 #include "shell/tf/tf.h"
 
@@ -55,9 +56,9 @@ static void plan_free(plan *p) {
 static void push(char ***v, int *n, int *cap, const char *s) {
   if (*n == *cap) {
     *cap = *cap ? 2 * *cap : 8;
-    *v = realloc(*v, (size_t)*cap * sizeof **v);
+    *v = xrealloc(*v, (size_t)*cap * sizeof **v);
   }
-  (*v)[(*n)++] = strdup(s);
+  (*v)[(*n)++] = xstrdup(s);
 }
 
 static sh_obj *fetch_type_error(sh_obj *f) {
@@ -180,8 +181,8 @@ static int build_feeds(tf_session *s, sh_obj *fd, feeds *f) {
     return -1;
   }
   int64_t n = sh_dict_len(fd);
-  f->names = calloc((size_t)n + 1, sizeof *f->names);
-  f->values = calloc((size_t)n + 1, sizeof *f->values);
+  f->names = xcalloc((size_t)n + 1, sizeof *f->names);
+  f->values = xcalloc((size_t)n + 1, sizeof *f->values);
   sh_obj *k, *v;
   for (int64_t pos = 0; sh_dict_next(fd, &pos, &k, &v);) {
     sh_obj *key = tf_variable_check(k) ? tf_variable_value(k) : k;
@@ -220,7 +221,7 @@ static int build_feeds(tf_session *s, sh_obj *fd, feeds *f) {
       rt_tensor_unref(val);
       return -1;
     }
-    f->names[f->n] = strdup(name);
+    f->names[f->n] = xstrdup(name);
     f->values[f->n++] = val;
   }
   return 0;
@@ -235,7 +236,7 @@ static sh_obj *session_run(tf_session *s, sh_obj *fetches, sh_obj *feed_dict, sh
   feeds f = {0};
   sh_obj *result = NULL;
   if (collect(s, fetches, &p) < 0 || build_feeds(s, feed_dict, &f) < 0) goto out;
-  rt_tensor **out = calloc((size_t)p.n_fetch + 1, sizeof *out);
+  rt_tensor **out = xcalloc((size_t)p.n_fetch + 1, sizeof *out);
   rt_session_run r = {
     .n_feeds = f.n, .feed_names = (const char *const *)f.names, .feeds = f.values,
     .n_fetches = p.n_fetch, .fetch_names = (const char *const *)p.fetch, .fetched = out,
