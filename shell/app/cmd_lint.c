@@ -291,21 +291,6 @@ static int finish(rt_cluster *c) {
   return rc;
 }
 
-static char *read_file(const char *path) {
-  FILE *f = fopen(path, "r");
-  if (!f) return NULL;
-  size_t n = 0, cap = 4096;
-  char *buf = xmalloc(cap);
-  size_t got;
-  while ((got = fread(buf + n, 1, cap - n - 1, f)) > 0) {
-    n += got;
-    if (cap - n < 2) buf = xrealloc(buf, cap *= 2);
-  }
-  buf[n] = 0;
-  fclose(f);
-  return buf;
-}
-
 static int lint_tf_config(const char *text) {
   json_error_t err;
   json_t *j = json_loads(text, 0, &err);
@@ -345,15 +330,6 @@ static int lint_tf_config(const char *text) {
   return finish(c);
 }
 
-/* "--name=value" or "--name value" */
-static const char *opt(int argc, char **argv, int *i, const char *name) {
-  size_t n = strlen(name);
-  if (strncmp(argv[*i], name, n)) return NULL;
-  if (argv[*i][n] == '=') return argv[*i] + n + 1;
-  if (argv[*i][n] == '\0' && *i + 1 < argc) return argv[++*i];
-  return NULL;
-}
-
 int sh_lint_main(int argc, char **argv) {
   const char *spec = NULL, *ps = NULL, *workers = NULL, *v;
   bool tf_config = false;
@@ -369,11 +345,11 @@ int sh_lint_main(int argc, char **argv) {
     } else if (!strncmp(argv[i], "--tf-config=", 12) || !strncmp(argv[i], "--tf_config=", 12)) {
       tf_config = true;
       tf_config_text = argv[i] + 12;
-    } else if ((v = opt(argc, argv, &i, "--cluster")) || (v = opt(argc, argv, &i, "--cluster_spec"))) {
+    } else if ((v = sh_cmd_opt(argc, argv, &i, "--cluster")) || (v = sh_cmd_opt(argc, argv, &i, "--cluster_spec"))) {
       spec = v;
-    } else if ((v = opt(argc, argv, &i, "--ps_hosts"))) {
+    } else if ((v = sh_cmd_opt(argc, argv, &i, "--ps_hosts"))) {
       ps = v;
-    } else if ((v = opt(argc, argv, &i, "--worker_hosts"))) {
+    } else if ((v = sh_cmd_opt(argc, argv, &i, "--worker_hosts"))) {
       workers = v;
     } else if (argv[i][0] == '-' && argv[i][1]) {
       fprintf(stderr, "tfsh lint: unknown argument '%s'\n%s", argv[i], lint_usage);
@@ -396,13 +372,8 @@ int sh_lint_main(int argc, char **argv) {
   if (ps || workers) {
     rt_cluster *c = rt_cluster_new();
     const char *jobs[2][2] = {{"ps", ps}, {"worker", workers}};
-    for (int k = 0; k < 2; k++) {
-      if (!jobs[k][1]) continue;
-      char *copy = xstrdup(jobs[k][1]), *save = NULL;
-      int idx = 0;
-      for (char *h = strtok_r(copy, ",", &save); h; h = strtok_r(NULL, ",", &save)) rt_cluster_add(c, jobs[k][0], idx++, h);
-      free(copy);
-    }
+    for (int k = 0; k < 2; k++)
+      if (jobs[k][1]) sh_cmd_add_hosts(c, jobs[k][0], jobs[k][1]);
     lint_cluster(c);
     return finish(c);
   }
@@ -414,10 +385,13 @@ int sh_lint_main(int argc, char **argv) {
   const char *s = spec;
   while (isspace((unsigned char)*s)) s++;
   if (*s != '{' && !strchr(s, '|') && access(s, R_OK) == 0) {
-    if (!(text = read_file(s))) {
+    FILE *f = fopen(s, "r");
+    if (!f || !(text = sh_cmd_read_all(f))) {
       fprintf(stderr, "tfsh lint: cannot read %s\n", s);
+      if (f) fclose(f);
       return 2;
     }
+    fclose(f);
     /* a file may hold a TF_CONFIG too */
     json_t *j = json_loads(text, 0, NULL);
     bool is_tf_config = j && json_is_object(j) && json_object_get(j, "cluster");

@@ -27,23 +27,6 @@ static int fail(const char *fmt, const char *a, const char *b) {
   return 1;
 }
 
-/* "--name=value" or "--name value" */
-static const char *opt(int argc, char **argv, int *i, const char *name) {
-  size_t n = strlen(name);
-  if (strncmp(argv[*i], name, n)) return NULL;
-  if (argv[*i][n] == '=') return argv[*i] + n + 1;
-  if (argv[*i][n] == '\0' && *i + 1 < argc) return argv[++*i];
-  return NULL;
-}
-
-/* "h:p,h:p" as one job */
-static void add_hosts(rt_cluster *c, const char *job, const char *hosts) {
-  char *copy = xstrdup(hosts), *save = NULL;
-  int i = 0;
-  for (char *h = strtok_r(copy, ",", &save); h; h = strtok_r(NULL, ",", &save)) rt_cluster_add(c, job, i++, h);
-  free(copy);
-}
-
 int sh_server_main(int argc, char **argv) {
   const char *spec = NULL, *job = NULL, *task = NULL, *cpus = NULL, *bind = NULL, *ps = NULL,
              *workers = NULL, *max_bytes = NULL, *key = NULL, *allow = NULL, *v;
@@ -58,16 +41,16 @@ int sh_server_main(int argc, char **argv) {
       insecure = true;
       continue;
     }
-    if ((v = opt(argc, argv, &i, "--cluster")) || (v = opt(argc, argv, &i, "--cluster_spec"))) spec = v;
-    else if ((v = opt(argc, argv, &i, "--job")) || (v = opt(argc, argv, &i, "--job_name"))) job = v;
-    else if ((v = opt(argc, argv, &i, "--task")) || (v = opt(argc, argv, &i, "--task_index"))) task = v;
-    else if ((v = opt(argc, argv, &i, "--cpus"))) cpus = v;
-    else if ((v = opt(argc, argv, &i, "--bind"))) bind = v;
-    else if ((v = opt(argc, argv, &i, "--ps_hosts"))) ps = v;
-    else if ((v = opt(argc, argv, &i, "--worker_hosts"))) workers = v;
-    else if ((v = opt(argc, argv, &i, "--max-message-bytes"))) max_bytes = v;
-    else if ((v = opt(argc, argv, &i, "--cluster-key"))) key = v;
-    else if ((v = opt(argc, argv, &i, "--allow-write"))) allow = v;
+    if ((v = sh_cmd_opt(argc, argv, &i, "--cluster")) || (v = sh_cmd_opt(argc, argv, &i, "--cluster_spec"))) spec = v;
+    else if ((v = sh_cmd_opt(argc, argv, &i, "--job")) || (v = sh_cmd_opt(argc, argv, &i, "--job_name"))) job = v;
+    else if ((v = sh_cmd_opt(argc, argv, &i, "--task")) || (v = sh_cmd_opt(argc, argv, &i, "--task_index"))) task = v;
+    else if ((v = sh_cmd_opt(argc, argv, &i, "--cpus"))) cpus = v;
+    else if ((v = sh_cmd_opt(argc, argv, &i, "--bind"))) bind = v;
+    else if ((v = sh_cmd_opt(argc, argv, &i, "--ps_hosts"))) ps = v;
+    else if ((v = sh_cmd_opt(argc, argv, &i, "--worker_hosts"))) workers = v;
+    else if ((v = sh_cmd_opt(argc, argv, &i, "--max-message-bytes"))) max_bytes = v;
+    else if ((v = sh_cmd_opt(argc, argv, &i, "--cluster-key"))) key = v;
+    else if ((v = sh_cmd_opt(argc, argv, &i, "--allow-write"))) allow = v;
     else {
       fprintf(stderr, "tfsh server: unknown argument '%s'\n%s", argv[i], server_usage);
       return 2;
@@ -85,8 +68,8 @@ int sh_server_main(int argc, char **argv) {
     c = rt_cluster_parse(spec, &st);
   } else if (ps || workers) {
     c = rt_cluster_new();
-    if (ps) add_hosts(c, "ps", ps);
-    if (workers) add_hosts(c, "worker", workers);
+    if (ps) sh_cmd_add_hosts(c, "ps", ps);
+    if (workers) sh_cmd_add_hosts(c, "worker", workers);
     if (rt_cluster_check(c, &st)) {
       rt_cluster_free(c);
       c = NULL;

@@ -41,19 +41,6 @@ static int usage_error(const char *fmt, const char *arg) {
   return 2;
 }
 
-/* Read all of stdin. */
-static char *slurp_stdin(void) {
-  size_t n = 0, cap = 65536;
-  char *buf = xmalloc(cap);
-  size_t got;
-  while ((got = fread(buf + n, 1, cap - n - 1, stdin)) > 0) {
-    n += got;
-    if (cap - n < 2) buf = xrealloc(buf, cap *= 2);
-  }
-  buf[n] = 0;
-  return buf;
-}
-
 static int finish(int status) {
   sh_screen_clear(true);
   fflush(stdout);
@@ -111,7 +98,7 @@ int main(int argc, char **argv) {
   /* a script on stdin, like `python3 < script.py` */
   char *sargv_stdin[] = {argc > 1 ? "-" : ""};
   sh_init(argc > 1 ? argc - 1 : 1, argc > 1 ? argv + 1 : sargv_stdin);
-  char *src = slurp_stdin();
+  char *src = sh_cmd_read_all(stdin);
   int rc = sh_exec_string(src, "<stdin>", NULL);
   free(src);
   return finish(rc < 0 ? sh_report_error() : 0);
