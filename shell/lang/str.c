@@ -21,6 +21,7 @@ static sh_obj *empty_str;
 
 /* A str of n bytes, contents not yet filled. */
 sh_str_obj *sh_str_alloc(size_t n) {
+  if (n > PTRDIFF_MAX / 2) x_oom(n);   /* also tells gcc -O3 the size is sane */
   sh_str_obj *o = xmalloc(sizeof(sh_str_obj) + n + 1);
   o->head.refcnt = 1;
   o->head.type = &sh_str_type;
@@ -204,6 +205,7 @@ void sh_str_fini(void) {
 
 /* ---- growing byte buffer (internal) ----------------------------------------------------- */
 void sh_buf_put(sh_buf *b, const char *s, size_t n) {
+  if (n > PTRDIFF_MAX / 2) x_oom(n);   /* also tells gcc -O3 the size is sane */
   if (b->len + n + 1 > b->cap) {
     size_t cap = b->cap ? b->cap * 2 : 64;
     while (cap < b->len + n + 1) cap *= 2;
