@@ -110,7 +110,7 @@ static int scan_value(scan *s, int depth) {
                offset(s, s->p), total(s));
   const uint8_t *at = s->p++;
   uint8_t b = *at;
-  uint64_t n;
+  uint64_t n = 0;   /* set by take(); gcc -O3 cannot see that */
   int rc;
   if (b <= 0x7f || b >= 0xe0 || b == 0xc0 || b == 0xc2 || b == 0xc3) return 0;
   if (b <= 0x8f) return scan_items(s, at, b & 0x0f, 2, depth);
@@ -143,7 +143,7 @@ static int scan_header(scan *s) {
     return bad(s, RT_RESOURCE_EXHAUSTED, "header of %zu bytes exceeds max_header %zu", len,
                s->lim->max_header);
   const uint8_t *at = s->p++;
-  uint64_t n;
+  uint64_t n = 0;   /* set by take(); gcc -O3 cannot see that */
   int rc;
   if ((*at & 0xf0) == 0x80) n = *at & 0x0f;
   else if (*at == 0xde || *at == 0xdf) {

@@ -4,6 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "base/alloc.h"
 #include "ops/ops_int.h"
 
 #define IDX "{int32, int64}"
@@ -577,7 +578,7 @@ static int transpose_grad(rt_grad_ctx *c) {
 
 /* dy for output i, or zeros like that output when none flows. */
 static char *dy_or_zeros(rt_grad_ctx *c, int i) {
-  if (c->dy[i]) return strdup(c->dy[i]);
+  if (c->dy[i]) return xstrdup(c->dy[i]);
   char out[300];
   snprintf(out, sizeof out, "%s:%d", c->node->name, i);
   return op_g1(c, "ZerosLike", out);
@@ -585,12 +586,12 @@ static char *dy_or_zeros(rt_grad_ctx *c, int i) {
 
 static char *joined(rt_grad_ctx *c, const char *op, int n, const char *axis, op_attr_fn f,
                     const void *arg) {
-  char **in = calloc((size_t)n + 1, sizeof *in);
+  char **in = xcalloc((size_t)n + 1, sizeof *in);
   char *r = NULL;
   int k = 0;
   for (; k < n && (in[k] = dy_or_zeros(c, k)); k++) {}
   if (k == n) {
-    if (axis) in[n] = strdup(axis);
+    if (axis) in[n] = xstrdup(axis);
     r = op_grad_node(c, op, op, n + (axis != NULL), (const char *const *)in, f, arg);
   }
   for (int i = 0; i <= n; i++) free(in[i]);
@@ -624,7 +625,7 @@ static int pack_grad(rt_grad_ctx *c) {
   for (int i = 0; u && i < n; i++) {
     char buf[300];
     snprintf(buf, sizeof buf, "%s:%d", u, i);
-    c->dx[i] = strdup(buf);
+    c->dx[i] = xstrdup(buf);
   }
   free(u);
   return c->st->code;
@@ -638,8 +639,8 @@ static int concat_grad(rt_grad_ctx *c) {
   int n = c->node->n_data_inputs - 1;
   const char *axis = IN(n);
   char *ax32 = op_gin_type(c, n) == RT_INT32
-                  ? strdup(axis) : op_grad_node(c, "Cast", "Cast", 1, &axis, set_dst_int32, NULL);
-  char **in = calloc((size_t)n + 1, sizeof *in);
+                  ? xstrdup(axis) : op_grad_node(c, "Cast", "Cast", 1, &axis, set_dst_int32, NULL);
+  char **in = xcalloc((size_t)n + 1, sizeof *in);
   in[0] = ax32;
   for (int i = 0; i < n && !c->st->code; i++) in[i + 1] = gshape_of(c, IN(i), RT_INT32);
   char *off = c->st->code ? NULL : op_grad_node(c, "ConcatOffset", "ConcatOffset", n + 1,

@@ -2,6 +2,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "base/alloc.h"
 #include "ops/ops_int.h"
 
 static int const_shape(rt_shape_ctx *c) {
@@ -24,7 +25,7 @@ static int placeholder_shape(rt_shape_ctx *c) {
 }
 
 static int identity_grad(rt_grad_ctx *c) {
-  c->dx[0] = c->dy[0] ? strdup(c->dy[0]) : NULL;
+  c->dx[0] = c->dy[0] ? xstrdup(c->dy[0]) : NULL;
   return RT_OK;
 }
 

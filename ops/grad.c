@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "base/alloc.h"
 #include "ops/ops_int.h"
 
 char *op_grad_node(rt_grad_ctx *c, const char *op, const char *base, int n_in,
@@ -17,7 +18,7 @@ char *op_grad_node(rt_grad_ctx *c, const char *op, const char *base, int n_in,
   if (c->node->device && *c->node->device) rt_node_set_device(n, c->node->device);
   if (attrs) attrs(n, arg);
   if (rt_graph_add(c->g, n, c->st)) return NULL;
-  return strdup(name);
+  return xstrdup(name);
 }
 
 char *op_g1(rt_grad_ctx *c, const char *op, const char *x) {
@@ -59,7 +60,7 @@ char *op_gsum_to(rt_grad_ctx *c, const char *dy, const char *like) {
     rt_shape ls = src->out_shapes[idx];
     if (!rt_graph_output(c->g, dy, &src, &idx, &ignore) && rt_shape_fully_known(&ls) &&
         rt_shape_equal(&ls, &src->out_shapes[idx]))
-      return strdup(dy);
+      return xstrdup(dy);
   }
   return op_g2(c, "_SumToShapeOf", dy, like);
 }

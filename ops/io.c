@@ -37,6 +37,7 @@
 #include <unistd.h>
 #include <zlib.h>
 
+#include "base/alloc.h"
 #include "ops/ops_int.h"
 #include "runtime/files.h"
 #include "runtime/device.h"
@@ -336,12 +337,16 @@ static int index_read(rt_kernel_ctx *c, const char *prefix, ck_index *ix) {
     rc = rt_kernel_error(c, RT_DATA_LOSS, "%s: unsupported version %u or bad header", path, version);
     goto out;
   }
-  ix->e = calloc(cnt ? cnt : 1, sizeof *ix->e);
+  ix->e = calloc(cnt ? cnt : 1, sizeof *ix->e);   /* a count read from the file: checked */
+  if (!ix->e) {
+    rc = rt_kernel_error(c, RT_RESOURCE_EXHAUSTED, "%s: out of memory for %u index entries", path, cnt);
+    goto out;
+  }
   for (uint32_t i = 0; i < cnt && !r.bad; i++) {
     ck_entry *e = &ix->e[ix->n];
     uint32_t len = rd_u32(&r);
     if (r.bad || len > r.n - r.off) { r.bad = true; break; }
-    e->name = strndup((const char *)p + r.off, len);
+    e->name = xstrndup((const char *)p + r.off, len);
     r.off += len;
     ix->n++;
     e->dtype = (rt_dtype)rd_u32(&r);
@@ -394,7 +399,7 @@ static int write_checkpoint(rt_kernel_ctx *c, const char *prefix, int n, const c
   }
   if (!parent_exists(prefix))
     return rt_kernel_error(c, RT_NOT_FOUND, "Parent directory of %s doesn't exist, can't save.", prefix);
-  ck_index ix = {1, n, calloc(n ? (size_t)n : 1, sizeof(ck_entry))};
+  ck_index ix = {1, n, xcalloc(n ? (size_t)n : 1, sizeof(ck_entry))};
   bbuf data = {0};
   int rc = RT_OK;
   for (int i = 0; i < n && !rc; i++) {
@@ -421,7 +426,7 @@ static int write_checkpoint(rt_kernel_ctx *c, const char *prefix, int n, const c
   }
   if (!rc && data.oom) rc = rt_kernel_error(c, RT_RESOURCE_EXHAUSTED, "out of memory serializing a checkpoint");
   if (!rc) {
-    ck_entry *sorted = malloc((n ? (size_t)n : 1) * sizeof *sorted);
+    ck_entry *sorted = xmalloc((n ? (size_t)n : 1) * sizeof *sorted);
     memcpy(sorted, ix.e, (size_t)n * sizeof *sorted);
     qsort(sorted, (size_t)n, sizeof *sorted, cmp_entry);
     ck_index s = {1, n, sorted};
@@ -476,10 +481,13 @@ static int check_slices(rt_kernel_ctx *c, int i, int64_t n) {
 
 static int save_kernel(rt_kernel_ctx *c) {
   int n = c->n_inputs - 3;
+  if (n < 0)
+    return rt_kernel_error(c, RT_INVALID_ARGUMENT, "SaveV2 takes prefix, tensor_names and "
+                           "shape_and_slices before the tensors, got %d inputs", c->n_inputs);
   if (check_string_vec(c, 0, "prefix", 1) || check_string_vec(c, 1, "tensor_names", n) ||
       check_string_vec(c, 2, "shape_and_slices", n) || check_slices(c, 2, n))
     return c->st->code;
-  const char **names = calloc((size_t)n + 1, sizeof *names);
+  const char **names = xcalloc((size_t)n + 1, sizeof *names);
   for (int i = 0; i < n; i++) names[i] = str_at(c->inputs[1], i);
   int rc = write_checkpoint(c, str_at(c->inputs[0], 0), n, names, c->inputs + 3);
   free(names);
@@ -630,7 +638,7 @@ static int merge_kernel(rt_kernel_ctx *c) {
       if (rc) break;
       if (all.n == cap) {
         cap = cap ? 2 * cap : 16;
-        all.e = realloc(all.e, (size_t)cap * sizeof *all.e);
+        all.e = xrealloc(all.e, (size_t)cap * sizeof *all.e);
       }
       all.e[all.n] = ix.e[i];
       all.e[all.n].shard = (uint32_t)k;
@@ -801,7 +809,7 @@ static int print_kernel(rt_kernel_ctx *c) {
 
 /* The gradient passes through to input; data gets none. */
 static int print_grad(rt_grad_ctx *c) {
-  c->dx[0] = c->dy[0] ? strdup(c->dy[0]) : NULL;
+  c->dx[0] = c->dy[0] ? xstrdup(c->dy[0]) : NULL;
   return RT_OK;
 }
 
@@ -951,7 +959,7 @@ static void hist_init(void) {
   for (double v = 1.0e-12; v < 1.0e20; v *= 1.1) pos[np++] = v;
   pos[np++] = DBL_MAX;
   hist_n = 2 * np + 1;
-  hist_limits = malloc((size_t)hist_n * sizeof *hist_limits);
+  hist_limits = xmalloc((size_t)hist_n * sizeof *hist_limits);
   for (int i = 0; i < np; i++) hist_limits[i] = -pos[np - 1 - i];
   hist_limits[np] = 0.0;
   for (int i = 0; i < np; i++) hist_limits[np + 1 + i] = pos[i];
@@ -964,7 +972,7 @@ static int histogram_summary_kernel(rt_kernel_ctx *c) {
     return rt_kernel_error(c, RT_INVALID_ARGUMENT, "tags must be scalar");
   const char *tg = str_at(tag, 0);
   int64_t n = rt_tensor_numel(vals);
-  double *counts = calloc((size_t)hist_n, sizeof *counts);
+  double *counts = xcalloc((size_t)hist_n, sizeof *counts);
   double mn = DBL_MAX, mx = -DBL_MAX, sum = 0, sumsq = 0;
   for (int64_t i = 0; i < n; i++) {
     double v = rt_tensor_get_f64(vals, i);
@@ -1078,9 +1086,9 @@ static bool add_tag(const char *t, size_t len, void *arg) {
     }
   if (s->n == s->cap) {
     s->cap = s->cap ? 2 * s->cap : 16;
-    s->tags = realloc(s->tags, (size_t)s->cap * sizeof *s->tags);
+    s->tags = xrealloc(s->tags, (size_t)s->cap * sizeof *s->tags);
   }
-  s->tags[s->n++] = strndup(t, len);
+  s->tags[s->n++] = xstrndup(t, len);
   return true;
 }
 

@@ -4,6 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "base/alloc.h"
 #include "ops/ops_int.h"
 
 #define NUM "{float, double, int32, int64}"
@@ -242,7 +243,7 @@ static int cast_grad(rt_grad_ctx *c) {
 }
 
 static int addn_grad(rt_grad_ctx *c) {
-  for (int i = 0; i < c->node->n_data_inputs && DY; i++) c->dx[i] = strdup(DY);
+  for (int i = 0; i < c->node->n_data_inputs && DY; i++) c->dx[i] = xstrdup(DY);
   return c->st->code;
 }
 

@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "base/alloc.h"
 #include "ops/ops_int.h"
 
 #define FLT "{float, double}"
@@ -106,7 +107,7 @@ static void set_format(rt_node *n, const void *arg) {
 
 static int bias_add_grad(rt_grad_ctx *c) {
   if (!DY) return RT_OK;
-  c->dx[0] = strdup(DY);
+  c->dx[0] = xstrdup(DY);
   c->dx[1] = op_grad_node(c, "BiasAddGrad", "BiasAddGrad", 1, &DY, set_format, c->node);
   return c->st->code;
 }

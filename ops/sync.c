@@ -14,6 +14,7 @@
 #include <string.h>
 #include <time.h>
 
+#include "base/alloc.h"
 #include "ops/ops_int.h"
 #include "runtime/device.h"
 #include "runtime/step.h"
@@ -54,8 +55,8 @@ static rt_resource *named(rt_kernel_ctx *c, void *(*make)(void), void (*fr)(void
   return r;
 }
 
-static void *new_accum(void) { return calloc(1, sizeof(accum)); }
-static void *new_tokens(void) { return calloc(1, sizeof(tokens)); }
+static void *new_accum(void) { return xcalloc(1, sizeof(accum)); }
+static void *new_tokens(void) { return xcalloc(1, sizeof(tokens)); }
 
 /* Wait on r->cv (r->mu held) for up to 50 ms; false once the step is cancelled. */
 static bool wait_a_bit(rt_kernel_ctx *c, rt_resource *r) {
@@ -143,7 +144,7 @@ static int token_enqueue(rt_kernel_ctx *c) {
       t->head = 0;
       if (t->n == t->cap) {
         t->cap = t->cap ? 2 * t->cap : 16;
-        t->v = realloc(t->v, (size_t)t->cap * sizeof *t->v);
+        t->v = xrealloc(t->v, (size_t)t->cap * sizeof *t->v);
       }
     }
     t->v[t->n++] = rt_tensor_get_i64(in, i);

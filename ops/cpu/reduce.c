@@ -51,10 +51,10 @@ static int read_axes(rt_kernel_ctx *c, const rt_tensor *axes, int ndims, bool *r
 enum { R_SUM, R_MEAN, R_MAX, R_MIN, R_PROD };
 
 #define REDUCE_T(T, ACC)                                                                \
-  static void reduce_##T(const T *x, const rt_shape *s, const int64_t *st, T *y,        \
+  static bool reduce_##T(const T *x, const rt_shape *s, const int64_t *st, T *y,        \
                          int64_t ny, int kind, int64_t count) {                         \
-    ACC *acc = malloc(sizeof *acc * (size_t)(ny ? ny : 1));                           \
-    if (!acc) abort();                                                                  \
+    ACC *acc = malloc(sizeof *acc * (size_t)(ny ? ny : 1));   /* output-sized */         \
+    if (!acc) return false;                                                             \
     for (int64_t j = 0; j < ny; j++) acc[j] = kind == R_PROD;                          \
     if (kind == R_MAX || kind == R_MIN) /* start from an element of each group */      \
       FOR_MAPPED(s, st, acc[o] = x[i]);                                                \
@@ -70,6 +70,7 @@ enum { R_SUM, R_MEAN, R_MAX, R_MIN, R_PROD };
     for (int64_t j = 0; j < ny; j++)                                                   \
       y[j] = (T)(kind == R_MEAN && count ? acc[j] / (ACC)count : acc[j]);              \
     free(acc);                                                                          \
+    return true;                                                                        \
   }
 REDUCE_T(float, double)
 REDUCE_T(double, double)
@@ -97,14 +98,18 @@ static int reduce(rt_kernel_ctx *c, int kind) {
   small_strides(&x->shape, red, st);
   void *yd = rt_tensor_data(y);
   const void *xd = rt_tensor_data(x);
+  bool ok;
   switch (x->dtype) {
-  case RT_FLOAT: reduce_float(xd, &x->shape, st, yd, ny, kind, count); break;
-  case RT_DOUBLE: reduce_double(xd, &x->shape, st, yd, ny, kind, count); break;
-  case RT_INT32: reduce_int32_t(xd, &x->shape, st, yd, ny, kind, count); break;
-  case RT_INT64: reduce_int64_t(xd, &x->shape, st, yd, ny, kind, count); break;
+  case RT_FLOAT: ok = reduce_float(xd, &x->shape, st, yd, ny, kind, count); break;
+  case RT_DOUBLE: ok = reduce_double(xd, &x->shape, st, yd, ny, kind, count); break;
+  case RT_INT32: ok = reduce_int32_t(xd, &x->shape, st, yd, ny, kind, count); break;
+  case RT_INT64: ok = reduce_int64_t(xd, &x->shape, st, yd, ny, kind, count); break;
   default:
     return rt_kernel_error(c, RT_UNIMPLEMENTED, "no CPU kernel for %s", rt_dtype_name(x->dtype));
   }
+  if (!ok)
+    return rt_kernel_error(c, RT_RESOURCE_EXHAUSTED, "out of memory: %lld accumulators of a reduction",
+                           (long long)ny);
   return RT_OK;
 }
 

@@ -5,8 +5,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "shell/parse.h"
-#include "shell/value.h"
+#include "shell/lang/parse.h"
+#include "shell/lang/value.h"
 
 int LLVMFuzzerInitialize(int *argc, char ***argv) {
   char *sargv[] = {"fuzz"};

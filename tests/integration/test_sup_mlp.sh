@@ -10,7 +10,7 @@
 data=${FASHION_MNIST_DIR:-/usr/share/datasets/fashion-mnist}
 if [ ! -f "$data/train-images-idx3-ubyte.gz" ]; then
   echo "SKIP: no Fashion-MNIST under $data (apt install dataset-fashion-mnist)"
-  exit 0
+  exit 77
 fi
 for shape in supervisor mts; do
   read -r P W0 W1 <<<"$(free_ports 3)"

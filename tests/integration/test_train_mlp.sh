@@ -9,7 +9,7 @@ root=$(cd "$(dirname "$0")/../.." && pwd)
 data=${FASHION_MNIST_DIR:-/usr/share/datasets/fashion-mnist}
 if [ ! -f "$data/train-images-idx3-ubyte.gz" ]; then
   echo "SKIP: no Fashion-MNIST under $data (apt install dataset-fashion-mnist)"
-  exit 0
+  exit 77
 fi
 out=$(mktemp)
 trap 'rm -f "$out"' EXIT

@@ -11,6 +11,7 @@
 
 #include <cmocka.h>
 
+#include "tests/unit/ops_test.h"
 #include "ops/ops.h"
 #include "ops/ops_int.h"
 #include "runtime/device.h"
@@ -20,24 +21,6 @@
 
 /* ---- helpers ---------------------------------------------------------------------- */
 
-static rt_tensor *T(rt_dtype t, int nd, const int64_t *dims, const double *v) {
-  rt_shape s = rt_shape_make(nd, dims);
-  rt_tensor *x = rt_tensor_new(t, &s);
-  for (int64_t i = 0; i < rt_tensor_numel(x); i++) {
-    void *d = rt_tensor_data(x);
-    switch (t) {
-    case RT_FLOAT: ((float *)d)[i] = (float)v[i]; break;
-    case RT_DOUBLE: ((double *)d)[i] = v[i]; break;
-    case RT_INT32: ((int32_t *)d)[i] = (int32_t)v[i]; break;
-    case RT_INT64: ((int64_t *)d)[i] = (int64_t)v[i]; break;
-    case RT_BOOL: ((bool *)d)[i] = v[i] != 0; break;
-    default: break;
-    }
-  }
-  return x;
-}
-#define D(...) ((const int64_t[]){__VA_ARGS__})
-#define V(...) ((const double[]){__VA_ARGS__})
 
 /* Run op's CPU kernel on a bare node (not in a graph); attrs come from `n` if given. */
 static int run_kernel(rt_node *n, int nin, rt_tensor **in, int nout, rt_tensor **out,
@@ -225,24 +208,7 @@ static void test_runtime_errors(void **s) {
 
 /* ---- graphs: shape functions and gradients ---------------------------------------- */
 
-static void add_placeholder(rt_graph *g, const char *name, rt_dtype t, int nd, const int64_t *dims) {
-  rt_node *n = rt_node_new(name, "Placeholder");
-  rt_node_set_type(n, "dtype", t);
-  rt_shape s = rt_shape_make(nd, dims);
-  rt_node_set_shape(n, "shape", &s);
-  rt_status st = {0};
-  assert_int_equal(rt_graph_add(g, n, &st), 0);
-}
 
-static void add_const(rt_graph *g, const char *name, rt_tensor *t) {
-  rt_node *n = rt_node_new(name, "Const");
-  rt_node_set_tensor(n, "value", t);
-  rt_node_set_type(n, "dtype", t->dtype);
-  rt_tensor_unref(t);
-  rt_status st = {0};
-  if (rt_graph_add(g, n, &st)) print_error("%s\n", st.msg);
-  assert_int_equal(st.code, 0);
-}
 
 static int add_node(rt_graph *g, const char *name, const char *op, const char *a, const char *b,
                     rt_status *st) {
@@ -287,25 +253,14 @@ static void test_shape_errors(void **s) {
 }
 
 /* Run `fetch` in g with x (and y) fed. */
-static rt_tensor *eval(rt_graph *g, const char *fetch, rt_tensor *x, rt_tensor *y) {
-  rt_device *dev = rt_device_new("/job:localhost/replica:0/task:0/device:CPU:0", RT_DEV_CPU, 1);
-  rt_exec *ex = NULL;
-  rt_status st = {0};
-  if (rt_exec_new(g, dev, &ex, &st)) print_error("exec: %s\n", st.msg);
-  assert_int_equal(st.code, 0);
+/* Run `fetch` in g with x (and y) fed; the run must succeed. */
+static rt_tensor *eval_xy(rt_graph *g, const char *fetch, rt_tensor *x, rt_tensor *y) {
   const char *feeds[] = {"x", "y"};
   rt_tensor *fv[] = {x, y};
-  rt_tensor *out = NULL;
-  rt_run_args a = {.n_feeds = y ? 2 : 1, .feed_names = feeds, .feeds = fv, .n_fetches = 1,
-                   .fetch_names = &fetch, .fetched = &out};
-  rt_step step = {0};
-  if (rt_exec_run(ex, &step, &a, &st)) print_error("run: %s\n", st.msg);
-  assert_int_equal(st.code, 0);
-  rt_exec_free(ex);
-  rt_device_free(dev);
-  rt_tensor *copy = rt_tensor_copy(out);   /* Identity hands back the fed buffer itself */
-  rt_tensor_unref(out);
-  return copy;
+  rt_status st = {0};
+  rt_tensor *r = eval(g, fetch, y ? 2 : 1, feeds, fv, &st);
+  check_ok(&st);
+  return r;
 }
 
 /* Check d/dinput of L = sum(w * op(x, y)) for inputs x (and y) of the given shapes,
@@ -328,7 +283,7 @@ static void check_grad(const char *op, int nx, const int64_t *dx, int ny, const 
   assert_int_equal(st.code, 0);
   rt_node *f = rt_graph_find(g, "f");
   rt_tensor *xt = T(RT_DOUBLE, nx, dx, xv), *yt = yv ? T(RT_DOUBLE, ny, dy, yv) : NULL;
-  rt_tensor *fx = eval(g, "f", xt, yt);
+  rt_tensor *fx = eval_xy(g, "f", xt, yt);
   int64_t nf = rt_tensor_numel(fx);
   double *w = malloc(sizeof *w * (size_t)nf);
   for (int64_t i = 0; i < nf; i++) w[i] = 0.3 + 0.17 * (double)i;
@@ -340,16 +295,16 @@ static void check_grad(const char *op, int nx, const int64_t *dx, int ny, const 
   assert_int_equal(st.code, 0);
   for (int k = 0; k < (yv ? 2 : 1); k++) {
     assert_non_null(dxn[k]);
-    rt_tensor *an = eval(g, dxn[k], xt, yt);
+    rt_tensor *an = eval_xy(g, dxn[k], xt, yt);
     rt_tensor *p = k ? yt : xt;
     double *pv = rt_tensor_data(p);
     assert_int_equal(rt_tensor_numel(an), rt_tensor_numel(p));
     for (int64_t i = 0; i < rt_tensor_numel(p); i++) {
       double keep = pv[i], h = 1e-6 * (fabs(keep) > 1 ? fabs(keep) : 1), lp = 0, lm = 0;
       pv[i] = keep + h;
-      rt_tensor *a = eval(g, "f", xt, yt);
+      rt_tensor *a = eval_xy(g, "f", xt, yt);
       pv[i] = keep - h;
-      rt_tensor *b = eval(g, "f", xt, yt);
+      rt_tensor *b = eval_xy(g, "f", xt, yt);
       pv[i] = keep;
       for (int64_t j = 0; j < nf; j++)
         lp += w[j] * rt_tensor_get_f64(a, j), lm += w[j] * rt_tensor_get_f64(b, j);

@@ -11,6 +11,7 @@
 
 #include <cmocka.h>
 
+#include "tests/unit/ops_test.h"
 #include "ops/ops.h"
 #include "ops/ops_int.h"
 #include "runtime/device.h"
@@ -21,22 +22,6 @@
 
 /* ---- helpers ---------------------------------------------------------------------- */
 
-static rt_tensor *T(rt_dtype t, int nd, const int64_t *dims, const double *v) {
-  rt_shape s = rt_shape_make(nd, dims);
-  rt_tensor *x = rt_tensor_new(t, &s);
-  void *d = rt_tensor_data(x);
-  for (int64_t i = 0; i < rt_tensor_numel(x); i++) switch (t) {
-    case RT_FLOAT: ((float *)d)[i] = (float)v[i]; break;
-    case RT_DOUBLE: ((double *)d)[i] = v[i]; break;
-    case RT_INT32: ((int32_t *)d)[i] = (int32_t)v[i]; break;
-    case RT_INT64: ((int64_t *)d)[i] = (int64_t)v[i]; break;
-    case RT_BOOL: ((bool *)d)[i] = v[i] != 0; break;
-    default: break;
-    }
-  return x;
-}
-#define D(...) ((const int64_t[]){__VA_ARGS__})
-#define V(...) ((const double[]){__VA_ARGS__})
 #define I32(nd, dims, ...) T(RT_INT32, nd, dims, V(__VA_ARGS__))
 #define F32(nd, dims, ...) T(RT_FLOAT, nd, dims, V(__VA_ARGS__))
 
@@ -66,34 +51,8 @@ static void expect(rt_tensor *t, rt_dtype dt, int nd, const int64_t *dims, const
 
 /* A graph of constants and one node "f" (inputs named in order); returns f's output `out`
  * run through the executor, or NULL with st set. */
-typedef void (*attrs_fn)(rt_node *n);
 
-static void add_const(rt_graph *g, const char *name, rt_tensor *t) {
-  rt_node *n = rt_node_new(name, "Const");
-  rt_node_set_tensor(n, "value", t);
-  rt_node_set_type(n, "dtype", t->dtype);
-  rt_tensor_unref(t);
-  rt_status st = {0};
-  if (rt_graph_add(g, n, &st)) print_error("%s\n", st.msg);
-  assert_int_equal(st.code, 0);
-}
 
-static rt_tensor *eval(rt_graph *g, const char *fetch, int nf, const char *const *feeds,
-                       rt_tensor *const *fv, rt_status *st) {
-  rt_device *dev = rt_device_new("/job:localhost/replica:0/task:0/device:CPU:0", RT_DEV_CPU, 1);
-  rt_exec *ex = NULL;
-  rt_tensor *out = NULL, *copy = NULL;
-  if (!rt_exec_new(g, dev, &ex, st)) {
-    rt_run_args a = {.n_feeds = nf, .feed_names = feeds, .feeds = fv, .n_fetches = 1,
-                     .fetch_names = &fetch, .fetched = &out};
-    rt_step step = {0};
-    if (!rt_exec_run(ex, &step, &a, st)) copy = rt_tensor_copy(out);
-  }
-  rt_tensor_unref(out);
-  rt_exec_free(ex);
-  rt_device_free(dev);
-  return copy;
-}
 
 /* Run op on constant inputs (a NULL-terminated list); output `out` of it. */
 static rt_tensor *op_out(const char *op, attrs_fn attrs, int out, rt_status *st, ...) {
@@ -121,10 +80,6 @@ static rt_tensor *op_out(const char *op, attrs_fn attrs, int out, rt_status *st,
 }
 #define RUN(op, attrs, ...) op_out(op, attrs, 0, &st, __VA_ARGS__, NULL)
 
-static void check_ok(rt_status *st) {
-  if (st->code) print_error("%s\n", st->msg);
-  assert_int_equal(st->code, 0);
-}
 
 /* ---- gradients: L = sum(w * f(x, y)) by rt_gradients against central differences ---- */
 
@@ -141,14 +96,6 @@ typedef struct gcase {
 } gcase;
 #define CG(...) check_grad(&(gcase){__VA_ARGS__, .end = 0})
 
-static void add_placeholder(rt_graph *g, const char *name, rt_dtype t, int nd, const int64_t *d) {
-  rt_node *n = rt_node_new(name, "Placeholder");
-  rt_node_set_type(n, "dtype", t);
-  rt_shape s = rt_shape_make(nd, d);
-  rt_node_set_shape(n, "shape", &s);
-  rt_status st = {0};
-  assert_int_equal(rt_graph_add(g, n, &st), 0);
-}
 
 static double loss(rt_graph *g, int nf, const char *const *feeds, rt_tensor *const *fv,
                    const double *w) {

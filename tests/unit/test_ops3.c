@@ -12,6 +12,7 @@
 
 #include <cmocka.h>
 
+#include "tests/unit/ops_test.h"
 #include "ops/ops.h"
 #include "ops/ops_int.h"
 #include "runtime/device.h"
@@ -22,7 +23,6 @@
 
 /* ---- helpers ---------------------------------------------------------------------- */
 
-#define D(...) ((const int64_t[]){__VA_ARGS__})
 
 static uint64_t lcg = 12345;
 static double rnd(void) {   /* in [-1, 1) */
@@ -48,33 +48,9 @@ static rt_tensor *ints(int n, const int64_t *v) {
   return x;
 }
 
-static void check_ok(const rt_status *st) {
-  if (st->code) print_error("%s\n", st->msg);
-  assert_int_equal(st->code, 0);
-}
 
 /* Adds a Const (takes t). */
-static void add_const(rt_graph *g, const char *name, rt_tensor *t) {
-  rt_node *n = rt_node_new(name, "Const");
-  rt_node_set_tensor(n, "value", t);
-  rt_node_set_type(n, "dtype", t->dtype);
-  rt_tensor_unref(t);
-  rt_status st = {0};
-  rt_graph_add(g, n, &st);
-  check_ok(&st);
-}
 
-static void add_placeholder(rt_graph *g, const char *name, rt_dtype t, int nd, const int64_t *d) {
-  rt_node *n = rt_node_new(name, "Placeholder");
-  rt_node_set_type(n, "dtype", t);
-  if (nd >= 0) {
-    rt_shape s = rt_shape_make(nd, d);
-    rt_node_set_shape(n, "shape", &s);
-  }
-  rt_status st = {0};
-  rt_graph_add(g, n, &st);
-  check_ok(&st);
-}
 
 /* The window attrs of the op under test. */
 typedef struct cfg {
@@ -91,25 +67,8 @@ static void set_window(rt_node *n) {
     rt_node_set_ints(n, "ksize", 4, D(1, cur.kh, cur.kw, 1));
 }
 
-typedef void (*attrs_fn)(rt_node *n);
 
 /* One executor run of `fetch` with feeds; a deep copy of the result or NULL with st. */
-static rt_tensor *eval(rt_graph *g, const char *fetch, int nf, const char *const *feeds,
-                       rt_tensor *const *fv, rt_status *st) {
-  rt_device *dev = rt_device_new("/job:localhost/replica:0/task:0/device:CPU:0", RT_DEV_CPU, 1);
-  rt_exec *ex = NULL;
-  rt_tensor *out = NULL, *copy = NULL;
-  if (!rt_exec_new(g, dev, &ex, st)) {
-    rt_run_args a = {.n_feeds = nf, .feed_names = feeds, .feeds = fv, .n_fetches = 1,
-                     .fetch_names = &fetch, .fetched = &out};
-    rt_step step = {0};
-    if (!rt_exec_run(ex, &step, &a, st)) copy = rt_tensor_copy(out);
-  }
-  rt_tensor_unref(out);
-  rt_exec_free(ex);
-  rt_device_free(dev);
-  return copy;
-}
 
 /* op on constant inputs (takes them); NULL with st set on error. */
 static rt_tensor *run_op(const char *op, attrs_fn attrs, rt_status *st, int n,

@@ -1,0 +1,29 @@
+/* Subcommands of the tfsh binary (dispatched from main before the interpreter starts). */
+#ifndef TFSH_SHELL_CMD_H
+#define TFSH_SHELL_CMD_H
+
+#include <stdio.h>
+
+#include "runtime/cluster.h"
+
+/* ---- what the subcommands share (cmd.c) ---------------------------------------------- */
+/* argv[*i] as "--name=value" or "--name value" (then *i moves past the value): the value,
+ * or NULL when argv[*i] is not that option. */
+const char *sh_cmd_opt(int argc, char **argv, int *i, const char *name);
+/* "h:p,h:p" (--ps_hosts, --worker_hosts) as tasks 0, 1, ... of job. */
+void sh_cmd_add_hosts(rt_cluster *c, const char *job, const char *hosts);
+/* All of a stream, NUL-terminated, malloc'd (stdin, a spec file). */
+char *sh_cmd_read_all(FILE *f);
+
+/* tfsh server ...: one task of a cluster, until SIGTERM/SIGINT. argv[0] is "server". */
+int sh_server_main(int argc, char **argv);
+
+/* tfsh lint SPEC | --tf-config [JSON] | --ps_hosts .. --worker_hosts ..: check a cluster spec
+ * before launch (cmd_lint.c). argv[0] is "lint". Exit 0 ok, 1 problems, 2 usage. */
+int sh_lint_main(int argc, char **argv);
+
+/* Local clusters from the shell: %cluster/%down/%kill/%restart/%logs magics and the tfsh
+ * module (cluster.c). Called once from sh_modules_init_extra (shell/app/init.c). */
+void sh_cluster_init(void);
+
+#endif

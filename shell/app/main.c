@@ -1,0 +1,105 @@
+/* The program entry: argument parsing and dispatch, nothing else. */
+#define _GNU_SOURCE
+#include <malloc.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "base/alloc.h"
+#include "net/net.h"   /* tfsh keygen: the cluster key is the net layer's */
+#include "shell/app/cmd.h"
+#include "shell/lang/lang.h"
+#include "shell/app/repl.h"
+
+static const char usage_line[] = "usage: tfsh [-h] [--version] [-c CODE | FILE | - | server ... | keygen FILE] [ARGS...]\n";
+
+static void print_help(void) {
+  printf("%s\n"
+         "tfsh: TensorFlow 1.x's distributed runtime as an interactive shell.\n"
+         "The language is the graph-building Python of TF1 (a subset of Python 3).\n\n"
+         "  (no argument)   interactive shell when stdin is a terminal;\n"
+         "                  otherwise read and run a script from stdin\n"
+         "  FILE [ARGS]     run FILE (.tfs or .py); sys.argv = [FILE, ARGS...]\n"
+         "  -               run the script read from stdin\n"
+         "  -c CODE [ARGS]  run CODE; sys.argv = ['-c', ARGS...]\n"
+         "  server ...      run one task of a cluster (tfsh server --help)\n"
+         "  keygen FILE     write a cluster key (CURVE); give it to every task and client\n"
+         "                  with TFSH_CLUSTER_KEY=FILE or tfsh server --cluster-key FILE\n"
+         "  lint SPEC       check a cluster spec or TF_CONFIG before launch (tfsh lint --help)\n"
+         "  -h, --help      show this help\n"
+         "  --version       print the version\n\n"
+         "In the shell: %%help lists the magics, name? describes name, Ctrl-D exits.\n",
+         usage_line);
+}
+
+static int usage_error(const char *fmt, const char *arg) {
+  fputs("tfsh: ", stderr);
+  fprintf(stderr, fmt, arg);
+  fputc('\n', stderr);
+  fputs(usage_line, stderr);
+  return 2;
+}
+
+static int finish(int status) {
+  sh_screen_clear(true);
+  fflush(stdout);
+  fflush(stderr);
+  sh_fini();
+  return status;
+}
+
+int main(int argc, char **argv) {
+  /* Tensor buffers of many MiB come and go every step; glibc would mmap and unmap each,
+   * and fresh pages cost ~14 us per 4 KiB to touch on these machines. Keep them in the
+   * heap for reuse instead. */
+  mallopt(M_MMAP_THRESHOLD, 512 << 20);
+  /* One arena: a thread's own arena holds at most 64 MiB, so big tensors received on
+   * ZeroMQ's I/O thread would be fresh mmaps every step whatever the threshold. */
+  mallopt(M_ARENA_MAX, 1);
+  mallopt(M_TRIM_THRESHOLD, 1 << 30);
+  if (argc > 1 && (!strcmp(argv[1], "-h") || !strcmp(argv[1], "--help"))) { print_help(); return 0; }
+  if (argc > 1 && (!strcmp(argv[1], "--version") || !strcmp(argv[1], "-V"))) {
+    printf("tfsh %s\n", TFSH_VERSION);
+    return 0;
+  }
+  /* ---- subcommands dispatch here, before the interpreter starts ---- */
+  if (argc > 1 && !strcmp(argv[1], "server")) return sh_server_main(argc - 1, argv + 1);
+  if (argc > 1 && !strcmp(argv[1], "keygen")) return net_keygen_main(argc - 1, argv + 1);
+  if (argc > 1 && !strcmp(argv[1], "lint")) return sh_lint_main(argc - 1, argv + 1);
+
+  sh_install_sigint();
+  if (argc > 1 && !strcmp(argv[1], "-c")) {
+    if (argc < 3) return usage_error("%s", "argument -c: expected one argument");
+    char *code = argv[2];
+    argv[2] = "-c";          /* sys.argv = ['-c', ARGS...] */
+    sh_init(argc - 2, argv + 2);
+    int rc = sh_exec_string(code, "<string>", NULL);
+    return finish(rc < 0 ? sh_report_error() : 0);
+  }
+  if (argc > 1 && argv[1][0] == '-' && argv[1][1]) return usage_error("unknown option %s", argv[1]);
+
+  if (argc > 1 && strcmp(argv[1], "-")) {   /* a script file */
+    if (access(argv[1], R_OK) != 0) {
+      fprintf(stderr, "tfsh: can't open file '%s': [Errno 2] No such file or directory\n", argv[1]);
+      return 2;
+    }
+    sh_init(argc - 1, argv + 1);
+    int rc = sh_exec_file(argv[1], NULL);
+    return finish(rc < 0 ? sh_report_error() : 0);
+  }
+
+  if (argc == 1 && isatty(STDIN_FILENO)) {   /* the interactive shell */
+    char *sargv[] = {""};
+    sh_init(1, sargv);
+    return finish(sh_repl_run());
+  }
+
+  /* a script on stdin, like `python3 < script.py` */
+  char *sargv_stdin[] = {argc > 1 ? "-" : ""};
+  sh_init(argc > 1 ? argc - 1 : 1, argc > 1 ? argv + 1 : sargv_stdin);
+  char *src = sh_cmd_read_all(stdin);
+  int rc = sh_exec_string(src, "<stdin>", NULL);
+  free(src);
+  return finish(rc < 0 ? sh_report_error() : 0);
+}

@@ -1,0 +1,1298 @@
+/* Views (issue 7): what the cluster does, seen from the shell.
+ *
+ *  - Session.run(options=RunOptions(trace_level=FULL_TRACE) / output_partition_graphs=True,
+ *    run_metadata=...) fills run_metadata.step_stats / .partition_graphs (the records are
+ *    shell/views.py.inc's classes, built from the lists made here);
+ *  - the live view: while a step runs on a terminal, one line per device with a bar of ops
+ *    done, the op running now, elapsed time, bytes sent and received (from the master's
+ *    Progress message, polled on a second connection every 150 ms; nothing is drawn for
+ *    steps shorter than 200 ms, so tight loops cost a clock read per 50 ms tick);
+ *  - magics: %live, %trace, %placement, %partitions, %dot, %tasks, %top (%cluster is
+ *    shell/cluster.c's).
+ *
+ * Output that is not a terminal, NO_COLOR or TERM=dumb: plain text, no escape codes, no
+ * live view. */
+#include <errno.h>
+#include <poll.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/ioctl.h>
+#include <termios.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "base/alloc.h"
+#include "net/client.h"
+#include "runtime/cluster.h"
+#include "runtime/codec.h"
+#include "runtime/partition.h"
+#include "runtime/session.h"
+#include "runtime/trace.h"
+#include "shell/app/repl.h"
+#include "shell/app/views.h"
+#include "shell/lang/lang.h"
+#include "shell/tf/tf.h"
+
+
+static const char views_src[] =
+#include "shell/app/views.py.inc"
+;
+
+/* ---- small helpers ------------------------------------------------------------------- */
+
+static int64_t now_us(void) {
+  struct timespec ts;
+  clock_gettime(CLOCK_MONOTONIC, &ts);
+  return (int64_t)ts.tv_sec * 1000000 + ts.tv_nsec / 1000;
+}
+
+static bool fancy_terminal(void) {
+  const char *term = getenv("TERM");
+  return isatty(STDOUT_FILENO) && !getenv("NO_COLOR") && !(term && !strcmp(term, "dumb"));
+}
+
+/* The same, asked once a second at most (every sess.run asks). */
+static bool fancy_terminal_cached(void) {
+  static int64_t when;
+  static bool v;
+  struct timespec ts;
+  clock_gettime(CLOCK_MONOTONIC_COARSE, &ts);
+  int64_t now = (int64_t)ts.tv_sec;
+  if (!when || now != when) {
+    when = now;
+    v = fancy_terminal();
+  }
+  return v;
+}
+
+static int term_width(void) {
+  struct winsize ws;
+  if (ioctl(STDOUT_FILENO, TIOCGWINSZ, &ws) == 0 && ws.ws_col > 20) return ws.ws_col;
+  return 80;
+}
+
+static void human_bytes(int64_t b, char *buf, size_t n) {
+  if (b < 1024) snprintf(buf, n, "%lld B", (long long)b);
+  else if (b < 1024 * 1024) snprintf(buf, n, "%.1f KiB", b / 1024.0);
+  else if (b < 1024LL * 1024 * 1024) snprintf(buf, n, "%.1f MiB", b / (1024.0 * 1024));
+  else snprintf(buf, n, "%.2f GiB", b / (1024.0 * 1024 * 1024));
+}
+
+static sh_obj *tf_mod(void) { return sh_import("tensorflow"); }
+
+/* Call tensorflow.<fn>(args...) (steals the args). */
+static sh_obj *call_tf(const char *fn, int argc, sh_obj **argv) {
+  sh_obj *tf = tf_mod(), *f = tf ? sh_getattr(tf, fn) : NULL, *r = NULL;
+  if (f) r = sh_call(f, argc, argv, NULL);
+  for (int i = 0; i < argc; i++) sh_decref(argv[i]);
+  sh_decref(f);
+  sh_decref(tf);
+  return r;
+}
+
+static sh_obj *shape_list(const rt_shape *s) {
+  if (s->ndims < 0) return sh_none();
+  sh_obj *l = sh_list_new(0);
+  for (int i = 0; i < s->ndims; i++) sh_list_append_steal(l, sh_int(s->dims[i]));
+  return l;
+}
+
+static void shape_text(rt_dtype t, const rt_shape *s, char *buf, size_t n) {
+  char sh[128];
+  rt_shape_str(s, sh, sizeof sh);
+  snprintf(buf, n, "%s%s", rt_dtype_name(t), sh);
+}
+
+/* ---- graphs as node dicts (GraphDef) ---------------------------------------------------- */
+
+static sh_obj *attr_obj(const rt_attr_value *v) {
+  switch (v->kind) {
+    case RT_ATTR_INT: return sh_int(v->i);
+    case RT_ATTR_FLOAT: return sh_float(v->f);
+    case RT_ATTR_BOOL: return sh_bool(v->b);
+    case RT_ATTR_STRING: return sh_str(v->s ? v->s : "");
+    case RT_ATTR_TYPE: return sh_int(v->type);
+    case RT_ATTR_SHAPE: return shape_list(&v->shape);
+    case RT_ATTR_TENSOR: {
+      sh_obj *vals = NULL, *arr = np_result(rt_tensor_ref(v->tensor));
+      sh_obj *flat = arr ? sh_call_method(arr, "flatten", 0, NULL, NULL) : NULL;
+      vals = flat ? sh_call_method(flat, "tolist", 0, NULL, NULL) : NULL;
+      sh_decref(arr);
+      sh_decref(flat);
+      if (!vals) {
+        sh_err_clear();
+        vals = sh_list_new(0);
+      }
+      return sh_tuple_of(3, sh_int(v->tensor->dtype), shape_list(&v->tensor->shape), vals);
+    }
+    default: break;
+  }
+  sh_obj *l = sh_list_new(0);
+  for (int i = 0; i < v->list.n; i++) {
+    sh_obj *e = NULL;
+    switch (v->kind) {
+      case RT_ATTR_LIST_INT: e = sh_int(((int64_t *)v->list.v)[i]); break;
+      case RT_ATTR_LIST_FLOAT: e = sh_float(((double *)v->list.v)[i]); break;
+      case RT_ATTR_LIST_STRING: e = sh_str(((char **)v->list.v)[i]); break;
+      case RT_ATTR_LIST_TYPE: e = sh_int(((rt_dtype *)v->list.v)[i]); break;
+      case RT_ATTR_LIST_SHAPE: e = shape_list(&((rt_shape *)v->list.v)[i]); break;
+      default: e = sh_none(); break;
+    }
+    sh_list_append_steal(l, e);
+  }
+  return l;
+}
+
+static sh_obj *node_dict(const rt_node *n, bool assigned) {
+  sh_obj *d = sh_dict_new(), *v;
+  sh_dict_set_str(d, "name", v = sh_str(n->name)), sh_decref(v);
+  sh_dict_set_str(d, "op", v = sh_str(n->op)), sh_decref(v);
+  sh_obj *ins = sh_list_new(0);
+  for (int k = 0; k < n->n_inputs; k++) {   /* TF1 writes "x" for "x:0" */
+    size_t len = strlen(n->inputs[k]);
+    bool zero = len > 2 && !strcmp(n->inputs[k] + len - 2, ":0");
+    sh_list_append_steal(ins, sh_strn(n->inputs[k], zero ? len - 2 : len));
+  }
+  sh_dict_set_str(d, "input", ins), sh_decref(ins);
+  const char *dev = assigned && n->assigned ? n->assigned : n->device ? n->device : "";
+  sh_dict_set_str(d, "device", v = sh_str(dev)), sh_decref(v);
+  sh_obj *attrs = sh_dict_new();
+  for (int a = 0; a < n->n_attrs; a++) {
+    if (n->attrs[a].name[0] == '_' && !strcmp(n->attrs[a].name, "_device_reason")) continue;
+    sh_obj *val = attr_obj(&n->attrs[a].value);
+    sh_obj *kv = sh_tuple_of(2, sh_str(rt_attr_kind_name(n->attrs[a].value.kind)), val);
+    sh_dict_set_str(attrs, n->attrs[a].name, kv);
+    sh_decref(kv);
+  }
+  sh_dict_set_str(d, "attr", attrs), sh_decref(attrs);
+  return d;
+}
+
+static sh_obj *graph_nodes(const rt_graph *g, bool assigned) {
+  sh_obj *l = sh_list_new(0);
+  for (int i = 0; i < g->n_nodes; i++) sh_list_append_steal(l, node_dict(g->nodes[i], assigned));
+  return l;
+}
+
+/* _views_nodes(graph) -> [node dict] of a tf.Graph (as built: requested devices). */
+static sh_obj *f_views_nodes(sh_obj *self, int argc, sh_obj **argv, sh_obj *kw) {
+  sh_obj *g;
+  if (sh_parse_args("_views_nodes", argc, argv, kw, "graph", &g) < 0) return NULL;
+  if (g->type != &tf_graph_type) return sh_raise(sh_TypeError, "expected a tf.Graph, got %s", sh_type_name(g));
+  return graph_nodes(tf_rt((tf_graph *)g), false);
+}
+
+/* ---- step stats -> lists ------------------------------------------------------------- */
+
+static sh_obj *step_stats_list(const rt_step_stats *s) {
+  sh_obj *devs = sh_list_new(0);
+  for (int i = 0; i < s->n; i++) {
+    const rt_dev_stats *d = s->dev[i];
+    sh_obj *dd = sh_dict_new(), *v, *nodes = sh_list_new(0);
+    sh_dict_set_str(dd, "device", v = sh_str(d->device)), sh_decref(v);
+    for (int k = 0; k < d->n; k++) {
+      const rt_node_stats *n = &d->nodes[k];
+      sh_obj *nd = sh_dict_new(), *outs = sh_list_new(0);
+      sh_dict_set_str(nd, "node_name", v = sh_str(n->node_name ? n->node_name : "")), sh_decref(v);
+      sh_dict_set_str(nd, "timeline_label", v = sh_str(n->timeline_label ? n->timeline_label : "")), sh_decref(v);
+      sh_dict_set_str(nd, "all_start_micros", v = sh_int(n->all_start_micros)), sh_decref(v);
+      sh_dict_set_str(nd, "op_start_rel_micros", v = sh_int(n->op_start_rel_micros)), sh_decref(v);
+      sh_dict_set_str(nd, "op_end_rel_micros", v = sh_int(n->op_end_rel_micros)), sh_decref(v);
+      sh_dict_set_str(nd, "all_end_rel_micros", v = sh_int(n->all_end_rel_micros)), sh_decref(v);
+      sh_dict_set_str(nd, "thread_id", v = sh_int(n->thread_id)), sh_decref(v);
+      for (int o = 0; o < n->n_outputs; o++)
+        sh_list_append_steal(outs, sh_tuple_of(3, sh_int(n->outputs[o].dtype), shape_list(&n->outputs[o].shape),
+                                               sh_int(n->outputs[o].bytes)));
+      sh_dict_set_str(nd, "output", outs), sh_decref(outs);
+      sh_list_append_steal(nodes, nd);
+    }
+    sh_dict_set_str(dd, "node_stats", nodes), sh_decref(nodes);
+    sh_list_append_steal(devs, dd);
+  }
+  return devs;
+}
+
+/* ---- the live view ------------------------------------------------------------------- */
+
+enum { LIVE_OFF, LIVE_ON, LIVE_KEEP };
+
+typedef struct live_dev {
+  char device[200];
+  int done, total;
+  char op[160];
+  int64_t sent, recv;
+  int busy, samples;        /* over the current loop, for the busy share */
+  bool running;
+} live_dev;
+
+static struct {
+  int mode;
+  bool trace_all;           /* %trace on: every run is traced */
+  /* this run */
+  rt_session *s;
+  int64_t t0;
+  int drawn;                /* lines on the screen now */
+  int64_t last_poll, last_draw;
+  bool shown;
+  int n;
+  live_dev d[64];
+  /* loops: runs that follow each other within a second */
+  int64_t loop_start, last_end;
+  int loop_steps;
+  /* the view of a loop of short steps: each device's busy time since the loop began (from
+   * RunStep's "busy"), drawn between steps a few times a second and folded into a summary
+   * line when the loop is over */
+  rt_busy acc[RT_MAX_BUSY];
+  int n_acc;
+  int64_t loop_drawn_at;
+  bool loop_shown;
+} L = {.mode = LIVE_ON};
+
+static live_dev *live_find(const char *dev) {
+  for (int i = 0; i < L.n; i++)
+    if (!strcmp(L.d[i].device, dev)) return &L.d[i];
+  if (L.n == 64) return NULL;
+  live_dev *d = &L.d[L.n++];
+  memset(d, 0, sizeof *d);
+  snprintf(d->device, sizeof d->device, "%s", dev);
+  return d;
+}
+
+static void live_erase(void) {
+  if (L.drawn > 0) {
+    printf("\033[%dA\r\033[J", L.drawn);
+    fflush(stdout);
+  }
+  L.drawn = 0;
+}
+
+static double loop_rate(void) {
+  int64_t span = now_us() - L.loop_start;
+  return L.loop_steps >= 2 && span > 0 ? L.loop_steps * 1e6 / (double)span : 0;
+}
+
+/* ---- loops of short steps ---- */
+
+static void loop_add_busy(const rt_busy *b, int n) {
+  for (int i = 0; i < n; i++) {
+    int k = 0;
+    while (k < L.n_acc && strcmp(L.acc[k].device, b[i].device)) k++;
+    if (k == L.n_acc) {
+      if (L.n_acc == RT_MAX_BUSY) continue;
+      L.acc[L.n_acc++] = (rt_busy){.us = 0};
+      snprintf(L.acc[k].device, sizeof L.acc[k].device, "%s", b[i].device);
+    }
+    L.acc[k].us += b[i].us;
+    L.acc[k].ops = b[i].ops;
+  }
+}
+
+/* A device's share of the loop's wall time spent running kernels, in percent. */
+static int loop_busy_pct(const rt_busy *b) {
+  int64_t span = L.last_end - L.loop_start;
+  int64_t pct = span > 0 ? b->us * 100 / span : 0;
+  return pct > 100 ? 100 : (int)pct;
+}
+
+/* "/job:worker/replica:0/task:0/device:CPU:0" -> "/job:worker/task:0/CPU:0" */
+static void short_device(const char *dev, char *out, size_t n) {
+  char buf[200];
+  snprintf(buf, sizeof buf, "%s", dev);
+  char *p;
+  if ((p = strstr(buf, "/replica:0"))) memmove(p, p + 10, strlen(p + 10) + 1);
+  if ((p = strstr(buf, "device:"))) memmove(p, p + 7, strlen(p + 7) + 1);
+  snprintf(out, n, "%s", buf);
+}
+
+/* The loop's lines: steps so far and steps/s, then a line per device with its busy share. */
+static void loop_draw(void) {
+  live_erase();
+  int width = term_width() - 1, name_w = 0;
+  for (int i = 0; i < L.n_acc; i++)
+    if ((int)strlen(L.acc[i].device) > name_w) name_w = (int)strlen(L.acc[i].device);
+  double span = (L.last_end - L.loop_start) / 1e6;
+  char line[1024];
+  snprintf(line, sizeof line, "loop: step %d  %.1f steps/s  %.1f ms/step", L.loop_steps + 1,
+           span > 0 ? (L.loop_steps + 1) / span : 0, span > 0 ? span * 1e3 / (L.loop_steps + 1) : 0);
+  if ((int)strlen(line) > width) line[width] = '\0';
+  printf("\r\033[K%s\n", line);
+  for (int i = 0; i < L.n_acc; i++) {
+    int pct = loop_busy_pct(&L.acc[i]), fill = pct * 20 / 100;
+    char bar[32];
+    for (int k = 0; k < 20; k++) bar[k] = k < fill ? '#' : '.';
+    bar[20] = '\0';
+    snprintf(line, sizeof line, "%-*s [%s] busy %3d%%  %d ops/step", name_w, L.acc[i].device, bar, pct,
+             L.acc[i].ops);
+    if ((int)strlen(line) > width) line[width] = '\0';
+    printf("\r\033[K%s\n", line);
+  }
+  L.drawn = 1 + L.n_acc;
+  L.loop_drawn_at = now_us();
+  L.loop_shown = true;
+  fflush(stdout);
+}
+
+/* The loop is over (or the program prints, or goes idle): its lines go; a loop that was
+ * shown leaves one summary line. */
+static void loop_fold(bool summary) {
+  live_erase();
+  if (!summary || !L.loop_shown) return;
+  L.loop_shown = false;
+  double span = (L.last_end - L.loop_start) / 1e6;
+  char line[2048];
+  int off = snprintf(line, sizeof line, "loop: %d steps in %.2f s, %.1f steps/s", L.loop_steps + 1, span,
+                     span > 0 ? (L.loop_steps + 1) / span : 0);
+  for (int i = 0; i < L.n_acc && off < (int)sizeof line - 256; i++) {
+    char dev[200];
+    short_device(L.acc[i].device, dev, sizeof dev);
+    off += snprintf(line + off, sizeof line - off, "%s %s %d%%", i ? "," : "; busy", dev, loop_busy_pct(&L.acc[i]));
+  }
+  printf("%s\n", line);
+  fflush(stdout);
+  L.last_end = 0;   /* a step from now on starts a new loop */
+}
+
+/* sh_screen_hook: before the interpreter writes, and when it goes idle. */
+static void live_screen_hook(bool idle) {
+  if (L.drawn > 0 || (idle && L.loop_shown)) loop_fold(idle);
+}
+
+/* One device line, cut to the terminal's width. */
+static void live_line(const live_dev *d, int name_w, double secs, bool final, char *out, size_t n) {
+  int width = term_width() - 1;
+  char bar[32], sent[32], recv[32], busy[32] = "";
+  int bw = 20, fill = d->total > 0 ? (int)((int64_t)d->done * bw / d->total) : 0;
+  if (final) fill = bw;
+  for (int i = 0; i < bw; i++) bar[i] = i < fill ? '#' : '.';
+  bar[bw] = '\0';
+  human_bytes(d->sent, sent, sizeof sent);
+  human_bytes(d->recv, recv, sizeof recv);
+  if (L.loop_steps >= 2 && d->samples > 0) snprintf(busy, sizeof busy, "  busy %d%%", d->busy * 100 / d->samples);
+  char buf[1024];
+  snprintf(buf, sizeof buf, "%-*s [%s] %5d/%-5d %-24.24s %6.1fs  sent %s  recv %s%s", name_w, d->device, bar,
+           final ? d->total : d->done, d->total, final ? "" : d->op, secs, sent, recv, busy);
+  if ((int)strlen(buf) > width && width > 0) buf[width] = '\0';
+  snprintf(out, n, "%s", buf);
+}
+
+static void live_draw(bool final) {
+  double secs = (now_us() - L.t0) / 1e6;
+  int name_w = 0;
+  for (int i = 0; i < L.n; i++)
+    if ((int)strlen(L.d[i].device) > name_w) name_w = (int)strlen(L.d[i].device);
+  live_erase();
+  char line[1024];
+  int lines = 0;
+  if (L.loop_steps >= 2) {
+    snprintf(line, sizeof line, "step %d of this loop  %.1f steps/s", L.loop_steps + 1, loop_rate());
+    printf("\r\033[K%s\n", line);
+    lines++;
+  }
+  for (int i = 0; i < L.n; i++) {
+    live_line(&L.d[i], name_w, secs, final, line, sizeof line);
+    printf("\r\033[K%s\n", line);
+    lines++;
+  }
+  if (!L.n) {
+    printf("\r\033[Kstep running  %.1fs\n", secs);
+    lines++;
+  }
+  L.drawn = lines;
+  fflush(stdout);
+}
+
+static int live_tick(void *arg, int64_t elapsed_ms) {
+  if (elapsed_ms < 200) return 0;
+  int64_t now = now_us();
+  if (now - L.last_poll >= 150000) {
+    L.last_poll = now;
+    rt_progress p;
+    bool fresh = false;
+    rt_status st;
+    if (!rt_session_progress(L.s, &p, &fresh, &st) && fresh) {
+      for (int i = 0; i < L.n; i++) L.d[i].running = false;
+      for (int i = 0; i < p.n; i++) {
+        live_dev *d = live_find(p.dev[i].device);
+        if (!d) continue;
+        d->done = p.dev[i].done;
+        d->total = p.dev[i].total;
+        d->sent = p.dev[i].sent;
+        d->recv = p.dev[i].recv;
+        d->running = true;
+        snprintf(d->op, sizeof d->op, "%s", p.dev[i].op);
+      }
+      for (int i = 0; i < L.n; i++) {
+        L.d[i].samples++;
+        if (L.d[i].running && !strstr(L.d[i].op, "/_recv_") && L.d[i].done < L.d[i].total) L.d[i].busy++;
+        if (!L.d[i].running && L.d[i].total) L.d[i].done = L.d[i].total;   /* its part finished */
+      }
+    }
+  }
+  if (now - L.last_draw >= 150000) {
+    L.last_draw = now;
+    L.shown = true;
+    live_draw(false);
+  }
+  return 0;
+}
+
+static bool live_begin(rt_session *s) {
+  int64_t now = now_us();
+  bool on = L.mode != LIVE_OFF && fancy_terminal_cached();
+  if (!on) {   /* steps the view does not show are not part of its loops either */
+    L.last_end = 0;
+    return false;
+  }
+  if (L.last_end && now - L.last_end < 1000000) {
+    L.loop_steps++;
+  } else {
+    loop_fold(true);   /* the loop before this step is over */
+    L.loop_steps = 0;
+    L.loop_start = now;
+    L.n = 0;   /* a new loop: forget the devices' busy counts */
+    L.n_acc = 0;
+    L.loop_shown = false;
+  }
+  L.s = s;
+  L.t0 = now;
+  L.shown = false;
+  L.last_poll = L.last_draw = 0;
+  for (int i = 0; i < L.n; i++) L.d[i].done = L.d[i].sent = L.d[i].recv = 0, L.d[i].op[0] = '\0';
+  return true;
+}
+
+static void live_end(bool used, bool ok, const rt_busy *busy, int n_busy) {
+  if (!used) return;
+  L.last_end = now_us();
+  loop_add_busy(busy, n_busy);
+  if (!L.shown) {   /* a short step: in a loop, the loop's lines a few times a second */
+    if (ok && L.loop_steps >= 2 && L.last_end - L.loop_drawn_at >= 250000) loop_draw();
+    return;
+  }
+  double secs = (L.last_end - L.t0) / 1e6;
+  if (L.mode == LIVE_KEEP) {
+    live_draw(ok);
+    L.drawn = 0;   /* stays on the screen */
+  } else {
+    live_erase();
+  }
+  int ops = 0, total = 0;
+  int64_t sent = 0, recv = 0;
+  for (int i = 0; i < L.n; i++) {
+    ops += ok ? L.d[i].total : L.d[i].done;
+    total += L.d[i].total;
+    sent += L.d[i].sent;
+    recv += L.d[i].recv;
+  }
+  char s1[32], s2[32], rate[64] = "";
+  human_bytes(sent, s1, sizeof s1);
+  human_bytes(recv, s2, sizeof s2);
+  if (L.loop_steps >= 2) snprintf(rate, sizeof rate, "  %.1f steps/s", loop_rate());
+  if (L.loop_steps < 2 || L.mode == LIVE_KEEP || secs >= 1.0)
+    printf("%s %.2f s: %d device%s, %d/%d ops, sent %s, recv %s%s\n", ok ? "step" : "step failed after", secs, L.n,
+           L.n == 1 ? "" : "s", ops, total, s1, s2, rate);
+  else if (ok)
+    loop_draw();
+  fflush(stdout);
+}
+
+/* ---- Session.run with options / run_metadata / the live view -------------------------- */
+
+static sh_obj *opt_attr(sh_obj *o, const char *name) {
+  if (!o || o == SH_NONE) return NULL;
+  sh_obj *v = sh_getattr_opt(o, name);
+  if (v == SH_NONE) { sh_decref(v); return NULL; }
+  return v;
+}
+
+int tf_views_run(rt_session *s, tf_graph *g, const rt_session_run *r, sh_obj *options, sh_obj *meta,
+                 rt_status *st) {
+  rt_session_views v = {0};
+  rt_step_stats stats = {0};
+  rt_partition *pgs = NULL;
+  int n_pgs = 0;
+  sh_obj *o;
+  int64_t level = 0;
+  if ((o = opt_attr(options, "trace_level"))) { sh_as_int(o, &level); sh_decref(o); }
+  if (L.trace_all && level == 0) level = 3;
+  if ((o = opt_attr(options, "output_partition_graphs"))) { v.output_partition_graphs = sh_truth(o) > 0; sh_decref(o); }
+  sh_err_clear();
+  v.trace_level = (int)level;
+  if (level > 0) v.step_stats = &stats;
+  if (v.output_partition_graphs) {
+    v.partition_graphs = &pgs;
+    v.n_partition_graphs = &n_pgs;
+  }
+  bool live = live_begin(s);
+  rt_busy busy[RT_MAX_BUSY];
+  int n_busy = 0;
+  if (live) {
+    v.tick = live_tick;
+    v.tick_arg = NULL;
+    v.busy = busy;   /* for the busy shares if this step turns out to be part of a loop */
+    v.n_busy = &n_busy;
+  }
+  int rc = rt_session_run_step_views(s, r, &v, st);
+  live_end(live, rc == RT_OK, busy, n_busy);
+  if (!rc && level > 0) {
+    sh_obj *ss = call_tf("_views_step_stats", 1, (sh_obj *[]){step_stats_list(&stats)});
+    if (ss) {
+      sh_obj *tf = tf_mod(), *last = tf ? sh_getattr(tf, "_views_last") : NULL;
+      if (last) sh_dict_set_str(last, "step_stats", ss);
+      sh_decref(last);
+      sh_decref(tf);
+      if (meta && meta != SH_NONE) sh_setattr(meta, "step_stats", ss);
+      sh_decref(ss);
+    }
+  }
+  if (!rc && v.output_partition_graphs && meta && meta != SH_NONE) {
+    sh_obj *l = sh_list_new(0);
+    for (int i = 0; i < n_pgs; i++) {
+      sh_obj *gd = call_tf("_views_graph_def", 1, (sh_obj *[]){graph_nodes(pgs[i].g, true)});
+      if (gd) sh_list_append_steal(l, gd);
+    }
+    sh_setattr(meta, "partition_graphs", l);
+    sh_decref(l);
+  }
+  if (sh_err_occurred()) sh_err_clear();   /* metadata is best effort; the run's result stands */
+  rt_step_stats_clear(&stats);
+  rt_partitions_free(pgs, n_pgs);
+  (void)g;
+  return rc;
+}
+
+/* ---- which session the magics look at ------------------------------------------------ */
+
+static sh_obj *last_sess;   /* weak: forgotten when the session object goes away */
+
+void tf_views_note_session(sh_obj *sess) { last_sess = sess; }
+void tf_views_forget_session(sh_obj *sess) {
+  if (last_sess == sess) last_sess = NULL;
+}
+
+static rt_session *magic_session(tf_graph **g) {
+  sh_obj *s = tf_default_session();
+  if (!s) s = last_sess;
+  rt_session *rs = s ? tf_session_rt(s, g) : NULL;
+  if (!rs) sh_raise(sh_RuntimeError, "no open session: create a tf.Session and run something first");
+  return rs;
+}
+
+/* Words of a magic's arguments, each a Python expression or a name in the graph, turned
+ * into fetch (tensor) or target (op) names. */
+typedef struct names {
+  int nx, nt;
+  char *x[64], *t[64];
+} names;
+
+static void names_free(names *n) {
+  for (int i = 0; i < n->nx; i++) free(n->x[i]);
+  for (int i = 0; i < n->nt; i++) free(n->t[i]);
+}
+
+static int parse_fetches(const char *args, tf_graph *g, names *out) {
+  memset(out, 0, sizeof *out);
+  char buf[4096];
+  snprintf(buf, sizeof buf, "%s", args ? args : "");
+  for (char *save = NULL, *w = strtok_r(buf, " \t", &save); w; w = strtok_r(NULL, " \t", &save)) {
+    if (out->nx >= 64 || out->nt >= 64) break;
+    if (rt_graph_find(tf_rt(g), w)) {
+      out->t[out->nt++] = xstrdup(w);
+      continue;
+    }
+    if (strchr(w, ':')) {
+      rt_node *n;
+      int idx;
+      rt_status st;
+      if (!rt_graph_output(tf_rt(g), w, &n, &idx, &st)) {
+        out->x[out->nx++] = xstrdup(w);
+        continue;
+      }
+    }
+    sh_obj *v = sh_eval_string(w, "<magic>", sh_main_globals());
+    if (!v) return -1;
+    sh_obj *o = tf_variable_check(v) ? tf_variable_value(v) : v;
+    char nm[400];
+    if (o->type == &tf_tensor_type) out->x[out->nx++] = xstrdup(tf_tensor_name((tf_tensor *)o, nm, sizeof nm));
+    else if (o->type == &tf_op_type) out->t[out->nt++] = xstrdup(tf_op_node((tf_op *)o)->name);
+    else {
+      sh_decref(v);
+      sh_raise(sh_TypeError, "%s is a %s, not a tensor or an operation", w, sh_type_name(o));
+      return -1;
+    }
+    sh_decref(v);
+  }
+  return 0;
+}
+
+static void pack_names(net_msg *req, const char *key, int n, char **v) {
+  msgpack_packer *pk = net_msg_field(req, key);
+  msgpack_pack_array(pk, (size_t)n);
+  for (int i = 0; i < n; i++) {
+    msgpack_pack_str(pk, strlen(v[i]));
+    msgpack_pack_str_body(pk, v[i], strlen(v[i]));
+  }
+}
+
+/* Ask the master where the graph (what the fetches need) goes. */
+static net_in *placement(const char *args, rt_session **sp) {
+  tf_graph *g = NULL;
+  rt_session *s = magic_session(&g);
+  if (!s) return NULL;
+  names nm;
+  if (parse_fetches(args, g, &nm) < 0) return NULL;
+  /* the master must know every node: run an empty step first when the graph grew */
+  rt_session_run none = {0};
+  rt_status st = {0};
+  net_in *rep = NULL;
+  int rc = rt_session_run_step(s, &none, &st);
+  if (!rc) {
+    net_msg *req = net_msg_new("Placement");
+    pack_names(req, "feeds", 0, NULL);
+    pack_names(req, "fetches", nm.nx, nm.x);
+    pack_names(req, "targets", nm.nt, nm.t);
+    rc = rt_session_request(s, req, &rep, &st);
+  }
+  names_free(&nm);
+  if (rc) {
+    tf_raise_status(&st);
+    return NULL;
+  }
+  if (sp) *sp = s;
+  return rep;
+}
+
+static void ostr(const msgpack_object *o, const char *key, char *buf, size_t n) {
+  const msgpack_object *v = o ? net_obj_key(o, key) : NULL;
+  buf[0] = '\0';
+  if (v && v->type == MSGPACK_OBJECT_STR)
+    snprintf(buf, n, "%.*s", (int)(v->via.str.size < n ? v->via.str.size : n - 1), v->via.str.ptr);
+}
+
+static int64_t oint(const msgpack_object *o, const char *key) {
+  const msgpack_object *v = o ? net_obj_key(o, key) : NULL;
+  if (!v) return 0;
+  if (v->type == MSGPACK_OBJECT_POSITIVE_INTEGER) return (int64_t)v->via.u64;
+  if (v->type == MSGPACK_OBJECT_NEGATIVE_INTEGER) return v->via.i64;
+  if (v->type == MSGPACK_OBJECT_BOOLEAN) return v->via.boolean;
+  return 0;
+}
+
+static void oshape(const msgpack_object *o, rt_shape *s) {
+  const msgpack_object *v = net_obj_key(o, "shape");
+  s->ndims = -1;
+  if (!v || v->type != MSGPACK_OBJECT_ARRAY || v->via.array.size > RT_MAX_DIMS) return;
+  s->ndims = (int)v->via.array.size;
+  for (int i = 0; i < s->ndims; i++) {
+    const msgpack_object *d = &v->via.array.ptr[i];
+    s->dims[i] = d->type == MSGPACK_OBJECT_NEGATIVE_INTEGER ? d->via.i64 : (int64_t)d->via.u64;
+  }
+}
+
+/* ---- %placement ---------------------------------------------------------------------- */
+
+static int magic_placement(const char *args) {
+  net_in *rep = placement(args, NULL);
+  if (!rep) return -1;
+  const msgpack_object *nodes = net_get(rep, "nodes");
+  int w[4] = {4, 2, 9, 8};
+  uint32_t n = nodes && nodes->type == MSGPACK_OBJECT_ARRAY ? nodes->via.array.size : 0;
+  const char *keys[4] = {"name", "op", "requested", "assigned"};
+  char buf[512];
+  for (uint32_t i = 0; i < n; i++)
+    for (int k = 0; k < 4; k++) {
+      ostr(&nodes->via.array.ptr[i], keys[k], buf, sizeof buf);
+      if ((int)strlen(buf) > w[k]) w[k] = (int)strlen(buf);
+    }
+  printf("%-*s  %-*s  %-*s  %-*s  %s\n", w[0], "node", w[1], "op", w[2], "requested", w[3], "assigned", "reason");
+  for (uint32_t i = 0; i < n; i++) {
+    char f[5][512];
+    for (int k = 0; k < 4; k++) ostr(&nodes->via.array.ptr[i], keys[k], f[k], sizeof f[k]);
+    ostr(&nodes->via.array.ptr[i], "reason", f[4], sizeof f[4]);
+    printf("%-*s  %-*s  %-*s  %-*s  %s\n", w[0], f[0], w[1], f[1], w[2], f[2][0] ? f[2] : "-", w[3], f[3], f[4]);
+  }
+  net_in_free(rep);
+  fflush(stdout);
+  return 0;
+}
+
+/* ---- %partitions --------------------------------------------------------------------- */
+
+static void task_of(const char *dev, char *buf, size_t n) {
+  snprintf(buf, n, "%s", dev);
+  char *d = strstr(buf, "/device:");
+  if (d) *d = '\0';
+}
+
+static int64_t edge_bytes(const msgpack_object *e, char *desc, size_t n) {
+  rt_shape s;
+  oshape(e, &s);
+  rt_dtype t = (rt_dtype)oint(e, "dtype");
+  if (oint(e, "control")) {
+    snprintf(desc, n, "control");
+    return 4;
+  }
+  shape_text(t, &s, desc, n);
+  int64_t el = rt_shape_numel(&s);
+  return el >= 0 && t != RT_STRING ? el * (int64_t)rt_dtype_size(t) : -1;
+}
+
+static int magic_partitions(const char *args) {
+  net_in *rep = placement(args, NULL);
+  if (!rep) return -1;
+  const msgpack_object *parts = net_get(rep, "partitions"), *edges = net_get(rep, "edges");
+  uint32_t np = parts && parts->type == MSGPACK_OBJECT_ARRAY ? parts->via.array.size : 0;
+  uint32_t ne = edges && edges->type == MSGPACK_OBJECT_ARRAY ? edges->via.array.size : 0;
+  char last_task[256] = "";
+  for (uint32_t i = 0; i < np; i++) {
+    const msgpack_object *p = &parts->via.array.ptr[i];
+    char dev[256], task[256];
+    ostr(p, "device", dev, sizeof dev);
+    task_of(dev, task, sizeof task);
+    if (strcmp(task, last_task)) {
+      printf("%s\n", task);
+      snprintf(last_task, sizeof last_task, "%s", task);
+    }
+    const msgpack_object *g = net_obj_key(p, "graph");
+    int nodes = 0, sends = 0, recvs = 0;
+    for (uint32_t k = 0; g && g->type == MSGPACK_OBJECT_ARRAY && k < g->via.array.size; k++) {
+      char op[64];
+      ostr(&g->via.array.ptr[k], "op", op, sizeof op);
+      nodes++;
+      sends += !strcmp(op, "_Send");
+      recvs += !strcmp(op, "_Recv");
+    }
+    printf("  %s: %d nodes (%d ops, %d _Send, %d _Recv)\n", dev, nodes, nodes - sends - recvs, sends, recvs);
+    for (uint32_t k = 0; k < ne; k++) {
+      const msgpack_object *e = &edges->via.array.ptr[k];
+      char from[256], to[256], tn[300], desc[160], sz[32];
+      ostr(e, "from", from, sizeof from);
+      ostr(e, "to", to, sizeof to);
+      ostr(e, "tensor", tn, sizeof tn);
+      bool out = !strcmp(from, dev), in = !strcmp(to, dev);
+      if (!out && !in) continue;
+      int64_t b = edge_bytes(e, desc, sizeof desc);
+      if (b >= 0) human_bytes(b, sz, sizeof sz);
+      else snprintf(sz, sizeof sz, "? B");
+      printf("    %s %-24s %s %s  %s  %s\n", out ? "send" : "recv", tn, out ? "->" : "<-", out ? to : from, desc, sz);
+    }
+  }
+  if (!np) printf("(nothing to run)\n");
+  net_in_free(rep);
+  fflush(stdout);
+  return 0;
+}
+
+/* ---- %dot ---------------------------------------------------------------------------- */
+
+static const char *const palette[] = {"#8dd3c7", "#ffffb3", "#bebada", "#fb8072", "#80b1d3",
+                                      "#fdb462", "#b3de69", "#fccde5", "#d9d9d9", "#bc80bd"};
+
+static void dot_id(FILE *f, uint32_t part, const char *name) {
+  fprintf(f, "\"p%u:", part);
+  for (const char *c = name; *c; c++) {
+    if (*c == '"' || *c == '\\') fputc('\\', f);
+    fputc(*c, f);
+  }
+  fputc('"', f);
+}
+
+static int write_dot(const net_in *rep, FILE *f) {
+  const msgpack_object *parts = net_get(rep, "partitions"), *edges = net_get(rep, "edges");
+  uint32_t np = parts && parts->type == MSGPACK_OBJECT_ARRAY ? parts->via.array.size : 0;
+  uint32_t ne = edges && edges->type == MSGPACK_OBJECT_ARRAY ? edges->via.array.size : 0;
+  fprintf(f, "digraph tfsh {\n  compound=true;\n  rankdir=TB;\n  node [shape=box, style=\"rounded,filled\", fontname=\"Helvetica\", fontsize=10];\n  edge [fontname=\"Helvetica\", fontsize=9];\n");
+  char tasks[64][256];
+  int nt = 0;
+  for (uint32_t i = 0; i < np; i++) {
+    char dev[256], task[256];
+    ostr(&parts->via.array.ptr[i], "device", dev, sizeof dev);
+    task_of(dev, task, sizeof task);
+    bool seen = false;
+    for (int t = 0; t < nt; t++) seen |= !strcmp(tasks[t], task);
+    if (!seen && nt < 64) snprintf(tasks[nt++], sizeof tasks[0], "%s", task);
+  }
+  for (int t = 0; t < nt; t++) {
+    fprintf(f, "  subgraph cluster_task%d {\n    label=\"%s\";\n    style=rounded;\n    color=\"#555555\";\n", t, tasks[t]);
+    for (uint32_t i = 0; i < np; i++) {
+      const msgpack_object *p = &parts->via.array.ptr[i];
+      char dev[256], task[256];
+      ostr(p, "device", dev, sizeof dev);
+      task_of(dev, task, sizeof task);
+      if (strcmp(task, tasks[t])) continue;
+      const char *col = palette[i % (sizeof palette / sizeof *palette)];
+      fprintf(f, "    subgraph cluster_dev%u {\n      label=\"%s\";\n      style=filled;\n      color=\"%s\";\n      fillcolor=\"%s40\";\n", i,
+              strstr(dev, "/device:") ? strstr(dev, "/device:") + 1 : dev, col, col);
+      const msgpack_object *g = net_obj_key(p, "graph");
+      for (uint32_t k = 0; g && g->type == MSGPACK_OBJECT_ARRAY && k < g->via.array.size; k++) {
+        char name[300], op[64];
+        ostr(&g->via.array.ptr[k], "name", name, sizeof name);
+        ostr(&g->via.array.ptr[k], "op", op, sizeof op);
+        fprintf(f, "      ");
+        dot_id(f, i, name);
+        fprintf(f, " [label=\"%s\\n%s\", fillcolor=\"%s\"%s];\n", name, op, col,
+                !strcmp(op, "_Send") || !strcmp(op, "_Recv") ? ", shape=cds" : "");
+      }
+      fprintf(f, "    }\n");
+    }
+    fprintf(f, "  }\n");
+  }
+  /* edges inside each partition */
+  for (uint32_t i = 0; i < np; i++) {
+    const msgpack_object *g = net_obj_key(&parts->via.array.ptr[i], "graph");
+    for (uint32_t k = 0; g && g->type == MSGPACK_OBJECT_ARRAY && k < g->via.array.size; k++) {
+      const msgpack_object *nd = &g->via.array.ptr[k], *ins = net_obj_key(nd, "input");
+      char name[300];
+      ostr(nd, "name", name, sizeof name);
+      for (uint32_t j = 0; ins && ins->type == MSGPACK_OBJECT_ARRAY && j < ins->via.array.size; j++) {
+        const msgpack_object *in = &ins->via.array.ptr[j];
+        if (in->type != MSGPACK_OBJECT_STR) continue;
+        char src[300];
+        snprintf(src, sizeof src, "%.*s", (int)in->via.str.size, in->via.str.ptr);
+        bool ctl = src[0] == '^';
+        char node[300];
+        int idx;
+        if (!rt_tensor_name_parse(src, node, sizeof node, &idx)) continue;
+        fprintf(f, "  ");
+        dot_id(f, i, node);
+        fprintf(f, " -> ");
+        dot_id(f, i, name);
+        fprintf(f, "%s;\n", ctl ? " [style=dotted]" : "");
+      }
+    }
+  }
+  /* Send -> Recv across partitions: dashed, with the tensor and its size */
+  for (uint32_t k = 0; k < ne; k++) {
+    const msgpack_object *e = &edges->via.array.ptr[k];
+    char from[256], to[256], tn[300], send[300], desc[160], sz[32];
+    ostr(e, "from", from, sizeof from);
+    ostr(e, "to", to, sizeof to);
+    ostr(e, "tensor", tn, sizeof tn);
+    ostr(e, "send", send, sizeof send);
+    int64_t b = edge_bytes(e, desc, sizeof desc);
+    if (b >= 0) human_bytes(b, sz, sizeof sz);
+    else snprintf(sz, sizeof sz, "? B");
+    /* the receiving partition's _Recv for this tensor */
+    for (uint32_t i = 0; i < np; i++) {
+      const msgpack_object *p = &parts->via.array.ptr[i];
+      char dev[256];
+      ostr(p, "device", dev, sizeof dev);
+      if (strcmp(dev, to)) continue;
+      uint32_t si = 0;
+      for (uint32_t q = 0; q < np; q++) {
+        char d2[256];
+        ostr(&parts->via.array.ptr[q], "device", d2, sizeof d2);
+        if (!strcmp(d2, from)) si = q;
+      }
+      const msgpack_object *g = net_obj_key(p, "graph");
+      for (uint32_t j = 0; g && g->type == MSGPACK_OBJECT_ARRAY && j < g->via.array.size; j++) {
+        const msgpack_object *nd = &g->via.array.ptr[j];
+        char op[64], rtn[300], rname[300];
+        ostr(nd, "op", op, sizeof op);
+        if (strcmp(op, "_Recv")) continue;
+        const msgpack_object *attrs = net_obj_key(nd, "attr"), *a = attrs ? net_obj_key(attrs, "tensor_name") : NULL;
+        rtn[0] = '\0';
+        if (a && a->type == MSGPACK_OBJECT_ARRAY && a->via.array.size == 2 && a->via.array.ptr[1].type == MSGPACK_OBJECT_STR)
+          snprintf(rtn, sizeof rtn, "%.*s", (int)a->via.array.ptr[1].via.str.size, a->via.array.ptr[1].via.str.ptr);
+        if (strcmp(rtn, tn)) continue;
+        ostr(nd, "name", rname, sizeof rname);
+        fprintf(f, "  ");
+        dot_id(f, si, send);
+        fprintf(f, " -> ");
+        dot_id(f, i, rname);
+        fprintf(f, " [style=dashed, color=\"#d62728\", label=\"%s\\n%s\"];\n", desc, sz);
+      }
+    }
+  }
+  fprintf(f, "}\n");
+  return 0;
+}
+
+static int magic_dot(const char *args) {
+  char path[1024] = "";
+  const char *rest = args;
+  while (*rest == ' ') rest++;
+  int i = 0;
+  while (*rest && *rest != ' ' && i < 1023) path[i++] = *rest++;
+  path[i] = '\0';
+  if (!path[0]) {
+    sh_raise(sh_ValueError, "usage: %%dot FILE[.dot|.gv|.svg|.png] [fetch ...]");
+    return -1;
+  }
+  const char *ext = strrchr(path, '.');
+  bool image = ext && (!strcmp(ext, ".svg") || !strcmp(ext, ".png"));
+  if (image && system("command -v dot >/dev/null 2>&1") != 0) {
+    sh_raise(sh_RuntimeError, "Graphviz's dot is not installed: write a .dot file instead (%%dot graph.dot)");
+    return -1;
+  }
+  net_in *rep = placement(rest, NULL);
+  if (!rep) return -1;
+  char dotpath[1100];
+  snprintf(dotpath, sizeof dotpath, image ? "%s.dot" : "%s", path);
+  FILE *f = fopen(dotpath, "w");
+  if (!f) {
+    net_in_free(rep);
+    sh_raise(sh_OSError, "%s: %s", dotpath, strerror(errno));
+    return -1;
+  }
+  write_dot(rep, f);
+  fclose(f);
+  net_in_free(rep);
+  if (image) {
+    char cmd[2400];
+    snprintf(cmd, sizeof cmd, "dot -T%s -o '%s' '%s'", ext + 1, path, dotpath);
+    int rc = system(cmd);
+    unlink(dotpath);
+    if (rc != 0) {
+      sh_raise(sh_RuntimeError, "dot failed (exit %d) making %s", rc, path);
+      return -1;
+    }
+  }
+  printf("wrote %s\n", path);
+  fflush(stdout);
+  return 0;
+}
+
+/* ---- %live, %trace ------------------------------------------------------------------- */
+
+static int magic_live(const char *args) {
+  while (*args == ' ') args++;
+  if (!strcmp(args, "on")) L.mode = LIVE_ON;
+  else if (!strcmp(args, "off")) L.mode = LIVE_OFF;
+  else if (!strcmp(args, "keep")) L.mode = LIVE_KEEP;
+  else if (*args) {
+    sh_raise(sh_ValueError, "usage: %%live on|off|keep");
+    return -1;
+  }
+  printf("live view: %s%s\n", L.mode == LIVE_OFF ? "off" : L.mode == LIVE_ON ? "on" : "keep",
+         fancy_terminal() ? "" : " (inactive: output is not an interactive terminal, or NO_COLOR is set)");
+  fflush(stdout);
+  return 0;
+}
+
+static int magic_trace(const char *args) {
+  while (*args == ' ') args++;
+  if (!strcmp(args, "on") || !strcmp(args, "off")) {
+    L.trace_all = !strcmp(args, "on");
+    printf("tracing every run: %s\n", L.trace_all ? "on" : "off");
+    fflush(stdout);
+    return 0;
+  }
+  if (!*args) {
+    sh_raise(sh_ValueError, "usage: %%trace FILE (Chrome trace JSON of the last traced step) | %%trace on|off");
+    return -1;
+  }
+  sh_obj *r = call_tf("_views_write_trace", 1, (sh_obj *[]){sh_str(args)});
+  if (!r) return -1;
+  printf("wrote %s (%lld devices; open it in https://ui.perfetto.dev or chrome://tracing)\n", args,
+         (long long)(sh_is_int(r) ? sh_int_value(r) : 0));
+  sh_decref(r);
+  fflush(stdout);
+  return 0;
+}
+
+/* ---- %cluster and %top --------------------------------------------------------------- */
+
+typedef struct task_view {
+  char task[160], addr[256], endpoint[300];
+  bool up;
+  uint64_t incarnation;
+  char devices[512];
+  int64_t heard_us;          /* monotonic time of the last answer, 0: never */
+  uint64_t runs, prev_runs;
+  int64_t busy_us, prev_busy;
+  int64_t rss;
+  char last_error[256];
+} task_view;
+
+static task_view tasks[64];
+static int n_tasks;
+
+static task_view *task_find(const char *task) {
+  for (int i = 0; i < n_tasks; i++)
+    if (!strcmp(tasks[i].task, task)) return &tasks[i];
+  if (n_tasks == 64) return NULL;
+  task_view *t = &tasks[n_tasks++];
+  memset(t, 0, sizeof *t);
+  snprintf(t->task, sizeof t->task, "%s", task);
+  return t;
+}
+
+/* The cluster of the master at endpoint (GetStatus), then every task's GetStatus and
+ * GetProgress, all in flight at once, 1 s at most. */
+static int cluster_poll(const char *endpoint, rt_status *st) {
+  net_client *mc = net_client_new(endpoint, NULL, st);
+  if (!mc) return st->code;
+  net_in *rep = NULL;
+  int rc = net_call(mc, net_msg_new("GetStatus"), &rep, 2000, st);
+  net_client_free(mc);
+  if (rc) return rc;
+  const msgpack_object *cl = net_get(rep, "cluster");
+  char self_task[160];
+  ostr(net_in_header(rep), "task", self_task, sizeof self_task);
+  int first = n_tasks;
+  (void)first;
+  task_view *list[64];
+  int n = 0;
+  for (uint32_t i = 0; cl && cl->type == MSGPACK_OBJECT_ARRAY && i < cl->via.array.size && n < 64; i++) {
+    const msgpack_object *o = &cl->via.array.ptr[i];
+    if (o->type != MSGPACK_OBJECT_STR) continue;
+    char line[600], job[64];
+    int idx = 0;
+    snprintf(line, sizeof line, "%.*s", (int)o->via.str.size, o->via.str.ptr);
+    char *eq = strchr(line, '=');
+    if (!eq || sscanf(line, "/job:%63[^/]/task:%d", job, &idx) != 2) continue;
+    char task[160];
+    snprintf(task, sizeof task, "/job:%s/replica:0/task:%d", job, idx);
+    task_view *t = task_find(task);
+    if (!t) continue;
+    snprintf(t->addr, sizeof t->addr, "%s", eq + 1);
+    if (!strcmp(task, self_task)) snprintf(t->endpoint, sizeof t->endpoint, "%s", endpoint);
+    else rt_endpoint(t->addr, t->endpoint, sizeof t->endpoint);
+    list[n++] = t;
+  }
+  if (!n) {   /* a lone local server: itself */
+    task_view *t = task_find(self_task[0] ? self_task : "/job:localhost/replica:0/task:0");
+    if (t) {
+      snprintf(t->addr, sizeof t->addr, "%s", endpoint);
+      snprintf(t->endpoint, sizeof t->endpoint, "%s", endpoint);
+      list[n++] = t;
+    }
+  }
+  net_in_free(rep);
+  net_client *cs[64];
+  uint64_t ids[64][2];
+  int pending[64];
+  for (int i = 0; i < n; i++) {
+    rt_status ig;
+    list[i]->up = false;
+    pending[i] = 0;
+    cs[i] = net_client_new(list[i]->endpoint, NULL, &ig);
+    if (!cs[i]) continue;
+    if (!net_send(cs[i], net_msg_new("GetStatus"), &ids[i][0], &ig)) pending[i]++;
+    if (!net_send(cs[i], net_msg_new("GetProgress"), &ids[i][1], &ig)) pending[i]++;
+  }
+  int64_t t0 = now_us();
+  for (;;) {
+    net_client *live[64];
+    int from[64], nl = 0;
+    for (int i = 0; i < n; i++)
+      if (cs[i] && pending[i]) live[nl] = cs[i], from[nl++] = i;
+    int left = 1000 - (int)((now_us() - t0) / 1000);
+    if (!nl || left <= 0) break;
+    net_wait w = {.timeout_ms = left};
+    int ready;
+    rt_status ps;
+    if (net_poll(live, nl, &w, &ready, &ps)) break;
+    int i = from[ready];
+    net_in *r = NULL;
+    uint64_t id = 0;
+    int rrc = net_recv(cs[i], &r, &id, &ps);
+    if (!rrc && !r) continue;
+    pending[i]--;
+    if (rrc) {
+      pending[i] = 0;
+      continue;
+    }
+    task_view *t = list[i];
+    t->up = true;
+    t->heard_us = now_us();
+    t->incarnation = (uint64_t)oint(net_in_header(r), "incarnation");
+    if (id == ids[i][0]) {
+      const msgpack_object *d = net_get(r, "devices");
+      t->devices[0] = '\0';
+      size_t off = 0;
+      for (uint32_t k = 0; d && d->type == MSGPACK_OBJECT_ARRAY && k < d->via.array.size && off < sizeof t->devices; k++) {
+        char name[200];
+        ostr(&d->via.array.ptr[k], "name", name, sizeof name);
+        const char *short_name = strstr(name, "/device:") ? strstr(name, "/device:") + 8 : name;
+        off += (size_t)snprintf(t->devices + off, sizeof t->devices - off, "%s%s", off ? " " : "", short_name);
+      }
+    } else {
+      t->prev_runs = t->runs;
+      t->prev_busy = t->busy_us;
+      t->runs = (uint64_t)oint(net_in_header(r), "runs");
+      t->busy_us = oint(net_in_header(r), "busy_us");
+      t->rss = oint(net_in_header(r), "rss_bytes");
+      ostr(net_in_header(r), "last_error", t->last_error, sizeof t->last_error);
+    }
+    net_in_free(r);
+  }
+  for (int i = 0; i < n; i++) net_client_free(cs[i]);
+  return RT_OK;
+}
+
+static const char *cluster_endpoint(const char *args, char *buf, size_t n) {
+  while (*args == ' ') args++;
+  if (*args) {
+    rt_endpoint(args, buf, n);
+    return buf;
+  }
+  tf_graph *g;
+  rt_session *s = magic_session(&g);
+  if (!s) return NULL;
+  snprintf(buf, n, "%s", rt_session_endpoint(s));
+  return buf;
+}
+
+static int magic_cluster(const char *args) {
+  char ep[300];
+  if (!cluster_endpoint(args, ep, sizeof ep)) return -1;
+  rt_status st = {0};
+  if (cluster_poll(ep, &st)) {
+    tf_raise_status(&st);
+    return -1;
+  }
+  int w = 4, aw = 7, dw = 7;
+  for (int i = 0; i < n_tasks; i++) {
+    if ((int)strlen(tasks[i].task) > w) w = (int)strlen(tasks[i].task);
+    if ((int)strlen(tasks[i].addr) > aw) aw = (int)strlen(tasks[i].addr);
+    if ((int)strlen(tasks[i].devices) > dw) dw = (int)strlen(tasks[i].devices);
+  }
+  printf("%-*s  %-*s  %-5s  %-16s  %-*s  %s\n", w, "task", aw, "address", "state", "incarnation", dw, "devices", "last heard from");
+  int64_t now = now_us();
+  for (int i = 0; i < n_tasks; i++) {
+    task_view *t = &tasks[i];
+    char heard[64], inc[32];
+    if (t->heard_us) snprintf(heard, sizeof heard, "%.1f s ago", (now - t->heard_us) / 1e6);
+    else snprintf(heard, sizeof heard, "never");
+    if (t->incarnation) snprintf(inc, sizeof inc, "%016llx", (unsigned long long)t->incarnation);
+    else snprintf(inc, sizeof inc, "-");
+    printf("%-*s  %-*s  %-5s  %-16s  %-*s  %s\n", w, t->task, aw, t->addr, t->up ? "up" : "down", inc, dw,
+           t->devices[0] ? t->devices : "-", heard);
+  }
+  fflush(stdout);
+  return 0;
+}
+
+static void top_print(bool fancy, double dt) {
+  int w = 4;
+  for (int i = 0; i < n_tasks; i++)
+    if ((int)strlen(tasks[i].task) > w) w = (int)strlen(tasks[i].task);
+  int width = fancy ? term_width() - 1 : 1 << 20;
+  char line[1024];
+  snprintf(line, sizeof line, "%-*s  %-5s  %8s  %6s  %10s  %s", w, "task", "state", "steps/s", "busy", "memory", "last error");
+  printf("%s%.*s\n", fancy ? "\r\033[K" : "", width, line);
+  for (int i = 0; i < n_tasks; i++) {
+    task_view *t = &tasks[i];
+    char mem[32];
+    human_bytes(t->rss, mem, sizeof mem);
+    double rate = dt > 0 ? (double)(t->runs - t->prev_runs) / dt : 0;
+    double busy = dt > 0 ? (double)(t->busy_us - t->prev_busy) / (dt * 1e6) * 100 : 0;
+    if (busy > 100) busy = 100;
+    snprintf(line, sizeof line, "%-*s  %-5s  %8.1f  %5.0f%%  %10s  %s", w, t->task, t->up ? "up" : "down", rate, busy,
+             t->up ? mem : "-", t->last_error[0] ? t->last_error : "-");
+    printf("%s%.*s\n", fancy ? "\r\033[K" : "", width, line);
+  }
+}
+
+static int magic_top(const char *args) {
+  char ep[300];
+  if (!cluster_endpoint(args, ep, sizeof ep)) return -1;
+  rt_status st = {0};
+  bool fancy = fancy_terminal() && isatty(STDIN_FILENO);
+  int64_t t_prev = now_us();
+  if (cluster_poll(ep, &st)) {
+    tf_raise_status(&st);
+    return -1;
+  }
+  struct termios old, raw;
+  if (fancy && tcgetattr(STDIN_FILENO, &old) == 0) {
+    raw = old;
+    raw.c_lflag &= ~(tcflag_t)(ICANON | ECHO);
+    raw.c_cc[VMIN] = 0;
+    raw.c_cc[VTIME] = 0;
+    tcsetattr(STDIN_FILENO, TCSANOW, &raw);
+  } else {
+    fancy = false;
+  }
+  int lines = 0;
+  for (;;) {
+    struct pollfd pfd = {STDIN_FILENO, POLLIN, 0};
+    int r = poll(&pfd, 1, 1000);
+    int64_t now = now_us();
+    double dt = (now - t_prev) / 1e6;
+    t_prev = now;
+    cluster_poll(ep, &st);
+    if (fancy && lines) printf("\033[%dA", lines);
+    top_print(fancy, dt);
+    lines = n_tasks + 1;
+    if (fancy) printf("\r\033[K(any key stops)");
+    fflush(stdout);
+    if (!fancy || r > 0 || sh_interrupted) break;
+  }
+  if (fancy) {
+    char c;
+    while (read(STDIN_FILENO, &c, 1) == 1) {}
+    tcsetattr(STDIN_FILENO, TCSANOW, &old);
+    printf("\r\033[K");
+    fflush(stdout);
+  }
+  sh_interrupted = 0;
+  return 0;
+}
+
+/* ---- registration -------------------------------------------------------------------- */
+
+typedef struct magic_row {
+  const char *name;
+  sh_magic_fn fn;
+  const char *help;
+} magic_row;
+
+static const magic_row magic_rows[] = {
+  {"live", magic_live, "%live on|off|keep: per-device progress while a step runs"},
+  {"trace", magic_trace, "%trace FILE: Chrome trace of the last traced step; %trace on|off"},
+  {"placement", magic_placement, "%placement [fetch ...]: node, op, requested/assigned device, reason"},
+  {"partitions", magic_partitions, "%partitions [fetch ...]: each task's and device's fragment, Send/Recv edges"},
+  {"dot", magic_dot, "%dot FILE [fetch ...]: the placed, partitioned graph as DOT (.svg/.png via Graphviz)"},
+  {"tasks", magic_cluster, "%tasks [target]: tasks, address, state, incarnation, devices, last heard from"},
+  {"top", magic_top, "%top [target]: per task steps/s, busy share, memory, last error (a key stops)"},
+  {NULL, NULL, NULL},
+};
+
+void tf_views_register_magics(void) {
+  for (const magic_row *m = magic_rows; m->name; m++) sh_magic_register(m->name, m->fn, m->help);
+}
+
+/* _views_magic(name, args=""): run a view magic from a script (tests, notebooks). */
+static sh_obj *f_views_magic(sh_obj *self, int argc, sh_obj **argv, sh_obj *kw) {
+  sh_obj *name, *args = NULL;
+  if (sh_parse_args("_views_magic", argc, argv, kw, "name |args", &name, &args) < 0) return NULL;
+  const char *n = sh_as_cstr(name), *a = args ? sh_as_cstr(args) : "";
+  if (!n || !a) return NULL;
+  for (const magic_row *m = magic_rows; m->name; m++)
+    if (!strcmp(m->name, n)) return m->fn(a) < 0 ? NULL : sh_none();
+  return sh_raise(sh_ValueError, "no view magic %%%s", n);
+}
+
+static const sh_method views_funcs[] = {
+  {"_views_nodes", f_views_nodes, "_views_nodes(graph)", "The graph's nodes as dicts (internal)."},
+  {"_views_magic", f_views_magic, "_views_magic(name, args='')", "Run a view magic (%placement, ...) from a script."},
+  {NULL},
+};
+
+void tf_views_add(sh_obj *tf) {
+  sh_screen_hook = live_screen_hook;   /* the interpreter clears the live lines before it writes */
+  sh_module_add_funcs(tf, views_funcs);
+  sh_obj *dict = ((sh_module_obj *)tf)->dict;
+  if (sh_exec_string(views_src, "<tensorflow.views>", dict) < 0) {
+    sh_report_error();
+    return;
+  }
+  /* Graph.as_graph_def(): a method written in the language */
+  sh_obj *f = sh_dict_get_str(dict, "_views_as_graph_def");
+  sh_obj *nm = sh_intern("as_graph_def");
+  if (f && sh_class_lookup(&tf_graph_type, nm) == NULL && tf_graph_type.dict)
+    sh_dict_set(tf_graph_type.dict, nm, f);
+  sh_decref(nm);
+  /* tensorflow.python.client.timeline */
+  sh_obj *python = sh_module_new("tensorflow.python"), *client = sh_module_new("tensorflow.python.client");
+  sh_obj *timeline = sh_module_new("tensorflow.python.client.timeline");
+  sh_obj *tl = sh_dict_get_str(dict, "_Timeline");
+  if (tl) sh_module_add(timeline, "Timeline", sh_incref(tl));
+  sh_module_add_sub(client, "timeline", timeline);
+  sh_module_add_sub(python, "client", client);
+  sh_module_add_sub(tf, "python", python);
+}

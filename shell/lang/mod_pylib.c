@@ -1,0 +1,48 @@
+/* Standard modules written in the language itself (the subset is enough for them):
+ * argparse, shutil, six and six.moves. */
+#define _GNU_SOURCE
+#include "shell/lang/interp.h"
+
+static const char argparse_src[] =
+#include "shell/lang/argparse.py.inc"
+;
+static const char shutil_src[] =
+#include "shell/lang/shutil.py.inc"
+;
+static const char six_src[] =
+#include "shell/lang/six.py.inc"
+;
+static const char six_moves_src[] =
+    "\"\"\"six.moves: the Python 3 names.\"\"\"\n"
+    "xrange = range\nrange = range\nzip = zip\nmap = map\nfilter = filter\ninput = input\n";
+
+static sh_obj *module_from(const char *name, const char *src) {
+  sh_obj *m = sh_module_new(name);
+  char file[64];
+  snprintf(file, sizeof file, "<%s>", name);
+  if (sh_exec_string(src, file, ((sh_module_obj *)m)->dict) < 0) {
+    sh_decref(m);
+    return NULL;
+  }
+  return m;
+}
+
+sh_obj *sh_mod_argparse_init(void) { return module_from("argparse", argparse_src); }
+sh_obj *sh_mod_shutil_init(void) { return module_from("shutil", shutil_src); }
+sh_obj *sh_mod_six_moves_init(void) { return module_from("six.moves", six_moves_src); }
+
+/* six, with six.moves made and added to it (as os does os.path): importing the submodule
+ * from the parent's own source would import the parent again. */
+sh_obj *sh_mod_six_init(void) {
+  sh_obj *m = module_from("six", six_src);
+  if (!m) return NULL;
+  sh_obj *moves = sh_dict_get_str(sh_modules_dict(), "six.moves");
+  moves = moves ? sh_incref(moves) : sh_mod_six_moves_init();
+  if (!moves) {
+    sh_decref(m);
+    return NULL;
+  }
+  sh_dict_set_str(sh_modules_dict(), "six.moves", moves);
+  sh_module_add(m, "moves", moves);
+  return m;
+}

@@ -1,0 +1,107 @@
+/* The dtype objects of numpy (np.float32: an np.dtype, callable as a scalar constructor) and
+ * of tf (tf.float32: a tf.DType), made from one table: each row is a runtime dtype with its
+ * numpy name and its tf name. Both kinds compare equal to each other, to "float32" and to
+ * Python's float/int/bool/str where numpy does. */
+#include <string.h>
+
+#include "shell/np/np.h"
+
+static sh_obj *dtype_compare(int op, sh_obj *a, sh_obj *b) {
+  if (op != SH_EQ && op != SH_NE) return SH_NOTIMPL;
+  rt_dtype x = np_dtype_of(a), y = np_dtype_of(b);
+  bool eq = x != RT_INVALID && x == y;
+  return sh_bool(op == SH_EQ ? eq : !eq);
+}
+
+static int dtype_hash(sh_obj *self, int64_t *out) {
+  *out = ((sh_dtype *)self)->t;
+  return 0;
+}
+
+/* ---- numpy: np.dtype ----------------------------------------------------------------- */
+
+static sh_obj *np_dtype_repr(sh_obj *self) {
+  return sh_strf("dtype('%s')", ((sh_dtype *)self)->name);
+}
+
+static sh_obj *np_dtype_str(sh_obj *self) { return sh_str(((sh_dtype *)self)->name); }
+
+static sh_obj *np_dtype_getattr(sh_obj *self, const char *name) {
+  if (!strcmp(name, "name") || !strcmp(name, "__name__")) return sh_str(((sh_dtype *)self)->name);
+  return NULL;
+}
+
+sh_type np_dtype_type = {
+  SH_TYPE_HEAD, .name = "dtype", .size = sizeof(sh_dtype), .help = "A numpy scalar type.",
+  .repr = np_dtype_repr, .str = np_dtype_str, .getattr = np_dtype_getattr,
+  .call = np_scalar_ctor, .compare = dtype_compare,
+};
+
+/* ---- tf: tf.DType -------------------------------------------------------------------- */
+
+static sh_obj *tf_dtype_repr(sh_obj *self) { return sh_strf("tf.%s", ((sh_dtype *)self)->name); }
+/* str(tf.float32) is TF1's "<dtype: 'float32'>" (print shows it); repr is tf.float32. */
+static sh_obj *tf_dtype_str(sh_obj *self) { return sh_strf("<dtype: '%s'>", ((sh_dtype *)self)->name); }
+
+static sh_obj *tf_dtype_getattr(sh_obj *self, const char *name) {
+  sh_dtype *d = (sh_dtype *)self;
+  if (!strcmp(name, "name")) return sh_str(d->name);
+  if (!strcmp(name, "_enum") || !strcmp(name, "as_datatype_enum")) return sh_int(d->t);
+  if (!strcmp(name, "base_dtype") || !strcmp(name, "real_dtype")) return sh_incref(self);
+  if (!strcmp(name, "as_numpy_dtype")) return sh_incref(np_dtype_obj(d->t));
+  if (!strcmp(name, "is_floating")) return sh_bool(rt_dtype_is_float(d->t));
+  if (!strcmp(name, "is_integer")) return sh_bool(rt_dtype_is_int(d->t));
+  if (!strcmp(name, "is_bool")) return sh_bool(d->t == RT_BOOL);
+  if (!strcmp(name, "size")) return sh_int((int64_t)rt_dtype_size(d->t));
+  return NULL;
+}
+
+sh_type tf_dtype_type = {
+  SH_TYPE_HEAD, .name = "DType", .size = sizeof(sh_dtype), .help = "A TensorFlow dtype.",
+  .repr = tf_dtype_repr, .str = tf_dtype_str, .getattr = tf_dtype_getattr,
+  .compare = dtype_compare, .hash = dtype_hash,
+};
+
+/* ---- the table ----------------------------------------------------------------------- */
+
+#define ROW(t, np_name, tf_name) \
+  {{SH_OBJ_HEAD(&np_dtype_type), t, np_name}, {SH_OBJ_HEAD(&tf_dtype_type), t, tf_name}}
+static struct { sh_dtype np, tf; } dtypes[] = {
+  ROW(RT_FLOAT, "float32", "float32"),
+  ROW(RT_DOUBLE, "float64", "float64"),
+  ROW(RT_INT32, "int32", "int32"),
+  ROW(RT_INT64, "int64", "int64"),
+  ROW(RT_BOOL, "bool_", "bool"),
+  ROW(RT_STRING, "bytes_", "string"),
+};
+#undef ROW
+enum { N_DTYPES = sizeof dtypes / sizeof *dtypes };
+
+const sh_dtype *np_dtype_nth(int i) { return i >= 0 && i < N_DTYPES ? &dtypes[i].np : NULL; }
+const sh_dtype *tf_dtype_nth(int i) { return i >= 0 && i < N_DTYPES ? &dtypes[i].tf : NULL; }
+
+sh_obj *np_dtype_obj(rt_dtype t) {
+  for (int i = 0; i < N_DTYPES; i++)
+    if (dtypes[i].np.t == t) return (sh_obj *)&dtypes[i].np;
+  return SH_NONE;
+}
+
+sh_obj *tf_dtype_obj(rt_dtype t) {
+  for (int i = 0; i < N_DTYPES; i++)
+    if (dtypes[i].tf.t == t) return (sh_obj *)&dtypes[i].tf;
+  return SH_NONE;
+}
+
+rt_dtype np_dtype_of(sh_obj *o) {
+  if (!o || o == SH_NONE) return RT_INVALID;
+  if (o->type == &np_dtype_type || o->type == &tf_dtype_type) return ((sh_dtype *)o)->t;
+  if (sh_is_str(o)) {
+    rt_dtype t;
+    return rt_dtype_from_name(sh_str_cstr(o), &t) ? t : RT_INVALID;
+  }
+  if (o == (sh_obj *)&sh_float_type) return RT_DOUBLE;
+  if (o == (sh_obj *)&sh_int_type) return RT_INT64;
+  if (o == (sh_obj *)&sh_bool_type) return RT_BOOL;
+  if (o == (sh_obj *)&sh_str_type) return RT_STRING;
+  return RT_INVALID;
+}

@@ -1,0 +1,1009 @@
+/* A small numpy: ndarray over runtime tensors, enough for feeds and results — building
+ * arrays, printing them exactly as numpy does, indexing, iteration, shape, reshape,
+ * tolist, elementwise arithmetic with broadcasting and a few reductions. */
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "base/alloc.h"
+#include "shell/np/np.h"
+
+/* ---- conversion from Python values ---------------------------------------------------- */
+
+typedef struct conv {
+  rt_shape shape;
+  bool any_float, any_int, any_bool, any_str, any_array;
+  rt_dtype array_dtype;
+} conv;
+
+/* First pass: the shape (regular nesting only) and what kinds of scalars occur. */
+static int scan(sh_obj *v, int depth, conv *c) {
+  if (np_check(v)) {
+    rt_tensor *t = ((np_array *)v)->t;
+    if (depth + t->shape.ndims > RT_MAX_DIMS) goto deep;
+    for (int i = 0; i < t->shape.ndims; i++) {
+      if (c->shape.ndims <= depth + i) c->shape.dims[depth + i] = t->shape.dims[i];
+      else if (c->shape.dims[depth + i] != t->shape.dims[i]) goto ragged;
+    }
+    if (c->shape.ndims < depth + t->shape.ndims) c->shape.ndims = depth + t->shape.ndims;
+    c->any_array = true;
+    if (rt_dtype_is_float(t->dtype)) c->any_float = true;
+    else if (rt_dtype_is_int(t->dtype)) c->any_int = true;
+    else if (t->dtype == RT_BOOL) c->any_bool = true;
+    else c->any_str = true;
+    if (c->array_dtype == RT_INVALID || rt_dtype_size(t->dtype) > rt_dtype_size(c->array_dtype))
+      c->array_dtype = t->dtype;
+    return 0;
+  }
+  if (v->type == &sh_list_type || v->type == &sh_tuple_type) {
+    int64_t n = v->type == &sh_list_type ? SH_LIST_N(v) : SH_TUPLE_N(v);
+    sh_obj **items = v->type == &sh_list_type ? SH_LIST_ITEMS(v) : SH_TUPLE_ITEMS(v);
+    if (depth >= RT_MAX_DIMS) goto deep;
+    if (c->shape.ndims <= depth) {
+      c->shape.ndims = depth + 1;
+      c->shape.dims[depth] = n;
+    } else if (c->shape.dims[depth] != n) {
+      goto ragged;
+    }
+    for (int64_t i = 0; i < n; i++)
+      if (scan(items[i], depth + 1, c) < 0) return -1;
+    return 0;
+  }
+  if (c->shape.ndims > depth) goto ragged;
+  if (v->type == &sh_bool_type) c->any_bool = true;
+  else if (sh_is_int(v)) c->any_int = true;
+  else if (sh_is_float(v)) c->any_float = true;
+  else if (sh_is_str(v)) c->any_str = true;
+  else {
+    sh_raise(sh_TypeError, "Expected a number, a string or a (nested) list of them, got %s",
+             sh_type_name(v));
+    return -1;
+  }
+  return 0;
+ragged:
+  sh_raise(sh_ValueError, "setting an array element with a sequence: the nested lists are "
+           "not all the same length");
+  return -1;
+deep:
+  sh_raise(sh_ValueError, "too many dimensions (at most %d)", RT_MAX_DIMS);
+  return -1;
+}
+
+static void store(rt_tensor *t, int64_t i, double d, int64_t n) {
+  void *p = rt_tensor_data(t);
+  switch (t->dtype) {
+  case RT_FLOAT: ((float *)p)[i] = (float)d; break;
+  case RT_DOUBLE: ((double *)p)[i] = d; break;
+  case RT_INT32: ((int32_t *)p)[i] = (int32_t)n; break;
+  case RT_INT64: ((int64_t *)p)[i] = n; break;
+  case RT_BOOL: ((bool *)p)[i] = n != 0 || d != 0; break;
+  default: break;
+  }
+}
+
+/* Second pass: the values, in row-major order. */
+static int fill(sh_obj *v, rt_tensor *t, int64_t *pos) {
+  if (np_check(v)) {
+    rt_tensor *s = ((np_array *)v)->t;
+    int64_t n = rt_tensor_numel(s);
+    for (int64_t i = 0; i < n; i++, (*pos)++) {
+      if (t->dtype == RT_STRING) {
+        const rt_str *e = (const rt_str *)rt_tensor_data(s) + i;
+        if (s->dtype != RT_STRING) return sh_raise(sh_TypeError, "cannot mix strings and numbers"), -1;
+        rt_tensor_set_str(t, *pos, e->ptr ? e->ptr : "", e->len);
+      } else if (s->dtype == RT_STRING) {
+        return sh_raise(sh_TypeError, "cannot convert a string array to numbers"), -1;
+      } else {
+        store(t, *pos, rt_tensor_get_f64(s, i), rt_tensor_get_i64(s, i));
+      }
+    }
+    return 0;
+  }
+  if (v->type == &sh_list_type || v->type == &sh_tuple_type) {
+    int64_t n = v->type == &sh_list_type ? SH_LIST_N(v) : SH_TUPLE_N(v);
+    sh_obj **items = v->type == &sh_list_type ? SH_LIST_ITEMS(v) : SH_TUPLE_ITEMS(v);
+    for (int64_t i = 0; i < n; i++)
+      if (fill(items[i], t, pos) < 0) return -1;
+    return 0;
+  }
+  if (t->dtype == RT_STRING) {
+    if (!sh_is_str(v)) return sh_raise(sh_TypeError, "cannot mix strings and numbers"), -1;
+    rt_tensor_set_str(t, (*pos)++, sh_str_cstr(v), (size_t)sh_str_len(v));
+    return 0;
+  }
+  if (sh_is_str(v)) {
+    sh_raise(sh_ValueError, "could not convert string to %s: '%s'", rt_dtype_name(t->dtype),
+             sh_str_cstr(v));
+    return -1;
+  }
+  double d = sh_is_float(v) ? sh_float_value(v) : (double)sh_int_value(v);
+  int64_t n = sh_is_float(v) ? (int64_t)d : sh_int_value(v);
+  store(t, (*pos)++, d, n);
+  return 0;
+}
+
+rt_tensor *np_to_tensor(sh_obj *v, rt_dtype want, bool numpy_defaults) {
+  if (np_check(v) && (want == RT_INVALID || want == ((np_array *)v)->t->dtype))
+    return rt_tensor_ref(((np_array *)v)->t);
+  conv c = {.shape = {.ndims = 0}};
+  if (scan(v, 0, &c) < 0) return NULL;
+  rt_dtype t = want;
+  if (t == RT_INVALID) {
+    if (c.any_str) t = RT_STRING;
+    else if (c.any_array && !c.any_float) t = c.any_int && c.array_dtype == RT_BOOL ? RT_INT64 : c.array_dtype;
+    else if (c.any_array && c.any_float) t = rt_dtype_is_float(c.array_dtype) ? c.array_dtype : RT_DOUBLE;
+    else if (c.any_float) t = numpy_defaults ? RT_DOUBLE : RT_FLOAT;
+    else if (c.any_int) t = numpy_defaults ? RT_INT64 : RT_INT32;
+    else if (c.any_bool) t = RT_BOOL;
+    else t = numpy_defaults ? RT_DOUBLE : RT_FLOAT;   /* [] */
+  }
+  if (c.any_str && t != RT_STRING) {
+    sh_raise(sh_TypeError, "cannot convert strings to %s", rt_dtype_name(t));
+    return NULL;
+  }
+  rt_tensor *x = rt_tensor_new(t, &c.shape);
+  if (!x) {
+    sh_raise(sh_ValueError, "array too large");
+    return NULL;
+  }
+  int64_t pos = 0;
+  if (fill(v, x, &pos) < 0) {
+    rt_tensor_unref(x);
+    return NULL;
+  }
+  return x;
+}
+
+/* ---- ndarray ----------------------------------------------------------------------- */
+
+sh_obj *np_wrap(rt_tensor *t) {
+  if (!t) return sh_raise(sh_ValueError, "out of memory");
+  np_array *a = sh_new(&np_array_type);
+  a->t = t;
+  return (sh_obj *)a;
+}
+
+static void array_destroy(sh_obj *self) { rt_tensor_unref(((np_array *)self)->t); }
+
+static sh_obj *owned_str(char *s) {
+  if (!s) return sh_raise(sh_ValueError, "out of memory");
+  sh_obj *r = sh_str(s);
+  free(s);
+  return r;
+}
+
+/* A 0-d float32 array stands in for numpy's float32 scalar (what sess.run returns), whose
+ * repr in numpy 1.x is its str: print(sess.run([loss, acc])) shows [0.5, 0.25]. */
+static sh_obj *array_repr(sh_obj *self) {
+  const rt_tensor *t = ((np_array *)self)->t;
+  if (t->shape.ndims == 0 && t->dtype == RT_FLOAT) return owned_str(rt_tensor_format(t));
+  return owned_str(rt_tensor_repr(t));
+}
+static sh_obj *array_str(sh_obj *self) { return owned_str(rt_tensor_format(((np_array *)self)->t)); }
+
+/* Element i as a Python object. */
+static sh_obj *element(const rt_tensor *t, int64_t i) {
+  switch (t->dtype) {
+  case RT_FLOAT: case RT_DOUBLE: return sh_float(rt_tensor_get_f64(t, i));
+  case RT_INT32: case RT_INT64: return sh_int(rt_tensor_get_i64(t, i));
+  case RT_BOOL: return sh_bool(rt_tensor_get_i64(t, i) != 0);
+  case RT_STRING: {
+    const rt_str *s = (const rt_str *)rt_tensor_data(t) + i;
+    return sh_strn(s->ptr ? s->ptr : "", s->len);
+  }
+  default: return sh_none();
+  }
+}
+
+static sh_obj *shape_tuple(const rt_shape *s) {
+  sh_obj *t = sh_tuple_new(s->ndims);
+  for (int i = 0; i < s->ndims; i++) SH_TUPLE_ITEMS(t)[i] = sh_int(s->dims[i]);
+  return t;
+}
+
+/* Row src of t (row elements) into row dst of r (same dtype). */
+static void copy_row(rt_tensor *r, int64_t dst, const rt_tensor *t, int64_t src, int64_t row) {
+  if (t->dtype == RT_STRING) {
+    const rt_str *e = (const rt_str *)rt_tensor_data(t) + src * row;
+    for (int64_t j = 0; j < row; j++) rt_tensor_set_str(r, dst * row + j, e[j].ptr ? e[j].ptr : "", e[j].len);
+  } else {
+    size_t es = rt_dtype_size(t->dtype);
+    memcpy((char *)rt_tensor_data(r) + (size_t)(dst * row) * es, (const char *)rt_tensor_data(t) + (size_t)(src * row) * es,
+           (size_t)row * es);
+  }
+}
+
+/* A new tensor: rows [start, start+count) of axis 0 with step. */
+static rt_tensor *take_rows(const rt_tensor *t, int64_t start, int64_t step, int64_t count,
+                            bool drop_axis) {
+  rt_shape s = t->shape;
+  int64_t row = 1;
+  for (int i = 1; i < s.ndims; i++) row *= s.dims[i];
+  if (drop_axis) {
+    for (int i = 1; i < s.ndims; i++) s.dims[i - 1] = s.dims[i];
+    s.ndims--;
+  } else {
+    s.dims[0] = count;
+  }
+  rt_tensor *r = rt_tensor_new(t->dtype, &s);
+  if (!r) return NULL;
+  for (int64_t k = 0; k < count; k++) copy_row(r, k, t, start + k * step, row);
+  return r;
+}
+
+/* a[idx] with an array or list of ints (rows gathered, result shape idx.shape + the rest),
+ * or of bools as long as axis 0 (the rows where true), as numpy's advanced indexing on
+ * the first axis. */
+static sh_obj *index_array(rt_tensor *t, sh_obj *key) {
+  rt_tensor *ix = np_check(key) ? rt_tensor_ref(((np_array *)key)->t) : np_to_tensor(key, RT_INVALID, true);
+  if (!ix) return NULL;
+  int64_t n = t->shape.dims[0], m = rt_tensor_numel(ix), *rows = NULL, count = 0;
+  rt_shape s;
+  if (ix->dtype == RT_BOOL) {
+    if (ix->shape.ndims != 1 || m != n) {
+      rt_tensor_unref(ix);
+      return sh_raise(sh_IndexError, "boolean index did not match indexed array along axis 0; size of axis is "
+                      "%lld but size of corresponding boolean axis is %lld", (long long)n, (long long)m);
+    }
+    rows = xmalloc((size_t)(m ? m : 1) * sizeof *rows);
+    for (int64_t i = 0; i < m; i++)
+      if (((const bool *)rt_tensor_data(ix))[i]) rows[count++] = i;
+    s = t->shape;
+    s.dims[0] = count;
+  } else if (ix->dtype == RT_INT32 || ix->dtype == RT_INT64) {
+    if (ix->shape.ndims + t->shape.ndims - 1 > RT_MAX_DIMS) {
+      rt_tensor_unref(ix);
+      return sh_raise(sh_IndexError, "too many dimensions in the result");
+    }
+    rows = xmalloc((size_t)(m ? m : 1) * sizeof *rows);
+    for (int64_t i = 0; i < m; i++) {
+      int64_t v = ix->dtype == RT_INT64 ? ((const int64_t *)rt_tensor_data(ix))[i]
+                                        : ((const int32_t *)rt_tensor_data(ix))[i];
+      if (v < -n || v >= n) {
+        free(rows);
+        rt_tensor_unref(ix);
+        return sh_raise(sh_IndexError, "index %lld is out of bounds for axis 0 with size %lld", (long long)v,
+                        (long long)n);
+      }
+      rows[count++] = v < 0 ? v + n : v;
+    }
+    s.ndims = ix->shape.ndims + t->shape.ndims - 1;
+    for (int i = 0; i < ix->shape.ndims; i++) s.dims[i] = ix->shape.dims[i];
+    for (int i = 1; i < t->shape.ndims; i++) s.dims[ix->shape.ndims + i - 1] = t->shape.dims[i];
+  } else {
+    rt_tensor_unref(ix);
+    return sh_raise(sh_IndexError, "arrays used as indices must be of integer (or boolean) type");
+  }
+  rt_tensor_unref(ix);
+  rt_tensor *r = rt_tensor_new(t->dtype, &s);
+  int64_t row = 1;
+  for (int i = 1; i < t->shape.ndims; i++) row *= t->shape.dims[i];
+  for (int64_t k = 0; r && k < count; k++) copy_row(r, k, t, rows[k], row);
+  free(rows);
+  return r ? np_wrap(r) : sh_raise(sh_ValueError, "out of memory");
+}
+
+static sh_obj *index_axis0(rt_tensor *t, sh_obj *key) {
+  if (t->shape.ndims == 0) return sh_raise(sh_IndexError, "too many indices for array: array is 0-dimensional, but 1 were indexed");
+  int64_t n = t->shape.dims[0];
+  if (sh_is_int(key)) {
+    int64_t i = sh_int_value(key);
+    if (i < 0) i += n;
+    if (i < 0 || i >= n)
+      return sh_raise(sh_IndexError, "index %lld is out of bounds for axis 0 with size %lld",
+                      (long long)sh_int_value(key), (long long)n);
+    return np_wrap(take_rows(t, i, 1, 1, true));
+  }
+  if (key->type == &sh_slice_type) {
+    int64_t start, stop, step, count;
+    if (sh_slice_indices(key, n, &start, &stop, &step, &count) < 0) return NULL;
+    return np_wrap(take_rows(t, start, step, count, false));
+  }
+  if (np_check(key) || key->type == &sh_list_type) return index_array(t, key);
+  return sh_raise(sh_IndexError, "only integers, slices (`:`), ellipsis (`...`), numpy.newaxis (`None`) and "
+                  "integer or boolean arrays are valid indices");
+}
+
+/* A 0-d result as numpy gives it: a Python scalar, except float32, whose numpy scalar
+ * prints differently from a Python float (0.1, not 0.10000000149011612). Steals r. */
+static sh_obj *scalar_or_array(sh_obj *r) {
+  rt_tensor *t = ((np_array *)r)->t;
+  if (t->shape.ndims != 0 || t->dtype == RT_FLOAT) return r;
+  sh_obj *e = element(t, 0);
+  sh_decref(r);
+  return e;
+}
+
+static sh_obj *array_getitem(sh_obj *self, sh_obj *key) {
+  rt_tensor *t = ((np_array *)self)->t;
+  if (key->type != &sh_tuple_type) {
+    sh_obj *r = index_axis0(t, key);
+    return r && sh_is_int(key) ? scalar_or_array(r) : r;
+  }
+  /* a[i, j, ...]: apply one index per axis, keeping sliced axes in place. */
+  int64_t n = SH_TUPLE_N(key);
+  if (n > t->shape.ndims)
+    return sh_raise(sh_IndexError, "too many indices for array: array is %d-dimensional, but %lld were indexed",
+                    t->shape.ndims, (long long)n);
+  sh_obj *cur = np_wrap(rt_tensor_ref(t));
+  int axis = 0;
+  for (int64_t k = 0; k < n && cur; k++) {
+    rt_tensor *c = ((np_array *)cur)->t;
+    sh_obj *ix = SH_TUPLE_ITEMS(key)[k];
+    /* Move axis `axis` to the front by indexing each leading row. Only the first index may
+     * act on a non-leading axis simply, so we handle leading ints and a final slice. */
+    if (axis == 0) {
+      sh_obj *next = index_axis0(c, ix);
+      sh_decref(cur);
+      cur = next;
+      if (cur && !sh_is_int(ix)) axis++;
+    } else {
+      /* Index axis `axis` of every row: build the result row by row. */
+      int64_t rows = c->shape.dims[0];
+      rt_dtype dt = c->dtype;
+      sh_obj *list = sh_list_new(0);
+      for (int64_t r = 0; r < rows && list; r++) {
+        sh_obj *ri = sh_int(r);
+        sh_obj *row = index_axis0(c, ri);
+        sh_decref(ri);
+        sh_obj *sub = row ? array_getitem(row, ix) : NULL;
+        sh_decref(row);
+        if (!sub) { sh_clear(&list); break; }
+        sh_list_append_steal(list, sub);
+      }
+      sh_decref(cur);
+      if (!list) return NULL;
+      rt_tensor *joined = np_to_tensor(list, dt, true);
+      sh_decref(list);
+      cur = joined ? np_wrap(joined) : NULL;
+      if (cur && !sh_is_int(ix)) axis++;
+    }
+  }
+  return cur ? scalar_or_array(cur) : NULL;
+}
+
+static int64_t array_len(sh_obj *self) {
+  rt_tensor *t = ((np_array *)self)->t;
+  if (t->shape.ndims == 0) {
+    sh_raise(sh_TypeError, "len() of unsized object");
+    return -1;
+  }
+  return t->shape.dims[0];
+}
+
+typedef struct np_iter {
+  sh_obj head;
+  sh_obj *arr;
+  int64_t i;
+} np_iter;
+
+static void iter_destroy(sh_obj *self) { sh_decref(((np_iter *)self)->arr); }
+static sh_obj *iter_next(sh_obj *self) {
+  np_iter *it = (np_iter *)self;
+  rt_tensor *t = ((np_array *)it->arr)->t;
+  if (it->i >= t->shape.dims[0]) return NULL;
+  sh_obj *k = sh_int(it->i++);
+  sh_obj *r = array_getitem(it->arr, k);
+  sh_decref(k);
+  return r;
+}
+static sh_obj *iter_self(sh_obj *self) { return sh_incref(self); }
+static sh_type np_iter_type = {SH_TYPE_HEAD, .name = "ndarray_iterator", .size = sizeof(np_iter),
+                               .destroy = iter_destroy, .next = iter_next, .iter = iter_self};
+
+static sh_obj *array_iter(sh_obj *self) {
+  if (((np_array *)self)->t->shape.ndims == 0) return sh_raise(sh_TypeError, "iteration over a 0-d array");
+  np_iter *it = sh_new(&np_iter_type);
+  it->arr = sh_incref(self);
+  return (sh_obj *)it;
+}
+
+static int array_truth(sh_obj *self) {
+  rt_tensor *t = ((np_array *)self)->t;
+  int64_t n = rt_tensor_numel(t);
+  if (n == 1 && t->dtype != RT_STRING) return rt_tensor_get_f64(t, 0) != 0;
+  if (n == 0) return 0;
+  sh_raise(sh_ValueError, "The truth value of an array with more than one element is "
+           "ambiguous. Use a.any() or a.all()");
+  return -1;
+}
+
+/* tolist(): nested Python lists (a scalar for 0-d). */
+static sh_obj *tolist_rec(const rt_tensor *t, int axis, int64_t *pos) {
+  if (axis == t->shape.ndims) return element(t, (*pos)++);
+  sh_obj *l = sh_list_new(0);
+  for (int64_t i = 0; i < t->shape.dims[axis]; i++) {
+    sh_obj *e = tolist_rec(t, axis + 1, pos);
+    if (!e) { sh_decref(l); return NULL; }
+    sh_list_append_steal(l, e);
+  }
+  return l;
+}
+
+static sh_obj *m_tolist(sh_obj *self, int argc, sh_obj **argv, sh_obj *kw) {
+  int64_t pos = 0;
+  return tolist_rec(((np_array *)self)->t, 0, &pos);
+}
+
+static sh_obj *m_item(sh_obj *self, int argc, sh_obj **argv, sh_obj *kw) {
+  rt_tensor *t = ((np_array *)self)->t;
+  if (rt_tensor_numel(t) != 1)
+    return sh_raise(sh_ValueError, "can only convert an array of size 1 to a Python scalar");
+  return element(t, 0);
+}
+
+/* Parse a shape from (2, 3), [2, 3] or 2, 3 — with one -1 to infer. */
+static int parse_shape(int argc, sh_obj **argv, int64_t numel, rt_shape *s) {
+  sh_obj **items = argv;
+  int64_t n = argc;
+  if (argc == 1 && (argv[0]->type == &sh_tuple_type || argv[0]->type == &sh_list_type)) {
+    items = argv[0]->type == &sh_tuple_type ? SH_TUPLE_ITEMS(argv[0]) : SH_LIST_ITEMS(argv[0]);
+    n = argv[0]->type == &sh_tuple_type ? SH_TUPLE_N(argv[0]) : SH_LIST_N(argv[0]);
+  }
+  if (n > RT_MAX_DIMS) return sh_raise(sh_ValueError, "too many dimensions"), -1;
+  s->ndims = (int)n;
+  int infer = -1;
+  int64_t known = 1;
+  for (int i = 0; i < n; i++) {
+    int64_t d;
+    if (sh_as_int(items[i], &d) < 0) return -1;
+    if (d == -1) {
+      if (infer >= 0) return sh_raise(sh_ValueError, "can only specify one unknown dimension"), -1;
+      infer = i;
+      d = 1;
+    } else if (d < 0) {
+      return sh_raise(sh_ValueError, "negative dimensions not allowed"), -1;
+    }
+    s->dims[i] = d;
+    known *= d;
+  }
+  if (infer >= 0 && known > 0 && numel % known == 0) s->dims[infer] = numel / known;
+  if (rt_shape_numel(s) != numel) {
+    char buf[128];
+    sh_raise(sh_ValueError, "cannot reshape array of size %lld into shape %s", (long long)numel,
+             rt_shape_str(s, buf, sizeof buf));
+    return -1;
+  }
+  return 0;
+}
+
+static sh_obj *m_reshape(sh_obj *self, int argc, sh_obj **argv, sh_obj *kw) {
+  rt_tensor *t = ((np_array *)self)->t;
+  rt_shape s;
+  if (parse_shape(argc, argv, rt_tensor_numel(t), &s) < 0) return NULL;
+  return np_wrap(rt_tensor_wrap(t->dtype, &s, t->buf));
+}
+
+static sh_obj *m_flatten(sh_obj *self, int argc, sh_obj **argv, sh_obj *kw) {
+  rt_tensor *t = ((np_array *)self)->t;
+  int64_t n = rt_tensor_numel(t);
+  rt_shape s = rt_shape_make(1, &n);
+  rt_tensor *c = rt_tensor_copy(t);
+  if (c) c->shape = s;
+  return np_wrap(c);
+}
+
+static sh_obj *m_copy(sh_obj *self, int argc, sh_obj **argv, sh_obj *kw) {
+  return np_wrap(rt_tensor_copy(((np_array *)self)->t));
+}
+
+static sh_obj *m_astype(sh_obj *self, int argc, sh_obj **argv, sh_obj *kw) {
+  sh_obj *dt;
+  if (sh_parse_args("astype", argc, argv, kw, "dtype", &dt) < 0) return NULL;
+  rt_dtype t = np_dtype_of(dt);
+  if (t == RT_INVALID) return sh_raise(sh_TypeError, "data type not understood");
+  rt_tensor *x = np_to_tensor(self, t, true);
+  if (x == ((np_array *)self)->t) {
+    rt_tensor_unref(x);
+    x = rt_tensor_copy(((np_array *)self)->t);
+  }
+  return x ? np_wrap(x) : NULL;
+}
+
+/* ---- reductions ------------------------------------------------------------------- */
+
+enum { R_SUM, R_MEAN, R_MAX, R_MIN, R_ARGMAX, R_ARGMIN, R_PROD, R_ANY, R_ALL };
+
+static sh_obj *reduce(rt_tensor *t, int kind, sh_obj *axis_obj) {
+  int64_t n = rt_tensor_numel(t);
+  bool arg = kind == R_ARGMAX || kind == R_ARGMIN;
+  rt_dtype out_t = arg ? RT_INT64
+                 : kind == R_MEAN ? (t->dtype == RT_FLOAT ? RT_FLOAT : RT_DOUBLE)
+                 : kind == R_ANY || kind == R_ALL ? RT_BOOL
+                 : (t->dtype == RT_BOOL || t->dtype == RT_INT32) && kind != R_MAX && kind != R_MIN ? RT_INT64
+                 : t->dtype;
+  if (t->dtype == RT_STRING) return sh_raise(sh_TypeError, "cannot reduce a string array");
+  int axis = -1;
+  if (axis_obj && axis_obj != SH_NONE) {
+    int64_t a;
+    if (sh_as_int(axis_obj, &a) < 0) return NULL;
+    if (a < 0) a += t->shape.ndims;
+    if (a < 0 || a >= t->shape.ndims)
+      return sh_raise(sh_ValueError, "axis %lld is out of bounds for array of dimension %d",
+                      (long long)sh_int_value(axis_obj), t->shape.ndims);
+    axis = (int)a;
+  }
+  int64_t outer = 1, len = n, inner = 1;
+  rt_shape os = rt_shape_scalar();
+  if (axis >= 0) {
+    len = t->shape.dims[axis];
+    for (int i = 0; i < axis; i++) outer *= t->shape.dims[i];
+    for (int i = axis + 1; i < t->shape.ndims; i++) inner *= t->shape.dims[i];
+    os.ndims = 0;
+    for (int i = 0; i < t->shape.ndims; i++)
+      if (i != axis) os.dims[os.ndims++] = t->shape.dims[i];
+  }
+  if (len == 0 && (kind == R_MAX || kind == R_MIN || arg))
+    return sh_raise(sh_ValueError, "zero-size array to reduction operation which has no identity");
+  rt_tensor *r = rt_tensor_new(out_t, &os);
+  for (int64_t o = 0; o < outer; o++)
+    for (int64_t in = 0; in < inner; in++) {
+      double acc = kind == R_PROD || kind == R_ALL ? 1 : 0, best = 0;
+      int64_t besti = 0, iacc = kind == R_PROD ? 1 : 0;
+      for (int64_t k = 0; k < len; k++) {
+        int64_t idx = (o * len + k) * inner + in;
+        double v = rt_tensor_get_f64(t, idx);
+        int64_t iv = rt_tensor_get_i64(t, idx);
+        if (k == 0 || (kind == R_MAX || kind == R_ARGMAX ? v > best : v < best) || isnan(v)) {
+          if (k == 0 || !isnan(best)) { best = v; besti = k; }
+        }
+        switch (kind) {
+        case R_SUM: case R_MEAN: acc += v; iacc += iv; break;
+        case R_PROD: acc *= v; iacc *= iv; break;
+        case R_ANY: acc = acc || v != 0; break;
+        case R_ALL: acc = acc && v != 0; break;
+        }
+      }
+      double res = kind == R_MEAN ? acc / (double)len
+                 : kind == R_MAX || kind == R_MIN ? best
+                 : arg ? (double)besti : acc;
+      int64_t ires = kind == R_MAX || kind == R_MIN ? (int64_t)best
+                   : arg ? besti : kind == R_SUM || kind == R_PROD ? iacc : (int64_t)res;
+      store(r, o * inner + in, res, ires);
+    }
+  return scalar_or_array(np_wrap(r));
+}
+
+#define REDUCER(fn, KIND)                                                              \
+  static sh_obj *fn(sh_obj *self, int argc, sh_obj **argv, sh_obj *kw) {               \
+    sh_obj *axis = NULL;                                                                 \
+    if (sh_parse_args(#fn + 2, argc, argv, kw, "|axis **", &axis) < 0) return NULL;     \
+    return reduce(((np_array *)self)->t, KIND, axis);                                    \
+  }
+REDUCER(m_sum, R_SUM)
+REDUCER(m_mean, R_MEAN)
+REDUCER(m_max, R_MAX)
+REDUCER(m_min, R_MIN)
+REDUCER(m_argmax, R_ARGMAX)
+REDUCER(m_argmin, R_ARGMIN)
+REDUCER(m_prod, R_PROD)
+REDUCER(m_any, R_ANY)
+REDUCER(m_all, R_ALL)
+
+/* float(a), int(a), '%f' % a, f"{a:.3f}" for arrays of one element (numpy scalars). */
+static sh_obj *m_float(sh_obj *self, int argc, sh_obj **argv, sh_obj *kw) {
+  rt_tensor *t = ((np_array *)self)->t;
+  if (rt_tensor_numel(t) != 1 || t->dtype == RT_STRING)
+    return sh_raise(sh_TypeError, "only size-1 arrays can be converted to Python scalars");
+  return sh_float(rt_tensor_get_f64(t, 0));
+}
+
+static sh_obj *m_int(sh_obj *self, int argc, sh_obj **argv, sh_obj *kw) {
+  rt_tensor *t = ((np_array *)self)->t;
+  if (rt_tensor_numel(t) != 1 || t->dtype == RT_STRING)
+    return sh_raise(sh_TypeError, "only size-1 arrays can be converted to Python scalars");
+  return sh_int(rt_tensor_get_i64(t, 0));
+}
+
+static sh_obj *m_index(sh_obj *self, int argc, sh_obj **argv, sh_obj *kw) {
+  rt_tensor *t = ((np_array *)self)->t;
+  if (rt_tensor_numel(t) != 1 || !(rt_dtype_is_int(t->dtype) || t->dtype == RT_BOOL))
+    return sh_raise(sh_TypeError, "only integer scalar arrays can be converted to a scalar index");
+  return sh_int(rt_tensor_get_i64(t, 0));
+}
+
+static const sh_method array_methods[] = {
+  {"__float__", m_float, "__float__()", "The value as a Python float (size-1 arrays)."},
+  {"__int__", m_int, "__int__()", "The value as a Python int (size-1 arrays)."},
+  {"__index__", m_index, "__index__()", "The value as an index (integer size-1 arrays)."},
+  {"tolist", m_tolist, "tolist()", "The array as nested Python lists."},
+  {"item", m_item, "item()", "The only element as a Python scalar."},
+  {"reshape", m_reshape, "reshape(*shape)", "The same data with a new shape."},
+  {"flatten", m_flatten, "flatten()", "A 1-d copy."},
+  {"ravel", m_flatten, "ravel()", "A 1-d copy."},
+  {"copy", m_copy, "copy()", "A copy."},
+  {"astype", m_astype, "astype(dtype)", "A copy converted to dtype."},
+  {"sum", m_sum, "sum(axis=None)", "Sum of elements."},
+  {"mean", m_mean, "mean(axis=None)", "Mean of elements."},
+  {"max", m_max, "max(axis=None)", "Largest element."},
+  {"min", m_min, "min(axis=None)", "Smallest element."},
+  {"argmax", m_argmax, "argmax(axis=None)", "Index of the largest element."},
+  {"argmin", m_argmin, "argmin(axis=None)", "Index of the smallest element."},
+  {"prod", m_prod, "prod(axis=None)", "Product of elements."},
+  {"any", m_any, "any(axis=None)", "Whether any element is true."},
+  {"all", m_all, "all(axis=None)", "Whether every element is true."},
+  {NULL},
+};
+
+static sh_obj *array_getattr(sh_obj *self, const char *name) {
+  rt_tensor *t = ((np_array *)self)->t;
+  if (!strcmp(name, "shape")) return shape_tuple(&t->shape);
+  if (!strcmp(name, "dtype")) return sh_incref(np_dtype_obj(t->dtype));
+  if (!strcmp(name, "ndim")) return sh_int(t->shape.ndims);
+  if (!strcmp(name, "size")) return sh_int(rt_tensor_numel(t));
+  if (!strcmp(name, "nbytes")) return sh_int((int64_t)rt_tensor_nbytes(t));
+  if (!strcmp(name, "T")) {
+    if (t->shape.ndims != 2) return sh_incref(self);
+    int64_t r = t->shape.dims[0], c = t->shape.dims[1];
+    rt_shape s = rt_shape_make(2, (int64_t[]){c, r});
+    rt_tensor *x = rt_tensor_new(t->dtype, &s);
+    for (int64_t i = 0; i < r; i++)
+      for (int64_t j = 0; j < c; j++)
+        store(x, j * r + i, rt_tensor_get_f64(t, i * c + j), rt_tensor_get_i64(t, i * c + j));
+    return np_wrap(x);
+  }
+  return NULL;
+}
+
+/* ---- arithmetic ------------------------------------------------------------------- */
+
+/* numpy's result dtype for a binary op (scalars do not upcast arrays: value-based casting). */
+static rt_dtype result_type(sh_obj *a, sh_obj *b, int op) {
+  rt_dtype ta = np_check(a) ? ((np_array *)a)->t->dtype : RT_INVALID;
+  rt_dtype tb = np_check(b) ? ((np_array *)b)->t->dtype : RT_INVALID;
+  bool fa = sh_is_float(a), fb = sh_is_float(b);
+  rt_dtype r;
+  if (ta && tb) {
+    if (rt_dtype_is_float(ta) || rt_dtype_is_float(tb))
+      r = (ta == RT_DOUBLE || tb == RT_DOUBLE || !rt_dtype_is_float(ta) || !rt_dtype_is_float(tb))
+              ? (ta == RT_FLOAT && tb == RT_FLOAT ? RT_FLOAT : RT_DOUBLE) : RT_FLOAT;
+    else if (ta == RT_BOOL && tb == RT_BOOL) r = RT_BOOL;
+    else r = (ta == RT_INT64 || tb == RT_INT64 || ta == RT_BOOL || tb == RT_BOOL) ? RT_INT64 : RT_INT32;
+    if (rt_dtype_is_float(ta) && rt_dtype_is_float(tb)) r = (ta == RT_DOUBLE || tb == RT_DOUBLE) ? RT_DOUBLE : RT_FLOAT;
+  } else {
+    rt_dtype t = ta ? ta : tb;
+    bool f = ta ? fb : fa;
+    r = f && !rt_dtype_is_float(t) ? RT_DOUBLE : t == RT_BOOL && op != SH_TRUEDIV ? RT_INT64 : t;
+  }
+  if (op == SH_TRUEDIV && !rt_dtype_is_float(r)) r = RT_DOUBLE;
+  return r;
+}
+
+static double apply(int op, double x, double y, bool integral) {
+  switch (op) {
+  case SH_ADD: return x + y;
+  case SH_SUB: return x - y;
+  case SH_MUL: return x * y;
+  case SH_TRUEDIV: return x / y;
+  case SH_FLOORDIV: return integral && y == 0 ? 0 : floor(x / y);
+  case SH_MOD: {
+    if (integral && y == 0) return 0;
+    double m = fmod(x, y);
+    return m != 0 && ((m < 0) != (y < 0)) ? m + y : m;
+  }
+  case SH_POW: return pow(x, y);
+  default: return NAN;
+  }
+}
+
+static sh_obj *array_binop(int op, sh_obj *a, sh_obj *b) {
+  if (op > SH_POW || op == SH_MATMUL) return SH_NOTIMPL;
+  /* Only plain Python numbers and ndarrays: leave Tensors to their own hook. */
+  for (sh_obj *o = a;; o = b) {
+    if (!np_check(o) && !sh_is_int(o) && !sh_is_float(o) && o->type != &sh_list_type &&
+        o->type != &sh_tuple_type)
+      return SH_NOTIMPL;
+    if (o == b) break;
+  }
+  rt_tensor *x = np_to_tensor(a, RT_INVALID, true), *y = x ? np_to_tensor(b, RT_INVALID, true) : NULL;
+  if (!x || !y) {
+    rt_tensor_unref(x);
+    return NULL;
+  }
+  rt_dtype rt = result_type(np_check(a) ? a : np_check(b) ? b : a, np_check(a) ? b : a, op);
+  if (!np_check(a) || !np_check(b)) rt = result_type(a, b, op);
+  /* broadcast shapes */
+  rt_shape s = {.ndims = x->shape.ndims > y->shape.ndims ? x->shape.ndims : y->shape.ndims};
+  for (int i = 0; i < s.ndims; i++) {
+    int ix = i - (s.ndims - x->shape.ndims), iy = i - (s.ndims - y->shape.ndims);
+    int64_t dx = ix >= 0 ? x->shape.dims[ix] : 1, dy = iy >= 0 ? y->shape.dims[iy] : 1;
+    if (dx != dy && dx != 1 && dy != 1) {
+      char b1[128], b2[128];
+      rt_tensor_unref(x);
+      rt_tensor_unref(y);
+      return sh_raise(sh_ValueError, "operands could not be broadcast together with shapes %s %s",
+                      rt_shape_str(&x->shape, b1, sizeof b1), rt_shape_str(&y->shape, b2, sizeof b2));
+    }
+    s.dims[i] = dx == 1 ? dy : dx;
+  }
+  rt_tensor *r = rt_tensor_new(rt, &s);
+  int64_t n = rt_shape_numel(&s);
+  bool integral = !rt_dtype_is_float(rt);
+  for (int64_t k = 0; k < n; k++) {
+    int64_t rem = k, ix = 0, iy = 0, sx = 1, sy = 1;
+    for (int i = s.ndims - 1; i >= 0; i--) {
+      int64_t c = rem % s.dims[i];
+      rem /= s.dims[i];
+      int jx = i - (s.ndims - x->shape.ndims), jy = i - (s.ndims - y->shape.ndims);
+      if (jx >= 0) { if (x->shape.dims[jx] != 1) ix += c * sx; sx *= x->shape.dims[jx]; }
+      if (jy >= 0) { if (y->shape.dims[jy] != 1) iy += c * sy; sy *= y->shape.dims[jy]; }
+    }
+    double v = apply(op, rt_tensor_get_f64(x, ix), rt_tensor_get_f64(y, iy), integral);
+    int64_t iv;
+    if (integral && (op == SH_ADD || op == SH_SUB || op == SH_MUL)) {
+      int64_t p = rt_tensor_get_i64(x, ix), q = rt_tensor_get_i64(y, iy);
+      iv = op == SH_ADD ? p + q : op == SH_SUB ? p - q : p * q;
+    } else {
+      iv = (int64_t)v;
+    }
+    store(r, k, v, iv);
+  }
+  rt_tensor_unref(x);
+  rt_tensor_unref(y);
+  return np_wrap(r);
+}
+
+static sh_obj *array_unop(int op, sh_obj *a) {
+  rt_tensor *t = ((np_array *)a)->t;
+  if (op == SH_POS) return sh_incref(a);
+  if (op != SH_NEG || t->dtype == RT_STRING || t->dtype == RT_BOOL) return SH_NOTIMPL;
+  rt_tensor *r = rt_tensor_new(t->dtype, &t->shape);
+  for (int64_t i = 0; i < rt_tensor_numel(t); i++)
+    store(r, i, -rt_tensor_get_f64(t, i), -rt_tensor_get_i64(t, i));
+  return np_wrap(r);
+}
+
+static sh_obj *array_compare(int op, sh_obj *a, sh_obj *b) {
+  if (!np_check(a) && !np_check(b)) return SH_NOTIMPL;
+  for (sh_obj *o = a;; o = b) {
+    if (!np_check(o) && !sh_is_int(o) && !sh_is_float(o) && o->type != &sh_list_type)
+      return SH_NOTIMPL;
+    if (o == b) break;
+  }
+  sh_obj *diff = array_binop(SH_SUB, a, b);
+  if (!diff || diff == SH_NOTIMPL) return diff;
+  rt_tensor *d = ((np_array *)diff)->t;
+  rt_tensor *r = rt_tensor_new(RT_BOOL, &d->shape);
+  for (int64_t i = 0; i < rt_tensor_numel(d); i++) {
+    double v = rt_tensor_get_f64(d, i);
+    bool res = op == SH_LT ? v < 0 : op == SH_LE ? v <= 0 : op == SH_EQ ? v == 0
+             : op == SH_NE ? v != 0 : op == SH_GT ? v > 0 : v >= 0;
+    ((bool *)rt_tensor_data(r))[i] = res;
+  }
+  sh_decref(diff);
+  return np_wrap(r);
+}
+
+sh_type np_array_type = {
+  SH_TYPE_HEAD, .name = "ndarray", .size = sizeof(np_array),
+  .help = "A numpy array (values fetched by sess.run, or built with np.array).",
+  .methods = array_methods, .destroy = array_destroy, .repr = array_repr, .str = array_str,
+  .getattr = array_getattr, .binop = array_binop, .unop = array_unop, .compare = array_compare,
+  .getitem = array_getitem, .iter = array_iter, .len = array_len, .truth = array_truth,
+};
+
+/* ---- the numpy module ------------------------------------------------------------- */
+
+sh_obj *np_scalar_ctor(sh_obj *self, int argc, sh_obj **argv, sh_obj *kw) {
+  sh_obj *v = NULL;
+  if (sh_parse_args(((sh_dtype *)self)->name, argc, argv, kw, "|x", &v) < 0) return NULL;
+  if (!v) {
+    rt_shape s = rt_shape_scalar();
+    return np_wrap(rt_tensor_new(((sh_dtype *)self)->t, &s));
+  }
+  rt_tensor *t = np_to_tensor(v, ((sh_dtype *)self)->t, true);
+  return t ? np_wrap(t) : NULL;
+}
+
+static sh_obj *f_array(sh_obj *self, int argc, sh_obj **argv, sh_obj *kw) {
+  sh_obj *v, *dt = NULL;
+  if (sh_parse_args("array", argc, argv, kw, "object |dtype **", &v, &dt) < 0) return NULL;
+  rt_dtype t = np_dtype_of(dt);
+  if (dt && dt != SH_NONE && t == RT_INVALID) return sh_raise(sh_TypeError, "data type not understood");
+  rt_tensor *x = np_to_tensor(v, t, true);
+  if (x && np_check(v) && x == ((np_array *)v)->t) {
+    rt_tensor *c = rt_tensor_copy(x);   /* np.array copies */
+    rt_tensor_unref(x);
+    x = c;
+  }
+  return x ? np_wrap(x) : NULL;
+}
+
+static sh_obj *f_asarray(sh_obj *self, int argc, sh_obj **argv, sh_obj *kw) {
+  sh_obj *v, *dt = NULL;
+  if (sh_parse_args("asarray", argc, argv, kw, "a |dtype **", &v, &dt) < 0) return NULL;
+  rt_tensor *x = np_to_tensor(v, np_dtype_of(dt), true);
+  return x ? np_wrap(x) : NULL;
+}
+
+static sh_obj *filled(const char *fn, int argc, sh_obj **argv, sh_obj *kw, double value) {
+  sh_obj *shape, *dt = NULL;
+  if (sh_parse_args(fn, argc, argv, kw, "shape |dtype", &shape, &dt) < 0) return NULL;
+  rt_shape s;
+  if (sh_is_int(shape)) {
+    int64_t d = sh_int_value(shape);
+    s = rt_shape_make(1, &d);
+  } else {
+    sh_obj *t = sh_sequence_to_tuple(shape);
+    if (!t) return NULL;
+    int64_t n = SH_TUPLE_N(t);
+    s.ndims = (int)(n > RT_MAX_DIMS ? RT_MAX_DIMS : n);
+    for (int i = 0; i < s.ndims; i++)
+      if (sh_as_int(SH_TUPLE_ITEMS(t)[i], &s.dims[i]) < 0) { sh_decref(t); return NULL; }
+    sh_decref(t);
+  }
+  if (!rt_shape_fully_known(&s)) return sh_raise(sh_ValueError, "negative dimensions are not allowed");
+  rt_dtype t = dt && dt != SH_NONE ? np_dtype_of(dt) : RT_DOUBLE;
+  if (t == RT_INVALID) return sh_raise(sh_TypeError, "data type not understood");
+  rt_tensor *x = rt_tensor_new(t, &s);
+  for (int64_t i = 0; value != 0 && i < rt_tensor_numel(x); i++) store(x, i, value, (int64_t)value);
+  return np_wrap(x);
+}
+
+static sh_obj *f_zeros(sh_obj *self, int argc, sh_obj **argv, sh_obj *kw) { return filled("zeros", argc, argv, kw, 0); }
+static sh_obj *f_ones(sh_obj *self, int argc, sh_obj **argv, sh_obj *kw) { return filled("ones", argc, argv, kw, 1); }
+
+static sh_obj *f_arange(sh_obj *self, int argc, sh_obj **argv, sh_obj *kw) {
+  sh_obj *a = NULL, *b = NULL, *c = NULL, *dt = NULL;
+  if (sh_parse_args("arange", argc, argv, kw, "start |stop step dtype", &a, &b, &c, &dt) < 0) return NULL;
+  double start = 0, stop, step = 1;
+  bool flt = sh_is_float(a) || (b && sh_is_float(b)) || (c && sh_is_float(c));
+  if (!b || b == SH_NONE) { if (sh_as_double(a, &stop) < 0) return NULL; }
+  else if (sh_as_double(a, &start) < 0 || sh_as_double(b, &stop) < 0) return NULL;
+  if (c && c != SH_NONE && sh_as_double(c, &step) < 0) return NULL;
+  if (step == 0) return sh_raise(sh_ValueError, "Maximum allowed size exceeded");
+  int64_t n = (int64_t)ceil((stop - start) / step);
+  if (n < 0) n = 0;
+  rt_dtype t = dt && dt != SH_NONE ? np_dtype_of(dt) : flt ? RT_DOUBLE : RT_INT64;
+  rt_shape s = rt_shape_make(1, &n);
+  rt_tensor *x = rt_tensor_new(t, &s);
+  for (int64_t i = 0; i < n; i++) store(x, i, start + (double)i * step, (int64_t)(start + (double)i * step));
+  return np_wrap(x);
+}
+
+#define NP_REDUCER(fn, KIND, NAME)                                                         \
+  static sh_obj *fn(sh_obj *self, int argc, sh_obj **argv, sh_obj *kw) {                   \
+    sh_obj *a, *axis = NULL;                                                                 \
+    if (sh_parse_args(NAME, argc, argv, kw, "a |axis **", &a, &axis) < 0) return NULL;      \
+    rt_tensor *t = np_to_tensor(a, RT_INVALID, true);                                        \
+    if (!t) return NULL;                                                                     \
+    sh_obj *r = reduce(t, KIND, axis);                                                       \
+    rt_tensor_unref(t);                                                                      \
+    return r;                                                                                \
+  }
+NP_REDUCER(f_sum, R_SUM, "sum")
+NP_REDUCER(f_mean, R_MEAN, "mean")
+NP_REDUCER(f_max, R_MAX, "max")
+NP_REDUCER(f_min, R_MIN, "min")
+NP_REDUCER(f_argmax, R_ARGMAX, "argmax")
+NP_REDUCER(f_argmin, R_ARGMIN, "argmin")
+NP_REDUCER(f_prod, R_PROD, "prod")
+
+static sh_obj *unary_math(const char *name, int argc, sh_obj **argv, sh_obj *kw, double (*fn)(double)) {
+  sh_obj *a;
+  if (sh_parse_args(name, argc, argv, kw, "x", &a) < 0) return NULL;
+  rt_tensor *t = np_to_tensor(a, RT_INVALID, true);
+  if (!t) return NULL;
+  rt_dtype rt = t->dtype == RT_FLOAT ? RT_FLOAT : RT_DOUBLE;
+  rt_tensor *r = rt_tensor_new(rt, &t->shape);
+  for (int64_t i = 0; i < rt_tensor_numel(t); i++) store(r, i, fn(rt_tensor_get_f64(t, i)), 0);
+  rt_tensor_unref(t);
+  return np_wrap(r);
+}
+static sh_obj *f_sqrt(sh_obj *s, int c, sh_obj **v, sh_obj *k) { return unary_math("sqrt", c, v, k, sqrt); }
+static sh_obj *f_exp(sh_obj *s, int c, sh_obj **v, sh_obj *k) { return unary_math("exp", c, v, k, exp); }
+static sh_obj *f_log(sh_obj *s, int c, sh_obj **v, sh_obj *k) { return unary_math("log", c, v, k, log); }
+static sh_obj *f_abs(sh_obj *s, int c, sh_obj **v, sh_obj *k) { return unary_math("abs", c, v, k, fabs); }
+
+static sh_obj *predicate(const char *name, int argc, sh_obj **argv, sh_obj *kw, int (*fn)(double)) {
+  sh_obj *a;
+  if (sh_parse_args(name, argc, argv, kw, "x", &a) < 0) return NULL;
+  rt_tensor *t = np_to_tensor(a, RT_INVALID, true);
+  if (!t) return NULL;
+  rt_tensor *r = rt_tensor_new(RT_BOOL, &t->shape);
+  for (int64_t i = 0; i < rt_tensor_numel(t); i++) ((bool *)rt_tensor_data(r))[i] = fn(rt_tensor_get_f64(t, i));
+  bool scalar = t->shape.ndims == 0;
+  rt_tensor_unref(t);
+  if (scalar) {
+    sh_obj *b = sh_bool(*(bool *)rt_tensor_data(r));
+    rt_tensor_unref(r);
+    return b;
+  }
+  return np_wrap(r);
+}
+static int is_nan(double d) { return isnan(d); }
+static int is_inf(double d) { return isinf(d); }
+static int is_finite(double d) { return isfinite(d); }
+static sh_obj *f_isnan(sh_obj *s, int c, sh_obj **v, sh_obj *k) { return predicate("isnan", c, v, k, is_nan); }
+static sh_obj *f_isinf(sh_obj *s, int c, sh_obj **v, sh_obj *k) { return predicate("isinf", c, v, k, is_inf); }
+static sh_obj *f_isfinite(sh_obj *s, int c, sh_obj **v, sh_obj *k) { return predicate("isfinite", c, v, k, is_finite); }
+
+static sh_obj *f_equal(sh_obj *self, int argc, sh_obj **argv, sh_obj *kw) {
+  sh_obj *a, *b;
+  if (sh_parse_args("equal", argc, argv, kw, "x1 x2", &a, &b) < 0) return NULL;
+  sh_obj *na = np_check(a) ? sh_incref(a) : np_wrap(np_to_tensor(a, RT_INVALID, true));
+  if (!na) return NULL;
+  sh_obj *r = array_compare(SH_EQ, na, b);
+  sh_decref(na);
+  return r;
+}
+
+static sh_obj *f_allclose(sh_obj *self, int argc, sh_obj **argv, sh_obj *kw) {
+  sh_obj *a, *b, *rtol_o = NULL, *atol_o = NULL;
+  if (sh_parse_args("allclose", argc, argv, kw, "a b |rtol atol", &a, &b, &rtol_o, &atol_o) < 0) return NULL;
+  double rtol = 1e-5, atol = 1e-8;
+  if (rtol_o && sh_as_double(rtol_o, &rtol) < 0) return NULL;
+  if (atol_o && sh_as_double(atol_o, &atol) < 0) return NULL;
+  sh_obj *d = array_binop(SH_SUB, np_check(a) ? a : a, b);
+  if (!d || d == SH_NOTIMPL) return d == SH_NOTIMPL ? sh_raise(sh_TypeError, "allclose needs arrays") : NULL;
+  rt_tensor *y = np_to_tensor(b, RT_DOUBLE, true);
+  rt_tensor *dt = ((np_array *)d)->t;
+  bool ok = y != NULL;
+  int64_t ny = y ? rt_tensor_numel(y) : 1;
+  for (int64_t i = 0; ok && i < rt_tensor_numel(dt); i++)
+    ok = fabs(rt_tensor_get_f64(dt, i)) <= atol + rtol * fabs(rt_tensor_get_f64(y, ny == 1 ? 0 : i % ny));
+  rt_tensor_unref(y);
+  sh_decref(d);
+  return sh_bool(ok);
+}
+
+static sh_obj *f_reshape(sh_obj *self, int argc, sh_obj **argv, sh_obj *kw) {
+  sh_obj *a, *shape;
+  if (sh_parse_args("reshape", argc, argv, kw, "a newshape", &a, &shape) < 0) return NULL;
+  sh_obj *arr = np_check(a) ? sh_incref(a) : np_wrap(np_to_tensor(a, RT_INVALID, true));
+  if (!arr) return NULL;
+  sh_obj *r = m_reshape(arr, 1, &shape, NULL);
+  sh_decref(arr);
+  return r;
+}
+
+static const sh_method np_funcs[] = {
+  {"array", f_array, "array(object, dtype=None)", "An array from nested lists or another array."},
+  {"asarray", f_asarray, "asarray(a, dtype=None)", "a as an array (no copy when possible)."},
+  {"zeros", f_zeros, "zeros(shape, dtype=float64)", "An array of zeros."},
+  {"ones", f_ones, "ones(shape, dtype=float64)", "An array of ones."},
+  {"arange", f_arange, "arange([start,] stop[, step], dtype=None)", "Evenly spaced values."},
+  {"sum", f_sum, "sum(a, axis=None)", "Sum of elements."},
+  {"mean", f_mean, "mean(a, axis=None)", "Mean of elements."},
+  {"max", f_max, "max(a, axis=None)", "Largest element."},
+  {"amax", f_max, "amax(a, axis=None)", "Largest element."},
+  {"min", f_min, "min(a, axis=None)", "Smallest element."},
+  {"amin", f_min, "amin(a, axis=None)", "Smallest element."},
+  {"argmax", f_argmax, "argmax(a, axis=None)", "Index of the largest element."},
+  {"argmin", f_argmin, "argmin(a, axis=None)", "Index of the smallest element."},
+  {"prod", f_prod, "prod(a, axis=None)", "Product of elements."},
+  {"sqrt", f_sqrt, "sqrt(x)", "Elementwise square root."},
+  {"exp", f_exp, "exp(x)", "Elementwise exponential."},
+  {"log", f_log, "log(x)", "Elementwise natural logarithm."},
+  {"abs", f_abs, "abs(x)", "Elementwise absolute value."},
+  {"equal", f_equal, "equal(x1, x2)", "Elementwise x1 == x2."},
+  {"isnan", f_isnan, "isnan(x)", "Elementwise: is it NaN?"},
+  {"isinf", f_isinf, "isinf(x)", "Elementwise: is it infinite?"},
+  {"isfinite", f_isfinite, "isfinite(x)", "Elementwise: is it finite?"},
+  {"allclose", f_allclose, "allclose(a, b, rtol=1e-05, atol=1e-08)", "Whether a and b agree within tolerances."},
+  {"reshape", f_reshape, "reshape(a, newshape)", "a with a new shape."},
+  {NULL},
+};
+
+sh_obj *np_module_init(void) {
+  sh_obj *m = sh_module_new("numpy");
+  sh_module_add_funcs(m, np_funcs);
+  const sh_dtype *d;
+  for (int i = 0; (d = np_dtype_nth(i)); i++) sh_module_add(m, d->name, sh_incref((sh_obj *)d));
+  sh_module_add(m, "float", sh_incref(np_dtype_obj(RT_DOUBLE)));
+  sh_module_add(m, "bool", sh_incref(np_dtype_obj(RT_BOOL)));
+  sh_module_add(m, "ndarray", sh_incref((sh_obj *)&np_array_type));
+  sh_module_add(m, "newaxis", sh_none());
+  sh_module_add(m, "pi", sh_float(M_PI));
+  sh_module_add(m, "e", sh_float(M_E));
+  sh_module_add(m, "inf", sh_float(INFINITY));
+  sh_module_add(m, "nan", sh_float(NAN));
+  sh_module_add(m, "__version__", sh_str("1.26.4 (tfsh subset)"));
+  sh_obj *r = sh_dict_get_str(sh_modules_dict(), "numpy.random");
+  r = r ? sh_incref(r) : np_random_module();
+  sh_dict_set_str(sh_modules_dict(), "numpy.random", r);
+  sh_module_add(m, "random", r);
+  return m;
+}
+
+sh_obj *np_result(rt_tensor *t) { return scalar_or_array(np_wrap(t)); }

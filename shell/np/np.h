@@ -1,0 +1,50 @@
+/* A small numpy over runtime tensors (np.c, random.c), and the dtype objects of numpy and
+ * tf (dtype.c). The numpy room's header; the tf module builds on it. */
+#ifndef TFSH_SHELL_NP_H
+#define TFSH_SHELL_NP_H
+
+#include "runtime/tensor.h"
+#include "shell/lang/lang.h"
+
+/* ---- dtypes (dtype.c) ------------------------------------------------------------- */
+/* np.float32 (an np.dtype) and tf.float32 (a tf.DType) are both this struct, made from one
+ * table of the dtypes tfsh knows: numpy's name and tf's name per row. tf.DType lives here,
+ * below the tf module, because numpy and tf dtypes convert into each other. */
+typedef struct sh_dtype {
+  sh_obj head;
+  rt_dtype t;
+  const char *name;
+} sh_dtype;
+extern sh_type np_dtype_type, tf_dtype_type;
+/* A dtype from tf.float32, np.float32, "float32", float, int... RT_INVALID if none. */
+rt_dtype np_dtype_of(sh_obj *o);
+sh_obj *np_dtype_obj(rt_dtype t);              /* borrowed; None if numpy has none */
+sh_obj *tf_dtype_obj(rt_dtype t);              /* borrowed: tf.float32, ...; None if none */
+/* The i-th tf dtype of the table (tf module construction), NULL past the end. */
+const sh_dtype *tf_dtype_nth(int i);
+const sh_dtype *np_dtype_nth(int i);
+/* np.float32(x) and friends: a numpy scalar of the dtype self (np.c). */
+sh_obj *np_scalar_ctor(sh_obj *self, int argc, sh_obj **argv, sh_obj *kw);
+
+/* ---- numpy ------------------------------------------------------------------------ */
+
+/* numpy.ndarray over a runtime tensor (0-d arrays stand in for numpy scalars). */
+typedef struct np_array {
+  sh_obj head;
+  rt_tensor *t;
+} np_array;
+
+extern sh_type np_array_type;
+sh_obj *np_wrap(rt_tensor *t);                 /* steals t */
+/* What sess.run returns for a tensor: an ndarray, or a scalar as numpy gives it (a Python
+ * scalar, except a float32 0-d array, which prints as numpy's float32). Steals t. */
+sh_obj *np_result(rt_tensor *t);
+static inline bool np_check(const sh_obj *o) { return o->type == &np_array_type; }
+/* A Python value (scalar, nested lists, ndarray) as a tensor. want: RT_INVALID to infer
+ * (float32 for floats, int32 for ints, as TF1 converts Python values; ndarrays keep their
+ * dtype, float64 included), else convert to that dtype. NULL with an exception. */
+rt_tensor *np_to_tensor(sh_obj *v, rt_dtype want, bool numpy_defaults);
+sh_obj *np_module_init(void);
+sh_obj *np_random_module(void);                /* numpy.random (np_random.c) */
+
+#endif

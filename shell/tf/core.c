@@ -1,0 +1,1101 @@
+/* tf core: graphs, tensors, operations, and building nodes the way TF1's Python
+ * does — name scopes, device scopes (strings, functions, None), control dependencies and
+ * colocation — then handing each node to the runtime graph, which validates it. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "runtime/device.h"
+#include "runtime/op.h"
+#include "shell/tf/tf.h"
+
+/* ---- graphs ---------------------------------------------------------------------- */
+
+/* A device scope entry: a spec string, a device function, or None (clears). */
+struct tf_graph {
+  sh_obj head;
+  rt_graph *g;
+  sh_obj *names;         /* dict: name -> times used (TF's _names_in_use) */
+  sh_obj *collections;   /* dict: key -> list */
+  char scope[512];       /* current name scope, "" or "a/b/" */
+  sh_obj *devices;       /* list of str | callable | None, outermost first */
+  sh_obj *controls;      /* list of lists of op names (None: clear outer) */
+  sh_obj *colocate;      /* list of op names */
+  int64_t seed;          /* tf.set_random_seed; -1 unset */
+};
+
+static void graph_destroy(sh_obj *self) {
+  tf_graph *g = (tf_graph *)self;
+  rt_graph_free(g->g);
+  sh_decref(g->names);
+  sh_decref(g->collections);
+  sh_decref(g->devices);
+  sh_decref(g->controls);
+  sh_decref(g->colocate);
+}
+
+static tf_graph *graph_new(void) {
+  tf_graph *g = sh_new(&tf_graph_type);
+  g->g = rt_graph_new();
+  g->names = sh_dict_new();
+  g->collections = sh_dict_new();
+  g->devices = sh_list_new(0);
+  g->controls = sh_list_new(0);
+  g->colocate = sh_list_new(0);
+  g->seed = -1;
+  return g;
+}
+
+static sh_obj *graph_stack;   /* list: graphs made default by as_default(), innermost last */
+static tf_graph *global_graph;
+
+tf_graph *tf_default_graph(void) {
+  if (graph_stack && SH_LIST_N(graph_stack) > 0)
+    return (tf_graph *)SH_LIST_ITEMS(graph_stack)[SH_LIST_N(graph_stack) - 1];
+  if (!global_graph) global_graph = graph_new();
+  return global_graph;
+}
+
+rt_graph *tf_rt(tf_graph *g) { return g->g; }
+
+sh_obj *tf_graph_collection(tf_graph *g, const char *key, bool create) {
+  sh_obj *l = sh_dict_get_str(g->collections, key);
+  if (!l && create) {
+    l = sh_list_new(0);
+    sh_dict_set_str(g->collections, key, l);
+    sh_decref(l);
+  }
+  return l;
+}
+
+int64_t tf_graph_seed(tf_graph *g) { return g->seed; }
+void tf_graph_set_seed(tf_graph *g, int64_t s) { g->seed = s; }
+
+/* A unique name in g, as TF1's Graph.unique_name: "x", "x_1", "x_2", ... */
+static sh_obj *unique_name(tf_graph *g, const char *want, bool mark) {
+  sh_obj *n = sh_dict_get_str(g->names, want);
+  int64_t k = n ? sh_int_value(n) : 0;
+  char buf[600];
+  snprintf(buf, sizeof buf, "%s", want);
+  if (k > 0) {
+    for (;; k++) {
+      snprintf(buf, sizeof buf, "%s_%lld", want, (long long)k);
+      if (!sh_dict_get_str(g->names, buf) && !rt_graph_find(g->g, buf)) break;
+    }
+  }
+  if (mark) {
+    sh_obj *cnt = sh_int(k + 1);
+    sh_dict_set_str(g->names, want, cnt);
+    sh_decref(cnt);
+    if (strcmp(buf, want)) {
+      sh_obj *one = sh_int(1);
+      sh_dict_set_str(g->names, buf, one);
+      sh_decref(one);
+    }
+  }
+  return sh_str(buf);
+}
+
+/* ---- operations and tensors ------------------------------------------------------- */
+
+rt_node *tf_op_node(const tf_op *op) { return op->graph->g->nodes[op->id]; }
+rt_node *tf_tensor_node(const tf_tensor *t) { return t->graph->g->nodes[t->id]; }
+
+sh_obj *tf_op_new(tf_graph *g, int id) {
+  tf_op *o = sh_new(&tf_op_type);
+  o->graph = (tf_graph *)sh_incref((sh_obj *)g);
+  o->id = id;
+  return (sh_obj *)o;
+}
+
+sh_obj *tf_tensor_new(tf_graph *g, int id, int index) {
+  tf_tensor *t = sh_new(&tf_tensor_type);
+  t->graph = (tf_graph *)sh_incref((sh_obj *)g);
+  t->id = id;
+  t->index = index;
+  return (sh_obj *)t;
+}
+
+const char *tf_tensor_name(const tf_tensor *t, char *buf, size_t n) {
+  snprintf(buf, n, "%s:%d", tf_tensor_node(t)->name, t->index);
+  return buf;
+}
+
+static void op_destroy(sh_obj *self) { sh_decref((sh_obj *)((tf_op *)self)->graph); }
+static void tensor_destroy(sh_obj *self) { sh_decref((sh_obj *)((tf_tensor *)self)->graph); }
+
+static sh_obj *op_repr(sh_obj *self) {
+  rt_node *n = tf_op_node((tf_op *)self);
+  return sh_strf("<tf.Operation '%s' type=%s>", n->name, n->op);
+}
+
+/* TensorShape as TF1 prints it. */
+typedef struct tf_shape {
+  sh_obj head;
+  rt_shape s;
+} tf_shape;
+
+static sh_obj *shape_str(sh_obj *self) {
+  char buf[256];
+  rt_shape_str(&((tf_shape *)self)->s, buf, sizeof buf);
+  return sh_str(buf);
+}
+
+static sh_obj *shape_repr(sh_obj *self) {
+  rt_shape *s = &((tf_shape *)self)->s;
+  if (s->ndims < 0) return sh_str("TensorShape(None)");
+  char buf[512];
+  size_t off = (size_t)snprintf(buf, sizeof buf, "TensorShape([");
+  for (int i = 0; i < s->ndims; i++) {
+    if (s->dims[i] < 0)
+      off += (size_t)snprintf(buf + off, sizeof buf - off, "%sDimension(None)", i ? ", " : "");
+    else
+      off += (size_t)snprintf(buf + off, sizeof buf - off, "%sDimension(%lld)", i ? ", " : "",
+                              (long long)s->dims[i]);
+  }
+  snprintf(buf + off, sizeof buf - off, "])");
+  return sh_str(buf);
+}
+
+static sh_obj *dim_obj(int64_t d) { return d < 0 ? sh_none() : sh_int(d); }
+
+static sh_obj *shape_as_list(sh_obj *self, int argc, sh_obj **argv, sh_obj *kw) {
+  rt_shape *s = &((tf_shape *)self)->s;
+  if (s->ndims < 0) return sh_raise(sh_ValueError, "as_list() is not defined on an unknown TensorShape.");
+  sh_obj *l = sh_list_new(0);
+  for (int i = 0; i < s->ndims; i++) sh_list_append_steal(l, dim_obj(s->dims[i]));
+  return l;
+}
+
+static sh_obj *shape_num_elements(sh_obj *self, int argc, sh_obj **argv, sh_obj *kw) {
+  int64_t n = rt_shape_numel(&((tf_shape *)self)->s);
+  return n < 0 ? sh_none() : sh_int(n);
+}
+
+static sh_obj *shape_is_fully_defined(sh_obj *self, int argc, sh_obj **argv, sh_obj *kw) {
+  return sh_bool(rt_shape_fully_known(&((tf_shape *)self)->s));
+}
+
+static const sh_method shape_methods[] = {
+  {"as_list", shape_as_list, "as_list()", "Dimensions as a list (None where unknown)."},
+  {"num_elements", shape_num_elements, "num_elements()", "Number of elements, or None."},
+  {"is_fully_defined", shape_is_fully_defined, "is_fully_defined()", "Whether every dimension is known."},
+  {NULL},
+};
+
+static sh_obj *shape_getattr(sh_obj *self, const char *name) {
+  rt_shape *s = &((tf_shape *)self)->s;
+  if (!strcmp(name, "ndims") || !strcmp(name, "rank")) return s->ndims < 0 ? sh_none() : sh_int(s->ndims);
+  if (!strcmp(name, "dims")) return s->ndims < 0 ? sh_none() : shape_as_list(self, 0, NULL, NULL);
+  return NULL;
+}
+
+static int64_t shape_len(sh_obj *self) {
+  rt_shape *s = &((tf_shape *)self)->s;
+  if (s->ndims < 0) {
+    sh_raise(sh_ValueError, "Cannot take the length of Shape with unknown rank.");
+    return -1;
+  }
+  return s->ndims;
+}
+
+static sh_obj *shape_getitem(sh_obj *self, sh_obj *key) {
+  rt_shape *s = &((tf_shape *)self)->s;
+  int64_t i;
+  if (s->ndims < 0) return sh_none();
+  if (sh_as_int(key, &i) < 0) return NULL;
+  if (i < 0) i += s->ndims;
+  if (i < 0 || i >= s->ndims) return sh_raise(sh_IndexError, "list index out of range");
+  return dim_obj(s->dims[i]);
+}
+
+sh_type tf_shape_type = {
+  SH_TYPE_HEAD, .name = "TensorShape", .size = sizeof(tf_shape),
+  .help = "The (possibly partial) shape of a Tensor.", .methods = shape_methods,
+  .repr = shape_repr, .str = shape_str, .getattr = shape_getattr, .len = shape_len,
+  .getitem = shape_getitem,
+};
+
+sh_obj *tf_shape_new(const rt_shape *s) {
+  tf_shape *o = sh_new(&tf_shape_type);
+  o->s = *s;
+  return (sh_obj *)o;
+}
+
+/* ---- Operation ------------------------------------------------------------------- */
+
+
+
+static sh_obj *op_run(sh_obj *self, int argc, sh_obj **argv, sh_obj *kw) {
+  sh_obj *feed = NULL, *sess = NULL;
+  if (sh_parse_args("run", argc, argv, kw, "|feed_dict session", &feed, &sess) < 0) return NULL;
+  sh_obj *r = tf_eval_in_session(self, feed, sess);
+  return r;
+}
+
+static sh_obj *op_get_attr(sh_obj *self, int argc, sh_obj **argv, sh_obj *kw) {
+  sh_obj *name;
+  if (sh_parse_args("get_attr", argc, argv, kw, "name", &name) < 0) return NULL;
+  const char *s = sh_as_cstr(name);
+  if (!s) return NULL;
+  const rt_attr_value *v = rt_node_attr(tf_op_node((tf_op *)self), s);
+  if (!v) return sh_raise(sh_ValueError, "Operation '%s' has no attr named '%s'.",
+                          tf_op_node((tf_op *)self)->name, s);
+  switch (v->kind) {
+  case RT_ATTR_INT: return sh_int(v->i);
+  case RT_ATTR_FLOAT: return sh_float(v->f);
+  case RT_ATTR_BOOL: return sh_bool(v->b);
+  case RT_ATTR_STRING: return sh_str(v->s);
+  case RT_ATTR_TYPE: return sh_incref(tf_dtype_obj(v->type));
+  case RT_ATTR_SHAPE: return tf_shape_new(&v->shape);
+  case RT_ATTR_TENSOR: return np_wrap(rt_tensor_ref(v->tensor));
+  case RT_ATTR_LIST_INT: {
+    sh_obj *l = sh_list_new(0);
+    for (int i = 0; i < v->list.n; i++) sh_list_append_steal(l, sh_int(((int64_t *)v->list.v)[i]));
+    return l;
+  }
+  case RT_ATTR_LIST_STRING: {
+    sh_obj *l = sh_list_new(0);
+    for (int i = 0; i < v->list.n; i++) sh_list_append_steal(l, sh_str(((char **)v->list.v)[i]));
+    return l;
+  }
+  default: return sh_none();
+  }
+}
+
+static const sh_method op_methods[] = {
+  {"run", op_run, "run(feed_dict=None, session=None)", "Run this operation in a session."},
+  {"get_attr", op_get_attr, "get_attr(name)", "The value of one of the node's attrs."},
+  {NULL},
+};
+
+static sh_obj *op_getattr(sh_obj *self, const char *name) {
+  tf_op *o = (tf_op *)self;
+  rt_node *n = tf_op_node(o);
+  if (!strcmp(name, "name")) return sh_str(n->name);
+  if (!strcmp(name, "type")) return sh_str(n->op);
+  if (!strcmp(name, "device")) return sh_str(n->device);
+  if (!strcmp(name, "graph")) return sh_incref((sh_obj *)o->graph);
+  if (!strcmp(name, "outputs") || !strcmp(name, "values")) {
+    sh_obj *l = sh_list_new(0);
+    for (int i = 0; i < n->n_outputs; i++) sh_list_append_steal(l, tf_tensor_new(o->graph, o->id, i));
+    return l;
+  }
+  if (!strcmp(name, "inputs")) {
+    sh_obj *l = sh_list_new(0);
+    for (int i = 0; i < n->n_data_inputs; i++)
+      sh_list_append_steal(l, tf_tensor_new(o->graph, n->edges[i].node, n->edges[i].index));
+    return l;
+  }
+  if (!strcmp(name, "control_inputs")) {
+    sh_obj *l = sh_list_new(0);
+    for (int i = n->n_data_inputs; i < n->n_inputs; i++)
+      sh_list_append_steal(l, tf_op_new(o->graph, n->edges[i].node));
+    return l;
+  }
+  if (!strcmp(name, "node_def")) return sh_incref(self);
+  if (!strcmp(name, "op")) return sh_str(n->op);
+  return NULL;
+}
+
+static int op_hash(sh_obj *self, int64_t *out) {
+  tf_op *o = (tf_op *)self;
+  *out = (int64_t)(((uintptr_t)o->graph >> 4) * 1000003u + (uint64_t)o->id * 7919u + 1);
+  return 0;
+}
+
+static sh_obj *op_compare(int op, sh_obj *a, sh_obj *b) {
+  if ((op != SH_EQ && op != SH_NE) || a->type != b->type) return SH_NOTIMPL;
+  tf_op *x = (tf_op *)a, *y = (tf_op *)b;
+  bool eq = x->graph == y->graph && x->id == y->id;
+  return sh_bool(op == SH_EQ ? eq : !eq);
+}
+
+sh_type tf_op_type = {
+  SH_TYPE_HEAD, .name = "Operation", .size = sizeof(tf_op),
+  .help = "A node of the graph (tf.Operation).", .methods = op_methods,
+  .destroy = op_destroy, .repr = op_repr, .getattr = op_getattr, .hash = op_hash,
+  .compare = op_compare,
+};
+
+/* ---- Tensor ---------------------------------------------------------------------- */
+
+static sh_obj *tensor_repr(sh_obj *self) {
+  tf_tensor *t = (tf_tensor *)self;
+  rt_node *n = tf_tensor_node(t);
+  char shape[256], name[400];
+  rt_shape_str(&n->out_shapes[t->index], shape, sizeof shape);
+  return sh_strf("<tf.Tensor '%s' shape=%s dtype=%s>", tf_tensor_name(t, name, sizeof name),
+                 shape, rt_dtype_name(n->out_types[t->index]));
+}
+
+static sh_obj *tensor_str(sh_obj *self) {
+  tf_tensor *t = (tf_tensor *)self;
+  rt_node *n = tf_tensor_node(t);
+  char shape[256];
+  rt_shape_str(&n->out_shapes[t->index], shape, sizeof shape);
+  return sh_strf("Tensor(\"%s:%d\", shape=%s, dtype=%s)", n->name, t->index, shape,
+                 rt_dtype_name(n->out_types[t->index]));
+}
+
+static sh_obj *tensor_eval(sh_obj *self, int argc, sh_obj **argv, sh_obj *kw) {
+  sh_obj *feed = NULL, *sess = NULL;
+  if (sh_parse_args("eval", argc, argv, kw, "|feed_dict session", &feed, &sess) < 0) return NULL;
+  return tf_eval_in_session(self, feed, sess);
+}
+
+static sh_obj *tensor_get_shape(sh_obj *self, int argc, sh_obj **argv, sh_obj *kw) {
+  tf_tensor *t = (tf_tensor *)self;
+  return tf_shape_new(&tf_tensor_node(t)->out_shapes[t->index]);
+}
+
+
+
+static sh_obj *tensor_set_shape(sh_obj *self, int argc, sh_obj **argv, sh_obj *kw) {
+  sh_obj *shape;
+  if (sh_parse_args("set_shape", argc, argv, kw, "shape", &shape) < 0) return NULL;
+  tf_tensor *t = (tf_tensor *)self;
+  rt_shape s, *cur = &tf_tensor_node(t)->out_shapes[t->index];
+  if (tf_shape_from_obj(shape, &s) < 0) return NULL;
+  if (!rt_shape_compatible(cur, &s)) {
+    char a[128], b[128];
+    return sh_raise(sh_ValueError, "Shapes %s and %s are not compatible",
+                    rt_shape_str(cur, a, sizeof a), rt_shape_str(&s, b, sizeof b));
+  }
+  if (cur->ndims < 0) *cur = s;
+  for (int i = 0; i < s.ndims && i < cur->ndims; i++)
+    if (cur->dims[i] < 0) cur->dims[i] = s.dims[i];
+  return sh_none();
+}
+
+static sh_obj *tensor_consumers(sh_obj *self, int argc, sh_obj **argv, sh_obj *kw) {
+  tf_tensor *t = (tf_tensor *)self;
+  rt_graph *g = t->graph->g;
+  sh_obj *l = sh_list_new(0);
+  for (int i = 0; i < g->n_nodes; i++)
+    for (int k = 0; k < g->nodes[i]->n_data_inputs; k++)
+      if (g->nodes[i]->edges[k].node == t->id && g->nodes[i]->edges[k].index == t->index) {
+        sh_list_append_steal(l, tf_op_new(t->graph, i));
+        break;
+      }
+  return l;
+}
+
+static const sh_method tensor_methods[] = {
+  {"eval", tensor_eval, "eval(feed_dict=None, session=None)", "The tensor's value, computed in a session (the default one if none given)."},
+  {"get_shape", tensor_get_shape, "get_shape()", "The static shape (TensorShape)."},
+  {"set_shape", tensor_set_shape, "set_shape(shape)", "Refine the static shape."},
+  {"consumers", tensor_consumers, "consumers()", "Operations that use this tensor."},
+  {NULL},
+};
+
+static sh_obj *tensor_getattr(sh_obj *self, const char *name) {
+  tf_tensor *t = (tf_tensor *)self;
+  rt_node *n = tf_tensor_node(t);
+  char buf[400];
+  if (!strcmp(name, "name")) return sh_str(tf_tensor_name(t, buf, sizeof buf));
+  if (!strcmp(name, "op")) return tf_op_new(t->graph, t->id);
+  if (!strcmp(name, "dtype")) return sh_incref(tf_dtype_obj(n->out_types[t->index]));
+  if (!strcmp(name, "shape")) return tf_shape_new(&n->out_shapes[t->index]);
+  if (!strcmp(name, "graph")) return sh_incref((sh_obj *)t->graph);
+  if (!strcmp(name, "device")) return sh_str(n->device);
+  if (!strcmp(name, "value_index")) return sh_int(t->index);
+  return NULL;
+}
+
+static int tensor_hash(sh_obj *self, int64_t *out) {
+  tf_tensor *t = (tf_tensor *)self;
+  *out = (int64_t)(((uintptr_t)t->graph >> 4) * 1000003u + (uint64_t)t->id * 7919u + (uint64_t)t->index);
+  return 0;
+}
+
+static int tensor_truth(sh_obj *self) {
+  sh_raise(sh_TypeError, "Using a `tf.Tensor` as a Python `bool` is not allowed. Use `if t is "
+           "not None:` instead of `if t:` to test if a tensor is defined, and use TensorFlow ops "
+           "such as tf.cond to execute subgraphs conditioned on the value of a tensor.");
+  return -1;
+}
+
+static sh_obj *tensor_iter(sh_obj *self) {
+  return sh_raise(sh_TypeError, "Tensor objects are only iterable when eager execution is enabled. "
+                  "To iterate over this tensor use tf.map_fn.");
+}
+
+/* Operators build ops, named as TF1 names them. */
+
+static sh_obj *tensor_binop(int op, sh_obj *a, sh_obj *b) {
+  static const struct { const char *op, *name; } ops[SH_BINOP_COUNT] = {
+    [SH_ADD] = {"Add", "add"},           [SH_SUB] = {"Sub", "sub"},
+    [SH_MUL] = {"Mul", "mul"},           [SH_TRUEDIV] = {"RealDiv", "truediv"},
+    [SH_FLOORDIV] = {"FloorDiv", "floordiv"}, [SH_MOD] = {"FloorMod", "mod"},
+    [SH_POW] = {"Pow", "pow"},           [SH_MATMUL] = {"MatMul", "MatMul"},
+  };
+  if (op < 0 || op >= SH_BINOP_COUNT || !ops[op].op) return SH_NOTIMPL;
+  if (!tf_is_tensorlike(a) && !tf_is_tensorlike(b)) return SH_NOTIMPL;
+  if (op == SH_TRUEDIV) {
+    rt_dtype t = tf_dtype_hint(a) ? tf_dtype_hint(a) : tf_dtype_hint(b);
+    if (rt_dtype_is_int(t)) {   /* TF1: int / int casts both to float64 first */
+      sh_obj *ca = tf_convert(a, t), *cb = ca ? tf_convert(b, t) : NULL;
+      if (!cb) { sh_decref(ca); return NULL; }
+      sh_obj *fa = tf_unary_op("Cast", "Cast", ca), *fb = fa ? tf_unary_op("Cast", "Cast", cb) : NULL;
+      sh_decref(ca);
+      sh_decref(cb);
+      sh_obj *r = fb ? tf_binary_op("RealDiv", "truediv", fa, fb) : NULL;
+      sh_decref(fa);
+      sh_decref(fb);
+      return r;
+    }
+  }
+  return tf_binary_op(ops[op].op, ops[op].name, a, b);
+}
+
+static sh_obj *tensor_unop(int op, sh_obj *a) {
+  if (op == SH_NEG) return tf_unary_op("Neg", "Neg", a);
+  if (op == SH_POS) return sh_incref(a);
+  if (op == SH_INVERT) return tf_unary_op("LogicalNot", "LogicalNot", a);
+  return SH_NOTIMPL;
+}
+
+static sh_obj *tensor_compare(int op, sh_obj *a, sh_obj *b) {
+  static const char *const ops[SH_CMPOP_COUNT] = {
+    [SH_LT] = "Less", [SH_LE] = "LessEqual", [SH_GT] = "Greater", [SH_GE] = "GreaterEqual",
+  };
+  if (op == SH_EQ || op == SH_NE) {   /* TF1: identity */
+    bool same = a->type == b->type && ((tf_tensor *)a)->graph == ((tf_tensor *)b)->graph &&
+                ((tf_tensor *)a)->id == ((tf_tensor *)b)->id &&
+                ((tf_tensor *)a)->index == ((tf_tensor *)b)->index;
+    return sh_bool(op == SH_EQ ? same : !same);
+  }
+  return tf_binary_op(ops[op], ops[op], a, b);
+}
+
+static sh_obj *tensor_getitem(sh_obj *self, sh_obj *key) { return tf_getitem(self, key); }
+
+sh_type tf_tensor_type = {
+  SH_TYPE_HEAD, .name = "Tensor", .size = sizeof(tf_tensor),
+  .help = "A symbolic output of an operation; its value is computed by Session.run.",
+  .methods = tensor_methods, .destroy = tensor_destroy, .repr = tensor_repr, .str = tensor_str,
+  .getattr = tensor_getattr, .hash = tensor_hash, .truth = tensor_truth, .iter = tensor_iter,
+  .binop = tensor_binop, .unop = tensor_unop, .compare = tensor_compare,
+  .getitem = tensor_getitem,
+};
+
+/* ---- errors ---------------------------------------------------------------------- */
+
+static sh_type *error_classes[RT_CODE_COUNT];
+static sh_type *op_error_class;
+
+sh_obj *tf_errors_module(void) {
+  sh_obj *m = sh_module_new("tensorflow.errors");
+  op_error_class = sh_exc_class_new("OpError", sh_Exception);
+  sh_module_add(m, "OpError", sh_incref((sh_obj *)op_error_class));
+  for (int c = 1; c < RT_CODE_COUNT; c++) {
+    error_classes[c] = sh_exc_class_new(rt_code_class(c), op_error_class);
+    sh_obj *code = sh_int(c);   /* for errors a program constructs itself */
+    sh_setattr((sh_obj *)error_classes[c], "error_code", code);
+    sh_decref(code);
+    sh_module_add(m, rt_code_class(c), sh_incref((sh_obj *)error_classes[c]));
+    sh_module_add(m, rt_code_name(c), sh_int(c));
+  }
+  return m;
+}
+
+sh_obj *tf_raise_status(const rt_status *st) {
+  if (st->code == RT_TYPE_ERROR) return sh_raise(sh_TypeError, "%s", st->msg);
+  if (st->code == RT_LOOKUP_ERROR) return sh_raise(sh_LookupError, "%s", st->msg);
+  if (st->code > 0 && st->code < RT_CODE_COUNT && error_classes[st->code]) {
+    sh_raise(error_classes[st->code], "%s", st->msg);
+    /* TF1's OpError attributes: message, error_code (node_def/op: None here) */
+    sh_obj *e = sh_err_get();
+    if (e) {
+      sh_obj *m = sh_str(st->msg), *c = sh_int(st->code);
+      sh_setattr(e, "message", m);
+      sh_setattr(e, "error_code", c);
+      sh_setattr(e, "node_def", SH_NONE);
+      sh_setattr(e, "op", SH_NONE);
+      sh_decref(m);
+      sh_decref(c);
+    }
+    return NULL;
+  }
+  return sh_raise(sh_RuntimeError, "%s", st->msg);
+}
+
+/* Graph construction errors are Python's ValueError / TypeError, as in TF1. */
+static sh_obj *raise_build(const rt_status *st) {
+  if (st->code == RT_TYPE_ERROR) return sh_raise(sh_TypeError, "%s", st->msg);
+  if (st->code == RT_LOOKUP_ERROR) return sh_raise(sh_LookupError, "%s", st->msg);
+  return sh_raise(sh_ValueError, "%s", st->msg);
+}
+
+/* ---- shapes from Python ------------------------------------------------------------- */
+
+int tf_shape_from_obj(sh_obj *o, rt_shape *s) {
+  if (!o || o == SH_NONE) {
+    *s = rt_shape_unknown();
+    return 0;
+  }
+  if (o->type == &tf_shape_type) {
+    *s = ((tf_shape *)o)->s;
+    return 0;
+  }
+  if (sh_is_int(o)) {
+    int64_t d = sh_int_value(o);
+    *s = rt_shape_make(1, &d);
+    return 0;
+  }
+  sh_obj *t = sh_sequence_to_tuple(o);
+  if (!t) return -1;
+  if (SH_TUPLE_N(t) > RT_MAX_DIMS) {
+    sh_decref(t);
+    sh_raise(sh_ValueError, "shapes have at most %d dimensions", RT_MAX_DIMS);
+    return -1;
+  }
+  s->ndims = (int)SH_TUPLE_N(t);
+  for (int i = 0; i < s->ndims; i++) {
+    sh_obj *d = SH_TUPLE_ITEMS(t)[i];
+    if (d == SH_NONE) {
+      s->dims[i] = -1;
+    } else if (sh_as_int(d, &s->dims[i]) < 0) {
+      sh_decref(t);
+      return -1;
+    } else if (s->dims[i] < -1) {
+      sh_decref(t);
+      sh_raise(sh_ValueError, "Dimension %lld must be >= 0", (long long)s->dims[i]);
+      return -1;
+    }
+  }
+  sh_decref(t);
+  return 0;
+}
+
+/* ---- converting Python values -------------------------------------------------------- */
+
+bool tf_is_tensorlike(sh_obj *x) {
+  return x->type == &tf_tensor_type || tf_variable_check(x);
+}
+
+rt_dtype tf_dtype_hint(sh_obj *x) {
+  if (x->type == &tf_tensor_type) {
+    tf_tensor *t = (tf_tensor *)x;
+    return tf_tensor_node(t)->out_types[t->index];
+  }
+  if (tf_variable_check(x)) return tf_dtype_hint(tf_variable_value(x));
+  return RT_INVALID;
+}
+
+/* A float where an integer tensor is wanted: TF1's TypeError. */
+static int check_lossless(sh_obj *x, rt_dtype want) {
+  if (!rt_dtype_is_int(want) && want != RT_BOOL) return 0;
+  if (sh_is_float(x)) {
+    char buf[64];
+    sh_format_double_repr(sh_float_value(x), buf, sizeof buf);
+    sh_raise(sh_TypeError, "Expected %s, got %s of type 'float' instead.", rt_dtype_name(want), buf);
+    return -1;
+  }
+  return 0;
+}
+
+sh_obj *tf_make_const(rt_tensor *value, sh_obj *name) {
+  rt_node *n = tf_node_begin("Const", name);
+  rt_node_set_tensor(n, "value", value);
+  rt_node_set_type(n, "dtype", value->dtype);
+  return tf_node_finish_tensor(n);
+}
+
+sh_obj *tf_convert(sh_obj *x, rt_dtype hint) {
+  if (x->type == &tf_tensor_type) {
+    rt_dtype t = tf_dtype_hint(x);
+    if (hint != RT_INVALID && t != hint) {
+      char name[400];
+      return sh_raise(sh_ValueError, "Tensor conversion requested dtype %s for Tensor with dtype "
+                      "%s: '%s'", rt_dtype_name(hint), rt_dtype_name(t),
+                      tf_tensor_name((tf_tensor *)x, name, sizeof name));
+    }
+    return sh_incref(x);
+  }
+  if (tf_variable_check(x)) return tf_convert(tf_variable_value(x), hint);
+  if (x->type == &tf_op_type)
+    return sh_raise(sh_TypeError, "Can not convert a Operation into a Tensor.");
+  if (check_lossless(x, hint) < 0) return NULL;
+  /* A list holding tensors packs them (TF1's auto-packing). */
+  if (x->type == &sh_list_type || x->type == &sh_tuple_type) {
+    int64_t n = x->type == &sh_list_type ? SH_LIST_N(x) : SH_TUPLE_N(x);
+    sh_obj **items = x->type == &sh_list_type ? SH_LIST_ITEMS(x) : SH_TUPLE_ITEMS(x);
+    bool any = false;
+    for (int64_t i = 0; i < n; i++) any |= tf_is_tensorlike(items[i]);
+    if (any) {
+      rt_dtype t = hint;
+      for (int64_t i = 0; i < n && t == RT_INVALID; i++) t = tf_dtype_hint(items[i]);
+      rt_node *node = tf_node_begin("Pack", NULL);
+      for (int64_t i = 0; i < n; i++)
+        if (tf_node_input(node, items[i], t) < 0) return NULL;
+      rt_node_set_int(node, "axis", 0);
+      return tf_node_finish_tensor(node);
+    }
+  }
+  rt_tensor *t = np_to_tensor(x, hint, false);
+  if (!t) return NULL;
+  sh_obj *r = tf_make_const(t, NULL);
+  rt_tensor_unref(t);
+  return r;
+}
+
+/* ---- building nodes ---------------------------------------------------------------- */
+
+rt_node *tf_node_begin(const char *op, sh_obj *name) {
+  return tf_node_begin_c(op, name && name != SH_NONE && sh_is_str(name) ? sh_str_cstr(name) : NULL);
+}
+
+rt_node *tf_node_begin_c(const char *op, const char *name) {
+  tf_graph *g = tf_default_graph();
+  const char *base = name ? name : op;
+  size_t len = strlen(base);
+  if (len > 1 && base[len - 1] == '/') {
+    /* "scope/" (a name scope's string) names the op exactly: TF1's convention for ops
+     * that stand for their scope, such as an optimizer's train op. */
+    char exact[700];
+    snprintf(exact, sizeof exact, "%.*s", (int)len - 1, base);
+    sh_obj *one = sh_int(1);
+    sh_dict_set_str(g->names, exact, one);
+    sh_decref(one);
+    return rt_node_new(exact, op);
+  }
+  char want[700];
+  snprintf(want, sizeof want, "%s%s", g->scope, base);
+  sh_obj *u = unique_name(g, want, true);
+  rt_node *n = rt_node_new(sh_str_cstr(u), op);
+  sh_decref(u);
+  return n;
+}
+
+static bool input_is_ref(const rt_node *n, int k) {
+  const rt_op_sig *sig = rt_op_find(n->op);
+  if (!sig || sig->n_in == 0) return false;
+  int a = k < sig->n_in ? k : sig->n_in - 1;
+  return sig->in[a].ref;
+}
+
+int tf_node_input(rt_node *n, sh_obj *x, rt_dtype hint) {
+  tf_graph *g = tf_default_graph();
+  char name[400];
+  sh_obj *t = NULL;
+  if (tf_variable_check(x))
+    t = sh_incref(input_is_ref(n, n->n_inputs) ? tf_variable_ref(x) : tf_variable_value(x));
+  else if (x->type == &tf_tensor_type)
+    t = sh_incref(x);
+  else
+    t = tf_convert(x, hint);
+  if (!t) {
+    rt_node_free(n);
+    return -1;
+  }
+  tf_tensor *tt = (tf_tensor *)t;
+  if (tt->graph != g) {
+    sh_raise(sh_ValueError, "Tensor(\"%s\") must be from the same graph as the operation '%s' "
+             "being built.", tf_tensor_name(tt, name, sizeof name), n->name);
+    sh_decref(t);
+    rt_node_free(n);
+    return -1;
+  }
+  rt_node_add_input(n, tf_tensor_name(tt, name, sizeof name));
+  sh_decref(t);
+  return 0;
+}
+
+/* Control dependencies in force: innermost first, stopping at a None (cleared) entry. */
+static void add_controls(tf_graph *g, rt_node *n) {
+  for (int64_t i = SH_LIST_N(g->controls) - 1; i >= 0; i--) {
+    sh_obj *ops = SH_LIST_ITEMS(g->controls)[i];
+    if (ops == SH_NONE) break;
+    for (int64_t k = 0; k < SH_LIST_N(ops); k++) {
+      const char *dep = sh_str_cstr(SH_LIST_ITEMS(ops)[k]);
+      bool have = false;
+      for (int j = 0; j < n->n_inputs && !have; j++) {
+        char nm[400];
+        int idx;
+        have = rt_tensor_name_parse(n->inputs[j], nm, sizeof nm, &idx) && !strcmp(nm, dep);
+      }
+      if (!have && strcmp(dep, n->name)) rt_node_add_control(n, dep);
+    }
+  }
+}
+
+sh_obj *tf_graph_devices(tf_graph *g) { return g->devices; }
+
+sh_obj *tf_node_finish(rt_node *n) {
+  tf_graph *g = tf_default_graph();
+  add_controls(g, n);
+  const char *coloc = SH_LIST_N(g->colocate) ? sh_str_cstr(SH_LIST_ITEMS(g->colocate)[SH_LIST_N(g->colocate) - 1]) : NULL;
+  if (coloc) {
+    char cls[400];
+    snprintf(cls, sizeof cls, "loc:@%s", coloc);
+    const char *v[] = {cls};
+    rt_node_set_strings(n, "_class", 1, v);
+  }
+  rt_status st = {0};
+  int id = g->g->n_nodes;
+  if (rt_graph_add(g->g, n, &st)) return raise_build(&st);
+  if (coloc) {
+    rt_node *other = rt_graph_find(g->g, coloc);
+    if (other) rt_node_set_device(g->g->nodes[id], other->device);
+  } else if (tf_apply_device_stack(g, id) < 0) {
+    return NULL;
+  }
+  return tf_op_new(g, id);
+}
+
+sh_obj *tf_node_finish_tensor(rt_node *n) {
+  sh_obj *op = tf_node_finish(n);
+  if (!op) return NULL;
+  tf_op *o = (tf_op *)op;
+  sh_obj *t = tf_tensor_new(o->graph, o->id, 0);
+  sh_decref(op);
+  return t;
+}
+
+sh_obj *tf_binary_op(const char *op, const char *name, sh_obj *a, sh_obj *b) {
+  rt_dtype hint = tf_dtype_hint(a);
+  if (hint == RT_INVALID) hint = tf_dtype_hint(b);
+  rt_node *n = tf_node_begin_c(op, name);
+  if (tf_node_input(n, a, hint) < 0) return NULL;
+  if (tf_node_input(n, b, hint) < 0) return NULL;
+  return tf_node_finish_tensor(n);
+}
+
+sh_obj *tf_unary_op(const char *op, const char *name, sh_obj *x) {
+  rt_node *n = tf_node_begin_c(op, name);
+  if (tf_node_input(n, x, RT_INVALID) < 0) return NULL;
+  if (!strcmp(op, "Cast")) rt_node_set_type(n, "DstT", RT_DOUBLE);
+  return tf_node_finish_tensor(n);
+}
+
+sh_obj *tf_unique_scope(tf_graph *g, const char *name) {
+  char want[600];
+  snprintf(want, sizeof want, "%s%s", g->scope, name);
+  sh_obj *u = unique_name(g, want, true);
+  sh_obj *r = sh_strf("%s/", sh_str_cstr(u));
+  sh_decref(u);
+  return r;
+}
+
+/* ---- context managers: name_scope, control_dependencies, colocate_with, as_default ---- */
+
+enum { CTX_NAME_SCOPE, CTX_CONTROL, CTX_COLOCATE, CTX_AS_DEFAULT, CTX_DEVICE };
+
+typedef struct tf_ctx {
+  sh_obj head;
+  int kind;
+  tf_graph *g;
+  sh_obj *arg;         /* the new scope string / the list of control ops / ... */
+  char saved[512];     /* name scope to restore */
+} tf_ctx;
+
+static void ctx_destroy(sh_obj *self) {
+  tf_ctx *c = (tf_ctx *)self;
+  sh_decref((sh_obj *)c->g);
+  sh_decref(c->arg);
+}
+
+static sh_obj *list_pop(sh_obj *l) {
+  if (SH_LIST_N(l) == 0) return NULL;
+  sh_obj *o = SH_LIST_ITEMS(l)[--SH_LIST_N(l)];
+  return o;
+}
+
+static sh_obj *ctx_enter(sh_obj *self) {
+  tf_ctx *c = (tf_ctx *)self;
+  switch (c->kind) {
+  case CTX_NAME_SCOPE:
+    snprintf(c->saved, sizeof c->saved, "%s", c->g->scope);
+    snprintf(c->g->scope, sizeof c->g->scope, "%s", sh_str_cstr(c->arg));
+    return sh_incref(c->arg);
+  case CTX_CONTROL: sh_list_append(c->g->controls, c->arg); return sh_none();
+  case CTX_COLOCATE: sh_list_append(c->g->colocate, c->arg); return sh_none();
+  case CTX_DEVICE: sh_list_append(c->g->devices, c->arg); return sh_none();
+  case CTX_AS_DEFAULT:
+    if (!graph_stack) graph_stack = sh_list_new(0);
+    sh_list_append(graph_stack, (sh_obj *)c->g);
+    return sh_incref((sh_obj *)c->g);
+  }
+  return sh_none();
+}
+
+static int ctx_exit(sh_obj *self, sh_obj *exc) {
+  tf_ctx *c = (tf_ctx *)self;
+  switch (c->kind) {
+  case CTX_NAME_SCOPE: snprintf(c->g->scope, sizeof c->g->scope, "%s", c->saved); break;
+  case CTX_CONTROL: sh_decref(list_pop(c->g->controls)); break;
+  case CTX_COLOCATE: sh_decref(list_pop(c->g->colocate)); break;
+  case CTX_DEVICE: sh_decref(list_pop(c->g->devices)); break;
+  case CTX_AS_DEFAULT: sh_decref(list_pop(graph_stack)); break;
+  }
+  return 0;
+}
+
+static sh_type tf_ctx_type = {
+  SH_TYPE_HEAD, .name = "_GeneratorContextManager", .size = sizeof(tf_ctx),
+  .destroy = ctx_destroy, .enter = ctx_enter, .exit = ctx_exit,
+};
+
+sh_obj *tf_ctx_new(int kind, tf_graph *g, sh_obj *arg) {
+  tf_ctx *c = sh_new(&tf_ctx_type);
+  c->kind = kind;
+  c->g = (tf_graph *)sh_incref((sh_obj *)g);
+  c->arg = arg;   /* steals */
+  return (sh_obj *)c;
+}
+
+sh_obj *tf_device_ctx(sh_obj *entry) {
+  return tf_ctx_new(CTX_DEVICE, tf_default_graph(), sh_incref(entry));
+}
+
+/* tf.name_scope(name, default_name=None, values=None) */
+static sh_obj *f_name_scope(sh_obj *self, int argc, sh_obj **argv, sh_obj *kw) {
+  sh_obj *name = NULL, *dflt = NULL, *values = NULL;
+  if (sh_parse_args("name_scope", argc, argv, kw, "name |default_name values", &name, &dflt, &values) < 0)
+    return NULL;
+  tf_graph *g = tf_default_graph();
+  if (!name || name == SH_NONE) name = dflt;
+  char scope[600];
+  if (!name || name == SH_NONE) {
+    scope[0] = '\0';   /* name_scope(None) resets to the top */
+  } else {
+    const char *s = sh_as_cstr(name);
+    if (!s) return NULL;
+    size_t len = strlen(s);
+    if (len && s[len - 1] == '/') {
+      snprintf(scope, sizeof scope, "%s", s);
+    } else {
+      char want[600];
+      snprintf(want, sizeof want, "%s%s", g->scope, s);
+      sh_obj *u = unique_name(g, want, true);
+      snprintf(scope, sizeof scope, "%s/", sh_str_cstr(u));
+      sh_decref(u);
+    }
+  }
+  return tf_ctx_new(CTX_NAME_SCOPE, g, sh_str(scope));
+}
+
+/* Names of ops (Operations, Tensors' ops, Variables' ops) as a list of str. */
+static sh_obj *op_names(sh_obj *items) {
+  sh_obj *l = sh_list_new(0);
+  sh_obj *it = sh_iter(items);
+  if (!it) { sh_decref(l); return NULL; }
+  for (sh_obj *x; (x = sh_next(it));) {
+    sh_obj *t = tf_variable_check(x) ? tf_variable_ref(x) : x;
+    const char *name = NULL;
+    if (t->type == &tf_op_type) name = tf_op_node((tf_op *)t)->name;
+    else if (t->type == &tf_tensor_type) name = tf_tensor_node((tf_tensor *)t)->name;
+    if (!name) {
+      sh_decref(x);
+      sh_decref(it);
+      sh_decref(l);
+      return sh_raise(sh_TypeError, "Can not convert a %s into a Tensor or Operation.", sh_type_name(x));
+    }
+    sh_list_append_steal(l, sh_str(name));
+    sh_decref(x);
+  }
+  sh_decref(it);
+  if (sh_err_occurred()) { sh_decref(l); return NULL; }
+  return l;
+}
+
+static sh_obj *f_control_dependencies(sh_obj *self, int argc, sh_obj **argv, sh_obj *kw) {
+  sh_obj *inputs;
+  if (sh_parse_args("control_dependencies", argc, argv, kw, "control_inputs", &inputs) < 0) return NULL;
+  sh_obj *names = inputs == SH_NONE ? sh_none() : op_names(inputs);
+  if (!names) return NULL;
+  return tf_ctx_new(CTX_CONTROL, tf_default_graph(), names);
+}
+
+static sh_obj *f_colocate_with(sh_obj *self, int argc, sh_obj **argv, sh_obj *kw) {
+  sh_obj *op, *ignore = NULL;
+  if (sh_parse_args("colocate_with", argc, argv, kw, "op |ignore_existing", &op, &ignore) < 0) return NULL;
+  sh_obj *one = sh_list_new(0);
+  sh_list_append(one, op);
+  sh_obj *names = op_names(one);
+  sh_decref(one);
+  if (!names) return NULL;
+  sh_obj *name = sh_incref(SH_LIST_ITEMS(names)[0]);
+  sh_decref(names);
+  return tf_ctx_new(CTX_COLOCATE, tf_default_graph(), name);
+}
+
+/* ---- Graph ------------------------------------------------------------------------ */
+
+static sh_obj *graph_as_default(sh_obj *self, int argc, sh_obj **argv, sh_obj *kw) {
+  return tf_ctx_new(CTX_AS_DEFAULT, (tf_graph *)self, NULL);
+}
+
+static sh_obj *graph_get_operations(sh_obj *self, int argc, sh_obj **argv, sh_obj *kw) {
+  tf_graph *g = (tf_graph *)self;
+  sh_obj *l = sh_list_new(0);
+  for (int i = 0; i < g->g->n_nodes; i++) sh_list_append_steal(l, tf_op_new(g, i));
+  return l;
+}
+
+static sh_obj *graph_get_by_name(tf_graph *g, sh_obj *name, bool tensor) {
+  const char *s = sh_as_cstr(name);
+  if (!s) return NULL;
+  char node[400];
+  int idx;
+  if (!rt_tensor_name_parse(s, node, sizeof node, &idx) || (tensor != (strchr(s, ':') != NULL)))
+    return sh_raise(sh_ValueError, tensor ? "The name '%s' looks like an (invalid) Operation name, not a Tensor. Tensor names must be of the form \"<op_name>:<output_index>\"."
+                                          : "The name '%s' looks like a Tensor name, but is not a valid one. Operation names cannot contain ':'.", s);
+  rt_node *n = rt_graph_find(g->g, node);
+  if (!n) return sh_raise(sh_KeyError, "The name '%s' refers to %s which does not exist in the graph.", s,
+                          tensor ? "a Tensor" : "an Operation");
+  if (tensor && idx >= n->n_outputs)
+    return sh_raise(sh_KeyError, "The name '%s' refers to a Tensor which does not exist. The operation, '%s', exists but only has %d outputs.",
+                    s, node, n->n_outputs);
+  return tensor ? tf_tensor_new(g, n->id, idx) : tf_op_new(g, n->id);
+}
+
+static sh_obj *graph_get_tensor(sh_obj *self, int argc, sh_obj **argv, sh_obj *kw) {
+  sh_obj *name;
+  if (sh_parse_args("get_tensor_by_name", argc, argv, kw, "name", &name) < 0) return NULL;
+  return graph_get_by_name((tf_graph *)self, name, true);
+}
+
+static sh_obj *graph_get_op(sh_obj *self, int argc, sh_obj **argv, sh_obj *kw) {
+  sh_obj *name;
+  if (sh_parse_args("get_operation_by_name", argc, argv, kw, "name", &name) < 0) return NULL;
+  return graph_get_by_name((tf_graph *)self, name, false);
+}
+
+static sh_obj *graph_get_collection(sh_obj *self, int argc, sh_obj **argv, sh_obj *kw) {
+  sh_obj *key, *scope = NULL;
+  if (sh_parse_args("get_collection", argc, argv, kw, "key |scope", &key, &scope) < 0) return NULL;
+  const char *k = sh_as_cstr(key);
+  if (!k) return NULL;
+  sh_obj *l = tf_graph_collection((tf_graph *)self, k, false);
+  return l ? sh_sequence_to_list(l) : sh_list_new(0);
+}
+
+static sh_obj *graph_add_to_collection(sh_obj *self, int argc, sh_obj **argv, sh_obj *kw) {
+  sh_obj *key, *value;
+  if (sh_parse_args("add_to_collection", argc, argv, kw, "name value", &key, &value) < 0) return NULL;
+  const char *k = sh_as_cstr(key);
+  if (!k) return NULL;
+  sh_list_append(tf_graph_collection((tf_graph *)self, k, true), value);
+  return sh_none();
+}
+
+static sh_obj *graph_finalize(sh_obj *self, int argc, sh_obj **argv, sh_obj *kw) { return sh_none(); }
+
+static sh_obj *graph_name_scope(sh_obj *self, int argc, sh_obj **argv, sh_obj *kw) {
+  return f_name_scope(NULL, argc, argv, kw);
+}
+
+static sh_obj *graph_device(sh_obj *self, int argc, sh_obj **argv, sh_obj *kw) {
+  sh_obj *d;
+  if (sh_parse_args("device", argc, argv, kw, "device_name_or_function", &d) < 0) return NULL;
+  return tf_ctx_new(CTX_DEVICE, (tf_graph *)self, sh_incref(d));
+}
+
+static const sh_method graph_methods[] = {
+  {"as_default", graph_as_default, "as_default()", "Make this the default graph inside a with block."},
+  {"get_operations", graph_get_operations, "get_operations()", "Every operation, in creation order."},
+  {"get_tensor_by_name", graph_get_tensor, "get_tensor_by_name(name)", "The tensor named 'op:index'."},
+  {"get_operation_by_name", graph_get_op, "get_operation_by_name(name)", "The operation with this name."},
+  {"get_collection", graph_get_collection, "get_collection(key, scope=None)", "A copy of a collection."},
+  {"add_to_collection", graph_add_to_collection, "add_to_collection(name, value)", "Append to a collection."},
+  {"finalize", graph_finalize, "finalize()", "Accepted for compatibility; graphs stay growable."},
+  {"name_scope", graph_name_scope, "name_scope(name)", "A name scope in this graph."},
+  {"device", graph_device, "device(device_name_or_function)", "A device scope in this graph."},
+  {"control_dependencies", f_control_dependencies, "control_dependencies(control_inputs)", "Control dependencies in this graph."},
+  {NULL},
+};
+
+static sh_obj *graph_getattr(sh_obj *self, const char *name) {
+  tf_graph *g = (tf_graph *)self;
+  if (!strcmp(name, "version")) return sh_int(g->g->n_nodes);
+  if (!strcmp(name, "seed")) return g->seed < 0 ? sh_none() : sh_int(g->seed);
+  if (!strcmp(name, "finalized")) return sh_bool(false);
+  return NULL;
+}
+
+static sh_obj *graph_construct(sh_obj *self, int argc, sh_obj **argv, sh_obj *kw) {
+  if (sh_parse_args("Graph", argc, argv, kw, "") < 0) return NULL;
+  return (sh_obj *)graph_new();
+}
+
+static sh_obj *graph_repr(sh_obj *self) { return sh_strf("<tf.Graph object at %p>", (void *)self); }
+
+sh_type tf_graph_type = {
+  SH_TYPE_HEAD, .name = "Graph", .size = sizeof(tf_graph),
+  .help = "A dataflow graph: operations and the tensors between them.", .methods = graph_methods,
+  .destroy = graph_destroy, .getattr = graph_getattr, .construct = graph_construct,
+  .repr = graph_repr,
+};
+
+static sh_obj *f_get_default_graph(sh_obj *self, int argc, sh_obj **argv, sh_obj *kw) {
+  if (sh_parse_args("get_default_graph", argc, argv, kw, "") < 0) return NULL;
+  return sh_incref((sh_obj *)tf_default_graph());
+}
+
+static sh_obj *f_reset_default_graph(sh_obj *self, int argc, sh_obj **argv, sh_obj *kw) {
+  if (sh_parse_args("reset_default_graph", argc, argv, kw, "") < 0) return NULL;
+  if (graph_stack && SH_LIST_N(graph_stack))
+    return sh_raise(sh_AssertionError, "Do not use tf.reset_default_graph() to clear nested graphs. "
+                    "If you need a cleared graph, exit the nesting and create a new graph.");
+  sh_decref((sh_obj *)global_graph);
+  global_graph = graph_new();
+  return sh_none();
+}
+
+static sh_obj *f_set_random_seed(sh_obj *self, int argc, sh_obj **argv, sh_obj *kw) {
+  sh_obj *seed;
+  if (sh_parse_args("set_random_seed", argc, argv, kw, "seed", &seed) < 0) return NULL;
+  int64_t s = -1;
+  if (seed != SH_NONE && sh_as_int(seed, &s) < 0) return NULL;
+  tf_default_graph()->seed = s;
+  return sh_none();
+}
+
+static sh_obj *f_get_collection(sh_obj *self, int argc, sh_obj **argv, sh_obj *kw) {
+  return graph_get_collection((sh_obj *)tf_default_graph(), argc, argv, kw);
+}
+
+static sh_obj *f_add_to_collection(sh_obj *self, int argc, sh_obj **argv, sh_obj *kw) {
+  return graph_add_to_collection((sh_obj *)tf_default_graph(), argc, argv, kw);
+}
+
+static const sh_method core_funcs[] = {
+  {"name_scope", f_name_scope, "name_scope(name, default_name=None, values=None)", "Prefix the names of ops created inside the block."},
+  {"control_dependencies", f_control_dependencies, "control_dependencies(control_inputs)", "Ops created inside run after control_inputs."},
+  {"colocate_with", f_colocate_with, "colocate_with(op, ignore_existing=False)", "Ops created inside go where op goes."},
+  {"get_default_graph", f_get_default_graph, "get_default_graph()", "The graph new ops are added to."},
+  {"reset_default_graph", f_reset_default_graph, "reset_default_graph()", "Start a new, empty default graph."},
+  {"set_random_seed", f_set_random_seed, "set_random_seed(seed)", "The graph-level random seed."},
+  {"get_collection", f_get_collection, "get_collection(key, scope=None)", "A copy of a collection of the default graph."},
+  {"add_to_collection", f_add_to_collection, "add_to_collection(name, value)", "Append to a collection of the default graph."},
+  {NULL},
+};
+
+void tf_core_add(sh_obj *tf) {
+  sh_module_add_funcs(tf, core_funcs);
+  sh_module_add(tf, "Graph", sh_incref((sh_obj *)&tf_graph_type));
+  sh_module_add(tf, "Tensor", sh_incref((sh_obj *)&tf_tensor_type));
+  sh_module_add(tf, "Operation", sh_incref((sh_obj *)&tf_op_type));
+  sh_module_add(tf, "TensorShape", sh_incref((sh_obj *)&tf_shape_type));
+  sh_module_add(tf, "DType", sh_incref((sh_obj *)&tf_dtype_type));
+  const sh_dtype *d;
+  for (int i = 0; (d = tf_dtype_nth(i)); i++) sh_module_add(tf, d->name, sh_incref((sh_obj *)d));
+  sh_module_add(tf, "float", sh_incref(tf_dtype_obj(RT_FLOAT)));
+  sh_module_add(tf, "double", sh_incref(tf_dtype_obj(RT_DOUBLE)));
+  sh_module_add(tf, "newaxis", sh_none());
+  sh_obj *keys = sh_module_new("GraphKeys");
+  static const char *const gk[][2] = {
+    {"GLOBAL_VARIABLES", "variables"}, {"TRAINABLE_VARIABLES", "trainable_variables"},
+    {"LOCAL_VARIABLES", "local_variables"}, {"MODEL_VARIABLES", "model_variables"},
+    {"SUMMARIES", "summaries"}, {"GLOBAL_STEP", "global_step"}, {"TRAIN_OP", "train_op"},
+    {"UPDATE_OPS", "update_ops"}, {"LOSSES", "losses"}, {"INIT_OP", "init_op"},
+    {"LOCAL_INIT_OP", "local_init_op"}, {"READY_OP", "ready_op"}, {"SAVERS", "savers"},
+    {"QUEUE_RUNNERS", "queue_runners"}, {"REGULARIZATION_LOSSES", "regularization_losses"},
+    {"VARIABLES", "variables"}, {"SUMMARY_OP", "summary_op"}, {"METRIC_VARIABLES", "metric_variables"},
+  };
+  for (size_t i = 0; i < sizeof gk / sizeof *gk; i++) sh_module_add(keys, gk[i][0], sh_str(gk[i][1]));
+  sh_module_add(tf, "GraphKeys", keys);
+}

@@ -1,0 +1,296 @@
+/* Variables as TF1 builds them: a VariableV2 node "v" (state on its device), "v/Assign"
+ * (the initializer) and "v/read" (an Identity colocated with it, what readers use) —
+ * plus get_variable with variable scopes and reuse, initializers, and the
+ * initialize / report ops. */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "shell/tf/tf.h"
+
+typedef struct tf_var {
+  sh_obj head;
+  sh_obj *ref;        /* Tensor: VariableV2:0 */
+  sh_obj *value;      /* Tensor: v/read:0 */
+  sh_obj *init;       /* Operation: v/Assign */
+  sh_obj *initial;    /* Tensor: the initial value */
+  bool trainable;
+} tf_var;
+
+bool tf_variable_check(sh_obj *o) { return o->type == &tf_variable_type; }
+sh_obj *tf_variable_ref(sh_obj *v) { return ((tf_var *)v)->ref; }
+sh_obj *tf_variable_value(sh_obj *v) { return ((tf_var *)v)->value; }
+sh_obj *tf_variable_initializer(sh_obj *v) { return ((tf_var *)v)->init; }
+bool tf_variable_trainable(sh_obj *v) { return ((tf_var *)v)->trainable; }
+
+static void var_destroy(sh_obj *self) {
+  tf_var *v = (tf_var *)self;
+  sh_decref(v->ref);
+  sh_decref(v->value);
+  sh_decref(v->init);
+  sh_decref(v->initial);
+}
+
+static sh_obj *var_repr(sh_obj *self) {
+  tf_var *v = (tf_var *)self;
+  tf_tensor *t = (tf_tensor *)v->ref;
+  rt_node *n = tf_tensor_node(t);
+  char shape[256];
+  rt_shape_str(&n->out_shapes[0], shape, sizeof shape);
+  return sh_strf("<tf.Variable '%s:0' shape=%s dtype=%s_ref>", n->name, shape, rt_dtype_name(n->out_types[0]));
+}
+
+/* Assign-like ops on a variable: tf.assign(v, x), v.assign(x), ... */
+static sh_obj *assign_op(const char *op, sh_obj *var, sh_obj *value, sh_obj *name, bool validate) {
+  sh_obj *ref = tf_variable_check(var) ? tf_variable_ref(var) : var;
+  if (ref->type != &tf_tensor_type || !tf_tensor_node((tf_tensor *)ref)->out_refs[((tf_tensor *)ref)->index])
+    return sh_raise(sh_TypeError, "%s needs a variable as its first argument, not %s", op, sh_type_name(var));
+  rt_node *n = tf_node_begin(op, name);
+  if (!name || name == SH_NONE) {
+    rt_node_free(n);
+    n = tf_node_begin_c(op, op);
+  }
+  if (tf_node_input(n, ref, RT_INVALID) < 0) return NULL;
+  if (tf_node_input(n, value, tf_dtype_hint(ref)) < 0) return NULL;
+  if (!strcmp(op, "Assign") && !validate) rt_node_set_bool(n, "validate_shape", false);
+  return tf_node_finish_tensor(n);
+}
+
+static sh_obj *m_assign_generic(const char *op, sh_obj *self, int argc, sh_obj **argv, sh_obj *kw) {
+  sh_obj *value, *lock = NULL, *name = NULL, *read = NULL;
+  if (sh_parse_args(op, argc, argv, kw, "value |use_locking name read_value", &value, &lock, &name, &read) < 0) return NULL;
+  return assign_op(op, self, value, name, true);
+}
+static sh_obj *m_assign(sh_obj *s, int c, sh_obj **v, sh_obj *k) { return m_assign_generic("Assign", s, c, v, k); }
+static sh_obj *m_assign_add(sh_obj *s, int c, sh_obj **v, sh_obj *k) { return m_assign_generic("AssignAdd", s, c, v, k); }
+static sh_obj *m_assign_sub(sh_obj *s, int c, sh_obj **v, sh_obj *k) { return m_assign_generic("AssignSub", s, c, v, k); }
+
+static sh_obj *m_value(sh_obj *self, int argc, sh_obj **argv, sh_obj *kw) {
+  return sh_incref(((tf_var *)self)->value);
+}
+
+static sh_obj *m_eval(sh_obj *self, int argc, sh_obj **argv, sh_obj *kw) {
+  sh_obj *sess = NULL;
+  if (sh_parse_args("eval", argc, argv, kw, "|session", &sess) < 0) return NULL;
+  return tf_eval_in_session(((tf_var *)self)->value, NULL, sess);
+}
+
+static sh_obj *m_get_shape(sh_obj *self, int argc, sh_obj **argv, sh_obj *kw) {
+  tf_tensor *t = (tf_tensor *)((tf_var *)self)->ref;
+  return tf_shape_new(&tf_tensor_node(t)->out_shapes[0]);
+}
+
+static sh_obj *m_load(sh_obj *self, int argc, sh_obj **argv, sh_obj *kw) {
+  sh_obj *value, *sess = NULL;
+  if (sh_parse_args("load", argc, argv, kw, "value |session", &value, &sess) < 0) return NULL;
+  sh_obj *feed = sh_dict_new();
+  sh_dict_set(feed, ((tf_var *)self)->initial, value);
+  sh_obj *r = tf_eval_in_session(((tf_var *)self)->init, feed, sess);
+  sh_decref(feed);
+  if (!r) return NULL;
+  sh_decref(r);
+  return sh_none();
+}
+
+static const sh_method var_methods[] = {
+  {"assign", m_assign, "assign(value, use_locking=False, name=None)", "An op that sets the variable to value."},
+  {"assign_add", m_assign_add, "assign_add(delta, use_locking=False, name=None)", "An op that adds delta to the variable."},
+  {"assign_sub", m_assign_sub, "assign_sub(delta, use_locking=False, name=None)", "An op that subtracts delta from the variable."},
+  {"value", m_value, "value()", "The tensor that reads the variable."},
+  {"read_value", m_value, "read_value()", "The tensor that reads the variable."},
+  {"eval", m_eval, "eval(session=None)", "The variable's value, computed in a session."},
+  {"get_shape", m_get_shape, "get_shape()", "The variable's shape."},
+  {"load", m_load, "load(value, session=None)", "Set the variable's value from Python."},
+  {NULL},
+};
+
+static sh_obj *var_getattr(sh_obj *self, const char *name) {
+  tf_var *v = (tf_var *)self;
+  tf_tensor *t = (tf_tensor *)v->ref;
+  rt_node *n = tf_tensor_node(t);
+  if (!strcmp(name, "name")) return sh_strf("%s:0", n->name);
+  if (!strcmp(name, "op")) return tf_op_new(t->graph, t->id);
+  if (!strcmp(name, "dtype")) return sh_incref(tf_dtype_obj(n->out_types[0]));
+  if (!strcmp(name, "shape")) return tf_shape_new(&n->out_shapes[0]);
+  if (!strcmp(name, "initializer")) return sh_incref(v->init);
+  if (!strcmp(name, "initial_value")) return sh_incref(v->initial);
+  if (!strcmp(name, "graph")) return sh_incref((sh_obj *)t->graph);
+  if (!strcmp(name, "device")) return sh_str(n->device);
+  if (!strcmp(name, "trainable")) return sh_bool(v->trainable);
+  if (!strcmp(name, "_variable") || !strcmp(name, "_ref")) return sh_incref(v->ref);
+  return NULL;
+}
+
+/* Operators act on the value. */
+static sh_obj *var_binop(int op, sh_obj *a, sh_obj *b) {
+  sh_obj *x = tf_variable_check(a) ? tf_variable_value(a) : a;
+  sh_obj *y = tf_variable_check(b) ? tf_variable_value(b) : b;
+  return sh_binop(op, x, y);
+}
+static sh_obj *var_unop(int op, sh_obj *a) { return sh_unop(op, tf_variable_value(a)); }
+static sh_obj *var_getitem(sh_obj *self, sh_obj *key) { return tf_getitem(tf_variable_value(self), key); }
+static sh_obj *var_compare(int op, sh_obj *a, sh_obj *b) {
+  if (op == SH_EQ || op == SH_NE) return SH_NOTIMPL;
+  sh_obj *x = tf_variable_check(a) ? tf_variable_value(a) : a;
+  sh_obj *y = tf_variable_check(b) ? tf_variable_value(b) : b;
+  return sh_compare(op, x, y);
+}
+
+/* ---- creating variables --------------------------------------------------------------- */
+
+static sh_obj *add_to(const char *key, sh_obj *v) {
+  return sh_list_append(tf_graph_collection(tf_default_graph(), key, true), v) < 0 ? NULL : v;
+}
+
+/* Build v, v/Assign, v/read in scope `scope` ("v/"), from an initial value tensor. */
+static sh_obj *make_variable(const char *scope, sh_obj *initial, bool trainable, bool validate,
+                             sh_obj *collections) {
+  tf_tensor *it = (tf_tensor *)initial;
+  rt_node *in = tf_tensor_node(it);
+  char name[600];
+  snprintf(name, sizeof name, "%.*s", (int)strlen(scope) - 1, scope);   /* "v/" -> "v" */
+  rt_node *n = rt_node_new(name, "VariableV2");
+  rt_shape shape = in->out_shapes[it->index];
+  if (!validate) shape = rt_shape_unknown();
+  if (validate && !rt_shape_fully_known(&shape)) {
+    rt_node_free(n);
+    return sh_raise(sh_ValueError, "initial_value must have a shape specified: %s", name);
+  }
+  rt_node_set_shape(n, "shape", &shape);
+  rt_node_set_type(n, "dtype", in->out_types[it->index]);
+  sh_obj *ref = tf_node_finish_tensor(n);
+  if (!ref) return NULL;
+  char an[700];
+  snprintf(an, sizeof an, "%sAssign", scope);
+  rt_node *a = rt_node_new(an, "Assign");
+  if (!validate) rt_node_set_bool(a, "validate_shape", false);
+  if (tf_node_input(a, ref, RT_INVALID) < 0 || tf_node_input(a, initial, RT_INVALID) < 0) {
+    sh_decref(ref);
+    return NULL;
+  }
+  sh_obj *assign = tf_node_finish(a);
+  if (!assign) { sh_decref(ref); return NULL; }
+  snprintf(an, sizeof an, "%sread", scope);
+  rt_node *r = rt_node_new(an, "Identity");
+  char cls[700];
+  snprintf(cls, sizeof cls, "loc:@%s", name);
+  const char *cv[] = {cls};
+  rt_node_set_strings(r, "_class", 1, cv);
+  if (tf_node_input(r, ref, RT_INVALID) < 0) {
+    sh_decref(ref);
+    sh_decref(assign);
+    return NULL;
+  }
+  sh_obj *value = tf_node_finish_tensor(r);
+  if (!value) { sh_decref(ref); sh_decref(assign); return NULL; }
+  tf_var *v = sh_new(&tf_variable_type);
+  v->ref = ref;
+  v->value = value;
+  v->init = assign;
+  v->initial = sh_incref(initial);
+  v->trainable = trainable;
+  if (collections && collections != SH_NONE) {
+    sh_obj *it2 = sh_iter(collections);
+    for (sh_obj *k; it2 && (k = sh_next(it2));) {
+      if (sh_is_str(k)) add_to(sh_str_cstr(k), (sh_obj *)v);
+      sh_decref(k);
+    }
+    sh_decref(it2);
+  } else {
+    add_to("variables", (sh_obj *)v);
+    if (trainable) add_to("trainable_variables", (sh_obj *)v);
+  }
+  return (sh_obj *)v;
+}
+
+/* Enter a name scope (by its final string) while building. */
+typedef struct scope_guard {
+  sh_obj *ctx;
+} scope_guard;
+
+static int scope_enter(scope_guard *g, const char *scope) {
+  sh_obj *args[] = {sh_str(scope)};
+  sh_obj *ns = sh_getattr_opt(sh_import("tensorflow"), "name_scope");
+  g->ctx = ns ? sh_call(ns, 1, args, NULL) : NULL;
+  sh_decref(ns);
+  sh_decref(args[0]);
+  if (!g->ctx) return -1;
+  sh_obj *r = g->ctx->type->enter(g->ctx);
+  sh_decref(r);
+  return 0;
+}
+
+static void scope_exit(scope_guard *g) {
+  if (!g->ctx) return;
+  g->ctx->type->exit(g->ctx, NULL);
+  sh_clear(&g->ctx);
+}
+
+static sh_obj *var_construct(sh_obj *self, int argc, sh_obj **argv, sh_obj *kw) {
+  sh_obj *initial = NULL, *trainable = NULL, *collections = NULL, *validate = NULL, *caching = NULL,
+         *name = NULL, *var_def = NULL, *dtype = NULL, *expected = NULL, *import_scope = NULL,
+         *constraint = NULL, *use_resource = NULL;
+  if (sh_parse_args("Variable", argc, argv, kw,
+                    "|initial_value trainable collections validate_shape caching_device name variable_def "
+                    "dtype expected_shape import_scope constraint use_resource **",
+                    &initial, &trainable, &collections, &validate, &caching, &name, &var_def, &dtype,
+                    &expected, &import_scope, &constraint, &use_resource) < 0)
+    return NULL;
+  if (!initial || initial == SH_NONE) return sh_raise(sh_ValueError, "initial_value must be specified.");
+  tf_graph *g = tf_default_graph();
+  sh_obj *scope = tf_unique_scope(g, name && sh_is_str(name) ? sh_str_cstr(name) : "Variable");
+  scope_guard sg = {0};
+  if (scope_enter(&sg, sh_str_cstr(scope)) < 0) { sh_decref(scope); return NULL; }
+  sh_obj *init = NULL;
+  rt_dtype t = np_dtype_of(dtype);
+  if (initial->type != &tf_tensor_type && !tf_variable_check(initial) &&
+      (initial->type == &sh_func_type || initial->type == &sh_builtin_type)) {
+    sh_obj *v = sh_call(initial, 0, NULL, NULL);
+    init = v ? tf_convert(v, t) : NULL;
+    sh_decref(v);
+  } else if (initial->type == &tf_tensor_type || tf_variable_check(initial)) {
+    init = tf_convert(initial, t);
+  } else {
+    rt_tensor *x = np_to_tensor(initial, t, false);
+    sh_obj *nm = sh_str("initial_value");
+    init = x ? tf_make_const(x, nm) : NULL;
+    sh_decref(nm);
+    rt_tensor_unref(x);
+  }
+  sh_obj *v = init ? make_variable(sh_str_cstr(scope), init,
+                                   !trainable || sh_truth(trainable) > 0,
+                                   !validate || sh_truth(validate) > 0, collections)
+                   : NULL;
+  scope_exit(&sg);
+  sh_decref(init);
+  sh_decref(scope);
+  return v;
+}
+
+sh_type tf_variable_type = {
+  SH_TYPE_HEAD, .name = "Variable", .size = sizeof(tf_var),
+  .help = "Variable(initial_value, trainable=True, name=None, dtype=None): state kept on a device across steps.",
+  .methods = var_methods, .destroy = var_destroy, .repr = var_repr, .getattr = var_getattr,
+  .construct = var_construct, .binop = var_binop, .unop = var_unop, .getitem = var_getitem,
+  .compare = var_compare,
+};
+
+/* get_variable's builder: variable `scope` ("a/w/") from an initial value (a callable
+ * returning one, run inside the scope's "Initializer/" scope, or a value). */
+sh_obj *tf_make_variable_scoped(const char *scope, sh_obj *initial, bool trainable, sh_obj *collections) {
+  scope_guard sg = {0};
+  if (scope_enter(&sg, scope) < 0) return NULL;
+  sh_obj *init = tf_is_tensorlike(initial) ? tf_convert(initial, RT_INVALID) : NULL;
+  if (!init && !sh_err_occurred()) {
+    rt_tensor *x = np_to_tensor(initial, RT_INVALID, false);
+    sh_obj *nm = sh_str("initial_value");
+    init = x ? tf_make_const(x, nm) : NULL;
+    sh_decref(nm);
+    rt_tensor_unref(x);
+  }
+  sh_obj *v = init ? make_variable(scope, init, trainable, true, collections) : NULL;
+  scope_exit(&sg);
+  sh_decref(init);
+  return v;
+}
