@@ -15,7 +15,7 @@
 
 #include <msgpack.h>
 
-#include "runtime/status.h"
+#include "base/status.h"
 
 #define NET_VERSION 1
 #define NET_TYPE_MAX 31  /* longest message type name "t" */

@@ -5,7 +5,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 
-#include "runtime/status.h"
+#include "base/status.h"
 
 typedef struct rt_task_addr {
   char *job;

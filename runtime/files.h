@@ -6,7 +6,7 @@
 #ifndef TFSH_FILES_H
 #define TFSH_FILES_H
 
-#include "runtime/status.h"
+#include "base/status.h"
 
 /* dirs: colon-separated directories; NULL or "" lifts the restriction. */
 void rt_files_allow(const char *dirs);

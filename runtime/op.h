@@ -21,7 +21,7 @@
 #include <stdbool.h>
 
 #include "runtime/graph.h"
-#include "runtime/status.h"
+#include "base/status.h"
 #include "runtime/tensor.h"
 
 struct rt_device;

@@ -8,7 +8,7 @@
 #include <stdbool.h>
 
 #include "runtime/cluster.h"
-#include "runtime/status.h"
+#include "base/status.h"
 
 typedef struct rt_server rt_server;
 

@@ -10,7 +10,7 @@
 #include <stdint.h>
 
 #include "runtime/graph.h"
-#include "runtime/status.h"
+#include "base/status.h"
 
 typedef struct rt_session rt_session;
 

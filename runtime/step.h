@@ -8,7 +8,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 
-#include "runtime/status.h"
+#include "base/status.h"
 #include "runtime/tensor.h"
 
 typedef struct rt_step rt_step;

@@ -9,7 +9,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "runtime/status.h"
+#include "base/status.h"
 
 /* Numbered as TensorFlow's DataType enum (types.proto), so dumps look familiar. */
 typedef enum rt_dtype {

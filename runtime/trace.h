@@ -9,7 +9,7 @@
 #include <msgpack.h>
 #include <stdint.h>
 
-#include "runtime/status.h"
+#include "base/status.h"
 #include "runtime/tensor.h"
 
 typedef struct rt_output_stats {

@@ -5,9 +5,9 @@
  * on tcp loopback and inproc; and on tcp loopback the net layer with a cluster key (CURVE:
  * encrypted and authenticated) against without, in the same run. Build (after building tfsh_core in build-net/):
  *   cc -O2 -std=gnu17 -I. scripts/bench/net_bench.c build-net/libtfsh_core.a \
- *      -lzmq -lmsgpackc -lpthread -o build-net/net_bench      (runtime/status.c inside)
+ *      -lzmq -lmsgpackc -lpthread -o build-net/net_bench      (base/status.c inside)
  * or, without the library:  cc -O2 -std=gnu17 -I. scripts/bench/net_bench.c net/[a-z]*.c \
- *      runtime/status.c -lzmq -lmsgpackc -lpthread -o net_bench
+ *      base/status.c base/alloc.c -lzmq -lmsgpackc -lpthread -o net_bench
  * Usage: net_bench [round_trips (20000)] [transfers (20)] */
 #include <pthread.h>
 #include <unistd.h>

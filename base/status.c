@@ -1,4 +1,4 @@
-#include "runtime/status.h"
+#include "base/status.h"
 
 #include <stdarg.h>
 #include <stdio.h>
