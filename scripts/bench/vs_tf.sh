@@ -19,7 +19,7 @@ for w in "$@"; do
     step | transfer | graph) bash "$DIR/$w.sh" ;;
     async | sync) bash "$DIR/train.sh" "$w" ;;
     *) echo "unknown workload $w" >&2; continue ;;
-  esac 2>&1 | grep -v -e '^[EWI]0000 ' -e '^WARNING: All log messages' | tee -a "$OUT" | grep -v '^SUMMARY'
+  esac 2>&1 | grep --line-buffered -v -e '^[EWI]0000 ' -e '^WARNING: All log messages' | tee -a "$OUT" | grep --line-buffered -v '^SUMMARY'
   [ "${PIPESTATUS[0]}" = 0 ] || echo "SUMMARY $w | failed | | | | | FAILED" | tee -a "$OUT"
   echo "   ($w: $(($(date +%s) - t0)) s)"
 done

@@ -24,23 +24,16 @@ cleanup() {
 trap cleanup EXIT
 trap 'exit 130' INT TERM
 
-# run_impl IMPL SCRIPT ARGS...: run a workload script under tfsh or tf (foreground).
-run_impl() {
-  local impl=$1
-  shift
-  if [ "$impl" = tfsh ]; then
-    "$TFSH" "$@"
-  else
-    PYTHONPATH=$SRC/scripts/bench/tf1 "$TF_PY" "$@"
-  fi
-}
-
-# start LOG IMPL SCRIPT ARGS...: the same in the background, output to LOG; pid in PIDS
-# (and in $LAST).
+# start LOG IMPL SCRIPT ARGS...: run a workload script under tfsh or tf in the background, output to LOG; pid in PIDS
+# (and in $LAST). A simple command, so that $! is the program itself, not a subshell.
 start() {
-  local log=$1
-  shift
-  run_impl "$@" >"$log" 2>&1 &
+  local log=$1 impl=$2
+  shift 2
+  if [ "$impl" = tfsh ]; then
+    "$TFSH" "$@" >"$log" 2>&1 &
+  else
+    PYTHONPATH=$SRC/scripts/bench/tf1 "$TF_PY" "$@" >"$log" 2>&1 &
+  fi
   LAST=$!
   PIDS+=("$LAST")
 }
