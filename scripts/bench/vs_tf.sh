@@ -15,12 +15,15 @@ trap 'rm -f "$OUT"' EXIT
 [ $# -gt 0 ] || set -- step transfer async sync graph
 for w in "$@"; do
   t0=$(date +%s)
+  n0=$(grep -c '^SUMMARY' "$OUT")
   case $w in
     step | transfer | graph) bash "$DIR/$w.sh" ;;
     async | sync) bash "$DIR/train.sh" "$w" ;;
     *) echo "unknown workload $w" >&2; continue ;;
   esac 2>&1 | grep --line-buffered -v -e '^[EWI]0000 ' -e '^WARNING: All log messages' | tee -a "$OUT" | grep --line-buffered -v '^SUMMARY'
-  [ "${PIPESTATUS[0]}" = 0 ] || echo "SUMMARY $w | failed | | | | | FAILED" | tee -a "$OUT"
+  rc=${PIPESTATUS[0]}
+  [ "$rc" = 0 ] && [ "$(grep -c '^SUMMARY' "$OUT")" -gt "$n0" ] ||
+    echo "SUMMARY $w | failed (exit $rc) | | | | | FAILED" | tee -a "$OUT"
   echo "   ($w: $(($(date +%s) - t0)) s)"
 done
 echo

@@ -17,7 +17,7 @@ for ((rep = 1; rep <= REPS; rep++)); do
     t1=$LAST
     wait_line "$WORK/$impl.1.log" ready $t1
     run_bounded 400 "$WORK/$impl.0.log" $impl "$BENCH/graph.py" --hosts "localhost:$A,localhost:$B" --task 0 --sizes "$SIZES"
-    kill $t1 2>/dev/null; wait $t1 2>/dev/null || true
+    kill $t1 2>/dev/null || true; wait $t1 2>/dev/null || true
     grep "^g[0-9]" "$WORK/$impl.0.log" | sed "s/^g/$impl $rep /" >>"$WORK/graph.txt"
     grep "^graph " "$WORK/$impl.0.log" | sed "s/^/  rep $rep $impl: /"
   done

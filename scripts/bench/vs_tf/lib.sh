@@ -17,8 +17,8 @@ PIDS=()
 export TF_CPP_MIN_LOG_LEVEL=${TF_CPP_MIN_LOG_LEVEL:-2} PYTHONDONTWRITEBYTECODE=1
 cleanup() {
   local p
-  for p in "${PIDS[@]}"; do kill "$p" 2>/dev/null; done
-  for p in "${PIDS[@]}"; do wait "$p" 2>/dev/null; done
+  for p in "${PIDS[@]}"; do kill "$p" 2>/dev/null || true; done
+  for p in "${PIDS[@]}"; do wait "$p" 2>/dev/null || true; done
   rm -rf "$WORK"
 }
 trap cleanup EXIT
@@ -65,7 +65,7 @@ stop() {
     fi
     sleep 0.02
   done
-  kill "$pid" 2>/dev/null
+  kill "$pid" 2>/dev/null || true
   wait "$pid" 2>/dev/null || true
 }
 

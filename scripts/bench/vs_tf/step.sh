@@ -14,7 +14,7 @@ for ((rep = 1; rep <= REPS; rep++)); do
     t1=$LAST
     wait_line "$WORK/$impl.1.log" ready $t1
     run_bounded 300 "$WORK/$impl.0.log" $impl "$BENCH/step.py" --hosts "localhost:$A,localhost:$B" --task 0 --steps "$STEPS"
-    kill $t1 2>/dev/null; wait $t1 2>/dev/null || true
+    kill $t1 2>/dev/null || true; wait $t1 2>/dev/null || true
     eval "${impl}_$rep=$(field step_us "$WORK/$impl.0.log")"
   done
   eval "raw_$rep=$(raw_rtt 5000)"

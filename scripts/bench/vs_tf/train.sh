@@ -28,7 +28,7 @@ for ((rep = 1; rep <= REPS; rep++)); do
     rc0=$RC
     stop $w1 10     # with SyncReplicasOptimizer the last one may wait for a token forever
     rc1=$RC
-    kill $ps 2>/dev/null; wait $ps 2>/dev/null || true
+    kill $ps 2>/dev/null || true; wait $ps 2>/dev/null || true
     if [ "$rc0" != 0 ]; then echo "$impl chief failed (exit $rc0):"; tail -n 20 "$WORK/$impl.w0.log"; exit 1; fi
     eval "${impl}_$rep=$(field per1000_s "$WORK/$impl.w0.log")"
     echo "  rep $rep $impl: $(field per1000_s "$WORK/$impl.w0.log") s per 1000 global steps, last batch loss" \

@@ -14,7 +14,7 @@ for ((rep = 1; rep <= REPS; rep++)); do
     t0=$LAST
     wait_line "$WORK/$impl.0.log" ready $t0
     run_bounded 300 "$WORK/$impl.1.log" $impl "$BENCH/transfer.py" --hosts "localhost:$A,localhost:$B" --task 1 --steps "$STEPS"
-    kill $t0 2>/dev/null; wait $t0 2>/dev/null || true
+    kill $t0 2>/dev/null || true; wait $t0 2>/dev/null || true
     eval "${impl}_$rep='$(field moved_s "$WORK/$impl.1.log") $(field stay_s "$WORK/$impl.1.log")'"
   done
   eval "raw_$rep=$(raw_mbps 10)"
