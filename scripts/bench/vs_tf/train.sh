@@ -24,16 +24,19 @@ for ((rep = 1; rep <= REPS; rep++)); do
     wait_line "$WORK/$impl.w0.log" "graph built" $w0
     start "$WORK/$impl.w1.log" $impl "$BENCH/train.py" "${args[@]}" --job_name worker --task_index 1
     w1=$LAST
-    stop $w0 300
+    # The figure is printed inside the session; TF1's chief with SyncReplicasOptimizer then
+    # spends MonitoredSession's 120 s stop grace period closing (its queue runner blocked),
+    # so each process gets 10 s to exit once the figure is out, and is killed after that.
+    wait_line "$WORK/$impl.w0.log" per1000_s $w0 300 || { echo "$impl chief failed"; exit 1; }
+    stop $w0 10
     rc0=$RC
     stop $w1 10     # with SyncReplicasOptimizer the last one may wait for a token forever
     rc1=$RC
     kill $ps 2>/dev/null || true; wait $ps 2>/dev/null || true
-    if [ "$rc0" != 0 ]; then echo "$impl chief failed (exit $rc0):"; tail -n 20 "$WORK/$impl.w0.log"; exit 1; fi
     eval "${impl}_$rep=$(field per1000_s "$WORK/$impl.w0.log")"
     echo "  rep $rep $impl: $(field per1000_s "$WORK/$impl.w0.log") s per 1000 global steps, last batch loss" \
          "$(field last_loss "$WORK/$impl.w0.log"); $(grep -h 'local steps' "$WORK/$impl.w0.log" "$WORK/$impl.w1.log" |
-         sed 's/ in .*//' | tr '\n' ';') worker 1 exit $rc1"
+         sed 's/ in .*//' | tr '\n' ';') exit $rc0/$rc1"
   done
 done
 python3 - "$MODE" "$NUM" "$TARGET" $(for ((r = 1; r <= REPS; r++)); do eval "echo \$tfsh_$r \$tf_$r"; done) <<'PY'
