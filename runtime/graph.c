@@ -207,14 +207,24 @@ rt_dtype rt_node_type(const rt_node *n, const char *name, rt_dtype dflt) {
 }
 
 rt_node *rt_node_clone(const rt_node *n) {
-  rt_node *c = rt_node_new(n->name, n->op);
-  for (int i = 0; i < n->n_inputs; i++) rt_node_add_input(c, n->inputs[i]);
-  for (int i = 0; i < n->n_attrs; i++) {
-    rt_attr_value v;
-    rt_attr_value_copy(&v, &n->attrs[i].value);
-    rt_node_set_attr(c, n->attrs[i].name, &v);
+  rt_node *c = xcalloc(1, sizeof *c);
+  c->name = xstrdup(n->name);
+  c->op = xstrdup(n->op);
+  c->device = xstrdup(n->device);
+  c->id = -1;
+  if (n->n_inputs) {
+    c->inputs = xcalloc((size_t)n->n_inputs, sizeof *c->inputs);
+    for (int i = 0; i < n->n_inputs; i++) c->inputs[i] = xstrdup(n->inputs[i]);
+    c->n_inputs = n->n_inputs;
   }
-  rt_node_set_device(c, n->device);
+  if (n->n_attrs) {
+    c->attrs = xcalloc((size_t)n->n_attrs, sizeof *c->attrs);
+    for (int i = 0; i < n->n_attrs; i++) {
+      c->attrs[i].name = xstrdup(n->attrs[i].name);
+      rt_attr_value_copy(&c->attrs[i].value, &n->attrs[i].value);
+    }
+    c->n_attrs = n->n_attrs;
+  }
   if (n->assigned) c->assigned = xstrdup(n->assigned);
   if (n->reason) c->reason = xstrdup(n->reason);
   return c;
@@ -245,31 +255,47 @@ bool rt_tensor_name_parse(const char *s, char *buf, size_t n, int *index) {
 
 /* ---- graphs ------------------------------------------------------------------------- */
 
-static uint64_t hash_str(const char *s) {
-  uint64_t h = 1469598103934665603ull;   /* FNV-1a */
+static uint32_t hash_str(const char *s) {
+  uint64_t h = 1469598103934665603ull;   /* FNV-1a, folded */
   for (; *s; s++) h = (h ^ (unsigned char)*s) * 1099511628211ull;
-  return h;
+  return (uint32_t)(h ^ (h >> 32));
 }
 
-static void index_put(rt_graph *g, int id) {
-  size_t mask = (size_t)g->index_cap - 1;
-  size_t i = hash_str(g->nodes[id]->name) & mask;
-  while (g->index[i] >= 0) i = (i + 1) & mask;
-  g->index[i] = id;
+static void index_put(rt_graph_slot *index, int cap, uint32_t hash, int id) {
+  size_t mask = (size_t)cap - 1;
+  size_t i = hash & mask;
+  while (index[i].id >= 0) i = (i + 1) & mask;
+  index[i] = (rt_graph_slot){hash, id};
 }
 
-static void index_grow(rt_graph *g) {
-  free(g->index);
-  g->index_cap = g->index_cap ? g->index_cap * 2 : 64;
-  g->index = xcalloc((size_t)g->index_cap, sizeof *g->index);
-  for (int i = 0; i < g->index_cap; i++) g->index[i] = -1;
-  for (int id = 0; id < g->n_nodes; id++) index_put(g, id);
+/* Rebuild the index with cap slots (a power of two) from the old one's stored hashes. */
+static void index_resize(rt_graph *g, int cap) {
+  rt_graph_slot *old = g->index;
+  int old_cap = g->index_cap;
+  g->index = malloc((size_t)cap * sizeof *g->index);
+  if (!g->index) abort();
+  for (int i = 0; i < cap; i++) g->index[i] = (rt_graph_slot){0, -1};
+  g->index_cap = cap;
+  for (int i = 0; i < old_cap; i++)
+    if (old[i].id >= 0) index_put(g->index, cap, old[i].hash, old[i].id);
+  free(old);
 }
 
 rt_graph *rt_graph_new(void) {
   rt_graph *g = xcalloc(1, sizeof *g);
-  index_grow(g);
+  index_resize(g, 64);
   return g;
+}
+
+void rt_graph_reserve(rt_graph *g, int n) {
+  if (n > g->cap) {
+    g->cap = n;
+    g->nodes = realloc(g->nodes, (size_t)g->cap * sizeof *g->nodes);
+    if (!g->nodes) abort();
+  }
+  int cap = g->index_cap;
+  while (2 * (size_t)n > (size_t)cap) cap *= 2;
+  if (cap != g->index_cap) index_resize(g, cap);
 }
 
 void rt_graph_free(rt_graph *g) {
@@ -280,11 +306,16 @@ void rt_graph_free(rt_graph *g) {
   free(g);
 }
 
-rt_node *rt_graph_find(const rt_graph *g, const char *name) {
+static rt_node *find_hashed(const rt_graph *g, const char *name, uint32_t hash) {
   size_t mask = (size_t)g->index_cap - 1;
-  for (size_t i = hash_str(name) & mask; g->index[i] >= 0; i = (i + 1) & mask)
-    if (!strcmp(g->nodes[g->index[i]]->name, name)) return g->nodes[g->index[i]];
+  for (size_t i = hash & mask; g->index[i].id >= 0; i = (i + 1) & mask)
+    if (g->index[i].hash == hash && !strcmp(g->nodes[g->index[i].id]->name, name))
+      return g->nodes[g->index[i].id];
   return NULL;
+}
+
+rt_node *rt_graph_find(const rt_graph *g, const char *name) {
+  return find_hashed(g, name, hash_str(name));
 }
 
 void rt_graph_unique_name(const rt_graph *g, const char *base, char *buf, size_t n) {
@@ -311,11 +342,38 @@ int rt_graph_output(const rt_graph *g, const char *tensor, rt_node **node, int *
 
 /* ---- validation --------------------------------------------------------------------- */
 
+/* rt_op_find scans the registry with strcmp; a graph holds ops of a few kinds, so each
+ * thread remembers recent ones by registry index (rt_op_at stays valid as it grows). */
+const rt_op_sig *rt_op_find_cached(const char *op) {
+  struct entry {
+    uint32_t hash;
+    int idx;   /* registry index + 1; 0: empty */
+  };
+  static _Thread_local struct entry cache[64];
+  uint32_t h = hash_str(op);
+  struct entry *c = &cache[h & 63];
+  if (c->idx && c->hash == h) {
+    const rt_op_sig *s = rt_op_at(c->idx - 1);
+    if (s && !strcmp(s->def->name, op)) return s;
+  }
+  const rt_op_sig *s = rt_op_find(op);
+  if (s) {
+    c->hash = h;
+    c->idx = (int)(s - rt_op_at(0)) + 1;
+  }
+  return s;
+}
+
+static bool name_char(unsigned char c) {
+  return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') ||
+         c == '_' || c == '.' || c == '-' || c == '/' || c == '>';
+}
+
 static bool valid_node_name(const char *s) {
   /* TF: [A-Za-z0-9.][A-Za-z0-9_.\-/>]* */
   if (!isalnum((unsigned char)s[0]) && s[0] != '.' && s[0] != '_') return false;
   for (const char *p = s; *p; p++)
-    if (!isalnum((unsigned char)*p) && !strchr("_.-/>", *p)) return false;
+    if (!name_char((unsigned char)*p)) return false;
   return true;
 }
 
@@ -529,14 +587,19 @@ static int infer_outputs(rt_graph *g, rt_node *n, const rt_op_sig *sig, rt_statu
   if (!sig->def->shape) return RT_OK;
 
   int nd = n->n_data_inputs;
-  rt_dtype *in_types = xcalloc((size_t)nd, sizeof *in_types);
-  rt_shape *in_shapes = xcalloc((size_t)nd, sizeof *in_shapes);
-  const rt_tensor **in_values = xcalloc((size_t)nd, sizeof *in_values);
+  /* A few inputs (nearly every node) live on the stack. */
+  rt_dtype types_buf[8];
+  rt_shape shapes_buf[8];
+  const rt_tensor *values_buf[8] = {0};
+  bool small = nd <= 8;
+  rt_dtype *in_types = small ? types_buf : xcalloc((size_t)nd, sizeof *in_types);
+  rt_shape *in_shapes = small ? shapes_buf : xcalloc((size_t)nd, sizeof *in_shapes);
+  const rt_tensor **in_values = small ? values_buf : xcalloc((size_t)nd, sizeof *in_values);
   for (int i = 0; i < nd; i++) {
     const rt_node *src = g->nodes[n->edges[i].node];
     in_types[i] = src->out_types[n->edges[i].index];
     in_shapes[i] = src->out_shapes[n->edges[i].index];
-    if (!strcmp(src->op, "Const")) {
+    if (src->op[0] == 'C' && !strcmp(src->op, "Const")) {
       const rt_attr_value *v = rt_node_attr(src, "value");
       if (v && v->kind == RT_ATTR_TENSOR) in_values[i] = v->tensor;
     }
@@ -544,19 +607,22 @@ static int infer_outputs(rt_graph *g, rt_node *n, const rt_op_sig *sig, rt_statu
   rt_shape_ctx ctx = {n, nd, in_types, in_shapes, in_values, total, n->out_types,
                       n->out_shapes, st};
   int rc = sig->def->shape(&ctx);
-  free(in_types);
-  free(in_shapes);
-  free(in_values);
+  if (!small) {
+    free(in_types);
+    free(in_shapes);
+    free(in_values);
+  }
   return rc;
 }
 
 int rt_graph_add(rt_graph *g, rt_node *n, rt_status *st) {
   int rc = RT_OK;
-  const rt_op_sig *sig = rt_op_find(n->op);
+  const rt_op_sig *sig = rt_op_find_cached(n->op);
   int counts[16] = {0};
+  uint32_t hash = hash_str(n->name);
   if (!valid_node_name(n->name))
     rc = rt_error(st, RT_INVALID_ARGUMENT, "'%s' is not a valid node name", n->name);
-  else if (rt_graph_find(g, n->name))
+  else if (find_hashed(g, n->name, hash))
     rc = rt_error(st, RT_INVALID_ARGUMENT, "Duplicate node name in graph: '%s'", n->name);
   else if (!sig)
     rc = rt_error(st, RT_NOT_FOUND, "node '%s': Op type not registered '%s'", n->name, n->op);
@@ -580,9 +646,7 @@ int rt_graph_add(rt_graph *g, rt_node *n, rt_status *st) {
   }
   n->id = g->n_nodes;
   g->nodes[g->n_nodes++] = n;
-  if (2 * g->n_nodes > g->index_cap)
-    index_grow(g);
-  else
-    index_put(g, n->id);
+  if (2 * g->n_nodes > g->index_cap) index_resize(g, 2 * g->index_cap);
+  index_put(g->index, g->index_cap, hash, n->id);
   return RT_OK;
 }

@@ -77,11 +77,18 @@ typedef struct rt_node {
   int id;                /* index in the graph */
 } rt_node;
 
+/* One slot of a graph's name index: the name's hash (so probing and growing never touch
+ * the nodes) and the node's id, -1 when the slot is empty. */
+typedef struct rt_graph_slot {
+  uint32_t hash;
+  int id;
+} rt_graph_slot;
+
 typedef struct rt_graph {
   int n_nodes, cap;
   rt_node **nodes;
-  /* open-addressing name index */
-  int *index;
+  /* open-addressing name index (linear probing, at most half full) */
+  rt_graph_slot *index;
   int index_cap;
 } rt_graph;
 
@@ -127,6 +134,10 @@ void rt_graph_free(rt_graph *g);
  * graph owns n; on failure n is freed and st names the node and the problem. */
 int rt_graph_add(rt_graph *g, rt_node *n, rt_status *st);
 rt_node *rt_graph_find(const rt_graph *g, const char *name);
+/* rt_op_find, remembering recent answers per thread. */
+const struct rt_op_sig *rt_op_find_cached(const char *op);
+/* Make room for n nodes in all (a hint: adding more still works). */
+void rt_graph_reserve(rt_graph *g, int n);
 /* A fresh name from base: "MatMul", "MatMul_1", ... as TF1 names nodes. */
 void rt_graph_unique_name(const rt_graph *g, const char *base, char *buf, size_t n);
 /* Resolve "x:1" to a node and output index, checking the index. */
