@@ -90,9 +90,7 @@ void rt_node_free(rt_node *n) {
     rt_attr_value_clear(&n->attrs[i].value);
   }
   free(n->attrs);
-  free(n->out_types);
-  free(n->out_shapes);
-  free(n->out_refs);
+  free(n->out_shapes);   /* one block with out_types and out_refs (alloc_outputs) */
   free(n->name);
   free(n->op);
   free(n->device);
@@ -562,6 +560,16 @@ static int fill_defaults(rt_node *n, const rt_op_sig *sig, rt_status *st) {
   return RT_OK;
 }
 
+/* out_shapes, out_types and out_refs, zeroed, in one block that out_shapes owns. */
+static void alloc_outputs(rt_node *n, int total) {
+  size_t k = (size_t)total;
+  char *p = xcalloc(1, k * (sizeof(rt_shape) + sizeof(rt_dtype) + sizeof(bool)));
+  n->n_outputs = total;
+  n->out_shapes = (rt_shape *)p;
+  n->out_types = (rt_dtype *)(p + k * sizeof(rt_shape));
+  n->out_refs = (bool *)(p + k * (sizeof(rt_shape) + sizeof(rt_dtype)));
+}
+
 static int infer_outputs(rt_graph *g, rt_node *n, const rt_op_sig *sig, rt_status *st) {
   int total = 0, counts[16];
   for (int a = 0; a < sig->n_out; a++) {
@@ -572,10 +580,7 @@ static int infer_outputs(rt_graph *g, rt_node *n, const rt_op_sig *sig, rt_statu
                       counts[a]);
     total += counts[a];
   }
-  n->n_outputs = total;
-  n->out_types = xcalloc((size_t)total, sizeof *n->out_types);
-  n->out_shapes = xcalloc((size_t)total, sizeof *n->out_shapes);
-  n->out_refs = xcalloc((size_t)total, sizeof *n->out_refs);
+  alloc_outputs(n, total);
   for (int a = 0, k = 0; a < sig->n_out; a++)
     for (int j = 0; j < counts[a]; j++, k++) {
       const rt_arg_sig *arg = &sig->out[a];
@@ -615,6 +620,18 @@ static int infer_outputs(rt_graph *g, rt_node *n, const rt_op_sig *sig, rt_statu
   return rc;
 }
 
+static void append(rt_graph *g, rt_node *n, uint32_t hash) {
+  if (g->n_nodes == g->cap) {
+    g->cap = g->cap ? 2 * g->cap : 64;
+    g->nodes = realloc(g->nodes, (size_t)g->cap * sizeof *g->nodes);
+    if (!g->nodes) abort();
+  }
+  n->id = g->n_nodes;
+  g->nodes[g->n_nodes++] = n;
+  if (2 * g->n_nodes > g->index_cap) index_resize(g, 2 * g->index_cap);
+  index_put(g->index, g->index_cap, hash, n->id);
+}
+
 int rt_graph_add(rt_graph *g, rt_node *n, rt_status *st) {
   int rc = RT_OK;
   const rt_op_sig *sig = rt_op_find_cached(n->op);
@@ -639,14 +656,24 @@ int rt_graph_add(rt_graph *g, rt_node *n, rt_status *st) {
     rt_node_free(n);
     return rc;
   }
-  if (g->n_nodes == g->cap) {
-    g->cap = g->cap ? 2 * g->cap : 64;
-    g->nodes = realloc(g->nodes, (size_t)g->cap * sizeof *g->nodes);
-    if (!g->nodes) abort();
-  }
-  n->id = g->n_nodes;
-  g->nodes[g->n_nodes++] = n;
-  if (2 * g->n_nodes > g->index_cap) index_resize(g, 2 * g->index_cap);
-  index_put(g->index, g->index_cap, hash, n->id);
+  append(g, n, hash);
+  return RT_OK;
+}
+
+int rt_graph_add_copy(rt_graph *g, const rt_node *src, const int *id_map, rt_status *st) {
+  uint32_t hash = hash_str(src->name);
+  if (find_hashed(g, src->name, hash))
+    return rt_error(st, RT_INVALID_ARGUMENT, "Duplicate node name in graph: '%s'", src->name);
+  rt_node *n = rt_node_clone(src);
+  n->n_data_inputs = src->n_data_inputs;
+  n->edges = xcalloc((size_t)src->n_inputs, sizeof *n->edges);
+  for (int i = 0; i < src->n_inputs; i++)
+    n->edges[i] = (rt_edge){id_map[src->edges[i].node], src->edges[i].index};
+  n->def = src->def;
+  alloc_outputs(n, src->n_outputs);
+  memcpy(n->out_shapes, src->out_shapes, (size_t)src->n_outputs * sizeof *n->out_shapes);
+  memcpy(n->out_types, src->out_types, (size_t)src->n_outputs * sizeof *n->out_types);
+  memcpy(n->out_refs, src->out_refs, (size_t)src->n_outputs * sizeof *n->out_refs);
+  append(g, n, hash);
   return RT_OK;
 }

@@ -133,6 +133,11 @@ void rt_graph_free(rt_graph *g);
 /* Validate n against the registry and the graph, infer outputs, append it. On success the
  * graph owns n; on failure n is freed and st names the node and the problem. */
 int rt_graph_add(rt_graph *g, rt_node *n, rt_status *st);
+/* Add a copy of src, a node rt_graph_add accepted into another graph, to g, where input k of
+ * src is node id_map[src->edges[k].node] of g, a copy made the same way (so that its
+ * inputs, types and shapes are src's). Skips validation and shape inference, whose answer
+ * is src's; fails only on a duplicate name. */
+int rt_graph_add_copy(rt_graph *g, const rt_node *src, const int *id_map, rt_status *st);
 rt_node *rt_graph_find(const rt_graph *g, const char *name);
 /* rt_op_find, remembering recent answers per thread. */
 const struct rt_op_sig *rt_op_find_cached(const char *op);
