@@ -82,6 +82,8 @@ rt_node *rt_node_new(const char *name, const char *op) {
 
 void rt_node_free(rt_node *n) {
   if (!n) return;
+  /* held by other graphs too: the last one frees it (a plain node goes from 0 to -1) */
+  if (atomic_fetch_sub_explicit(&n->shared, 1, memory_order_acq_rel) > 0) return;
   for (int i = 0; i < n->n_inputs; i++) free(n->inputs[i]);
   free(n->inputs);
   free(n->edges);
@@ -657,6 +659,18 @@ int rt_graph_add(rt_graph *g, rt_node *n, rt_status *st) {
     return rc;
   }
   append(g, n, hash);
+  return RT_OK;
+}
+
+int rt_graph_add_shared(rt_graph *g, rt_node *src, rt_status *st) {
+  uint32_t hash = hash_str(src->name);
+  if (g->n_nodes != src->id)
+    return rt_error(st, RT_INTERNAL, "node '%s' shared at id %d, not %d", src->name, g->n_nodes,
+                    src->id);
+  if (find_hashed(g, src->name, hash))
+    return rt_error(st, RT_INVALID_ARGUMENT, "Duplicate node name in graph: '%s'", src->name);
+  atomic_fetch_add_explicit(&src->shared, 1, memory_order_relaxed);
+  append(g, src, hash);   /* keeps src->id */
   return RT_OK;
 }
 

@@ -7,6 +7,7 @@
 #ifndef TFSH_GRAPH_H
 #define TFSH_GRAPH_H
 
+#include <stdatomic.h>
 #include <stdbool.h>
 #include <stdint.h>
 
@@ -75,6 +76,7 @@ typedef struct rt_node {
   bool *out_refs;        /* output is a reference (variables) */
   const struct rt_op_def *def;
   int id;                /* index in the graph */
+  atomic_int shared;     /* other graphs holding this very node (rt_graph_add_shared) */
 } rt_node;
 
 /* One slot of a graph's name index: the name's hash (so probing and growing never touch
@@ -138,6 +140,11 @@ int rt_graph_add(rt_graph *g, rt_node *n, rt_status *st);
  * inputs, types and shapes are src's). Skips validation and shape inference, whose answer
  * is src's; fails only on a duplicate name. */
 int rt_graph_add_copy(rt_graph *g, const rt_node *src, const int *id_map, rt_status *st);
+/* Add src itself, a node of another graph, to g, which then holds it too (rt_node_free
+ * frees it with the last graph). Only where it means the same in both: g has exactly
+ * src->id nodes and each input of src is, in g, the node at the same id with the same
+ * outputs (so src->id and src->edges hold in g). A shared node must not change. */
+int rt_graph_add_shared(rt_graph *g, rt_node *src, rt_status *st);
 rt_node *rt_graph_find(const rt_graph *g, const char *name);
 /* rt_op_find, remembering recent answers per thread. */
 const struct rt_op_sig *rt_op_find_cached(const char *op);

@@ -122,7 +122,11 @@ int rt_partition_graph(const rt_graph *g, const bool *needed, const rt_partition
       continue;
     }
     if (same) {   /* nothing to rewrite: a copy that keeps the validated node's outputs */
-      if ((rc = rt_graph_add_copy(dst, n, id, st))) break;
+      /* Where the fragment so far is g itself (ids and inputs alike), the node itself. */
+      bool at_home = dst->n_nodes == i;
+      for (int k = 0; at_home && k < n->n_inputs; k++) at_home = id[n->edges[k].node] == n->edges[k].node;
+      if ((rc = at_home ? rt_graph_add_shared(dst, (rt_node *)n, st) : rt_graph_add_copy(dst, n, id, st)))
+        break;
       id[i] = dst->n_nodes - 1;
       exact[i] = true;
       continue;
