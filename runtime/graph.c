@@ -120,8 +120,15 @@ void rt_node_set_device(rt_node *n, const char *device) {
 
 static rt_attr *attr_find(const rt_node *n, const char *name) {
   for (int i = 0; i < n->n_attrs; i++)
-    if (!strcmp(n->attrs[i].name, name)) return &n->attrs[i];
+    if (n->attrs[i].name[0] == name[0] && !strcmp(n->attrs[i].name, name)) return &n->attrs[i];
   return NULL;
+}
+
+/* A node's attrs array has room for attrs_cap(n_attrs): it grows by doubling. */
+static int attrs_cap(int k) {
+  int c = 4;
+  while (c < k) c *= 2;
+  return c;
 }
 
 void rt_node_set_attr(rt_node *n, const char *name, rt_attr_value *v) {
@@ -129,8 +136,10 @@ void rt_node_set_attr(rt_node *n, const char *name, rt_attr_value *v) {
   if (a) {
     rt_attr_value_clear(&a->value);
   } else {
-    n->attrs = realloc(n->attrs, (size_t)(n->n_attrs + 1) * sizeof *n->attrs);
-    if (!n->attrs) abort();
+    if (!n->attrs || n->n_attrs == attrs_cap(n->n_attrs)) {
+      n->attrs = realloc(n->attrs, (size_t)attrs_cap(n->n_attrs + 1) * sizeof *n->attrs);
+      if (!n->attrs) abort();
+    }
     a = &n->attrs[n->n_attrs++];
     a->name = xstrdup(name);
   }
@@ -218,7 +227,7 @@ rt_node *rt_node_clone(const rt_node *n) {
     c->n_inputs = n->n_inputs;
   }
   if (n->n_attrs) {
-    c->attrs = xcalloc((size_t)n->n_attrs, sizeof *c->attrs);
+    c->attrs = xcalloc((size_t)attrs_cap(n->n_attrs), sizeof *c->attrs);
     for (int i = 0; i < n->n_attrs; i++) {
       c->attrs[i].name = xstrdup(n->attrs[i].name);
       rt_attr_value_copy(&c->attrs[i].value, &n->attrs[i].value);

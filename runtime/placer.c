@@ -107,8 +107,7 @@ int rt_place(rt_graph *g, const char *const *devices, int n_devices, const rt_pl
       last_req = req;
     }
     /* A soft request (made by a device function) yields to the group's explicit one. */
-    bool soft_req = rt_node_bool(nd, "_device_soft", false);
-    if (nd->device[0] && soft_req && owner[r] >= 0) continue;
+    if (nd->device[0] && owner[r] >= 0 && rt_node_bool(nd, "_device_soft", false)) continue;
     if (nd->device[0]) {
       rt_devname merged = spec[r];
       rt_devname_merge(&merged, &req);
