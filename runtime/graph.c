@@ -126,7 +126,7 @@ static rt_attr *attr_find(const rt_node *n, const char *name) {
 
 /* A node's attrs array has room for attrs_cap(n_attrs): it grows by doubling. */
 static int attrs_cap(int k) {
-  int c = 4;
+  int c = 1;
   while (c < k) c *= 2;
   return c;
 }
