@@ -25,6 +25,8 @@ struct rt_exec {
   rt_device *dev;
   int n, n_slots;
   xnode *nodes;
+  int *in_all, *cons_all;   /* every node's in_slots and consumers, in one block each */
+  bool *ref_all;            /* every node's ref_in */
   rt_tensor **reuse;   /* per slot: last step's output */
   void **state;        /* per node: kernel state (rt_kernel_ctx.state), the executor's own */
   void ***slot;        /* per node: where its state lives (own, or a session's table) */
@@ -42,12 +44,10 @@ void rt_rendezvous_key(const rt_node *n, char *buf, size_t len) {
 
 void rt_exec_free(rt_exec *x) {
   if (!x) return;
-  for (int i = 0; i < x->n; i++) {
-    free(x->nodes[i].in_slots);
-    free(x->nodes[i].consumers);
-    free(x->nodes[i].key);
-    free(x->nodes[i].ref_in);
-  }
+  for (int i = 0; x->nodes && i < x->n; i++) free(x->nodes[i].key);
+  free(x->in_all);
+  free(x->cons_all);
+  free(x->ref_all);
   for (int i = 0; i < x->n_slots; i++) rt_tensor_unref(x->reuse[i]);
   for (int i = 0; x->state && i < x->n; i++) free(x->state[i]);
   free(x->state);
@@ -70,14 +70,26 @@ int rt_exec_new(const rt_graph *g, rt_device *dev, rt_exec **out, rt_status *st)
   x->dev = dev;
   x->n = g->n_nodes;
   x->nodes = calloc((size_t)x->n + 1, sizeof *x->nodes);
+  size_t n_data = 0, n_edges = 0;
+  for (int i = 0; i < x->n; i++) {
+    n_data += (size_t)g->nodes[i]->n_data_inputs;
+    n_edges += (size_t)g->nodes[i]->n_inputs;
+  }
+  x->in_all = calloc(n_data + 1, sizeof *x->in_all);
+  x->ref_all = calloc(n_data + 1, sizeof *x->ref_all);
+  x->cons_all = calloc(n_edges + 1, sizeof *x->cons_all);
+  if (!x->nodes || !x->in_all || !x->ref_all || !x->cons_all) {
+    rt_exec_free(x);
+    return rt_error(st, RT_RESOURCE_EXHAUSTED, "out of memory preparing a graph");
+  }
   for (int i = 0; i < x->n; i++) {
     const rt_node *n = g->nodes[i];
     xnode *xn = &x->nodes[i];
     xn->node = n;
     xn->first_out = x->n_slots;
     x->n_slots += n->n_outputs;
-    xn->is_send = !strcmp(n->op, "_Send");
-    xn->is_recv = !strcmp(n->op, "_Recv");
+    xn->is_send = n->op[0] == '_' && !strcmp(n->op, "_Send");
+    xn->is_recv = n->op[0] == '_' && !strcmp(n->op, "_Recv");
     if (xn->is_send || xn->is_recv) {
       char key[1024];
       rt_rendezvous_key(n, key, sizeof key);
@@ -94,10 +106,12 @@ int rt_exec_new(const rt_graph *g, rt_device *dev, rt_exec **out, rt_status *st)
     }
   }
   /* Which data inputs are references, from the op's signature. */
-  for (int i = 0; i < x->n; i++) {
+  size_t off = 0;
+  for (int i = 0; i < x->n; i++, off += (size_t)g->nodes[i - 1]->n_data_inputs) {
     const rt_node *n = g->nodes[i];
-    const rt_op_sig *sig = rt_op_find(n->op);
-    x->nodes[i].ref_in = calloc((size_t)n->n_data_inputs + 1, sizeof(bool));
+    const rt_op_sig *sig = rt_op_find_cached(n->op);
+    x->nodes[i].ref_in = x->ref_all + off;
+    x->nodes[i].in_slots = x->in_all + off;
     for (int a = 0, k = 0; sig && a < sig->n_in; a++) {
       int count = sig->in[a].number_attr[0] ? (int)rt_node_int(n, sig->in[a].number_attr, 0) : 1;
       for (int j = 0; j < count && k < n->n_data_inputs; j++, k++)
@@ -107,15 +121,16 @@ int rt_exec_new(const rt_graph *g, rt_device *dev, rt_exec **out, rt_status *st)
   /* Consumers: count first, then fill. */
   for (int i = 0; i < x->n; i++) {
     const rt_node *n = g->nodes[i];
-    x->nodes[i].in_slots = calloc((size_t)n->n_data_inputs + 1, sizeof(int));
     for (int k = 0; k < n->n_inputs; k++) {
       const rt_edge *e = &n->edges[k];
       x->nodes[e->node].n_consumers++;
       if (e->index >= 0) x->nodes[i].in_slots[k] = x->nodes[e->node].first_out + e->index;
     }
   }
+  off = 0;
   for (int i = 0; i < x->n; i++) {
-    x->nodes[i].consumers = calloc((size_t)x->nodes[i].n_consumers + 1, sizeof(int));
+    x->nodes[i].consumers = x->cons_all + off;
+    off += (size_t)x->nodes[i].n_consumers;
     x->nodes[i].n_consumers = 0;
   }
   for (int i = 0; i < x->n; i++)
