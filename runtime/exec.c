@@ -258,11 +258,16 @@ static int run_node(rt_exec *x, xnode *xn, rt_step *step, rt_status *st) {
   }
   int rc;
   if (xn->is_send) {
-    rt_tensor *v = private_value(inputs[0]);
-    rc = !v ? rt_error(st, RT_RESOURCE_EXHAUSTED, "out of memory")
-         : step->send ? step->send(step, xn->key, v, st)
-                      : rt_error(st, RT_INTERNAL, "node '%s': no rendezvous for _Send", n->name);
-    rt_tensor_unref(v);
+    /* A rendezvous that copies the bytes anyway (into shared memory) takes a shared buffer
+     * as it is: its copy is the snapshot. Otherwise the value goes private first. */
+    rc = step->send_snapshot ? step->send_snapshot(step, xn->key, inputs[0], st) : RT_UNAVAILABLE;
+    if (rc == RT_UNAVAILABLE) {
+      rt_tensor *v = private_value(inputs[0]);
+      rc = !v ? rt_error(st, RT_RESOURCE_EXHAUSTED, "out of memory")
+           : step->send ? step->send(step, xn->key, v, st)
+                        : rt_error(st, RT_INTERNAL, "node '%s': no rendezvous for _Send", n->name);
+      rt_tensor_unref(v);
+    }
   } else if (!xn->kernel) {
     rt_shape sh = rt_node_attr(n, "shape") ? rt_node_attr(n, "shape")->shape : rt_shape_unknown();
     char shs[128];

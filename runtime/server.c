@@ -140,6 +140,7 @@ rt_server *rt_server_start(const rt_cluster *c, const char *job, int index,
   snprintf(s->endpoint, sizeof s->endpoint, "%s", net_server_endpoint(s->net, 0));
   /* Pushed tensors never block: they are taken on the I/O thread, no hop to a handler. */
   net_server_inline(s->net, "PushTensor");
+  net_server_inline(s->net, "ShmRelease");
   /* Sessions and peers of this process that name the task as the spec does reach it
    * without a socket (TF1's LocalMaster). */
   char spec_ep[256];

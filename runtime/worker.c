@@ -20,6 +20,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "net/shm.h"
 #include "runtime/codec.h"
 #include "runtime/exec.h"
 #include "runtime/partition.h"
@@ -385,11 +386,12 @@ static void item_wait(wstep *s, const char *key, wrun *r) {
   }
 }
 
-/* The task ("/job:J/replica:R/task:T") of a key's receiving device (its third field). */
-static void key_dst_task(const char *key, char *task, size_t n) {
+/* The task ("/job:J/replica:R/task:T") of a key's sending (field 0) or receiving (field 2)
+ * device. */
+static void key_task(const char *key, int field, char *task, size_t n) {
   task[0] = '\0';
-  const char *p = strchr(key, ';');
-  p = p ? strchr(p + 1, ';') : NULL;
+  const char *p = key - 1;
+  for (int i = 0; i < field && p; i++) p = strchr(p + 1, ';');
   const char *e = p ? strchr(p + 1, ';') : NULL;
   if (!e) return;
   char dev[256];
@@ -405,7 +407,7 @@ static void key_dst_task(const char *key, char *task, size_t n) {
  * keeps to it, the tensor's bytes sent from its own buffer. No reply: a failure there
  * aborts the step there, and the master hears of it. */
 static int push_remote(rt_worker *w, uint64_t step, const char *key, const char *task,
-                       rt_tensor *t, rt_status *st) {
+                       const rt_tensor *t, bool snapshot_only, rt_status *st) {
   rt_devname d;
   rt_devname_parse(task, &d, NULL);
   const rt_task_addr *a = rt_cluster_find(w->srv->cluster, d.job, d.task);
@@ -415,25 +417,56 @@ static int push_remote(rt_worker *w, uint64_t step, const char *key, const char 
     return rt_error(st, RT_RESOURCE_EXHAUSTED, "cannot send %s to %s: a tensor of %zu bytes is over "
                     "the message limit of %zu bytes (TFSH_MAX_MESSAGE_BYTES)", key, task,
                     rt_tensor_nbytes(t), max);
-  char ep[256];
+  char ep[256], path[80];
+  uint64_t off;
   rt_endpoint(a->addr, ep, sizeof ep);
   net_peer *p = net_peer_get(ep, st);
   if (!p) return st->code;
+  /* A big tensor for a task of this host (not this process) goes through shared memory:
+   * a copy at memory speed instead of two through the kernel. */
+  size_t nb = rt_tensor_nbytes(t);
+  bool shm = nb >= NET_SHM_MIN && t->dtype != RT_STRING && !net_peer_local(p) &&
+             net_shm_reaches(ep) && net_shm_put(rt_tensor_data(t), nb, path, sizeof path, &off);
+  if (!shm && snapshot_only) return RT_UNAVAILABLE;
   net_msg *m = net_msg_new("PushTensor");
   net_msg_uint(m, "step", step);
   net_msg_str(m, "key", key);
-  rt_pack_tensor_msg(m, net_msg_field(m, "tensor"), t);
+  if (shm) rt_pack_tensor_shm(net_msg_field(m, "tensor"), t, path, off);
+  else rt_pack_tensor_msg(m, net_msg_field(m, "tensor"), t);
   return net_peer_send_oneway(p, m, st);
+}
+
+/* A tensor that came through shared memory is freed: its block is the sender's again. */
+static void shm_release(void *arg, uint64_t off) {
+  net_msg *m = net_msg_new("ShmRelease");
+  net_msg_uint(m, "off", off);
+  rt_status ignore;
+  net_peer_send_oneway(arg, m, &ignore);
+}
+
+/* The peer of the task that sent key. */
+static net_peer *sender_peer(rt_worker *w, const char *key, rt_status *st) {
+  char task[160], ep[256];
+  key_task(key, 0, task, sizeof task);
+  rt_devname d;
+  const rt_task_addr *a = NULL;
+  if (task[0] && !rt_devname_parse(task, &d, NULL)) a = rt_cluster_find(w->srv->cluster, d.job, d.task);
+  if (!a) {
+    rt_error(st, RT_INVALID_ARGUMENT, "PushTensor: key %s names no task of the cluster", key);
+    return NULL;
+  }
+  rt_endpoint(a->addr, ep, sizeof ep);
+  return net_peer_get(ep, st);
 }
 
 static int rdv_send(rt_step *step, const char *key, rt_tensor *t, rt_status *st) {
   wrun *r = (wrun *)step;
   rt_worker *w = r->w;
   char task[160];
-  key_dst_task(key, task, sizeof task);
+  key_task(key, 2, task, sizeof task);
   atomic_fetch_add(&step->bytes_sent, (long long)rt_tensor_nbytes(t));
   if (task[0] && strcmp(task, w->srv->task)) {
-    int rc = push_remote(w, step->id, key, task, t, st);
+    int rc = push_remote(w, step->id, key, task, t, false, st);
     if (rc) rt_status_prefix(st, "%s: ", w->srv->task);
     return rc;
   }
@@ -441,6 +474,18 @@ static int rdv_send(rt_step *step, const char *key, rt_tensor *t, rt_status *st)
   item_put(r->ws, key, rt_tensor_ref(t));
   pthread_mutex_unlock(&w->mu);
   return RT_OK;
+}
+
+/* A shared buffer bound for shared memory: the copy into the outbox is the snapshot. */
+static int rdv_send_snapshot(rt_step *step, const char *key, const rt_tensor *t, rt_status *st) {
+  wrun *r = (wrun *)step;
+  char task[160];
+  key_task(key, 2, task, sizeof task);
+  if (!task[0] || !strcmp(task, r->w->srv->task) || rt_tensor_nbytes(t) < NET_SHM_MIN) return RT_UNAVAILABLE;
+  int rc = push_remote(r->w, step->id, key, task, t, true, st);
+  if (rc == RT_OK) atomic_fetch_add(&step->bytes_sent, (long long)rt_tensor_nbytes(t));
+  else if (rc != RT_UNAVAILABLE) rt_status_prefix(st, "%s: ", r->w->srv->task);
+  return rc;
 }
 
 /* Wait until one of keys has arrived (w->mu held): its index, or -1 when the step was
@@ -741,6 +786,7 @@ static void handle_run(rt_worker *w, net_req *req) {
       wrun *r = &runs[i];
       r->step.id = step;
       r->step.send = rdv_send;
+      r->step.send_snapshot = rdv_send_snapshot;
       r->step.recv = rdv_recv;
       r->step.recv_any = rdv_recv_any;
       r->w = w;
@@ -842,9 +888,14 @@ static void handle_push(rt_worker *w, net_req *req) {
   if (!rc && len >= 1024) rc = rt_error(&st, RT_INVALID_ARGUMENT, "PushTensor: key of %zu bytes", len);
   const msgpack_object *tv = rc ? NULL : net_get(in, "tensor");
   if (!rc && !tv) rc = rt_error(&st, RT_INVALID_ARGUMENT, "PushTensor: missing field \"tensor\"");
-  if (!rc) rc = rt_unpack_tensor_msg(in, tv, "PushTensor.tensor", &t, &st);
   char k[1024];
   snprintf(k, sizeof k, "%.*s", (int)len, key);
+  if (!rc && rt_tensor_msg_is_shm(tv)) {   /* its bytes wait in the sender's outbox */
+    net_peer *from = sender_peer(w, k, &st);
+    rc = from ? rt_unpack_tensor_shm(tv, "PushTensor.tensor", shm_release, from, &t, &st) : st.code;
+  } else if (!rc) {
+    rc = rt_unpack_tensor_msg(in, tv, "PushTensor.tensor", &t, &st);
+  }
   if (step) {
     pthread_mutex_lock(&w->mu);
     wstep *s = step_get(w, step);
@@ -857,6 +908,14 @@ static void handle_push(rt_worker *w, net_req *req) {
   rt_tensor_unref(t);
   if (rc) net_reply_error(req, rc, "%s: %s", w->srv->task, st.msg);
   else net_req_done(req);
+}
+
+/* ShmRelease {off}, on the I/O thread: a block of this process's outbox is free again. */
+static void handle_shm_release(net_req *req) {
+  uint64_t off;
+  rt_status st;
+  if (!net_get_uint(net_req_msg(req), "off", &off, &st)) net_shm_release(off);
+  net_req_done(req);
 }
 
 static void handle_abort(rt_worker *w, net_req *req) {
@@ -987,6 +1046,7 @@ bool rt_worker_handle(rt_worker *w, net_req *req) {
   const char *t = net_in_type(net_req_msg(req));
   if (!strcmp(t, "RunGraph")) handle_run(w, req);
   else if (!strcmp(t, "PushTensor")) handle_push(w, req);
+  else if (!strcmp(t, "ShmRelease")) handle_shm_release(req);
   else if (!strcmp(t, "RegisterGraph")) handle_register(w, req);
   else if (!strcmp(t, "AbortStep")) handle_abort(w, req);
   else if (!strcmp(t, "DeregisterGraph")) handle_deregister(w, req);
