@@ -564,7 +564,7 @@ static void *part_main(void *arg) {
   free(arg);
   wgraph *wg = pa.wg;
   pthread_mutex_lock(&wg->go_mu);
-  uint64_t seen = wg->gen;
+  uint64_t seen = 0;   /* gen is 0 when the threads start: a step may come before this runs */
   for (;;) {
     while (!wg->quit && wg->gen == seen) pthread_cond_wait(&wg->go_cv, &wg->go_mu);
     if (wg->quit) break;
