@@ -144,12 +144,12 @@ int sh_server_main(int argc, char **argv) {
   rt_server *s = rt_server_start(c, job, (int)index, &o, &st);
   rt_cluster_free(c);
   if (!s) return fail("%s%s", st.msg, "");
-  printf("tfsh: %s serving on %s\n", rt_server_task(s), rt_server_endpoint(s));
   int inter = rt_inter_threads();
   char cap[32] = "no cap";
   if (inter) snprintf(cap, sizeof cap, "%d", inter);
   printf("tfsh: kernels use %d intra-op thread%s; inter-op: %s\n", rt_intra_threads(),
          rt_intra_threads() == 1 ? "" : "s", cap);
+  printf("tfsh: %s serving on %s\n", rt_server_task(s), rt_server_endpoint(s));
   fflush(stdout);
   int sig = 0;
   sigwait(&sigs, &sig);
