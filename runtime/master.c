@@ -487,6 +487,18 @@ static int cancel_tick(void *arg, int64_t elapsed_ms) {
   return atomic_load(&((msess *)arg)->cancel);
 }
 
+/* What a fragment run on the master's own thread watches: the session's cancel, and the
+ * other parts (a failure among them stops it). */
+typedef struct here_watch {
+  msess *s;
+  net_cq *q;
+} here_watch;
+
+static int here_tick(void *arg, int64_t elapsed_ms) {
+  here_watch *h = arg;
+  return atomic_load(&h->s->cancel) || net_cq_has_error(h->q);
+}
+
 /* AbortStep to every part not done: fire and forget. */
 static void abort_parts(net_peer **cl, const bool *done, int np, uint64_t step, int code,
                         const char *msg) {
@@ -520,17 +532,20 @@ static int run_step(rt_master *m, msess *s, mrun *r, int nf, char **feeds, rt_te
   net_cq *q = net_cq_new();
   int in_flight = 0;
   int64_t t0 = rt_trace_micros();
-  /* A step of one fragment on this process's own worker, whose last run was short, runs
-   * on this thread: no hop to a handler thread and back (a long step goes to one, so the
-   * wait below keeps ticking: Ctrl-C, timeouts, the live view). */
+  /* The fragment on this process's own worker, when the signature's last step was short,
+   * runs on this thread once the others are sent: no hop to a handler thread and back (a
+   * long step goes to one, so the wait below keeps ticking: Ctrl-C, timeouts, the live
+   * view). While it runs, its waits for tensors look every 50 ms at here_tick: a failed
+   * part elsewhere or a cancel stops it. */
   net_msg *here = NULL;
-  bool run_here = false;
+  int here_part = -1;
+  bool short_step = r->last_us > 0 && r->last_us < 20000;
   for (int i = 0; i < np && !rc; i++) {
     if (!(cl[i] = net_peer_get(r->parts[i].endpoint, st))) {
       rc = st->code;
       break;
     }
-    run_here = np == 1 && r->last_us > 0 && r->last_us < 20000 && net_peer_local(cl[i]);
+    bool run_here = short_step && here_part < 0 && net_peer_local(cl[i]);
     net_msg *req = net_msg_new("RunGraph");
     net_msg_uint(req, "handle", r->parts[i].handle);
     net_msg_uint(req, "incarnation", r->parts[i].incarnation);
@@ -564,7 +579,8 @@ static int run_step(rt_master *m, msess *s, mrun *r, int nf, char **feeds, rt_te
     in_flight++;
     if (run_here) {
       here = req;
-      break;
+      here_part = i;
+      continue;
     }
     if ((rc = net_peer_send(cl[i], req, q, (uint64_t)i, NULL, st))) {
       in_flight--;
@@ -575,11 +591,19 @@ static int run_step(rt_master *m, msess *s, mrun *r, int nf, char **feeds, rt_te
   rt_status err = *st;
   net_wait w = {.timeout_ms = s->timeout_ms > 0 ? (int)s->timeout_ms : -1, .tick_ms = 50,
                 .tick = cancel_tick, .arg = s};
+  here_watch hw = {s, q};
+  net_wait hwait = {.timeout_ms = w.timeout_ms, .tick_ms = 50, .tick = here_tick, .arg = &hw};
+  if (here && rc) {   /* a send failed: the local part never runs */
+    net_msg_free(here);
+    here = NULL;
+    in_flight--;
+  }
   while (in_flight > 0) {
-    uint64_t tag = 0;
+    uint64_t tag = here ? (uint64_t)here_part : 0;
     net_in *rep = NULL;
     rt_status rs = {0};
-    int rrc = here ? net_peer_call(cl[0], here, &rep, &w, &rs) : net_cq_wait(q, &w, NULL, &tag, &rep, &rs);
+    int rrc = here ? net_peer_call(cl[here_part], here, &rep, &hwait, &rs)
+                   : net_cq_wait(q, &w, NULL, &tag, &rep, &rs);
     here = NULL;
     if (tag == NET_CQ_NONE) {
       /* Timeout or cancellation: abort everything still running. */

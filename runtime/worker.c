@@ -494,6 +494,7 @@ static int wait_keys(wrun *r, const char *const *keys, int n, rt_tensor **t, rt_
   wstep *s = r->ws;
   rt_worker *w = r->w;
   int which = -1;
+  bool inline_call = net_wait_outer_here();
   for (;;) {
     if (s->aborted) {
       rt_error(st, s->abort.code, "%s", s->abort.msg);
@@ -503,7 +504,26 @@ static int wait_keys(wrun *r, const char *const *keys, int n, rt_tensor **t, rt_
       if ((*t = item_take(s, keys[k]))) which = k;
     if (which >= 0) break;
     for (int k = 0; k < n; k++) item_wait(s, keys[k], r);
-    pthread_cond_wait(&r->cv, &w->mu);
+    if (!inline_call) {
+      pthread_cond_wait(&r->cv, &w->mu);
+      continue;
+    }
+    /* Run on the thread of a blocking in-process call (a master running this part
+     * itself): look up every 50 ms whether that call wants out (its other parts failed,
+     * Ctrl-C), since nobody else can tell this run. */
+    struct timespec ts;
+    clock_gettime(CLOCK_REALTIME, &ts);
+    ts.tv_nsec += 50 * 1000000L;
+    if (ts.tv_nsec >= 1000000000L) ts.tv_sec++, ts.tv_nsec -= 1000000000L;
+    if (pthread_cond_timedwait(&r->cv, &w->mu, &ts) != ETIMEDOUT) continue;
+    pthread_mutex_unlock(&w->mu);
+    int out = net_wait_outer();
+    pthread_mutex_lock(&w->mu);
+    if (out) {
+      rt_status why;
+      rt_error(&why, RT_CANCELLED, "step cancelled while %s waited for a tensor", w->srv->task);
+      step_abort(w, s, &why);
+    }
   }
   for (int k = 0; k < n; k++)
     if (k != which) item_wait(s, keys[k], NULL);
