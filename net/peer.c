@@ -4,6 +4,7 @@
  * ZMQ_EVENTS has no POLLIN) and on an eventfd; a sender whose zmq_send may have taken an
  * edge the reader was waiting for (ZMQ_EVENTS shows POLLIN after the send) wakes it. */
 #include "net/peer.h"
+#include "base/alloc.h"
 #include "net/wire.h"
 
 #include <errno.h>
@@ -80,8 +81,7 @@ static void cq_init(net_cq *q) {
 }
 
 net_cq *net_cq_new(void) {
-  net_cq *q = calloc(1, sizeof *q);
-  if (!q) abort();
+  net_cq *q = xcalloc(1, sizeof *q);
   cq_init(q);
   return q;
 }
@@ -89,7 +89,7 @@ net_cq *net_cq_new(void) {
 static void owed_add(net_cq *q, net_peer *p, uint64_t id) {
   if (q->now == q->owcap) {
     q->owcap = q->owcap ? 2 * q->owcap : 8;
-    if (!(q->ow = realloc(q->ow, q->owcap * sizeof *q->ow))) abort();
+    q->ow = xrealloc(q->ow, q->owcap * sizeof *q->ow);
   }
   q->ow[q->now++] = (owed){p, id};
 }
@@ -116,8 +116,7 @@ static bool pend_del(net_peer *p, uint64_t id, pend *out) {
 /* Hand a reply (or an error) to the queue waiting for it (p->mu held). An "error" reply
  * becomes the status it carries. */
 static void deliver(const pend *pd, net_in *in, const rt_status *st) {
-  delivery *d = calloc(1, sizeof *d);
-  if (!d) abort();
+  delivery *d = xcalloc(1, sizeof *d);
   d->tag = pd->tag;
   if (st && st->code) {
     d->st = *st;
@@ -313,7 +312,8 @@ net_peer *net_peer_get(const char *endpoint, rt_status *st) {
       pthread_mutex_unlock(&peers_mu);
       return NULL;
     }
-    if (!(p = calloc(1, sizeof *p)) || !(p->endpoint = strdup(endpoint))) abort();
+    p = xcalloc(1, sizeof *p);
+    p->endpoint = xstrdup(endpoint);
     p->opt = opt;
     p->link.curve = key.on;
     p->fd = p->mon_fd = -1;
@@ -434,7 +434,8 @@ static void *reader_main(void *arg) {
     for (net_peer *p = peers; p; p = p->next) n += 2;
     if (n > cap) {
       cap = 2 * n;
-      if (!(fds = realloc(fds, cap * sizeof *fds)) || !(who = realloc(who, cap * sizeof *who))) abort();
+      fds = xrealloc(fds, cap * sizeof *fds);
+      who = xrealloc(who, cap * sizeof *who);
     }
     n = 0;
     fds[n] = (struct pollfd){.fd = wake_fd, .events = POLLIN};
@@ -474,7 +475,7 @@ static void *reader_main(void *arg) {
 static void pend_add(net_peer *p, uint64_t id, net_cq *q, uint64_t tag) {
   if (p->npending == p->cap) {
     p->cap = p->cap ? 2 * p->cap : 8;
-    if (!(p->pending = realloc(p->pending, p->cap * sizeof *p->pending))) abort();
+    p->pending = xrealloc(p->pending, p->cap * sizeof *p->pending);
   }
   p->pending[p->npending++] = (pend){id, tag, q};
 }

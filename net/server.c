@@ -6,6 +6,7 @@
  * that may have taken the edge the I/O thread waits for wakes it. The rest of what is
  * shared sits under mu. */
 #include "net/server.h"
+#include "base/alloc.h"
 #include "net/wire.h"
 
 #include <errno.h>
@@ -151,8 +152,7 @@ void net_server_inline(net_server *s, const char *type) {
 
 static void read_requests(net_server *s) {
   for (int i = 0; i < IO_BATCH; i++) {
-    net_req *r = calloc(1, sizeof *r);
-    if (!r) abort();
+    net_req *r = xcalloc(1, sizeof *r);
     r->srv = s;
     rt_status st;
     uint64_t id;
@@ -251,8 +251,7 @@ static void server_release(net_server *s) {
 
 net_server *net_server_new(const char *const *endpoints, int n, net_handler handler,
                            void *user, const net_options *opts, rt_status *st) {
-  net_server *s = calloc(1, sizeof *s);
-  if (!s) abort();
+  net_server *s = xcalloc(1, sizeof *s);
   if (opts) s->opt = *opts;
   else net_options_default(&s->opt);
   if (s->opt.max_threads < 1) s->opt.max_threads = 1;
@@ -263,9 +262,8 @@ net_server *net_server_new(const char *const *endpoints, int n, net_handler hand
   pthread_mutex_init(&s->sock_mu, NULL);
   pthread_cond_init(&s->work_cv, NULL);
   pthread_cond_init(&s->done_cv, NULL);
-  s->threads = calloc((size_t)s->opt.max_threads, sizeof *s->threads);
-  s->endpoints = calloc((size_t)(n > 0 ? n : 1), sizeof *s->endpoints);
-  if (!s->threads || !s->endpoints) abort();
+  s->threads = xcalloc((size_t)s->opt.max_threads, sizeof *s->threads);
+  s->endpoints = xcalloc((size_t)(n > 0 ? n : 1), sizeof *s->endpoints);
 
   net_key key;
   if (net_key_for(&s->opt, &key, st)) {
@@ -302,7 +300,7 @@ net_server *net_server_new(const char *const *endpoints, int n, net_handler hand
       server_release(s);
       return NULL;
     }
-    s->endpoints[s->nendpoints++] = strdup(buf);
+    s->endpoints[s->nendpoints++] = xstrdup(buf);
   }
   s->efd = eventfd(0, EFD_NONBLOCK | EFD_CLOEXEC);
   size_t fdsz = sizeof s->router_fd;
@@ -336,8 +334,8 @@ static void aliases_drop(net_server *s) {
 }
 
 void net_server_alias(net_server *s, const char *endpoint) {
-  alias *a = calloc(1, sizeof *a);
-  if (!a || !(a->endpoint = strdup(endpoint))) abort();
+  alias *a = xcalloc(1, sizeof *a);
+  a->endpoint = xstrdup(endpoint);
   a->s = s;
   pthread_mutex_lock(&aliases_mu);
   a->next = aliases;
@@ -367,8 +365,7 @@ bool net_server_local(const char *endpoint, net_msg *req, uint64_t id, bool run_
     return false;
   }
   rt_status st = {0};
-  net_req *r = calloc(1, sizeof *r);
-  if (!r) abort();
+  net_req *r = xcalloc(1, sizeof *r);
   r->srv = s;
   r->local = true;
   r->done = done;
