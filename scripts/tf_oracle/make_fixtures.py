@@ -63,6 +63,24 @@ with g.as_default():
 
 os.makedirs(os.path.join(root, "sharded"))
 os.makedirs(os.path.join(root, "partitioned"))
+# 1b. A forward graph (no training ops) with device fields and a _class colocation attr.
+g = tf.Graph()
+with g.as_default():
+    x = tf.placeholder(tf.float32, [None, 2], name="x")
+    with tf.device("/job:ps/task:0"):
+        w = tf.constant([[1.0, 2.0, 3.0], [4.0, 5.0, 6.0]], name="w")
+    with tf.colocate_with(w):
+        b = tf.constant([0.5, -0.5, 0.25], name="b")
+    with tf.device("/job:worker/task:0"):
+        h = tf.nn.relu(tf.matmul(x, w) + b, name="h")
+        out = tf.reduce_sum(h, axis=1, name="out")
+    tf.train.write_graph(g, root, "forward.pb", as_text=False)
+    tf.train.write_graph(g, root, "forward.pbtxt", as_text=True)
+    xv = np.array([[1.0, 1.0], [-1.0, 0.5]], np.float32)   # its devices name a cluster: numpy
+    wv = np.array([[1.0, 2.0, 3.0], [4.0, 5.0, 6.0]], np.float32)
+    bv = np.array([0.5, -0.5, 0.25], np.float32)
+    values["forward.pb"] = {"x": xv.tolist(), "out": np.maximum(xv @ wv + bv, 0).sum(1).tolist()}
+
 # 2. A sharded save over two devices.
 g = tf.Graph()
 with g.as_default():

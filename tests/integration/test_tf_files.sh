@@ -24,7 +24,7 @@ def same(got, want):
     return np.allclose(got.astype(np.float64), np.array(want, dtype=np.float64))
 
 
-for prefix in sorted(values):
+for prefix in sorted(k for k in values if not k.endswith(".pb")):
     want = values[prefix]
     r = tf.train.NewCheckpointReader(fx + "/tf/" + prefix)
     names = sorted(r.get_variable_to_shape_map().keys())
@@ -53,7 +53,7 @@ with tf.Session() as sess:
     path = saver.save(sess, sys.argv[2] + "/model.ckpt", global_step=gs)
 r = tf.train.NewCheckpointReader(path)
 print("tfsh save reads back", all(same(r.get_tensor(k), want[k]) for k in want))
-print("tfsh1", tf.train.list_variables(fx + "/tfsh1/model.ckpt-1"), [x.decode() if isinstance(x, bytes) else x for x in tf.train.load_variable(fx + "/tfsh1/model.ckpt-1", "s").tolist()])
+print("tfsh1", tf.train.list_variables(fx + "/tfsh1/model.ckpt-1"), [x if isinstance(x, str) else x.decode() for x in tf.train.load_variable(fx + "/tfsh1/model.ckpt-1", "s").tolist()])
 PY
 mkdir -p "$WORK/out"
 out=$(timeout 60 "$TFSH" "$WORK/read.py" "$FX" "$WORK/out" 2>&1)
@@ -66,7 +66,49 @@ check "Saver.restore of TF's checkpoint" "Saver.restore True" "$(echo "$out" | g
 check "tfsh's save reads back" "tfsh save reads back True" "$(echo "$out" | grep "^tfsh save")"
 check "tfsh's save: the data file is byte for byte TF's" "same" \
   "$(cmp -s "$WORK/out/model.ckpt-3.data-00000-of-00001" "$FX/tf/train/model.ckpt-3.data-00000-of-00001" && echo same)"
-check "tfsh's first layout still restores" "tfsh1 [('n', [2]), ('s', [2]), ('w', [2, 2])] [b'x', b'yz']" "$(echo "$out" | grep "^tfsh1")"
+check "tfsh's first layout still restores" "tfsh1 [('n', [2]), ('s', [2]), ('w', [2, 2])] ['x', 'yz']" "$(echo "$out" | grep "^tfsh1")"
+[ "$FAILS" = 0 ] || echo "$out"
+
+# GraphDefs: TF's binary format in (import_graph_def with input_map and return_elements,
+# devices and _class kept) and out (write_graph(as_text=False), parsed back)
+cat >"$WORK/graph.py" <<'PY'
+import json
+import sys
+import tensorflow as tf
+fx = sys.argv[1]
+want = json.load(open(fx + "/tf/values.json"))["forward.pb"]
+gd = tf.GraphDef()
+gd.ParseFromString(open(fx + "/tf/forward.pb", "rb").read())
+print("parsed", len(gd.node), [n.op for n in gd.node][:3])
+x = tf.placeholder(tf.float32, [None, 2], name="x")
+out, h = tf.import_graph_def(gd, input_map={"x:0": x}, return_elements=["out:0", "h"], name="m")
+print("returned", out.name, h.name)
+g = tf.get_default_graph()
+print("devices", g.get_operation_by_name("m/w").device, g.get_operation_by_name("m/h").device)
+print("colocation", g.get_operation_by_name("m/b").get_attr("_class"))
+with tf.Session(config=tf.ConfigProto(allow_soft_placement=True)) as sess:
+    got = sess.run(out, {x: want["x"]}).tolist()
+print("values", got == want["out"])
+try:
+    gd2 = tf.GraphDef()
+    gd2.ParseFromString(open(fx + "/tf/graph.pb", "rb").read())
+    tf.import_graph_def(gd2)
+except ValueError as e:
+    print("unknown ops:", str(e).split(":")[0], "BroadcastGradientArgs" in str(e))
+path = tf.train.write_graph(g, sys.argv[2], "g.pb", as_text=False)
+back = tf.GraphDef()
+back.ParseFromString(open(path, "rb").read())
+print("round trip", [n.name for n in back.node] == [op.name for op in g.get_operations()],
+      back.node[2].attr["value"].value[2] == [1.0, 2.0, 3.0, 4.0, 5.0, 6.0])
+PY
+out=$(timeout 60 "$TFSH" "$WORK/graph.py" "$FX" "$WORK/out" 2>&1)
+check "TF's binary GraphDef parses" "parsed 8 ['Placeholder', 'Const', 'Const']" "$(echo "$out" | grep "^parsed")"
+check "import_graph_def: return_elements" "returned m/out:0 m/h" "$(echo "$out" | grep "^returned")"
+check "import_graph_def: device fields kept" "devices /job:ps/task:0 /job:worker/task:0" "$(echo "$out" | grep "^devices")"
+check "import_graph_def: _class colocation kept, renamed" "colocation ['loc:@m/w']" "$(echo "$out" | grep "^colocation")"
+check "import_graph_def: input_map, and the imported graph runs" "values True" "$(echo "$out" | grep "^values")"
+check "import_graph_def: ops tfsh lacks are named" "unknown ops: import_graph_def True" "$(echo "$out" | grep "^unknown ops")"
+check "write_graph(as_text=False) parses back" "round trip True True" "$(echo "$out" | grep "^round trip")"
 [ "$FAILS" = 0 ] || echo "$out"
 
 # damaged files: errors name the file and the offset
