@@ -322,6 +322,10 @@ static sh_obj *tf_init(void) {
     return NULL;
   }
   tf_views_add(tf);   /* views: RunMetadata records, GraphDef, timeline (after the saver) */
+  if (tf_files_add(tf) < 0) {   /* TF's files: checkpoints, GraphDefs (after the views) */
+    sh_decref(tf);
+    return NULL;
+  }
   return tf;
 }
 

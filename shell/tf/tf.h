@@ -122,6 +122,7 @@ void tf_ops_add(sh_obj *tf);                   /* op functions (ops.c) */
 void tf_cluster_add(sh_obj *train);            /* ClusterSpec, Server (cluster.c) */
 void tf_data_add(sh_obj *tf);                  /* datasets and input_data (data.c) */
 void tf_events_add(sh_obj *tf);                /* summaries, event files (events.c) */
+int tf_files_add(sh_obj *tf);                  /* TF's files: checkpoints, GraphDefs (files.c) */
 /* Register the importable numpy and tensorflow modules (module.c). */
 void tf_register_modules(void);
 
