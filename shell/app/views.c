@@ -505,37 +505,48 @@ static sh_obj *opt_attr(sh_obj *o, const char *name) {
   return v;
 }
 
-int tf_views_run(rt_session *s, tf_graph *g, const rt_session_run *r, sh_obj *options, sh_obj *meta,
-                 rt_status *st) {
-  rt_session_views v = {0};
-  rt_step_stats stats = {0};
-  rt_partition *pgs = NULL;
-  int n_pgs = 0;
-  sh_obj *o;
-  int64_t level = 0;
-  if ((o = opt_attr(options, "trace_level"))) { sh_as_int(o, &level); sh_decref(o); }
-  if (L.trace_all && level == 0) level = 3;
-  if ((o = opt_attr(options, "output_partition_graphs"))) { v.output_partition_graphs = sh_truth(o) > 0; sh_decref(o); }
-  sh_err_clear();
-  v.trace_level = (int)level;
-  if (level > 0) v.step_stats = &stats;
-  if (v.output_partition_graphs) {
-    v.partition_graphs = &pgs;
-    v.n_partition_graphs = &n_pgs;
-  }
-  bool live = live_begin(s);
+/* What one run needs from before to after: where the runtime puts its results. */
+typedef struct run_seen {
+  int64_t level;
+  bool live;
+  rt_step_stats stats;
+  rt_partition *pgs;
+  int n_pgs;
   rt_busy busy[RT_MAX_BUSY];
-  int n_busy = 0;
-  if (live) {
-    v.tick = live_tick;
-    v.tick_arg = NULL;
-    v.busy = busy;   /* for the busy shares if this step turns out to be part of a loop */
-    v.n_busy = &n_busy;
+  int n_busy;
+} run_seen;
+
+static void note_session(sh_obj *sess);
+
+static void *views_before_run(sh_obj *sess, rt_session *s, sh_obj *options, rt_session_views *v) {
+  run_seen *r = xcalloc(1, sizeof *r);
+  sh_obj *o;
+  note_session(sess);
+  if ((o = opt_attr(options, "trace_level"))) { sh_as_int(o, &r->level); sh_decref(o); }
+  if (L.trace_all && r->level == 0) r->level = 3;
+  if ((o = opt_attr(options, "output_partition_graphs"))) { v->output_partition_graphs = sh_truth(o) > 0; sh_decref(o); }
+  sh_err_clear();
+  v->trace_level = (int)r->level;
+  if (r->level > 0) v->step_stats = &r->stats;
+  if (v->output_partition_graphs) {
+    v->partition_graphs = &r->pgs;
+    v->n_partition_graphs = &r->n_pgs;
   }
-  int rc = rt_session_run_step_views(s, r, &v, st);
-  live_end(live, rc == RT_OK, busy, n_busy);
-  if (!rc && level > 0) {
-    sh_obj *ss = call_tf("_views_step_stats", 1, (sh_obj *[]){step_stats_list(&stats)});
+  r->live = live_begin(s);
+  if (r->live) {
+    v->tick = live_tick;
+    v->tick_arg = NULL;
+    v->busy = r->busy;   /* for the busy shares if this step turns out to be part of a loop */
+    v->n_busy = &r->n_busy;
+  }
+  return r;
+}
+
+static void views_after_run(void *seen, int rc, const rt_session_views *v, sh_obj *meta) {
+  run_seen *r = seen;
+  live_end(r->live, rc == RT_OK, r->busy, r->n_busy);
+  if (!rc && r->level > 0) {
+    sh_obj *ss = call_tf("_views_step_stats", 1, (sh_obj *[]){step_stats_list(&r->stats)});
     if (ss) {
       sh_obj *tf = tf_mod(), *last = tf ? sh_getattr(tf, "_views_last") : NULL;
       if (last) sh_dict_set_str(last, "step_stats", ss);
@@ -545,28 +556,27 @@ int tf_views_run(rt_session *s, tf_graph *g, const rt_session_run *r, sh_obj *op
       sh_decref(ss);
     }
   }
-  if (!rc && v.output_partition_graphs && meta && meta != SH_NONE) {
+  if (!rc && v->output_partition_graphs && meta && meta != SH_NONE) {
     sh_obj *l = sh_list_new(0);
-    for (int i = 0; i < n_pgs; i++) {
-      sh_obj *gd = call_tf("_views_graph_def", 1, (sh_obj *[]){graph_nodes(pgs[i].g, true)});
+    for (int i = 0; i < r->n_pgs; i++) {
+      sh_obj *gd = call_tf("_views_graph_def", 1, (sh_obj *[]){graph_nodes(r->pgs[i].g, true)});
       if (gd) sh_list_append_steal(l, gd);
     }
     sh_setattr(meta, "partition_graphs", l);
     sh_decref(l);
   }
   if (sh_err_occurred()) sh_err_clear();   /* metadata is best effort; the run's result stands */
-  rt_step_stats_clear(&stats);
-  rt_partitions_free(pgs, n_pgs);
-  (void)g;
-  return rc;
+  rt_step_stats_clear(&r->stats);
+  rt_partitions_free(r->pgs, r->n_pgs);
+  free(r);
 }
 
 /* ---- which session the magics look at ------------------------------------------------ */
 
 static sh_obj *last_sess;   /* weak: forgotten when the session object goes away */
 
-void tf_views_note_session(sh_obj *sess) { last_sess = sess; }
-void tf_views_forget_session(sh_obj *sess) {
+static void note_session(sh_obj *sess) { last_sess = sess; }
+static void forget_session(sh_obj *sess) {
   if (last_sess == sess) last_sess = NULL;
 }
 
@@ -1089,9 +1099,6 @@ static const magic_row magic_rows[] = {
   {NULL, NULL, NULL},
 };
 
-void tf_views_register_magics(void) {
-  for (const magic_row *m = magic_rows; m->name; m++) sh_magic_register(m->name, m->fn, m->help);
-}
 
 /* _views_magic(name, args=""): run a view magic from a script (tests, notebooks). */
 static sh_obj *f_views_magic(sh_obj *self, int argc, sh_obj **argv, sh_obj *kw) {
@@ -1110,7 +1117,8 @@ static const sh_method views_funcs[] = {
   {NULL},
 };
 
-void tf_views_add(sh_obj *tf) {
+/* RunMetadata records, GraphDef, timeline into the tf module (after the saver's prelude). */
+static void views_module_built(sh_obj *tf) {
   sh_screen_hook = live_screen_hook;   /* the interpreter clears the live lines before it writes */
   sh_module_add_funcs(tf, views_funcs);
   sh_obj *dict = ((sh_module_obj *)tf)->dict;
@@ -1132,4 +1140,16 @@ void tf_views_add(sh_obj *tf) {
   sh_module_add_sub(client, "timeline", timeline);
   sh_module_add_sub(python, "client", client);
   sh_module_add_sub(tf, "python", python);
+}
+
+static const tf_run_observer views_observer = {
+  .before_run = views_before_run,
+  .after_run = views_after_run,
+  .session_gone = forget_session,
+  .module_built = views_module_built,
+};
+
+void tf_views_init(void) {
+  tf_set_run_observer(&views_observer);
+  for (const magic_row *m = magic_rows; m->name; m++) sh_magic_register(m->name, m->fn, m->help);
 }
