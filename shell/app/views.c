@@ -1,12 +1,14 @@
-/* Views (issue 7): what the cluster does, seen from the shell.
+/* Views (issue 7): what the cluster does, seen from the shell. They observe runs (the tf
+ * room's run observer, set by tf_views_init) and ask the runtime through typed calls
+ * (runtime/views.h, rt_session_progress): no wire message is built or read here.
  *
  *  - Session.run(options=RunOptions(trace_level=FULL_TRACE) / output_partition_graphs=True,
  *    run_metadata=...) fills run_metadata.step_stats / .partition_graphs (the records are
  *    shell/views.py.inc's classes, built from the lists made here);
  *  - the live view: while a step runs on a terminal, one line per device with a bar of ops
- *    done, the op running now, elapsed time, bytes sent and received (from the master's
- *    Progress message, polled on a second connection every 150 ms; nothing is drawn for
- *    steps shorter than 200 ms, so tight loops cost a clock read per 50 ms tick);
+ *    done, the op running now, elapsed time, bytes sent and received (the master's
+ *    progress, polled every 150 ms without blocking; nothing is drawn for steps shorter
+ *    than 200 ms, so tight loops cost a clock read per 50 ms tick);
  *  - magics: %live, %trace, %placement, %partitions, %dot, %tasks, %top (%cluster is
  *    shell/cluster.c's).
  *
