@@ -21,6 +21,7 @@
 #include "runtime/placer.h"
 #include "runtime/server_int.h"
 #include "runtime/trace.h"   /* views: traces, placement, progress */
+#include "runtime/wire_fmt.h"
 
 typedef struct mpart {
   char task[160];
@@ -149,9 +150,6 @@ static msess *session_find(rt_master *m, const net_in *in, rt_status *st) {
              "master task restarted)", h, m->srv->task);
   return s;
 }
-
-/* The cluster a task was started with, as sorted "job:index=address" lines. */
-static void pack_cluster_lines(msgpack_packer *pk, const rt_cluster *c);
 
 typedef struct discover {
   rt_master *m;
@@ -1084,7 +1082,7 @@ static void handle_reset(rt_master *m, net_req *req) {
 static void handle_list_devices(rt_master *m, net_req *req) {
   /* The local worker's devices; ListDevices across the cluster comes with sessions. */
   net_msg *rep = net_msg_new("ListDevicesOk");
-  rt_worker_pack_devices(m->srv->worker, net_msg_field(rep, "devices"));
+  rt_pack_devices(net_msg_field(rep, "devices"), m->srv->devices, m->srv->n_devices);
   net_reply(req, rep);
 }
 
@@ -1108,37 +1106,11 @@ static void handle_wait_status(rt_master *m, net_req *req) {
 
 /* ---- the cluster digest: every task must have been started with the same spec ---- */
 
-static int cmp_str(const void *a, const void *b) { return strcmp(*(char *const *)a, *(char *const *)b); }
-
-static char **cluster_lines(const rt_cluster *c) {
-  char **v = calloc((size_t)c->n + 1, sizeof *v);
-  for (int i = 0; i < c->n; i++) {
-    char buf[600];
-    snprintf(buf, sizeof buf, "/job:%s/task:%d=%s", c->tasks[i].job, c->tasks[i].index, c->tasks[i].addr);
-    v[i] = strdup(buf);
-  }
-  qsort(v, (size_t)c->n, sizeof *v, cmp_str);
-  return v;
-}
-
-void rt_pack_cluster(msgpack_packer *pk, const rt_cluster *c) { pack_cluster_lines(pk, c); }
-
-static void pack_cluster_lines(msgpack_packer *pk, const rt_cluster *c) {
-  char **v = cluster_lines(c);
-  msgpack_pack_array(pk, (size_t)c->n);
-  for (int i = 0; i < c->n; i++) {
-    msgpack_pack_str(pk, strlen(v[i]));
-    msgpack_pack_str_body(pk, v[i], strlen(v[i]));
-    free(v[i]);
-  }
-  free(v);
-}
-
 /* Compare the cluster a task reports with ours; name what differs. */
 static int check_cluster(rt_master *m, const char *task, const net_in *rep, rt_status *st) {
   const msgpack_object *o = net_get(rep, "cluster");
   if (!o || o->type != MSGPACK_OBJECT_ARRAY) return RT_OK;   /* an older peer: nothing to check */
-  char **mine = cluster_lines(m->srv->cluster);
+  char **mine = rt_cluster_lines(m->srv->cluster);
   int n = m->srv->cluster->n;
   char diff[900];
   size_t off = 0;

@@ -11,6 +11,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "net/net.h"
 #include "runtime/op.h"
 #include "runtime/server_int.h"
 
@@ -206,3 +207,14 @@ void rt_server_free(rt_server *s) {
   pthread_cond_destroy(&s->cv);
   free(s);
 }
+
+/* ---- the network's settings (net/net.h), for the shell ------------------------------ */
+
+int rt_net_configure(const char *max_message_bytes, const char *key_file, bool insecure,
+                     rt_status *st) {
+  return net_configure(max_message_bytes, key_file, insecure, st);
+}
+
+const char *rt_net_flags_help(void) { return net_server_flags_help; }
+
+int rt_net_keygen_main(int argc, char **argv) { return net_keygen_main(argc, argv); }

@@ -78,6 +78,22 @@ void rt_pack_kint(msgpack_packer *pk, const char *key, int64_t val) {
   msgpack_pack_int64(pk, val);
 }
 
+void rt_obj_str(const msgpack_object *o, const char *key, char *buf, size_t n) {
+  const msgpack_object *v = o ? net_obj_key(o, key) : NULL;
+  buf[0] = '\0';
+  if (v && v->type == MSGPACK_OBJECT_STR)
+    snprintf(buf, n, "%.*s", (int)(v->via.str.size < n ? v->via.str.size : n - 1), v->via.str.ptr);
+}
+
+int64_t rt_obj_int(const msgpack_object *o, const char *key) {
+  const msgpack_object *v = o ? net_obj_key(o, key) : NULL;
+  if (!v) return 0;
+  if (v->type == MSGPACK_OBJECT_POSITIVE_INTEGER) return (int64_t)v->via.u64;
+  if (v->type == MSGPACK_OBJECT_NEGATIVE_INTEGER) return v->via.i64;
+  if (v->type == MSGPACK_OBJECT_BOOLEAN) return v->via.boolean;
+  return 0;
+}
+
 void rt_pack_dev_stats(msgpack_packer *pk, const rt_dev_stats *d) {
   msgpack_pack_map(pk, 2);
   rt_pack_kstr(pk, "device", d->device);

@@ -27,6 +27,7 @@
 #include "runtime/server_int.h"
 #include "runtime/step.h"
 #include "runtime/trace.h"   /* views: RunGraph traces, GetProgress */
+#include "runtime/wire_fmt.h"
 
 /* Kernel state of one session (random generators), shared by its fragments. */
 typedef struct wsess {
@@ -133,6 +134,8 @@ rt_worker *rt_worker_new(rt_server *s, int n_cpus) {
     snprintf(name, sizeof name, "%s/device:CPU:%d", s->task, i);
     w->devices[i] = rt_device_new(name, RT_DEV_CPU, s->incarnation);
   }
+  s->devices = w->devices;   /* the master's ListDevices reports them */
+  s->n_devices = w->n_devices;
   pthread_mutex_init(&w->mu, NULL);
   net_options o;
   net_options_default(&o);
@@ -233,25 +236,6 @@ void rt_worker_free(rt_worker *w) {
   free(w->devices);
   pthread_mutex_destroy(&w->mu);
   free(w);
-}
-
-void rt_worker_pack_devices(rt_worker *w, msgpack_packer *pk) {
-  msgpack_pack_array(pk, (size_t)w->n_devices);
-  for (int i = 0; i < w->n_devices; i++) {
-    msgpack_pack_map(pk, 3);
-    msgpack_pack_str(pk, 4);
-    msgpack_pack_str_body(pk, "name", 4);
-    size_t n = strlen(w->devices[i]->name);
-    msgpack_pack_str(pk, n);
-    msgpack_pack_str_body(pk, w->devices[i]->name, n);
-    msgpack_pack_str(pk, 4);
-    msgpack_pack_str_body(pk, "type", 4);
-    msgpack_pack_str(pk, 3);
-    msgpack_pack_str_body(pk, w->devices[i]->type == RT_DEV_GPU ? "GPU" : "CPU", 3);
-    msgpack_pack_str(pk, 11);
-    msgpack_pack_str_body(pk, "incarnation", 11);
-    msgpack_pack_uint64(pk, w->devices[i]->incarnation);
-  }
 }
 
 static rt_device *device_named(rt_worker *w, const char *name) {
@@ -991,7 +975,7 @@ static void handle_status(rt_worker *w, net_req *req) {
   net_msg *rep = net_msg_new("GetStatusOk");
   net_msg_str(rep, "task", w->srv->task);
   net_msg_uint(rep, "incarnation", w->srv->incarnation);
-  rt_worker_pack_devices(w, net_msg_field(rep, "devices"));
+  rt_pack_devices(net_msg_field(rep, "devices"), w->devices, w->n_devices);
   rt_pack_cluster(net_msg_field(rep, "cluster"), w->srv->cluster);
   net_reply(req, rep);
 }

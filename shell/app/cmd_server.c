@@ -6,7 +6,6 @@
 #include <string.h>
 
 #include "base/alloc.h"
-#include "net/net.h"   /* the security and limit flags are the net layer's */
 #include "ops/ops.h"
 #include "runtime/cluster.h"
 #include "runtime/files.h"
@@ -37,7 +36,7 @@ int sh_server_main(int argc, char **argv) {
   for (int i = 1; i < argc; i++) {
     if (!strcmp(argv[i], "-h") || !strcmp(argv[i], "--help")) {
       fputs(server_usage, stdout);
-      fputs(net_server_flags_help, stdout);
+      fputs(rt_net_flags_help(), stdout);
       return 0;
     }
     if (!strcmp(argv[i], "--insecure")) {
@@ -73,7 +72,7 @@ int sh_server_main(int argc, char **argv) {
     nthreads[k] = (int)n;
   }
   rt_status st = {0};
-  if (net_configure(max_bytes, key, insecure, &st)) {
+  if (rt_net_configure(max_bytes, key, insecure, &st)) {
     fprintf(stderr, "tfsh server: %s\n", st.msg);
     return 2;
   }
