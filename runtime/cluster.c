@@ -32,8 +32,7 @@ void rt_cluster_add(rt_cluster *c, const char *job, int index, const char *addr)
       c->tasks[i].addr = strdup(addr);
       return;
     }
-  c->tasks = realloc(c->tasks, (size_t)(c->n + 1) * sizeof *c->tasks);
-  if (!c->tasks) abort();
+  c->tasks = xrealloc(c->tasks, (size_t)(c->n + 1) * sizeof *c->tasks);
   c->tasks[c->n++] = (rt_task_addr){strdup(job), index, strdup(addr)};
 }
 

@@ -1,4 +1,5 @@
 #include "runtime/codec.h"
+#include "base/alloc.h"
 
 #include "net/shm.h"
 
@@ -479,8 +480,7 @@ static char *dup_cstr(const msgpack_object *o, size_t n) {
   if (o->type != MSGPACK_OBJECT_STR) return NULL;
   size_t len = o->via.str.size;
   if (len >= n || memchr(o->via.str.ptr, '\0', len)) return NULL;
-  char *p = malloc(len + 1);
-  if (!p) abort();
+  char *p = xmalloc(len + 1);
   memcpy(p, o->via.str.ptr, len);
   p[len] = '\0';
   return p;
@@ -507,8 +507,7 @@ static int unpack_node(const net_in *m, const msgpack_object *o, const char *wha
   const char *wl = sub(w, sizeof w, quiet, "node '%s' input", name);
   if (!rc) rc = net_obj_array(field(o, "input"), wl, &in, st);
   if (!rc && in->size) {
-    n->inputs = calloc(in->size, sizeof *n->inputs);
-    if (!n->inputs) abort();
+    n->inputs = xcalloc(in->size, sizeof *n->inputs);
   }
   for (uint32_t i = 0; !rc && i < in->size; i++) {
     char buf[512];

@@ -1,4 +1,5 @@
 #include "runtime/exec.h"
+#include "base/alloc.h"
 
 #include <inttypes.h>
 #include <stdio.h>
@@ -522,11 +523,9 @@ static void **state_slot(rt_state_table *t, const char *name) {
     if (!strcmp(t->e[i]->name, name)) return &t->e[i]->state;
   if (t->n == t->cap) {
     t->cap = t->cap ? 2 * t->cap : 16;
-    t->e = realloc(t->e, (size_t)t->cap * sizeof *t->e);
-    if (!t->e) abort();
+    t->e = xrealloc(t->e, (size_t)t->cap * sizeof *t->e);
   }
-  state_entry *e = calloc(1, sizeof *e);
-  if (!e) abort();
+  state_entry *e = xcalloc(1, sizeof *e);
   e->name = strdup(name);
   t->e[t->n++] = e;
   return &e->state;

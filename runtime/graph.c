@@ -5,19 +5,11 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "base/alloc.h"
 #include "runtime/op.h"
 
-static void *xcalloc(size_t n, size_t size) {
-  void *p = calloc(n ? n : 1, size);
-  if (!p) abort();   /* out of memory while building a graph: nothing sane to do */
-  return p;
-}
-
-static char *xstrdup(const char *s) {
-  char *p = strdup(s ? s : "");
-  if (!p) abort();
-  return p;
-}
+/* A copy of s, "" for NULL (bookkeeping: fatal when memory runs out, base/alloc.h). */
+static char *dup_str(const char *s) { return xstrdup(s ? s : ""); }
 
 /* ---- attr values -------------------------------------------------------------------- */
 
@@ -52,7 +44,7 @@ void rt_attr_value_clear(rt_attr_value *v) {
 int rt_attr_value_copy(rt_attr_value *dst, const rt_attr_value *src) {
   *dst = *src;
   switch (src->kind) {
-  case RT_ATTR_STRING: dst->s = xstrdup(src->s); break;
+  case RT_ATTR_STRING: dst->s = dup_str(src->s); break;
   case RT_ATTR_TENSOR: rt_tensor_ref(dst->tensor); break;
   case RT_ATTR_LIST_INT: case RT_ATTR_LIST_FLOAT: case RT_ATTR_LIST_TYPE:
   case RT_ATTR_LIST_SHAPE: case RT_ATTR_LIST_STRING: {
@@ -61,7 +53,7 @@ int rt_attr_value_copy(rt_attr_value *dst, const rt_attr_value *src) {
     if (src->list.n) memcpy(dst->list.v, src->list.v, (size_t)src->list.n * es);
     if (src->kind == RT_ATTR_LIST_STRING)
       for (int i = 0; i < src->list.n; i++)
-        ((char **)dst->list.v)[i] = xstrdup(((char **)src->list.v)[i]);
+        ((char **)dst->list.v)[i] = dup_str(((char **)src->list.v)[i]);
     break;
   }
   default: break;
@@ -73,9 +65,9 @@ int rt_attr_value_copy(rt_attr_value *dst, const rt_attr_value *src) {
 
 rt_node *rt_node_new(const char *name, const char *op) {
   rt_node *n = xcalloc(1, sizeof *n);
-  n->name = xstrdup(name);
-  n->op = xstrdup(op);
-  n->device = xstrdup("");
+  n->name = dup_str(name);
+  n->op = dup_str(op);
+  n->device = dup_str("");
   n->id = -1;
   return n;
 }
@@ -102,9 +94,8 @@ void rt_node_free(rt_node *n) {
 }
 
 void rt_node_add_input(rt_node *n, const char *input) {
-  n->inputs = realloc(n->inputs, (size_t)(n->n_inputs + 1) * sizeof *n->inputs);
-  if (!n->inputs) abort();
-  n->inputs[n->n_inputs++] = xstrdup(input);
+  n->inputs = xrealloc(n->inputs, (size_t)(n->n_inputs + 1) * sizeof *n->inputs);
+  n->inputs[n->n_inputs++] = dup_str(input);
 }
 
 void rt_node_add_control(rt_node *n, const char *node_name) {
@@ -115,7 +106,7 @@ void rt_node_add_control(rt_node *n, const char *node_name) {
 
 void rt_node_set_device(rt_node *n, const char *device) {
   free(n->device);
-  n->device = xstrdup(device);
+  n->device = dup_str(device);
 }
 
 static rt_attr *attr_find(const rt_node *n, const char *name) {
@@ -137,11 +128,10 @@ void rt_node_set_attr(rt_node *n, const char *name, rt_attr_value *v) {
     rt_attr_value_clear(&a->value);
   } else {
     if (!n->attrs || n->n_attrs == attrs_cap(n->n_attrs)) {
-      n->attrs = realloc(n->attrs, (size_t)attrs_cap(n->n_attrs + 1) * sizeof *n->attrs);
-      if (!n->attrs) abort();
+      n->attrs = xrealloc(n->attrs, (size_t)attrs_cap(n->n_attrs + 1) * sizeof *n->attrs);
     }
     a = &n->attrs[n->n_attrs++];
-    a->name = xstrdup(name);
+    a->name = dup_str(name);
   }
   a->value = *v;
   memset(v, 0, sizeof *v);
@@ -159,7 +149,7 @@ SETTER(rt_node_set_bool, bool, RT_ATTR_BOOL, b)
 SETTER(rt_node_set_type, rt_dtype, RT_ATTR_TYPE, type)
 
 void rt_node_set_string(rt_node *n, const char *name, const char *v) {
-  rt_attr_value x = {.kind = RT_ATTR_STRING, .s = xstrdup(v)};
+  rt_attr_value x = {.kind = RT_ATTR_STRING, .s = dup_str(v)};
   rt_node_set_attr(n, name, &x);
 }
 
@@ -185,7 +175,7 @@ void rt_node_set_strings(rt_node *n, const char *name, int count, const char *co
   rt_attr_value x = {.kind = RT_ATTR_LIST_STRING};
   x.list.n = count;
   x.list.v = xcalloc((size_t)count, sizeof(char *));
-  for (int i = 0; i < count; i++) ((char **)x.list.v)[i] = xstrdup(v[i]);
+  for (int i = 0; i < count; i++) ((char **)x.list.v)[i] = dup_str(v[i]);
   rt_node_set_attr(n, name, &x);
 }
 
@@ -217,25 +207,25 @@ rt_dtype rt_node_type(const rt_node *n, const char *name, rt_dtype dflt) {
 
 rt_node *rt_node_clone(const rt_node *n) {
   rt_node *c = xcalloc(1, sizeof *c);
-  c->name = xstrdup(n->name);
-  c->op = xstrdup(n->op);
-  c->device = xstrdup(n->device);
+  c->name = dup_str(n->name);
+  c->op = dup_str(n->op);
+  c->device = dup_str(n->device);
   c->id = -1;
   if (n->n_inputs) {
     c->inputs = xcalloc((size_t)n->n_inputs, sizeof *c->inputs);
-    for (int i = 0; i < n->n_inputs; i++) c->inputs[i] = xstrdup(n->inputs[i]);
+    for (int i = 0; i < n->n_inputs; i++) c->inputs[i] = dup_str(n->inputs[i]);
     c->n_inputs = n->n_inputs;
   }
   if (n->n_attrs) {
     c->attrs = xcalloc((size_t)attrs_cap(n->n_attrs), sizeof *c->attrs);
     for (int i = 0; i < n->n_attrs; i++) {
-      c->attrs[i].name = xstrdup(n->attrs[i].name);
+      c->attrs[i].name = dup_str(n->attrs[i].name);
       rt_attr_value_copy(&c->attrs[i].value, &n->attrs[i].value);
     }
     c->n_attrs = n->n_attrs;
   }
-  if (n->assigned) c->assigned = xstrdup(n->assigned);
-  if (n->reason) c->reason = xstrdup(n->reason);
+  if (n->assigned) c->assigned = dup_str(n->assigned);
+  if (n->reason) c->reason = dup_str(n->reason);
   return c;
 }
 
@@ -281,8 +271,7 @@ static void index_put(rt_graph_slot *index, int cap, uint32_t hash, int id) {
 static void index_resize(rt_graph *g, int cap) {
   rt_graph_slot *old = g->index;
   int old_cap = g->index_cap;
-  g->index = malloc((size_t)cap * sizeof *g->index);
-  if (!g->index) abort();
+  g->index = xmalloc((size_t)cap * sizeof *g->index);
   for (int i = 0; i < cap; i++) g->index[i] = (rt_graph_slot){0, -1};
   g->index_cap = cap;
   for (int i = 0; i < old_cap; i++)
@@ -299,8 +288,7 @@ rt_graph *rt_graph_new(void) {
 void rt_graph_reserve(rt_graph *g, int n) {
   if (n > g->cap) {
     g->cap = n;
-    g->nodes = realloc(g->nodes, (size_t)g->cap * sizeof *g->nodes);
-    if (!g->nodes) abort();
+    g->nodes = xrealloc(g->nodes, (size_t)g->cap * sizeof *g->nodes);
   }
   int cap = g->index_cap;
   while (2 * (size_t)n > (size_t)cap) cap *= 2;
@@ -634,8 +622,7 @@ static int infer_outputs(rt_graph *g, rt_node *n, const rt_op_sig *sig, rt_statu
 static void append(rt_graph *g, rt_node *n, uint32_t hash) {
   if (g->n_nodes == g->cap) {
     g->cap = g->cap ? 2 * g->cap : 64;
-    g->nodes = realloc(g->nodes, (size_t)g->cap * sizeof *g->nodes);
-    if (!g->nodes) abort();
+    g->nodes = xrealloc(g->nodes, (size_t)g->cap * sizeof *g->nodes);
   }
   n->id = g->n_nodes;
   g->nodes[g->n_nodes++] = n;

@@ -16,6 +16,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "base/alloc.h"
 #include "runtime/codec.h"
 #include "runtime/partition.h"
 #include "runtime/placer.h"
@@ -78,7 +79,7 @@ struct rt_master {
 };
 
 rt_master *rt_master_new(rt_server *s) {
-  rt_master *m = calloc(1, sizeof *m);
+  rt_master *m = xcalloc(1, sizeof *m);
   if (!m) return NULL;
   m->srv = s;
   pthread_mutex_init(&m->mu, NULL);
@@ -192,10 +193,10 @@ static int check_cluster(rt_master *m, const char *task, const net_in *rep, rt_s
 static int discover_devices(rt_master *m, msess *s, const rt_devname *filters, int nf, rt_status *st) {
   const rt_cluster *c = m->srv->cluster;
   discover d = {.m = m, .n = c->n};
-  d.task = calloc((size_t)c->n + 1, sizeof *d.task);
-  d.addr = calloc((size_t)c->n + 1, sizeof *d.addr);
-  d.pr = calloc((size_t)c->n + 1, sizeof *d.pr);
-  d.done = calloc((size_t)c->n + 1, sizeof *d.done);
+  d.task = xcalloc((size_t)c->n + 1, sizeof *d.task);
+  d.addr = xcalloc((size_t)c->n + 1, sizeof *d.addr);
+  d.pr = xcalloc((size_t)c->n + 1, sizeof *d.pr);
+  d.done = xcalloc((size_t)c->n + 1, sizeof *d.done);
   net_cq *q = net_cq_new();
   int rc = RT_OK, pending = 0;
   for (int i = 0; i < c->n && !rc; i++) {
@@ -244,7 +245,7 @@ static int discover_devices(rt_master *m, msess *s, const rt_devname *filters, i
       if (!rc && net_obj_key(dv, "incarnation"))
         rc = net_obj_uint(net_obj_key(dv, "incarnation"), "GetStatus.incarnation", &inc, st);
       if (rc) break;
-      s->devs = realloc(s->devs, (size_t)(s->n_devs + 1) * sizeof *s->devs);
+      s->devs = xrealloc(s->devs, (size_t)(s->n_devs + 1) * sizeof *s->devs);
       mdev *md = &s->devs[s->n_devs++];
       snprintf(md->name, sizeof md->name, "%.*s", (int)(len < 199 ? len : 199), p);
       snprintf(md->task, sizeof md->task, "%s", d.task[ready]);
@@ -288,7 +289,7 @@ static void canon_tensor(const char *in, char *out, size_t n) {
 static void handle_create(rt_master *m, net_req *req) {
   const net_in *in = net_req_msg(req);
   rt_status st = {0};
-  msess *s = calloc(1, sizeof *s);
+  msess *s = xcalloc(1, sizeof *s);
   s->g = rt_graph_new();
   pthread_mutex_init(&s->mu, NULL);
   int rc = RT_OK;
@@ -371,7 +372,7 @@ static char *unshared_variables(rt_master *m, const rt_graph *g, const bool *nee
     count++;
   }
   if (!count) return NULL;
-  char *w = malloc(1200);
+  char *w = xmalloc(1200);
   snprintf(w, 1200, "variable%s %s%s %s placed on %s, not on a ps task: other workers cannot share "
            "%s. Place variables with tf.device(tf.train.replica_device_setter(cluster=...)) or "
            "tf.device(\"/job:ps/task:0\").", count == 1 ? "" : "s", names, count > 8 ? ", ..." : "",
@@ -382,8 +383,8 @@ static char *unshared_variables(rt_master *m, const rt_graph *g, const bool *nee
 static int prepare(rt_master *m, msess *s, int nf, char **feeds, int nx, char **fetches, int nt,
                    char **targets, mrun **out, rt_status *st) {
   int rc;
-  bool *needed = calloc((size_t)s->g->n_nodes + 1, sizeof *needed);
-  const char **names = calloc((size_t)s->n_devs + 1, sizeof *names);
+  bool *needed = xcalloc((size_t)s->g->n_nodes + 1, sizeof *needed);
+  const char **names = xcalloc((size_t)s->n_devs + 1, sizeof *names);
   for (int i = 0; i < s->n_devs; i++) names[i] = s->devs[i].name;
   char dflt[200];
   snprintf(dflt, sizeof dflt, "%s/device:CPU:0", m->srv->task);
@@ -408,14 +409,14 @@ static int prepare(rt_master *m, msess *s, int nf, char **feeds, int nx, char **
     return rc;
   }
 
-  mrun *r = calloc(1, sizeof *r);
+  mrun *r = xcalloc(1, sizeof *r);
   r->warning = warning;
   r->needed = needed;              /* views: kept for partition_graphs */
   r->n_needed = s->g->n_nodes;
   r->n_parts = np;
-  r->parts = calloc((size_t)np + 1, sizeof *r->parts);
-  r->feed_part = calloc((size_t)nf + 1, sizeof *r->feed_part);
-  r->fetch_part = calloc((size_t)nx + 1, sizeof *r->fetch_part);
+  r->parts = xcalloc((size_t)np + 1, sizeof *r->parts);
+  r->feed_part = xcalloc((size_t)nf + 1, sizeof *r->feed_part);
+  r->fetch_part = xcalloc((size_t)nx + 1, sizeof *r->fetch_part);
   for (int i = 0; i < np && !rc; i++) {
     mpart *p = &r->parts[i];
     snprintf(p->task, sizeof p->task, "%s", parts[i].name);
@@ -521,12 +522,12 @@ static int run_step(rt_master *m, msess *s, mrun *r, int nf, char **feeds, rt_te
   pthread_mutex_lock(&m->mu);
   s->cur_step = step;
   s->cur_start_us = rt_trace_micros();
-  s->cur_ep = realloc(s->cur_ep, (size_t)(np + 1) * sizeof *s->cur_ep);
+  s->cur_ep = xrealloc(s->cur_ep, (size_t)(np + 1) * sizeof *s->cur_ep);
   s->n_cur = np;
   for (int i = 0; i < np; i++) snprintf(s->cur_ep[i], sizeof s->cur_ep[i], "%s", r->parts[i].endpoint);
   pthread_mutex_unlock(&m->mu);
-  net_peer **cl = calloc((size_t)np + 1, sizeof *cl);
-  bool *done = calloc((size_t)np + 1, sizeof *done);
+  net_peer **cl = xcalloc((size_t)np + 1, sizeof *cl);
+  bool *done = xcalloc((size_t)np + 1, sizeof *done);
   net_cq *q = net_cq_new();
   int in_flight = 0;
   int64_t t0 = rt_trace_micros();
@@ -661,7 +662,7 @@ static int get_names(const net_in *in, const char *key, char ***out, int *n, rt_
  * partition_graphs of RunMetadata and what %partitions / %dot show. s->mu held. */
 static int views_device_partitions(msess *s, const bool *needed, int n_needed, rt_partition **parts,
                                    int *np, rt_status *st) {
-  bool *nd = calloc((size_t)s->g->n_nodes + 1, sizeof *nd);
+  bool *nd = xcalloc((size_t)s->g->n_nodes + 1, sizeof *nd);
   if (!nd) return rt_error(st, RT_RESOURCE_EXHAUSTED, "out of memory");
   for (int i = 0; i < s->g->n_nodes; i++) nd[i] = needed ? i < n_needed && needed[i] : s->g->nodes[i]->assigned != NULL;
   rt_partition_opts o = {.by_task = false, .incarnation = dev_incarnation, .arg = s};
@@ -705,8 +706,8 @@ static void handle_placement(rt_master *m, net_req *req) {
     return;
   }
   pthread_mutex_lock(&s->mu);
-  bool *needed = calloc((size_t)s->g->n_nodes + 1, sizeof *needed);
-  const char **names = calloc((size_t)s->n_devs + 1, sizeof *names);
+  bool *needed = xcalloc((size_t)s->g->n_nodes + 1, sizeof *needed);
+  const char **names = xcalloc((size_t)s->n_devs + 1, sizeof *names);
   for (int i = 0; i < s->n_devs; i++) names[i] = s->devs[i].name;
   char dflt[200];
   snprintf(dflt, sizeof dflt, "%s/device:CPU:0", m->srv->task);
@@ -801,12 +802,12 @@ static void handle_progress(rt_master *m, net_req *req) {
     step = s->cur_step;
     start = s->cur_start_us;
     n = s->n_cur;
-    eps = calloc((size_t)n + 1, sizeof *eps);
+    eps = xcalloc((size_t)n + 1, sizeof *eps);
     for (int i = 0; eps && i < n; i++) memcpy(eps[i], s->cur_ep[i], sizeof eps[i]);
   }
   pthread_mutex_unlock(&m->mu);
   if (!eps) n = 0;
-  net_in **reps = calloc((size_t)n + 1, sizeof *reps);
+  net_in **reps = xcalloc((size_t)n + 1, sizeof *reps);
   net_cq *q = net_cq_new();
   int pending = 0;
   for (int i = 0; i < n; i++) {
@@ -866,7 +867,7 @@ static int get_names(const net_in *in, const char *key, char ***out, int *n, rt_
   if (!net_has(in, key)) return RT_OK;
   int rc = net_get_array(in, key, &a, st);
   if (rc) return rc;
-  *out = calloc((size_t)a->size + 1, sizeof **out);
+  *out = xcalloc((size_t)a->size + 1, sizeof **out);
   for (uint32_t i = 0; i < a->size; i++) {
     const char *p;
     size_t len;
@@ -878,7 +879,7 @@ static int get_names(const net_in *in, const char *key, char ***out, int *n, rt_
       canon_tensor(name, canon, sizeof canon);
     else
       snprintf(canon, sizeof canon, "%s", name);
-    (*out)[(*n)++] = strdup(canon);
+    (*out)[(*n)++] = xstrdup(canon);
   }
   return RT_OK;
 }
@@ -894,8 +895,8 @@ static void handle_run(rt_master *m, net_req *req) {
   const msgpack_object_array *fa = NULL;
   if (!rc && net_has(in, "feeds")) rc = net_get_array(in, "feeds", &fa, &st);
   if (!rc && fa) {
-    feeds = calloc(fa->size + 1, sizeof *feeds);
-    fv = calloc(fa->size + 1, sizeof *fv);
+    feeds = xcalloc(fa->size + 1, sizeof *feeds);
+    fv = xcalloc(fa->size + 1, sizeof *fv);
     for (uint32_t i = 0; !rc && i < fa->size; i++) {
       const msgpack_object *f = &fa->ptr[i];
       const msgpack_object *nm = net_obj_key(f, "name"), *tv = net_obj_key(f, "tensor");
@@ -909,7 +910,7 @@ static void handle_run(rt_master *m, net_req *req) {
       if ((rc = net_obj_str(nm, "RunStep.feeds.name", &p, &len, &st))) break;
       snprintf(name, sizeof name, "%.*s", (int)(len < 511 ? len : 511), p);
       canon_tensor(name, canon, sizeof canon);
-      feeds[nf] = strdup(canon);
+      feeds[nf] = xstrdup(canon);
       rc = rt_unpack_tensor_msg(in, tv, "RunStep.feeds.tensor", &fv[nf], &st);
       nf++;
     }
@@ -934,7 +935,7 @@ static void handle_run(rt_master *m, net_req *req) {
   rt_partition *pgs = NULL;
   int n_pgs = 0;
   if (!rc) {
-    out = calloc((size_t)nx + 1, sizeof *out);
+    out = xcalloc((size_t)nx + 1, sizeof *out);
     pthread_mutex_lock(&s->mu);
     /* A CancelRun for an earlier step must not cancel this one; one arriving from now on,
      * during preparation or the step, does. */
@@ -945,7 +946,7 @@ static void handle_run(rt_master *m, net_req *req) {
     for (int i = 0; i < nf; i++) len += strlen(feeds[i]) + 1;
     for (int i = 0; i < nx; i++) len += strlen(fetches[i]) + 1;
     for (int i = 0; i < nt; i++) len += strlen(targets[i]) + 1;
-    char *sig = calloc(len, 1);
+    char *sig = xcalloc(len, 1);
     for (int i = 0; i < nf; i++) strcat(strcat(sig, feeds[i]), ",");
     strcat(sig, "|");
     for (int i = 0; i < nx; i++) strcat(strcat(sig, fetches[i]), ",");

@@ -1,4 +1,5 @@
 #include "runtime/partition.h"
+#include "base/alloc.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -19,8 +20,7 @@ static void key_of(const char *device, bool by_task, char *buf, size_t n) {
 static int part_index(rt_partition **parts, int *n, const char *key) {
   for (int i = 0; i < *n; i++)
     if (!strcmp((*parts)[i].name, key)) return i;
-  *parts = realloc(*parts, (size_t)(*n + 1) * sizeof **parts);
-  if (!*parts) abort();
+  *parts = xrealloc(*parts, (size_t)(*n + 1) * sizeof **parts);
   (*parts)[*n] = (rt_partition){strdup(key), rt_graph_new()};
   return (*n)++;
 }

@@ -1,3 +1,4 @@
+#include "base/alloc.h"
 #include "runtime/server.h"
 
 #include <arpa/inet.h>
@@ -78,7 +79,7 @@ rt_server *rt_server_start(const rt_cluster *c, const char *job, int index,
              job, index);
     return NULL;
   }
-  rt_server *s = calloc(1, sizeof *s);
+  rt_server *s = xcalloc(1, sizeof *s);
   if (!s) return NULL;
   s->cluster = rt_cluster_copy(c);
   snprintf(s->job, sizeof s->job, "%s", job);

@@ -1,3 +1,4 @@
+#include "base/alloc.h"
 #include "runtime/session.h"
 
 #include <stdio.h>
@@ -97,7 +98,7 @@ static int call(rt_session *s, net_msg *req, net_in **rep, const volatile int *i
 
 rt_session *rt_session_new(const char *target, rt_graph *g, const rt_session_config *cfg,
                            rt_status *st) {
-  rt_session *s = calloc(1, sizeof *s);
+  rt_session *s = xcalloc(1, sizeof *s);
   if (!s) {
     rt_error(st, RT_RESOURCE_EXHAUSTED, "out of memory");
     return NULL;
@@ -260,7 +261,7 @@ int rt_session_run_step_views(rt_session *s, const rt_session_run *r, const rt_s
         break;
       }
       if ((rc = net_obj_str(dv, "RunStep.partition_graphs.device", &p, &len, st))) break;
-      pg[npg].name = strndup(p, len);
+      pg[npg].name = xstrndup(p, len);
       pg[npg].g = rt_graph_new();
       npg++;
       rc = rt_unpack_nodes(rep, gv, "RunStep.partition_graphs.graph", pg[npg - 1].g, st);

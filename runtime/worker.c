@@ -22,6 +22,7 @@
 
 #include "net/shm.h"
 #include "runtime/codec.h"
+#include "base/alloc.h"
 #include "runtime/exec.h"
 #include "runtime/partition.h"
 #include "runtime/server_int.h"
@@ -123,12 +124,12 @@ struct rt_worker {
 /* ---- lifecycle ---------------------------------------------------------------------- */
 
 rt_worker *rt_worker_new(rt_server *s, int n_cpus) {
-  rt_worker *w = calloc(1, sizeof *w);
+  rt_worker *w = xcalloc(1, sizeof *w);
   if (!w) return NULL;
   w->srv = s;
   if (n_cpus < 1) n_cpus = 1;
   w->n_devices = n_cpus;
-  w->devices = calloc((size_t)n_cpus, sizeof *w->devices);
+  w->devices = xcalloc((size_t)n_cpus, sizeof *w->devices);
   for (int i = 0; i < n_cpus; i++) {
     char name[200];
     snprintf(name, sizeof name, "%s/device:CPU:%d", s->task, i);
@@ -178,8 +179,7 @@ static wsess *sess_get(rt_worker *w, uint64_t session) {
       s->refs++;
       return s;
     }
-  wsess *s = calloc(1, sizeof *s);
-  if (!s) abort();
+  wsess *s = xcalloc(1, sizeof *s);
   s->session = session;
   s->refs = 1;
   s->states = rt_state_table_new();
@@ -268,8 +268,7 @@ static wstep *step_get(rt_worker *w, uint64_t id) {
     next = s->next;
     if (!s->ran && !s->users && now - s->born_ms > BORN_MS) step_unlink(w, s);
   }
-  wstep *s = calloc(1, sizeof *s);
-  if (!s) abort();
+  wstep *s = xcalloc(1, sizeof *s);
   s->id = id;
   s->born_ms = now;
   s->next = w->steps;
@@ -321,8 +320,7 @@ static rdv_item **item_slot(wstep *s, const char *key, uint64_t h) {
 
 static rdv_item *item_new(rdv_item **slot, const char *key, uint64_t h) {
   size_t n = strlen(key) + 1;
-  rdv_item *it = calloc(1, sizeof *it + n);
-  if (!it) abort();
+  rdv_item *it = xcalloc(1, sizeof *it + n);
   memcpy(it->key, key, n);
   it->hash = h;
   *slot = it;
@@ -585,11 +583,10 @@ static void *part_main(void *arg) {
 }
 
 static int start_part_threads(wgraph *wg, rt_status *st) {
-  if (!(wg->threads = calloc((size_t)wg->n_parts, sizeof *wg->threads)))
+  if (!(wg->threads = xcalloc((size_t)wg->n_parts, sizeof *wg->threads)))
     return rt_error(st, RT_RESOURCE_EXHAUSTED, "out of memory");
   for (int i = 1; i < wg->n_parts; i++) {
-    part_arg *pa = malloc(sizeof *pa);
-    if (!pa) abort();
+    part_arg *pa = xmalloc(sizeof *pa);
     *pa = (part_arg){wg, i};
     if (pthread_create(&wg->threads[i], NULL, part_main, pa)) {
       free(pa);
@@ -610,8 +607,7 @@ static int start_part_threads(wgraph *wg, rt_status *st) {
 static void handle_register(rt_worker *w, net_req *req) {
   const net_in *in = net_req_msg(req);
   rt_status st = {0};
-  wgraph *wg = calloc(1, sizeof *wg);
-  if (!wg) abort();
+  wgraph *wg = xcalloc(1, sizeof *wg);
   wg->g = rt_graph_new();
   pthread_mutex_init(&wg->run_mu, NULL);
   pthread_mutex_init(&wg->go_mu, NULL);
@@ -629,8 +625,8 @@ static void handle_register(rt_worker *w, net_req *req) {
   rt_partition_opts po = {.by_task = false, .incarnation = local_incarnation, .arg = w};
   if (!rc) rc = rt_partition_graph(wg->g, NULL, &po, &wg->parts, &wg->n_parts, &st);
   if (!rc) {
-    wg->execs = calloc((size_t)wg->n_parts + 1, sizeof *wg->execs);
-    wg->devs = calloc((size_t)wg->n_parts + 1, sizeof *wg->devs);
+    wg->execs = xcalloc((size_t)wg->n_parts + 1, sizeof *wg->execs);
+    wg->devs = xcalloc((size_t)wg->n_parts + 1, sizeof *wg->devs);
     for (int i = 0; !rc && i < wg->n_parts; i++) {
       wg->devs[i] = device_named(w, wg->parts[i].name);
       rc = rt_exec_new(wg->parts[i].g, wg->devs[i], &wg->execs[i], &st);
@@ -668,11 +664,11 @@ static void *run_part(void *arg) {
   const rt_run_args *a = r->args;
   /* This part's share of the feeds and fetches. */
   int nf = 0, nx = 0;
-  const char **fnames = calloc((size_t)a->n_feeds + 1, sizeof *fnames);
-  rt_tensor **feeds = calloc((size_t)a->n_feeds + 1, sizeof *feeds);
-  const char **xnames = calloc((size_t)a->n_fetches + 1, sizeof *xnames);
-  int *xidx = calloc((size_t)a->n_fetches + 1, sizeof *xidx);
-  const char **targets = calloc((size_t)pg->n_nodes + 1, sizeof *targets);
+  const char **fnames = xcalloc((size_t)a->n_feeds + 1, sizeof *fnames);
+  rt_tensor **feeds = xcalloc((size_t)a->n_feeds + 1, sizeof *feeds);
+  const char **xnames = xcalloc((size_t)a->n_fetches + 1, sizeof *xnames);
+  int *xidx = xcalloc((size_t)a->n_fetches + 1, sizeof *xidx);
+  const char **targets = xcalloc((size_t)pg->n_nodes + 1, sizeof *targets);
   char name[256];
   int idx;
   for (int i = 0; i < a->n_feeds; i++)
@@ -690,13 +686,13 @@ static void *run_part(void *arg) {
   /* Every node of a registered fragment runs: the master pruned it already. Sinks
    * (nodes nobody consumes) are the targets. */
   int nt = 0;
-  bool *consumed = calloc((size_t)pg->n_nodes + 1, sizeof *consumed);
+  bool *consumed = xcalloc((size_t)pg->n_nodes + 1, sizeof *consumed);
   for (int i = 0; i < pg->n_nodes; i++)
     for (int k = 0; k < pg->nodes[i]->n_inputs; k++) consumed[pg->nodes[i]->edges[k].node] = true;
   for (int i = 0; i < pg->n_nodes; i++)
     if (!consumed[i]) targets[nt++] = pg->nodes[i]->name;
   free(consumed);
-  rt_tensor **out = calloc((size_t)nx + 1, sizeof *out);
+  rt_tensor **out = xcalloc((size_t)nx + 1, sizeof *out);
   rt_run_args pa = {nf, fnames, feeds, nx, xnames, out, nt, targets};
   r->rc = rt_exec_run(wg->execs[r->part], &r->step, &pa, &r->st);
   for (int i = 0; i < nx; i++) a->fetched[xidx[i]] = out[i];
@@ -739,10 +735,10 @@ static void handle_run(rt_worker *w, net_req *req) {
     return;
   }
   int nf = (int)feeds_a->size, nx = (int)fetch_a->size;
-  char **fnames = calloc((size_t)nf + 1, sizeof *fnames);
-  rt_tensor **feeds = calloc((size_t)nf + 1, sizeof *feeds);
-  char **xnames = calloc((size_t)nx + 1, sizeof *xnames);
-  rt_tensor **fetched = calloc((size_t)nx + 1, sizeof *fetched);
+  char **fnames = xcalloc((size_t)nf + 1, sizeof *fnames);
+  rt_tensor **feeds = xcalloc((size_t)nf + 1, sizeof *feeds);
+  char **xnames = xcalloc((size_t)nx + 1, sizeof *xnames);
+  rt_tensor **fetched = xcalloc((size_t)nx + 1, sizeof *fetched);
   for (int i = 0; !rc && i < nf; i++) {
     const msgpack_object *f = &feeds_a->ptr[i];
     const char *p;
@@ -750,7 +746,7 @@ static void handle_run(rt_worker *w, net_req *req) {
     char what[64];
     snprintf(what, sizeof what, "RunGraph.feeds[%d]", i);
     if (!(rc = net_obj_str(net_obj_key(f, "name") ? net_obj_key(f, "name") : f, what, &p, &len, &st)))
-      fnames[i] = strndup(p, len);
+      fnames[i] = xstrndup(p, len);
     if (!rc)
       rc = rt_unpack_tensor_msg(in, net_obj_key(f, "tensor") ? net_obj_key(f, "tensor") : f,
                                 what, &feeds[i], &st);
@@ -759,7 +755,7 @@ static void handle_run(rt_worker *w, net_req *req) {
     const char *p;
     size_t len;
     if (!(rc = net_obj_str(&fetch_a->ptr[i], "RunGraph.fetches", &p, &len, &st)))
-      xnames[i] = strndup(p, len);
+      xnames[i] = xstrndup(p, len);
   }
   /* views: RunOptions.FULL_TRACE asks for per-node records ("trace": true) */
   bool trace = false;
@@ -784,7 +780,7 @@ static void handle_run(rt_worker *w, net_req *req) {
     pthread_mutex_lock(&wg->run_mu);
     rt_run_args a = {nf, (const char *const *)fnames, feeds, nx, (const char *const *)xnames,
                      fetched, 0, NULL};
-    wrun *runs = calloc((size_t)wg->n_parts + 1, sizeof *runs);
+    wrun *runs = xcalloc((size_t)wg->n_parts + 1, sizeof *runs);
     pthread_mutex_lock(&w->mu);
     for (int i = 0; i < wg->n_parts; i++) {
       wrun *r = &runs[i];
@@ -830,7 +826,7 @@ static void handle_run(rt_worker *w, net_req *req) {
     if (ws->aborted && !rc) rc = ws->abort.code, st = ws->abort;
     for (int i = 0; i < wg->n_parts; i++)   /* views: traces go into the reply */
       if (runs[i].step.trace) rt_step_stats_append(&stats, runs[i].step.trace);
-    if (want_busy && (busy = calloc((size_t)wg->n_parts + 1, sizeof *busy)))
+    if (want_busy && (busy = xcalloc((size_t)wg->n_parts + 1, sizeof *busy)))
       for (int i = 0; i < wg->n_parts; i++, n_busy++) {
         snprintf(busy[i].device, sizeof busy[i].device, "%s", wg->parts[i].name);
         busy[i].us = runs[i].step.busy_us;
