@@ -400,7 +400,7 @@ int rt_exec_run(rt_exec *x, rt_step *step, const rt_run_args *a, rt_status *st) 
   atomic_store(&step->ops_done, 0);
 
   /* Dataflow loop. Ready _Recv nodes whose tensor is not there yet wait in `deferred`. */
-  int *deferred = stack, n_def = 0, done = 0;
+  int *deferred = stack, n_def = 0, done = 0, since_sweep = 0;
   uint32_t trace_tid = step->trace ? rt_trace_thread_id() : 0;   /* views */
   while (!rc && done < total) {
     int64_t trace_t0 = step->trace ? rt_trace_micros() : 0;       /* views */
@@ -464,9 +464,15 @@ int rt_exec_run(rt_exec *x, rt_step *step, const rt_run_args *a, rt_status *st) 
       int cid = xn->consumers[c];
       if (x->needed[cid] && --x->pending[cid] == 0) x->ready[n_ready++] = cid;
     }
-    /* A deferred _Recv may have become available: give them another chance first. */
-    for (int d = 0; d < n_def; d++) x->ready[n_ready++] = deferred[d];
-    n_def = 0;
+    /* A deferred _Recv may have become available: give them another chance when there is
+     * nothing else to run, and every 64 nodes meanwhile (a tensor that came can unblock
+     * work the other tasks wait for). After every node, as before, a long chain with many
+     * _Recvs waiting cost nodes x _Recvs lookups: quadratic at 100k nodes. */
+    if (n_def && (n_ready == 0 || ++since_sweep >= 64)) {
+      for (int d = 0; d < n_def; d++) x->ready[n_ready++] = deferred[d];
+      n_def = 0;
+      since_sweep = 0;
+    }
   }
   atomic_store(&step->current_op, NULL);
 
