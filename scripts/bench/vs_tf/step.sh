@@ -24,9 +24,14 @@ python3 - "$REPS" $(for ((r = 1; r <= REPS; r++)); do eval "echo \$tfsh_$r \$tf_
 import sys
 n = int(sys.argv[1]); v = list(map(float, sys.argv[2:]))
 tfsh, tf, raw = min(v[0::3]), min(v[1::3]), min(v[2::3])
-rt = tfsh / raw
-print("  best: tfsh %.1f us, TF %.1f us, raw RTT %.1f us" % (tfsh, tf, raw))
-print("  tfsh = %.2f raw round trips (target <= 3): %s" % (rt, "MET" if rt <= 3 else "MISSED"))
+# The raw round trip swings with the machine's load from one repetition to the next (2-3x
+# here): each repetition's tfsh step is judged against the raw figure of the same
+# repetition, and the median of those paired ratios is the figure.
+paired = sorted(a / b for a, b in zip(v[0::3], v[2::3]))
+rt = paired[len(paired) // 2]
+print("  best: tfsh %.1f us, TF %.1f us, raw RTT %.1f us (best over best: %.2f round trips)" % (tfsh, tf, raw, tfsh / raw))
+print("  tfsh = %.2f raw round trips, median of the paired ratios %s (target <= 3): %s" % (
+    rt, " ".join("%.2f" % r for r in paired), "MET" if rt <= 3 else "MISSED"))
 print("  tfsh/TF = %.2f (target <= 0.5): %s" % (tfsh / tf, "MET" if tfsh / tf <= 0.5 else "MISSED"))
 print("SUMMARY step | %.1f us | %.1f us | %.2f | raw RTT %.1f us: %.2f RTTs | <=3 RTT, <=0.5x TF | %s" % (
     tfsh, tf, tfsh / tf, raw, rt, "MET" if rt <= 3 and tfsh / tf <= 0.5 else "MISSED"))
