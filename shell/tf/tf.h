@@ -52,6 +52,9 @@ bool tf_variable_check(sh_obj *o);
 sh_obj *tf_variable_ref(sh_obj *v);            /* borrowed Tensor */
 sh_obj *tf_variable_value(sh_obj *v);          /* borrowed Tensor */
 
+/* Bind TF 1.x's API names (api.c): every alias of what tfsh has, stubs for the rest. */
+void tf_api_add(sh_obj *tf);
+
 tf_graph *tf_default_graph(void);              /* borrowed */
 rt_graph *tf_rt(tf_graph *g);
 rt_node *tf_op_node(const tf_op *op);
