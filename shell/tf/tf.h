@@ -39,6 +39,9 @@ sh_obj *tf_getitem(sh_obj *t, sh_obj *key);
 sh_obj *tf_errors_module(void);
 /* The current name scope + name, made unique, with a trailing '/': "gradients_1/". */
 sh_obj *tf_unique_scope(tf_graph *g, const char *name);
+/* The graph's current name scope ("" or "a/b/"), a buffer of TF_SCOPE_MAX bytes. */
+#define TF_SCOPE_MAX 512
+char *tf_graph_scope(tf_graph *g);
 /* Apply the device scopes in force to node id (after it was added). */
 int tf_apply_device_stack(tf_graph *g, int id);
 sh_obj *tf_gradients_impl(sh_obj *ys, sh_obj *xs, sh_obj *grad_ys, const char *scope_name);
