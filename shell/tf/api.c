@@ -113,9 +113,25 @@ static sh_obj *lookup(sh_obj *tf, const char *path, size_t len) {
   return cur;
 }
 
+/* Stubs for top-level names that are also builtins (print, round, ...): not in the tf
+ * module's dict, which the preludes use as their globals, but answered by its __getattr__. */
+static sh_obj *shadow;
+
+static sh_obj *tf_module_getattr(sh_obj *self, int argc, sh_obj **argv, sh_obj *kw) {
+  sh_obj *v = argc == 1 && sh_is_str(argv[0]) && shadow ? sh_dict_get(shadow, argv[0]) : NULL;
+  if (v) return sh_incref(v);
+  return sh_raise(sh_AttributeError, "module 'tensorflow' has no attribute '%s'",
+                  argc == 1 && sh_is_str(argv[0]) ? sh_str_cstr(argv[0]) : "?");
+}
+
 /* Bind tf.PATH = value (the parent must exist); steals nothing. */
 static void bind(sh_obj *tf, const char *path, sh_obj *value) {
   const char *dot = strrchr(path, '.');
+  if (!dot && sh_dict_get_str(sh_builtins_dict(), path)) {
+    if (!shadow) shadow = sh_dict_new();
+    sh_dict_set_str(shadow, path, value);
+    return;
+  }
   sh_obj *parent = dot ? lookup(tf, path, (size_t)(dot - path)) : sh_incref(tf);
   if (!parent) return;
   if (parent->type != &tf_unimpl_type && sh_setattr(parent, dot ? dot + 1 : path, value) < 0) sh_err_clear();
@@ -150,6 +166,8 @@ static sh_obj *parse_value(const char *s) {
 }
 
 void tf_api_add(sh_obj *tf) {
+  sh_module_add_func(tf, "__getattr__", tf_module_getattr, "__getattr__(name)",
+                     "TF 1.x names tfsh lacks that are also builtins (internal).");
   const char *p = api_src;
   char line[4096];
   char *paths[256];
