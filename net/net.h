@@ -34,7 +34,8 @@ void net_options_default(net_options *o);
  * Environment, read by net_options_default (so every server and client of a process
  * obeys it) and checked by net_server_new / net_client_new, which fail on a bad value:
  *   TFSH_MAX_MESSAGE_BYTES=N   max_frame and max_header (net_limits_set_message_bytes)
- *   TFSH_CLUSTER_KEY=FILE      the cluster key file */
+ *   TFSH_CLUSTER_KEY=FILE      the cluster key file
+ *   TFSH_INSECURE=1            insecure (a script's tf.train.Server has no --insecure) */
 
 /* "1048576", "64k", "64M", "64MiB", "4G": bytes. RT_INVALID_ARGUMENT naming the text. */
 int net_parse_bytes(const char *s, uint64_t *out, rt_status *st);

@@ -12,6 +12,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -64,7 +65,9 @@ static void builtin_defaults(net_options *o) {
   o->heartbeat_ms = 400;   /* a peer silent for 3 intervals (1.2 s) is gone */
   o->max_threads = 256;
   o->key_file = NULL;
-  o->insecure = false;
+  /* TFSH_INSECURE=1: --insecure for a script's tf.train.Server, which has no flags */
+  const char *ins = getenv("TFSH_INSECURE");
+  o->insecure = ins && (!strcmp(ins, "1") || !strcasecmp(ins, "true") || !strcasecmp(ins, "yes"));
 }
 
 /* $TFSH_MAX_MESSAGE_BYTES onto o: 0 or an error (o unchanged). */

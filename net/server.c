@@ -275,8 +275,8 @@ net_server *net_server_new(const char *const *endpoints, int n, net_handler hand
       rt_error(st, RT_FAILED_PRECONDITION,
                "refusing to listen on %s without a cluster key: anyone who can reach it could "
                "run code as this user. Make a key with `tfsh keygen FILE` and give it to every "
-               "task (TFSH_CLUSTER_KEY=FILE or --cluster-key FILE), or pass --insecure to "
-               "serve without one", endpoints[i]);
+               "task (TFSH_CLUSTER_KEY=FILE or --cluster-key FILE), or pass --insecure (a "
+               "script's tf.train.Server: TFSH_INSECURE=1) to serve without one", endpoints[i]);
       server_release(s);
       return NULL;
     }

@@ -58,6 +58,7 @@ typedef struct msess {
   rt_graph *g;
   pthread_mutex_t mu;
   bool soft, log_placement;
+  bool warned;           /* the unshared-variables warning is said once per session */
   int64_t timeout_ms;
   int n_devs;
   mdev *devs;
@@ -966,9 +967,11 @@ static void handle_run(rt_master *m, net_req *req) {
     if (!rc)
       rc = run_step(m, s, r, nf, feeds, fv, nx, fetches, out, trace_level > 0 ? &trace : NULL, busy, &n_busy, &st);
     if (!rc && want_pg) rc = views_device_partitions(s, r->needed, r->n_needed, &pgs, &n_pgs, &st);
-    if (!rc && r->warning) {   /* said once */
-      warning = r->warning;
+    if (!rc && r->warning) {   /* said once per session, not once per signature */
+      if (!s->warned) warning = r->warning;
+      else free(r->warning);
       r->warning = NULL;
+      s->warned = true;
     }
     pthread_mutex_unlock(&s->mu);
   }

@@ -1,6 +1,7 @@
 #include "base/alloc.h"
 #include "runtime/session.h"
 
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -179,6 +180,23 @@ int rt_session_run_step(rt_session *s, const rt_session_run *r, rt_status *st) {
   return rt_session_run_step_views(s, r, NULL, st);
 }
 
+
+/* A warning text not said yet by this process (a program's several sessions, one master
+ * each, would otherwise repeat it). */
+static bool first_time(const char *p, size_t n) {
+  static pthread_mutex_t mu = PTHREAD_MUTEX_INITIALIZER;
+  static uint64_t said[64];
+  static int n_said;
+  uint64_t h = 1469598103934665603ull;
+  for (size_t i = 0; i < n; i++) h = (h ^ (unsigned char)p[i]) * 1099511628211ull;
+  pthread_mutex_lock(&mu);
+  bool fresh = true;
+  for (int i = 0; i < n_said && fresh; i++) fresh = said[i] != h;
+  if (fresh && n_said < 64) said[n_said++] = h;
+  pthread_mutex_unlock(&mu);
+  return fresh;
+}
+
 int rt_session_run_step_views(rt_session *s, const rt_session_run *r, const rt_session_views *v,
                               rt_status *st) {
   static const rt_session_views none;   /* views: no options */
@@ -239,8 +257,8 @@ int rt_session_run_step_views(rt_session *s, const rt_session_run *r, const rt_s
     rc = rt_unpack_tensor_msg(rep, &ts->ptr[i], "RunStep.tensors", &r->fetched[i], st);
   const char *wp;
   size_t wl;
-  if (!rc && net_has(rep, "warning") && !net_get_str(rep, "warning", &wp, &wl, st))
-    fprintf(stderr, "tfsh: warning: %.*s\n", (int)wl, wp);   /* the master says it once */
+  if (!rc && net_has(rep, "warning") && !net_get_str(rep, "warning", &wp, &wl, st) && first_time(wp, wl))
+    fprintf(stderr, "tfsh: warning: %.*s\n", (int)wl, wp);   /* each master says it once a session */
   /* views: RunMetadata */
   if (!rc && v->step_stats && net_get(rep, "step_stats"))
     rc = rt_unpack_step_stats(net_get(rep, "step_stats"), "RunStep.step_stats", v->step_stats, st);

@@ -26,6 +26,8 @@ static void print_help(void) {
          "  server ...      run one task of a cluster (tfsh server --help)\n"
          "  keygen FILE     write a cluster key (CURVE); give it to every task and client\n"
          "                  with TFSH_CLUSTER_KEY=FILE or tfsh server --cluster-key FILE\n"
+         "                  (TFSH_INSECURE=1: a script's tf.train.Server may listen on a\n"
+         "                  real host without one, as tfsh server --insecure)\n"
          "  lint SPEC       check a cluster spec or TF_CONFIG before launch (tfsh lint --help)\n"
          "  -h, --help      show this help\n"
          "  --version       print the version\n\n"

@@ -1740,6 +1740,7 @@ static void register_builtin_modules(void) {
   sh_register_module("os", sh_mod_os_init);
   sh_register_module("os.path", sh_mod_os_path_init);
   sh_register_module("time", sh_mod_time_init);
+  sh_register_module("socket", sh_mod_socket_init);
   sh_register_module("math", sh_mod_math_init);
   sh_register_module("random", sh_mod_random_init);
   sh_register_module("json", sh_mod_json_init);

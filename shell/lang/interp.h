@@ -90,6 +90,7 @@ sh_obj *sh_mod_sys_init(void);
 sh_obj *sh_mod_os_init(void);
 sh_obj *sh_mod_os_path_init(void);
 sh_obj *sh_mod_time_init(void);
+sh_obj *sh_mod_socket_init(void);
 sh_obj *sh_mod_math_init(void);
 sh_obj *sh_mod_random_init(void);
 sh_obj *sh_mod_json_init(void);

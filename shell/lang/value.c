@@ -252,6 +252,16 @@ sh_obj *sh_getattr_s(sh_obj *o, sh_obj *name, bool raise) {
   if (t == &sh_module_type) {
     sh_obj *v = sh_dict_get(((sh_module_obj *)o)->dict, name);
     if (v) return sh_incref(v);
+    /* PEP 562: a module's own __getattr__(name) answers names its dict lacks */
+    sh_obj *hook = strncmp(cname, "__", 2) ? sh_dict_get_str(((sh_module_obj *)o)->dict, "__getattr__") : NULL;
+    if (hook) {
+      sh_obj *r = sh_call(hook, 1, &name, NULL);
+      if (r || !raise || !sh_err_matches(sh_AttributeError)) {
+        if (!r && !raise && sh_err_matches(sh_AttributeError)) sh_err_clear();
+        return r;
+      }
+      sh_err_clear();
+    }
   } else if (t != &sh_type_type) {
     sh_obj *v = sh_class_lookup(t, name);
     if (v) return sh_bind(v, o);

@@ -9,7 +9,9 @@
 static sh_obj *dtype_compare(int op, sh_obj *a, sh_obj *b) {
   if (op != SH_EQ && op != SH_NE) return SH_NOTIMPL;
   rt_dtype x = np_dtype_of(a), y = np_dtype_of(b);
-  bool eq = x != RT_INVALID && x == y;
+  /* as in TF 1.x, float32_ref is not float32 (its base_dtype is) */
+  bool ra = a->type == &tf_dtype_type && ((sh_dtype *)a)->ref, rb = b->type == &tf_dtype_type && ((sh_dtype *)b)->ref;
+  bool eq = x != RT_INVALID && x == y && ra == rb;
   return sh_bool(op == SH_EQ ? eq : !eq);
 }
 
@@ -47,7 +49,9 @@ static sh_obj *tf_dtype_getattr(sh_obj *self, const char *name) {
   sh_dtype *d = (sh_dtype *)self;
   if (!strcmp(name, "name")) return sh_str(d->name);
   if (!strcmp(name, "_enum") || !strcmp(name, "as_datatype_enum")) return sh_int(d->t);
-  if (!strcmp(name, "base_dtype") || !strcmp(name, "real_dtype")) return sh_incref(self);
+  if (!strcmp(name, "base_dtype") || !strcmp(name, "real_dtype")) return sh_incref(tf_dtype_obj(d->t));
+  if (!strcmp(name, "_is_ref_dtype")) return sh_bool(d->ref);
+  if (!strcmp(name, "_as_ref")) return sh_incref(tf_ref_dtype_obj(d->t));
   if (!strcmp(name, "as_numpy_dtype")) return sh_incref(np_dtype_obj(d->t));
   if (!strcmp(name, "is_floating")) return sh_bool(rt_dtype_is_float(d->t));
   if (!strcmp(name, "is_integer")) return sh_bool(rt_dtype_is_int(d->t));
@@ -65,8 +69,9 @@ sh_type tf_dtype_type = {
 /* ---- the table ----------------------------------------------------------------------- */
 
 #define ROW(t, np_name, tf_name) \
-  {{SH_OBJ_HEAD(&np_dtype_type), t, np_name}, {SH_OBJ_HEAD(&tf_dtype_type), t, tf_name}}
-static struct { sh_dtype np, tf; } dtypes[] = {
+  {{SH_OBJ_HEAD(&np_dtype_type), t, np_name, false}, {SH_OBJ_HEAD(&tf_dtype_type), t, tf_name, false}, \
+   {SH_OBJ_HEAD(&tf_dtype_type), t, tf_name "_ref", true}}
+static struct { sh_dtype np, tf, ref; } dtypes[] = {
   ROW(RT_FLOAT, "float32", "float32"),
   ROW(RT_DOUBLE, "float64", "float64"),
   ROW(RT_INT32, "int32", "int32"),
@@ -89,6 +94,12 @@ sh_obj *np_dtype_obj(rt_dtype t) {
 sh_obj *tf_dtype_obj(rt_dtype t) {
   for (int i = 0; i < N_DTYPES; i++)
     if (dtypes[i].tf.t == t) return (sh_obj *)&dtypes[i].tf;
+  return SH_NONE;
+}
+
+sh_obj *tf_ref_dtype_obj(rt_dtype t) {
+  for (int i = 0; i < N_DTYPES; i++)
+    if (dtypes[i].ref.t == t) return (sh_obj *)&dtypes[i].ref;
   return SH_NONE;
 }
 

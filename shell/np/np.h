@@ -14,12 +14,14 @@ typedef struct sh_dtype {
   sh_obj head;
   rt_dtype t;
   const char *name;
+  bool ref;          /* tf.float32_ref: a reference variable's dtype (tf dtypes only) */
 } sh_dtype;
 extern sh_type np_dtype_type, tf_dtype_type;
 /* A dtype from tf.float32, np.float32, "float32", float, int... RT_INVALID if none. */
 rt_dtype np_dtype_of(sh_obj *o);
 sh_obj *np_dtype_obj(rt_dtype t);              /* borrowed; None if numpy has none */
 sh_obj *tf_dtype_obj(rt_dtype t);              /* borrowed: tf.float32, ...; None if none */
+sh_obj *tf_ref_dtype_obj(rt_dtype t);          /* borrowed: float32_ref, ...; None if none */
 /* The i-th tf dtype of the table (tf module construction), NULL past the end. */
 const sh_dtype *tf_dtype_nth(int i);
 const sh_dtype *np_dtype_nth(int i);

@@ -337,7 +337,13 @@ static int server_start(tf_server *s, sh_obj *config) {
   }
   /* a port chosen by the system (create_local_server) is known only now */
   const char *ep = rt_server_endpoint(s->s);
-  if (!strncmp(ep, "tcp://", 6)) snprintf(s->target, sizeof s->target, "grpc://%s", ep + 6);
+  const char *port = strrchr(ep, ':'), *mine = strrchr(s->target, ':');
+  if (port && mine && mine > s->target + 6 && !strcmp(mine, ":0")) {
+    /* keep the spec's host name, as TF does (grpc://localhost:PORT) */
+    char host[300];
+    snprintf(host, sizeof host, "%.*s", (int)(mine - s->target), s->target);
+    snprintf(s->target, sizeof s->target, "%s%s", host, port);
+  }
   return 0;
 }
 

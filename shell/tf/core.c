@@ -17,7 +17,7 @@ struct tf_graph {
   rt_graph *g;
   sh_obj *names;         /* dict: name -> times used (TF's _names_in_use) */
   sh_obj *collections;   /* dict: key -> list */
-  char scope[512];       /* current name scope, "" or "a/b/" */
+  char scope[TF_SCOPE_MAX];   /* current name scope, "" or "a/b/" */
   sh_obj *devices;       /* list of str | callable | None, outermost first */
   sh_obj *controls;      /* list of lists of op names (None: clear outer) */
   sh_obj *colocate;      /* list of op names */
@@ -396,7 +396,11 @@ static sh_obj *tensor_getattr(sh_obj *self, const char *name) {
   char buf[400];
   if (!strcmp(name, "name")) return sh_str(tf_tensor_name(t, buf, sizeof buf));
   if (!strcmp(name, "op")) return tf_op_new(t->graph, t->id);
-  if (!strcmp(name, "dtype")) return sh_incref(tf_dtype_obj(n->out_types[t->index]));
+  if (!strcmp(name, "dtype")) {   /* a ref output (a variable's) has float32_ref, as in TF 1.x */
+    const rt_op_sig *sig = rt_op_find(n->op);
+    bool ref = sig && sig->n_out > 0 && sig->out[t->index < sig->n_out ? t->index : sig->n_out - 1].ref;
+    return sh_incref(ref ? tf_ref_dtype_obj(n->out_types[t->index]) : tf_dtype_obj(n->out_types[t->index]));
+  }
   if (!strcmp(name, "shape")) return tf_shape_new(&n->out_shapes[t->index]);
   if (!strcmp(name, "graph")) return sh_incref((sh_obj *)t->graph);
   if (!strcmp(name, "device")) return sh_str(n->device);
@@ -604,6 +608,25 @@ sh_obj *tf_make_const(rt_tensor *value, sh_obj *name) {
   return tf_node_finish_tensor(n);
 }
 
+/* The dtype of the first tensor in a (nested) list, and whether there is one. */
+static rt_dtype nested_dtype(sh_obj *x, int depth, bool *any) {
+  if (tf_is_tensorlike(x)) {
+    *any = true;
+    return tf_dtype_hint(x);
+  }
+  if ((x->type != &sh_list_type && x->type != &sh_tuple_type) || depth > RT_MAX_DIMS) return RT_INVALID;
+  int64_t n = x->type == &sh_list_type ? SH_LIST_N(x) : SH_TUPLE_N(x);
+  sh_obj **items = x->type == &sh_list_type ? SH_LIST_ITEMS(x) : SH_TUPLE_ITEMS(x);
+  rt_dtype t = RT_INVALID;
+  for (int64_t i = 0; i < n; i++) {
+    bool a = false;
+    rt_dtype d = nested_dtype(items[i], depth + 1, &a);
+    if (a && t == RT_INVALID) t = d;
+    *any |= a;
+  }
+  return t;
+}
+
 sh_obj *tf_convert(sh_obj *x, rt_dtype hint) {
   if (x->type == &tf_tensor_type) {
     rt_dtype t = tf_dtype_hint(x);
@@ -624,10 +647,9 @@ sh_obj *tf_convert(sh_obj *x, rt_dtype hint) {
     int64_t n = x->type == &sh_list_type ? SH_LIST_N(x) : SH_TUPLE_N(x);
     sh_obj **items = x->type == &sh_list_type ? SH_LIST_ITEMS(x) : SH_TUPLE_ITEMS(x);
     bool any = false;
-    for (int64_t i = 0; i < n; i++) any |= tf_is_tensorlike(items[i]);
-    if (any) {
-      rt_dtype t = hint;
-      for (int64_t i = 0; i < n && t == RT_INVALID; i++) t = tf_dtype_hint(items[i]);
+    rt_dtype t = nested_dtype(x, 0, &any);
+    if (hint != RT_INVALID) t = hint;
+    if (any) {   /* nested lists pack inside out: [(a, b), (b, a)] is Pack(Pack(a, b), Pack(b, a)) */
       rt_node *node = tf_node_begin("Pack", NULL);
       for (int64_t i = 0; i < n; i++)
         if (tf_node_input(node, items[i], t) < 0) return NULL;
@@ -770,6 +792,8 @@ sh_obj *tf_unary_op(const char *op, const char *name, sh_obj *x) {
   if (!strcmp(op, "Cast")) rt_node_set_type(n, "DstT", RT_DOUBLE);
   return tf_node_finish_tensor(n);
 }
+
+char *tf_graph_scope(tf_graph *g) { return g->scope; }
 
 sh_obj *tf_unique_scope(tf_graph *g, const char *name) {
   char want[600];

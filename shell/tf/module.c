@@ -24,6 +24,9 @@ static const char saver_src[] =
 static const char session_helpers_src[] =
 #include "shell/tf/session_helpers.py.inc"
 ;
+static const char mnist_tutorial_src[] =
+#include "shell/tf/mnist_tutorial.py.inc"
+;
 
 /* ---- variables: collections and initializers ----------------------------------------- */
 
@@ -327,12 +330,25 @@ static sh_obj *tf_init(void) {
     sh_decref(tf);
     return NULL;
   }
+  tf_api_add(tf);     /* every name TF 1.x gives (last: it binds what the rest defined) */
   return tf;
 }
 
 static sh_obj *np_init(void) { return np_module_init(); }
 
+/* tensorflow.examples.tutorials.mnist.mnist: the fully_connected_feed tutorial's model
+ * module, imported on first use (it imports tensorflow itself). */
+static sh_obj *mnist_tutorial_init(void) {
+  sh_obj *m = sh_module_new("tensorflow.examples.tutorials.mnist.mnist");
+  if (sh_exec_string(mnist_tutorial_src, "<tensorflow.examples.tutorials.mnist.mnist>", ((sh_module_obj *)m)->dict) < 0) {
+    sh_decref(m);
+    return NULL;
+  }
+  return m;
+}
+
 void tf_register_modules(void) {
   sh_register_module("numpy", np_init);
   sh_register_module("tensorflow", tf_init);
+  sh_register_module("tensorflow.examples.tutorials.mnist.mnist", mnist_tutorial_init);
 }

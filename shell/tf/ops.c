@@ -619,97 +619,121 @@ static void set_seeds(rt_node *n, sh_obj *seed) {
   rt_node_set_int(n, "seed2", os < 0 ? 0 : os);
 }
 
-static sh_obj *random_op(const char *fname, const char *op, sh_obj *shape, sh_obj *dtype, sh_obj *seed,
-                         sh_obj *name) {
-  rt_dtype t = dtype && dtype != SH_NONE ? np_dtype_of(dtype) : RT_FLOAT;
+/* TF1's composite ops build their pieces inside a name scope ("random_normal/mul") and
+ * name the result after the scope itself ("random_normal"): op_scope_open enters the
+ * unique scope for name (or dflt), op_scope_close leaves it; s->exact names the result. */
+typedef struct {
+  tf_graph *g;
+  char saved[512];
+  char exact[600];   /* "outer/random_normal/" : tf_node_begin_c names that node exactly */
+} op_scope;
+
+static void op_scope_open(op_scope *s, sh_obj *name, const char *dflt) {
+  s->g = tf_default_graph();
+  const char *n = name && name != SH_NONE && sh_is_str(name) ? sh_str_cstr(name) : dflt;
+  sh_obj *u = tf_unique_scope(s->g, n);
+  snprintf(s->exact, sizeof s->exact, "%s", sh_str_cstr(u));
+  sh_decref(u);
+  snprintf(s->saved, sizeof s->saved, "%s", tf_graph_scope(s->g));
+  snprintf(tf_graph_scope(s->g), TF_SCOPE_MAX, "%s", s->exact);
+}
+
+static void op_scope_close(op_scope *s) { snprintf(tf_graph_scope(s->g), TF_SCOPE_MAX, "%s", s->saved); }
+
+/* x as a tensor of dtype hint; a Python value becomes a Const called name. */
+static sh_obj *named_tensor(sh_obj *x, rt_dtype hint, const char *name) {
+  if (tf_is_tensorlike(x)) return tf_convert(x, hint);
+  rt_tensor *t = np_to_tensor(x, hint, false);
+  if (!t) return NULL;
+  sh_obj *n = sh_str(name);
+  sh_obj *r = tf_make_const(t, n);
+  sh_decref(n);
+  rt_tensor_unref(t);
+  return r;
+}
+
+/* The random op itself (inside the scope), on a shape tensor. */
+static sh_obj *random_op(const char *op, sh_obj *shape, rt_dtype t, sh_obj *seed) {
   rt_node *n = tf_node_begin_c(op, op);
   rt_node_set_type(n, "dtype", t);
   set_seeds(n, seed);
   if (tf_node_input(n, shape, RT_INT32) < 0) return NULL;
-  (void)fname;
-  (void)name;
   return tf_node_finish_tensor(n);
 }
 
-/* scale * x + shift, named as TF1 names the pieces (name/mul, name). */
-static sh_obj *affine(sh_obj *x, sh_obj *scale, sh_obj *shift, sh_obj *name) {
-  sh_obj *m = tf_binary_op("Mul", "mul", x, scale);
-  if (!m) return NULL;
-  rt_node *n = tf_node_begin("Add", name);
-  if (tf_node_input(n, m, RT_INVALID) < 0 || tf_node_input(n, shift, tf_dtype_hint(m)) < 0) {
-    sh_decref(m);
+/* random_normal / truncated_normal: scope/{shape,mean,stddev,OP,mul}, then scope = mul + mean */
+static sh_obj *normal_fn(const char *fname, const char *op, int argc, sh_obj **argv, sh_obj *kw) {
+  sh_obj *shape, *mean = NULL, *stddev = NULL, *dtype = NULL, *seed = NULL, *name = NULL;
+  if (sh_parse_args(fname, argc, argv, kw, "shape |mean stddev dtype seed name", &shape, &mean, &stddev, &dtype,
+                    &seed, &name) < 0)
     return NULL;
-  }
+  rt_dtype t = dtype && dtype != SH_NONE ? np_dtype_of(dtype) : RT_FLOAT;
+  op_scope sc;
+  op_scope_open(&sc, name, fname);
+  sh_obj *zero = sh_float(0), *one = sh_float(1);
+  sh_obj *sh = named_tensor(shape, RT_INT32, "shape");
+  sh_obj *m = sh ? named_tensor(mean && mean != SH_NONE ? mean : zero, t, "mean") : NULL;
+  sh_obj *sd = m ? named_tensor(stddev && stddev != SH_NONE ? stddev : one, t, "stddev") : NULL;
+  sh_obj *z = sd ? random_op(op, sh, t, seed) : NULL;
+  sh_obj *mul = z ? tf_binary_op("Mul", "mul", z, sd) : NULL;
+  sh_obj *r = mul ? tf_binary_op("Add", sc.exact, mul, m) : NULL;
+  op_scope_close(&sc);
+  sh_decref(zero);
+  sh_decref(one);
+  sh_decref(sh);
   sh_decref(m);
-  return tf_node_finish_tensor(n);
+  sh_decref(sd);
+  sh_decref(z);
+  sh_decref(mul);
+  return r;
 }
 
 static sh_obj *f_random_normal(sh_obj *self, int argc, sh_obj **argv, sh_obj *kw) {
-  sh_obj *shape, *mean = NULL, *stddev = NULL, *dtype = NULL, *seed = NULL, *name = NULL;
-  if (sh_parse_args("random_normal", argc, argv, kw, "shape |mean stddev dtype seed name", &shape, &mean, &stddev,
-                    &dtype, &seed, &name) < 0)
-    return NULL;
-  sh_obj *z = random_op("random_normal", "RandomStandardNormal", shape, dtype, seed, name);
-  if (!z) return NULL;
-  sh_obj *one = sh_float(1), *zero = sh_float(0);
-  sh_obj *r = affine(z, stddev ? stddev : one, mean ? mean : zero, name ? name : NULL);
-  sh_decref(one);
-  sh_decref(zero);
-  sh_decref(z);
-  return r;
+  return normal_fn("random_normal", "RandomStandardNormal", argc, argv, kw);
 }
 
 static sh_obj *f_truncated_normal(sh_obj *self, int argc, sh_obj **argv, sh_obj *kw) {
-  sh_obj *shape, *mean = NULL, *stddev = NULL, *dtype = NULL, *seed = NULL, *name = NULL;
-  if (sh_parse_args("truncated_normal", argc, argv, kw, "shape |mean stddev dtype seed name", &shape, &mean,
-                    &stddev, &dtype, &seed, &name) < 0)
-    return NULL;
-  sh_obj *z = random_op("truncated_normal", "TruncatedNormal", shape, dtype, seed, name);
-  if (!z) return NULL;
-  sh_obj *one = sh_float(1), *zero = sh_float(0);
-  sh_obj *r = affine(z, stddev ? stddev : one, mean ? mean : zero, name);
-  sh_decref(one);
-  sh_decref(zero);
-  sh_decref(z);
-  return r;
+  return normal_fn("truncated_normal", "TruncatedNormal", argc, argv, kw);
 }
 
+/* random_uniform: scope/{shape,min,max}, then RandomUniformInt named scope (integers) or
+ * scope/{RandomUniform,sub,mul} and scope = mul + min (TF 1.15's graph). */
 static sh_obj *f_random_uniform(sh_obj *self, int argc, sh_obj **argv, sh_obj *kw) {
   sh_obj *shape, *lo = NULL, *hi = NULL, *dtype = NULL, *seed = NULL, *name = NULL;
   if (sh_parse_args("random_uniform", argc, argv, kw, "shape |minval maxval dtype seed name", &shape, &lo, &hi,
                     &dtype, &seed, &name) < 0)
     return NULL;
   rt_dtype t = dtype && dtype != SH_NONE ? np_dtype_of(dtype) : RT_FLOAT;
-  if (rt_dtype_is_int(t)) {
-    if (!hi || hi == SH_NONE) return sh_raise(sh_ValueError, "Must specify maxval for integer dtype %s", rt_dtype_name(t));
-    rt_node *n = tf_node_begin_c("RandomUniformInt", "random_uniform");
-    set_seeds(n, seed);
-    if (tf_node_input(n, shape, RT_INT32) < 0 || tf_node_input(n, lo ? lo : sh_int(0), t) < 0 ||
-        tf_node_input(n, hi, t) < 0)
-      return NULL;
-    return tf_node_finish_tensor(n);
-  }
-  sh_obj *u = random_op("random_uniform", "RandomUniform", shape, dtype, seed, name);
-  if (!u) return NULL;
-  sh_obj *zero = sh_float(0), *one = sh_float(1);
-  sh_obj *l = lo && lo != SH_NONE ? lo : zero, *h = hi && hi != SH_NONE ? hi : one;
-  sh_obj *range = tf_binary_op("Sub", "sub", h, l);
-  if (!range && tf_is_tensorlike(h) == false && tf_is_tensorlike(l) == false) sh_err_clear();
+  bool isint = rt_dtype_is_int(t);
+  if (isint && (!hi || hi == SH_NONE))
+    return sh_raise(sh_ValueError, "Must specify maxval for integer dtype %s", rt_dtype_name(t));
+  op_scope sc;
+  op_scope_open(&sc, name, "random_uniform");
+  sh_obj *zero = isint ? sh_int(0) : sh_float(0), *one = sh_float(1);
+  sh_obj *sh = named_tensor(shape, RT_INT32, "shape");
+  sh_obj *mn = sh ? named_tensor(lo && lo != SH_NONE ? lo : zero, t, "min") : NULL;
+  sh_obj *mx = mn ? named_tensor(hi && hi != SH_NONE ? hi : one, t, "max") : NULL;
   sh_obj *r = NULL;
-  if (!range) {   /* two Python numbers: fold the range here */
-    double a = 0, b = 1;
-    sh_as_double(l, &a);
-    sh_as_double(h, &b);
-    sh_obj *rv = sh_float(b - a);
-    r = affine(u, rv, l, name);
-    sh_decref(rv);
-  } else {
-    r = affine(u, range, l, name);
+  if (mx && isint) {
+    rt_node *n = tf_node_begin_c("RandomUniformInt", sc.exact);
+    set_seeds(n, seed);
+    if (tf_node_input(n, sh, RT_INT32) >= 0 && tf_node_input(n, mn, t) >= 0 && tf_node_input(n, mx, t) >= 0)
+      r = tf_node_finish_tensor(n);
+  } else if (mx) {
+    sh_obj *u = random_op("RandomUniform", sh, t, seed);
+    sh_obj *range = u ? tf_binary_op("Sub", "sub", mx, mn) : NULL;
+    sh_obj *mul = range ? tf_binary_op("Mul", "mul", u, range) : NULL;
+    r = mul ? tf_binary_op("Add", sc.exact, mul, mn) : NULL;
+    sh_decref(u);
     sh_decref(range);
+    sh_decref(mul);
   }
+  op_scope_close(&sc);
   sh_decref(zero);
   sh_decref(one);
-  sh_decref(u);
+  sh_decref(sh);
+  sh_decref(mn);
+  sh_decref(mx);
   return r;
 }
 
@@ -765,7 +789,7 @@ static sh_obj *f_dropout(sh_obj *self, int argc, sh_obj **argv, sh_obj *kw) {
   rt_node *sh = tf_node_begin_c("Shape", "dropout/Shape");
   if (tf_node_input(sh, noise && noise != SH_NONE ? noise : xt, RT_INVALID) < 0) { sh_decref(xt); sh_decref(kp); return NULL; }
   sh_obj *shape = tf_node_finish_tensor(sh);
-  sh_obj *u = shape ? random_op("dropout", "RandomUniform", shape, tf_dtype_obj(t), seed, NULL) : NULL;
+  sh_obj *u = shape ? random_op("RandomUniform", shape, t, seed) : NULL;
   sh_obj *sum = u ? tf_binary_op("Add", "dropout/add", kp, u) : NULL;
   sh_obj *mask = sum ? tf_unary_op("Floor", "dropout/Floor", sum) : NULL;
   sh_obj *scaled = mask ? tf_binary_op("RealDiv", "dropout/div", xt, kp) : NULL;

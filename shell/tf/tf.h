@@ -39,6 +39,9 @@ sh_obj *tf_getitem(sh_obj *t, sh_obj *key);
 sh_obj *tf_errors_module(void);
 /* The current name scope + name, made unique, with a trailing '/': "gradients_1/". */
 sh_obj *tf_unique_scope(tf_graph *g, const char *name);
+/* The graph's current name scope ("" or "a/b/"), a buffer of TF_SCOPE_MAX bytes. */
+#define TF_SCOPE_MAX 512
+char *tf_graph_scope(tf_graph *g);
 /* Apply the device scopes in force to node id (after it was added). */
 int tf_apply_device_stack(tf_graph *g, int id);
 sh_obj *tf_gradients_impl(sh_obj *ys, sh_obj *xs, sh_obj *grad_ys, const char *scope_name);
@@ -51,6 +54,9 @@ int tf_shape_from_obj(sh_obj *o, rt_shape *s);
 bool tf_variable_check(sh_obj *o);
 sh_obj *tf_variable_ref(sh_obj *v);            /* borrowed Tensor */
 sh_obj *tf_variable_value(sh_obj *v);          /* borrowed Tensor */
+
+/* Bind TF 1.x's API names (api.c): every alias of what tfsh has, stubs for the rest. */
+void tf_api_add(sh_obj *tf);
 
 tf_graph *tf_default_graph(void);              /* borrowed */
 rt_graph *tf_rt(tf_graph *g);

@@ -111,7 +111,7 @@ static sh_obj *var_getattr(sh_obj *self, const char *name) {
   rt_node *n = tf_tensor_node(t);
   if (!strcmp(name, "name")) return sh_strf("%s:0", n->name);
   if (!strcmp(name, "op")) return tf_op_new(t->graph, t->id);
-  if (!strcmp(name, "dtype")) return sh_incref(tf_dtype_obj(n->out_types[0]));
+  if (!strcmp(name, "dtype")) return sh_incref(tf_ref_dtype_obj(n->out_types[0]));   /* float32_ref */
   if (!strcmp(name, "shape")) return tf_shape_new(&n->out_shapes[0]);
   if (!strcmp(name, "initializer")) return sh_incref(v->init);
   if (!strcmp(name, "initial_value")) return sh_incref(v->initial);

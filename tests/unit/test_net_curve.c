@@ -196,7 +196,7 @@ static void test_non_loopback_bind(void **state) {
                       "refusing to listen on tcp://0.0.0.0:* without a cluster key: anyone who "
                       "can reach it could run code as this user. Make a key with `tfsh keygen "
                       "FILE` and give it to every task (TFSH_CLUSTER_KEY=FILE or --cluster-key "
-                      "FILE), or pass --insecure to serve without one");
+                      "FILE), or pass --insecure (a script's tf.train.Server: TFSH_INSECURE=1) to serve without one");
   const char *any = "tcp://*:*";
   assert_null(net_server_new(&any, 1, handle, NULL, &o, &st));
   o.insecure = true;
