@@ -21,6 +21,7 @@
 #include "base/alloc.h"
 #include "runtime/cluster.h"
 #include "runtime/graph.h"
+#include "runtime/launch.h"
 #include "runtime/session.h"
 #include "shell/app/cmd.h"
 #include "shell/lang/lang.h"
@@ -275,28 +276,37 @@ static void at_exit(void) {
 
 /* ---- the operations (shared by magics and the tfsh module) -------------------------- */
 
-/* The spec as canonical JSON {"job": {"index": "addr"}}, in the spec's task order. */
-static char *cluster_json(const rt_cluster *c) {
+/* The spec as canonical JSON {"job": {"index": "addr"}}, in the spec's task order; with
+ * lists, {"job": ["addr", ...]} (the line a user pastes into tf.train.ClusterSpec(...)) for
+ * every job without gaps. */
+static char *cluster_json_as(const rt_cluster *c, bool lists) {
   sh_buf b = {0};
   sh_buf_putc(&b, '{');
   for (int i = 0; i < c->n; i++) {
     bool seen = false;
     for (int k = 0; k < i; k++) seen |= !strcmp(c->tasks[k].job, c->tasks[i].job);
     if (seen) continue;
-    sh_buf_printf(&b, "%s\"%s\": {", b.len > 1 ? ", " : "", c->tasks[i].job);
+    int n = rt_cluster_num_tasks(c, c->tasks[i].job);
+    bool dense = lists;
+    for (int k = 0; k < n && dense; k++) dense = rt_cluster_find(c, c->tasks[i].job, k) != NULL;
+    sh_buf_printf(&b, "%s\"%s\": %c", b.len > 1 ? ", " : "", c->tasks[i].job, dense ? '[' : '{');
+    for (int k = 0; dense && k < n; k++)
+      sh_buf_printf(&b, "%s\"%s\"", k ? ", " : "", rt_cluster_find(c, c->tasks[i].job, k)->addr);
     bool first = true;
-    for (int k = i; k < c->n; k++)
+    for (int k = i; !dense && k < c->n; k++)
       if (!strcmp(c->tasks[k].job, c->tasks[i].job)) {
         sh_buf_printf(&b, "%s\"%d\": \"%s\"", first ? "" : ", ", c->tasks[k].index, c->tasks[k].addr);
         first = false;
       }
-    sh_buf_putc(&b, '}');
+    sh_buf_putc(&b, dense ? ']' : '}');
   }
   sh_buf_putc(&b, '}');
   char *s = xstrndup(b.data, b.len);
   sh_buf_free(&b);
   return s;
 }
+
+static char *cluster_json(const rt_cluster *c) { return cluster_json_as(c, false); }
 
 static int ctask_cmp(const void *a, const void *b) {
   const ctask *x = a, *y = b;
@@ -311,15 +321,163 @@ static int running_count(void) {
   return n;
 }
 
-static int op_up(const char *spec, double timeout_s) {
+/* %cluster up's words: flags (--slurm, --hosts H, ...) anywhere, the rest the SPEC (a
+ * JSON object is one word, spaces and all). */
+typedef struct up_opts {
+  bool slurm;
+  char hosts[1024], partition[128], time[64], ssh_user[64];
+  int port_base;               /* 0: chosen */
+  char spec[8192];
+} up_opts;
+
+static int parse_up_args(const char *args, up_opts *o) {
+  memset(o, 0, sizeof *o);
+  size_t off = 0;
+  const char *p = args;
+  while (*p) {
+    while (*p == ' ' || *p == '\t' || *p == '\n') p++;
+    if (!*p) break;
+    const char *w = p;
+    if (*p == '{') {   /* a JSON object: to its closing brace */
+      int depth = 0;
+      bool str = false;
+      for (; *p; p++) {
+        if (str) { if (*p == '\\' && p[1]) p++; else if (*p == '"') str = false; continue; }
+        if (*p == '"') str = true;
+        else if (*p == '{') depth++;
+        else if (*p == '}' && --depth == 0) { p++; break; }
+      }
+    } else {
+      while (*p && *p != ' ' && *p != '\t' && *p != '\n') p++;
+    }
+    size_t len = (size_t)(p - w);
+    if (len > 2 && w[0] == '-' && w[1] == '-') {
+      char flag[64];
+      snprintf(flag, sizeof flag, "%.*s", (int)(len < 63 ? len : 63), w);
+      if (!strcmp(flag, "--slurm")) { o->slurm = true; continue; }
+      char *dst = NULL;
+      size_t dn = 0;
+      if (!strcmp(flag, "--hosts")) dst = o->hosts, dn = sizeof o->hosts;
+      else if (!strcmp(flag, "--partition")) dst = o->partition, dn = sizeof o->partition;
+      else if (!strcmp(flag, "--time")) dst = o->time, dn = sizeof o->time;
+      else if (!strcmp(flag, "--user")) dst = o->ssh_user, dn = sizeof o->ssh_user;
+      else if (strcmp(flag, "--port-base")) {
+        sh_raise(sh_ValueError, "%%cluster up: unknown option %s (options: --slurm [--partition P] [--time T], "
+                 "--hosts H1,H2 [--user U], --port-base N)", flag);
+        return -1;
+      }
+      while (*p == ' ' || *p == '\t') p++;
+      const char *v = p;
+      while (*p && *p != ' ' && *p != '\t' && *p != '\n') p++;
+      if (p == v) { sh_raise(sh_ValueError, "%%cluster up: %s needs a value", flag); return -1; }
+      if (dst) {
+        snprintf(dst, dn, "%.*s", (int)(p - v), v);
+      } else {
+        char *end;
+        long b = strtol(v, &end, 10);
+        if (end != p || b < 1 || b > 65000) {
+          sh_raise(sh_ValueError, "%%cluster up: --port-base must be a port number, not '%.*s'", (int)(p - v), v);
+          return -1;
+        }
+        o->port_base = (int)b;
+      }
+      continue;
+    }
+    if (off + len + 2 >= sizeof o->spec) { sh_raise(sh_ValueError, "%%cluster up: the spec is too long"); return -1; }
+    off += (size_t)snprintf(o->spec + off, sizeof o->spec - off, "%s%.*s", off ? " " : "", (int)len, w);
+  }
+  return 0;
+}
+
+static const char up_usage[] =
+  "usage: %cluster up SPEC, where SPEC is one of\n"
+  "  ps=1 worker=2                                  task counts: free ports on this host\n"
+  "  {\"ps\": 1, \"worker\": 2}                         the same as JSON\n"
+  "  {\"ps\": [\"localhost:2222\"], \"worker\": [...]}    addresses (TF's ClusterSpec)\n"
+  "  ps|localhost:2222,worker|localhost:2223;...    addresses, the legacy form\n"
+  "  --slurm ps=1 worker=2 [--partition P] [--time T]   through Slurm (salloc, srun)\n"
+  "  --hosts h1,h2 ps=1 worker=2                    over ssh, tasks round-robin on the hosts";
+
+static void tasks_from(const rt_cluster *c) {
+  free(spec_json);
+  spec_json = cluster_json(c);
+  free(tasks);
+  ntasks = c->n;
+  tasks = xcalloc((size_t)ntasks, sizeof *tasks);
+  for (int i = 0; i < c->n; i++) {
+    ctask *t = &tasks[i];
+    snprintf(t->job, sizeof t->job, "%s", c->tasks[i].job);
+    t->index = c->tasks[i].index;
+    snprintf(t->addr, sizeof t->addr, "%s", c->tasks[i].addr);
+    t->state = T_FAILED;
+  }
+  qsort(tasks, (size_t)ntasks, sizeof *tasks, ctask_cmp);
+}
+
+/* Start every task on this host and wait until each serves; err says why not. */
+static int up_local(double timeout_s, char *err, size_t errn) {
+  int *want = xcalloc((size_t)ntasks, sizeof *want);
+  off_t *from = xcalloc((size_t)ntasks, sizeof *from);
+  int rc = 0;
+  for (int i = 0; i < ntasks; i++) {
+    ctask *t = &tasks[i];
+    snprintf(t->log, sizeof t->log, "%s/%s-%d.log", logdir, t->job, t->index);
+    unlink(t->log);
+    from[i] = 0;
+    want[i] = i;
+    if (spawn(t, err, errn)) { rc = -1; break; }
+  }
+  if (!rc) rc = wait_up(want, from, ntasks, timeout_s, err, errn);
+  free(want);
+  free(from);
+  if (rc) stop_all(1000);
+  return rc;
+}
+
+static void print_up(const char *how) {
+  printf("cluster up: %d task%s%s, logs in %s\n", ntasks, ntasks == 1 ? "" : "s", how, logdir);
+  for (int i = 0; i < ntasks; i++) {
+    char name[128];
+    task_name(&tasks[i], name, sizeof name);
+    printf("  %-24s %-22s pid %d\n", name, tasks[i].addr, (int)tasks[i].pid);
+  }
+}
+
+static void print_spec_line(void) {
   rt_status st = {0};
-  while (*spec == ' ') spec++;
-  if (!*spec) {
-    sh_raise(sh_ValueError, "usage: %%cluster up SPEC  (JSON {\"ps\": [\"localhost:2222\"], ...} or ps|h:p;h:p,worker|h:p)");
+  rt_cluster *c = rt_cluster_parse(spec_json, &st);
+  if (!c) return;
+  char *l = cluster_json_as(c, true);
+  printf("cluster = tf.train.ClusterSpec(%s)\n", l);
+  free(l);
+  rt_cluster_free(c);
+}
+
+static int up_slurm(const rt_job_counts *counts, const up_opts *o, double timeout_s);
+static int up_ssh(const rt_job_counts *counts, const up_opts *o, double timeout_s);
+
+static int op_up(const char *args, double timeout_s) {
+  up_opts o;
+  if (parse_up_args(args, &o)) return -1;
+  if (!o.spec[0]) {
+    sh_raise(sh_ValueError, "%s", up_usage);
     return -1;
   }
-  rt_cluster *c = rt_cluster_parse(spec, &st);
-  if (!c) { sh_raise(sh_ValueError, "%s", st.msg); return -1; }
+  rt_status st = {0};
+  rt_job_counts counts;
+  int is_counts = rt_job_counts_parse(o.spec, &counts, &st);
+  if (is_counts < 0) { sh_raise(sh_ValueError, "%s", st.msg); return -1; }
+  if ((o.slurm || o.hosts[0]) && !is_counts) {
+    sh_raise(sh_ValueError, "%%cluster up %s: give task counts (ps=1 worker=2): %s chooses the addresses",
+             o.slurm ? "--slurm" : "--hosts", o.slurm ? "Slurm" : "tfsh");
+    return -1;
+  }
+  if (o.slurm && o.hosts[0]) {
+    sh_raise(sh_ValueError, "%%cluster up: --slurm and --hosts do not go together (Slurm chooses the hosts)");
+    return -1;
+  }
+  rt_cluster *c = is_counts ? NULL : rt_cluster_parse(o.spec, &st);
+  if (!is_counts && !c) { sh_raise(sh_ValueError, "%s", st.msg); return -1; }
   int nrun = running_count();
   if (nrun) {
     rt_cluster_free(c);
@@ -334,45 +492,29 @@ static int op_up(const char *spec, double timeout_s) {
     return -1;
   }
   if (!atexit_done) { static bool reg; if (!reg) { atexit(at_exit); reg = true; } }
-  free(spec_json);
-  spec_json = cluster_json(c);
-  free(tasks);
-  ntasks = c->n;
-  tasks = xcalloc((size_t)ntasks, sizeof *tasks);
-  for (int i = 0; i < c->n; i++) {
-    ctask *t = &tasks[i];
-    snprintf(t->job, sizeof t->job, "%s", c->tasks[i].job);
-    t->index = c->tasks[i].index;
-    snprintf(t->addr, sizeof t->addr, "%s", c->tasks[i].addr);
-    t->state = T_FAILED;
+  if (o.slurm) return up_slurm(&counts, &o, timeout_s);
+  if (o.hosts[0]) return up_ssh(&counts, &o, timeout_s);
+  int rc = -1;
+  /* ports chosen here may be taken by someone else before the task binds: choose again */
+  for (int attempt = 0; attempt < (is_counts ? 3 : 1); attempt++) {
+    if (is_counts) {
+      rt_cluster_free(c);
+      if (!(c = rt_cluster_on_free_ports(&counts, "localhost", &st))) {
+        sh_raise(sh_OSError, "%s", st.msg);
+        return -1;
+      }
+    }
+    tasks_from(c);
+    rc = up_local(timeout_s, err, sizeof err);
+    if (!rc || !strstr(err, "already in use")) break;
   }
   rt_cluster_free(c);
-  qsort(tasks, (size_t)ntasks, sizeof *tasks, ctask_cmp);
-  int *want = xcalloc((size_t)ntasks, sizeof *want);
-  off_t *from = xcalloc((size_t)ntasks, sizeof *from);
-  int rc = 0;
-  for (int i = 0; i < ntasks; i++) {
-    ctask *t = &tasks[i];
-    snprintf(t->log, sizeof t->log, "%s/%s-%d.log", logdir, t->job, t->index);
-    unlink(t->log);
-    from[i] = 0;
-    want[i] = i;
-    if (spawn(t, err, sizeof err)) { rc = -1; break; }
-  }
-  if (!rc) rc = wait_up(want, from, ntasks, timeout_s, err, sizeof err);
-  free(want);
-  free(from);
   if (rc) {
-    stop_all(1000);
     sh_raise(sh_RuntimeError, "cluster up: %s", err);
     return -1;
   }
-  printf("cluster up: %d task%s, logs in %s\n", ntasks, ntasks == 1 ? "" : "s", logdir);
-  for (int i = 0; i < ntasks; i++) {
-    char name[128];
-    task_name(&tasks[i], name, sizeof name);
-    printf("  %-24s %-22s pid %d\n", name, tasks[i].addr, (int)tasks[i].pid);
-  }
+  print_up("");
+  if (is_counts) print_spec_line();
   fflush(stdout);
   return 0;
 }
@@ -716,6 +858,15 @@ static sh_obj *op_attach(const char *arg, bool print) {
   return rows;
 }
 
+static int up_slurm(const rt_job_counts *counts, const up_opts *o, double timeout_s) {
+  sh_raise(sh_NotImplementedError, "%%cluster up: not yet");
+  return -1;
+}
+static int up_ssh(const rt_job_counts *counts, const up_opts *o, double timeout_s) {
+  sh_raise(sh_NotImplementedError, "%%cluster up: not yet");
+  return -1;
+}
+
 /* ---- magics ---------------------------------------------------------------------------- */
 
 static double up_timeout(void) {
@@ -787,7 +938,17 @@ static sh_obj *f_cluster_up(sh_obj *self, int argc, sh_obj **argv, sh_obj *kw) {
   if (!text) return NULL;
   int rc = op_up(text, t);
   free(text);
-  return rc ? NULL : sh_none();
+  if (rc) return NULL;
+  sh_obj *d = sh_dict_new();   /* {job: [addresses]}: what tf.train.ClusterSpec takes */
+  for (int i = 0; i < ntasks; i++) {
+    sh_obj *l = sh_dict_get_str(d, tasks[i].job);
+    if (!l) {
+      sh_dict_set_str(d, tasks[i].job, l = sh_list_new(0));
+      sh_decref(l);
+    }
+    sh_list_append_steal(l, sh_str(tasks[i].addr));
+  }
+  return d;
 }
 
 static sh_obj *task_dict(ctask *t) {
@@ -873,7 +1034,9 @@ static sh_obj *f_target(sh_obj *self, int argc, sh_obj **argv, sh_obj *kw) {
 
 static const sh_method tfsh_funcs[] = {
   {"cluster_up", f_cluster_up, "cluster_up(spec, timeout=15)",
-   "Start one `tfsh server` child per task of spec (str, dict or ClusterSpec); waits until each serves."},
+   "Start one `tfsh server` per task of spec (str, dict or ClusterSpec; 'ps=1 worker=2' or {'ps': 1, "
+   "'worker': 2} picks free ports; '--slurm ps=1 worker=2', '--hosts h1,h2 ps=1 worker=2'); waits until each "
+   "serves; returns the spec, {job: [addresses]}."},
   {"cluster", f_cluster, "cluster()", "Print the tasks started by this shell: address, pid, state, uptime."},
   {"tasks", f_tasks, "tasks()", "The tasks started by this shell, as a list of dicts."},
   {"down", f_down, "down(task='all')", "Stop a task (SIGTERM, then SIGKILL after 3 s), or all of them."},
@@ -895,7 +1058,14 @@ static sh_obj *tfsh_module_init(void) {
 void sh_cluster_init(void) {
   sh_register_module("tfsh", tfsh_module_init);
   sh_magic_register("cluster", magic_cluster,
-                    "%cluster [up SPEC | attach SPEC|host:port]: list, start or attach to a cluster");
+                    "%cluster [up SPEC | attach SPEC|host:port]: list, start or attach to a cluster;\n"
+                    "                SPEC is one of (%cluster up prints the ClusterSpec it chose):\n"
+                    "                  ps=1 worker=2                     task counts: free ports here\n"
+                    "                  {\"ps\": 1, \"worker\": 2}            the same as JSON\n"
+                    "                  {\"ps\": [\"localhost:2222\"], \"worker\": [\"localhost:2223\"]}\n"
+                    "                  ps|localhost:2222,worker|localhost:2223;localhost:2224\n"
+                    "                  --slurm ps=1 worker=2 [--partition P] [--time T]   (salloc + srun)\n"
+                    "                  --hosts h1,h2 ps=1 worker=2 [--user U]   (ssh; tfsh on each host)");
   sh_magic_register("down", magic_down, "%down [TASK|all]: stop tasks (SIGTERM, SIGKILL after 3 s)");
   sh_magic_register("kill", magic_kill, "%kill TASK: SIGKILL a task (TASK: ps/0, worker:1, /job:ps/task:0)");
   sh_magic_register("restart", magic_restart, "%restart TASK: stop and start a task again");
