@@ -23,7 +23,7 @@ tfsh.kill("worker:1")
 print("after kill", tfsh.tasks()[2]["state"])
 tfsh.restart("/job:worker/task:1")
 print("after restart", tfsh.tasks()[2]["state"], tfsh.tasks()[2]["pid"] > 0)
-print("log", tfsh.logs("ps", 2).strip().split(" serving")[0])
+print("log", tfsh.logs("ps", 1).strip().split(" serving")[0])
 print("attach", [(r[0], r[2].split(" ")[0]) for r in tfsh.attach($SPEC, quiet=True)])
 with tf.Session(tfsh.target("/job:worker/task:1")) as sess:
     print("ps state kept", sess.run(v))
@@ -95,7 +95,7 @@ check "tasks die with a killed shell" "yes" "$gone"
 read -r Q0 Q1 <<<"$(free_ports 2)"
 out=$(TFSH_CLUSTER_UP_TIMEOUT=60 timeout 200 python3 "$TFSH_SRC/tests/integration/pty_drive.py" "$TFSH" \
   "%cluster up {\"ps\": [\"localhost:$Q0\"], \"worker\": [\"localhost:$Q1\"]}" \
-  "%cluster" "%logs ps 2" "%kill worker:0" "%cluster" "%restart worker:0" "%down all" "%cluster attach localhost:$Q0" 2>&1)
+  "%cluster" "%logs ps 1" "%kill worker:0" "%cluster" "%restart worker:0" "%down all" "%cluster attach localhost:$Q0" 2>&1)
 check "%cluster up" "cluster up: 2 tasks, logs in $WORK/tfsh-" "$(echo "$out" | grep -o "^cluster up: 2 tasks, logs in $WORK/tfsh-")"
 check "%cluster lists the tasks running" "/job:ps/task:0 /job:worker/task:0" \
   "$(echo "$out" | grep -E "^/job:(ps|worker)/task:0 +localhost:[0-9]+ +[0-9]+ +running +[0-9.]+s$" | head -2 | cut -d' ' -f1 | tr '\n' ' ' | sed 's/ $//')"
