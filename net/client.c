@@ -3,6 +3,7 @@
  * disconnects, so a peer that dies mid-call (closed socket, or missed heartbeats) fails
  * the call at once instead of at its deadline. */
 #include "net/client.h"
+#include "base/alloc.h"
 #include "net/wire.h"
 
 #include <errno.h>
@@ -23,8 +24,8 @@ struct net_client {
 };
 
 net_client *net_client_new(const char *endpoint, const net_options *opts, rt_status *st) {
-  net_client *c = calloc(1, sizeof *c);
-  if (!c || !(c->endpoint = strdup(endpoint))) abort();
+  net_client *c = xcalloc(1, sizeof *c);
+  c->endpoint = xstrdup(endpoint);
   if (opts) c->opt = *opts;
   else net_options_default(&c->opt);
   int ivl = 10, ivl_max = 250;
@@ -75,8 +76,7 @@ bool net_client_connected(const net_client *c) { return c->link.connected; }
 static void pending_add(net_client *c, uint64_t id) {
   if (c->npending == c->cap) {
     c->cap = c->cap ? 2 * c->cap : 8;
-    c->pending = realloc(c->pending, c->cap * sizeof *c->pending);
-    if (!c->pending) abort();
+    c->pending = xrealloc(c->pending, c->cap * sizeof *c->pending);
   }
   c->pending[c->npending++] = id;
 }

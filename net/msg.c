@@ -1,5 +1,6 @@
 /* Building messages, and the reference-counted frames received messages hand out. */
 #include "net/wire.h"
+#include "base/alloc.h"
 
 #include <assert.h>
 #include <stdlib.h>
@@ -17,8 +18,7 @@ void net_limits_default(net_limits *l) {
 /* ---- frames ------------------------------------------------------------------------ */
 
 net_frame *net_frame_new(void) {
-  net_frame *f = malloc(sizeof *f);
-  if (!f) abort();
+  net_frame *f = xmalloc(sizeof *f);
   atomic_init(&f->refs, 1);
   zmq_msg_init(&f->zm);
   return f;
@@ -54,8 +54,7 @@ static void put_str(msgpack_packer *pk, const char *s, size_t len) {
 net_msg *net_msg_new(const char *type) {
   size_t tlen = strlen(type);
   assert(tlen > 0 && tlen <= NET_TYPE_MAX);
-  net_msg *m = calloc(1, sizeof *m);
-  if (!m) abort();
+  net_msg *m = xcalloc(1, sizeof *m);
   memcpy(m->type, type, tlen + 1);
   msgpack_sbuffer_init(&m->sb);
   msgpack_packer_init(&m->pk, &m->sb, msgpack_sbuffer_write);
@@ -137,8 +136,7 @@ void net_msg_bin(net_msg *m, const char *key, const void *p, size_t len) {
 void net_msg_frame(net_msg *m, void *data, size_t len, net_free_fn free_fn, void *arg) {
   if (m->nframes == m->cap) {
     m->cap = m->cap ? 2 * m->cap : 4;
-    m->frames = realloc(m->frames, m->cap * sizeof *m->frames);
-    if (!m->frames) abort();
+    m->frames = xrealloc(m->frames, m->cap * sizeof *m->frames);
   }
   m->frames[m->nframes++] = (net_payload){data, len, free_fn, arg};
 }
@@ -146,8 +144,7 @@ void net_msg_frame(net_msg *m, void *data, size_t len, net_free_fn free_fn, void
 static void free_copy(void *data, void *arg) { free(data); }
 
 void net_msg_frame_copy(net_msg *m, const void *data, size_t len) {
-  void *p = malloc(len ? len : 1);
-  if (!p) abort();
+  void *p = xmalloc(len ? len : 1);
   if (len) memcpy(p, data, len);
   net_msg_frame(m, p, len, free_copy, NULL);
 }

@@ -4,6 +4,7 @@
  * ZMQ_EVENTS has no POLLIN) and on an eventfd; a sender whose zmq_send may have taken an
  * edge the reader was waiting for (ZMQ_EVENTS shows POLLIN after the send) wakes it. */
 #include "net/peer.h"
+#include "base/alloc.h"
 #include "net/wire.h"
 
 #include <errno.h>
@@ -80,8 +81,7 @@ static void cq_init(net_cq *q) {
 }
 
 net_cq *net_cq_new(void) {
-  net_cq *q = calloc(1, sizeof *q);
-  if (!q) abort();
+  net_cq *q = xcalloc(1, sizeof *q);
   cq_init(q);
   return q;
 }
@@ -89,7 +89,7 @@ net_cq *net_cq_new(void) {
 static void owed_add(net_cq *q, net_peer *p, uint64_t id) {
   if (q->now == q->owcap) {
     q->owcap = q->owcap ? 2 * q->owcap : 8;
-    if (!(q->ow = realloc(q->ow, q->owcap * sizeof *q->ow))) abort();
+    q->ow = xrealloc(q->ow, q->owcap * sizeof *q->ow);
   }
   q->ow[q->now++] = (owed){p, id};
 }
@@ -116,8 +116,7 @@ static bool pend_del(net_peer *p, uint64_t id, pend *out) {
 /* Hand a reply (or an error) to the queue waiting for it (p->mu held). An "error" reply
  * becomes the status it carries. */
 static void deliver(const pend *pd, net_in *in, const rt_status *st) {
-  delivery *d = calloc(1, sizeof *d);
-  if (!d) abort();
+  delivery *d = xcalloc(1, sizeof *d);
   d->tag = pd->tag;
   if (st && st->code) {
     d->st = *st;
@@ -152,6 +151,14 @@ void net_cq_forget(net_cq *q, net_peer *p, uint64_t id) {
   pthread_mutex_lock(&q->mu);
   owed_del(q, id);
   pthread_mutex_unlock(&q->mu);
+}
+
+bool net_cq_has_error(net_cq *q) {
+  pthread_mutex_lock(&q->mu);
+  bool err = false;
+  for (delivery *d = q->head; d && !err; d = d->next) err = d->st.code != RT_OK;
+  pthread_mutex_unlock(&q->mu);
+  return err;
 }
 
 int net_cq_owed(net_cq *q) {
@@ -189,17 +196,28 @@ void net_cq_free(net_cq *q) {
   free(q);
 }
 
-/* A blocking call made on this thread while a handler runs inline for an outer blocking
- * call: the outer wait's tick is called too. */
-static __thread const net_wait *outer_wait;
-static __thread int64_t outer_start;
+/* The blocking calls whose handlers run inline on this thread, innermost first: a wait
+ * inside such a handler calls their ticks too (Ctrl-C, the live view, a master watching
+ * its other parts). */
+typedef struct outer {
+  const net_wait *w;
+  int64_t start;
+  struct outer *prev;
+} outer;
+static __thread outer *outer_top;
+
+static int outer_ticks(int64_t now) {
+  for (outer *o = outer_top; o; o = o->prev)
+    if (o->w->tick(o->w->arg, now - o->start)) return 1;
+  return 0;
+}
+
+int net_wait_outer(void) { return outer_top ? outer_ticks(net_now_ms()) : 0; }
+bool net_wait_outer_here(void) { return outer_top != NULL; }
 
 static int call_ticks(const net_wait *w, int64_t start, int64_t now) {
   if (w && w->tick && w->tick(w->arg, now - start)) return 1;
-  if (outer_wait && outer_wait != w && outer_wait->tick &&
-      outer_wait->tick(outer_wait->arg, now - outer_start))
-    return 1;
-  return 0;
+  return outer_ticks(now);
 }
 
 int net_cq_wait(net_cq *q, const net_wait *w, const uint64_t *want, uint64_t *tag,
@@ -209,7 +227,7 @@ int net_cq_wait(net_cq *q, const net_wait *w, const uint64_t *want, uint64_t *ta
   int64_t start = net_now_ms();
   int timeout = w ? w->timeout_ms : -1;
   int tick_ms = w && w->tick && w->tick_ms > 0 ? w->tick_ms : 0;
-  if (outer_wait && outer_wait->tick && (!tick_ms || tick_ms > 50)) tick_ms = 50;
+  if (outer_top && (!tick_ms || tick_ms > 50)) tick_ms = 50;
   int64_t next_tick = tick_ms ? start + tick_ms : -1;
   pthread_mutex_lock(&q->mu);
   for (;;) {
@@ -294,7 +312,8 @@ net_peer *net_peer_get(const char *endpoint, rt_status *st) {
       pthread_mutex_unlock(&peers_mu);
       return NULL;
     }
-    if (!(p = calloc(1, sizeof *p)) || !(p->endpoint = strdup(endpoint))) abort();
+    p = xcalloc(1, sizeof *p);
+    p->endpoint = xstrdup(endpoint);
     p->opt = opt;
     p->link.curve = key.on;
     p->fd = p->mon_fd = -1;
@@ -415,7 +434,8 @@ static void *reader_main(void *arg) {
     for (net_peer *p = peers; p; p = p->next) n += 2;
     if (n > cap) {
       cap = 2 * n;
-      if (!(fds = realloc(fds, cap * sizeof *fds)) || !(who = realloc(who, cap * sizeof *who))) abort();
+      fds = xrealloc(fds, cap * sizeof *fds);
+      who = xrealloc(who, cap * sizeof *who);
     }
     n = 0;
     fds[n] = (struct pollfd){.fd = wake_fd, .events = POLLIN};
@@ -455,7 +475,7 @@ static void *reader_main(void *arg) {
 static void pend_add(net_peer *p, uint64_t id, net_cq *q, uint64_t tag) {
   if (p->npending == p->cap) {
     p->cap = p->cap ? 2 * p->cap : 8;
-    if (!(p->pending = realloc(p->pending, p->cap * sizeof *p->pending))) abort();
+    p->pending = xrealloc(p->pending, p->cap * sizeof *p->pending);
   }
   p->pending[p->npending++] = (pend){id, tag, q};
 }
@@ -550,11 +570,10 @@ int net_peer_call(net_peer *p, net_msg *req, net_in **reply, const net_wait *w, 
   if (!q) pthread_setspecific(call_q_key, q = net_cq_new());
   uint64_t id, tag;
   /* A handler run here for an in-process server sees this wait's tick (Ctrl-C, views). */
-  const net_wait *prev = outer_wait;
-  int64_t prev_start = outer_start;
-  if (w && w->tick) outer_wait = w, outer_start = net_now_ms();
+  outer me = {w, net_now_ms(), outer_top};
+  if (w && w->tick) outer_top = &me;
   int rc = send_req(p, req, q, NET_CQ_NONE, true, &id, st);
-  outer_wait = prev, outer_start = prev_start;
+  outer_top = me.prev;
   if (rc) return rc;
   rc = net_cq_wait(q, w, &id, &tag, reply, st);
   if (tag == NET_CQ_NONE) net_cq_forget(q, p, id);   /* timed out or cancelled */

@@ -66,6 +66,15 @@ void net_cq_forget(net_cq *q, net_peer *p, uint64_t id);
 /* Requests sent on q and not yet delivered or forgotten. */
 int net_cq_owed(net_cq *q);
 
+/* Inside a handler that a blocking in-process call runs on this thread (and inside
+ * those it runs in turn): call those calls' ticks. Nonzero: one of them wants out (Ctrl-C,
+ * a master whose other parts failed). 0 elsewhere. For a handler's long waits. */
+int net_wait_outer(void);
+/* Is this thread running a handler for a blocking in-process call that has a tick? */
+bool net_wait_outer_here(void);
+/* Has q a delivery that is an error (without taking it)? */
+bool net_cq_has_error(net_cq *q);
+
 /* Send and wait for the reply (w NULL: forever). */
 int net_peer_call(net_peer *p, net_msg *req, net_in **reply, const net_wait *w, rt_status *st);
 

@@ -2,6 +2,7 @@
  * against the bytes left and the limits) before msgpack_unpack sees it, so nothing from
  * the wire sizes an allocation; then typed getters check each field. */
 #include "net/wire.h"
+#include "base/alloc.h"
 
 #include <stdarg.h>
 #include <stdio.h>
@@ -176,8 +177,7 @@ static int scan_header(scan *s) {
 /* ---- parsing ----------------------------------------------------------------------- */
 
 net_in *net_in_alloc(void) {
-  net_in *m = calloc(1, sizeof *m);
-  if (!m) abort();
+  net_in *m = xcalloc(1, sizeof *m);
   zmq_msg_init(&m->head);
   msgpack_zone_init(&m->zone, 1024);
   return m;
@@ -239,8 +239,7 @@ int net_in_parse_at(net_in *m, const void *header, size_t len, const net_limits 
 net_in *net_in_parse(const void *header, size_t len, const net_limits *lim, uint64_t *id_out,
                      rt_status *st) {
   net_in *m = net_in_alloc();
-  m->copy = malloc(len ? len : 1);
-  if (!m->copy) abort();
+  m->copy = xmalloc(len ? len : 1);
   if (len) memcpy(m->copy, header, len);
   if (net_in_parse_at(m, m->copy, len, lim, id_out, st)) {
     net_in_free(m);

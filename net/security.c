@@ -3,6 +3,7 @@
  * (generation, loading, the ZAP handler that admits only key holders, the rule that a
  * non-loopback bind needs a key). */
 #include "net/wire.h"
+#include "base/alloc.h"
 
 #include <ctype.h>
 #include <errno.h>
@@ -120,7 +121,7 @@ int net_configure(const char *max_message_bytes, const char *key_file, bool inse
     probe.key_file = key_file;
     net_key k;
     if (net_key_for(&probe, &k, st)) return st->code;
-    if (!(key = strdup(key_file))) abort();
+    key = xstrdup(key_file);
     o.key_file = key;
   }
   if (insecure) o.insecure = true;

@@ -1,10 +1,16 @@
-/* The server. The I/O thread owns the ROUTER socket: it reads requests, answers the
- * malformed ones itself, queues the rest for handler threads, and sends the replies that
- * handlers queue (woken through an eventfd). Everything shared sits under one mutex. */
+/* The server. The ROUTER socket is used under sock_mu only: the I/O thread reads requests
+ * there (sleeping in poll(2) on the socket's ZMQ_FD, edge-triggered, and an eventfd),
+ * answers the malformed ones itself and queues the rest for handler threads; a handler
+ * sends its reply itself, at once, without a hop to the I/O thread (replies made on the
+ * I/O thread, by handlers it runs inline, are queued and sent after the batch). A send
+ * that may have taken the edge the I/O thread waits for wakes it. The rest of what is
+ * shared sits under mu. */
 #include "net/server.h"
+#include "base/alloc.h"
 #include "net/wire.h"
 
 #include <errno.h>
+#include <poll.h>
 #include <pthread.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -33,6 +39,8 @@ typedef struct req_queue {
 
 struct net_server {
   void *router;
+  pthread_mutex_t sock_mu;      /* the router socket */
+  int router_fd;                /* its ZMQ_FD */
   int efd;                      /* wakes the I/O thread: replies queued, or stop */
   net_options opt;
   net_handler handler;
@@ -144,8 +152,7 @@ void net_server_inline(net_server *s, const char *type) {
 
 static void read_requests(net_server *s) {
   for (int i = 0; i < IO_BATCH; i++) {
-    net_req *r = calloc(1, sizeof *r);
-    if (!r) abort();
+    net_req *r = xcalloc(1, sizeof *r);
     r->srv = s;
     rt_status st;
     uint64_t id;
@@ -170,23 +177,36 @@ static void read_requests(net_server *s) {
   }
 }
 
+/* Is there more to read (sock_mu held)? */
+static bool readable(net_server *s) {
+  int events = 0;
+  size_t sz = sizeof events;
+  return !zmq_getsockopt(s->router, ZMQ_EVENTS, &events, &sz) && (events & ZMQ_POLLIN);
+}
+
 static void *io_main(void *arg) {
   net_server *s = arg;
-  zmq_pollitem_t items[2] = {{s->router, 0, ZMQ_POLLIN, 0}, {NULL, s->efd, ZMQ_POLLIN, 0}};
+  struct pollfd fds[2] = {{.fd = s->router_fd, .events = POLLIN}, {.fd = s->efd, .events = POLLIN}};
+  bool more = true;   /* the edge may have come before we polled: look first */
   for (;;) {
-    if (zmq_poll(items, 2, -1) < 0) {
+    if (!more && poll(fds, 2, -1) < 0) {
       if (errno == EINTR) continue;
       break;
     }
-    if (items[1].revents & ZMQ_POLLIN) {
+    if (fds[1].revents & POLLIN) {
       uint64_t n;
       ssize_t got = read(s->efd, &n, sizeof n);
       (void)got;
     }
     pthread_mutex_lock(&s->mu);
-    req_queue out = s->out;
-    s->out = (req_queue){0};
     bool stop = s->stopping;
+    pthread_mutex_unlock(&s->mu);
+    if (stop) break;
+    pthread_mutex_lock(&s->sock_mu);
+    read_requests(s);
+    pthread_mutex_lock(&s->mu);
+    req_queue out = s->out;   /* replies of the handlers run here */
+    s->out = (req_queue){0};
     pthread_mutex_unlock(&s->mu);
     for (net_req *r = out.head, *next; r; r = next) {
       next = r->next;
@@ -195,11 +215,13 @@ static void *io_main(void *arg) {
       r->reply = NULL;
       req_free(r);
     }
-    if (stop) break;
-    if (items[0].revents & ZMQ_POLLIN) read_requests(s);
+    more = readable(s);
+    pthread_mutex_unlock(&s->sock_mu);
   }
+  pthread_mutex_lock(&s->sock_mu);
   zmq_close(s->router);
   s->router = NULL;
+  pthread_mutex_unlock(&s->sock_mu);
   return NULL;
 }
 
@@ -222,14 +244,14 @@ static void server_release(net_server *s) {
   free(s->threads);
   pthread_cond_destroy(&s->done_cv);
   pthread_cond_destroy(&s->work_cv);
+  pthread_mutex_destroy(&s->sock_mu);
   pthread_mutex_destroy(&s->mu);
   free(s);
 }
 
 net_server *net_server_new(const char *const *endpoints, int n, net_handler handler,
                            void *user, const net_options *opts, rt_status *st) {
-  net_server *s = calloc(1, sizeof *s);
-  if (!s) abort();
+  net_server *s = xcalloc(1, sizeof *s);
   if (opts) s->opt = *opts;
   else net_options_default(&s->opt);
   if (s->opt.max_threads < 1) s->opt.max_threads = 1;
@@ -237,11 +259,11 @@ net_server *net_server_new(const char *const *endpoints, int n, net_handler hand
   s->user = user;
   s->efd = -1;
   pthread_mutex_init(&s->mu, NULL);
+  pthread_mutex_init(&s->sock_mu, NULL);
   pthread_cond_init(&s->work_cv, NULL);
   pthread_cond_init(&s->done_cv, NULL);
-  s->threads = calloc((size_t)s->opt.max_threads, sizeof *s->threads);
-  s->endpoints = calloc((size_t)(n > 0 ? n : 1), sizeof *s->endpoints);
-  if (!s->threads || !s->endpoints) abort();
+  s->threads = xcalloc((size_t)s->opt.max_threads, sizeof *s->threads);
+  s->endpoints = xcalloc((size_t)(n > 0 ? n : 1), sizeof *s->endpoints);
 
   net_key key;
   if (net_key_for(&s->opt, &key, st)) {
@@ -278,10 +300,12 @@ net_server *net_server_new(const char *const *endpoints, int n, net_handler hand
       server_release(s);
       return NULL;
     }
-    s->endpoints[s->nendpoints++] = strdup(buf);
+    s->endpoints[s->nendpoints++] = xstrdup(buf);
   }
   s->efd = eventfd(0, EFD_NONBLOCK | EFD_CLOEXEC);
-  if (s->efd < 0 || pthread_create(&s->io, NULL, io_main, s)) {
+  size_t fdsz = sizeof s->router_fd;
+  if (zmq_getsockopt(s->router, ZMQ_FD, &s->router_fd, &fdsz)) s->router_fd = -1;
+  if (s->efd < 0 || s->router_fd < 0 || pthread_create(&s->io, NULL, io_main, s)) {
     rt_error(st, RT_INTERNAL, "cannot start the server's I/O thread: %s", strerror(errno));
     server_release(s);
     return NULL;
@@ -310,8 +334,8 @@ static void aliases_drop(net_server *s) {
 }
 
 void net_server_alias(net_server *s, const char *endpoint) {
-  alias *a = calloc(1, sizeof *a);
-  if (!a || !(a->endpoint = strdup(endpoint))) abort();
+  alias *a = xcalloc(1, sizeof *a);
+  a->endpoint = xstrdup(endpoint);
   a->s = s;
   pthread_mutex_lock(&aliases_mu);
   a->next = aliases;
@@ -341,8 +365,7 @@ bool net_server_local(const char *endpoint, net_msg *req, uint64_t id, bool run_
     return false;
   }
   rt_status st = {0};
-  net_req *r = calloc(1, sizeof *r);
-  if (!r) abort();
+  net_req *r = xcalloc(1, sizeof *r);
   r->srv = s;
   r->local = true;
   r->done = done;
@@ -446,16 +469,32 @@ int net_reply(net_req *r, net_msg *reply) {
   r->reply = reply;
   pthread_mutex_lock(&s->mu);
   int rc = RT_OK;
+  bool here = false;
   if (s->stopping) {
     req_free(r);
+    r = NULL;
     rc = RT_CANCELLED;
+  } else if (pthread_equal(pthread_self(), s->io)) {
+    push(&s->out, r);   /* the I/O thread holds sock_mu: it sends after its batch */
+    r = NULL;
   } else {
-    bool wake = !s->out.head;
-    push(&s->out, r);
-    if (wake) wake_io(s);
+    here = true;
   }
   if (--s->outstanding == 0) pthread_cond_broadcast(&s->done_cv);
   pthread_mutex_unlock(&s->mu);
+  if (here) {   /* send it now, from this thread */
+    pthread_mutex_lock(&s->sock_mu);
+    if (s->router) {
+      /* EHOSTUNREACH: the client went away; nobody is left to tell. */
+      net_wire_send(s->router, r->routing, r->rlen, r->reply, net_in_id(r->in));
+      r->reply = NULL;
+      if (readable(s)) wake_io(s);   /* the send may have taken the I/O thread's edge */
+    } else {
+      rc = RT_CANCELLED;
+    }
+    pthread_mutex_unlock(&s->sock_mu);
+    req_free(r);
+  }
   return rc;
 }
 

@@ -1,5 +1,6 @@
 /* The shared context, socket options, and whole messages through a socket. */
 #include "net/wire.h"
+#include "base/alloc.h"
 
 #include <errno.h>
 #include <pthread.h>
@@ -142,8 +143,7 @@ int net_wire_recv(void *sock, const net_limits *lim, uint8_t *routing, size_t *r
     }
     if (m->nframes == cap) {
       cap = cap ? 2 * cap : 4;
-      m->frames = realloc(m->frames, cap * sizeof *m->frames);
-      if (!m->frames) abort();
+      m->frames = xrealloc(m->frames, cap * sizeof *m->frames);
     }
     m->frames[m->nframes++] = f;
   }
@@ -177,7 +177,7 @@ int net_wire_local(net_msg *m, uint64_t id, const net_limits *lim, net_in **out,
   if (!rc && n > lim->max_frames)
     rc = rt_error(st, RT_RESOURCE_EXHAUSTED, "message over limits: more than %zu payload frames "
                   "(max_frames)", lim->max_frames);
-  if (!rc && n && !(in->frames = calloc(n, sizeof *in->frames))) abort();
+  if (!rc && n) in->frames = xcalloc(n, sizeof *in->frames);
   while (!rc && m->sent < m->nframes) {
     net_payload *f = &m->frames[m->sent++];   /* from here on the frame frees it */
     net_frame *fr = net_frame_new();
@@ -221,7 +221,7 @@ static bool known_good(const char *ep) {
 static void remember_good(const char *ep) {
   if (known_good(ep)) return;
   pthread_mutex_lock(&good_mu);
-  if (n_good < 256) good[n_good++] = strdup(ep);
+  if (n_good < 256) good[n_good++] = xstrdup(ep);
   pthread_mutex_unlock(&good_mu);
 }
 

@@ -2,21 +2,14 @@
  * ShardedFilename (what tf.train.Saver builds), and ScalarSummary, HistogramSummary,
  * MergeSummary (serialized tensorflow.Summary protos as string scalars, for tf.summary).
  *
- * Checkpoint format (tfsh's own; ops/CHECKPOINT.md is the long form). A checkpoint PREFIX is
- * two or more files, named as TF1 names them:
- *   PREFIX.index                 what is in it (below)
+ * Checkpoint format: TensorFlow's tensor bundle (V2), read and written by runtime/bundle.c
+ * (ops/CHECKPOINT.md is the long form). A checkpoint PREFIX is
+ *   PREFIX.index                 a LevelDB-style table of BundleEntryProto (protobuf-c)
  *   PREFIX.data-SSSSS-of-NNNNN   the tensors' bytes back to back, one file per shard
- * All integers little-endian. The index:
- *   "TFSHCKPT" | u32 version (1) | u32 num_shards | u32 num_entries
- *   num_entries times, sorted by name:
- *     u32 name_len | name | u32 dtype (TF's DataType number) | u32 ndims | i64 dims[ndims]
- *     | u32 shard | u64 offset | u64 nbytes | u32 crc32c (Castagnoli, of the nbytes at offset)
- *   u32 crc32c of every index byte before it.
- * Numeric tensors are stored as their raw buffer; a string tensor as, per element, u64 length
- * then the bytes. Every file is written under a temporary name (NAME.tempstate<pid>_<n>),
- * fsync'd, then renamed; the index is renamed last and the directory fsync'd, so a crash
- * leaves either the previous files or the new ones and never a half-written file under a
- * final name. A checkpoint "exists" when PREFIX.index does.
+ * tfsh's first layout ("TFSHCKPT") still restores. Every file is written under a temporary
+ * name (NAME.tempstate<pid>_<n>), fsync'd, then renamed; the index is renamed last and the
+ * directory fsync'd, so a crash leaves either the previous files or the new ones and never a
+ * half-written file under a final name. A checkpoint "exists" when PREFIX.index does.
  *
  * Sharded saves (Saver(sharded=True)): each device's SaveV2 writes its own checkpoint
  * TMP/part-0000k-of-0000n (a directory "PREFIX_temp_<uuid>"), then MergeV2Checkpoints renames
@@ -39,41 +32,9 @@
 
 #include "base/alloc.h"
 #include "ops/ops_int.h"
+#include "runtime/bundle.h"
 #include "runtime/files.h"
 #include "runtime/device.h"
-
-/* ---- CRC32C (Castagnoli), table-driven, slicing by 8 -------------------------------- */
-
-static uint32_t crc_tab[8][256];
-static pthread_once_t crc_once = PTHREAD_ONCE_INIT;
-
-static void crc_init(void) {
-  for (uint32_t i = 0; i < 256; i++) {
-    uint32_t c = i;
-    for (int k = 0; k < 8; k++) c = c & 1 ? (c >> 1) ^ 0x82F63B78u : c >> 1;
-    crc_tab[0][i] = c;
-  }
-  for (uint32_t i = 0; i < 256; i++)
-    for (int t = 1; t < 8; t++) crc_tab[t][i] = (crc_tab[t - 1][i] >> 8) ^ crc_tab[0][crc_tab[t - 1][i] & 0xff];
-}
-
-static uint32_t crc32c_extend(uint32_t crc, const void *data, size_t n) {
-  pthread_once(&crc_once, crc_init);
-  const unsigned char *p = data;
-  uint32_t c = ~crc;
-  while (n >= 8) {
-    uint64_t w;
-    memcpy(&w, p, 8);
-    w ^= c;
-    c = crc_tab[7][w & 0xff] ^ crc_tab[6][(w >> 8) & 0xff] ^ crc_tab[5][(w >> 16) & 0xff] ^
-        crc_tab[4][(w >> 24) & 0xff] ^ crc_tab[3][(w >> 32) & 0xff] ^ crc_tab[2][(w >> 40) & 0xff] ^
-        crc_tab[1][(w >> 48) & 0xff] ^ crc_tab[0][w >> 56];
-    p += 8;
-    n -= 8;
-  }
-  while (n--) c = crc_tab[0][(c ^ *p++) & 0xff] ^ (c >> 8);
-  return ~c;
-}
 
 /* ---- growable byte buffer ------------------------------------------------------------ */
 
@@ -98,6 +59,14 @@ static void bb_put(bbuf *b, const void *d, size_t n) {
   }
   memcpy(b->p + b->n, d, n);
   b->n += n;
+}
+static void bb_reserve(bbuf *b, size_t n) {
+  if (b->oom || b->n + n <= b->cap) return;
+  size_t cap = b->cap ? b->cap : 256;
+  while (cap < b->n + n) cap *= 2;
+  unsigned char *np = realloc(b->p, cap);
+  if (!np) b->oom = true;
+  else b->p = np, b->cap = cap;
 }
 static void bb_u8(bbuf *b, unsigned v) { unsigned char c = (unsigned char)v; bb_put(b, &c, 1); }
 static void bb_u32(bbuf *b, uint32_t v) {
@@ -207,57 +176,11 @@ static void maybe_crash(const char *where) {
   }
 }
 
-static void data_name(char *buf, size_t n, const char *prefix, int shard, int nshards) {
-  snprintf(buf, n, "%s.data-%05d-of-%05d", prefix, shard, nshards);
-}
-
-/* ---- the index ----------------------------------------------------------------------- */
-
-typedef struct ck_entry {
-  char *name;
-  rt_dtype dtype;
-  rt_shape shape;
-  uint32_t shard;
-  uint64_t offset, nbytes;
-  uint32_t crc;
-} ck_entry;
-
-typedef struct ck_index {
-  uint32_t num_shards;
-  int n;
-  ck_entry *e;
-} ck_index;
-
-static void index_free(ck_index *ix) {
-  for (int i = 0; i < ix->n; i++) free(ix->e[i].name);
-  free(ix->e);
-  ix->e = NULL;
-  ix->n = 0;
-}
-
-static int cmp_entry(const void *a, const void *b) {
-  return strcmp(((const ck_entry *)a)->name, ((const ck_entry *)b)->name);
-}
-
-static void index_encode(const ck_index *ix, bbuf *b) {
-  bb_put(b, "TFSHCKPT", 8);
-  bb_u32(b, 1);
-  bb_u32(b, ix->num_shards);
-  bb_u32(b, (uint32_t)ix->n);
-  for (int i = 0; i < ix->n; i++) {
-    const ck_entry *e = &ix->e[i];
-    size_t len = strlen(e->name);
-    bb_u32(b, (uint32_t)len);
-    bb_put(b, e->name, len);
-    bb_u32(b, (uint32_t)e->dtype);
-    bb_u32(b, (uint32_t)e->shape.ndims);
-    for (int d = 0; d < e->shape.ndims; d++) bb_u64(b, (uint64_t)e->shape.dims[d]);
-    bb_u32(b, e->shard);
-    bb_u64(b, e->offset);
-    bb_u64(b, e->nbytes);
-    bb_u32(b, e->crc);
-  }
-  bb_u32(b, crc32c_extend(0, b->p, b->n));
+/* A bundle error (runtime/bundle.c fills st) as this kernel's error. */
+static int bundle_error(rt_kernel_ctx *c) {
+  char msg[RT_MSG_MAX];
+  snprintf(msg, sizeof msg, "%s", c->st->msg);
+  return rt_kernel_error(c, c->st->code, "%s", msg);
 }
 
 typedef struct rd {
@@ -265,129 +188,13 @@ typedef struct rd {
   size_t n, off;
   bool bad;
 } rd;
-static uint32_t rd_u32(rd *r) {
-  if (r->off + 4 > r->n) { r->bad = true; return 0; }
-  const unsigned char *c = r->p + r->off;
-  r->off += 4;
-  return (uint32_t)c[0] | (uint32_t)c[1] << 8 | (uint32_t)c[2] << 16 | (uint32_t)c[3] << 24;
-}
-static uint64_t rd_u64(rd *r) {
-  uint64_t lo = rd_u32(r);
-  return lo | (uint64_t)rd_u32(r) << 32;
-}
-
-static bool read_file(const char *path, unsigned char **out, size_t *n, int *err) {
-  FILE *f = fopen(path, "rb");
-  if (!f) {
-    *err = errno;
-    return false;
-  }
-  bbuf b = {0};
-  unsigned char chunk[65536];
-  size_t k;
-  while ((k = fread(chunk, 1, sizeof chunk, f)) > 0) bb_put(&b, chunk, k);
-  fclose(f);
-  if (b.oom) {
-    free(b.p);
-    *err = ENOMEM;
-    return false;
-  }
-  *out = b.p;
-  *n = b.n;
-  return true;
-}
-
-/* Read PREFIX.index. Errors name the file and what is wrong. */
-static int index_read(rt_kernel_ctx *c, const char *prefix, ck_index *ix) {
-  char path[4200];
-  snprintf(path, sizeof path, "%s.index", prefix);
-  unsigned char *p = NULL;
-  size_t n = 0;
-  int err = 0;
-  memset(ix, 0, sizeof *ix);
-  if (!read_file(path, &p, &n, &err)) {
-    if (err == ENOENT)
-      return rt_kernel_error(c, RT_NOT_FOUND,
-                             "Unsuccessful TensorSliceReader constructor: Failed to find any "
-                             "matching files for %s (no file %s)", prefix, path);
-    return rt_kernel_error(c, RT_UNKNOWN, "%s: %s", path, strerror(err));
-  }
-  rd r = {p, n, 0, false};
-  int rc = RT_OK;
-  if (n < 24 || memcmp(p, "TFSHCKPT", 8)) {
-    rc = rt_kernel_error(c, RT_DATA_LOSS, "%s is not a tfsh checkpoint index (%s)", path,
-                         n < 24 ? "truncated: too short" : "bad magic");
-    goto out;
-  }
-  uint32_t stored = (uint32_t)p[n - 4] | (uint32_t)p[n - 3] << 8 | (uint32_t)p[n - 2] << 16 |
-                    (uint32_t)p[n - 1] << 24;
-  uint32_t computed = crc32c_extend(0, p, n - 4);
-  if (stored != computed) {
-    rc = rt_kernel_error(c, RT_DATA_LOSS,
-                         "Checksum does not match in %s: stored 0x%08x vs. calculated 0x%08x "
-                         "(truncated or corrupt index)", path, stored, computed);
-    goto out;
-  }
-  r.n = n - 4;
-  r.off = 8;
-  uint32_t version = rd_u32(&r);
-  ix->num_shards = rd_u32(&r);
-  uint32_t cnt = rd_u32(&r);
-  if (version != 1 || ix->num_shards < 1 || cnt > (n / 8)) {
-    rc = rt_kernel_error(c, RT_DATA_LOSS, "%s: unsupported version %u or bad header", path, version);
-    goto out;
-  }
-  ix->e = calloc(cnt ? cnt : 1, sizeof *ix->e);   /* a count read from the file: checked */
-  if (!ix->e) {
-    rc = rt_kernel_error(c, RT_RESOURCE_EXHAUSTED, "%s: out of memory for %u index entries", path, cnt);
-    goto out;
-  }
-  for (uint32_t i = 0; i < cnt && !r.bad; i++) {
-    ck_entry *e = &ix->e[ix->n];
-    uint32_t len = rd_u32(&r);
-    if (r.bad || len > r.n - r.off) { r.bad = true; break; }
-    e->name = xstrndup((const char *)p + r.off, len);
-    r.off += len;
-    ix->n++;
-    e->dtype = (rt_dtype)rd_u32(&r);
-    uint32_t nd = rd_u32(&r);
-    if (nd > RT_MAX_DIMS) { r.bad = true; break; }
-    e->shape.ndims = (int)nd;
-    for (uint32_t d = 0; d < nd; d++) e->shape.dims[d] = (int64_t)rd_u64(&r);
-    e->shard = rd_u32(&r);
-    e->offset = rd_u64(&r);
-    e->nbytes = rd_u64(&r);
-    e->crc = rd_u32(&r);
-    if (e->shard >= ix->num_shards) r.bad = true;
-  }
-  if (r.bad) rc = rt_kernel_error(c, RT_DATA_LOSS, "%s: malformed index entry", path);
-out:
-  free(p);
-  if (rc) index_free(ix);
-  return rc;
-}
-
-/* ---- serializing one tensor ---------------------------------------------------------- */
-
-static void tensor_bytes(const rt_tensor *t, bbuf *b) {
-  if (t->dtype == RT_STRING) {
-    const rt_str *s = rt_tensor_data(t);
-    int64_t n = rt_tensor_numel(t);
-    for (int64_t i = 0; i < n; i++) {
-      bb_u64(b, s[i].len);
-      bb_put(b, s[i].ptr ? s[i].ptr : "", s[i].len);
-    }
-  } else {
-    bb_put(b, rt_tensor_data(t), rt_tensor_nbytes(t));
-  }
-}
 
 static const char *str_at(const rt_tensor *t, int64_t i) {
   const rt_str *s = rt_tensor_data(t);
   return s && s[i].ptr ? s[i].ptr : "";
 }
 
-/* Write one checkpoint (one shard) of the given tensors. */
+/* Write one checkpoint (one shard) of the given tensors, in TF's tensor-bundle format. */
 static int write_checkpoint(rt_kernel_ctx *c, const char *prefix, int n, const char *const *names,
                             rt_tensor *const *tensors) {
   if (!parent_exists(prefix)) {   /* a sharded save's PREFIX_temp_<id>/: one level is made */
@@ -399,7 +206,7 @@ static int write_checkpoint(rt_kernel_ctx *c, const char *prefix, int n, const c
   }
   if (!parent_exists(prefix))
     return rt_kernel_error(c, RT_NOT_FOUND, "Parent directory of %s doesn't exist, can't save.", prefix);
-  ck_index ix = {1, n, xcalloc(n ? (size_t)n : 1, sizeof(ck_entry))};
+  rt_bundle_index ix = {RT_BUNDLE_TF, 1, n, xcalloc(n ? (size_t)n : 1, sizeof(rt_bundle_entry))};
   bbuf data = {0};
   int rc = RT_OK;
   for (int i = 0; i < n && !rc; i++) {
@@ -408,52 +215,57 @@ static int write_checkpoint(rt_kernel_ctx *c, const char *prefix, int n, const c
       rc = rt_kernel_error(c, RT_FAILED_PRECONDITION, "Attempting to use uninitialized value %s", names[i]);
       break;
     }
+    if (!names[i][0]) {
+      rc = rt_kernel_error(c, RT_INVALID_ARGUMENT, "a tensor in a save has an empty name");
+      break;
+    }
     for (int j = 0; j < i; j++)
       if (!strcmp(names[j], names[i])) {
         rc = rt_kernel_error(c, RT_INVALID_ARGUMENT, "Duplicate tensor name '%s' in a save", names[i]);
         break;
       }
-    ck_entry *e = &ix.e[i];
+    rt_bundle_entry *e = &ix.e[i];
     e->name = (char *)names[i];
+    e->name_len = strlen(names[i]);
     e->dtype = t->dtype;
     e->shape = t->shape;
     e->offset = data.n;
     if (t->ref) pthread_mutex_lock(&t->ref->mu);
-    tensor_bytes(t, &data);
+    size_t sz = rt_bundle_tensor_size(t);
+    bb_reserve(&data, sz);
+    if (!data.oom) {
+      rt_bundle_tensor_write(t, data.p + data.n, &e->crc);
+      data.n += sz;
+    }
     if (t->ref) pthread_mutex_unlock(&t->ref->mu);
-    e->nbytes = data.n - e->offset;
-    e->crc = data.oom ? 0 : crc32c_extend(0, data.p + e->offset, e->nbytes);
+    e->size = sz;
   }
   if (!rc && data.oom) rc = rt_kernel_error(c, RT_RESOURCE_EXHAUSTED, "out of memory serializing a checkpoint");
+  unsigned char *ib = NULL;
+  size_t ibn = 0;
+  if (!rc && rt_bundle_index_encode(&ix, &ib, &ibn, c->st)) rc = bundle_error(c);
   if (!rc) {
-    ck_entry *sorted = xmalloc((n ? (size_t)n : 1) * sizeof *sorted);
-    memcpy(sorted, ix.e, (size_t)n * sizeof *sorted);
-    qsort(sorted, (size_t)n, sizeof *sorted, cmp_entry);
-    ck_index s = {1, n, sorted};
-    bbuf ib = {0};
-    index_encode(&s, &ib);
-    free(sorted);
     char dpath[4200], ipath[4200];
-    data_name(dpath, sizeof dpath, prefix, 0, 1);
+    rt_bundle_data_name(dpath, sizeof dpath, prefix, 0, 1);
     snprintf(ipath, sizeof ipath, "%s.index", prefix);
     int err = 0;
     if (rt_files_check_write(dpath, c->st)) {   /* a server writes only where it allows */
       rc = rt_kernel_error(c, RT_PERMISSION_DENIED, "%s", c->st->msg);
       err = -1;
     } else {
-      err = ib.oom ? ENOMEM : write_atomic(dpath, data.p ? (void *)data.p : (void *)"", data.n);
+      err = write_atomic(dpath, data.p ? (void *)data.p : (void *)"", data.n);
     }
     if (err < 0) {
     } else if (err) {
       rc = rt_kernel_error(c, RT_UNKNOWN, "Failed to write %s: %s", dpath, strerror(err));
     } else {
       maybe_crash("data");
-      err = write_atomic(ipath, ib.p, ib.n);
+      err = write_atomic(ipath, ib, ibn);
       if (err) rc = rt_kernel_error(c, RT_UNKNOWN, "Failed to write %s: %s", ipath, strerror(err));
       else fsync_dir_of(ipath);
     }
-    free(ib.p);
   }
+  free(ib);
   free(data.p);
   free(ix.e);   /* names are borrowed */
   return rc;
@@ -503,18 +315,12 @@ static int restore_kernel(rt_kernel_ctx *c) {
       check_string_vec(c, 2, "shape_and_slices", n) || check_slices(c, 2, n))
     return c->st->code;
   const char *prefix = str_at(c->inputs[0], 0);
-  ck_index ix;
-  int rc = index_read(c, prefix, &ix);
-  if (rc) return rc;
-  int open_shard = -1;
-  FILE *f = NULL;
-  char dpath[4200] = "";
-  long long fsize = 0;
-  unsigned char *buf = NULL;
+  rt_bundle_index ix;
+  if (rt_bundle_index_read(prefix, &ix, c->st)) return bundle_error(c);
+  int rc = RT_OK;
   for (int i = 0; i < n && !rc; i++) {
     const char *name = str_at(c->inputs[1], i);
-    ck_entry key = {.name = (char *)name};
-    ck_entry *e = ix.n ? bsearch(&key, ix.e, (size_t)ix.n, sizeof *ix.e, cmp_entry) : NULL;
+    rt_bundle_entry *e = rt_bundle_find(&ix, name);
     if (!e) {
       rc = rt_kernel_error(c, RT_NOT_FOUND, "Key %s not found in checkpoint %s", name, prefix);
       break;
@@ -526,72 +332,15 @@ static int restore_kernel(rt_kernel_ctx *c) {
                            "(in checkpoint %s)", name, rt_dtype_name(want), rt_dtype_name(e->dtype), prefix);
       break;
     }
-    if ((int)e->shard != open_shard) {
-      if (f) fclose(f);
-      data_name(dpath, sizeof dpath, prefix, (int)e->shard, (int)ix.num_shards);
-      f = fopen(dpath, "rb");
-      if (!f) {
-        rc = rt_kernel_error(c, errno == ENOENT ? RT_NOT_FOUND : RT_UNKNOWN, "%s: %s (data file of checkpoint %s)",
-                             dpath, strerror(errno), prefix);
-        break;
-      }
-      struct stat sb;
-      fstat(fileno(f), &sb);
-      fsize = (long long)sb.st_size;
-      open_shard = (int)e->shard;
-    }
-    if (e->offset + e->nbytes > (uint64_t)fsize) {
-      rc = rt_kernel_error(c, RT_DATA_LOSS,
-                           "%s is truncated: tensor %s needs bytes [%llu, %llu) but the file has %lld",
-                           dpath, name, (unsigned long long)e->offset,
-                           (unsigned long long)(e->offset + e->nbytes), fsize);
-      break;
-    }
-    free(buf);
-    buf = malloc(e->nbytes ? e->nbytes : 1);
-    if (!buf || fseeko(f, (off_t)e->offset, SEEK_SET) || fread(buf, 1, e->nbytes, f) != e->nbytes) {
-      rc = rt_kernel_error(c, RT_DATA_LOSS, "%s: cannot read tensor %s", dpath, name);
-      break;
-    }
-    uint32_t crc = crc32c_extend(0, buf, e->nbytes);
-    if (crc != e->crc) {
-      rc = rt_kernel_error(c, RT_DATA_LOSS,
-                           "Checksum does not match: stored 0x%08x vs. calculated on the restored "
-                           "bytes 0x%08x, for tensor %s in %s", e->crc, crc, name, dpath);
-      break;
-    }
-    int64_t numel = rt_shape_numel(&e->shape);
-    rt_tensor *t = rt_tensor_new(e->dtype, &e->shape);
-    if (!t) {
-      rc = rt_kernel_error(c, RT_RESOURCE_EXHAUSTED, "out of memory restoring %s", name);
-      break;
-    }
-    if (e->dtype == RT_STRING) {
-      rd r = {buf, e->nbytes, 0, false};
-      for (int64_t k = 0; k < numel && !r.bad; k++) {
-        uint64_t len = rd_u64(&r);
-        if (r.bad || len > r.n - r.off) { r.bad = true; break; }
-        rt_tensor_set_str(t, k, (const char *)buf + r.off, len);
-        r.off += len;
-      }
-      if (r.bad) rc = rt_kernel_error(c, RT_DATA_LOSS, "%s: malformed string tensor %s", dpath, name);
-    } else if (numel < 0 || (uint64_t)numel * rt_dtype_size(e->dtype) != e->nbytes) {
-      rc = rt_kernel_error(c, RT_DATA_LOSS, "%s: tensor %s has %llu bytes, its shape needs %lld",
-                           dpath, name, (unsigned long long)e->nbytes,
-                           (long long)(numel * (int64_t)rt_dtype_size(e->dtype)));
-    } else {
-      memcpy(rt_tensor_data(t), buf, e->nbytes);
-    }
-    if (rc) {
-      rt_tensor_unref(t);
+    rt_tensor *t = NULL;
+    if (rt_bundle_read(prefix, &ix, e, &t, c->st)) {
+      rc = bundle_error(c);
       break;
     }
     rt_tensor_unref(c->outputs[i]);
     c->outputs[i] = t;
   }
-  free(buf);
-  if (f) fclose(f);
-  index_free(&ix);
+  rt_bundle_index_free(&ix);
   return rc;
 }
 
@@ -623,16 +372,20 @@ static int merge_kernel(rt_kernel_ctx *c) {
     if (check_string_vec(c, k, k < np ? "checkpoint_prefixes" : "destination_prefix", 1)) return c->st->code;
   const char *dest = str_at(c->inputs[np], 0);
 #define PART(k) str_at(c->inputs[k], 0)
-  ck_index all = {(uint32_t)np, 0, NULL};
+  rt_bundle_index all = {RT_BUNDLE_TF, (uint32_t)np, 0, NULL};
   int cap = 0, rc = RT_OK;
   for (int k = 0; k < np && !rc; k++) {
-    ck_index ix;
+    rt_bundle_index ix;
     const char *part = PART(k);
-    rc = index_read(c, part, &ix);
-    if (rc) break;
+    if (rt_bundle_index_read(part, &ix, c->st)) {
+      rc = bundle_error(c);
+      break;
+    }
+    if (ix.format != RT_BUNDLE_TF || ix.num_shards != 1)
+      rc = rt_kernel_error(c, RT_INVALID_ARGUMENT, "MergeV2Checkpoints: %s is not a one-shard tensor bundle", part);
     for (int i = 0; i < ix.n && !rc; i++) {
       for (int j = 0; j < all.n; j++)
-        if (!strcmp(all.e[j].name, ix.e[i].name))
+        if (all.e[j].name_len == ix.e[i].name_len && !memcmp(all.e[j].name, ix.e[i].name, ix.e[i].name_len))
           rc = rt_kernel_error(c, RT_INVALID_ARGUMENT, "Duplicate tensor name '%s' in shards of %s",
                                ix.e[i].name, dest);
       if (rc) break;
@@ -643,28 +396,32 @@ static int merge_kernel(rt_kernel_ctx *c) {
       all.e[all.n] = ix.e[i];
       all.e[all.n].shard = (uint32_t)k;
       ix.e[i].name = NULL;   /* moved */
+      ix.e[i].slices = NULL;
       all.n++;
     }
-    index_free(&ix);
+    rt_bundle_index_free(&ix);
   }
   for (int k = 0; k < np && !rc; k++) {
     char from[4200], to[4200];
-    data_name(from, sizeof from, PART(k), 0, 1);
-    data_name(to, sizeof to, dest, k, np);
+    rt_bundle_data_name(from, sizeof from, PART(k), 0, 1);
+    rt_bundle_data_name(to, sizeof to, dest, k, np);
     if (rename(from, to) < 0)
       rc = rt_kernel_error(c, RT_UNKNOWN, "Failed to rename %s to %s: %s", from, to, strerror(errno));
   }
   if (!rc) {
-    qsort(all.e, (size_t)all.n, sizeof *all.e, cmp_entry);
-    bbuf ib = {0};
-    index_encode(&all, &ib);
-    char ipath[4200];
-    snprintf(ipath, sizeof ipath, "%s.index", dest);
-    maybe_crash("data");
-    int err = ib.oom ? ENOMEM : write_atomic(ipath, ib.p, ib.n);
-    free(ib.p);
-    if (err) rc = rt_kernel_error(c, RT_UNKNOWN, "Failed to write %s: %s", ipath, strerror(err));
-    else fsync_dir_of(ipath);
+    unsigned char *ib = NULL;
+    size_t ibn = 0;
+    if (rt_bundle_index_encode(&all, &ib, &ibn, c->st)) {
+      rc = bundle_error(c);
+    } else {
+      char ipath[4200];
+      snprintf(ipath, sizeof ipath, "%s.index", dest);
+      maybe_crash("data");
+      int err = write_atomic(ipath, ib, ibn);
+      if (err) rc = rt_kernel_error(c, RT_UNKNOWN, "Failed to write %s: %s", ipath, strerror(err));
+      else fsync_dir_of(ipath);
+    }
+    free(ib);
   }
   if (!rc && rt_node_bool(c->node, "delete_old_dirs", true)) {
     for (int k = 0; k < np; k++) {
@@ -679,7 +436,7 @@ static int merge_kernel(rt_kernel_ctx *c) {
       }
     }
   }
-  index_free(&all);
+  rt_bundle_index_free(&all);
   return rc;
 #undef PART
 }

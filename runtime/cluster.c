@@ -4,6 +4,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "base/alloc.h"
+
 rt_cluster *rt_cluster_new(void) { return calloc(1, sizeof(rt_cluster)); }
 
 void rt_cluster_free(rt_cluster *c) {
@@ -30,8 +32,7 @@ void rt_cluster_add(rt_cluster *c, const char *job, int index, const char *addr)
       c->tasks[i].addr = strdup(addr);
       return;
     }
-  c->tasks = realloc(c->tasks, (size_t)(c->n + 1) * sizeof *c->tasks);
-  if (!c->tasks) abort();
+  c->tasks = xrealloc(c->tasks, (size_t)(c->n + 1) * sizeof *c->tasks);
   c->tasks[c->n++] = (rt_task_addr){strdup(job), index, strdup(addr)};
 }
 
@@ -115,19 +116,26 @@ void rt_cluster_jobs(const rt_cluster *c, char *buf, size_t n) {
   }
 }
 
-static int from_json_object(rt_cluster *c, json_t *obj, rt_status *st) {
+/* The tasks of a JSON cluster object; each malformed entry goes to problem() and is
+ * skipped. -1 when obj is not an object. */
+static int json_cluster(rt_cluster *c, json_t *obj, rt_cluster_problem_fn problem, void *ctx) {
   const char *job;
   json_t *tasks;
-  if (!json_is_object(obj))
-    return rt_error(st, RT_INVALID_ARGUMENT, "cluster spec: expected an object {job: [addresses]}");
+  char msg[600];
+  if (!json_is_object(obj)) {
+    problem(ctx, "expected an object {job: [\"host:port\", ...]}");
+    return -1;
+  }
   json_object_foreach(obj, job, tasks) {
     if (json_is_array(tasks)) {
       size_t i;
       json_t *a;
       json_array_foreach(tasks, i, a) {
-        if (!json_is_string(a))
-          return rt_error(st, RT_INVALID_ARGUMENT, "cluster spec: /job:%s/task:%zu: address must be a string",
-                          job, i);
+        if (!json_is_string(a)) {
+          snprintf(msg, sizeof msg, "/job:%s/task:%zu: the address must be a string \"host:port\"", job, i);
+          problem(ctx, msg);
+          continue;
+        }
         rt_cluster_add(c, job, (int)i, json_string_value(a));
       }
     } else if (json_is_object(tasks)) {
@@ -136,51 +144,92 @@ static int from_json_object(rt_cluster *c, json_t *obj, rt_status *st) {
       json_object_foreach(tasks, key, a) {
         char *end;
         long idx = strtol(key, &end, 10);
-        if (*end || end == key || idx < 0 || idx > 1000000)
-          return rt_error(st, RT_INVALID_ARGUMENT, "cluster spec: job %s: task index '%s' is not a number", job, key);
-        if (!json_is_string(a))
-          return rt_error(st, RT_INVALID_ARGUMENT, "cluster spec: /job:%s/task:%ld: address must be a string", job, idx);
+        if (*end || end == key || idx < 0 || idx > 1000000) {
+          snprintf(msg, sizeof msg, "job %s: task index '%s' is not a number; write {\"0\": \"host:port\"}", job, key);
+          problem(ctx, msg);
+          continue;
+        }
+        if (!json_is_string(a)) {
+          snprintf(msg, sizeof msg, "/job:%s/task:%ld: the address must be a string \"host:port\"", job, idx);
+          problem(ctx, msg);
+          continue;
+        }
         rt_cluster_add(c, job, (int)idx, json_string_value(a));
       }
     } else {
-      return rt_error(st, RT_INVALID_ARGUMENT,
-                      "cluster spec: job %s must map to a list of addresses or {index: address}", job);
+      snprintf(msg, sizeof msg,
+               "job %s must map to a list of addresses [\"host:port\", ...] or {\"index\": \"host:port\"}", job);
+      problem(ctx, msg);
     }
   }
-  return RT_OK;
+  return 0;
 }
 
-rt_cluster *rt_cluster_parse(const char *text, rt_status *st) {
+/* s without the white space around it (in place). */
+static char *trim(char *s) {
+  while (isspace((unsigned char)*s)) s++;
+  size_t n = strlen(s);
+  while (n && isspace((unsigned char)s[n - 1])) s[--n] = '\0';
+  return s;
+}
+
+rt_cluster *rt_cluster_parse_each(const char *text, rt_cluster_problem_fn problem, void *ctx) {
   rt_cluster *c = rt_cluster_new();
-  int rc = RT_OK;
+  char msg[600];
   while (isspace((unsigned char)*text)) text++;
   if (*text == '{') {
     json_error_t err;
     json_t *j = json_loads(text, 0, &err);
-    if (!j)
-      rc = rt_error(st, RT_INVALID_ARGUMENT, "cluster spec: invalid JSON at line %d column %d: %s",
-                    err.line, err.column, err.text);
-    else
-      rc = from_json_object(c, j, st);
-    json_decref(j);
-  } else {
-    /* legacy: job|h:p;h:p,job|h:p */
-    char *copy = strdup(text), *save1 = NULL;
-    for (char *part = strtok_r(copy, ",", &save1); part && !rc; part = strtok_r(NULL, ",", &save1)) {
-      char *bar = strchr(part, '|');
-      if (!bar) {
-        rc = rt_error(st, RT_INVALID_ARGUMENT,
-                      "cluster spec: '%s' should be job|host:port;host:port (or give JSON)", part);
-        break;
-      }
-      *bar = '\0';
-      char *save2 = NULL;
-      int idx = 0;
-      for (char *a = strtok_r(bar + 1, ";", &save2); a; a = strtok_r(NULL, ";", &save2))
-        rt_cluster_add(c, part, idx++, a);
+    int rc = -1;
+    if (!j) {
+      snprintf(msg, sizeof msg, "invalid JSON at line %d column %d: %s", err.line, err.column, err.text);
+      problem(ctx, msg);
+    } else {
+      rc = json_cluster(c, j, problem, ctx);
     }
-    free(copy);
+    json_decref(j);
+    if (rc) {
+      rt_cluster_free(c);
+      return NULL;
+    }
+    return c;
   }
+  /* legacy: job|h:p;h:p,job|h:p */
+  char *copy = xstrdup(text), *save1 = NULL;
+  for (char *part = strtok_r(copy, ",", &save1); part; part = strtok_r(NULL, ",", &save1)) {
+    part = trim(part);
+    char *bar = strchr(part, '|');
+    if (!bar) {
+      snprintf(msg, sizeof msg, "'%.500s' should be job|host:port;host:port (or give JSON)", part);
+      problem(ctx, msg);
+      continue;
+    }
+    *bar = '\0';
+    char *job = trim(part), *save2 = NULL;
+    int idx = 0;
+    for (char *a = strtok_r(bar + 1, ";", &save2); a; a = strtok_r(NULL, ";", &save2))
+      rt_cluster_add(c, job, idx++, trim(a));
+  }
+  free(copy);
+  return c;
+}
+
+/* The first problem, as a status: "PREFIX: message". */
+typedef struct first_problem {
+  const char *prefix;
+  rt_status *st;
+  int rc;
+} first_problem;
+
+static void keep_first(void *ctx, const char *msg) {
+  first_problem *f = ctx;
+  if (!f->rc) f->rc = rt_error(f->st, RT_INVALID_ARGUMENT, "%s: %s", f->prefix, msg);
+}
+
+rt_cluster *rt_cluster_parse(const char *text, rt_status *st) {
+  first_problem f = {"cluster spec", st, RT_OK};
+  rt_cluster *c = rt_cluster_parse_each(text, keep_first, &f);
+  int rc = f.rc;
   if (!rc && c->n == 0) rc = rt_error(st, RT_INVALID_ARGUMENT, "cluster spec: no tasks");
   if (!rc) rc = rt_cluster_check(c, st);
   if (rc) {
@@ -203,9 +252,9 @@ rt_cluster *rt_cluster_from_tf_config(const char *text, char *job, size_t job_le
   }
   rt_cluster *c = rt_cluster_new();
   json_t *cl = json_object_get(j, "cluster");
-  int rc = cl ? from_json_object(c, cl, st)
-              : rt_error(st, RT_INVALID_ARGUMENT, "TF_CONFIG: no \"cluster\" object");
-  if (rc) rt_status_prefix(st, "TF_CONFIG: ");
+  first_problem f = {"TF_CONFIG: cluster", st, RT_OK};
+  if (cl) json_cluster(c, cl, keep_first, &f);
+  int rc = cl ? f.rc : rt_error(st, RT_INVALID_ARGUMENT, "TF_CONFIG: no \"cluster\" object");
   if (!rc) rc = rt_cluster_check(c, st);
   json_t *task = json_object_get(j, "task");
   if (!rc && task) {

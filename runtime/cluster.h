@@ -33,8 +33,18 @@ void rt_task_name(const char *job, int index, char *buf, size_t n);
 #endif
 
 /* A cluster spec from text: JSON {"ps": ["h:p"], "worker": {"0": "h:p"}} or the legacy
- * form "ps|h:p;h:p,worker|h:p". Checks job names, addresses ("host:port") and that no two
- * tasks share an address (both named in the error). */
+ * form "ps|h:p;h:p,worker|h:p" (white space around job names and addresses ignored), the
+ * tasks as written: each malformed entry (an address that is not a string, a task index
+ * that is not a number, a job that is neither a list nor an object, a legacy part without
+ * '|') is passed to problem() and skipped. The message names the entry and its fix, with
+ * no prefix (callers add theirs: "cluster spec: "). Nothing is checked beyond the form:
+ * job names, addresses and shared addresses are rt_cluster_check's (and `tfsh lint`'s).
+ * NULL, after one problem, only when the JSON does not parse or is not an object. */
+typedef void (*rt_cluster_problem_fn)(void *ctx, const char *msg);
+rt_cluster *rt_cluster_parse_each(const char *text, rt_cluster_problem_fn problem, void *ctx);
+/* rt_cluster_parse_each, its first problem as the error ("cluster spec: ..."), then at
+ * least one task and rt_cluster_check: valid job names and "host:port" addresses, no two
+ * tasks on one address (both named in the error). */
 rt_cluster *rt_cluster_parse(const char *text, rt_status *st);
 /* TF_CONFIG: {"cluster": {...}, "task": {"type": "worker", "index": 0}}. job/index may be
  * NULL; *job gets "" and *index -1 when the task part is absent. */

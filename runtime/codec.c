@@ -1,5 +1,9 @@
 #include "runtime/codec.h"
+#include "base/alloc.h"
 
+#include "net/shm.h"
+
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -114,6 +118,21 @@ static const msgpack_object *field(const msgpack_object *o, const char *key) {
   return v ? v : &nil;
 }
 
+/* Decoding runs quiet first: the names of fields in errors ("graph[7].name", "node 'x'
+ * attr 'T'") are not formatted, which is most of the cost of a big graph. On a failure the
+ * same decoding runs again, loud (it is deterministic), so the error names the field as it
+ * always did. sub() is what + suffix when loud, anything when quiet. */
+static const char *sub(char *w, size_t n, bool quiet, const char *fmt, ...)
+    __attribute__((format(printf, 4, 5)));
+static const char *sub(char *w, size_t n, bool quiet, const char *fmt, ...) {
+  if (quiet) return "";
+  va_list ap;
+  va_start(ap, fmt);
+  vsnprintf(w, n, fmt, ap);
+  va_end(ap);
+  return w;
+}
+
 /* A NUL-terminated copy of a msgpack str field, bounded. */
 static int get_cstr(const msgpack_object *o, const char *what, char *buf, size_t n,
                     rt_status *st) {
@@ -163,23 +182,23 @@ static int unpack_dtype(const msgpack_object *o, const char *what, rt_dtype *t, 
 
 /* dtype + full shape, and the byte count they need (overflow-checked). */
 static int unpack_meta(const msgpack_object *o, const char *what, rt_dtype *t, rt_shape *s,
-                       size_t *nbytes, rt_status *st) {
+                       size_t *nbytes, bool quiet, rt_status *st) {
   char w[160];
   const msgpack_object_map *m;
   int rc = net_obj_map(o, what, &m, st);
   if (rc) return rc;
-  snprintf(w, sizeof w, "%s.dtype", what);
-  if ((rc = unpack_dtype(field(o, "dtype"), w, t, st))) return rc;
-  snprintf(w, sizeof w, "%s.shape", what);
-  if ((rc = unpack_shape(net_obj_key(o, "shape"), w, s, st))) return rc;
-  if (s->ndims < 0) return rt_error(st, RT_INVALID_ARGUMENT, "%s: tensor without a shape", w);
+  if ((rc = unpack_dtype(field(o, "dtype"), sub(w, sizeof w, quiet, "%s.dtype", what), t, st)))
+    return rc;
+  const char *ws = sub(w, sizeof w, quiet, "%s.shape", what);
+  if ((rc = unpack_shape(net_obj_key(o, "shape"), ws, s, st))) return rc;
+  if (s->ndims < 0) return rt_error(st, RT_INVALID_ARGUMENT, "%s: tensor without a shape", ws);
   unsigned __int128 n = rt_dtype_size(*t);
   for (int i = 0; i < s->ndims; i++) {
     if (s->dims[i] < 0)
-      return rt_error(st, RT_INVALID_ARGUMENT, "%s: unknown dimension in a tensor", w);
+      return rt_error(st, RT_INVALID_ARGUMENT, "%s: unknown dimension in a tensor", ws);
     n *= (uint64_t)s->dims[i];
     if (n > ((unsigned __int128)1 << 48))
-      return rt_error(st, RT_INVALID_ARGUMENT, "%s: tensor too large", w);
+      return rt_error(st, RT_INVALID_ARGUMENT, "%s: tensor too large", ws);
   }
   *nbytes = (size_t)n;
   return RT_OK;
@@ -202,30 +221,30 @@ static int unpack_strings(const msgpack_object *o, const char *what, rt_tensor *
   return RT_OK;
 }
 
-int rt_unpack_tensor_inline(const msgpack_object *o, const char *what, rt_tensor **out,
-                            rt_status *st) {
+static int tensor_inline(const msgpack_object *o, const char *what, rt_tensor **out, bool quiet,
+                         rt_status *st) {
   rt_dtype t;
   rt_shape s;
   size_t nbytes;
   char w[160];
-  int rc = unpack_meta(o, what, &t, &s, &nbytes, st);
+  int rc = unpack_meta(o, what, &t, &s, &nbytes, quiet, st);
   if (rc) return rc;
-  snprintf(w, sizeof w, "%s.data", what);
+  const char *wd = sub(w, sizeof w, quiet, "%s.data", what);
   const msgpack_object *d = field(o, "data");
   rt_tensor *x = NULL;
   if (t == RT_STRING) {
     /* one entry per element, checked before anything is allocated for them */
     if (d->type != MSGPACK_OBJECT_ARRAY || (int64_t)d->via.array.size != rt_shape_numel(&s))
-      return rt_error(st, RT_INVALID_ARGUMENT, "%s: %lld strings expected", w, (long long)rt_shape_numel(&s));
+      return rt_error(st, RT_INVALID_ARGUMENT, "%s: %lld strings expected", wd, (long long)rt_shape_numel(&s));
     x = rt_tensor_new(t, &s);
     if (!x) return rt_error(st, RT_RESOURCE_EXHAUSTED, "%s: out of memory", what);
-    rc = unpack_strings(d, w, x, st);
+    rc = unpack_strings(d, wd, x, st);
   } else {
     const void *p;
     size_t len;
-    if (!(rc = net_obj_bin(d, w, &p, &len, st))) {
+    if (!(rc = net_obj_bin(d, wd, &p, &len, st))) {
       if (len != nbytes)
-        rc = rt_error(st, RT_INVALID_ARGUMENT, "%s: %zu bytes for a %s tensor of %zu bytes", w,
+        rc = rt_error(st, RT_INVALID_ARGUMENT, "%s: %zu bytes for a %s tensor of %zu bytes", wd,
                       len, rt_dtype_name(t), nbytes);
       else if (!(x = rt_tensor_new_uninit(t, &s)))
         rc = rt_error(st, RT_RESOURCE_EXHAUSTED, "%s: out of memory", what);
@@ -239,6 +258,11 @@ int rt_unpack_tensor_inline(const msgpack_object *o, const char *what, rt_tensor
   }
   *out = x;
   return RT_OK;
+}
+
+int rt_unpack_tensor_inline(const msgpack_object *o, const char *what, rt_tensor **out,
+                            rt_status *st) {
+  return tensor_inline(o, what, out, false, st);
 }
 
 static void release_buffer(void *data, void *arg) {
@@ -267,29 +291,33 @@ void rt_pack_tensor_msg(net_msg *m, msgpack_packer *pk, const rt_tensor *t) {
   }
 }
 
-int rt_unpack_tensor_msg(const net_in *m, const msgpack_object *o, const char *what,
-                         rt_tensor **out, rt_status *st) {
-  if (!net_obj_key(o, "frame")) return rt_unpack_tensor_inline(o, what, out, st);
+static int tensor_msg(const net_in *m, const msgpack_object *o, const char *what,
+                      rt_tensor **out, bool quiet, rt_status *st) {
+  if (!net_obj_key(o, "frame")) return tensor_inline(o, what, out, quiet, st);
   rt_dtype t;
   rt_shape s;
   size_t nbytes;
   char w[160];
-  int rc = unpack_meta(o, what, &t, &s, &nbytes, st);
+  int rc = unpack_meta(o, what, &t, &s, &nbytes, quiet, st);
   if (rc) return rc;
   if (t == RT_STRING)
     return rt_error(st, RT_INVALID_ARGUMENT, "%s: string tensors travel inline", what);
   uint64_t fi;
-  snprintf(w, sizeof w, "%s.frame", what);
-  if ((rc = net_obj_uint(field(o, "frame"), w, &fi, st))) return rc;
+  const char *wf = sub(w, sizeof w, quiet, "%s.frame", what);
+  if ((rc = net_obj_uint(field(o, "frame"), wf, &fi, st))) return rc;
   if (fi >= net_in_nframes(m))
-    return rt_error(st, RT_INVALID_ARGUMENT, "%s: frame %llu of a message with %zu", w,
+    return rt_error(st, RT_INVALID_ARGUMENT, "%s: frame %llu of a message with %zu", wf,
                     (unsigned long long)fi, net_in_nframes(m));
   net_frame *f = net_in_frame(m, fi);
   if (net_frame_size(f) != nbytes)
     return rt_error(st, RT_INVALID_ARGUMENT, "%s: frame of %zu bytes for a %s tensor of %zu bytes",
-                    w, net_frame_size(f), rt_dtype_name(t), nbytes);
+                    wf, net_frame_size(f), rt_dtype_name(t), nbytes);
   rt_tensor *x;
-  if (nbytes >= 4096 && net_frame_aligned(f, 64)) {
+  /* A big frame becomes the tensor's buffer, no copy. ZeroMQ's are 8-byte aligned (its
+   * header sits before the bytes), which every dtype and every kernel here is content
+   * with (x86 vector loads need none); the allocation is the receiver's malloc, which this
+   * process's heap recycles from step to step. */
+  if (nbytes >= 4096 && net_frame_aligned(f, 8)) {
     rt_buffer *b = calloc(1, sizeof *b);
     if (!b) return rt_error(st, RT_RESOURCE_EXHAUSTED, "%s: out of memory", what);
     atomic_init(&b->refs, 1);
@@ -309,8 +337,88 @@ int rt_unpack_tensor_msg(const net_in *m, const msgpack_object *o, const char *w
   return RT_OK;
 }
 
+int rt_unpack_tensor_msg(const net_in *m, const msgpack_object *o, const char *what,
+                         rt_tensor **out, rt_status *st) {
+  return tensor_msg(m, o, what, out, false, st);
+}
+
+/* ---- tensors through shared memory -------------------------------------------------- */
+
+void rt_pack_tensor_shm(msgpack_packer *pk, const rt_tensor *t, const char *path, uint64_t off) {
+  msgpack_pack_map(pk, 3);
+  pack_str(pk, "dtype");
+  msgpack_pack_int(pk, t->dtype);
+  pack_str(pk, "shape");
+  pack_shape(pk, &t->shape);
+  pack_str(pk, "shm");
+  msgpack_pack_map(pk, 2);
+  pack_str(pk, "path");
+  pack_str(pk, path);
+  pack_str(pk, "off");
+  msgpack_pack_uint64(pk, off);
+}
+
+bool rt_tensor_msg_is_shm(const msgpack_object *o) { return net_obj_key(o, "shm") != NULL; }
+
+typedef struct shm_hold {
+  void (*release)(void *arg, uint64_t off);
+  void *arg;
+  uint64_t off;
+} shm_hold;
+
+static void shm_unhold(void *data, void *arg) {
+  (void)data;
+  shm_hold *h = arg;
+  h->release(h->arg, h->off);
+  free(h);
+}
+
+int rt_unpack_tensor_shm(const msgpack_object *o, const char *what,
+                         void (*release)(void *arg, uint64_t off), void *arg, rt_tensor **out,
+                         rt_status *st) {
+  rt_dtype t;
+  rt_shape s;
+  size_t nbytes;
+  int rc = unpack_meta(o, what, &t, &s, &nbytes, false, st);
+  const msgpack_object *shm = net_obj_key(o, "shm");
+  const char *p = NULL;
+  size_t plen = 0;
+  uint64_t off = 0;
+  char path[80];
+  if (!rc && t == RT_STRING)
+    rc = rt_error(st, RT_INVALID_ARGUMENT, "%s: string tensors travel inline", what);
+  if (!rc) rc = net_obj_str(net_obj_key(shm, "path"), "shm.path", &p, &plen, st);
+  if (!rc) rc = net_obj_uint(net_obj_key(shm, "off"), "shm.off", &off, st);
+  snprintf(path, sizeof path, "%.*s", (int)(plen < 79 ? plen : 79), p ? p : "");
+  const void *data = NULL;
+  if (!rc) rc = net_shm_map(path, off, nbytes, &data, st);
+  if (rc) {
+    rt_status_prefix(st, "%s: ", what);
+    return rc;
+  }
+  rt_buffer *b = calloc(1, sizeof *b);
+  shm_hold *h = malloc(sizeof *h);
+  if (!b || !h) {
+    free(b);
+    free(h);
+    return rt_error(st, RT_RESOURCE_EXHAUSTED, "%s: out of memory", what);
+  }
+  *h = (shm_hold){release, arg, off};
+  atomic_init(&b->refs, 1);
+  b->dev = RT_DEV_CPU;
+  b->nbytes = nbytes;
+  b->data = (void *)data;   /* read-only pages: kernels never write their inputs */
+  b->free_fn = shm_unhold;
+  b->free_arg = h;
+  rt_tensor *x = rt_tensor_wrap(t, &s, b);
+  rt_buffer_unref(b);
+  if (!x) return rt_error(st, RT_RESOURCE_EXHAUSTED, "%s: out of memory", what);
+  *out = x;
+  return RT_OK;
+}
+
 static int unpack_attr(const net_in *m, const msgpack_object *o, const char *what,
-                       rt_attr_value *v, rt_status *st) {
+                       rt_attr_value *v, bool quiet, rt_status *st) {
   const msgpack_object_array *a;
   int64_t kind;
   int rc = net_obj_array(o, what, &a, st);
@@ -336,8 +444,8 @@ static int unpack_attr(const net_in *m, const msgpack_object *o, const char *wha
   case RT_ATTR_TENSOR:
     if (net_obj_key(x, "frame") && !m)
       return rt_error(st, RT_INVALID_ARGUMENT, "%s: a tensor in a frame where no frames are", what);
-    return m ? rt_unpack_tensor_msg(m, x, what, &v->tensor, st)
-             : rt_unpack_tensor_inline(x, what, &v->tensor, st);
+    return m ? tensor_msg(m, x, what, &v->tensor, quiet, st)
+             : tensor_inline(x, what, &v->tensor, quiet, st);
   case RT_ATTR_LIST_INT: case RT_ATTR_LIST_FLOAT: case RT_ATTR_LIST_STRING:
   case RT_ATTR_LIST_TYPE: case RT_ATTR_LIST_SHAPE: {
     const msgpack_object_array *l;
@@ -367,41 +475,56 @@ static int unpack_attr(const net_in *m, const msgpack_object *o, const char *wha
   }
 }
 
-static int unpack_node(const net_in *m, const msgpack_object *o, const char *what, rt_node **out,
-                       rt_status *st) {
-  char name[256], op[128], dev[256], w[512];
+/* A copy of a msgpack str, bounded as get_cstr bounds it: NULL when it is not one. */
+static char *dup_cstr(const msgpack_object *o, size_t n) {
+  if (o->type != MSGPACK_OBJECT_STR) return NULL;
+  size_t len = o->via.str.size;
+  if (len >= n || memchr(o->via.str.ptr, '\0', len)) return NULL;
+  char *p = xmalloc(len + 1);
+  memcpy(p, o->via.str.ptr, len);
+  p[len] = '\0';
+  return p;
+}
+
+/* Node i of the array `what`; quiet: see sub(). */
+static int unpack_node(const net_in *m, const msgpack_object *o, const char *what, uint32_t idx,
+                       bool quiet, rt_node **out, rt_status *st) {
+  char name[256], op[128], dev[256], w[512], wn[160];
   const msgpack_object_map *map;
-  int rc = net_obj_map(o, what, &map, st);
-  snprintf(w, sizeof w, "%s.name", what);
-  if (!rc) rc = get_cstr(field(o, "name"), w, name, sizeof name, st);
-  snprintf(w, sizeof w, "%s.op", what);
-  if (!rc) rc = get_cstr(field(o, "op"), w, op, sizeof op, st);
-  snprintf(w, sizeof w, "%s.device", what);
-  if (!rc) rc = get_cstr(field(o, "device"), w, dev, sizeof dev, st);
+  const char *wi = sub(wn, sizeof wn, quiet, "%s[%u]", what, idx);
+  int rc = net_obj_map(o, wi, &map, st);
+  if (!rc) rc = get_cstr(field(o, "name"), sub(w, sizeof w, quiet, "%s.name", wi), name, sizeof name, st);
+  if (!rc) rc = get_cstr(field(o, "op"), sub(w, sizeof w, quiet, "%s.op", wi), op, sizeof op, st);
+  if (!rc) rc = get_cstr(field(o, "device"), sub(w, sizeof w, quiet, "%s.device", wi), dev, sizeof dev, st);
   if (rc) return rc;
   rt_node *n = rt_node_new(name, op);
   rt_node_set_device(n, dev);
   const msgpack_object *assigned = net_obj_key(o, "assigned");
-  if (assigned && assigned->type != MSGPACK_OBJECT_NIL) {
-    snprintf(w, sizeof w, "%s.assigned", what);
-    if (!(rc = get_cstr(assigned, w, dev, sizeof dev, st))) n->assigned = strdup(dev);
-  }
+  if (assigned && assigned->type != MSGPACK_OBJECT_NIL &&
+      !(n->assigned = dup_cstr(assigned, sizeof dev)))
+    rc = get_cstr(assigned, sub(w, sizeof w, quiet, "%s.assigned", wi), dev, sizeof dev, st);
   const msgpack_object_array *in;
-  snprintf(w, sizeof w, "node '%s' input", name);
-  if (!rc) rc = net_obj_array(field(o, "input"), w, &in, st);
+  const char *wl = sub(w, sizeof w, quiet, "node '%s' input", name);
+  if (!rc) rc = net_obj_array(field(o, "input"), wl, &in, st);
+  if (!rc && in->size) {
+    n->inputs = xcalloc(in->size, sizeof *n->inputs);
+  }
   for (uint32_t i = 0; !rc && i < in->size; i++) {
     char buf[512];
-    if (!(rc = get_cstr(&in->ptr[i], w, buf, sizeof buf, st))) rt_node_add_input(n, buf);
+    if (!(n->inputs[i] = dup_cstr(&in->ptr[i], sizeof buf)))
+      rc = get_cstr(&in->ptr[i], wl, buf, sizeof buf, st);
+    else
+      n->n_inputs++;
   }
   const msgpack_object_map *attrs;
-  snprintf(w, sizeof w, "node '%s' attr", name);
-  if (!rc) rc = net_obj_map(field(o, "attr"), w, &attrs, st);
+  const char *wa = sub(w, sizeof w, quiet, "node '%s' attr", name);
+  if (!rc) rc = net_obj_map(field(o, "attr"), wa, &attrs, st);
   for (uint32_t i = 0; !rc && i < attrs->size; i++) {
     char key[128];
     rt_attr_value v;
-    if ((rc = get_cstr(&attrs->ptr[i].key, w, key, sizeof key, st))) break;
-    snprintf(w, sizeof w, "node '%s' attr '%s'", name, key);
-    if ((rc = unpack_attr(m, &attrs->ptr[i].val, w, &v, st))) {
+    if ((rc = get_cstr(&attrs->ptr[i].key, wa, key, sizeof key, st))) break;
+    const char *wk = sub(w, sizeof w, quiet, "node '%s' attr '%s'", name, key);
+    if ((rc = unpack_attr(m, &attrs->ptr[i].val, wk, &v, quiet, st))) {
       rt_attr_value_clear(&v);
       break;
     }
@@ -419,11 +542,11 @@ int rt_unpack_nodes(const net_in *m, const msgpack_object *o, const char *what, 
                     rt_status *st) {
   const msgpack_object_array *a;
   int rc = net_obj_array(o, what, &a, st);
+  if (!rc) rt_graph_reserve(g, g->n_nodes + (int)(a->size < (1u << 24) ? a->size : 0));
   for (uint32_t i = 0; !rc && i < a->size; i++) {
-    char w[160];
     rt_node *n;
-    snprintf(w, sizeof w, "%s[%u]", what, i);
-    if (!(rc = unpack_node(m, &a->ptr[i], w, &n, st)))
+    if (!(rc = unpack_node(m, &a->ptr[i], what, i, true, &n, st)) ||
+        !(rc = unpack_node(m, &a->ptr[i], what, i, false, &n, st)))   /* name the field */
       rc = rt_graph_add(g, n, st);   /* validates; frees n on failure */
   }
   return rc;

@@ -36,4 +36,13 @@ void rt_pack_tensor_msg(net_msg *m, msgpack_packer *pk, const rt_tensor *t);
 int rt_unpack_tensor_msg(const net_in *m, const msgpack_object *o, const char *what,
                          rt_tensor **out, rt_status *st);
 
+/* A tensor whose bytes wait in the sender's shared-memory outbox (net/shm.h), for a peer
+ * on this host: {"dtype", "shape", "shm": {"path", "off"}}. The receiver's tensor wraps the
+ * block; when it is freed, release(arg, off) tells the sender. */
+void rt_pack_tensor_shm(msgpack_packer *pk, const rt_tensor *t, const char *path, uint64_t off);
+bool rt_tensor_msg_is_shm(const msgpack_object *o);
+int rt_unpack_tensor_shm(const msgpack_object *o, const char *what,
+                         void (*release)(void *arg, uint64_t off), void *arg, rt_tensor **out,
+                         rt_status *st);
+
 #endif

@@ -1,4 +1,5 @@
 #include "runtime/exec.h"
+#include "base/alloc.h"
 
 #include <inttypes.h>
 #include <stdio.h>
@@ -25,6 +26,8 @@ struct rt_exec {
   rt_device *dev;
   int n, n_slots;
   xnode *nodes;
+  int *in_all, *cons_all;   /* every node's in_slots and consumers, in one block each */
+  bool *ref_all;            /* every node's ref_in */
   rt_tensor **reuse;   /* per slot: last step's output */
   void **state;        /* per node: kernel state (rt_kernel_ctx.state), the executor's own */
   void ***slot;        /* per node: where its state lives (own, or a session's table) */
@@ -42,12 +45,10 @@ void rt_rendezvous_key(const rt_node *n, char *buf, size_t len) {
 
 void rt_exec_free(rt_exec *x) {
   if (!x) return;
-  for (int i = 0; i < x->n; i++) {
-    free(x->nodes[i].in_slots);
-    free(x->nodes[i].consumers);
-    free(x->nodes[i].key);
-    free(x->nodes[i].ref_in);
-  }
+  for (int i = 0; x->nodes && i < x->n; i++) free(x->nodes[i].key);
+  free(x->in_all);
+  free(x->cons_all);
+  free(x->ref_all);
   for (int i = 0; i < x->n_slots; i++) rt_tensor_unref(x->reuse[i]);
   for (int i = 0; x->state && i < x->n; i++) free(x->state[i]);
   free(x->state);
@@ -70,14 +71,26 @@ int rt_exec_new(const rt_graph *g, rt_device *dev, rt_exec **out, rt_status *st)
   x->dev = dev;
   x->n = g->n_nodes;
   x->nodes = calloc((size_t)x->n + 1, sizeof *x->nodes);
+  size_t n_data = 0, n_edges = 0;
+  for (int i = 0; i < x->n; i++) {
+    n_data += (size_t)g->nodes[i]->n_data_inputs;
+    n_edges += (size_t)g->nodes[i]->n_inputs;
+  }
+  x->in_all = calloc(n_data + 1, sizeof *x->in_all);
+  x->ref_all = calloc(n_data + 1, sizeof *x->ref_all);
+  x->cons_all = calloc(n_edges + 1, sizeof *x->cons_all);
+  if (!x->nodes || !x->in_all || !x->ref_all || !x->cons_all) {
+    rt_exec_free(x);
+    return rt_error(st, RT_RESOURCE_EXHAUSTED, "out of memory preparing a graph");
+  }
   for (int i = 0; i < x->n; i++) {
     const rt_node *n = g->nodes[i];
     xnode *xn = &x->nodes[i];
     xn->node = n;
     xn->first_out = x->n_slots;
     x->n_slots += n->n_outputs;
-    xn->is_send = !strcmp(n->op, "_Send");
-    xn->is_recv = !strcmp(n->op, "_Recv");
+    xn->is_send = n->op[0] == '_' && !strcmp(n->op, "_Send");
+    xn->is_recv = n->op[0] == '_' && !strcmp(n->op, "_Recv");
     if (xn->is_send || xn->is_recv) {
       char key[1024];
       rt_rendezvous_key(n, key, sizeof key);
@@ -94,10 +107,12 @@ int rt_exec_new(const rt_graph *g, rt_device *dev, rt_exec **out, rt_status *st)
     }
   }
   /* Which data inputs are references, from the op's signature. */
-  for (int i = 0; i < x->n; i++) {
+  size_t off = 0;
+  for (int i = 0; i < x->n; i++, off += (size_t)g->nodes[i - 1]->n_data_inputs) {
     const rt_node *n = g->nodes[i];
-    const rt_op_sig *sig = rt_op_find(n->op);
-    x->nodes[i].ref_in = calloc((size_t)n->n_data_inputs + 1, sizeof(bool));
+    const rt_op_sig *sig = rt_op_find_cached(n->op);
+    x->nodes[i].ref_in = x->ref_all + off;
+    x->nodes[i].in_slots = x->in_all + off;
     for (int a = 0, k = 0; sig && a < sig->n_in; a++) {
       int count = sig->in[a].number_attr[0] ? (int)rt_node_int(n, sig->in[a].number_attr, 0) : 1;
       for (int j = 0; j < count && k < n->n_data_inputs; j++, k++)
@@ -107,15 +122,16 @@ int rt_exec_new(const rt_graph *g, rt_device *dev, rt_exec **out, rt_status *st)
   /* Consumers: count first, then fill. */
   for (int i = 0; i < x->n; i++) {
     const rt_node *n = g->nodes[i];
-    x->nodes[i].in_slots = calloc((size_t)n->n_data_inputs + 1, sizeof(int));
     for (int k = 0; k < n->n_inputs; k++) {
       const rt_edge *e = &n->edges[k];
       x->nodes[e->node].n_consumers++;
       if (e->index >= 0) x->nodes[i].in_slots[k] = x->nodes[e->node].first_out + e->index;
     }
   }
+  off = 0;
   for (int i = 0; i < x->n; i++) {
-    x->nodes[i].consumers = calloc((size_t)x->nodes[i].n_consumers + 1, sizeof(int));
+    x->nodes[i].consumers = x->cons_all + off;
+    off += (size_t)x->nodes[i].n_consumers;
     x->nodes[i].n_consumers = 0;
   }
   for (int i = 0; i < x->n; i++)
@@ -243,11 +259,16 @@ static int run_node(rt_exec *x, xnode *xn, rt_step *step, rt_status *st) {
   }
   int rc;
   if (xn->is_send) {
-    rt_tensor *v = private_value(inputs[0]);
-    rc = !v ? rt_error(st, RT_RESOURCE_EXHAUSTED, "out of memory")
-         : step->send ? step->send(step, xn->key, v, st)
-                      : rt_error(st, RT_INTERNAL, "node '%s': no rendezvous for _Send", n->name);
-    rt_tensor_unref(v);
+    /* A rendezvous that copies the bytes anyway (into shared memory) takes a shared buffer
+     * as it is: its copy is the snapshot. Otherwise the value goes private first. */
+    rc = step->send_snapshot ? step->send_snapshot(step, xn->key, inputs[0], st) : RT_UNAVAILABLE;
+    if (rc == RT_UNAVAILABLE) {
+      rt_tensor *v = private_value(inputs[0]);
+      rc = !v ? rt_error(st, RT_RESOURCE_EXHAUSTED, "out of memory")
+           : step->send ? step->send(step, xn->key, v, st)
+                        : rt_error(st, RT_INTERNAL, "node '%s': no rendezvous for _Send", n->name);
+      rt_tensor_unref(v);
+    }
   } else if (!xn->kernel) {
     rt_shape sh = rt_node_attr(n, "shape") ? rt_node_attr(n, "shape")->shape : rt_shape_unknown();
     char shs[128];
@@ -379,7 +400,7 @@ int rt_exec_run(rt_exec *x, rt_step *step, const rt_run_args *a, rt_status *st) 
   atomic_store(&step->ops_done, 0);
 
   /* Dataflow loop. Ready _Recv nodes whose tensor is not there yet wait in `deferred`. */
-  int *deferred = stack, n_def = 0, done = 0;
+  int *deferred = stack, n_def = 0, done = 0, since_sweep = 0;
   uint32_t trace_tid = step->trace ? rt_trace_thread_id() : 0;   /* views */
   while (!rc && done < total) {
     int64_t trace_t0 = step->trace ? rt_trace_micros() : 0;       /* views */
@@ -443,9 +464,15 @@ int rt_exec_run(rt_exec *x, rt_step *step, const rt_run_args *a, rt_status *st) 
       int cid = xn->consumers[c];
       if (x->needed[cid] && --x->pending[cid] == 0) x->ready[n_ready++] = cid;
     }
-    /* A deferred _Recv may have become available: give them another chance first. */
-    for (int d = 0; d < n_def; d++) x->ready[n_ready++] = deferred[d];
-    n_def = 0;
+    /* A deferred _Recv may have become available: give them another chance when there is
+     * nothing else to run, and every 64 nodes meanwhile (a tensor that came can unblock
+     * work the other tasks wait for). After every node, as before, a long chain with many
+     * _Recvs waiting cost nodes x _Recvs lookups: quadratic at 100k nodes. */
+    if (n_def && (n_ready == 0 || ++since_sweep >= 64)) {
+      for (int d = 0; d < n_def; d++) x->ready[n_ready++] = deferred[d];
+      n_def = 0;
+      since_sweep = 0;
+    }
   }
   atomic_store(&step->current_op, NULL);
 
@@ -502,11 +529,9 @@ static void **state_slot(rt_state_table *t, const char *name) {
     if (!strcmp(t->e[i]->name, name)) return &t->e[i]->state;
   if (t->n == t->cap) {
     t->cap = t->cap ? 2 * t->cap : 16;
-    t->e = realloc(t->e, (size_t)t->cap * sizeof *t->e);
-    if (!t->e) abort();
+    t->e = xrealloc(t->e, (size_t)t->cap * sizeof *t->e);
   }
-  state_entry *e = calloc(1, sizeof *e);
-  if (!e) abort();
+  state_entry *e = xcalloc(1, sizeof *e);
   e->name = strdup(name);
   t->e[t->n++] = e;
   return &e->state;

@@ -1,4 +1,5 @@
 #include "runtime/gradients.h"
+#include "base/alloc.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -15,8 +16,7 @@ typedef struct glist {
 static void glist_add(glist *l, char *name) {
   if (l->n == l->cap) {
     l->cap = l->cap ? 2 * l->cap : 2;
-    l->v = realloc(l->v, (size_t)l->cap * sizeof *l->v);
-    if (!l->v) abort();
+    l->v = xrealloc(l->v, (size_t)l->cap * sizeof *l->v);
   }
   l->v[l->n++] = name;
 }

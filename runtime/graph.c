@@ -5,19 +5,11 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "base/alloc.h"
 #include "runtime/op.h"
 
-static void *xcalloc(size_t n, size_t size) {
-  void *p = calloc(n ? n : 1, size);
-  if (!p) abort();   /* out of memory while building a graph: nothing sane to do */
-  return p;
-}
-
-static char *xstrdup(const char *s) {
-  char *p = strdup(s ? s : "");
-  if (!p) abort();
-  return p;
-}
+/* A copy of s, "" for NULL (bookkeeping: fatal when memory runs out, base/alloc.h). */
+static char *dup_str(const char *s) { return xstrdup(s ? s : ""); }
 
 /* ---- attr values -------------------------------------------------------------------- */
 
@@ -52,7 +44,7 @@ void rt_attr_value_clear(rt_attr_value *v) {
 int rt_attr_value_copy(rt_attr_value *dst, const rt_attr_value *src) {
   *dst = *src;
   switch (src->kind) {
-  case RT_ATTR_STRING: dst->s = xstrdup(src->s); break;
+  case RT_ATTR_STRING: dst->s = dup_str(src->s); break;
   case RT_ATTR_TENSOR: rt_tensor_ref(dst->tensor); break;
   case RT_ATTR_LIST_INT: case RT_ATTR_LIST_FLOAT: case RT_ATTR_LIST_TYPE:
   case RT_ATTR_LIST_SHAPE: case RT_ATTR_LIST_STRING: {
@@ -61,7 +53,7 @@ int rt_attr_value_copy(rt_attr_value *dst, const rt_attr_value *src) {
     if (src->list.n) memcpy(dst->list.v, src->list.v, (size_t)src->list.n * es);
     if (src->kind == RT_ATTR_LIST_STRING)
       for (int i = 0; i < src->list.n; i++)
-        ((char **)dst->list.v)[i] = xstrdup(((char **)src->list.v)[i]);
+        ((char **)dst->list.v)[i] = dup_str(((char **)src->list.v)[i]);
     break;
   }
   default: break;
@@ -73,15 +65,17 @@ int rt_attr_value_copy(rt_attr_value *dst, const rt_attr_value *src) {
 
 rt_node *rt_node_new(const char *name, const char *op) {
   rt_node *n = xcalloc(1, sizeof *n);
-  n->name = xstrdup(name);
-  n->op = xstrdup(op);
-  n->device = xstrdup("");
+  n->name = dup_str(name);
+  n->op = dup_str(op);
+  n->device = dup_str("");
   n->id = -1;
   return n;
 }
 
 void rt_node_free(rt_node *n) {
   if (!n) return;
+  /* held by other graphs too: the last one frees it (a plain node goes from 0 to -1) */
+  if (atomic_fetch_sub_explicit(&n->shared, 1, memory_order_acq_rel) > 0) return;
   for (int i = 0; i < n->n_inputs; i++) free(n->inputs[i]);
   free(n->inputs);
   free(n->edges);
@@ -90,9 +84,7 @@ void rt_node_free(rt_node *n) {
     rt_attr_value_clear(&n->attrs[i].value);
   }
   free(n->attrs);
-  free(n->out_types);
-  free(n->out_shapes);
-  free(n->out_refs);
+  free(n->out_shapes);   /* one block with out_types and out_refs (alloc_outputs) */
   free(n->name);
   free(n->op);
   free(n->device);
@@ -102,9 +94,8 @@ void rt_node_free(rt_node *n) {
 }
 
 void rt_node_add_input(rt_node *n, const char *input) {
-  n->inputs = realloc(n->inputs, (size_t)(n->n_inputs + 1) * sizeof *n->inputs);
-  if (!n->inputs) abort();
-  n->inputs[n->n_inputs++] = xstrdup(input);
+  n->inputs = xrealloc(n->inputs, (size_t)(n->n_inputs + 1) * sizeof *n->inputs);
+  n->inputs[n->n_inputs++] = dup_str(input);
 }
 
 void rt_node_add_control(rt_node *n, const char *node_name) {
@@ -115,13 +106,20 @@ void rt_node_add_control(rt_node *n, const char *node_name) {
 
 void rt_node_set_device(rt_node *n, const char *device) {
   free(n->device);
-  n->device = xstrdup(device);
+  n->device = dup_str(device);
 }
 
 static rt_attr *attr_find(const rt_node *n, const char *name) {
   for (int i = 0; i < n->n_attrs; i++)
-    if (!strcmp(n->attrs[i].name, name)) return &n->attrs[i];
+    if (n->attrs[i].name[0] == name[0] && !strcmp(n->attrs[i].name, name)) return &n->attrs[i];
   return NULL;
+}
+
+/* A node's attrs array has room for attrs_cap(n_attrs): it grows by doubling. */
+static int attrs_cap(int k) {
+  int c = 1;
+  while (c < k) c *= 2;
+  return c;
 }
 
 void rt_node_set_attr(rt_node *n, const char *name, rt_attr_value *v) {
@@ -129,10 +127,11 @@ void rt_node_set_attr(rt_node *n, const char *name, rt_attr_value *v) {
   if (a) {
     rt_attr_value_clear(&a->value);
   } else {
-    n->attrs = realloc(n->attrs, (size_t)(n->n_attrs + 1) * sizeof *n->attrs);
-    if (!n->attrs) abort();
+    if (!n->attrs || n->n_attrs == attrs_cap(n->n_attrs)) {
+      n->attrs = xrealloc(n->attrs, (size_t)attrs_cap(n->n_attrs + 1) * sizeof *n->attrs);
+    }
     a = &n->attrs[n->n_attrs++];
-    a->name = xstrdup(name);
+    a->name = dup_str(name);
   }
   a->value = *v;
   memset(v, 0, sizeof *v);
@@ -150,7 +149,7 @@ SETTER(rt_node_set_bool, bool, RT_ATTR_BOOL, b)
 SETTER(rt_node_set_type, rt_dtype, RT_ATTR_TYPE, type)
 
 void rt_node_set_string(rt_node *n, const char *name, const char *v) {
-  rt_attr_value x = {.kind = RT_ATTR_STRING, .s = xstrdup(v)};
+  rt_attr_value x = {.kind = RT_ATTR_STRING, .s = dup_str(v)};
   rt_node_set_attr(n, name, &x);
 }
 
@@ -176,7 +175,7 @@ void rt_node_set_strings(rt_node *n, const char *name, int count, const char *co
   rt_attr_value x = {.kind = RT_ATTR_LIST_STRING};
   x.list.n = count;
   x.list.v = xcalloc((size_t)count, sizeof(char *));
-  for (int i = 0; i < count; i++) ((char **)x.list.v)[i] = xstrdup(v[i]);
+  for (int i = 0; i < count; i++) ((char **)x.list.v)[i] = dup_str(v[i]);
   rt_node_set_attr(n, name, &x);
 }
 
@@ -207,16 +206,26 @@ rt_dtype rt_node_type(const rt_node *n, const char *name, rt_dtype dflt) {
 }
 
 rt_node *rt_node_clone(const rt_node *n) {
-  rt_node *c = rt_node_new(n->name, n->op);
-  for (int i = 0; i < n->n_inputs; i++) rt_node_add_input(c, n->inputs[i]);
-  for (int i = 0; i < n->n_attrs; i++) {
-    rt_attr_value v;
-    rt_attr_value_copy(&v, &n->attrs[i].value);
-    rt_node_set_attr(c, n->attrs[i].name, &v);
+  rt_node *c = xcalloc(1, sizeof *c);
+  c->name = dup_str(n->name);
+  c->op = dup_str(n->op);
+  c->device = dup_str(n->device);
+  c->id = -1;
+  if (n->n_inputs) {
+    c->inputs = xcalloc((size_t)n->n_inputs, sizeof *c->inputs);
+    for (int i = 0; i < n->n_inputs; i++) c->inputs[i] = dup_str(n->inputs[i]);
+    c->n_inputs = n->n_inputs;
   }
-  rt_node_set_device(c, n->device);
-  if (n->assigned) c->assigned = xstrdup(n->assigned);
-  if (n->reason) c->reason = xstrdup(n->reason);
+  if (n->n_attrs) {
+    c->attrs = xcalloc((size_t)attrs_cap(n->n_attrs), sizeof *c->attrs);
+    for (int i = 0; i < n->n_attrs; i++) {
+      c->attrs[i].name = dup_str(n->attrs[i].name);
+      rt_attr_value_copy(&c->attrs[i].value, &n->attrs[i].value);
+    }
+    c->n_attrs = n->n_attrs;
+  }
+  if (n->assigned) c->assigned = dup_str(n->assigned);
+  if (n->reason) c->reason = dup_str(n->reason);
   return c;
 }
 
@@ -245,31 +254,45 @@ bool rt_tensor_name_parse(const char *s, char *buf, size_t n, int *index) {
 
 /* ---- graphs ------------------------------------------------------------------------- */
 
-static uint64_t hash_str(const char *s) {
-  uint64_t h = 1469598103934665603ull;   /* FNV-1a */
+static uint32_t hash_str(const char *s) {
+  uint64_t h = 1469598103934665603ull;   /* FNV-1a, folded */
   for (; *s; s++) h = (h ^ (unsigned char)*s) * 1099511628211ull;
-  return h;
+  return (uint32_t)(h ^ (h >> 32));
 }
 
-static void index_put(rt_graph *g, int id) {
-  size_t mask = (size_t)g->index_cap - 1;
-  size_t i = hash_str(g->nodes[id]->name) & mask;
-  while (g->index[i] >= 0) i = (i + 1) & mask;
-  g->index[i] = id;
+static void index_put(rt_graph_slot *index, int cap, uint32_t hash, int id) {
+  size_t mask = (size_t)cap - 1;
+  size_t i = hash & mask;
+  while (index[i].id >= 0) i = (i + 1) & mask;
+  index[i] = (rt_graph_slot){hash, id};
 }
 
-static void index_grow(rt_graph *g) {
-  free(g->index);
-  g->index_cap = g->index_cap ? g->index_cap * 2 : 64;
-  g->index = xcalloc((size_t)g->index_cap, sizeof *g->index);
-  for (int i = 0; i < g->index_cap; i++) g->index[i] = -1;
-  for (int id = 0; id < g->n_nodes; id++) index_put(g, id);
+/* Rebuild the index with cap slots (a power of two) from the old one's stored hashes. */
+static void index_resize(rt_graph *g, int cap) {
+  rt_graph_slot *old = g->index;
+  int old_cap = g->index_cap;
+  g->index = xmalloc((size_t)cap * sizeof *g->index);
+  for (int i = 0; i < cap; i++) g->index[i] = (rt_graph_slot){0, -1};
+  g->index_cap = cap;
+  for (int i = 0; i < old_cap; i++)
+    if (old[i].id >= 0) index_put(g->index, cap, old[i].hash, old[i].id);
+  free(old);
 }
 
 rt_graph *rt_graph_new(void) {
   rt_graph *g = xcalloc(1, sizeof *g);
-  index_grow(g);
+  index_resize(g, 64);
   return g;
+}
+
+void rt_graph_reserve(rt_graph *g, int n) {
+  if (n > g->cap) {
+    g->cap = n;
+    g->nodes = xrealloc(g->nodes, (size_t)g->cap * sizeof *g->nodes);
+  }
+  int cap = g->index_cap;
+  while (2 * (size_t)n > (size_t)cap) cap *= 2;
+  if (cap != g->index_cap) index_resize(g, cap);
 }
 
 void rt_graph_free(rt_graph *g) {
@@ -280,11 +303,16 @@ void rt_graph_free(rt_graph *g) {
   free(g);
 }
 
-rt_node *rt_graph_find(const rt_graph *g, const char *name) {
+static rt_node *find_hashed(const rt_graph *g, const char *name, uint32_t hash) {
   size_t mask = (size_t)g->index_cap - 1;
-  for (size_t i = hash_str(name) & mask; g->index[i] >= 0; i = (i + 1) & mask)
-    if (!strcmp(g->nodes[g->index[i]]->name, name)) return g->nodes[g->index[i]];
+  for (size_t i = hash & mask; g->index[i].id >= 0; i = (i + 1) & mask)
+    if (g->index[i].hash == hash && !strcmp(g->nodes[g->index[i].id]->name, name))
+      return g->nodes[g->index[i].id];
   return NULL;
+}
+
+rt_node *rt_graph_find(const rt_graph *g, const char *name) {
+  return find_hashed(g, name, hash_str(name));
 }
 
 void rt_graph_unique_name(const rt_graph *g, const char *base, char *buf, size_t n) {
@@ -311,11 +339,38 @@ int rt_graph_output(const rt_graph *g, const char *tensor, rt_node **node, int *
 
 /* ---- validation --------------------------------------------------------------------- */
 
+/* rt_op_find scans the registry with strcmp; a graph holds ops of a few kinds, so each
+ * thread remembers recent ones by registry index (rt_op_at stays valid as it grows). */
+const rt_op_sig *rt_op_find_cached(const char *op) {
+  struct entry {
+    uint32_t hash;
+    int idx;   /* registry index + 1; 0: empty */
+  };
+  static _Thread_local struct entry cache[64];
+  uint32_t h = hash_str(op);
+  struct entry *c = &cache[h & 63];
+  if (c->idx && c->hash == h) {
+    const rt_op_sig *s = rt_op_at(c->idx - 1);
+    if (s && !strcmp(s->def->name, op)) return s;
+  }
+  const rt_op_sig *s = rt_op_find(op);
+  if (s) {
+    c->hash = h;
+    c->idx = (int)(s - rt_op_at(0)) + 1;
+  }
+  return s;
+}
+
+static bool name_char(unsigned char c) {
+  return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') ||
+         c == '_' || c == '.' || c == '-' || c == '/' || c == '>';
+}
+
 static bool valid_node_name(const char *s) {
   /* TF: [A-Za-z0-9.][A-Za-z0-9_.\-/>]* */
   if (!isalnum((unsigned char)s[0]) && s[0] != '.' && s[0] != '_') return false;
   for (const char *p = s; *p; p++)
-    if (!isalnum((unsigned char)*p) && !strchr("_.-/>", *p)) return false;
+    if (!name_char((unsigned char)*p)) return false;
   return true;
 }
 
@@ -504,6 +559,16 @@ static int fill_defaults(rt_node *n, const rt_op_sig *sig, rt_status *st) {
   return RT_OK;
 }
 
+/* out_shapes, out_types and out_refs, zeroed, in one block that out_shapes owns. */
+static void alloc_outputs(rt_node *n, int total) {
+  size_t k = (size_t)total;
+  char *p = xcalloc(1, k * (sizeof(rt_shape) + sizeof(rt_dtype) + sizeof(bool)));
+  n->n_outputs = total;
+  n->out_shapes = (rt_shape *)p;
+  n->out_types = (rt_dtype *)(p + k * sizeof(rt_shape));
+  n->out_refs = (bool *)(p + k * (sizeof(rt_shape) + sizeof(rt_dtype)));
+}
+
 static int infer_outputs(rt_graph *g, rt_node *n, const rt_op_sig *sig, rt_status *st) {
   int total = 0, counts[16];
   for (int a = 0; a < sig->n_out; a++) {
@@ -514,10 +579,7 @@ static int infer_outputs(rt_graph *g, rt_node *n, const rt_op_sig *sig, rt_statu
                       counts[a]);
     total += counts[a];
   }
-  n->n_outputs = total;
-  n->out_types = xcalloc((size_t)total, sizeof *n->out_types);
-  n->out_shapes = xcalloc((size_t)total, sizeof *n->out_shapes);
-  n->out_refs = xcalloc((size_t)total, sizeof *n->out_refs);
+  alloc_outputs(n, total);
   for (int a = 0, k = 0; a < sig->n_out; a++)
     for (int j = 0; j < counts[a]; j++, k++) {
       const rt_arg_sig *arg = &sig->out[a];
@@ -529,14 +591,19 @@ static int infer_outputs(rt_graph *g, rt_node *n, const rt_op_sig *sig, rt_statu
   if (!sig->def->shape) return RT_OK;
 
   int nd = n->n_data_inputs;
-  rt_dtype *in_types = xcalloc((size_t)nd, sizeof *in_types);
-  rt_shape *in_shapes = xcalloc((size_t)nd, sizeof *in_shapes);
-  const rt_tensor **in_values = xcalloc((size_t)nd, sizeof *in_values);
+  /* A few inputs (nearly every node) live on the stack. */
+  rt_dtype types_buf[8];
+  rt_shape shapes_buf[8];
+  const rt_tensor *values_buf[8] = {0};
+  bool small = nd <= 8;
+  rt_dtype *in_types = small ? types_buf : xcalloc((size_t)nd, sizeof *in_types);
+  rt_shape *in_shapes = small ? shapes_buf : xcalloc((size_t)nd, sizeof *in_shapes);
+  const rt_tensor **in_values = small ? values_buf : xcalloc((size_t)nd, sizeof *in_values);
   for (int i = 0; i < nd; i++) {
     const rt_node *src = g->nodes[n->edges[i].node];
     in_types[i] = src->out_types[n->edges[i].index];
     in_shapes[i] = src->out_shapes[n->edges[i].index];
-    if (!strcmp(src->op, "Const")) {
+    if (src->op[0] == 'C' && !strcmp(src->op, "Const")) {
       const rt_attr_value *v = rt_node_attr(src, "value");
       if (v && v->kind == RT_ATTR_TENSOR) in_values[i] = v->tensor;
     }
@@ -544,19 +611,33 @@ static int infer_outputs(rt_graph *g, rt_node *n, const rt_op_sig *sig, rt_statu
   rt_shape_ctx ctx = {n, nd, in_types, in_shapes, in_values, total, n->out_types,
                       n->out_shapes, st};
   int rc = sig->def->shape(&ctx);
-  free(in_types);
-  free(in_shapes);
-  free(in_values);
+  if (!small) {
+    free(in_types);
+    free(in_shapes);
+    free(in_values);
+  }
   return rc;
+}
+
+static void append(rt_graph *g, rt_node *n, uint32_t hash) {
+  if (g->n_nodes == g->cap) {
+    g->cap = g->cap ? 2 * g->cap : 64;
+    g->nodes = xrealloc(g->nodes, (size_t)g->cap * sizeof *g->nodes);
+  }
+  n->id = g->n_nodes;
+  g->nodes[g->n_nodes++] = n;
+  if (2 * g->n_nodes > g->index_cap) index_resize(g, 2 * g->index_cap);
+  index_put(g->index, g->index_cap, hash, n->id);
 }
 
 int rt_graph_add(rt_graph *g, rt_node *n, rt_status *st) {
   int rc = RT_OK;
-  const rt_op_sig *sig = rt_op_find(n->op);
+  const rt_op_sig *sig = rt_op_find_cached(n->op);
   int counts[16] = {0};
+  uint32_t hash = hash_str(n->name);
   if (!valid_node_name(n->name))
     rc = rt_error(st, RT_INVALID_ARGUMENT, "'%s' is not a valid node name", n->name);
-  else if (rt_graph_find(g, n->name))
+  else if (find_hashed(g, n->name, hash))
     rc = rt_error(st, RT_INVALID_ARGUMENT, "Duplicate node name in graph: '%s'", n->name);
   else if (!sig)
     rc = rt_error(st, RT_NOT_FOUND, "node '%s': Op type not registered '%s'", n->name, n->op);
@@ -573,16 +654,36 @@ int rt_graph_add(rt_graph *g, rt_node *n, rt_status *st) {
     rt_node_free(n);
     return rc;
   }
-  if (g->n_nodes == g->cap) {
-    g->cap = g->cap ? 2 * g->cap : 64;
-    g->nodes = realloc(g->nodes, (size_t)g->cap * sizeof *g->nodes);
-    if (!g->nodes) abort();
-  }
-  n->id = g->n_nodes;
-  g->nodes[g->n_nodes++] = n;
-  if (2 * g->n_nodes > g->index_cap)
-    index_grow(g);
-  else
-    index_put(g, n->id);
+  append(g, n, hash);
+  return RT_OK;
+}
+
+int rt_graph_add_shared(rt_graph *g, rt_node *src, rt_status *st) {
+  uint32_t hash = hash_str(src->name);
+  if (g->n_nodes != src->id)
+    return rt_error(st, RT_INTERNAL, "node '%s' shared at id %d, not %d", src->name, g->n_nodes,
+                    src->id);
+  if (find_hashed(g, src->name, hash))
+    return rt_error(st, RT_INVALID_ARGUMENT, "Duplicate node name in graph: '%s'", src->name);
+  atomic_fetch_add_explicit(&src->shared, 1, memory_order_relaxed);
+  append(g, src, hash);   /* keeps src->id */
+  return RT_OK;
+}
+
+int rt_graph_add_copy(rt_graph *g, const rt_node *src, const int *id_map, rt_status *st) {
+  uint32_t hash = hash_str(src->name);
+  if (find_hashed(g, src->name, hash))
+    return rt_error(st, RT_INVALID_ARGUMENT, "Duplicate node name in graph: '%s'", src->name);
+  rt_node *n = rt_node_clone(src);
+  n->n_data_inputs = src->n_data_inputs;
+  n->edges = xcalloc((size_t)src->n_inputs, sizeof *n->edges);
+  for (int i = 0; i < src->n_inputs; i++)
+    n->edges[i] = (rt_edge){id_map[src->edges[i].node], src->edges[i].index};
+  n->def = src->def;
+  alloc_outputs(n, src->n_outputs);
+  memcpy(n->out_shapes, src->out_shapes, (size_t)src->n_outputs * sizeof *n->out_shapes);
+  memcpy(n->out_types, src->out_types, (size_t)src->n_outputs * sizeof *n->out_types);
+  memcpy(n->out_refs, src->out_refs, (size_t)src->n_outputs * sizeof *n->out_refs);
+  append(g, n, hash);
   return RT_OK;
 }

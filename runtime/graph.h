@@ -7,6 +7,7 @@
 #ifndef TFSH_GRAPH_H
 #define TFSH_GRAPH_H
 
+#include <stdatomic.h>
 #include <stdbool.h>
 #include <stdint.h>
 
@@ -75,13 +76,21 @@ typedef struct rt_node {
   bool *out_refs;        /* output is a reference (variables) */
   const struct rt_op_def *def;
   int id;                /* index in the graph */
+  atomic_int shared;     /* other graphs holding this very node (rt_graph_add_shared) */
 } rt_node;
+
+/* One slot of a graph's name index: the name's hash (so probing and growing never touch
+ * the nodes) and the node's id, -1 when the slot is empty. */
+typedef struct rt_graph_slot {
+  uint32_t hash;
+  int id;
+} rt_graph_slot;
 
 typedef struct rt_graph {
   int n_nodes, cap;
   rt_node **nodes;
-  /* open-addressing name index */
-  int *index;
+  /* open-addressing name index (linear probing, at most half full) */
+  rt_graph_slot *index;
   int index_cap;
 } rt_graph;
 
@@ -126,7 +135,21 @@ void rt_graph_free(rt_graph *g);
 /* Validate n against the registry and the graph, infer outputs, append it. On success the
  * graph owns n; on failure n is freed and st names the node and the problem. */
 int rt_graph_add(rt_graph *g, rt_node *n, rt_status *st);
+/* Add a copy of src, a node rt_graph_add accepted into another graph, to g, where input k of
+ * src is node id_map[src->edges[k].node] of g, a copy made the same way (so that its
+ * inputs, types and shapes are src's). Skips validation and shape inference, whose answer
+ * is src's; fails only on a duplicate name. */
+int rt_graph_add_copy(rt_graph *g, const rt_node *src, const int *id_map, rt_status *st);
+/* Add src itself, a node of another graph, to g, which then holds it too (rt_node_free
+ * frees it with the last graph). Only where it means the same in both: g has exactly
+ * src->id nodes and each input of src is, in g, the node at the same id with the same
+ * outputs (so src->id and src->edges hold in g). A shared node must not change. */
+int rt_graph_add_shared(rt_graph *g, rt_node *src, rt_status *st);
 rt_node *rt_graph_find(const rt_graph *g, const char *name);
+/* rt_op_find, remembering recent answers per thread. */
+const struct rt_op_sig *rt_op_find_cached(const char *op);
+/* Make room for n nodes in all (a hint: adding more still works). */
+void rt_graph_reserve(rt_graph *g, int n);
 /* A fresh name from base: "MatMul", "MatMul_1", ... as TF1 names nodes. */
 void rt_graph_unique_name(const rt_graph *g, const char *base, char *buf, size_t n);
 /* Resolve "x:1" to a node and output index, checking the index. */

@@ -16,11 +16,13 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "base/alloc.h"
 #include "runtime/codec.h"
 #include "runtime/partition.h"
 #include "runtime/placer.h"
 #include "runtime/server_int.h"
 #include "runtime/trace.h"   /* views: traces, placement, progress */
+#include "runtime/wire_fmt.h"
 
 typedef struct mpart {
   char task[160];
@@ -77,7 +79,7 @@ struct rt_master {
 };
 
 rt_master *rt_master_new(rt_server *s) {
-  rt_master *m = calloc(1, sizeof *m);
+  rt_master *m = xcalloc(1, sizeof *m);
   if (!m) return NULL;
   m->srv = s;
   pthread_mutex_init(&m->mu, NULL);
@@ -150,9 +152,6 @@ static msess *session_find(rt_master *m, const net_in *in, rt_status *st) {
   return s;
 }
 
-/* The cluster a task was started with, as sorted "job:index=address" lines. */
-static void pack_cluster_lines(msgpack_packer *pk, const rt_cluster *c);
-
 typedef struct discover {
   rt_master *m;
   int n;
@@ -194,10 +193,10 @@ static int check_cluster(rt_master *m, const char *task, const net_in *rep, rt_s
 static int discover_devices(rt_master *m, msess *s, const rt_devname *filters, int nf, rt_status *st) {
   const rt_cluster *c = m->srv->cluster;
   discover d = {.m = m, .n = c->n};
-  d.task = calloc((size_t)c->n + 1, sizeof *d.task);
-  d.addr = calloc((size_t)c->n + 1, sizeof *d.addr);
-  d.pr = calloc((size_t)c->n + 1, sizeof *d.pr);
-  d.done = calloc((size_t)c->n + 1, sizeof *d.done);
+  d.task = xcalloc((size_t)c->n + 1, sizeof *d.task);
+  d.addr = xcalloc((size_t)c->n + 1, sizeof *d.addr);
+  d.pr = xcalloc((size_t)c->n + 1, sizeof *d.pr);
+  d.done = xcalloc((size_t)c->n + 1, sizeof *d.done);
   net_cq *q = net_cq_new();
   int rc = RT_OK, pending = 0;
   for (int i = 0; i < c->n && !rc; i++) {
@@ -246,7 +245,7 @@ static int discover_devices(rt_master *m, msess *s, const rt_devname *filters, i
       if (!rc && net_obj_key(dv, "incarnation"))
         rc = net_obj_uint(net_obj_key(dv, "incarnation"), "GetStatus.incarnation", &inc, st);
       if (rc) break;
-      s->devs = realloc(s->devs, (size_t)(s->n_devs + 1) * sizeof *s->devs);
+      s->devs = xrealloc(s->devs, (size_t)(s->n_devs + 1) * sizeof *s->devs);
       mdev *md = &s->devs[s->n_devs++];
       snprintf(md->name, sizeof md->name, "%.*s", (int)(len < 199 ? len : 199), p);
       snprintf(md->task, sizeof md->task, "%s", d.task[ready]);
@@ -290,7 +289,7 @@ static void canon_tensor(const char *in, char *out, size_t n) {
 static void handle_create(rt_master *m, net_req *req) {
   const net_in *in = net_req_msg(req);
   rt_status st = {0};
-  msess *s = calloc(1, sizeof *s);
+  msess *s = xcalloc(1, sizeof *s);
   s->g = rt_graph_new();
   pthread_mutex_init(&s->mu, NULL);
   int rc = RT_OK;
@@ -373,7 +372,7 @@ static char *unshared_variables(rt_master *m, const rt_graph *g, const bool *nee
     count++;
   }
   if (!count) return NULL;
-  char *w = malloc(1200);
+  char *w = xmalloc(1200);
   snprintf(w, 1200, "variable%s %s%s %s placed on %s, not on a ps task: other workers cannot share "
            "%s. Place variables with tf.device(tf.train.replica_device_setter(cluster=...)) or "
            "tf.device(\"/job:ps/task:0\").", count == 1 ? "" : "s", names, count > 8 ? ", ..." : "",
@@ -384,8 +383,8 @@ static char *unshared_variables(rt_master *m, const rt_graph *g, const bool *nee
 static int prepare(rt_master *m, msess *s, int nf, char **feeds, int nx, char **fetches, int nt,
                    char **targets, mrun **out, rt_status *st) {
   int rc;
-  bool *needed = calloc((size_t)s->g->n_nodes + 1, sizeof *needed);
-  const char **names = calloc((size_t)s->n_devs + 1, sizeof *names);
+  bool *needed = xcalloc((size_t)s->g->n_nodes + 1, sizeof *needed);
+  const char **names = xcalloc((size_t)s->n_devs + 1, sizeof *names);
   for (int i = 0; i < s->n_devs; i++) names[i] = s->devs[i].name;
   char dflt[200];
   snprintf(dflt, sizeof dflt, "%s/device:CPU:0", m->srv->task);
@@ -410,14 +409,14 @@ static int prepare(rt_master *m, msess *s, int nf, char **feeds, int nx, char **
     return rc;
   }
 
-  mrun *r = calloc(1, sizeof *r);
+  mrun *r = xcalloc(1, sizeof *r);
   r->warning = warning;
   r->needed = needed;              /* views: kept for partition_graphs */
   r->n_needed = s->g->n_nodes;
   r->n_parts = np;
-  r->parts = calloc((size_t)np + 1, sizeof *r->parts);
-  r->feed_part = calloc((size_t)nf + 1, sizeof *r->feed_part);
-  r->fetch_part = calloc((size_t)nx + 1, sizeof *r->fetch_part);
+  r->parts = xcalloc((size_t)np + 1, sizeof *r->parts);
+  r->feed_part = xcalloc((size_t)nf + 1, sizeof *r->feed_part);
+  r->fetch_part = xcalloc((size_t)nx + 1, sizeof *r->fetch_part);
   for (int i = 0; i < np && !rc; i++) {
     mpart *p = &r->parts[i];
     snprintf(p->task, sizeof p->task, "%s", parts[i].name);
@@ -487,6 +486,18 @@ static int cancel_tick(void *arg, int64_t elapsed_ms) {
   return atomic_load(&((msess *)arg)->cancel);
 }
 
+/* What a fragment run on the master's own thread watches: the session's cancel, and the
+ * other parts (a failure among them stops it). */
+typedef struct here_watch {
+  msess *s;
+  net_cq *q;
+} here_watch;
+
+static int here_tick(void *arg, int64_t elapsed_ms) {
+  here_watch *h = arg;
+  return atomic_load(&h->s->cancel) || net_cq_has_error(h->q);
+}
+
 /* AbortStep to every part not done: fire and forget. */
 static void abort_parts(net_peer **cl, const bool *done, int np, uint64_t step, int code,
                         const char *msg) {
@@ -511,26 +522,29 @@ static int run_step(rt_master *m, msess *s, mrun *r, int nf, char **feeds, rt_te
   pthread_mutex_lock(&m->mu);
   s->cur_step = step;
   s->cur_start_us = rt_trace_micros();
-  s->cur_ep = realloc(s->cur_ep, (size_t)(np + 1) * sizeof *s->cur_ep);
+  s->cur_ep = xrealloc(s->cur_ep, (size_t)(np + 1) * sizeof *s->cur_ep);
   s->n_cur = np;
   for (int i = 0; i < np; i++) snprintf(s->cur_ep[i], sizeof s->cur_ep[i], "%s", r->parts[i].endpoint);
   pthread_mutex_unlock(&m->mu);
-  net_peer **cl = calloc((size_t)np + 1, sizeof *cl);
-  bool *done = calloc((size_t)np + 1, sizeof *done);
+  net_peer **cl = xcalloc((size_t)np + 1, sizeof *cl);
+  bool *done = xcalloc((size_t)np + 1, sizeof *done);
   net_cq *q = net_cq_new();
   int in_flight = 0;
   int64_t t0 = rt_trace_micros();
-  /* A step of one fragment on this process's own worker, whose last run was short, runs
-   * on this thread: no hop to a handler thread and back (a long step goes to one, so the
-   * wait below keeps ticking: Ctrl-C, timeouts, the live view). */
+  /* The fragment on this process's own worker, when the signature's last step was short,
+   * runs on this thread once the others are sent: no hop to a handler thread and back (a
+   * long step goes to one, so the wait below keeps ticking: Ctrl-C, timeouts, the live
+   * view). While it runs, its waits for tensors look every 50 ms at here_tick: a failed
+   * part elsewhere or a cancel stops it. */
   net_msg *here = NULL;
-  bool run_here = false;
+  int here_part = -1;
+  bool short_step = r->last_us > 0 && r->last_us < 20000;
   for (int i = 0; i < np && !rc; i++) {
     if (!(cl[i] = net_peer_get(r->parts[i].endpoint, st))) {
       rc = st->code;
       break;
     }
-    run_here = np == 1 && r->last_us > 0 && r->last_us < 20000 && net_peer_local(cl[i]);
+    bool run_here = short_step && here_part < 0 && net_peer_local(cl[i]);
     net_msg *req = net_msg_new("RunGraph");
     net_msg_uint(req, "handle", r->parts[i].handle);
     net_msg_uint(req, "incarnation", r->parts[i].incarnation);
@@ -564,7 +578,8 @@ static int run_step(rt_master *m, msess *s, mrun *r, int nf, char **feeds, rt_te
     in_flight++;
     if (run_here) {
       here = req;
-      break;
+      here_part = i;
+      continue;
     }
     if ((rc = net_peer_send(cl[i], req, q, (uint64_t)i, NULL, st))) {
       in_flight--;
@@ -575,11 +590,19 @@ static int run_step(rt_master *m, msess *s, mrun *r, int nf, char **feeds, rt_te
   rt_status err = *st;
   net_wait w = {.timeout_ms = s->timeout_ms > 0 ? (int)s->timeout_ms : -1, .tick_ms = 50,
                 .tick = cancel_tick, .arg = s};
+  here_watch hw = {s, q};
+  net_wait hwait = {.timeout_ms = w.timeout_ms, .tick_ms = 50, .tick = here_tick, .arg = &hw};
+  if (here && rc) {   /* a send failed: the local part never runs */
+    net_msg_free(here);
+    here = NULL;
+    in_flight--;
+  }
   while (in_flight > 0) {
-    uint64_t tag = 0;
+    uint64_t tag = here ? (uint64_t)here_part : 0;
     net_in *rep = NULL;
     rt_status rs = {0};
-    int rrc = here ? net_peer_call(cl[0], here, &rep, &w, &rs) : net_cq_wait(q, &w, NULL, &tag, &rep, &rs);
+    int rrc = here ? net_peer_call(cl[here_part], here, &rep, &hwait, &rs)
+                   : net_cq_wait(q, &w, NULL, &tag, &rep, &rs);
     here = NULL;
     if (tag == NET_CQ_NONE) {
       /* Timeout or cancellation: abort everything still running. */
@@ -639,7 +662,7 @@ static int get_names(const net_in *in, const char *key, char ***out, int *n, rt_
  * partition_graphs of RunMetadata and what %partitions / %dot show. s->mu held. */
 static int views_device_partitions(msess *s, const bool *needed, int n_needed, rt_partition **parts,
                                    int *np, rt_status *st) {
-  bool *nd = calloc((size_t)s->g->n_nodes + 1, sizeof *nd);
+  bool *nd = xcalloc((size_t)s->g->n_nodes + 1, sizeof *nd);
   if (!nd) return rt_error(st, RT_RESOURCE_EXHAUSTED, "out of memory");
   for (int i = 0; i < s->g->n_nodes; i++) nd[i] = needed ? i < n_needed && needed[i] : s->g->nodes[i]->assigned != NULL;
   rt_partition_opts o = {.by_task = false, .incarnation = dev_incarnation, .arg = s};
@@ -683,8 +706,8 @@ static void handle_placement(rt_master *m, net_req *req) {
     return;
   }
   pthread_mutex_lock(&s->mu);
-  bool *needed = calloc((size_t)s->g->n_nodes + 1, sizeof *needed);
-  const char **names = calloc((size_t)s->n_devs + 1, sizeof *names);
+  bool *needed = xcalloc((size_t)s->g->n_nodes + 1, sizeof *needed);
+  const char **names = xcalloc((size_t)s->n_devs + 1, sizeof *names);
   for (int i = 0; i < s->n_devs; i++) names[i] = s->devs[i].name;
   char dflt[200];
   snprintf(dflt, sizeof dflt, "%s/device:CPU:0", m->srv->task);
@@ -779,12 +802,12 @@ static void handle_progress(rt_master *m, net_req *req) {
     step = s->cur_step;
     start = s->cur_start_us;
     n = s->n_cur;
-    eps = calloc((size_t)n + 1, sizeof *eps);
+    eps = xcalloc((size_t)n + 1, sizeof *eps);
     for (int i = 0; eps && i < n; i++) memcpy(eps[i], s->cur_ep[i], sizeof eps[i]);
   }
   pthread_mutex_unlock(&m->mu);
   if (!eps) n = 0;
-  net_in **reps = calloc((size_t)n + 1, sizeof *reps);
+  net_in **reps = xcalloc((size_t)n + 1, sizeof *reps);
   net_cq *q = net_cq_new();
   int pending = 0;
   for (int i = 0; i < n; i++) {
@@ -844,7 +867,7 @@ static int get_names(const net_in *in, const char *key, char ***out, int *n, rt_
   if (!net_has(in, key)) return RT_OK;
   int rc = net_get_array(in, key, &a, st);
   if (rc) return rc;
-  *out = calloc((size_t)a->size + 1, sizeof **out);
+  *out = xcalloc((size_t)a->size + 1, sizeof **out);
   for (uint32_t i = 0; i < a->size; i++) {
     const char *p;
     size_t len;
@@ -856,7 +879,7 @@ static int get_names(const net_in *in, const char *key, char ***out, int *n, rt_
       canon_tensor(name, canon, sizeof canon);
     else
       snprintf(canon, sizeof canon, "%s", name);
-    (*out)[(*n)++] = strdup(canon);
+    (*out)[(*n)++] = xstrdup(canon);
   }
   return RT_OK;
 }
@@ -872,8 +895,8 @@ static void handle_run(rt_master *m, net_req *req) {
   const msgpack_object_array *fa = NULL;
   if (!rc && net_has(in, "feeds")) rc = net_get_array(in, "feeds", &fa, &st);
   if (!rc && fa) {
-    feeds = calloc(fa->size + 1, sizeof *feeds);
-    fv = calloc(fa->size + 1, sizeof *fv);
+    feeds = xcalloc(fa->size + 1, sizeof *feeds);
+    fv = xcalloc(fa->size + 1, sizeof *fv);
     for (uint32_t i = 0; !rc && i < fa->size; i++) {
       const msgpack_object *f = &fa->ptr[i];
       const msgpack_object *nm = net_obj_key(f, "name"), *tv = net_obj_key(f, "tensor");
@@ -887,7 +910,7 @@ static void handle_run(rt_master *m, net_req *req) {
       if ((rc = net_obj_str(nm, "RunStep.feeds.name", &p, &len, &st))) break;
       snprintf(name, sizeof name, "%.*s", (int)(len < 511 ? len : 511), p);
       canon_tensor(name, canon, sizeof canon);
-      feeds[nf] = strdup(canon);
+      feeds[nf] = xstrdup(canon);
       rc = rt_unpack_tensor_msg(in, tv, "RunStep.feeds.tensor", &fv[nf], &st);
       nf++;
     }
@@ -912,7 +935,7 @@ static void handle_run(rt_master *m, net_req *req) {
   rt_partition *pgs = NULL;
   int n_pgs = 0;
   if (!rc) {
-    out = calloc((size_t)nx + 1, sizeof *out);
+    out = xcalloc((size_t)nx + 1, sizeof *out);
     pthread_mutex_lock(&s->mu);
     /* A CancelRun for an earlier step must not cancel this one; one arriving from now on,
      * during preparation or the step, does. */
@@ -923,7 +946,7 @@ static void handle_run(rt_master *m, net_req *req) {
     for (int i = 0; i < nf; i++) len += strlen(feeds[i]) + 1;
     for (int i = 0; i < nx; i++) len += strlen(fetches[i]) + 1;
     for (int i = 0; i < nt; i++) len += strlen(targets[i]) + 1;
-    char *sig = calloc(len, 1);
+    char *sig = xcalloc(len, 1);
     for (int i = 0; i < nf; i++) strcat(strcat(sig, feeds[i]), ",");
     strcat(sig, "|");
     for (int i = 0; i < nx; i++) strcat(strcat(sig, fetches[i]), ",");
@@ -1060,7 +1083,7 @@ static void handle_reset(rt_master *m, net_req *req) {
 static void handle_list_devices(rt_master *m, net_req *req) {
   /* The local worker's devices; ListDevices across the cluster comes with sessions. */
   net_msg *rep = net_msg_new("ListDevicesOk");
-  rt_worker_pack_devices(m->srv->worker, net_msg_field(rep, "devices"));
+  rt_pack_devices(net_msg_field(rep, "devices"), m->srv->devices, m->srv->n_devices);
   net_reply(req, rep);
 }
 
@@ -1084,37 +1107,11 @@ static void handle_wait_status(rt_master *m, net_req *req) {
 
 /* ---- the cluster digest: every task must have been started with the same spec ---- */
 
-static int cmp_str(const void *a, const void *b) { return strcmp(*(char *const *)a, *(char *const *)b); }
-
-static char **cluster_lines(const rt_cluster *c) {
-  char **v = calloc((size_t)c->n + 1, sizeof *v);
-  for (int i = 0; i < c->n; i++) {
-    char buf[600];
-    snprintf(buf, sizeof buf, "/job:%s/task:%d=%s", c->tasks[i].job, c->tasks[i].index, c->tasks[i].addr);
-    v[i] = strdup(buf);
-  }
-  qsort(v, (size_t)c->n, sizeof *v, cmp_str);
-  return v;
-}
-
-void rt_pack_cluster(msgpack_packer *pk, const rt_cluster *c) { pack_cluster_lines(pk, c); }
-
-static void pack_cluster_lines(msgpack_packer *pk, const rt_cluster *c) {
-  char **v = cluster_lines(c);
-  msgpack_pack_array(pk, (size_t)c->n);
-  for (int i = 0; i < c->n; i++) {
-    msgpack_pack_str(pk, strlen(v[i]));
-    msgpack_pack_str_body(pk, v[i], strlen(v[i]));
-    free(v[i]);
-  }
-  free(v);
-}
-
 /* Compare the cluster a task reports with ours; name what differs. */
 static int check_cluster(rt_master *m, const char *task, const net_in *rep, rt_status *st) {
   const msgpack_object *o = net_get(rep, "cluster");
   if (!o || o->type != MSGPACK_OBJECT_ARRAY) return RT_OK;   /* an older peer: nothing to check */
-  char **mine = cluster_lines(m->srv->cluster);
+  char **mine = rt_cluster_lines(m->srv->cluster);
   int n = m->srv->cluster->n;
   char diff[900];
   size_t off = 0;

@@ -1,5 +1,6 @@
 /* The op registry: parses each op's signature strings once, at registration. */
 #include "runtime/op.h"
+#include "base/alloc.h"
 
 #include <ctype.h>
 #include <pthread.h>
@@ -252,8 +253,7 @@ void rt_op_register(const rt_op_def *defs, int n) {
     if (rt_op_find(d->name)) continue;   /* idempotent */
     if (n_ops == cap_ops) {
       cap_ops = cap_ops ? 2 * cap_ops : 128;
-      ops = realloc(ops, (size_t)cap_ops * sizeof *ops);
-      if (!ops) abort();
+      ops = xrealloc(ops, (size_t)cap_ops * sizeof *ops);
     }
     rt_op_sig *s = &ops[n_ops];
     memset(s, 0, sizeof *s);

@@ -1,4 +1,5 @@
 #include "runtime/partition.h"
+#include "base/alloc.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -19,8 +20,7 @@ static void key_of(const char *device, bool by_task, char *buf, size_t n) {
 static int part_index(rt_partition **parts, int *n, const char *key) {
   for (int i = 0; i < *n; i++)
     if (!strcmp((*parts)[i].name, key)) return i;
-  *parts = realloc(*parts, (size_t)(*n + 1) * sizeof **parts);
-  if (!*parts) abort();
+  *parts = xrealloc(*parts, (size_t)(*n + 1) * sizeof **parts);
   (*parts)[*n] = (rt_partition){strdup(key), rt_graph_new()};
   return (*n)++;
 }
@@ -58,9 +58,20 @@ int rt_partition_graph(const rt_graph *g, const bool *needed, const rt_partition
                        rt_partition **parts_out, int *n_out, rt_status *st) {
   rt_partition *parts = NULL;
   int np = 0, rc = RT_OK;
+  /* part: the node's partition (-1: not kept); id: its id there; exact: copied as it is,
+   * with inputs that are all exact copies (rt_graph_add_copy: no validation needed). */
   int *part = calloc((size_t)g->n_nodes + 1, sizeof *part);
-  if (!part) return rt_error(st, RT_RESOURCE_EXHAUSTED, "out of memory partitioning");
+  int *id = calloc((size_t)g->n_nodes + 1, sizeof *id);
+  bool *exact = calloc((size_t)g->n_nodes + 1, sizeof *exact);
+  if (!part || !id || !exact) {
+    free(part);
+    free(id);
+    free(exact);
+    return rt_error(st, RT_RESOURCE_EXHAUSTED, "out of memory partitioning");
+  }
   char key[256];
+  const char *last = NULL;   /* nodes on one device share a key: parse it once */
+  int last_part = -1;
   for (int i = 0; i < g->n_nodes; i++) {
     part[i] = -1;
     if (needed && !needed[i]) continue;
@@ -69,8 +80,22 @@ int rt_partition_graph(const rt_graph *g, const bool *needed, const rt_partition
       rc = rt_error(st, RT_INTERNAL, "node '%s' was not placed", n->name);
       break;
     }
+    if (last && !strcmp(last, n->assigned)) {
+      part[i] = last_part;
+      continue;
+    }
     key_of(n->assigned, o->by_task, key, sizeof key);
-    part[i] = part_index(&parts, &np, key);
+    part[i] = last_part = part_index(&parts, &np, key);
+    last = n->assigned;
+  }
+  if (!rc) {   /* size each fragment's graph once */
+    int *count = calloc((size_t)np + 1, sizeof *count);
+    if (count) {
+      for (int i = 0; i < g->n_nodes; i++)
+        if (part[i] >= 0) count[part[i]]++;
+      for (int p = 0; p < np; p++) rt_graph_reserve(parts[p].g, count[p]);
+    }
+    free(count);
   }
 
   for (int i = 0; i < g->n_nodes && !rc; i++) {
@@ -80,8 +105,12 @@ int rt_partition_graph(const rt_graph *g, const bool *needed, const rt_partition
     /* A kept node with an input the step does not need is fed (rt_graph_needed stops at
      * fed nodes): it stands in the fragment as a Placeholder of its name and type, since its
      * value comes from the feed (PlaceholderWithDefault, a fed Identity, ...). */
-    bool fed = false;
-    for (int k = 0; k < n->n_inputs; k++) fed |= part[n->edges[k].node] < 0;
+    bool fed = false, same = true;
+    for (int k = 0; k < n->n_inputs; k++) {
+      int sp = part[n->edges[k].node];
+      fed |= sp < 0;
+      same &= sp == part[i] && (n->edges[k].index < 0 || exact[n->edges[k].node]);
+    }
     if (fed) {
       rt_node *ph = rt_node_new(n->name, "Placeholder");
       rt_node_set_type(ph, "dtype", n->out_types[0]);
@@ -89,6 +118,17 @@ int rt_partition_graph(const rt_graph *g, const bool *needed, const rt_partition
       rt_node_set_device(ph, n->device);
       ph->assigned = strdup(n->assigned);
       if ((rc = add_clone(dst, ph, st))) break;
+      id[i] = dst->n_nodes - 1;
+      continue;
+    }
+    if (same) {   /* nothing to rewrite: a copy that keeps the validated node's outputs */
+      /* Where the fragment so far is g itself (ids and inputs alike), the node itself. */
+      bool at_home = dst->n_nodes == i;
+      for (int k = 0; at_home && k < n->n_inputs; k++) at_home = id[n->edges[k].node] == n->edges[k].node;
+      if ((rc = at_home ? rt_graph_add_shared(dst, (rt_node *)n, st) : rt_graph_add_copy(dst, n, id, st)))
+        break;
+      id[i] = dst->n_nodes - 1;
+      exact[i] = true;
       continue;
     }
     rt_node *c = rt_node_clone(n);
@@ -165,9 +205,11 @@ int rt_partition_graph(const rt_graph *g, const bool *needed, const rt_partition
       rt_node_free(c);
       break;
     }
-    rc = add_clone(dst, c, st);
+    if (!(rc = add_clone(dst, c, st))) id[i] = dst->n_nodes - 1;
   }
   free(part);
+  free(id);
+  free(exact);
   if (rc) {
     rt_partitions_free(parts, np);
     return rc;

@@ -86,6 +86,8 @@ int rt_place(rt_graph *g, const char *const *devices, int n_devices, const rt_pl
     chosen[i] = -1;
     owner[i] = -1;
   }
+  const char *last_dev = NULL;
+  rt_devname last_req;
   for (int i = 0; i < n && !rc; i++) {
     const rt_node *nd = g->nodes[i];
     int r = find_root(parent, i);
@@ -95,13 +97,17 @@ int rt_place(rt_graph *g, const char *const *devices, int n_devices, const rt_pl
       continue;
     }
     rt_devname req;
-    if ((rc = rt_devname_parse(nd->device, &req, st))) {
+    if (last_dev && !strcmp(last_dev, nd->device)) {
+      req = last_req;   /* nodes in one device scope ask alike: parse it once */
+    } else if ((rc = rt_devname_parse(nd->device, &req, st))) {
       rt_status_prefix(st, "node '%s': ", nd->name);
       break;
+    } else {
+      last_dev = nd->device;
+      last_req = req;
     }
     /* A soft request (made by a device function) yields to the group's explicit one. */
-    bool soft_req = rt_node_bool(nd, "_device_soft", false);
-    if (nd->device[0] && soft_req && owner[r] >= 0) continue;
+    if (nd->device[0] && owner[r] >= 0 && rt_node_bool(nd, "_device_soft", false)) continue;
     if (nd->device[0]) {
       rt_devname merged = spec[r];
       rt_devname_merge(&merged, &req);
@@ -123,6 +129,9 @@ int rt_place(rt_graph *g, const char *const *devices, int n_devices, const rt_pl
   }
 
   /* Choose a device per group, then give it to every unplaced member. */
+  rt_devname explicit_spec;
+  char explicit_reason[256];
+  bool have_explicit = false;
   for (int i = 0; i < n && !rc; i++) {
     rt_node *nd = g->nodes[i];
     int r = find_root(parent, i);
@@ -135,12 +144,18 @@ int rt_place(rt_graph *g, const char *const *devices, int n_devices, const rt_pl
         char b[160];
         const rt_node *who = owner[r] >= 0 ? g->nodes[owner[r]] : NULL;
         const char *why = who ? rt_node_string(who, "_device_reason", NULL) : NULL;
-        if (!who)
+        if (!who) {
           snprintf(reason, sizeof reason, "default");
-        else if (why)
+        } else if (why) {
           snprintf(reason, sizeof reason, "%s", why);
-        else
+        } else if (have_explicit && !memcmp(&s, &explicit_spec, sizeof s)) {
+          memcpy(reason, explicit_reason, sizeof reason);   /* the last group's request */
+        } else {
           snprintf(reason, sizeof reason, "explicit %s", rt_devname_str(&s, b, sizeof b));
+          explicit_spec = s;
+          memcpy(explicit_reason, reason, sizeof reason);
+          have_explicit = true;
+        }
       } else if (o->soft) {
         char b[160];
         rt_devname_str(&s, b, sizeof b);

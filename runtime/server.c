@@ -1,3 +1,4 @@
+#include "base/alloc.h"
 #include "runtime/server.h"
 
 #include <arpa/inet.h>
@@ -11,6 +12,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "net/net.h"
 #include "runtime/op.h"
 #include "runtime/server_int.h"
 
@@ -77,7 +79,7 @@ rt_server *rt_server_start(const rt_cluster *c, const char *job, int index,
              job, index);
     return NULL;
   }
-  rt_server *s = calloc(1, sizeof *s);
+  rt_server *s = xcalloc(1, sizeof *s);
   if (!s) return NULL;
   s->cluster = rt_cluster_copy(c);
   snprintf(s->job, sizeof s->job, "%s", job);
@@ -140,6 +142,7 @@ rt_server *rt_server_start(const rt_cluster *c, const char *job, int index,
   snprintf(s->endpoint, sizeof s->endpoint, "%s", net_server_endpoint(s->net, 0));
   /* Pushed tensors never block: they are taken on the I/O thread, no hop to a handler. */
   net_server_inline(s->net, "PushTensor");
+  net_server_inline(s->net, "ShmRelease");
   /* Sessions and peers of this process that name the task as the spec does reach it
    * without a socket (TF1's LocalMaster). */
   char spec_ep[256];
@@ -205,3 +208,14 @@ void rt_server_free(rt_server *s) {
   pthread_cond_destroy(&s->cv);
   free(s);
 }
+
+/* ---- the network's settings (net/net.h), for the shell ------------------------------ */
+
+int rt_net_configure(const char *max_message_bytes, const char *key_file, bool insecure,
+                     rt_status *st) {
+  return net_configure(max_message_bytes, key_file, insecure, st);
+}
+
+const char *rt_net_flags_help(void) { return net_server_flags_help; }
+
+int rt_net_keygen_main(int argc, char **argv) { return net_keygen_main(argc, argv); }

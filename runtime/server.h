@@ -38,4 +38,16 @@ bool rt_server_wait(rt_server *s, int ms);
 void rt_server_stop(rt_server *s);
 void rt_server_free(rt_server *s);
 
+/* The network's settings, for programs that start servers (tfsh server, tfsh keygen)
+ * without reaching into net/ (net/net.h has the details): */
+/* net_configure: the process's message size limit, cluster key file, and whether a server
+ * may bind a non-loopback address without a key (each NULL/false: as the environment
+ * says). Call it before starting a server. */
+int rt_net_configure(const char *max_message_bytes, const char *key_file, bool insecure,
+                     rt_status *st);
+/* The help lines for the flags rt_net_configure takes. */
+const char *rt_net_flags_help(void);
+/* `tfsh keygen FILE` (argv[0] "keygen"): write a new cluster key; the exit code. */
+int rt_net_keygen_main(int argc, char **argv);
+
 #endif

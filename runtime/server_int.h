@@ -1,4 +1,6 @@
-/* Internal to runtime/: the parts of a server that master.c and worker.c share. */
+/* Internal to runtime/: the parts of a server that master.c and worker.c share. The two
+ * never call each other: server.c dispatches to both, and what both put on the wire
+ * (devices, the cluster digest) is runtime/wire_fmt.h's. */
 #ifndef TFSH_SERVER_INT_H
 #define TFSH_SERVER_INT_H
 
@@ -24,6 +26,8 @@ struct rt_server {
   net_server *net;
   rt_master *master;
   rt_worker *worker;
+  rt_device *const *devices;   /* the worker's (set by rt_worker_new), for ListDevices */
+  int n_devices;
   pthread_mutex_t mu;
   pthread_cond_t cv;
   bool stopped;
@@ -37,15 +41,11 @@ void rt_worker_free(rt_worker *w);
 void rt_worker_shutdown(rt_worker *w);
 /* Handle a worker-service message; false if the type is not the worker's. */
 bool rt_worker_handle(rt_worker *w, net_req *req);
-/* Devices of this worker: names and incarnations, packed as an array of maps. */
-void rt_worker_pack_devices(rt_worker *w, msgpack_packer *pk);
 
 /* master.c */
 rt_master *rt_master_new(rt_server *s);
 void rt_master_free(rt_master *m);
 bool rt_master_handle(rt_master *m, net_req *req);
-/* The cluster as sorted "/job:J/task:I=address" strings (GetStatus: the digest check). */
-void rt_pack_cluster(msgpack_packer *pk, const rt_cluster *c);
 
 /* Random 64-bit ids (step ids, incarnations, handles). */
 uint64_t rt_random_u64(void);

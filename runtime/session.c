@@ -1,3 +1,4 @@
+#include "base/alloc.h"
 #include "runtime/session.h"
 
 #include <stdio.h>
@@ -8,6 +9,7 @@
 #include "runtime/codec.h"
 #include "runtime/op.h"
 #include "runtime/server.h"
+#include "runtime/session_int.h"
 #include "runtime/partition.h"   /* views: partition_graphs */
 #include "runtime/trace.h"       /* views: step_stats */
 
@@ -96,7 +98,7 @@ static int call(rt_session *s, net_msg *req, net_in **rep, const volatile int *i
 
 rt_session *rt_session_new(const char *target, rt_graph *g, const rt_session_config *cfg,
                            rt_status *st) {
-  rt_session *s = calloc(1, sizeof *s);
+  rt_session *s = xcalloc(1, sizeof *s);
   if (!s) {
     rt_error(st, RT_RESOURCE_EXHAUSTED, "out of memory");
     return NULL;
@@ -259,7 +261,7 @@ int rt_session_run_step_views(rt_session *s, const rt_session_run *r, const rt_s
         break;
       }
       if ((rc = net_obj_str(dv, "RunStep.partition_graphs.device", &p, &len, st))) break;
-      pg[npg].name = strndup(p, len);
+      pg[npg].name = xstrndup(p, len);
       pg[npg].g = rt_graph_new();
       npg++;
       rc = rt_unpack_nodes(rep, gv, "RunStep.partition_graphs.graph", pg[npg - 1].g, st);
@@ -285,24 +287,9 @@ int rt_session_run_step_views(rt_session *s, const rt_session_run *r, const rt_s
 const char *rt_session_endpoint(const rt_session *s) { return s->endpoint; }
 uint64_t rt_session_handle(const rt_session *s) { return s->handle; }
 
-int rt_session_request(rt_session *s, net_msg *req, net_in **rep, rt_status *st) {
+int rt_session_call(rt_session *s, net_msg *req, net_in **rep, int timeout_ms, rt_status *st) {
   net_msg_uint(req, "session", s->handle);
-  return net_peer_call(s->c, req, rep, &(net_wait){.timeout_ms = 30000}, st);
-}
-
-static void copy_str(const msgpack_object *o, const char *key, char *buf, size_t n) {
-  const msgpack_object *v = o ? net_obj_key(o, key) : NULL;
-  buf[0] = '\0';
-  if (v && v->type == MSGPACK_OBJECT_STR)
-    snprintf(buf, n, "%.*s", (int)(v->via.str.size < n ? v->via.str.size : n - 1), v->via.str.ptr);
-}
-
-static int64_t obj_int(const msgpack_object *o, const char *key) {
-  const msgpack_object *v = o ? net_obj_key(o, key) : NULL;
-  if (!v) return 0;
-  if (v->type == MSGPACK_OBJECT_POSITIVE_INTEGER) return (int64_t)v->via.u64;
-  if (v->type == MSGPACK_OBJECT_NEGATIVE_INTEGER) return v->via.i64;
-  return 0;
+  return net_peer_call(s->c, req, rep, &(net_wait){.timeout_ms = timeout_ms}, st);
 }
 
 int rt_session_progress(rt_session *s, rt_progress *p, bool *fresh, rt_status *st) {
@@ -318,21 +305,19 @@ int rt_session_progress(rt_session *s, rt_progress *p, bool *fresh, rt_status *s
       s->probe_pending = false;
       if (rc) *st = ws;
       if (rc) return rc;
-      p->running = obj_int(net_in_header(rep), "running") != 0;
-      const msgpack_object *b = net_get(rep, "running");
-      if (b && b->type == MSGPACK_OBJECT_BOOLEAN) p->running = b->via.boolean;
-      p->elapsed_us = obj_int(net_in_header(rep), "elapsed_us");
+      p->running = rt_obj_int(net_in_header(rep), "running") != 0;   /* a bool */
+      p->elapsed_us = rt_obj_int(net_in_header(rep), "elapsed_us");
       p->n = 0;
       const msgpack_object *d = net_get(rep, "devices");
       for (uint32_t i = 0; d && d->type == MSGPACK_OBJECT_ARRAY && i < d->via.array.size && p->n < 64; i++) {
         const msgpack_object *e = &d->via.array.ptr[i];
         rt_progress_dev *pd = &p->dev[p->n++];
-        copy_str(e, "device", pd->device, sizeof pd->device);
-        copy_str(e, "op", pd->op, sizeof pd->op);
-        pd->done = (int)obj_int(e, "done");
-        pd->total = (int)obj_int(e, "total");
-        pd->sent = obj_int(e, "sent");
-        pd->recv = obj_int(e, "recv");
+        rt_obj_str(e, "device", pd->device, sizeof pd->device);
+        rt_obj_str(e, "op", pd->op, sizeof pd->op);
+        pd->done = (int)rt_obj_int(e, "done");
+        pd->total = (int)rt_obj_int(e, "total");
+        pd->sent = rt_obj_int(e, "sent");
+        pd->recv = rt_obj_int(e, "recv");
       }
       net_in_free(rep);
       *fresh = true;

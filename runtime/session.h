@@ -92,10 +92,6 @@ typedef struct rt_progress {
 } rt_progress;
 int rt_session_progress(rt_session *s, rt_progress *p, bool *fresh, rt_status *st);
 
-/* Send a views request (Placement) with this session's handle and wait for the reply
- * (*rep is the caller's, net_in_free). */
-struct net_msg;
-struct net_in;
-int rt_session_request(rt_session *s, struct net_msg *req, struct net_in **rep, rt_status *st);
+/* Placement and the cluster's tasks: runtime/views.h. */
 
 #endif

@@ -21,6 +21,10 @@ struct rt_step {
    * with block=true it waits until it arrives or the step is cancelled. */
   int (*send)(rt_step *s, const char *key, rt_tensor *t, rt_status *st);
   int (*recv)(rt_step *s, const char *key, bool block, rt_tensor **t, rt_status *st);
+  /* Optional: send a tensor whose buffer others may change later (a variable's), when the
+   * rendezvous copies its bytes at once anyway; RT_UNAVAILABLE when it would not (the
+   * executor then sends a private copy through send). */
+  int (*send_snapshot)(rt_step *s, const char *key, const rt_tensor *t, rt_status *st);
   /* Wait until any of keys[0, n) has arrived: *which is its index and *t the tensor. A
    * fragment waiting on several _Recvs takes whichever comes first (waiting on one in
    * particular can deadlock when partitions feed each other back and forth). NULL: the

@@ -10,6 +10,7 @@
  * numpy's Dragon4 produces), found by printf with increasing precision; string tensors
  * print as TF1 returns them, object arrays of bytes. */
 #include "runtime/tensor.h"
+#include "base/alloc.h"
 
 #include <math.h>
 #include <stdarg.h>
@@ -28,8 +29,7 @@ static void sb_addn(sb *b, const char *s, size_t n) {
   if (b->len + n + 1 > b->cap) {
     size_t cap = b->cap ? b->cap : 64;
     while (b->len + n + 1 > cap) cap *= 2;
-    char *p = realloc(b->p, cap);
-    if (!p) abort();   /* printing has no error path; out of memory here is fatal */
+    char *p = xrealloc(b->p, cap);
     b->p = p;
     b->cap = cap;
   }
@@ -373,8 +373,7 @@ static char *recurse(const layout *L, int axis, int64_t off, const char *hang, i
     return sb_take(&e);
   }
   size_t hl = strlen(hang);
-  char *next_hang = malloc(hl + 2);
-  if (!next_hang) abort();
+  char *next_hang = xmalloc(hl + 2);
   memcpy(next_hang, hang, hl);
   strcpy(next_hang + hl, " ");
   int next_width = width - 1;
@@ -441,8 +440,7 @@ static char *array2string(const rt_tensor *t, const char *sep, int prefix_len, i
     L.stride[d] = s;
     s *= t->shape.dims[d];
   }
-  int64_t *idx = malloc(sizeof *idx * (size_t)(n < 1 ? 1 : n));
-  if (!idx) abort();
+  int64_t *idx = xmalloc(sizeof *idx * (size_t)(n < 1 ? 1 : n));
   int64_t m = 0;
   collect(&L, 0, 0, idx, &m);
   efmt_init(&L.f, t, idx, m);

@@ -1,4 +1,5 @@
 #include "runtime/trace.h"
+#include "base/alloc.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -18,8 +19,7 @@ int64_t rt_trace_micros(void) {
 uint32_t rt_trace_thread_id(void) { return (uint32_t)syscall(SYS_gettid); }
 
 rt_dev_stats *rt_dev_stats_new(const char *device) {
-  rt_dev_stats *d = calloc(1, sizeof *d);
-  if (!d) abort();
+  rt_dev_stats *d = xcalloc(1, sizeof *d);
   d->device = strdup(device ? device : "");
   return d;
 }
@@ -39,8 +39,7 @@ void rt_dev_stats_free(rt_dev_stats *d) {
 rt_node_stats *rt_dev_stats_add(rt_dev_stats *d) {
   if (d->n == d->cap) {
     d->cap = d->cap ? 2 * d->cap : 32;
-    d->nodes = realloc(d->nodes, (size_t)d->cap * sizeof *d->nodes);
-    if (!d->nodes) abort();
+    d->nodes = xrealloc(d->nodes, (size_t)d->cap * sizeof *d->nodes);
   }
   rt_node_stats *n = &d->nodes[d->n++];
   memset(n, 0, sizeof *n);
@@ -56,8 +55,7 @@ void rt_step_stats_clear(rt_step_stats *s) {
 void rt_step_stats_append(rt_step_stats *s, rt_dev_stats *d) {
   if (s->n == s->cap) {
     s->cap = s->cap ? 2 * s->cap : 4;
-    s->dev = realloc(s->dev, (size_t)s->cap * sizeof *s->dev);
-    if (!s->dev) abort();
+    s->dev = xrealloc(s->dev, (size_t)s->cap * sizeof *s->dev);
   }
   s->dev[s->n++] = d;
 }
@@ -76,6 +74,22 @@ void rt_pack_kstr(msgpack_packer *pk, const char *key, const char *val) {
 void rt_pack_kint(msgpack_packer *pk, const char *key, int64_t val) {
   pack_str(pk, key);
   msgpack_pack_int64(pk, val);
+}
+
+void rt_obj_str(const msgpack_object *o, const char *key, char *buf, size_t n) {
+  const msgpack_object *v = o ? net_obj_key(o, key) : NULL;
+  buf[0] = '\0';
+  if (v && v->type == MSGPACK_OBJECT_STR)
+    snprintf(buf, n, "%.*s", (int)(v->via.str.size < n ? v->via.str.size : n - 1), v->via.str.ptr);
+}
+
+int64_t rt_obj_int(const msgpack_object *o, const char *key) {
+  const msgpack_object *v = o ? net_obj_key(o, key) : NULL;
+  if (!v) return 0;
+  if (v->type == MSGPACK_OBJECT_POSITIVE_INTEGER) return (int64_t)v->via.u64;
+  if (v->type == MSGPACK_OBJECT_NEGATIVE_INTEGER) return v->via.i64;
+  if (v->type == MSGPACK_OBJECT_BOOLEAN) return v->via.boolean;
+  return 0;
 }
 
 void rt_pack_dev_stats(msgpack_packer *pk, const rt_dev_stats *d) {
@@ -167,8 +181,7 @@ int rt_unpack_dev_stats(const msgpack_object *o, const char *what, rt_dev_stats 
     const msgpack_object_array *oa = NULL;
     if (!rc && outs) rc = net_obj_array(outs, what, &oa, st);
     if (!rc && oa && oa->size) {
-      n->outputs = calloc(oa->size, sizeof *n->outputs);
-      if (!n->outputs) abort();
+      n->outputs = xcalloc(oa->size, sizeof *n->outputs);
       for (uint32_t k = 0; !rc && k < oa->size; k++) {
         const msgpack_object *oo = &oa->ptr[k];
         rt_output_stats *os = &n->outputs[n->n_outputs++];

@@ -78,5 +78,9 @@ int rt_unpack_busy(const msgpack_object *o, const char *what, rt_busy *b, int *n
 /* msgpack helpers shared by the views' messages */
 void rt_pack_kstr(msgpack_packer *pk, const char *key, const char *val);
 void rt_pack_kint(msgpack_packer *pk, const char *key, int64_t val);
+/* Lenient readers of a map's field (a reply's best-effort parts): key's str into buf (cut
+ * to fit; "" when absent or not a str), key's int or bool (0 when absent or neither). */
+void rt_obj_str(const msgpack_object *o, const char *key, char *buf, size_t n);
+int64_t rt_obj_int(const msgpack_object *o, const char *key);
 
 #endif

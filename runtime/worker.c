@@ -20,12 +20,15 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "net/shm.h"
 #include "runtime/codec.h"
+#include "base/alloc.h"
 #include "runtime/exec.h"
 #include "runtime/partition.h"
 #include "runtime/server_int.h"
 #include "runtime/step.h"
 #include "runtime/trace.h"   /* views: RunGraph traces, GetProgress */
+#include "runtime/wire_fmt.h"
 
 /* Kernel state of one session (random generators), shared by its fragments. */
 typedef struct wsess {
@@ -121,17 +124,19 @@ struct rt_worker {
 /* ---- lifecycle ---------------------------------------------------------------------- */
 
 rt_worker *rt_worker_new(rt_server *s, int n_cpus) {
-  rt_worker *w = calloc(1, sizeof *w);
+  rt_worker *w = xcalloc(1, sizeof *w);
   if (!w) return NULL;
   w->srv = s;
   if (n_cpus < 1) n_cpus = 1;
   w->n_devices = n_cpus;
-  w->devices = calloc((size_t)n_cpus, sizeof *w->devices);
+  w->devices = xcalloc((size_t)n_cpus, sizeof *w->devices);
   for (int i = 0; i < n_cpus; i++) {
     char name[200];
     snprintf(name, sizeof name, "%s/device:CPU:%d", s->task, i);
     w->devices[i] = rt_device_new(name, RT_DEV_CPU, s->incarnation);
   }
+  s->devices = w->devices;   /* the master's ListDevices reports them */
+  s->n_devices = w->n_devices;
   pthread_mutex_init(&w->mu, NULL);
   net_options o;
   net_options_default(&o);
@@ -174,8 +179,7 @@ static wsess *sess_get(rt_worker *w, uint64_t session) {
       s->refs++;
       return s;
     }
-  wsess *s = calloc(1, sizeof *s);
-  if (!s) abort();
+  wsess *s = xcalloc(1, sizeof *s);
   s->session = session;
   s->refs = 1;
   s->states = rt_state_table_new();
@@ -234,25 +238,6 @@ void rt_worker_free(rt_worker *w) {
   free(w);
 }
 
-void rt_worker_pack_devices(rt_worker *w, msgpack_packer *pk) {
-  msgpack_pack_array(pk, (size_t)w->n_devices);
-  for (int i = 0; i < w->n_devices; i++) {
-    msgpack_pack_map(pk, 3);
-    msgpack_pack_str(pk, 4);
-    msgpack_pack_str_body(pk, "name", 4);
-    size_t n = strlen(w->devices[i]->name);
-    msgpack_pack_str(pk, n);
-    msgpack_pack_str_body(pk, w->devices[i]->name, n);
-    msgpack_pack_str(pk, 4);
-    msgpack_pack_str_body(pk, "type", 4);
-    msgpack_pack_str(pk, 3);
-    msgpack_pack_str_body(pk, w->devices[i]->type == RT_DEV_GPU ? "GPU" : "CPU", 3);
-    msgpack_pack_str(pk, 11);
-    msgpack_pack_str_body(pk, "incarnation", 11);
-    msgpack_pack_uint64(pk, w->devices[i]->incarnation);
-  }
-}
-
 static rt_device *device_named(rt_worker *w, const char *name) {
   for (int i = 0; i < w->n_devices; i++)
     if (!strcmp(w->devices[i]->name, name)) return w->devices[i];
@@ -283,8 +268,7 @@ static wstep *step_get(rt_worker *w, uint64_t id) {
     next = s->next;
     if (!s->ran && !s->users && now - s->born_ms > BORN_MS) step_unlink(w, s);
   }
-  wstep *s = calloc(1, sizeof *s);
-  if (!s) abort();
+  wstep *s = xcalloc(1, sizeof *s);
   s->id = id;
   s->born_ms = now;
   s->next = w->steps;
@@ -336,8 +320,7 @@ static rdv_item **item_slot(wstep *s, const char *key, uint64_t h) {
 
 static rdv_item *item_new(rdv_item **slot, const char *key, uint64_t h) {
   size_t n = strlen(key) + 1;
-  rdv_item *it = calloc(1, sizeof *it + n);
-  if (!it) abort();
+  rdv_item *it = xcalloc(1, sizeof *it + n);
   memcpy(it->key, key, n);
   it->hash = h;
   *slot = it;
@@ -385,11 +368,12 @@ static void item_wait(wstep *s, const char *key, wrun *r) {
   }
 }
 
-/* The task ("/job:J/replica:R/task:T") of a key's receiving device (its third field). */
-static void key_dst_task(const char *key, char *task, size_t n) {
+/* The task ("/job:J/replica:R/task:T") of a key's sending (field 0) or receiving (field 2)
+ * device. */
+static void key_task(const char *key, int field, char *task, size_t n) {
   task[0] = '\0';
-  const char *p = strchr(key, ';');
-  p = p ? strchr(p + 1, ';') : NULL;
+  const char *p = key - 1;
+  for (int i = 0; i < field && p; i++) p = strchr(p + 1, ';');
   const char *e = p ? strchr(p + 1, ';') : NULL;
   if (!e) return;
   char dev[256];
@@ -405,7 +389,7 @@ static void key_dst_task(const char *key, char *task, size_t n) {
  * keeps to it, the tensor's bytes sent from its own buffer. No reply: a failure there
  * aborts the step there, and the master hears of it. */
 static int push_remote(rt_worker *w, uint64_t step, const char *key, const char *task,
-                       rt_tensor *t, rt_status *st) {
+                       const rt_tensor *t, bool snapshot_only, rt_status *st) {
   rt_devname d;
   rt_devname_parse(task, &d, NULL);
   const rt_task_addr *a = rt_cluster_find(w->srv->cluster, d.job, d.task);
@@ -415,25 +399,56 @@ static int push_remote(rt_worker *w, uint64_t step, const char *key, const char 
     return rt_error(st, RT_RESOURCE_EXHAUSTED, "cannot send %s to %s: a tensor of %zu bytes is over "
                     "the message limit of %zu bytes (TFSH_MAX_MESSAGE_BYTES)", key, task,
                     rt_tensor_nbytes(t), max);
-  char ep[256];
+  char ep[256], path[80];
+  uint64_t off;
   rt_endpoint(a->addr, ep, sizeof ep);
   net_peer *p = net_peer_get(ep, st);
   if (!p) return st->code;
+  /* A big tensor for a task of this host (not this process) goes through shared memory:
+   * a copy at memory speed instead of two through the kernel. */
+  size_t nb = rt_tensor_nbytes(t);
+  bool shm = nb >= NET_SHM_MIN && t->dtype != RT_STRING && !net_peer_local(p) &&
+             net_shm_reaches(ep) && net_shm_put(rt_tensor_data(t), nb, path, sizeof path, &off);
+  if (!shm && snapshot_only) return RT_UNAVAILABLE;
   net_msg *m = net_msg_new("PushTensor");
   net_msg_uint(m, "step", step);
   net_msg_str(m, "key", key);
-  rt_pack_tensor_msg(m, net_msg_field(m, "tensor"), t);
+  if (shm) rt_pack_tensor_shm(net_msg_field(m, "tensor"), t, path, off);
+  else rt_pack_tensor_msg(m, net_msg_field(m, "tensor"), t);
   return net_peer_send_oneway(p, m, st);
+}
+
+/* A tensor that came through shared memory is freed: its block is the sender's again. */
+static void shm_release(void *arg, uint64_t off) {
+  net_msg *m = net_msg_new("ShmRelease");
+  net_msg_uint(m, "off", off);
+  rt_status ignore;
+  net_peer_send_oneway(arg, m, &ignore);
+}
+
+/* The peer of the task that sent key. */
+static net_peer *sender_peer(rt_worker *w, const char *key, rt_status *st) {
+  char task[160], ep[256];
+  key_task(key, 0, task, sizeof task);
+  rt_devname d;
+  const rt_task_addr *a = NULL;
+  if (task[0] && !rt_devname_parse(task, &d, NULL)) a = rt_cluster_find(w->srv->cluster, d.job, d.task);
+  if (!a) {
+    rt_error(st, RT_INVALID_ARGUMENT, "PushTensor: key %s names no task of the cluster", key);
+    return NULL;
+  }
+  rt_endpoint(a->addr, ep, sizeof ep);
+  return net_peer_get(ep, st);
 }
 
 static int rdv_send(rt_step *step, const char *key, rt_tensor *t, rt_status *st) {
   wrun *r = (wrun *)step;
   rt_worker *w = r->w;
   char task[160];
-  key_dst_task(key, task, sizeof task);
+  key_task(key, 2, task, sizeof task);
   atomic_fetch_add(&step->bytes_sent, (long long)rt_tensor_nbytes(t));
   if (task[0] && strcmp(task, w->srv->task)) {
-    int rc = push_remote(w, step->id, key, task, t, st);
+    int rc = push_remote(w, step->id, key, task, t, false, st);
     if (rc) rt_status_prefix(st, "%s: ", w->srv->task);
     return rc;
   }
@@ -443,12 +458,25 @@ static int rdv_send(rt_step *step, const char *key, rt_tensor *t, rt_status *st)
   return RT_OK;
 }
 
+/* A shared buffer bound for shared memory: the copy into the outbox is the snapshot. */
+static int rdv_send_snapshot(rt_step *step, const char *key, const rt_tensor *t, rt_status *st) {
+  wrun *r = (wrun *)step;
+  char task[160];
+  key_task(key, 2, task, sizeof task);
+  if (!task[0] || !strcmp(task, r->w->srv->task) || rt_tensor_nbytes(t) < NET_SHM_MIN) return RT_UNAVAILABLE;
+  int rc = push_remote(r->w, step->id, key, task, t, true, st);
+  if (rc == RT_OK) atomic_fetch_add(&step->bytes_sent, (long long)rt_tensor_nbytes(t));
+  else if (rc != RT_UNAVAILABLE) rt_status_prefix(st, "%s: ", r->w->srv->task);
+  return rc;
+}
+
 /* Wait until one of keys has arrived (w->mu held): its index, or -1 when the step was
  * aborted (*st says why). */
 static int wait_keys(wrun *r, const char *const *keys, int n, rt_tensor **t, rt_status *st) {
   wstep *s = r->ws;
   rt_worker *w = r->w;
   int which = -1;
+  bool inline_call = net_wait_outer_here();
   for (;;) {
     if (s->aborted) {
       rt_error(st, s->abort.code, "%s", s->abort.msg);
@@ -458,7 +486,26 @@ static int wait_keys(wrun *r, const char *const *keys, int n, rt_tensor **t, rt_
       if ((*t = item_take(s, keys[k]))) which = k;
     if (which >= 0) break;
     for (int k = 0; k < n; k++) item_wait(s, keys[k], r);
-    pthread_cond_wait(&r->cv, &w->mu);
+    if (!inline_call) {
+      pthread_cond_wait(&r->cv, &w->mu);
+      continue;
+    }
+    /* Run on the thread of a blocking in-process call (a master running this part
+     * itself): look up every 50 ms whether that call wants out (its other parts failed,
+     * Ctrl-C), since nobody else can tell this run. */
+    struct timespec ts;
+    clock_gettime(CLOCK_REALTIME, &ts);
+    ts.tv_nsec += 50 * 1000000L;
+    if (ts.tv_nsec >= 1000000000L) ts.tv_sec++, ts.tv_nsec -= 1000000000L;
+    if (pthread_cond_timedwait(&r->cv, &w->mu, &ts) != ETIMEDOUT) continue;
+    pthread_mutex_unlock(&w->mu);
+    int out = net_wait_outer();
+    pthread_mutex_lock(&w->mu);
+    if (out) {
+      rt_status why;
+      rt_error(&why, RT_CANCELLED, "step cancelled while %s waited for a tensor", w->srv->task);
+      step_abort(w, s, &why);
+    }
   }
   for (int k = 0; k < n; k++)
     if (k != which) item_wait(s, keys[k], NULL);
@@ -519,7 +566,7 @@ static void *part_main(void *arg) {
   free(arg);
   wgraph *wg = pa.wg;
   pthread_mutex_lock(&wg->go_mu);
-  uint64_t seen = wg->gen;
+  uint64_t seen = 0;   /* gen is 0 when the threads start: a step may come before this runs */
   for (;;) {
     while (!wg->quit && wg->gen == seen) pthread_cond_wait(&wg->go_cv, &wg->go_mu);
     if (wg->quit) break;
@@ -536,11 +583,10 @@ static void *part_main(void *arg) {
 }
 
 static int start_part_threads(wgraph *wg, rt_status *st) {
-  if (!(wg->threads = calloc((size_t)wg->n_parts, sizeof *wg->threads)))
+  if (!(wg->threads = xcalloc((size_t)wg->n_parts, sizeof *wg->threads)))
     return rt_error(st, RT_RESOURCE_EXHAUSTED, "out of memory");
   for (int i = 1; i < wg->n_parts; i++) {
-    part_arg *pa = malloc(sizeof *pa);
-    if (!pa) abort();
+    part_arg *pa = xmalloc(sizeof *pa);
     *pa = (part_arg){wg, i};
     if (pthread_create(&wg->threads[i], NULL, part_main, pa)) {
       free(pa);
@@ -561,8 +607,7 @@ static int start_part_threads(wgraph *wg, rt_status *st) {
 static void handle_register(rt_worker *w, net_req *req) {
   const net_in *in = net_req_msg(req);
   rt_status st = {0};
-  wgraph *wg = calloc(1, sizeof *wg);
-  if (!wg) abort();
+  wgraph *wg = xcalloc(1, sizeof *wg);
   wg->g = rt_graph_new();
   pthread_mutex_init(&wg->run_mu, NULL);
   pthread_mutex_init(&wg->go_mu, NULL);
@@ -580,8 +625,8 @@ static void handle_register(rt_worker *w, net_req *req) {
   rt_partition_opts po = {.by_task = false, .incarnation = local_incarnation, .arg = w};
   if (!rc) rc = rt_partition_graph(wg->g, NULL, &po, &wg->parts, &wg->n_parts, &st);
   if (!rc) {
-    wg->execs = calloc((size_t)wg->n_parts + 1, sizeof *wg->execs);
-    wg->devs = calloc((size_t)wg->n_parts + 1, sizeof *wg->devs);
+    wg->execs = xcalloc((size_t)wg->n_parts + 1, sizeof *wg->execs);
+    wg->devs = xcalloc((size_t)wg->n_parts + 1, sizeof *wg->devs);
     for (int i = 0; !rc && i < wg->n_parts; i++) {
       wg->devs[i] = device_named(w, wg->parts[i].name);
       rc = rt_exec_new(wg->parts[i].g, wg->devs[i], &wg->execs[i], &st);
@@ -619,11 +664,11 @@ static void *run_part(void *arg) {
   const rt_run_args *a = r->args;
   /* This part's share of the feeds and fetches. */
   int nf = 0, nx = 0;
-  const char **fnames = calloc((size_t)a->n_feeds + 1, sizeof *fnames);
-  rt_tensor **feeds = calloc((size_t)a->n_feeds + 1, sizeof *feeds);
-  const char **xnames = calloc((size_t)a->n_fetches + 1, sizeof *xnames);
-  int *xidx = calloc((size_t)a->n_fetches + 1, sizeof *xidx);
-  const char **targets = calloc((size_t)pg->n_nodes + 1, sizeof *targets);
+  const char **fnames = xcalloc((size_t)a->n_feeds + 1, sizeof *fnames);
+  rt_tensor **feeds = xcalloc((size_t)a->n_feeds + 1, sizeof *feeds);
+  const char **xnames = xcalloc((size_t)a->n_fetches + 1, sizeof *xnames);
+  int *xidx = xcalloc((size_t)a->n_fetches + 1, sizeof *xidx);
+  const char **targets = xcalloc((size_t)pg->n_nodes + 1, sizeof *targets);
   char name[256];
   int idx;
   for (int i = 0; i < a->n_feeds; i++)
@@ -641,13 +686,13 @@ static void *run_part(void *arg) {
   /* Every node of a registered fragment runs: the master pruned it already. Sinks
    * (nodes nobody consumes) are the targets. */
   int nt = 0;
-  bool *consumed = calloc((size_t)pg->n_nodes + 1, sizeof *consumed);
+  bool *consumed = xcalloc((size_t)pg->n_nodes + 1, sizeof *consumed);
   for (int i = 0; i < pg->n_nodes; i++)
     for (int k = 0; k < pg->nodes[i]->n_inputs; k++) consumed[pg->nodes[i]->edges[k].node] = true;
   for (int i = 0; i < pg->n_nodes; i++)
     if (!consumed[i]) targets[nt++] = pg->nodes[i]->name;
   free(consumed);
-  rt_tensor **out = calloc((size_t)nx + 1, sizeof *out);
+  rt_tensor **out = xcalloc((size_t)nx + 1, sizeof *out);
   rt_run_args pa = {nf, fnames, feeds, nx, xnames, out, nt, targets};
   r->rc = rt_exec_run(wg->execs[r->part], &r->step, &pa, &r->st);
   for (int i = 0; i < nx; i++) a->fetched[xidx[i]] = out[i];
@@ -690,10 +735,10 @@ static void handle_run(rt_worker *w, net_req *req) {
     return;
   }
   int nf = (int)feeds_a->size, nx = (int)fetch_a->size;
-  char **fnames = calloc((size_t)nf + 1, sizeof *fnames);
-  rt_tensor **feeds = calloc((size_t)nf + 1, sizeof *feeds);
-  char **xnames = calloc((size_t)nx + 1, sizeof *xnames);
-  rt_tensor **fetched = calloc((size_t)nx + 1, sizeof *fetched);
+  char **fnames = xcalloc((size_t)nf + 1, sizeof *fnames);
+  rt_tensor **feeds = xcalloc((size_t)nf + 1, sizeof *feeds);
+  char **xnames = xcalloc((size_t)nx + 1, sizeof *xnames);
+  rt_tensor **fetched = xcalloc((size_t)nx + 1, sizeof *fetched);
   for (int i = 0; !rc && i < nf; i++) {
     const msgpack_object *f = &feeds_a->ptr[i];
     const char *p;
@@ -701,7 +746,7 @@ static void handle_run(rt_worker *w, net_req *req) {
     char what[64];
     snprintf(what, sizeof what, "RunGraph.feeds[%d]", i);
     if (!(rc = net_obj_str(net_obj_key(f, "name") ? net_obj_key(f, "name") : f, what, &p, &len, &st)))
-      fnames[i] = strndup(p, len);
+      fnames[i] = xstrndup(p, len);
     if (!rc)
       rc = rt_unpack_tensor_msg(in, net_obj_key(f, "tensor") ? net_obj_key(f, "tensor") : f,
                                 what, &feeds[i], &st);
@@ -710,7 +755,7 @@ static void handle_run(rt_worker *w, net_req *req) {
     const char *p;
     size_t len;
     if (!(rc = net_obj_str(&fetch_a->ptr[i], "RunGraph.fetches", &p, &len, &st)))
-      xnames[i] = strndup(p, len);
+      xnames[i] = xstrndup(p, len);
   }
   /* views: RunOptions.FULL_TRACE asks for per-node records ("trace": true) */
   bool trace = false;
@@ -735,12 +780,13 @@ static void handle_run(rt_worker *w, net_req *req) {
     pthread_mutex_lock(&wg->run_mu);
     rt_run_args a = {nf, (const char *const *)fnames, feeds, nx, (const char *const *)xnames,
                      fetched, 0, NULL};
-    wrun *runs = calloc((size_t)wg->n_parts + 1, sizeof *runs);
+    wrun *runs = xcalloc((size_t)wg->n_parts + 1, sizeof *runs);
     pthread_mutex_lock(&w->mu);
     for (int i = 0; i < wg->n_parts; i++) {
       wrun *r = &runs[i];
       r->step.id = step;
       r->step.send = rdv_send;
+      r->step.send_snapshot = rdv_send_snapshot;
       r->step.recv = rdv_recv;
       r->step.recv_any = rdv_recv_any;
       r->w = w;
@@ -780,7 +826,7 @@ static void handle_run(rt_worker *w, net_req *req) {
     if (ws->aborted && !rc) rc = ws->abort.code, st = ws->abort;
     for (int i = 0; i < wg->n_parts; i++)   /* views: traces go into the reply */
       if (runs[i].step.trace) rt_step_stats_append(&stats, runs[i].step.trace);
-    if (want_busy && (busy = calloc((size_t)wg->n_parts + 1, sizeof *busy)))
+    if (want_busy && (busy = xcalloc((size_t)wg->n_parts + 1, sizeof *busy)))
       for (int i = 0; i < wg->n_parts; i++, n_busy++) {
         snprintf(busy[i].device, sizeof busy[i].device, "%s", wg->parts[i].name);
         busy[i].us = runs[i].step.busy_us;
@@ -842,9 +888,14 @@ static void handle_push(rt_worker *w, net_req *req) {
   if (!rc && len >= 1024) rc = rt_error(&st, RT_INVALID_ARGUMENT, "PushTensor: key of %zu bytes", len);
   const msgpack_object *tv = rc ? NULL : net_get(in, "tensor");
   if (!rc && !tv) rc = rt_error(&st, RT_INVALID_ARGUMENT, "PushTensor: missing field \"tensor\"");
-  if (!rc) rc = rt_unpack_tensor_msg(in, tv, "PushTensor.tensor", &t, &st);
   char k[1024];
   snprintf(k, sizeof k, "%.*s", (int)len, key);
+  if (!rc && rt_tensor_msg_is_shm(tv)) {   /* its bytes wait in the sender's outbox */
+    net_peer *from = sender_peer(w, k, &st);
+    rc = from ? rt_unpack_tensor_shm(tv, "PushTensor.tensor", shm_release, from, &t, &st) : st.code;
+  } else if (!rc) {
+    rc = rt_unpack_tensor_msg(in, tv, "PushTensor.tensor", &t, &st);
+  }
   if (step) {
     pthread_mutex_lock(&w->mu);
     wstep *s = step_get(w, step);
@@ -857,6 +908,14 @@ static void handle_push(rt_worker *w, net_req *req) {
   rt_tensor_unref(t);
   if (rc) net_reply_error(req, rc, "%s: %s", w->srv->task, st.msg);
   else net_req_done(req);
+}
+
+/* ShmRelease {off}, on the I/O thread: a block of this process's outbox is free again. */
+static void handle_shm_release(net_req *req) {
+  uint64_t off;
+  rt_status st;
+  if (!net_get_uint(net_req_msg(req), "off", &off, &st)) net_shm_release(off);
+  net_req_done(req);
 }
 
 static void handle_abort(rt_worker *w, net_req *req) {
@@ -912,7 +971,7 @@ static void handle_status(rt_worker *w, net_req *req) {
   net_msg *rep = net_msg_new("GetStatusOk");
   net_msg_str(rep, "task", w->srv->task);
   net_msg_uint(rep, "incarnation", w->srv->incarnation);
-  rt_worker_pack_devices(w, net_msg_field(rep, "devices"));
+  rt_pack_devices(net_msg_field(rep, "devices"), w->devices, w->n_devices);
   rt_pack_cluster(net_msg_field(rep, "cluster"), w->srv->cluster);
   net_reply(req, rep);
 }
@@ -987,6 +1046,7 @@ bool rt_worker_handle(rt_worker *w, net_req *req) {
   const char *t = net_in_type(net_req_msg(req));
   if (!strcmp(t, "RunGraph")) handle_run(w, req);
   else if (!strcmp(t, "PushTensor")) handle_push(w, req);
+  else if (!strcmp(t, "ShmRelease")) handle_shm_release(req);
   else if (!strcmp(t, "RegisterGraph")) handle_register(w, req);
   else if (!strcmp(t, "AbortStep")) handle_abort(w, req);
   else if (!strcmp(t, "DeregisterGraph")) handle_deregister(w, req);

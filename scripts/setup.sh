@@ -11,6 +11,7 @@ pkgs=(
   libblis-openmp-dev # BLIS: GEMM for MatMul (OpenMP build: both cores)
   libjansson-dev     # JSON: TF_CONFIG, json module, Chrome traces
   zlib1g-dev         # gzip'd IDX datasets
+  libprotobuf-c-dev protobuf-c-compiler   # TensorFlow's files: GraphDef, MetaGraph, checkpoints, events
   libcmocka-dev      # unit tests
   tmux               # pseudo-terminal tests of the shell
   python3            # generates and checks expected outputs in the tests

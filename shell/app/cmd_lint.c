@@ -41,88 +41,13 @@ static void problem(const char *fmt, ...) {
   problems++;
 }
 
-/* ---- a lenient parse: the tasks as written, before any check --------------------------- */
+/* ---- a lenient parse: the tasks as written, before any check (rt_cluster_parse_each) ---- */
 
-static int raw_json(rt_cluster *c, json_t *obj, const char *what) {
-  const char *job;
-  json_t *tasks;
-  if (!json_is_object(obj)) {
-    problem("%s: expected an object {job: [\"host:port\", ...]}", what);
-    return -1;
-  }
-  json_object_foreach(obj, job, tasks) {
-    if (json_is_array(tasks)) {
-      size_t i;
-      json_t *a;
-      json_array_foreach(tasks, i, a) {
-        if (!json_is_string(a)) {
-          problem("%s: /job:%s/task:%zu: the address must be a string \"host:port\"", what, job, i);
-          continue;
-        }
-        rt_cluster_add(c, job, (int)i, json_string_value(a));
-      }
-    } else if (json_is_object(tasks)) {
-      const char *key;
-      json_t *a;
-      json_object_foreach(tasks, key, a) {
-        char *end;
-        long idx = strtol(key, &end, 10);
-        if (*end || end == key || idx < 0 || idx > 1000000) {
-          problem("%s: job %s: task index '%s' is not a number; write {\"0\": \"host:port\"}", what, job, key);
-          continue;
-        }
-        if (!json_is_string(a)) {
-          problem("%s: /job:%s/task:%ld: the address must be a string \"host:port\"", what, job, idx);
-          continue;
-        }
-        rt_cluster_add(c, job, (int)idx, json_string_value(a));
-      }
-    } else {
-      problem("%s: job %s must map to a list of addresses [\"host:port\", ...] or {\"index\": \"host:port\"}",
-              what, job);
-    }
-  }
-  return 0;
-}
+/* A problem of the parse, after the name of what was parsed (ctx). */
+static void parse_problem(void *ctx, const char *msg) { problem("%s: %s", (const char *)ctx, msg); }
 
-static rt_cluster *raw_spec(const char *text) {
-  while (isspace((unsigned char)*text)) text++;
-  rt_cluster *c = rt_cluster_new();
-  if (*text == '{') {
-    json_error_t err;
-    json_t *j = json_loads(text, 0, &err);
-    if (!j) {
-      problem("cluster spec: invalid JSON at line %d column %d: %s", err.line, err.column, err.text);
-      rt_cluster_free(c);
-      return NULL;
-    }
-    int rc = raw_json(c, j, "cluster spec");
-    json_decref(j);
-    if (rc) {
-      rt_cluster_free(c);
-      return NULL;
-    }
-    return c;
-  }
-  char *copy = xstrdup(text), *save1 = NULL;
-  for (char *part = strtok_r(copy, ",", &save1); part; part = strtok_r(NULL, ",", &save1)) {
-    while (isspace((unsigned char)*part)) part++;
-    char *bar = strchr(part, '|');
-    if (!bar) {
-      problem("cluster spec: '%s' should be job|host:port;host:port (or give JSON)", part);
-      continue;
-    }
-    *bar = '\0';
-    char *save2 = NULL;
-    int idx = 0;
-    for (char *a = strtok_r(bar + 1, ";", &save2); a; a = strtok_r(NULL, ";", &save2)) {
-      size_t n = strlen(a);
-      while (n && isspace((unsigned char)a[n - 1])) a[--n] = 0;
-      rt_cluster_add(c, part, idx++, a);
-    }
-  }
-  free(copy);
-  return c;
+static rt_cluster *raw_spec(const char *text, const char *what) {
+  return rt_cluster_parse_each(text, parse_problem, (void *)what);
 }
 
 /* ---- checks ------------------------------------------------------------------------------ */
@@ -302,7 +227,16 @@ static int lint_tf_config(const char *text) {
   rt_cluster *c = rt_cluster_new();
   if (!json_is_object(j)) problem("TF_CONFIG: expected an object {\"cluster\": {...}, \"task\": {...}}");
   else if (!cl) problem("TF_CONFIG: no \"cluster\" object; add \"cluster\": {\"worker\": [\"host:port\"], ...}");
-  else raw_json(c, cl, "TF_CONFIG: cluster");
+  else if (!json_is_object(cl)) parse_problem("TF_CONFIG: cluster", "expected an object {job: [\"host:port\", ...]}");
+  else {
+    char *text = json_dumps(cl, 0);
+    rt_cluster *parsed = text ? raw_spec(text, "TF_CONFIG: cluster") : NULL;
+    free(text);
+    if (parsed) {
+      rt_cluster_free(c);
+      c = parsed;
+    }
+  }
   int before = problems;
   if (cl) lint_cluster(c);
   (void)before;
@@ -403,7 +337,7 @@ int sh_lint_main(int argc, char **argv) {
     }
     s = text;
   }
-  rt_cluster *c = raw_spec(s);
+  rt_cluster *c = raw_spec(s, "cluster spec");
   free(text);
   if (c) lint_cluster(c);
   return finish(c);

@@ -8,7 +8,6 @@
 #include <unistd.h>
 
 #include "base/alloc.h"
-#include "net/net.h"   /* the security and limit flags are the net layer's */
 #include "ops/ops.h"
 #include "runtime/cluster.h"
 #include "runtime/files.h"
@@ -127,7 +126,7 @@ int sh_server_main(int argc, char **argv) {
   for (int i = 1; i < argc; i++) {
     if (!strcmp(argv[i], "-h") || !strcmp(argv[i], "--help")) {
       fputs(server_usage, stdout);
-      fputs(net_server_flags_help, stdout);
+      fputs(rt_net_flags_help(), stdout);
       return 0;
     }
     if (!strcmp(argv[i], "--insecure")) {
@@ -189,7 +188,7 @@ int sh_server_main(int argc, char **argv) {
     if (stdin_key(key_tmp, sizeof key_tmp)) return 2;
     key = key_tmp;
   }
-  int crc = net_configure(max_bytes, key, insecure, &st);
+  int crc = rt_net_configure(max_bytes, key, insecure, &st);
   if (crc) {
     if (key_tmp[0]) unlink(key_tmp);
     fprintf(stderr, "tfsh server: %s\n", st.msg);
@@ -277,12 +276,12 @@ int sh_server_main(int argc, char **argv) {
   rt_server *s = rt_server_start(c, job, (int)index, &o, &st);
   rt_cluster_free(c);
   if (!s) return fail("%s%s", st.msg, "");
-  printf("tfsh: %s serving on %s\n", rt_server_task(s), rt_server_endpoint(s));
   int inter = rt_inter_threads();
   char cap[32] = "no cap";
   if (inter) snprintf(cap, sizeof cap, "%d", inter);
   printf("tfsh: kernels use %d intra-op thread%s; inter-op: %s\n", rt_intra_threads(),
          rt_intra_threads() == 1 ? "" : "s", cap);
+  printf("tfsh: %s serving on %s\n", rt_server_task(s), rt_server_endpoint(s));
   fflush(stdout);
   pthread_t watcher;
   if (watch_stdin) pthread_create(&watcher, NULL, watch_stdin_main, NULL);

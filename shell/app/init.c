@@ -11,7 +11,7 @@
 
 void sh_modules_init_extra(void) {
   tf_register_modules();        /* numpy, tensorflow (shell/tf/module.c) */
-  tf_views_register_magics();   /* %placement, %live, ... (views.c) */
+  tf_views_init();              /* the run observer, %placement, %live, ... (views.c) */
   sh_cluster_init();            /* the tfsh module and cluster magics (cluster.c) */
   sh_completer_register(tf_device_complete);   /* tf.device("<Tab> */
 }

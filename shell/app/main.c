@@ -7,7 +7,7 @@
 #include <unistd.h>
 
 #include "base/alloc.h"
-#include "net/net.h"   /* tfsh keygen: the cluster key is the net layer's */
+#include "runtime/server.h"   /* tfsh keygen */
 #include "shell/app/cmd.h"
 #include "shell/lang/lang.h"
 #include "shell/app/repl.h"
@@ -66,7 +66,7 @@ int main(int argc, char **argv) {
   }
   /* ---- subcommands dispatch here, before the interpreter starts ---- */
   if (argc > 1 && !strcmp(argv[1], "server")) return sh_server_main(argc - 1, argv + 1);
-  if (argc > 1 && !strcmp(argv[1], "keygen")) return net_keygen_main(argc - 1, argv + 1);
+  if (argc > 1 && !strcmp(argv[1], "keygen")) return rt_net_keygen_main(argc - 1, argv + 1);
   if (argc > 1 && !strcmp(argv[1], "lint")) return sh_lint_main(argc - 1, argv + 1);
 
   sh_install_sigint();

@@ -1,12 +1,14 @@
-/* Views (issue 7): what the cluster does, seen from the shell.
+/* Views (issue 7): what the cluster does, seen from the shell. They observe runs (the tf
+ * room's run observer, set by tf_views_init) and ask the runtime through typed calls
+ * (runtime/views.h, rt_session_progress): no wire message is built or read here.
  *
  *  - Session.run(options=RunOptions(trace_level=FULL_TRACE) / output_partition_graphs=True,
  *    run_metadata=...) fills run_metadata.step_stats / .partition_graphs (the records are
  *    shell/views.py.inc's classes, built from the lists made here);
  *  - the live view: while a step runs on a terminal, one line per device with a bar of ops
- *    done, the op running now, elapsed time, bytes sent and received (from the master's
- *    Progress message, polled on a second connection every 150 ms; nothing is drawn for
- *    steps shorter than 200 ms, so tight loops cost a clock read per 50 ms tick);
+ *    done, the op running now, elapsed time, bytes sent and received (the master's
+ *    progress, polled every 150 ms without blocking; nothing is drawn for steps shorter
+ *    than 200 ms, so tight loops cost a clock read per 50 ms tick);
  *  - magics: %live, %trace, %placement, %partitions, %dot, %tasks, %top (%cluster is
  *    shell/cluster.c's).
  *
@@ -23,12 +25,11 @@
 #include <unistd.h>
 
 #include "base/alloc.h"
-#include "net/client.h"
 #include "runtime/cluster.h"
-#include "runtime/codec.h"
 #include "runtime/partition.h"
 #include "runtime/session.h"
 #include "runtime/trace.h"
+#include "runtime/views.h"
 #include "shell/app/repl.h"
 #include "shell/app/views.h"
 #include "shell/lang/lang.h"
@@ -506,37 +507,48 @@ static sh_obj *opt_attr(sh_obj *o, const char *name) {
   return v;
 }
 
-int tf_views_run(rt_session *s, tf_graph *g, const rt_session_run *r, sh_obj *options, sh_obj *meta,
-                 rt_status *st) {
-  rt_session_views v = {0};
-  rt_step_stats stats = {0};
-  rt_partition *pgs = NULL;
-  int n_pgs = 0;
-  sh_obj *o;
-  int64_t level = 0;
-  if ((o = opt_attr(options, "trace_level"))) { sh_as_int(o, &level); sh_decref(o); }
-  if (L.trace_all && level == 0) level = 3;
-  if ((o = opt_attr(options, "output_partition_graphs"))) { v.output_partition_graphs = sh_truth(o) > 0; sh_decref(o); }
-  sh_err_clear();
-  v.trace_level = (int)level;
-  if (level > 0) v.step_stats = &stats;
-  if (v.output_partition_graphs) {
-    v.partition_graphs = &pgs;
-    v.n_partition_graphs = &n_pgs;
-  }
-  bool live = live_begin(s);
+/* What one run needs from before to after: where the runtime puts its results. */
+typedef struct run_seen {
+  int64_t level;
+  bool live;
+  rt_step_stats stats;
+  rt_partition *pgs;
+  int n_pgs;
   rt_busy busy[RT_MAX_BUSY];
-  int n_busy = 0;
-  if (live) {
-    v.tick = live_tick;
-    v.tick_arg = NULL;
-    v.busy = busy;   /* for the busy shares if this step turns out to be part of a loop */
-    v.n_busy = &n_busy;
+  int n_busy;
+} run_seen;
+
+static void note_session(sh_obj *sess);
+
+static void *views_before_run(sh_obj *sess, rt_session *s, sh_obj *options, rt_session_views *v) {
+  run_seen *r = xcalloc(1, sizeof *r);
+  sh_obj *o;
+  note_session(sess);
+  if ((o = opt_attr(options, "trace_level"))) { sh_as_int(o, &r->level); sh_decref(o); }
+  if (L.trace_all && r->level == 0) r->level = 3;
+  if ((o = opt_attr(options, "output_partition_graphs"))) { v->output_partition_graphs = sh_truth(o) > 0; sh_decref(o); }
+  sh_err_clear();
+  v->trace_level = (int)r->level;
+  if (r->level > 0) v->step_stats = &r->stats;
+  if (v->output_partition_graphs) {
+    v->partition_graphs = &r->pgs;
+    v->n_partition_graphs = &r->n_pgs;
   }
-  int rc = rt_session_run_step_views(s, r, &v, st);
-  live_end(live, rc == RT_OK, busy, n_busy);
-  if (!rc && level > 0) {
-    sh_obj *ss = call_tf("_views_step_stats", 1, (sh_obj *[]){step_stats_list(&stats)});
+  r->live = live_begin(s);
+  if (r->live) {
+    v->tick = live_tick;
+    v->tick_arg = NULL;
+    v->busy = r->busy;   /* for the busy shares if this step turns out to be part of a loop */
+    v->n_busy = &r->n_busy;
+  }
+  return r;
+}
+
+static void views_after_run(void *seen, int rc, const rt_session_views *v, sh_obj *meta) {
+  run_seen *r = seen;
+  live_end(r->live, rc == RT_OK, r->busy, r->n_busy);
+  if (!rc && r->level > 0) {
+    sh_obj *ss = call_tf("_views_step_stats", 1, (sh_obj *[]){step_stats_list(&r->stats)});
     if (ss) {
       sh_obj *tf = tf_mod(), *last = tf ? sh_getattr(tf, "_views_last") : NULL;
       if (last) sh_dict_set_str(last, "step_stats", ss);
@@ -546,28 +558,27 @@ int tf_views_run(rt_session *s, tf_graph *g, const rt_session_run *r, sh_obj *op
       sh_decref(ss);
     }
   }
-  if (!rc && v.output_partition_graphs && meta && meta != SH_NONE) {
+  if (!rc && v->output_partition_graphs && meta && meta != SH_NONE) {
     sh_obj *l = sh_list_new(0);
-    for (int i = 0; i < n_pgs; i++) {
-      sh_obj *gd = call_tf("_views_graph_def", 1, (sh_obj *[]){graph_nodes(pgs[i].g, true)});
+    for (int i = 0; i < r->n_pgs; i++) {
+      sh_obj *gd = call_tf("_views_graph_def", 1, (sh_obj *[]){graph_nodes(r->pgs[i].g, true)});
       if (gd) sh_list_append_steal(l, gd);
     }
     sh_setattr(meta, "partition_graphs", l);
     sh_decref(l);
   }
   if (sh_err_occurred()) sh_err_clear();   /* metadata is best effort; the run's result stands */
-  rt_step_stats_clear(&stats);
-  rt_partitions_free(pgs, n_pgs);
-  (void)g;
-  return rc;
+  rt_step_stats_clear(&r->stats);
+  rt_partitions_free(r->pgs, r->n_pgs);
+  free(r);
 }
 
 /* ---- which session the magics look at ------------------------------------------------ */
 
 static sh_obj *last_sess;   /* weak: forgotten when the session object goes away */
 
-void tf_views_note_session(sh_obj *sess) { last_sess = sess; }
-void tf_views_forget_session(sh_obj *sess) {
+static void note_session(sh_obj *sess) { last_sess = sess; }
+static void forget_session(sh_obj *sess) {
   if (last_sess == sess) last_sess = NULL;
 }
 
@@ -626,93 +637,41 @@ static int parse_fetches(const char *args, tf_graph *g, names *out) {
   return 0;
 }
 
-static void pack_names(net_msg *req, const char *key, int n, char **v) {
-  msgpack_packer *pk = net_msg_field(req, key);
-  msgpack_pack_array(pk, (size_t)n);
-  for (int i = 0; i < n; i++) {
-    msgpack_pack_str(pk, strlen(v[i]));
-    msgpack_pack_str_body(pk, v[i], strlen(v[i]));
-  }
-}
-
 /* Ask the master where the graph (what the fetches need) goes. */
-static net_in *placement(const char *args, rt_session **sp) {
+static int placement(const char *args, rt_placement *p) {
   tf_graph *g = NULL;
   rt_session *s = magic_session(&g);
-  if (!s) return NULL;
+  if (!s) return -1;
   names nm;
-  if (parse_fetches(args, g, &nm) < 0) return NULL;
-  /* the master must know every node: run an empty step first when the graph grew */
-  rt_session_run none = {0};
+  if (parse_fetches(args, g, &nm) < 0) return -1;
   rt_status st = {0};
-  net_in *rep = NULL;
-  int rc = rt_session_run_step(s, &none, &st);
-  if (!rc) {
-    net_msg *req = net_msg_new("Placement");
-    pack_names(req, "feeds", 0, NULL);
-    pack_names(req, "fetches", nm.nx, nm.x);
-    pack_names(req, "targets", nm.nt, nm.t);
-    rc = rt_session_request(s, req, &rep, &st);
-  }
+  int rc = rt_session_placement(s, 0, NULL, nm.nx, (const char *const *)nm.x, nm.nt, (const char *const *)nm.t, p, &st);
   names_free(&nm);
   if (rc) {
     tf_raise_status(&st);
-    return NULL;
+    return -1;
   }
-  if (sp) *sp = s;
-  return rep;
-}
-
-static void ostr(const msgpack_object *o, const char *key, char *buf, size_t n) {
-  const msgpack_object *v = o ? net_obj_key(o, key) : NULL;
-  buf[0] = '\0';
-  if (v && v->type == MSGPACK_OBJECT_STR)
-    snprintf(buf, n, "%.*s", (int)(v->via.str.size < n ? v->via.str.size : n - 1), v->via.str.ptr);
-}
-
-static int64_t oint(const msgpack_object *o, const char *key) {
-  const msgpack_object *v = o ? net_obj_key(o, key) : NULL;
-  if (!v) return 0;
-  if (v->type == MSGPACK_OBJECT_POSITIVE_INTEGER) return (int64_t)v->via.u64;
-  if (v->type == MSGPACK_OBJECT_NEGATIVE_INTEGER) return v->via.i64;
-  if (v->type == MSGPACK_OBJECT_BOOLEAN) return v->via.boolean;
   return 0;
-}
-
-static void oshape(const msgpack_object *o, rt_shape *s) {
-  const msgpack_object *v = net_obj_key(o, "shape");
-  s->ndims = -1;
-  if (!v || v->type != MSGPACK_OBJECT_ARRAY || v->via.array.size > RT_MAX_DIMS) return;
-  s->ndims = (int)v->via.array.size;
-  for (int i = 0; i < s->ndims; i++) {
-    const msgpack_object *d = &v->via.array.ptr[i];
-    s->dims[i] = d->type == MSGPACK_OBJECT_NEGATIVE_INTEGER ? d->via.i64 : (int64_t)d->via.u64;
-  }
 }
 
 /* ---- %placement ---------------------------------------------------------------------- */
 
 static int magic_placement(const char *args) {
-  net_in *rep = placement(args, NULL);
-  if (!rep) return -1;
-  const msgpack_object *nodes = net_get(rep, "nodes");
+  rt_placement p;
+  if (placement(args, &p) < 0) return -1;
   int w[4] = {4, 2, 9, 8};
-  uint32_t n = nodes && nodes->type == MSGPACK_OBJECT_ARRAY ? nodes->via.array.size : 0;
-  const char *keys[4] = {"name", "op", "requested", "assigned"};
-  char buf[512];
-  for (uint32_t i = 0; i < n; i++)
-    for (int k = 0; k < 4; k++) {
-      ostr(&nodes->via.array.ptr[i], keys[k], buf, sizeof buf);
-      if ((int)strlen(buf) > w[k]) w[k] = (int)strlen(buf);
-    }
-  printf("%-*s  %-*s  %-*s  %-*s  %s\n", w[0], "node", w[1], "op", w[2], "requested", w[3], "assigned", "reason");
-  for (uint32_t i = 0; i < n; i++) {
-    char f[5][512];
-    for (int k = 0; k < 4; k++) ostr(&nodes->via.array.ptr[i], keys[k], f[k], sizeof f[k]);
-    ostr(&nodes->via.array.ptr[i], "reason", f[4], sizeof f[4]);
-    printf("%-*s  %-*s  %-*s  %-*s  %s\n", w[0], f[0], w[1], f[1], w[2], f[2][0] ? f[2] : "-", w[3], f[3], f[4]);
+  for (int i = 0; i < p.n_nodes; i++) {
+    const char *f[4] = {p.nodes[i].name, p.nodes[i].op, p.nodes[i].requested, p.nodes[i].assigned};
+    for (int k = 0; k < 4; k++)
+      if ((int)strlen(f[k]) > w[k]) w[k] = (int)strlen(f[k]);
   }
-  net_in_free(rep);
+  printf("%-*s  %-*s  %-*s  %-*s  %s\n", w[0], "node", w[1], "op", w[2], "requested", w[3], "assigned", "reason");
+  for (int i = 0; i < p.n_nodes; i++) {
+    const rt_placed_node *n = &p.nodes[i];
+    printf("%-*s  %-*s  %-*s  %-*s  %s\n", w[0], n->name, w[1], n->op, w[2], n->requested[0] ? n->requested : "-", w[3],
+           n->assigned, n->reason);
+  }
+  rt_placement_clear(&p);
   fflush(stdout);
   return 0;
 }
@@ -725,61 +684,52 @@ static void task_of(const char *dev, char *buf, size_t n) {
   if (d) *d = '\0';
 }
 
-static int64_t edge_bytes(const msgpack_object *e, char *desc, size_t n) {
-  rt_shape s;
-  oshape(e, &s);
-  rt_dtype t = (rt_dtype)oint(e, "dtype");
-  if (oint(e, "control")) {
+/* An edge's tensor ("float32(2, 2)", "control") and its size ("16 B", "? B"). */
+static void edge_text(const rt_placed_edge *e, char *desc, size_t n, char *sz, size_t zn) {
+  int64_t b;
+  if (e->control) {
     snprintf(desc, n, "control");
-    return 4;
+    b = 4;
+  } else {
+    shape_text(e->dtype, &e->shape, desc, n);
+    int64_t el = rt_shape_numel(&e->shape);
+    b = el >= 0 && e->dtype != RT_STRING ? el * (int64_t)rt_dtype_size(e->dtype) : -1;
   }
-  shape_text(t, &s, desc, n);
-  int64_t el = rt_shape_numel(&s);
-  return el >= 0 && t != RT_STRING ? el * (int64_t)rt_dtype_size(t) : -1;
+  if (b >= 0) human_bytes(b, sz, zn);
+  else snprintf(sz, zn, "? B");
 }
 
 static int magic_partitions(const char *args) {
-  net_in *rep = placement(args, NULL);
-  if (!rep) return -1;
-  const msgpack_object *parts = net_get(rep, "partitions"), *edges = net_get(rep, "edges");
-  uint32_t np = parts && parts->type == MSGPACK_OBJECT_ARRAY ? parts->via.array.size : 0;
-  uint32_t ne = edges && edges->type == MSGPACK_OBJECT_ARRAY ? edges->via.array.size : 0;
+  rt_placement p;
+  if (placement(args, &p) < 0) return -1;
   char last_task[256] = "";
-  for (uint32_t i = 0; i < np; i++) {
-    const msgpack_object *p = &parts->via.array.ptr[i];
-    char dev[256], task[256];
-    ostr(p, "device", dev, sizeof dev);
+  for (int i = 0; i < p.n_parts; i++) {
+    const char *dev = p.parts[i].name;
+    const rt_graph *g = p.parts[i].g;
+    char task[256];
     task_of(dev, task, sizeof task);
     if (strcmp(task, last_task)) {
       printf("%s\n", task);
       snprintf(last_task, sizeof last_task, "%s", task);
     }
-    const msgpack_object *g = net_obj_key(p, "graph");
-    int nodes = 0, sends = 0, recvs = 0;
-    for (uint32_t k = 0; g && g->type == MSGPACK_OBJECT_ARRAY && k < g->via.array.size; k++) {
-      char op[64];
-      ostr(&g->via.array.ptr[k], "op", op, sizeof op);
-      nodes++;
-      sends += !strcmp(op, "_Send");
-      recvs += !strcmp(op, "_Recv");
+    int sends = 0, recvs = 0;
+    for (int k = 0; k < g->n_nodes; k++) {
+      sends += !strcmp(g->nodes[k]->op, "_Send");
+      recvs += !strcmp(g->nodes[k]->op, "_Recv");
     }
-    printf("  %s: %d nodes (%d ops, %d _Send, %d _Recv)\n", dev, nodes, nodes - sends - recvs, sends, recvs);
-    for (uint32_t k = 0; k < ne; k++) {
-      const msgpack_object *e = &edges->via.array.ptr[k];
-      char from[256], to[256], tn[300], desc[160], sz[32];
-      ostr(e, "from", from, sizeof from);
-      ostr(e, "to", to, sizeof to);
-      ostr(e, "tensor", tn, sizeof tn);
-      bool out = !strcmp(from, dev), in = !strcmp(to, dev);
+    printf("  %s: %d nodes (%d ops, %d _Send, %d _Recv)\n", dev, g->n_nodes, g->n_nodes - sends - recvs, sends, recvs);
+    for (int k = 0; k < p.n_edges; k++) {
+      const rt_placed_edge *e = &p.edges[k];
+      bool out = !strcmp(e->from, dev), in = !strcmp(e->to, dev);
       if (!out && !in) continue;
-      int64_t b = edge_bytes(e, desc, sizeof desc);
-      if (b >= 0) human_bytes(b, sz, sizeof sz);
-      else snprintf(sz, sizeof sz, "? B");
-      printf("    %s %-24s %s %s  %s  %s\n", out ? "send" : "recv", tn, out ? "->" : "<-", out ? to : from, desc, sz);
+      char desc[160], sz[32];
+      edge_text(e, desc, sizeof desc, sz, sizeof sz);
+      printf("    %s %-24s %s %s  %s  %s\n", out ? "send" : "recv", e->tensor, out ? "->" : "<-", out ? e->to : e->from,
+             desc, sz);
     }
   }
-  if (!np) printf("(nothing to run)\n");
-  net_in_free(rep);
+  if (!p.n_parts) printf("(nothing to run)\n");
+  rt_placement_clear(&p);
   fflush(stdout);
   return 0;
 }
@@ -798,109 +748,77 @@ static void dot_id(FILE *f, uint32_t part, const char *name) {
   fputc('"', f);
 }
 
-static int write_dot(const net_in *rep, FILE *f) {
-  const msgpack_object *parts = net_get(rep, "partitions"), *edges = net_get(rep, "edges");
-  uint32_t np = parts && parts->type == MSGPACK_OBJECT_ARRAY ? parts->via.array.size : 0;
-  uint32_t ne = edges && edges->type == MSGPACK_OBJECT_ARRAY ? edges->via.array.size : 0;
+static int write_dot(const rt_placement *p, FILE *f) {
   fprintf(f, "digraph tfsh {\n  compound=true;\n  rankdir=TB;\n  node [shape=box, style=\"rounded,filled\", fontname=\"Helvetica\", fontsize=10];\n  edge [fontname=\"Helvetica\", fontsize=9];\n");
   char tasks[64][256];
   int nt = 0;
-  for (uint32_t i = 0; i < np; i++) {
-    char dev[256], task[256];
-    ostr(&parts->via.array.ptr[i], "device", dev, sizeof dev);
-    task_of(dev, task, sizeof task);
+  for (int i = 0; i < p->n_parts; i++) {
+    char task[256];
+    task_of(p->parts[i].name, task, sizeof task);
     bool seen = false;
     for (int t = 0; t < nt; t++) seen |= !strcmp(tasks[t], task);
     if (!seen && nt < 64) snprintf(tasks[nt++], sizeof tasks[0], "%s", task);
   }
   for (int t = 0; t < nt; t++) {
     fprintf(f, "  subgraph cluster_task%d {\n    label=\"%s\";\n    style=rounded;\n    color=\"#555555\";\n", t, tasks[t]);
-    for (uint32_t i = 0; i < np; i++) {
-      const msgpack_object *p = &parts->via.array.ptr[i];
-      char dev[256], task[256];
-      ostr(p, "device", dev, sizeof dev);
+    for (int i = 0; i < p->n_parts; i++) {
+      const char *dev = p->parts[i].name;
+      char task[256];
       task_of(dev, task, sizeof task);
       if (strcmp(task, tasks[t])) continue;
-      const char *col = palette[i % (sizeof palette / sizeof *palette)];
-      fprintf(f, "    subgraph cluster_dev%u {\n      label=\"%s\";\n      style=filled;\n      color=\"%s\";\n      fillcolor=\"%s40\";\n", i,
+      const char *col = palette[i % (int)(sizeof palette / sizeof *palette)];
+      fprintf(f, "    subgraph cluster_dev%d {\n      label=\"%s\";\n      style=filled;\n      color=\"%s\";\n      fillcolor=\"%s40\";\n", i,
               strstr(dev, "/device:") ? strstr(dev, "/device:") + 1 : dev, col, col);
-      const msgpack_object *g = net_obj_key(p, "graph");
-      for (uint32_t k = 0; g && g->type == MSGPACK_OBJECT_ARRAY && k < g->via.array.size; k++) {
-        char name[300], op[64];
-        ostr(&g->via.array.ptr[k], "name", name, sizeof name);
-        ostr(&g->via.array.ptr[k], "op", op, sizeof op);
+      const rt_graph *g = p->parts[i].g;
+      for (int k = 0; k < g->n_nodes; k++) {
+        const rt_node *nd = g->nodes[k];
         fprintf(f, "      ");
-        dot_id(f, i, name);
-        fprintf(f, " [label=\"%s\\n%s\", fillcolor=\"%s\"%s];\n", name, op, col,
-                !strcmp(op, "_Send") || !strcmp(op, "_Recv") ? ", shape=cds" : "");
+        dot_id(f, (uint32_t)i, nd->name);
+        fprintf(f, " [label=\"%s\\n%s\", fillcolor=\"%s\"%s];\n", nd->name, nd->op, col,
+                !strcmp(nd->op, "_Send") || !strcmp(nd->op, "_Recv") ? ", shape=cds" : "");
       }
       fprintf(f, "    }\n");
     }
     fprintf(f, "  }\n");
   }
   /* edges inside each partition */
-  for (uint32_t i = 0; i < np; i++) {
-    const msgpack_object *g = net_obj_key(&parts->via.array.ptr[i], "graph");
-    for (uint32_t k = 0; g && g->type == MSGPACK_OBJECT_ARRAY && k < g->via.array.size; k++) {
-      const msgpack_object *nd = &g->via.array.ptr[k], *ins = net_obj_key(nd, "input");
-      char name[300];
-      ostr(nd, "name", name, sizeof name);
-      for (uint32_t j = 0; ins && ins->type == MSGPACK_OBJECT_ARRAY && j < ins->via.array.size; j++) {
-        const msgpack_object *in = &ins->via.array.ptr[j];
-        if (in->type != MSGPACK_OBJECT_STR) continue;
-        char src[300];
-        snprintf(src, sizeof src, "%.*s", (int)in->via.str.size, in->via.str.ptr);
+  for (int i = 0; i < p->n_parts; i++) {
+    const rt_graph *g = p->parts[i].g;
+    for (int k = 0; k < g->n_nodes; k++) {
+      const rt_node *nd = g->nodes[k];
+      for (int j = 0; j < nd->n_inputs; j++) {
+        const char *src = nd->inputs[j];
         bool ctl = src[0] == '^';
         char node[300];
         int idx;
         if (!rt_tensor_name_parse(src, node, sizeof node, &idx)) continue;
         fprintf(f, "  ");
-        dot_id(f, i, node);
+        dot_id(f, (uint32_t)i, node);
         fprintf(f, " -> ");
-        dot_id(f, i, name);
+        dot_id(f, (uint32_t)i, nd->name);
         fprintf(f, "%s;\n", ctl ? " [style=dotted]" : "");
       }
     }
   }
   /* Send -> Recv across partitions: dashed, with the tensor and its size */
-  for (uint32_t k = 0; k < ne; k++) {
-    const msgpack_object *e = &edges->via.array.ptr[k];
-    char from[256], to[256], tn[300], send[300], desc[160], sz[32];
-    ostr(e, "from", from, sizeof from);
-    ostr(e, "to", to, sizeof to);
-    ostr(e, "tensor", tn, sizeof tn);
-    ostr(e, "send", send, sizeof send);
-    int64_t b = edge_bytes(e, desc, sizeof desc);
-    if (b >= 0) human_bytes(b, sz, sizeof sz);
-    else snprintf(sz, sizeof sz, "? B");
+  for (int k = 0; k < p->n_edges; k++) {
+    const rt_placed_edge *e = &p->edges[k];
+    char desc[160], sz[32];
+    edge_text(e, desc, sizeof desc, sz, sizeof sz);
     /* the receiving partition's _Recv for this tensor */
-    for (uint32_t i = 0; i < np; i++) {
-      const msgpack_object *p = &parts->via.array.ptr[i];
-      char dev[256];
-      ostr(p, "device", dev, sizeof dev);
-      if (strcmp(dev, to)) continue;
-      uint32_t si = 0;
-      for (uint32_t q = 0; q < np; q++) {
-        char d2[256];
-        ostr(&parts->via.array.ptr[q], "device", d2, sizeof d2);
-        if (!strcmp(d2, from)) si = q;
-      }
-      const msgpack_object *g = net_obj_key(p, "graph");
-      for (uint32_t j = 0; g && g->type == MSGPACK_OBJECT_ARRAY && j < g->via.array.size; j++) {
-        const msgpack_object *nd = &g->via.array.ptr[j];
-        char op[64], rtn[300], rname[300];
-        ostr(nd, "op", op, sizeof op);
-        if (strcmp(op, "_Recv")) continue;
-        const msgpack_object *attrs = net_obj_key(nd, "attr"), *a = attrs ? net_obj_key(attrs, "tensor_name") : NULL;
-        rtn[0] = '\0';
-        if (a && a->type == MSGPACK_OBJECT_ARRAY && a->via.array.size == 2 && a->via.array.ptr[1].type == MSGPACK_OBJECT_STR)
-          snprintf(rtn, sizeof rtn, "%.*s", (int)a->via.array.ptr[1].via.str.size, a->via.array.ptr[1].via.str.ptr);
-        if (strcmp(rtn, tn)) continue;
-        ostr(nd, "name", rname, sizeof rname);
+    for (int i = 0; i < p->n_parts; i++) {
+      if (strcmp(p->parts[i].name, e->to)) continue;
+      int si = 0;
+      for (int q = 0; q < p->n_parts; q++)
+        if (!strcmp(p->parts[q].name, e->from)) si = q;
+      const rt_graph *g = p->parts[i].g;
+      for (int j = 0; j < g->n_nodes; j++) {
+        const rt_node *nd = g->nodes[j];
+        if (strcmp(nd->op, "_Recv") || strcmp(rt_node_string(nd, "tensor_name", ""), e->tensor)) continue;
         fprintf(f, "  ");
-        dot_id(f, si, send);
+        dot_id(f, (uint32_t)si, e->send);
         fprintf(f, " -> ");
-        dot_id(f, i, rname);
+        dot_id(f, (uint32_t)i, nd->name);
         fprintf(f, " [style=dashed, color=\"#d62728\", label=\"%s\\n%s\"];\n", desc, sz);
       }
     }
@@ -926,19 +844,19 @@ static int magic_dot(const char *args) {
     sh_raise(sh_RuntimeError, "Graphviz's dot is not installed: write a .dot file instead (%%dot graph.dot)");
     return -1;
   }
-  net_in *rep = placement(rest, NULL);
-  if (!rep) return -1;
+  rt_placement p;
+  if (placement(rest, &p) < 0) return -1;
   char dotpath[1100];
   snprintf(dotpath, sizeof dotpath, image ? "%s.dot" : "%s", path);
   FILE *f = fopen(dotpath, "w");
   if (!f) {
-    net_in_free(rep);
+    rt_placement_clear(&p);
     sh_raise(sh_OSError, "%s: %s", dotpath, strerror(errno));
     return -1;
   }
-  write_dot(rep, f);
+  write_dot(&p, f);
   fclose(f);
-  net_in_free(rep);
+  rt_placement_clear(&p);
   if (image) {
     char cmd[2400];
     snprintf(cmd, sizeof cmd, "dot -T%s -o '%s' '%s'", ext + 1, path, dotpath);
@@ -995,7 +913,7 @@ static int magic_trace(const char *args) {
 /* ---- %cluster and %top --------------------------------------------------------------- */
 
 typedef struct task_view {
-  char task[160], addr[256], endpoint[300];
+  char task[160], addr[256];
   bool up;
   uint64_t incarnation;
   char devices[512];
@@ -1019,107 +937,38 @@ static task_view *task_find(const char *task) {
   return t;
 }
 
-/* The cluster of the master at endpoint (GetStatus), then every task's GetStatus and
- * GetProgress, all in flight at once, 1 s at most. */
+/* The tasks of the cluster of the master at endpoint, each asked for its status and load
+ * (1 s at most), into the table. */
 static int cluster_poll(const char *endpoint, rt_status *st) {
-  net_client *mc = net_client_new(endpoint, NULL, st);
-  if (!mc) return st->code;
-  net_in *rep = NULL;
-  int rc = net_call(mc, net_msg_new("GetStatus"), &rep, 2000, st);
-  net_client_free(mc);
-  if (rc) return rc;
-  const msgpack_object *cl = net_get(rep, "cluster");
-  char self_task[160];
-  ostr(net_in_header(rep), "task", self_task, sizeof self_task);
-  int first = n_tasks;
-  (void)first;
-  task_view *list[64];
-  int n = 0;
-  for (uint32_t i = 0; cl && cl->type == MSGPACK_OBJECT_ARRAY && i < cl->via.array.size && n < 64; i++) {
-    const msgpack_object *o = &cl->via.array.ptr[i];
-    if (o->type != MSGPACK_OBJECT_STR) continue;
-    char line[600], job[64];
-    int idx = 0;
-    snprintf(line, sizeof line, "%.*s", (int)o->via.str.size, o->via.str.ptr);
-    char *eq = strchr(line, '=');
-    if (!eq || sscanf(line, "/job:%63[^/]/task:%d", job, &idx) != 2) continue;
-    char task[160];
-    snprintf(task, sizeof task, "/job:%s/replica:0/task:%d", job, idx);
-    task_view *t = task_find(task);
+  rt_cluster_status cs;
+  if (rt_cluster_status_get(endpoint, 1000, &cs, st)) return st->code;
+  for (int i = 0; i < cs.n; i++) {
+    const rt_task_status *r = &cs.tasks[i];
+    task_view *t = task_find(r->task);
     if (!t) continue;
-    snprintf(t->addr, sizeof t->addr, "%s", eq + 1);
-    if (!strcmp(task, self_task)) snprintf(t->endpoint, sizeof t->endpoint, "%s", endpoint);
-    else rt_endpoint(t->addr, t->endpoint, sizeof t->endpoint);
-    list[n++] = t;
-  }
-  if (!n) {   /* a lone local server: itself */
-    task_view *t = task_find(self_task[0] ? self_task : "/job:localhost/replica:0/task:0");
-    if (t) {
-      snprintf(t->addr, sizeof t->addr, "%s", endpoint);
-      snprintf(t->endpoint, sizeof t->endpoint, "%s", endpoint);
-      list[n++] = t;
-    }
-  }
-  net_in_free(rep);
-  net_client *cs[64];
-  uint64_t ids[64][2];
-  int pending[64];
-  for (int i = 0; i < n; i++) {
-    rt_status ig;
-    list[i]->up = false;
-    pending[i] = 0;
-    cs[i] = net_client_new(list[i]->endpoint, NULL, &ig);
-    if (!cs[i]) continue;
-    if (!net_send(cs[i], net_msg_new("GetStatus"), &ids[i][0], &ig)) pending[i]++;
-    if (!net_send(cs[i], net_msg_new("GetProgress"), &ids[i][1], &ig)) pending[i]++;
-  }
-  int64_t t0 = now_us();
-  for (;;) {
-    net_client *live[64];
-    int from[64], nl = 0;
-    for (int i = 0; i < n; i++)
-      if (cs[i] && pending[i]) live[nl] = cs[i], from[nl++] = i;
-    int left = 1000 - (int)((now_us() - t0) / 1000);
-    if (!nl || left <= 0) break;
-    net_wait w = {.timeout_ms = left};
-    int ready;
-    rt_status ps;
-    if (net_poll(live, nl, &w, &ready, &ps)) break;
-    int i = from[ready];
-    net_in *r = NULL;
-    uint64_t id = 0;
-    int rrc = net_recv(cs[i], &r, &id, &ps);
-    if (!rrc && !r) continue;
-    pending[i]--;
-    if (rrc) {
-      pending[i] = 0;
-      continue;
-    }
-    task_view *t = list[i];
-    t->up = true;
-    t->heard_us = now_us();
-    t->incarnation = (uint64_t)oint(net_in_header(r), "incarnation");
-    if (id == ids[i][0]) {
-      const msgpack_object *d = net_get(r, "devices");
+    snprintf(t->addr, sizeof t->addr, "%s", r->addr);
+    t->up = r->connected;
+    if (!r->connected) continue;
+    t->heard_us = r->answered_us;
+    t->incarnation = r->incarnation;
+    if (r->has_devices) {
       t->devices[0] = '\0';
       size_t off = 0;
-      for (uint32_t k = 0; d && d->type == MSGPACK_OBJECT_ARRAY && k < d->via.array.size && off < sizeof t->devices; k++) {
-        char name[200];
-        ostr(&d->via.array.ptr[k], "name", name, sizeof name);
-        const char *short_name = strstr(name, "/device:") ? strstr(name, "/device:") + 8 : name;
+      for (int k = 0; k < r->n_devices && off < sizeof t->devices; k++) {
+        const char *name = r->devices[k], *short_name = strstr(name, "/device:") ? strstr(name, "/device:") + 8 : name;
         off += (size_t)snprintf(t->devices + off, sizeof t->devices - off, "%s%s", off ? " " : "", short_name);
       }
-    } else {
+    }
+    if (r->has_load) {
       t->prev_runs = t->runs;
       t->prev_busy = t->busy_us;
-      t->runs = (uint64_t)oint(net_in_header(r), "runs");
-      t->busy_us = oint(net_in_header(r), "busy_us");
-      t->rss = oint(net_in_header(r), "rss_bytes");
-      ostr(net_in_header(r), "last_error", t->last_error, sizeof t->last_error);
+      t->runs = r->runs;
+      t->busy_us = r->busy_us;
+      t->rss = r->rss_bytes;
+      snprintf(t->last_error, sizeof t->last_error, "%s", r->last_error);
     }
-    net_in_free(r);
   }
-  for (int i = 0; i < n; i++) net_client_free(cs[i]);
+  rt_cluster_status_clear(&cs);
   return RT_OK;
 }
 
@@ -1252,9 +1101,6 @@ static const magic_row magic_rows[] = {
   {NULL, NULL, NULL},
 };
 
-void tf_views_register_magics(void) {
-  for (const magic_row *m = magic_rows; m->name; m++) sh_magic_register(m->name, m->fn, m->help);
-}
 
 /* _views_magic(name, args=""): run a view magic from a script (tests, notebooks). */
 static sh_obj *f_views_magic(sh_obj *self, int argc, sh_obj **argv, sh_obj *kw) {
@@ -1273,7 +1119,8 @@ static const sh_method views_funcs[] = {
   {NULL},
 };
 
-void tf_views_add(sh_obj *tf) {
+/* RunMetadata records, GraphDef, timeline into the tf module (after the saver's prelude). */
+static void views_module_built(sh_obj *tf) {
   sh_screen_hook = live_screen_hook;   /* the interpreter clears the live lines before it writes */
   sh_module_add_funcs(tf, views_funcs);
   sh_obj *dict = ((sh_module_obj *)tf)->dict;
@@ -1295,4 +1142,16 @@ void tf_views_add(sh_obj *tf) {
   sh_module_add_sub(client, "timeline", timeline);
   sh_module_add_sub(python, "client", client);
   sh_module_add_sub(tf, "python", python);
+}
+
+static const tf_run_observer views_observer = {
+  .before_run = views_before_run,
+  .after_run = views_after_run,
+  .session_gone = forget_session,
+  .module_built = views_module_built,
+};
+
+void tf_views_init(void) {
+  tf_set_run_observer(&views_observer);
+  for (const magic_row *m = magic_rows; m->name; m++) sh_magic_register(m->name, m->fn, m->help);
 }

@@ -71,6 +71,13 @@ sh_obj *tf_graph_collection(tf_graph *g, const char *key, bool create) {
 int64_t tf_graph_seed(tf_graph *g) { return g->seed; }
 void tf_graph_set_seed(tf_graph *g, int64_t s) { g->seed = s; }
 
+static void mark_name(tf_graph *g, const char *name, int64_t count) {
+  sh_obj *key = sh_str(name), *cnt = sh_int(count);
+  sh_dict_set(g->names, key, cnt);
+  sh_decref(key);
+  sh_decref(cnt);
+}
+
 /* A unique name in g, as TF1's Graph.unique_name: "x", "x_1", "x_2", ... */
 static sh_obj *unique_name(tf_graph *g, const char *want, bool mark) {
   sh_obj *n = sh_dict_get_str(g->names, want);
@@ -83,15 +90,9 @@ static sh_obj *unique_name(tf_graph *g, const char *want, bool mark) {
       if (!sh_dict_get_str(g->names, buf) && !rt_graph_find(g->g, buf)) break;
     }
   }
-  if (mark) {
-    sh_obj *cnt = sh_int(k + 1);
-    sh_dict_set_str(g->names, want, cnt);
-    sh_decref(cnt);
-    if (strcmp(buf, want)) {
-      sh_obj *one = sh_int(1);
-      sh_dict_set_str(g->names, buf, one);
-      sh_decref(one);
-    }
+  if (mark) {   /* plain str keys: node names are not interned (100k of them would stay) */
+    mark_name(g, want, k + 1);
+    if (strcmp(buf, want)) mark_name(g, buf, 1);
   }
   return sh_str(buf);
 }

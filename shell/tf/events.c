@@ -7,7 +7,7 @@
  *   u64 length | u32 masked_crc32c(length) | data | u32 masked_crc32c(data)
  * (little-endian; masked(c) = ((c >> 15) | (c << 17)) + 0xa282ead8), data an Event:
  *   wall_time 1 double, step 2 int64, file_version 3 string ("brain.Event:2", first record),
- *   graph_def 4 bytes, summary 5 Summary, session_log 6 SessionLog { status 1 enum }. */
+ *   graph_def 4 bytes, summary 5 Summary, session_log 7 SessionLog { status 1 enum }. */
 #include <errno.h>
 #include <fcntl.h>
 #include <stdio.h>
@@ -210,7 +210,7 @@ static sh_obj *f_events_write(sh_obj *self, int argc, sh_obj **argv, sh_obj *kw)
     }
     pbuf sl = {0};
     if (status) pb_int(&sl, 1, status);
-    pb_bytes(&ev, 6, sl.p ? (void *)sl.p : (void *)"", sl.n);
+    pb_bytes(&ev, 7, sl.p ? (void *)sl.p : (void *)"", sl.n);
     free(sl.p);
   }
   int rc = write_record(f, &ev);

@@ -9,7 +9,6 @@
 #include "base/alloc.h"
 #include "ops/ops.h"
 #include "shell/lang/lang.h"
-#include "shell/app/views.h"   /* tf_views_add: RunMetadata records (views observe runs) */
 #include "shell/tf/tf.h"
 
 
@@ -322,7 +321,13 @@ static sh_obj *tf_init(void) {
     sh_decref(tf);
     return NULL;
   }
-  tf_views_add(tf);   /* views: RunMetadata records, GraphDef, timeline (after the saver) */
+  /* the run observer's additions (the views: RunMetadata records, GraphDef, timeline) */
+  const tf_run_observer *o = tf_get_run_observer();
+  if (o && o->module_built) o->module_built(tf);
+  if (tf_files_add(tf) < 0) {   /* TF's files: checkpoints, GraphDefs (after the views) */
+    sh_decref(tf);
+    return NULL;
+  }
   return tf;
 }
 

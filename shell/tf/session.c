@@ -5,7 +5,6 @@
 #include <string.h>
 
 #include "base/alloc.h"
-#include "shell/app/views.h"   /* the run path goes through the views (see shell/README.md) */
 #include "shell/tf/tf.h"
 
 typedef struct tf_session {
@@ -17,6 +16,10 @@ typedef struct tf_session {
 } tf_session;
 
 static sh_obj *session_stack;   /* default sessions, innermost last */
+static const tf_run_observer *observer;   /* the views (shell/app), or NULL */
+
+void tf_set_run_observer(const tf_run_observer *o) { observer = o; }
+const tf_run_observer *tf_get_run_observer(void) { return observer; }
 
 
 sh_obj *tf_default_session(void) {
@@ -31,7 +34,7 @@ static void session_close(tf_session *s) {
 
 static void session_destroy(sh_obj *self) {
   tf_session *s = (tf_session *)self;
-  tf_views_forget_session(self);   /* views */
+  if (observer && observer->session_gone) observer->session_gone(self);
   session_close(s);
   sh_decref((sh_obj *)s->graph);
   sh_decref(s->target);
@@ -244,8 +247,11 @@ static sh_obj *session_run(tf_session *s, sh_obj *fetches, sh_obj *feed_dict, sh
     .interrupt = (const volatile int *)&sh_interrupted,
   };
   rt_status st = {0};
-  tf_views_note_session((sh_obj *)s);   /* views */
-  if (tf_views_run(s->s, s->graph, &r, options, meta, &st)) {
+  rt_session_views v = {0};
+  void *seen = observer && observer->before_run ? observer->before_run((sh_obj *)s, s->s, options, &v) : NULL;
+  int rc = rt_session_run_step_views(s->s, &r, &v, &st);
+  if (observer && observer->after_run) observer->after_run(seen, rc, &v, meta);
+  if (rc) {
     if (st.code == RT_CANCELLED && sh_interrupted)
       sh_check_interrupt();
     else

@@ -94,6 +94,26 @@ sh_obj *tf_eval_in_session(sh_obj *fetch, sh_obj *feed_dict, sh_obj *session);
 /* The runtime session behind a tf.Session, and its graph (session.c). */
 rt_session *tf_session_rt(sh_obj *sess, tf_graph **g);
 
+/* An observer of Session.run: the shell's views (shell/app/views.c) set one at start-up
+ * and so see every run without being on its path; with none, a run is the step alone.
+ * Every callback may be NULL. */
+typedef struct tf_run_observer {
+  /* Before a run of sess (a tf.Session; s its runtime session) with RunOptions options
+   * (NULL or None when not given): fill v, the run's options for the runtime (trace level,
+   * partition graphs, busy times, and the tick called about every 50 ms while the step
+   * runs). Returns what after_run gets back. */
+  void *(*before_run)(sh_obj *sess, rt_session *s, sh_obj *options, rt_session_views *v);
+  /* After it: rc the step's result (RT_OK or the error's code), v as the runtime filled
+   * it, meta the RunMetadata to fill (NULL or None when not given). Must not raise. */
+  void (*after_run)(void *run, int rc, const rt_session_views *v, sh_obj *meta);
+  /* sess is going away. */
+  void (*session_gone)(sh_obj *sess);
+  /* The tensorflow module tf has just been built: what the observer adds to it. */
+  void (*module_built)(sh_obj *tf);
+} tf_run_observer;
+void tf_set_run_observer(const tf_run_observer *o);   /* NULL: none */
+const tf_run_observer *tf_get_run_observer(void);
+
 /* Devices (device.c) and clusters (cluster.c). */
 sh_obj *tf_device(sh_obj *self, int argc, sh_obj **argv, sh_obj *kw);   /* tf.device */
 sh_obj *tf_replica_device_setter(sh_obj *self, int argc, sh_obj **argv, sh_obj *kw);
@@ -123,6 +143,7 @@ void tf_cluster_add(sh_obj *train);            /* ClusterSpec, Server (cluster.c
 void tf_resolver_add(sh_obj *tf);              /* SlurmClusterResolver's engine (resolver.c) */
 void tf_data_add(sh_obj *tf);                  /* datasets and input_data (data.c) */
 void tf_events_add(sh_obj *tf);                /* summaries, event files (events.c) */
+int tf_files_add(sh_obj *tf);                  /* TF's files: checkpoints, GraphDefs (files.c) */
 /* Register the importable numpy and tensorflow modules (module.c). */
 void tf_register_modules(void);
 

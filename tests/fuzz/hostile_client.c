@@ -13,6 +13,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "net/client.h"
 #include "net/wire.h"
@@ -385,6 +386,37 @@ int main(int argc, char **argv) {
     msgpack_pack_uint64(pk, 0);
     net_msg_frame(m, &one, sizeof one, NULL, NULL);
     msg_case("PushTensor: a frame smaller than its shape", m, ANY_ERROR, NULL);
+    /* Shared memory: only a tfsh outbox (a memfd) of a process may be named. */
+    char mine[64];   /* a descriptor that exists, of a process of ours, but no outbox */
+    snprintf(mine, sizeof mine, "/proc/%d/fd/2", (int)getpid());
+    const char *const paths[][2] = {
+      {"/etc/passwd", "is not an outbox path"},
+      {"/proc/self/fd/0", "is not an outbox path"},
+      {mine, "cannot map the outbox"},
+      {"/proc/1/fd/99999", "is gone"},
+    };
+    for (int i = 0; i < 4; i++) {
+      m = net_msg_new("PushTensor");
+      net_msg_uint(m, "step", rnd());
+      net_msg_str(m, "key", "/job:worker/replica:0/task:0/device:CPU:0;0000000000000001;"
+                            "/job:worker/replica:0/task:0/device:CPU:0;x:0;0:0");
+      pk = net_msg_field(m, "tensor");
+      msgpack_pack_map(pk, 3);
+      msgpack_pack_str_with_body(pk, "dtype", 5);
+      msgpack_pack_int(pk, 1);
+      msgpack_pack_str_with_body(pk, "shape", 5);
+      msgpack_pack_array(pk, 1);
+      msgpack_pack_uint64(pk, 4);
+      msgpack_pack_str_with_body(pk, "shm", 3);
+      msgpack_pack_map(pk, 2);
+      msgpack_pack_str_with_body(pk, "path", 4);
+      msgpack_pack_str_with_body(pk, paths[i][0], strlen(paths[i][0]));
+      msgpack_pack_str_with_body(pk, "off", 3);
+      msgpack_pack_uint64(pk, 0);
+      char name[96];
+      snprintf(name, sizeof name, "PushTensor: shared memory at %s", paths[i][0]);
+      msg_case(name, m, ANY_ERROR, paths[i][1]);
+    }
   }
 
   /* ---- sizes (the server's limit given as MAX_MESSAGE_BYTES) ---- */

@@ -4,10 +4,13 @@
 # `with sv.managed_session(server.target) as sess:` with `_, step = sess.run([train_op,
 # global_step])`. The ps blocks in join(); the non-chief, started first, waits for the chief
 # to initialize, then joins; the chief saves a final checkpoint into --logdir and a
-# restarted chief restores it. (A counter model: cheap, checkable steps.)
+# restarted chief restores it. (A counter model: cheap, checkable steps.) The chief starts
+# its steps once the non-chief has joined (a counter on the ps): 400 steps take a fraction
+# of a second, less than the non-chief's next look at whether the model is ready.
 . "$(dirname "$0")/lib.sh"
 read -r P W0 W1 <<<"$(free_ports 3)"
 cat >"$WORK/trainer.py" <<'PY'
+import time
 import tensorflow as tf
 flags = tf.app.flags
 flags.DEFINE_string("job_name", "", "One of 'ps', 'worker'")
@@ -31,6 +34,8 @@ def main(_):
             total = tf.Variable(0.0, name="total")
             x = tf.placeholder(tf.float32, [], name="x")
             train_op = tf.group(tf.assign_add(total, x), tf.assign_add(global_step, 1))
+            joined = tf.Variable(0, name="joined", trainable=False, dtype=tf.int64)
+            join_op = tf.assign_add(joined, 1)
             saver = tf.train.Saver()
             init_op = tf.global_variables_initializer()
         sv = tf.train.Supervisor(is_chief=(FLAGS.task_index == 0), logdir=FLAGS.logdir, init_op=init_op,
@@ -39,6 +44,13 @@ def main(_):
         with sv.managed_session(server.target, config=config) as sess:
             step = sess.run(global_step)
             print("worker %d: ready at step %d, total %.0f" % (FLAGS.task_index, step, sess.run(total)), flush=True)
+            if FLAGS.task_index != 0:
+                sess.run(join_op)
+            else:
+                for _ in range(3000):   # bounded: 30 s
+                    if sess.run(joined) > 0:
+                        break
+                    time.sleep(0.01)
             while not sv.should_stop() and step < FLAGS.steps:
                 _, step = sess.run([train_op, global_step], feed_dict={x: 1.0})
                 if step % 20 == 0:
@@ -59,7 +71,7 @@ task ps --job_name=ps --task_index=0
 task w1 --job_name=worker --task_index=1 --steps=400
 wait_for "$WORK/w1.log" "Waiting for model to be ready" 30
 check "the non-chief waits for the chief" \
-  "INFO:tensorflow:Waiting for model to be ready.  Ready_for_local_init_op:  Variables not initialized: global_step, total, ready: None" \
+  "INFO:tensorflow:Waiting for model to be ready.  Ready_for_local_init_op:  Variables not initialized: global_step, total, joined, ready: None" \
   "$(grep -m1 'Waiting for model' "$WORK/w1.log")"
 task w0 --job_name=worker --task_index=0 --steps=400
 rc0=0; rc1=0

@@ -3,12 +3,16 @@
 # applies the mean of exactly 2 gradients. Worker 0's gradient is always 1, worker 1's
 # always 3, learning rate 1: each global step lowers w by exactly 2 (one worker alone
 # would lower it by 1 or 3, two of one worker by 1 or 3, a mean of three by 5/3 or 7/3).
+# As in TF, a fast worker may take both tokens of a round (then one aggregated step has
+# two of its gradients, and the other worker's next one is stale and dropped, which can
+# strand a worker with a fixed step count at the end). So the workers keep in step: each
+# starts its step i once both have finished step i-1 (a counter per worker on the ps).
 . "$(dirname "$0")/lib.sh"
 read -r P0 W0 W1 <<<"$(free_ports 3)"
 SPEC="{\"ps\": [\"localhost:$P0\"], \"worker\": [\"localhost:$W0\", \"localhost:$W1\"]}"
 start_task ps --cluster "$SPEC" --job ps --task 0
 cat >"$WORK/trainer.py" <<PY
-import sys, tensorflow as tf
+import sys, time, tensorflow as tf
 task = int(sys.argv[1])
 cluster = tf.train.ClusterSpec($SPEC)
 server = tf.train.Server(cluster, job_name="worker", task_index=task)
@@ -19,14 +23,26 @@ with tf.device(tf.train.replica_device_setter(cluster=cluster, worker_device="/j
     opt = tf.train.SyncReplicasOptimizer(tf.train.GradientDescentOptimizer(1.0),
                                          replicas_to_aggregate=2, total_num_replicas=2)
     train_op = opt.minimize(loss, global_step=gs)
+with tf.device("/job:ps/task:0"):
+    done = [tf.Variable(0, dtype=tf.int64, name="done%d" % i, trainable=False) for i in range(2)]
+    step_done = tf.assign_add(done[task], 1)
 hook = opt.make_session_run_hook(is_chief=(task == 0))
+
+def in_step(sess, i):   # both workers have finished step i - 1 (bounded: 60 s)
+    for _ in range(12000):
+        if min(sess.run(done)) >= i:
+            return
+        time.sleep(0.005)
+    raise RuntimeError("the other worker never finished step %d" % (i - 1))
 steps = []
 with tf.train.MonitoredTrainingSession(master=server.target, is_chief=(task == 0), hooks=[hook],
                                        config=tf.ConfigProto(device_filters=["/job:ps", "/job:worker/task:%d" % task]),
                                        save_checkpoint_secs=None, save_summaries_steps=None,
                                        log_step_count_steps=None) as sess:
     for i in range(10):
+        in_step(sess, i)
         sess.run(train_op)
+        sess.run(step_done)
     print("worker %d done: global_step %d w %s" % (task, sess.run(gs), sess.run(w)))
 PY
 timeout 120 "$TFSH" "$WORK/trainer.py" 0 >"$WORK/w0.out" 2>&1 &
@@ -56,7 +72,7 @@ check "worker 1: each global step applied the mean of exactly 2 gradients" "ok" 
 
 # The older path: Supervisor + get_chief_queue_runner + get_init_tokens_op.
 cat >"$WORK/sv.py" <<PY
-import sys, tensorflow as tf
+import sys, time, tensorflow as tf
 task = int(sys.argv[1])
 cluster = tf.train.ClusterSpec($SPEC)
 server = tf.train.Server(cluster, job_name="worker", task_index=task)
@@ -67,6 +83,10 @@ with tf.device(tf.train.replica_device_setter(cluster=cluster, worker_device="/j
                                          replicas_to_aggregate=2, total_num_replicas=2)
     train_op = opt.minimize(w * (1.0 if task == 0 else 3.0), global_step=gs)
     init_tokens = opt.get_init_tokens_op()
+with tf.device("/job:ps/task:0"):
+    done = [tf.Variable(0, dtype=tf.int64, name="sv_done%d" % i, trainable=False) for i in range(2)]
+    step_done = tf.assign_add(done[task], 1)
+with tf.device(tf.train.replica_device_setter(cluster=cluster, worker_device="/job:worker/task:%d" % task)):
     chief_qr = opt.get_chief_queue_runner()
     init = tf.global_variables_initializer()
     local_init = tf.local_variables_initializer()
@@ -77,8 +97,16 @@ sess = sv.prepare_or_wait_for_session(server.target, config=cfg)
 if task == 0:
     sv.start_queue_runners(sess, [chief_qr])
     sess.run(init_tokens)
+def in_step(i):   # both workers have finished step i - 1 (bounded: 60 s)
+    for _ in range(12000):
+        if min(sess.run(done)) >= i:
+            return
+        time.sleep(0.005)
+    raise RuntimeError("the other worker never finished step %d" % (i - 1))
 for i in range(10):
+    in_step(i)
     sess.run(train_op)
+    sess.run(step_done)
 print("worker %d done: global_step %d w %s" % (task, sess.run(gs), sess.run(w) + 50.0))
 sv.stop()
 PY

@@ -715,9 +715,17 @@ static void test_fresh_client_to_gone_server(void **state) {
 
 /* ---- peers (one shared connection per endpoint) ------------------------------------- */
 
-/* The server's port under another name than it bound: not aliased, so over the socket. */
+/* A server bound on every interface (no DNS in these tests), and the peer that reaches it
+ * through 127.0.0.1: another name than it bound, so not aliased: over the socket. */
+static net_server *start_any(void) {
+  net_options o;
+  net_options_default(&o);
+  o.insecure = true;
+  return start("tcp://0.0.0.0:*", &o);
+}
+
 static net_peer *peer_by_socket(const net_server *s, char *ep, size_t n) {
-  snprintf(ep, n, "tcp://localhost:%s", strrchr(net_server_endpoint(s, 0), ':') + 1);
+  snprintf(ep, n, "tcp://127.0.0.1:%s", strrchr(net_server_endpoint(s, 0), ':') + 1);
   rt_status st;
   net_peer *p = net_peer_get(ep, &st);
   if (!p) fail_msg("%s", st.msg);
@@ -749,7 +757,7 @@ static void *echo_many(void *arg) {
 
 /* Four threads share one peer: every reply reaches the call that asked for it. */
 static void test_peer_multiplexed(void **state) {
-  net_server *s = start("tcp://127.0.0.1:*", NULL);
+  net_server *s = start_any();
   char ep[128];
   net_peer *p = peer_by_socket(s, ep, sizeof ep);
   assert_ptr_equal(p, peer_by_socket(s, ep, sizeof ep));   /* one per endpoint */
@@ -780,10 +788,13 @@ static void test_peer_queue(void **state) {
   net_peer *p[2];
   char ep[2][128];
   fx_reset();
+  net_options o;
+  net_options_default(&o);
+  o.insecure = true;
   for (int i = 0; i < 2; i++) {
-    const char *any = "tcp://127.0.0.1:*";
+    const char *any = "tcp://0.0.0.0:*";
     rt_status st;
-    s[i] = net_server_new(&any, 1, handle, NULL, NULL, &st);
+    s[i] = net_server_new(&any, 1, handle, NULL, &o, &st);
     p[i] = peer_by_socket(s[i], ep[i], sizeof ep[i]);
   }
   rt_status st;
@@ -823,7 +834,7 @@ static void test_peer_queue(void **state) {
 
 /* A peer whose server dies mid-call fails the call as lost, at once. */
 static void test_peer_lost(void **state) {
-  net_server *s = start("tcp://127.0.0.1:*", NULL);
+  net_server *s = start_any();
   char ep[128];
   net_peer *p = peer_by_socket(s, ep, sizeof ep);
   assert_int_equal(peer_echo(p, 1), 1);

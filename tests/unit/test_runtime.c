@@ -7,9 +7,11 @@
 #include <stdint.h>
 #include <cmocka.h>
 
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "runtime/cluster.h"
 #include "runtime/device.h"
 #include "runtime/exec.h"
 #include "runtime/graph.h"
@@ -415,12 +417,68 @@ static void test_two_tasks(void **state) {
   rt_cluster_free(c);
 }
 
+/* ---- cluster specs: one lenient parse, problems passed on and skipped ----------------- */
+
+typedef struct problems {
+  int n;
+  char msg[4][200];
+} problems;
+
+static void note_problem(void *ctx, const char *msg) {
+  problems *p = ctx;
+  if (p->n < 4) snprintf(p->msg[p->n], sizeof p->msg[0], "%s", msg);
+  p->n++;
+}
+
+static void test_cluster_parse_each(void **state) {
+  (void)state;
+  problems p = {0};
+  rt_cluster *c = rt_cluster_parse_each("{\"ps\": [1, \"h:1\"], \"w\": {\"x\": \"h:2\", \"3\": \"h:3\"}, \"q\": 7}",
+                                        note_problem, &p);
+  assert_non_null(c);
+  assert_int_equal(p.n, 3);
+  assert_string_equal(p.msg[0], "/job:ps/task:0: the address must be a string \"host:port\"");
+  assert_string_equal(p.msg[1], "job w: task index 'x' is not a number; write {\"0\": \"host:port\"}");
+  assert_int_equal(c->n, 2);   /* /job:ps/task:1 and /job:w/task:3 */
+  assert_string_equal(rt_cluster_find(c, "w", 3)->addr, "h:3");
+  rt_cluster_free(c);
+
+  p.n = 0;   /* legacy: white space around names and addresses goes; a part without | is skipped */
+  c = rt_cluster_parse_each(" ps| h:1 ;h:2 , nobar, worker |h:3\n", note_problem, &p);
+  assert_int_equal(p.n, 1);
+  assert_string_equal(p.msg[0], "'nobar' should be job|host:port;host:port (or give JSON)");
+  assert_int_equal(c->n, 3);
+  assert_string_equal(rt_cluster_find(c, "ps", 1)->addr, "h:2");
+  assert_string_equal(rt_cluster_find(c, "worker", 0)->addr, "h:3");
+  rt_cluster_free(c);
+
+  p.n = 0;   /* no names or addresses checked: that is rt_cluster_check's */
+  c = rt_cluster_parse_each("{\"wo-rker\": [\"nohost\", \"nohost\"]}", note_problem, &p);
+  assert_int_equal(p.n, 0);
+  assert_int_equal(c->n, 2);
+  rt_cluster_free(c);
+
+  p.n = 0;   /* NULL only when the JSON does not parse or is not an object */
+  assert_null(rt_cluster_parse_each("{\"ps\": [", note_problem, &p));
+  assert_int_equal(p.n, 1);
+  assert_non_null(strstr(p.msg[0], "invalid JSON at line 1"));
+
+  rt_status st = {0};   /* rt_cluster_parse: the first problem, then the checks */
+  assert_null(rt_cluster_parse("{\"ps\": [1, 2]}", &st));
+  assert_string_equal(st.msg, "cluster spec: /job:ps/task:0: the address must be a string \"host:port\"");
+  assert_null(rt_cluster_parse("{\"ps\": [\"h:1\", \"h:1\"]}", &st));
+  assert_non_null(strstr(st.msg, "both have address h:1"));
+  c = rt_cluster_parse("ps|h:1, worker|h:2", &st);
+  assert_non_null(c);
+  rt_cluster_free(c);
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
     cmocka_unit_test(test_devname_parse),  cmocka_unit_test(test_devname_merge_match),
     cmocka_unit_test(test_graph_validation), cmocka_unit_test(test_exec),
     cmocka_unit_test(test_place_partition), cmocka_unit_test(test_local_session),
-    cmocka_unit_test(test_two_tasks),
+    cmocka_unit_test(test_two_tasks), cmocka_unit_test(test_cluster_parse_each),
   };
   return cmocka_run_group_tests(tests, setup, NULL);
 }

@@ -1,0 +1,340 @@
+/* GraphDefs in TensorFlow's binary format: runtime/graphdef.h. Messages from
+ * runtime/proto/graph.proto through protobuf-c; this file only moves fields between them and
+ * rt_node / rt_attr_value. */
+#include "runtime/graphdef.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "base/alloc.h"
+#include "runtime/proto/graph.pb-c.h"
+
+/* ---- encoding: protobuf-c structs built in a pool, freed together ------------------------ */
+
+typedef struct pool {
+  void **p;
+  int n, cap;
+} pool;
+
+static void *palloc(pool *pl, size_t n) {
+  if (pl->n == pl->cap) {
+    pl->cap = pl->cap ? 2 * pl->cap : 256;
+    pl->p = xrealloc(pl->p, (size_t)pl->cap * sizeof *pl->p);
+  }
+  return pl->p[pl->n++] = xcalloc(1, n ? n : 1);
+}
+static void pool_free(pool *pl) {
+  for (int i = 0; i < pl->n; i++) free(pl->p[i]);
+  free(pl->p);
+}
+
+static Tensorflow__TensorShapeProto *shape_pb(pool *pl, const rt_shape *s) {
+  Tensorflow__TensorShapeProto *sp = palloc(pl, sizeof *sp);
+  tensorflow__tensor_shape_proto__init(sp);
+  if (s->ndims < 0) {
+    sp->unknown_rank = 1;
+    return sp;
+  }
+  sp->n_dim = (size_t)s->ndims;
+  sp->dim = palloc(pl, sizeof *sp->dim * (size_t)s->ndims);
+  for (int d = 0; d < s->ndims; d++) {
+    sp->dim[d] = palloc(pl, sizeof *sp->dim[d]);
+    tensorflow__tensor_shape_proto__dim__init(sp->dim[d]);
+    sp->dim[d]->size = s->dims[d] < 0 ? -1 : s->dims[d];
+  }
+  return sp;
+}
+
+static Tensorflow__TensorProto *tensor_pb(pool *pl, const rt_tensor *t) {
+  Tensorflow__TensorProto *tp = palloc(pl, sizeof *tp);
+  tensorflow__tensor_proto__init(tp);
+  tp->dtype = (Tensorflow__DataType)t->dtype;
+  tp->tensor_shape = shape_pb(pl, &t->shape);
+  int64_t n = rt_tensor_numel(t);
+  if (n <= 0) return tp;
+  if (t->dtype == RT_STRING) {
+    const rt_str *s = rt_tensor_data(t);
+    tp->n_string_val = (size_t)n;
+    tp->string_val = palloc(pl, sizeof *tp->string_val * (size_t)n);
+    for (int64_t i = 0; i < n; i++) {
+      tp->string_val[i].len = s ? s[i].len : 0;
+      tp->string_val[i].data = (uint8_t *)(s && s[i].ptr ? s[i].ptr : "");
+    }
+  } else if (rt_tensor_data(t)) {   /* TF writes tensor_content for more than one element */
+    tp->tensor_content.len = (size_t)n * rt_dtype_size(t->dtype);
+    tp->tensor_content.data = rt_tensor_data(t);
+  }
+  return tp;
+}
+
+static Tensorflow__AttrValue *attr_pb(pool *pl, const rt_attr_value *v) {
+  Tensorflow__AttrValue *a = palloc(pl, sizeof *a);
+  tensorflow__attr_value__init(a);
+  Tensorflow__AttrValue__ListValue *l = NULL;
+  if (v->kind >= RT_ATTR_LIST_INT) {
+    l = palloc(pl, sizeof *l);
+    tensorflow__attr_value__list_value__init(l);
+    a->value_case = TENSORFLOW__ATTR_VALUE__VALUE_LIST;
+    a->list = l;
+  }
+  size_t n = l ? (size_t)v->list.n : 0;
+  switch (v->kind) {
+  case RT_ATTR_INT: a->value_case = TENSORFLOW__ATTR_VALUE__VALUE_I, a->i = v->i; break;
+  case RT_ATTR_FLOAT: a->value_case = TENSORFLOW__ATTR_VALUE__VALUE_F, a->f = (float)v->f; break;
+  case RT_ATTR_BOOL: a->value_case = TENSORFLOW__ATTR_VALUE__VALUE_B, a->b = v->b; break;
+  case RT_ATTR_STRING:
+    a->value_case = TENSORFLOW__ATTR_VALUE__VALUE_S;
+    a->s.data = (uint8_t *)(v->s ? v->s : "");
+    a->s.len = v->s ? strlen(v->s) : 0;
+    break;
+  case RT_ATTR_TYPE: a->value_case = TENSORFLOW__ATTR_VALUE__VALUE_TYPE, a->type = (Tensorflow__DataType)v->type; break;
+  case RT_ATTR_SHAPE: a->value_case = TENSORFLOW__ATTR_VALUE__VALUE_SHAPE, a->shape = shape_pb(pl, &v->shape); break;
+  case RT_ATTR_TENSOR: a->value_case = TENSORFLOW__ATTR_VALUE__VALUE_TENSOR, a->tensor = tensor_pb(pl, v->tensor); break;
+  case RT_ATTR_LIST_INT:
+    l->n_i = n, l->i = palloc(pl, sizeof *l->i * n);
+    memcpy(l->i, v->list.v, sizeof *l->i * n);
+    break;
+  case RT_ATTR_LIST_FLOAT:
+    l->n_f = n, l->f = palloc(pl, sizeof *l->f * n);
+    for (size_t i = 0; i < n; i++) l->f[i] = (float)((double *)v->list.v)[i];
+    break;
+  case RT_ATTR_LIST_STRING:
+    l->n_s = n, l->s = palloc(pl, sizeof *l->s * n);
+    for (size_t i = 0; i < n; i++) {
+      const char *s = ((char **)v->list.v)[i];
+      l->s[i].data = (uint8_t *)(s ? s : "");
+      l->s[i].len = s ? strlen(s) : 0;
+    }
+    break;
+  case RT_ATTR_LIST_TYPE:
+    l->n_type = n, l->type = palloc(pl, sizeof *l->type * n);
+    for (size_t i = 0; i < n; i++) l->type[i] = (Tensorflow__DataType)((rt_dtype *)v->list.v)[i];
+    break;
+  case RT_ATTR_LIST_SHAPE:
+    l->n_shape = n, l->shape = palloc(pl, sizeof *l->shape * n);
+    for (size_t i = 0; i < n; i++) l->shape[i] = shape_pb(pl, &((rt_shape *)v->list.v)[i]);
+    break;
+  default: break;
+  }
+  return a;
+}
+
+static int cmp_attr(const void *a, const void *b) {
+  return strcmp((*(Tensorflow__AttrEntry *const *)a)->key, (*(Tensorflow__AttrEntry *const *)b)->key);
+}
+
+int rt_graphdef_encode(const rt_graph *g, bool assigned, unsigned char **out, size_t *n, rt_status *st) {
+  pool pl = {0};
+  Tensorflow__GraphDef gd;
+  tensorflow__graph_def__init(&gd);
+  Tensorflow__VersionDef ver;
+  tensorflow__version_def__init(&ver);
+  ver.producer = RT_GRAPHDEF_PRODUCER;
+  gd.versions = &ver;
+  gd.n_node = (size_t)g->n_nodes;
+  gd.node = palloc(&pl, sizeof *gd.node * (size_t)g->n_nodes);
+  for (int i = 0; i < g->n_nodes; i++) {
+    const rt_node *nd = g->nodes[i];
+    Tensorflow__NodeDef *p = palloc(&pl, sizeof *p);
+    tensorflow__node_def__init(p);
+    p->name = nd->name;
+    p->op = nd->op;
+    p->n_input = (size_t)nd->n_inputs;
+    p->input = nd->inputs;
+    const char *dev = assigned && nd->assigned ? nd->assigned : nd->device;
+    if (dev) p->device = (char *)dev;
+    p->n_attr = (size_t)nd->n_attrs;
+    p->attr = palloc(&pl, sizeof *p->attr * (size_t)nd->n_attrs);
+    for (int k = 0; k < nd->n_attrs; k++) {
+      Tensorflow__AttrEntry *e = palloc(&pl, sizeof *e);
+      tensorflow__attr_entry__init(e);
+      e->key = nd->attrs[k].name;
+      e->value = attr_pb(&pl, &nd->attrs[k].value);
+      p->attr[k] = e;
+    }
+    qsort(p->attr, p->n_attr, sizeof *p->attr, cmp_attr);   /* TF writes maps sorted by key */
+    gd.node[i] = p;
+  }
+  size_t len = tensorflow__graph_def__get_packed_size(&gd);
+  unsigned char *b = malloc(len ? len : 1);
+  if (!b) {
+    pool_free(&pl);
+    return rt_error(st, RT_RESOURCE_EXHAUSTED, "out of memory for a GraphDef of %zu bytes", len);
+  }
+  tensorflow__graph_def__pack(&gd, b);
+  pool_free(&pl);
+  *out = b;
+  *n = len;
+  return RT_OK;
+}
+
+/* ---- decoding ------------------------------------------------------------------------------ */
+
+static bool dtype_ok(int t) {
+  return t == RT_FLOAT || t == RT_DOUBLE || t == RT_INT32 || t == RT_INT64 || t == RT_BOOL || t == RT_STRING;
+}
+
+static int shape_from(const Tensorflow__TensorShapeProto *sp, rt_shape *s, const char *where, rt_status *st) {
+  if (!sp) {
+    *s = rt_shape_scalar();
+    return RT_OK;
+  }
+  if (sp->unknown_rank) {
+    *s = rt_shape_unknown();
+    return RT_OK;
+  }
+  if (sp->n_dim > RT_MAX_DIMS) return rt_error(st, RT_UNIMPLEMENTED, "%s: a shape of %zu dims (tfsh has at most %d)", where, sp->n_dim, RT_MAX_DIMS);
+  s->ndims = (int)sp->n_dim;
+  for (size_t d = 0; d < sp->n_dim; d++) s->dims[d] = sp->dim[d]->size < 0 ? -1 : sp->dim[d]->size;
+  return RT_OK;
+}
+
+static int tensor_from(const Tensorflow__TensorProto *tp, rt_tensor **out, const char *where, rt_status *st) {
+  if (!dtype_ok(tp->dtype))
+    return rt_error(st, RT_UNIMPLEMENTED, "%s: a tensor of DataType %d, which tfsh does not have", where, (int)tp->dtype);
+  rt_shape s;
+  int rc = shape_from(tp->tensor_shape, &s, where, st);
+  if (rc) return rc;
+  int64_t n = rt_shape_numel(&s);
+  if (n < 0 || n > ((int64_t)1 << 40)) return rt_error(st, RT_INVALID_ARGUMENT, "%s: a constant's shape is not fully known", where);
+  rt_dtype dt = (rt_dtype)tp->dtype;
+  size_t es = rt_dtype_size(dt);
+  if (dt != RT_STRING && tp->tensor_content.len && tp->tensor_content.len != (size_t)n * es)
+    return rt_error(st, RT_INVALID_ARGUMENT, "%s: tensor_content has %zu bytes, the shape needs %lld", where,
+                    tp->tensor_content.len, (long long)((size_t)n * es));
+  size_t have = 0;
+  switch (dt) {
+  case RT_FLOAT: have = tp->n_float_val; break;
+  case RT_DOUBLE: have = tp->n_double_val; break;
+  case RT_INT32: have = tp->n_int_val; break;
+  case RT_INT64: have = tp->n_int64_val; break;
+  case RT_BOOL: have = tp->n_bool_val; break;
+  case RT_STRING: have = tp->n_string_val; break;
+  default: break;
+  }
+  if (have > (size_t)n) return rt_error(st, RT_INVALID_ARGUMENT, "%s: %zu values for a tensor of %lld elements", where, have, (long long)n);
+  rt_tensor *t = rt_tensor_new(dt, &s);
+  if (!t) return rt_error(st, RT_RESOURCE_EXHAUSTED, "%s: out of memory for a constant of %lld elements", where, (long long)n);
+  if (dt != RT_STRING && tp->tensor_content.len) {
+    memcpy(rt_tensor_data(t), tp->tensor_content.data, tp->tensor_content.len);
+  } else if (have) {   /* fewer values than elements: the last one repeats (TF's rule) */
+    for (int64_t i = 0; i < n; i++) {
+      size_t k = (size_t)i < have ? (size_t)i : have - 1;
+      void *d = rt_tensor_data(t);
+      switch (dt) {
+      case RT_FLOAT: ((float *)d)[i] = tp->float_val[k]; break;
+      case RT_DOUBLE: ((double *)d)[i] = tp->double_val[k]; break;
+      case RT_INT32: ((int32_t *)d)[i] = tp->int_val[k]; break;
+      case RT_INT64: ((int64_t *)d)[i] = tp->int64_val[k]; break;
+      case RT_BOOL: ((bool *)d)[i] = tp->bool_val[k]; break;
+      case RT_STRING: rt_tensor_set_str(t, i, (const char *)tp->string_val[k].data, tp->string_val[k].len); break;
+      default: break;
+      }
+    }
+  }
+  *out = t;
+  return RT_OK;
+}
+
+static int attr_from(const Tensorflow__AttrValue *a, rt_attr_value *v, const char *where, rt_status *st) {
+  memset(v, 0, sizeof *v);
+  switch (a->value_case) {
+  case TENSORFLOW__ATTR_VALUE__VALUE_I: v->kind = RT_ATTR_INT, v->i = a->i; return RT_OK;
+  case TENSORFLOW__ATTR_VALUE__VALUE_F: v->kind = RT_ATTR_FLOAT, v->f = a->f; return RT_OK;
+  case TENSORFLOW__ATTR_VALUE__VALUE_B: v->kind = RT_ATTR_BOOL, v->b = a->b; return RT_OK;
+  case TENSORFLOW__ATTR_VALUE__VALUE_S: v->kind = RT_ATTR_STRING, v->s = xstrndup((const char *)a->s.data, a->s.len); return RT_OK;
+  case TENSORFLOW__ATTR_VALUE__VALUE_TYPE: v->kind = RT_ATTR_TYPE, v->type = (rt_dtype)a->type; return RT_OK;
+  case TENSORFLOW__ATTR_VALUE__VALUE_SHAPE: v->kind = RT_ATTR_SHAPE; return shape_from(a->shape, &v->shape, where, st);
+  case TENSORFLOW__ATTR_VALUE__VALUE_TENSOR: {
+    int rc = tensor_from(a->tensor, &v->tensor, where, st);
+    if (!rc) v->kind = RT_ATTR_TENSOR;
+    return rc;
+  }
+  case TENSORFLOW__ATTR_VALUE__VALUE_LIST: {
+    const Tensorflow__AttrValue__ListValue *l = a->list;
+    if (l->n_s) {
+      v->kind = RT_ATTR_LIST_STRING, v->list.n = (int)l->n_s;
+      char **s = xcalloc(l->n_s, sizeof *s);
+      for (size_t i = 0; i < l->n_s; i++) s[i] = xstrndup((const char *)l->s[i].data, l->s[i].len);
+      v->list.v = s;
+    } else if (l->n_f) {
+      v->kind = RT_ATTR_LIST_FLOAT, v->list.n = (int)l->n_f;
+      double *f = xcalloc(l->n_f, sizeof *f);
+      for (size_t i = 0; i < l->n_f; i++) f[i] = l->f[i];
+      v->list.v = f;
+    } else if (l->n_type) {
+      v->kind = RT_ATTR_LIST_TYPE, v->list.n = (int)l->n_type;
+      rt_dtype *t = xcalloc(l->n_type, sizeof *t);
+      for (size_t i = 0; i < l->n_type; i++) t[i] = (rt_dtype)l->type[i];
+      v->list.v = t;
+    } else if (l->n_shape) {
+      v->kind = RT_ATTR_LIST_SHAPE, v->list.n = (int)l->n_shape;
+      rt_shape *s = xcalloc(l->n_shape, sizeof *s);
+      v->list.v = s;
+      for (size_t i = 0; i < l->n_shape; i++) {
+        int rc = shape_from(l->shape[i], &s[i], where, st);
+        if (rc) {
+          rt_attr_value_clear(v);
+          return rc;
+        }
+      }
+    } else if (l->n_tensor || l->n_func || l->n_b) {
+      return rt_error(st, RT_UNIMPLEMENTED, "%s: a list of %s, which tfsh's attrs cannot hold", where,
+                      l->n_tensor ? "tensors" : l->n_func ? "functions" : "bools");
+    } else {   /* ints, or an empty list of any kind (the importer retypes it) */
+      v->kind = RT_ATTR_LIST_INT, v->list.n = (int)l->n_i;
+      int64_t *i = xcalloc(l->n_i ? l->n_i : 1, sizeof *i);
+      if (l->n_i) memcpy(i, l->i, l->n_i * sizeof *i);
+      v->list.v = i;
+    }
+    return RT_OK;
+  }
+  case TENSORFLOW__ATTR_VALUE__VALUE_FUNC:
+    return rt_error(st, RT_UNIMPLEMENTED, "%s: a function attr (tfsh does not run TF functions)", where);
+  case TENSORFLOW__ATTR_VALUE__VALUE_PLACEHOLDER:
+    return rt_error(st, RT_UNIMPLEMENTED, "%s: a placeholder attr (only inside TF functions)", where);
+  default:
+    v->kind = RT_ATTR_NONE;
+    return RT_OK;
+  }
+}
+
+int rt_graphdef_decode(const unsigned char *p, size_t n, const char *what, rt_graphdef *gd, rt_status *st) {
+  memset(gd, 0, sizeof *gd);
+  Tensorflow__GraphDef *g = tensorflow__graph_def__unpack(NULL, n, p);
+  if (!g) return rt_error(st, RT_DATA_LOSS, "%s: not a binary GraphDef (%zu bytes that do not parse as one)", what, n);
+  int rc = RT_OK;
+  gd->producer = g->versions ? g->versions->producer : g->version;
+  gd->nodes = xcalloc(g->n_node ? g->n_node : 1, sizeof *gd->nodes);
+  for (size_t i = 0; i < g->n_node && !rc; i++) {
+    const Tensorflow__NodeDef *nd = g->node[i];
+    if (!nd->name[0] || !nd->op[0]) {
+      rc = rt_error(st, RT_INVALID_ARGUMENT, "%s: node %zu has no %s", what, i, nd->name[0] ? "op" : "name");
+      break;
+    }
+    rt_node *x = rt_node_new(nd->name, nd->op);
+    for (size_t k = 0; k < nd->n_input; k++) rt_node_add_input(x, nd->input[k]);
+    if (nd->device[0]) rt_node_set_device(x, nd->device);
+    for (size_t k = 0; k < nd->n_attr && !rc; k++) {
+      const Tensorflow__AttrEntry *e = nd->attr[k];
+      if (!e->value) continue;
+      char where[600];
+      snprintf(where, sizeof where, "%s: node '%s' (op %s), attr '%s'", what, nd->name, nd->op, e->key);
+      rt_attr_value v;
+      rc = attr_from(e->value, &v, where, st);
+      if (!rc && v.kind != RT_ATTR_NONE) rt_node_set_attr(x, e->key, &v);
+    }
+    gd->nodes[gd->n++] = x;
+  }
+  tensorflow__graph_def__free_unpacked(g, NULL);
+  if (rc) rt_graphdef_free(gd);
+  return rc;
+}
+
+void rt_graphdef_free(rt_graphdef *gd) {
+  for (int i = 0; i < gd->n; i++) rt_node_free(gd->nodes[i]);
+  free(gd->nodes);
+  gd->nodes = NULL;
+  gd->n = 0;
+}

@@ -1,0 +1,32 @@
+/* GraphDefs in TensorFlow's binary format (runtime/proto/graph.proto through protobuf-c):
+ * a graph's nodes with their inputs, devices and attrs out, and a TF-written GraphDef's
+ * nodes in as unvalidated rt_nodes (the caller adds them to a graph, which checks each one
+ * against the op registry). */
+#ifndef TFSH_GRAPHDEF_H
+#define TFSH_GRAPHDEF_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+#include "base/status.h"
+#include "runtime/graph.h"
+
+/* TF 1.15's GraphDef producer version, which tfsh's GraphDefs claim. */
+#define RT_GRAPHDEF_PRODUCER 134
+
+/* Encode g (assigned devices when `assigned` and placed, else requested ones). *out is
+ * malloc'd. */
+int rt_graphdef_encode(const rt_graph *g, bool assigned, unsigned char **out, size_t *n, rt_status *st);
+
+typedef struct rt_graphdef {
+  int n;
+  rt_node **nodes;   /* unvalidated: name, op, inputs, device, attrs */
+  int producer;
+} rt_graphdef;
+
+/* Decode a binary GraphDef. `what` names the file in errors. Attrs tfsh cannot hold (a
+ * function, a tensor of a dtype tfsh lacks) fail naming the node and the attr. */
+int rt_graphdef_decode(const unsigned char *p, size_t n, const char *what, rt_graphdef *gd, rt_status *st);
+void rt_graphdef_free(rt_graphdef *gd);
+
+#endif

@@ -1,0 +1,117 @@
+#!/usr/bin/env python3
+"""Real TensorFlow reads what tfsh wrote. Usage (TF's Python):
+    check_tfsh_files.py DIR
+DIR holds what tests/integration/test_tf_oracle.sh had tfsh write: ckpt/ (one shard),
+sharded/ (two ps tasks, merged), expected.json (the values tfsh saved), and, when present,
+graph.pb (write_graph(as_text=False)) and events/ (a FileWriter's file). Prints one line per
+check, "ok ..." or "FAIL ...", and exits 1 on any failure, 77 when TF is not importable."""
+import glob
+import json
+import os
+import sys
+
+os.environ.setdefault("TF_CPP_MIN_LOG_LEVEL", "3")
+try:
+    import numpy as np
+    import tensorflow.compat.v1 as tf
+except Exception as e:  # noqa
+    print("skip: TensorFlow not importable (%s)" % e)
+    sys.exit(77)
+tf.disable_v2_behavior()
+tf.get_logger().setLevel("ERROR")
+
+d = sys.argv[1]
+want = json.load(open(os.path.join(d, "expected.json")))
+fails = 0
+
+
+def check(name, ok, detail=""):
+    global fails
+    print("%s %s%s" % ("ok  " if ok else "FAIL", name, "" if ok else ": " + str(detail)))
+    fails += 0 if ok else 1
+
+
+def same(got, w):
+    got = np.asarray(got)
+    if isinstance(w, list) and w and isinstance(w[0], str):
+        return [x.decode() for x in got.reshape(-1).tolist()] == w
+    return np.allclose(got.astype(np.float64), np.array(w, dtype=np.float64))
+
+
+for sub in sorted(k for k in want if not k.startswith("_")):
+    prefix = tf.train.latest_checkpoint(os.path.join(d, sub))
+    if prefix is None:   # a copied directory: the state file's absolute paths point elsewhere
+        idx = sorted(glob.glob(os.path.join(d, sub, "*.index")))
+        prefix = idx[-1][:-len(".index")] if idx else None
+    check("%s: TF finds the latest checkpoint" % sub, prefix is not None, os.listdir(os.path.join(d, sub)))
+    if prefix is None:
+        continue
+    try:
+        r = tf.train.NewCheckpointReader(prefix)
+        m = r.get_variable_to_shape_map()
+        check("%s: NewCheckpointReader lists tfsh's variables" % sub, sorted(m) == sorted(want[sub]), sorted(m))
+        for k in sorted(want[sub]):
+            check("%s: %s has tfsh's value" % (sub, k), same(r.get_tensor(k), want[sub][k]), r.get_tensor(k))
+    except Exception as e:  # noqa
+        check("%s: NewCheckpointReader" % sub, False, e)
+        continue
+    # Saver.restore into a graph of TF's own
+    g = tf.Graph()
+    with g.as_default():
+        vs = []
+        for k in sorted(want[sub]):
+            v = np.asarray(r.get_tensor(k))
+            vs.append(tf.Variable(tf.zeros(v.shape, dtype=tf.as_dtype(r.get_variable_to_dtype_map()[k]))
+                                  if v.dtype != object else tf.constant([""] * v.size), name=k))
+        saver = tf.train.Saver()
+        with tf.Session() as sess:
+            try:
+                saver.restore(sess, prefix)
+                got = sess.run(vs)
+                check("%s: tf.train.Saver.restore" % sub,
+                      all(same(x, want[sub][k]) for x, k in zip(got, sorted(want[sub]))), got)
+            except Exception as e:  # noqa
+                check("%s: tf.train.Saver.restore" % sub, False, e)
+
+gp = os.path.join(d, "graph.pb")
+if os.path.exists(gp):
+    gd = tf.GraphDef()
+    try:
+        gd.ParseFromString(open(gp, "rb").read())
+        check("graph.pb: tf.GraphDef parses tfsh's binary GraphDef (%d nodes)" % len(gd.node), len(gd.node) > 0)
+        g = tf.Graph()
+        with g.as_default():
+            tf.import_graph_def(gd, name="")
+            out = g.get_tensor_by_name("out:0")
+            inits = [op for op in g.get_operations() if op.name == "init"]
+            with tf.Session() as sess:
+                if inits:   # tfsh's global_variables_initializer, run by TF
+                    sess.run(inits[0])
+                val = sess.run(out, {"x:0": [[1.0, 2.0]]})
+        check("graph.pb: TF imports it and runs tfsh's initializer and forward pass", np.allclose(val, want.get("_graph_out", val)), val)
+    except Exception as e:  # noqa
+        check("graph.pb: TF parses and imports it", False, e)
+
+for ev in sorted(glob.glob(os.path.join(d, "events", "events.out.tfevents.*"))):
+    try:
+        kinds = []
+        for e in tf.train.summary_iterator(ev):
+            kinds.append(e.WhichOneof("what"))
+        check("events: tf.train.summary_iterator reads tfsh's file (%s)" % ",".join(kinds), "summary" in kinds, kinds)
+    except Exception as e:  # noqa
+        check("events: summary_iterator", False, e)
+    try:
+        from tensorboard.backend.event_processing import event_accumulator
+        acc = event_accumulator.EventAccumulator(os.path.dirname(ev))
+        acc.Reload()
+        tags = acc.Tags()
+        check("events: tensorboard's EventAccumulator sees scalars %s, histograms %s, graph %s" %
+              (tags.get("scalars"), tags.get("histograms"), tags.get("graph")),
+              bool(tags.get("scalars")), tags)
+    except ImportError:
+        print("skip events: tensorboard not installed")
+    except Exception as e:  # noqa
+        check("events: tensorboard's EventAccumulator", False, e)
+
+print("%s: %d failed" % ("FAIL" if fails else "ok", fails))
+sys.exit(1 if fails else 0)

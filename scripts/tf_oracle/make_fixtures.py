@@ -1,0 +1,125 @@
+#!/usr/bin/env python3
+"""Write the small TF-written fixtures under tests/fixtures/tf/ with real TensorFlow (the
+oracle: never a dependency of the build or the tests). Run with TF's Python:
+    /root/tfvenv/bin/python3 scripts/tf_oracle/make_fixtures.py [OUTDIR]
+Everything it writes is deterministic except file times and event wall times; values.json
+records what each checkpoint holds so the tests can compare without TF."""
+import json
+import os
+import shutil
+import sys
+
+os.environ.setdefault("TF_CPP_MIN_LOG_LEVEL", "3")
+import numpy as np  # noqa: E402
+import tensorflow.compat.v1 as tf  # noqa: E402
+
+tf.disable_v2_behavior()
+root = os.path.abspath(sys.argv[1] if len(sys.argv) > 1 else os.path.join(
+    os.path.dirname(os.path.abspath(__file__)), "..", "..", "tests", "fixtures", "tf"))
+shutil.rmtree(root, ignore_errors=True)
+os.makedirs(root)
+values = {}
+
+
+def record(name, sess, var_list):
+    values[name] = {v.op.name: np.asarray(sess.run(v)).tolist() if v.dtype.base_dtype != tf.string
+                    else [s.decode() for s in np.asarray(sess.run(v)).reshape(-1)]
+                    for v in var_list}
+
+
+# 1. A small training directory: checkpoint, .meta, graph in both formats, an event file.
+g = tf.Graph()
+with g.as_default():
+    tf.set_random_seed(1)
+    x = tf.placeholder(tf.float32, [None, 2], name="x")
+    y = tf.placeholder(tf.float32, [None, 3], name="y")
+    w = tf.Variable([[1.0, 2.0, 3.0], [4.0, 5.0, 6.0]], name="w")
+    b = tf.Variable([0.5, -0.5, 0.25], name="b")
+    d = tf.Variable(np.array([1.5, 2.5]), name="d")          # float64
+    i = tf.Variable(np.array([7, -8, 9], np.int32), name="i")
+    flag = tf.Variable(True, name="flag")
+    words = tf.Variable(["alpha", "", "gamma delta"], name="words")
+    gs = tf.train.get_or_create_global_step()
+    with tf.device("/cpu:0"):
+        logits = tf.matmul(x, w) + b
+    loss = tf.reduce_mean(tf.square(logits - y), name="loss")
+    train_op = tf.train.GradientDescentOptimizer(0.1).minimize(loss, global_step=gs, name="train")
+    tf.summary.scalar("loss", loss)
+    tf.summary.histogram("w", w)
+    merged = tf.summary.merge_all()
+    saver = tf.train.Saver(max_to_keep=3)
+    with tf.Session() as sess:
+        sess.run(tf.global_variables_initializer())
+        feed = {x: [[1.0, 0.0], [0.0, 1.0]], y: [[1.0, 1.0, 1.0], [0.0, 0.0, 0.0]]}
+        writer = tf.summary.FileWriter(os.path.join(root, "train"), g, filename_suffix=".fixture")
+        for step in range(3):
+            s, _ = sess.run([merged, train_op], feed)
+            writer.add_summary(s, step + 1)
+        writer.close()
+        saver.save(sess, os.path.join(root, "train", "model.ckpt"), global_step=gs)
+        record("train/model.ckpt-3", sess, tf.global_variables())
+    tf.train.write_graph(g, root, "graph.pb", as_text=False)
+    tf.train.write_graph(g, root, "graph.pbtxt", as_text=True)
+
+os.makedirs(os.path.join(root, "sharded"))
+os.makedirs(os.path.join(root, "partitioned"))
+# 1b. A forward graph (no training ops) with device fields and a _class colocation attr.
+g = tf.Graph()
+with g.as_default():
+    x = tf.placeholder(tf.float32, [None, 2], name="x")
+    with tf.device("/job:ps/task:0"):
+        w = tf.constant([[1.0, 2.0, 3.0], [4.0, 5.0, 6.0]], name="w")
+    with tf.colocate_with(w):
+        b = tf.constant([0.5, -0.5, 0.25], name="b")
+    with tf.device("/job:worker/task:0"):
+        h = tf.nn.relu(tf.matmul(x, w) + b, name="h")
+        out = tf.reduce_sum(h, axis=1, name="out")
+    tf.train.write_graph(g, root, "forward.pb", as_text=False)
+    tf.train.write_graph(g, root, "forward.pbtxt", as_text=True)
+    xv = np.array([[1.0, 1.0], [-1.0, 0.5]], np.float32)   # its devices name a cluster: numpy
+    wv = np.array([[1.0, 2.0, 3.0], [4.0, 5.0, 6.0]], np.float32)
+    bv = np.array([0.5, -0.5, 0.25], np.float32)
+    values["forward.pb"] = {"x": xv.tolist(), "out": np.maximum(xv @ wv + bv, 0).sum(1).tolist()}
+
+# 2. A sharded save over two devices.
+g = tf.Graph()
+with g.as_default():
+    with tf.device("/cpu:0"):
+        a = tf.Variable([1.0, 2.0, 3.0], name="a")
+    with tf.device("/cpu:1"):
+        c = tf.Variable([[10, 20], [30, 40]], dtype=tf.int64, name="c")
+    saver = tf.train.Saver(sharded=True)
+    with tf.Session(config=tf.ConfigProto(device_count={"CPU": 2})) as sess:
+        sess.run(tf.global_variables_initializer())
+        saver.save(sess, os.path.join(root, "sharded", "model.ckpt"), global_step=5,
+                   write_meta_graph=False)
+        record("sharded/model.ckpt-5", sess, tf.global_variables())
+
+# 3. A partitioned variable (slices).
+g = tf.Graph()
+with g.as_default():
+    p = tf.get_variable("p", shape=[4, 2], initializer=tf.zeros_initializer(),
+                        partitioner=tf.fixed_size_partitioner(2))
+    full = np.arange(8, dtype=np.float32).reshape(4, 2)
+    sets = [tf.assign(part, full[2 * k:2 * k + 2]) for k, part in enumerate(p)]
+    saver = tf.train.Saver()
+    with tf.Session() as sess:
+        sess.run(tf.global_variables_initializer())
+        sess.run(sets)
+        saver.save(sess, os.path.join(root, "partitioned", "model.ckpt"), write_meta_graph=False)
+        values["partitioned/model.ckpt"] = {"p": np.arange(8).reshape(4, 2).tolist()}
+
+# TF writes the state files with absolute paths; the fixtures keep them relative to their
+# directory (as TF reads them), so they are the same wherever the tree is.
+for sub in ("train", "sharded", "partitioned"):
+    state = os.path.join(root, sub, "checkpoint")
+    text = open(state).read().replace(os.path.join(root, sub) + "/", "")
+    open(state, "w").write(text)
+
+with open(os.path.join(root, "values.json"), "w") as f:
+    json.dump(values, f, indent=1, sort_keys=True)
+    f.write("\n")
+print("wrote", root)
+for dp, dn, fn in sorted(os.walk(root)):
+    for n in sorted(fn):
+        print("  %6d %s" % (os.path.getsize(os.path.join(dp, n)), os.path.relpath(os.path.join(dp, n), root)))

@@ -1,0 +1,77 @@
+#!/usr/bin/env bash
+# Real TensorFlow reads what tfsh wrote (skipped, exit 77, where TF is not installed): a
+# checkpoint of one shard, a sharded one saved over two ps tasks, a binary GraphDef
+# (write_graph(as_text=False)) and an event file; scripts/tf_oracle/check_tfsh_files.py
+# has TF (and tensorboard's loader) read them. TF's Python: $TFSH_TF_PYTHON, else
+# /root/tfvenv/bin/python3, else a python3 that imports tensorflow.
+. "$(dirname "$0")/lib.sh"
+PY=${TFSH_TF_PYTHON:-}
+[ -z "$PY" ] && [ -x /root/tfvenv/bin/python3 ] && PY=/root/tfvenv/bin/python3
+[ -z "$PY" ] && PY=python3
+if ! "$PY" -c "import tensorflow" >/dev/null 2>&1; then
+  echo "skip: no TensorFlow to read tfsh's files (set TFSH_TF_PYTHON)"
+  exit 77
+fi
+D=$WORK/out
+mkdir -p "$D/ckpt" "$D/sharded" "$D/events"
+read -r P0 P1 W0 <<<"$(free_ports 3)"
+SPEC="{\"ps\": [\"localhost:$P0\", \"localhost:$P1\"], \"worker\": [\"localhost:$W0\"]}"
+start_task ps0 --cluster "$SPEC" --job ps --task 0
+start_task ps1 --cluster "$SPEC" --job ps --task 1
+start_task w0 --cluster "$SPEC" --job worker --task 0
+cat >"$WORK/write.py" <<PY
+import json
+import numpy as np
+import tensorflow as tf
+D = "$D"
+expected = {}
+w = tf.Variable([[1.0, 2.0, 3.0], [4.0, 5.0, 6.0]], name="w")
+b = tf.Variable([0.5, -0.5, 0.25], name="b")
+d = tf.Variable(np.array([1.5, 2.5]), name="d")
+i = tf.Variable(np.array([7, -8, 9], np.int32), name="i")
+flag = tf.Variable(True, name="flag")
+words = tf.Variable(["alpha", "", "gamma delta"], name="words")
+gs = tf.train.get_or_create_global_step()
+x = tf.placeholder(tf.float32, [None, 2], name="x")
+out = tf.identity(tf.matmul(x, w) + b, name="out")
+tf.summary.scalar("loss", tf.reduce_sum(out))
+tf.summary.histogram("w", w)
+merged = tf.summary.merge_all()
+saver = tf.train.Saver()
+with tf.Session() as sess:
+    sess.run(tf.global_variables_initializer())
+    sess.run(tf.assign_add(gs, 4))
+    saver.save(sess, D + "/ckpt/model.ckpt", global_step=gs)
+    vals = sess.run([w, b, d, i, flag, words, gs])
+    expected["ckpt"] = {"w": vals[0].tolist(), "b": vals[1].tolist(), "d": vals[2].tolist(), "i": vals[3].tolist(),
+                        "flag": bool(vals[4]), "words": ["alpha", "", "gamma delta"], "global_step": int(vals[6])}
+    expected["_graph_out"] = sess.run(out, {x: [[1.0, 2.0]]}).tolist()
+    writer = tf.summary.FileWriter(D + "/events", sess.graph)
+    for step in range(3):
+        writer.add_summary(sess.run(merged, {x: [[1.0, 2.0]]}), step)
+    writer.close()
+tf.train.write_graph(tf.get_default_graph(), D, "graph.pb", as_text=False)
+
+g = tf.Graph()
+with g.as_default():
+    cluster = tf.train.ClusterSpec($SPEC)
+    with tf.device(tf.train.replica_device_setter(cluster=cluster, worker_device="/job:worker/task:0")):
+        a = tf.Variable([1.0, 2.0, 3.0], name="a")
+        c = tf.Variable(np.array([[10, 20], [30, 40]], np.int64), name="c")
+        s2 = tf.train.Saver(sharded=True)
+    with tf.Session("grpc://localhost:$W0") as sess:
+        sess.run(tf.global_variables_initializer())
+        s2.save(sess, D + "/sharded/model.ckpt", global_step=5)
+        expected["sharded"] = {"a": sess.run(a).tolist(), "c": sess.run(c).tolist()}
+json.dump(expected, open(D + "/expected.json", "w"))
+print("written")
+PY
+out=$(timeout 120 "$TFSH" "$WORK/write.py" 2>&1)
+check "tfsh writes the files" "written" "$(echo "$out" | tail -1)"
+check "sharded: one data file per ps" "checkpoint model.ckpt-5.data-00000-of-00002 model.ckpt-5.data-00001-of-00002 model.ckpt-5.index" \
+  "$(ls "$D/sharded" | tr '\n' ' ' | sed 's/ $//')"
+res=$(timeout 240 "$PY" "$TFSH_SRC/scripts/tf_oracle/check_tfsh_files.py" "$D" 2>&1 | grep -E "^(ok|FAIL|skip)")
+echo "$res"
+check "TensorFlow reads every file tfsh wrote" "ok: 0 failed" "$(echo "$res" | tail -1)"
+[ -n "${TFSH_KEEP:-}" ] && cp -r "$D" "$TFSH_KEEP"
+finish
