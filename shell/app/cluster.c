@@ -5,6 +5,7 @@
  * %kill, %restart, %logs: interactive shell) and functions of the `tfsh` module
  * (tfsh.cluster_up(spec), ...: scripts, `tfsh -c`, piped stdin). */
 #define _GNU_SOURCE
+#include <ctype.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <pthread.h>
@@ -21,6 +22,7 @@
 #include "base/alloc.h"
 #include "runtime/cluster.h"
 #include "runtime/graph.h"
+#include "runtime/launch.h"
 #include "runtime/session.h"
 #include "shell/app/cmd.h"
 #include "shell/lang/lang.h"
@@ -36,7 +38,18 @@ typedef struct ctask {
   pid_t pid;
   int state, code;            /* exit status, or signal number when killed */
   double started, ended;
+  int label;                  /* >= 0: its lines in the shared log are "label: ..." (srun --label) */
+  bool shared;                /* pid is the launcher of every task (srun), not the task's own */
+  char node[256];             /* where it runs, when not here (Slurm, ssh) */
+  int in_fd;                  /* ssh: its standard input; closing it stops the task */
 } ctask;
+
+/* How the cluster was launched: here, through Slurm (one srun for every task, an allocation
+ * released by %down), or over ssh (one ssh per task). */
+enum { L_LOCAL, L_SLURM, L_SSH };
+static int launch_mode;
+static ctask launcher;          /* Slurm: srun */
+static char slurm_job[32];      /* the allocation, until released */
 
 static ctask *tasks;
 static int ntasks;
@@ -64,6 +77,12 @@ static void task_name(const ctask *t, char *buf, size_t n) {
 
 /* Reap t if it has ended (no wait). */
 static void poll_task(ctask *t) {
+  if (t->shared) {   /* the launcher's state is every task's */
+    if (t->state != T_RUNNING) return;
+    poll_task(&launcher);
+    if (launcher.state != T_RUNNING) t->state = launcher.state, t->code = launcher.code, t->ended = launcher.ended;
+    return;
+  }
   if (t->state != T_RUNNING || t->pid <= 0) return;
   int ws;
   pid_t r = waitpid(t->pid, &ws, WNOHANG);
@@ -104,18 +123,21 @@ static int ensure_logdir(char *err, size_t errn) {
   return 0;
 }
 
-/* Start t: fork, then in the child only system calls until exec. */
-static int spawn(ctask *t, char *err, size_t errn) {
-  char jobarg[80], taskarg[32];
-  snprintf(jobarg, sizeof jobarg, "%s", t->job);
-  snprintf(taskarg, sizeof taskarg, "%d", t->index);
-  char *argv[] = {"tfsh", "server", "--cluster", spec_json, "--job", jobarg, "--task", taskarg, NULL};
-  int fd = open(t->log, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0600);
+/* Start argv[0] (a path, or a name found on PATH) as t: fork, then in the child only system
+ * calls until exec. Output to t's log (truncated first when fresh); with in_pipe, t->in_fd
+ * is the write end of its standard input. */
+static int spawn_argv(ctask *t, const char *path, char *const *argv, bool fresh, bool in_pipe, char *err, size_t errn) {
+  int fd = open(t->log, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC | (fresh ? O_TRUNC : 0), 0600);
   if (fd < 0) {
     snprintf(err, errn, "cannot open %s: %s", t->log, strerror(errno));
     return -1;
   }
-  int nul = open("/dev/null", O_RDONLY | O_CLOEXEC);
+  int in[2] = {-1, -1};
+  if (in_pipe ? pipe2(in, O_CLOEXEC) : (in[0] = open("/dev/null", O_RDONLY | O_CLOEXEC)) < 0) {
+    snprintf(err, errn, "cannot open a pipe: %s", strerror(errno));
+    close(fd);
+    return -1;
+  }
   pid_t parent = getpid();
   fflush(stdout);
   fflush(stderr);
@@ -124,7 +146,7 @@ static int spawn(ctask *t, char *err, size_t errn) {
     setpgid(0, 0);                          /* Ctrl-C at the prompt is not for the tasks */
     prctl(PR_SET_PDEATHSIG, SIGTERM);       /* the shell died: so does the task */
     if (getppid() != parent) _exit(127);
-    if (nul >= 0) dup2(nul, 0);
+    dup2(in[0], 0);
     dup2(fd, 1);
     dup2(fd, 2);
     close_range(3, ~0U, 0);
@@ -133,16 +155,20 @@ static int spawn(ctask *t, char *err, size_t errn) {
     sigprocmask(SIG_SETMASK, &none, NULL);
     signal(SIGINT, SIG_DFL);
     signal(SIGPIPE, SIG_DFL);
-    execv("/proc/self/exe", argv);
+    if (strchr(path, '/')) execv(path, argv);
+    else execvp(path, argv);
+    dprintf(2, "tfsh: cannot run %s: %s\n", argv[0], strerror(errno));
     _exit(127);
   }
   int e = errno;
   close(fd);
-  if (nul >= 0) close(nul);
+  close(in[0]);
   if (pid < 0) {
+    if (in[1] >= 0) close(in[1]);
     snprintf(err, errn, "fork: %s", strerror(e));
     return -1;
   }
+  t->in_fd = in[1];
   t->pid = pid;
   t->state = T_RUNNING;
   t->code = 0;
@@ -151,43 +177,72 @@ static int spawn(ctask *t, char *err, size_t errn) {
   return 0;
 }
 
+/* A local task: `tfsh server` of this very binary. */
+static int spawn(ctask *t, char *err, size_t errn) {
+  char jobarg[80], taskarg[32];
+  snprintf(jobarg, sizeof jobarg, "%s", t->job);
+  snprintf(taskarg, sizeof taskarg, "%d", t->index);
+  char *argv[] = {"tfsh", "server", "--cluster", spec_json, "--job", jobarg, "--task", taskarg, NULL};
+  return spawn_argv(t, "/proc/self/exe", argv, false, false, err, errn);
+}
+
 static off_t file_size(const char *path) {
   struct stat sb;
   return stat(path, &sb) ? 0 : sb.st_size;
 }
 
-/* Does the log, from offset on, contain needle? */
-static bool log_has(const char *path, off_t from, const char *needle) {
-  FILE *f = fopen(path, "r");
+/* The part of a log line that is t's: all of it, or (a shared log, srun --label) what
+ * follows "  R: " for t's rank R; NULL for another task's line. */
+static char *line_of(const ctask *t, char *line) {
+  if (t->label < 0) return line;
+  char *p = line;
+  while (*p == ' ') p++;
+  char *end;
+  long r = strtol(p, &end, 10);
+  if (end == p || r != t->label || end[0] != ':') return NULL;
+  return end[1] == ' ' ? end + 2 : end + 1;
+}
+
+/* Does t's log, from offset on, contain needle? */
+static bool log_has(const ctask *t, off_t from, const char *needle) {
+  FILE *f = fopen(t->log, "r");
   if (!f) return false;
   fseeko(f, from, SEEK_SET);
-  char line[4096];
+  char line[4096], *mine;
   bool found = false;
-  while (!found && fgets(line, sizeof line, f)) found = strstr(line, needle) != NULL;
+  while (!found && fgets(line, sizeof line, f)) found = (mine = line_of(t, line)) && strstr(mine, needle);
   fclose(f);
   return found;
 }
 
-/* The last non-empty line of the log after offset from (for error messages). */
-static void log_last_line(const char *path, off_t from, char *buf, size_t n) {
+/* The last non-empty line of t's log after offset from (for error messages). */
+static void log_last_line(const ctask *t, off_t from, char *buf, size_t n) {
   buf[0] = 0;
-  FILE *f = fopen(path, "r");
+  FILE *f = fopen(t->log, "r");
   if (!f) return;
   fseeko(f, from, SEEK_SET);
   char line[4096];
   while (fgets(line, sizeof line, f)) {
-    size_t len = strlen(line);
-    while (len && (line[len - 1] == '\n' || line[len - 1] == '\r')) line[--len] = 0;
-    if (len) snprintf(buf, n, "%s", line);
+    char *mine = line_of(t, line);
+    if (!mine) continue;
+    size_t len = strlen(mine);
+    while (len && (mine[len - 1] == '\n' || mine[len - 1] == '\r')) mine[--len] = 0;
+    if (len) snprintf(buf, n, "%s", mine);
   }
   fclose(f);
 }
 
 /* SIGTERM, wait up to grace_ms, then SIGKILL. */
 static void stop_task(ctask *t, int sig, int grace_ms) {
+  if (t->shared) {
+    stop_task(&launcher, sig, grace_ms);
+    poll_task(t);
+    return;
+  }
   poll_task(t);
   if (t->state != T_RUNNING) return;
-  kill(t->pid, sig);
+  if (t->in_fd > 0 && sig == SIGTERM) close(t->in_fd), t->in_fd = -1;   /* ssh: EOF ends the remote task */
+  else kill(t->pid, sig);
   double end = now_s() + grace_ms / 1e3;
   while (t->state == T_RUNNING && now_s() < end) {
     nap_ms(5);
@@ -214,12 +269,12 @@ static int wait_up(int *want, const off_t *from, int n, double timeout_s, char *
     for (int k = 0; k < n; k++) {
       if (up[k]) continue;
       ctask *t = &tasks[want[k]];
-      if (log_has(t->log, from[k], "serving on")) { up[k] = true; left--; continue; }
+      if (log_has(t, from[k], "serving on")) { up[k] = true; left--; continue; }
       poll_task(t);
       if (t->state != T_RUNNING) {
         char name[128], st[64], last[1024];
         task_name(t, name, sizeof name);
-        log_last_line(t->log, from[k], last, sizeof last);
+        log_last_line(t, from[k], last, sizeof last);
         snprintf(err, errn, "%s (%s) did not come up: it %s%s%s (log: %s)", name, t->addr,
                  state_str(t, st, sizeof st), last[0] ? ": " : "", last, t->log);
         t->state = t->state == T_RUNNING ? T_FAILED : t->state;
@@ -253,12 +308,18 @@ out:
   return rc;
 }
 
+static void release_slurm(void);
+static void release_slurm_as(bool verbose);
+
 static void stop_all(int grace_ms) {
   for (int i = 0; i < ntasks; i++) {
     poll_task(&tasks[i]);
-    if (tasks[i].state == T_RUNNING) kill(tasks[i].pid, SIGTERM);
+    if (tasks[i].shared) continue;
+    if (tasks[i].in_fd > 0) close(tasks[i].in_fd), tasks[i].in_fd = -1;   /* ssh: EOF stops it */
+    else if (tasks[i].state == T_RUNNING) kill(tasks[i].pid, SIGTERM);
   }
   for (int i = 0; i < ntasks; i++) stop_task(&tasks[i], SIGTERM, grace_ms);
+  if (launcher.pid > 0) stop_task(&launcher, SIGTERM, grace_ms);
 }
 
 /* At exit: stop the tasks, and remove their logs unless TFSH_KEEP_LOGS is set. */
@@ -266,6 +327,7 @@ static void at_exit(void) {
   if (atexit_done) return;
   atexit_done = true;
   stop_all(2000);
+  release_slurm();
   const char *keep = getenv("TFSH_KEEP_LOGS");
   if (logdir[0] && !(keep && *keep && strcmp(keep, "0"))) {
     for (int i = 0; i < ntasks; i++) unlink(tasks[i].log);
@@ -275,28 +337,37 @@ static void at_exit(void) {
 
 /* ---- the operations (shared by magics and the tfsh module) -------------------------- */
 
-/* The spec as canonical JSON {"job": {"index": "addr"}}, in the spec's task order. */
-static char *cluster_json(const rt_cluster *c) {
+/* The spec as canonical JSON {"job": {"index": "addr"}}, in the spec's task order; with
+ * lists, {"job": ["addr", ...]} (the line a user pastes into tf.train.ClusterSpec(...)) for
+ * every job without gaps. */
+static char *cluster_json_as(const rt_cluster *c, bool lists) {
   sh_buf b = {0};
   sh_buf_putc(&b, '{');
   for (int i = 0; i < c->n; i++) {
     bool seen = false;
     for (int k = 0; k < i; k++) seen |= !strcmp(c->tasks[k].job, c->tasks[i].job);
     if (seen) continue;
-    sh_buf_printf(&b, "%s\"%s\": {", b.len > 1 ? ", " : "", c->tasks[i].job);
+    int n = rt_cluster_num_tasks(c, c->tasks[i].job);
+    bool dense = lists;
+    for (int k = 0; k < n && dense; k++) dense = rt_cluster_find(c, c->tasks[i].job, k) != NULL;
+    sh_buf_printf(&b, "%s\"%s\": %c", b.len > 1 ? ", " : "", c->tasks[i].job, dense ? '[' : '{');
+    for (int k = 0; dense && k < n; k++)
+      sh_buf_printf(&b, "%s\"%s\"", k ? ", " : "", rt_cluster_find(c, c->tasks[i].job, k)->addr);
     bool first = true;
-    for (int k = i; k < c->n; k++)
+    for (int k = i; !dense && k < c->n; k++)
       if (!strcmp(c->tasks[k].job, c->tasks[i].job)) {
         sh_buf_printf(&b, "%s\"%d\": \"%s\"", first ? "" : ", ", c->tasks[k].index, c->tasks[k].addr);
         first = false;
       }
-    sh_buf_putc(&b, '}');
+    sh_buf_putc(&b, dense ? ']' : '}');
   }
   sh_buf_putc(&b, '}');
   char *s = xstrndup(b.data, b.len);
   sh_buf_free(&b);
   return s;
 }
+
+static char *cluster_json(const rt_cluster *c) { return cluster_json_as(c, false); }
 
 static int ctask_cmp(const void *a, const void *b) {
   const ctask *x = a, *y = b;
@@ -311,15 +382,168 @@ static int running_count(void) {
   return n;
 }
 
-static int op_up(const char *spec, double timeout_s) {
+/* %cluster up's words: flags (--slurm, --hosts H, ...) anywhere, the rest the SPEC (a
+ * JSON object is one word, spaces and all). */
+typedef struct up_opts {
+  bool slurm, insecure;
+  char hosts[1024], partition[128], time[64], ssh_user[64], tfsh[1024];
+  int port_base;               /* 0: chosen */
+  char spec[8192];
+} up_opts;
+
+static int parse_up_args(const char *args, up_opts *o) {
+  memset(o, 0, sizeof *o);
+  size_t off = 0;
+  const char *p = args;
+  while (*p) {
+    while (*p == ' ' || *p == '\t' || *p == '\n') p++;
+    if (!*p) break;
+    const char *w = p;
+    if (*p == '{') {   /* a JSON object: to its closing brace */
+      int depth = 0;
+      bool str = false;
+      for (; *p; p++) {
+        if (str) { if (*p == '\\' && p[1]) p++; else if (*p == '"') str = false; continue; }
+        if (*p == '"') str = true;
+        else if (*p == '{') depth++;
+        else if (*p == '}' && --depth == 0) { p++; break; }
+      }
+    } else {
+      while (*p && *p != ' ' && *p != '\t' && *p != '\n') p++;
+    }
+    size_t len = (size_t)(p - w);
+    if (len > 2 && w[0] == '-' && w[1] == '-') {
+      char flag[64];
+      snprintf(flag, sizeof flag, "%.*s", (int)(len < 63 ? len : 63), w);
+      if (!strcmp(flag, "--slurm")) { o->slurm = true; continue; }
+      if (!strcmp(flag, "--insecure")) { o->insecure = true; continue; }
+      char *dst = NULL;
+      size_t dn = 0;
+      if (!strcmp(flag, "--hosts")) dst = o->hosts, dn = sizeof o->hosts;
+      else if (!strcmp(flag, "--partition")) dst = o->partition, dn = sizeof o->partition;
+      else if (!strcmp(flag, "--time")) dst = o->time, dn = sizeof o->time;
+      else if (!strcmp(flag, "--user")) dst = o->ssh_user, dn = sizeof o->ssh_user;
+      else if (!strcmp(flag, "--tfsh")) dst = o->tfsh, dn = sizeof o->tfsh;
+      else if (strcmp(flag, "--port-base")) {
+        sh_raise(sh_ValueError, "%%cluster up: unknown option %s (options: --slurm [--partition P] [--time T], "
+                 "--hosts H1,H2 [--user U] [--tfsh PATH] [--insecure], --port-base N)", flag);
+        return -1;
+      }
+      while (*p == ' ' || *p == '\t') p++;
+      const char *v = p;
+      while (*p && *p != ' ' && *p != '\t' && *p != '\n') p++;
+      if (p == v) { sh_raise(sh_ValueError, "%%cluster up: %s needs a value", flag); return -1; }
+      if (dst) {
+        snprintf(dst, dn, "%.*s", (int)(p - v), v);
+      } else {
+        char *end;
+        long b = strtol(v, &end, 10);
+        if (end != p || b < 1 || b > 65000) {
+          sh_raise(sh_ValueError, "%%cluster up: --port-base must be a port number, not '%.*s'", (int)(p - v), v);
+          return -1;
+        }
+        o->port_base = (int)b;
+      }
+      continue;
+    }
+    if (off + len + 2 >= sizeof o->spec) { sh_raise(sh_ValueError, "%%cluster up: the spec is too long"); return -1; }
+    off += (size_t)snprintf(o->spec + off, sizeof o->spec - off, "%s%.*s", off ? " " : "", (int)len, w);
+  }
+  return 0;
+}
+
+static const char up_usage[] =
+  "usage: %cluster up SPEC, where SPEC is one of\n"
+  "  ps=1 worker=2                                  task counts: free ports on this host\n"
+  "  {\"ps\": 1, \"worker\": 2}                         the same as JSON\n"
+  "  {\"ps\": [\"localhost:2222\"], \"worker\": [...]}    addresses (TF's ClusterSpec)\n"
+  "  ps|localhost:2222,worker|localhost:2223;...    addresses, the legacy form\n"
+  "  --slurm ps=1 worker=2 [--partition P] [--time T]   through Slurm (salloc, srun)\n"
+  "  --hosts h1,h2 ps=1 worker=2                    over ssh, tasks round-robin on the hosts";
+
+static void tasks_from(const rt_cluster *c) {
+  free(spec_json);
+  spec_json = cluster_json(c);
+  free(tasks);
+  ntasks = c->n;
+  tasks = xcalloc((size_t)ntasks, sizeof *tasks);
+  for (int i = 0; i < c->n; i++) {
+    ctask *t = &tasks[i];
+    snprintf(t->job, sizeof t->job, "%s", c->tasks[i].job);
+    t->index = c->tasks[i].index;
+    snprintf(t->addr, sizeof t->addr, "%s", c->tasks[i].addr);
+    t->state = T_FAILED;
+    t->label = -1;
+    t->in_fd = -1;
+  }
+  qsort(tasks, (size_t)ntasks, sizeof *tasks, ctask_cmp);
+  launch_mode = L_LOCAL;
+}
+
+/* Start every task on this host and wait until each serves; err says why not. */
+static int up_local(double timeout_s, char *err, size_t errn) {
+  int *want = xcalloc((size_t)ntasks, sizeof *want);
+  off_t *from = xcalloc((size_t)ntasks, sizeof *from);
+  int rc = 0;
+  for (int i = 0; i < ntasks; i++) {
+    ctask *t = &tasks[i];
+    snprintf(t->log, sizeof t->log, "%s/%s-%d.log", logdir, t->job, t->index);
+    unlink(t->log);
+    from[i] = 0;
+    want[i] = i;
+    if (spawn(t, err, errn)) { rc = -1; break; }
+  }
+  if (!rc) rc = wait_up(want, from, ntasks, timeout_s, err, errn);
+  free(want);
+  free(from);
+  if (rc) stop_all(1000);
+  return rc;
+}
+
+static void print_up(const char *how) {
+  printf("cluster up: %d task%s%s, logs in %s\n", ntasks, ntasks == 1 ? "" : "s", how, logdir);
+  for (int i = 0; i < ntasks; i++) {
+    char name[128];
+    task_name(&tasks[i], name, sizeof name);
+    printf("  %-24s %-22s pid %d\n", name, tasks[i].addr, (int)tasks[i].pid);
+  }
+}
+
+static void print_spec_line(void) {
   rt_status st = {0};
-  while (*spec == ' ') spec++;
-  if (!*spec) {
-    sh_raise(sh_ValueError, "usage: %%cluster up SPEC  (JSON {\"ps\": [\"localhost:2222\"], ...} or ps|h:p;h:p,worker|h:p)");
+  rt_cluster *c = rt_cluster_parse(spec_json, &st);
+  if (!c) return;
+  char *l = cluster_json_as(c, true);
+  printf("cluster = tf.train.ClusterSpec(%s)\n", l);
+  free(l);
+  rt_cluster_free(c);
+}
+
+static int up_slurm(const rt_job_counts *counts, const up_opts *o, double timeout_s);
+static int up_ssh(const rt_job_counts *counts, const up_opts *o, double timeout_s);
+
+static int op_up(const char *args, double timeout_s) {
+  up_opts o;
+  if (parse_up_args(args, &o)) return -1;
+  if (!o.spec[0]) {
+    sh_raise(sh_ValueError, "%s", up_usage);
     return -1;
   }
-  rt_cluster *c = rt_cluster_parse(spec, &st);
-  if (!c) { sh_raise(sh_ValueError, "%s", st.msg); return -1; }
+  rt_status st = {0};
+  rt_job_counts counts;
+  int is_counts = rt_job_counts_parse(o.spec, &counts, &st);
+  if (is_counts < 0) { sh_raise(sh_ValueError, "%s", st.msg); return -1; }
+  if ((o.slurm || o.hosts[0]) && !is_counts) {
+    sh_raise(sh_ValueError, "%%cluster up %s: give task counts (ps=1 worker=2): %s chooses the addresses",
+             o.slurm ? "--slurm" : "--hosts", o.slurm ? "Slurm" : "tfsh");
+    return -1;
+  }
+  if (o.slurm && o.hosts[0]) {
+    sh_raise(sh_ValueError, "%%cluster up: --slurm and --hosts do not go together (Slurm chooses the hosts)");
+    return -1;
+  }
+  rt_cluster *c = is_counts ? NULL : rt_cluster_parse(o.spec, &st);
+  if (!is_counts && !c) { sh_raise(sh_ValueError, "%s", st.msg); return -1; }
   int nrun = running_count();
   if (nrun) {
     rt_cluster_free(c);
@@ -334,45 +558,29 @@ static int op_up(const char *spec, double timeout_s) {
     return -1;
   }
   if (!atexit_done) { static bool reg; if (!reg) { atexit(at_exit); reg = true; } }
-  free(spec_json);
-  spec_json = cluster_json(c);
-  free(tasks);
-  ntasks = c->n;
-  tasks = xcalloc((size_t)ntasks, sizeof *tasks);
-  for (int i = 0; i < c->n; i++) {
-    ctask *t = &tasks[i];
-    snprintf(t->job, sizeof t->job, "%s", c->tasks[i].job);
-    t->index = c->tasks[i].index;
-    snprintf(t->addr, sizeof t->addr, "%s", c->tasks[i].addr);
-    t->state = T_FAILED;
+  if (o.slurm) return up_slurm(&counts, &o, timeout_s);
+  if (o.hosts[0]) return up_ssh(&counts, &o, timeout_s);
+  int rc = -1;
+  /* ports chosen here may be taken by someone else before the task binds: choose again */
+  for (int attempt = 0; attempt < (is_counts ? 3 : 1); attempt++) {
+    if (is_counts) {
+      rt_cluster_free(c);
+      if (!(c = rt_cluster_on_free_ports(&counts, "localhost", &st))) {
+        sh_raise(sh_OSError, "%s", st.msg);
+        return -1;
+      }
+    }
+    tasks_from(c);
+    rc = up_local(timeout_s, err, sizeof err);
+    if (!rc || !strstr(err, "already in use")) break;
   }
   rt_cluster_free(c);
-  qsort(tasks, (size_t)ntasks, sizeof *tasks, ctask_cmp);
-  int *want = xcalloc((size_t)ntasks, sizeof *want);
-  off_t *from = xcalloc((size_t)ntasks, sizeof *from);
-  int rc = 0;
-  for (int i = 0; i < ntasks; i++) {
-    ctask *t = &tasks[i];
-    snprintf(t->log, sizeof t->log, "%s/%s-%d.log", logdir, t->job, t->index);
-    unlink(t->log);
-    from[i] = 0;
-    want[i] = i;
-    if (spawn(t, err, sizeof err)) { rc = -1; break; }
-  }
-  if (!rc) rc = wait_up(want, from, ntasks, timeout_s, err, sizeof err);
-  free(want);
-  free(from);
   if (rc) {
-    stop_all(1000);
     sh_raise(sh_RuntimeError, "cluster up: %s", err);
     return -1;
   }
-  printf("cluster up: %d task%s, logs in %s\n", ntasks, ntasks == 1 ? "" : "s", logdir);
-  for (int i = 0; i < ntasks; i++) {
-    char name[128];
-    task_name(&tasks[i], name, sizeof name);
-    printf("  %-24s %-22s pid %d\n", name, tasks[i].addr, (int)tasks[i].pid);
-  }
+  print_up("");
+  if (is_counts) print_spec_line();
   fflush(stdout);
   return 0;
 }
@@ -441,15 +649,20 @@ static int op_list(void) {
     printf("no cluster: %%cluster up SPEC starts one, %%cluster attach SPEC|host:port attaches\n");
     return 0;
   }
-  printf("%-24s %-22s %-8s %-14s %s\n", "TASK", "ADDRESS", "PID", "STATE", "UPTIME");
+  bool remote = launch_mode != L_LOCAL;
+  if (launch_mode == L_SLURM)
+    printf("slurm job %s (srun pid %d; %%down releases it)\n", slurm_job[0] ? slurm_job : "(released)", (int)launcher.pid);
+  if (launch_mode == L_SSH) printf("over ssh (PID: the local ssh)\n");
+  printf("%-24s %-22s %s%-8s %-14s %s\n", "TASK", "ADDRESS", remote ? "NODE         " : "", "PID", "STATE", "UPTIME");
   double now = now_s();
   for (int i = 0; i < ntasks; i++) {
     ctask *t = &tasks[i];
-    char name[128], st[64], up[32];
+    char name[128], st[64], up[32], node[300] = "";
     task_name(t, name, sizeof name);
     if (t->state == T_RUNNING) fmt_uptime(now - t->started, up, sizeof up);
     else snprintf(up, sizeof up, "-");
-    printf("%-24s %-22s %-8d %-14s %s\n", name, t->addr, (int)t->pid, state_str(t, st, sizeof st), up);
+    if (remote) snprintf(node, sizeof node, "%-12s ", t->node);
+    printf("%-24s %-22s %s%-8d %-14s %s\n", name, t->addr, node, (int)t->pid, state_str(t, st, sizeof st), up);
   }
   printf("logs: %s\n", logdir);
   fflush(stdout);
@@ -462,10 +675,18 @@ static void say_state(ctask *t) {   /* "/job:ps/task:0: exited(0)" */
   printf("%s: %s\n", name, state_str(t, st, sizeof st));
 }
 
+/* Slurm runs every task in one job step: one cannot be stopped alone. */
+static bool refuse_shared(const ctask *t) {
+  if (!t->shared) return false;
+  sh_raise(sh_RuntimeError, "the tasks run as one Slurm job step (srun): %%down all stops them and releases the "
+           "allocation; one task cannot be stopped or restarted alone");
+  return true;
+}
+
 /* Stop one task with sig (waiting up to ms) and say its state. */
 static int stop_one(const char *which, int sig, int ms) {
   ctask *t = find_task(which ? which : "");
-  if (!t) return -1;
+  if (!t || refuse_shared(t)) return -1;
   stop_task(t, sig, ms);
   say_state(t);
   fflush(stdout);
@@ -478,6 +699,7 @@ static int op_down(const char *which) {
     if (!ntasks) { printf("no cluster\n"); return 0; }
     stop_all(3000);
     for (int i = 0; i < ntasks; i++) say_state(&tasks[i]);
+    if (launch_mode == L_SLURM && slurm_job[0]) release_slurm_as(true);
     fflush(stdout);
     return 0;
   }
@@ -488,7 +710,11 @@ static int op_kill(const char *which) { return stop_one(which, SIGKILL, 2000); }
 
 static int op_restart(const char *which, double timeout_s) {
   ctask *t = find_task(which ? which : "");
-  if (!t) return -1;
+  if (!t || refuse_shared(t)) return -1;
+  if (launch_mode == L_SSH) {
+    sh_raise(sh_RuntimeError, "%%restart of a task started over ssh is not supported: %%down all, then %%cluster up");
+    return -1;
+  }
   stop_task(t, SIGTERM, 3000);
   char err[2048], name[128];
   task_name(t, name, sizeof name);
@@ -510,9 +736,15 @@ static sh_obj *read_tail(ctask *t, int64_t n) {
   FILE *f = fopen(t->log, "r");
   if (!f) return sh_raise(sh_OSError, "cannot read %s: %s", t->log, strerror(errno));
   sh_buf all = {0};
-  char chunk[8192];
-  size_t got;
-  while ((got = fread(chunk, 1, sizeof chunk, f)) > 0) sh_buf_put(&all, chunk, got);
+  if (t->label < 0) {
+    char chunk[8192];
+    size_t got;
+    while ((got = fread(chunk, 1, sizeof chunk, f)) > 0) sh_buf_put(&all, chunk, got);
+  } else {   /* a shared log: t's lines, without their label */
+    char line[8192], *mine;
+    while (fgets(line, sizeof line, f))
+      if ((mine = line_of(t, line))) sh_buf_puts(&all, mine);
+  }
   fclose(f);
   size_t end = all.len, start = end;
   if (end && all.data[end - 1] == '\n') start--;
@@ -716,6 +948,396 @@ static sh_obj *op_attach(const char *arg, bool print) {
   return rows;
 }
 
+/* ---- Slurm and ssh -------------------------------------------------------------------- */
+
+/* name on PATH? (the path in buf) */
+static bool on_path(const char *name, char *buf, size_t n) {
+  const char *path = getenv("PATH");
+  if (!path) return false;
+  for (const char *p = path;;) {
+    size_t l = strcspn(p, ":");
+    snprintf(buf, n, "%.*s/%s", (int)l, l ? p : ".", name);
+    if (!access(buf, X_OK)) return true;
+    if (!p[l]) return false;
+    p += l + 1;
+  }
+}
+
+/* Run argv to its end (bounded; Ctrl-C stops waiting), stdout and stderr into out.
+ * Returns its exit status, or -1 with err (could not run, or timed out: then killed). */
+static int run_capture(char *const *argv, double timeout_s, sh_buf *out, char *err, size_t errn) {
+  int p[2];
+  if (pipe2(p, O_CLOEXEC)) { snprintf(err, errn, "pipe: %s", strerror(errno)); return -1; }
+  fflush(stdout);
+  fflush(stderr);
+  pid_t pid = fork();
+  if (pid == 0) {
+    setpgid(0, 0);
+    int nul = open("/dev/null", O_RDONLY);
+    if (nul >= 0) dup2(nul, 0);
+    dup2(p[1], 1);
+    dup2(p[1], 2);
+    close_range(3, ~0U, 0);
+    sigset_t none;
+    sigemptyset(&none);
+    sigprocmask(SIG_SETMASK, &none, NULL);
+    execvp(argv[0], argv);
+    dprintf(2, "cannot run %s: %s\n", argv[0], strerror(errno));
+    _exit(127);
+  }
+  close(p[1]);
+  if (pid < 0) { close(p[0]); snprintf(err, errn, "fork: %s", strerror(errno)); return -1; }
+  fcntl(p[0], F_SETFL, O_NONBLOCK);
+  double end = now_s() + timeout_s;
+  bool open_ = true;
+  int rc = -1, ws;
+  for (;;) {
+    char buf[4096];
+    ssize_t got;
+    while (open_ && (got = read(p[0], buf, sizeof buf)) != 0) {
+      if (got < 0) break;
+      sh_buf_put(out, buf, (size_t)got);
+    }
+    if (open_ && got == 0) open_ = false;
+    pid_t r = waitpid(pid, &ws, WNOHANG);
+    if (r == pid && !open_) { rc = WIFEXITED(ws) ? WEXITSTATUS(ws) : 128 + WTERMSIG(ws); break; }
+    if (r == pid) open_ = false, rc = WIFEXITED(ws) ? WEXITSTATUS(ws) : 128 + WTERMSIG(ws);
+    if (rc >= 0 && !open_) break;
+    if (now_s() > end || sh_interrupted) {
+      kill(pid, SIGTERM);
+      nap_ms(200);
+      kill(pid, SIGKILL);
+      waitpid(pid, &ws, 0);
+      snprintf(err, errn, "%s %s after %.0f s", argv[0], sh_interrupted ? "interrupted" : "gave no answer", timeout_s);
+      rc = -2;
+      break;
+    }
+    nap_ms(10);
+  }
+  close(p[0]);
+  sh_buf_putc(out, 0);
+  out->len--;
+  return rc == -2 ? -1 : rc;
+}
+
+static void last_line_of(const char *text, char *buf, size_t n) {
+  buf[0] = 0;
+  const char *end = text + strlen(text);
+  while (end > text && (end[-1] == '\n' || end[-1] == '\r')) end--;
+  const char *start = end;
+  while (start > text && start[-1] != '\n') start--;
+  snprintf(buf, n, "%.*s", (int)(end - start), start);
+}
+
+static double env_seconds(const char *name, double dflt) {
+  const char *e = getenv(name);
+  double v = e ? atof(e) : 0;
+  return v > 0 ? v : dflt;
+}
+
+/* scancel the allocation (bounded); says so when verbose. */
+static void release_slurm_as(bool verbose) {
+  if (!slurm_job[0]) return;
+  char *argv[] = {"scancel", slurm_job, NULL}, err[512];
+  sh_buf out = {0};
+  int rc = run_capture(argv, env_seconds("TFSH_SLURM_TIMEOUT", 60), &out, err, sizeof err);
+  if (verbose) {
+    if (rc == 0) printf("slurm job %s released (scancel)\n", slurm_job);
+    else printf("slurm job %s: scancel failed (%s): cancel it yourself\n", slurm_job, rc < 0 ? err : out.data);
+  }
+  sh_buf_free(&out);
+  slurm_job[0] = 0;
+}
+
+static void release_slurm(void) { release_slurm_as(false); }
+
+/* Slurm: salloc --no-shell for the allocation, one srun for every task (tfsh server --slurm,
+ * which derives the cluster as SlurmClusterResolver does), output in one log labelled by
+ * rank; the cluster the tasks derived is read back from that log. */
+static int up_slurm(const rt_job_counts *counts, const up_opts *o, double timeout_s) {
+  char path[4096], err[2048];
+  static const char *const need[] = {"salloc", "srun", "scancel"};
+  for (int i = 0; i < 3; i++)
+    if (!on_path(need[i], path, sizeof path)) {
+      sh_raise(sh_RuntimeError, "%%cluster up --slurm runs Slurm's salloc, srun and scancel, and %s is not on PATH "
+               "(run it on a Slurm login node, or inside an allocation use srun tfsh server --slurm)", need[i]);
+      return -1;
+    }
+  int n = rt_job_counts_total(counts);
+  char ntasks_arg[32], part[200], tim[100];
+  snprintf(ntasks_arg, sizeof ntasks_arg, "--ntasks=%d", n);
+  snprintf(part, sizeof part, "--partition=%s", o->partition);
+  snprintf(tim, sizeof tim, "--time=%s", o->time);
+  char *sargv[8] = {"salloc", "--no-shell", "--job-name=tfsh", ntasks_arg};
+  int k = 4;
+  if (o->partition[0]) sargv[k++] = part;
+  if (o->time[0]) sargv[k++] = tim;
+  sargv[k] = NULL;
+  printf("asking Slurm for %d task%s (salloc %s%s%s%s%s)...\n", n, n == 1 ? "" : "s", ntasks_arg,
+         o->partition[0] ? " " : "", o->partition[0] ? part : "", o->time[0] ? " " : "", o->time[0] ? tim : "");
+  fflush(stdout);
+  sh_buf out = {0};
+  int rc = run_capture(sargv, env_seconds("TFSH_SLURM_TIMEOUT", 300), &out, err, sizeof err);
+  const char *at = out.data ? strstr(out.data, "job allocation ") : NULL;
+  slurm_job[0] = 0;
+  if (at) snprintf(slurm_job, sizeof slurm_job, "%ld", strtol(at + 15, NULL, 10));
+  if (rc != 0 || !slurm_job[0]) {
+    char last[1024];
+    last_line_of(out.data ? out.data : "", last, sizeof last);
+    sh_buf_free(&out);
+    release_slurm();
+    sh_raise(sh_RuntimeError, "cluster up --slurm: salloc %s: %s", rc < 0 ? "failed" : "gave no allocation",
+             rc < 0 ? err : last[0] ? last : "(no output)");
+    return -1;
+  }
+  sh_buf_free(&out);
+  long id = atol(slurm_job);
+  int base = o->port_base ? o->port_base : 20000 + (int)(id % 4000) * 10;   /* two jobs on a node differ */
+  char exe[4096];
+  ssize_t el = readlink("/proc/self/exe", exe, sizeof exe - 1);
+  exe[el > 0 ? el : 0] = 0;
+  char jobid[64], nt[32], pb[32];
+  snprintf(jobid, sizeof jobid, "--jobid=%s", slurm_job);
+  snprintf(nt, sizeof nt, "--ntasks=%d", n);
+  snprintf(pb, sizeof pb, "%d", base);
+  char *argv[16 + RT_MAX_JOBS], words[RT_MAX_JOBS][80];
+  k = 0;
+  argv[k++] = "srun";
+  argv[k++] = jobid;
+  argv[k++] = nt;
+  argv[k++] = "--label";
+  argv[k++] = "--kill-on-bad-exit=1";
+  argv[k++] = exe;
+  argv[k++] = "server";
+  argv[k++] = "--slurm";
+  for (int j = 0; j < counts->n; j++) {
+    snprintf(words[j], sizeof words[j], "%s=%d", counts->jobs[j].name, counts->jobs[j].count);
+    argv[k++] = words[j];
+  }
+  argv[k++] = "--port-base";
+  argv[k++] = pb;
+  if (o->insecure) argv[k++] = "--insecure";
+  argv[k] = NULL;
+  memset(&launcher, 0, sizeof launcher);
+  launcher.label = -1;
+  launcher.in_fd = -1;
+  snprintf(launcher.job, sizeof launcher.job, "srun");
+  snprintf(launcher.log, sizeof launcher.log, "%s/slurm-%s.log", logdir, slurm_job);
+  if (spawn_argv(&launcher, "srun", argv, true, false, err, sizeof err)) {
+    release_slurm();
+    sh_raise(sh_RuntimeError, "cluster up --slurm: %s", err);
+    return -1;
+  }
+  /* the cluster, as the tasks derived it: "...; cluster ps/0=node01:20000 worker/0=..." */
+  rt_cluster *c = NULL;
+  double end = now_s() + timeout_s;
+  while (!c) {
+    FILE *f = fopen(launcher.log, "r");
+    char line[8192];
+    while (f && !c && fgets(line, sizeof line, f)) {
+      char *cl = strstr(line, "; cluster ");
+      if (!cl) continue;
+      c = rt_cluster_new();
+      for (char *save = NULL, *w = strtok_r(cl + 10, " \n", &save); w; w = strtok_r(NULL, " \n", &save)) {
+        char *slash = strchr(w, '/'), *eq = strchr(w, '=');
+        if (!slash || !eq || eq < slash) continue;
+        *slash = *eq = 0;
+        rt_cluster_add(c, w, atoi(slash + 1), eq + 1);
+      }
+    }
+    if (f) fclose(f);
+    if (c) break;
+    poll_task(&launcher);
+    if (launcher.state != T_RUNNING || now_s() > end || sh_interrupted) {
+      char last[1024], st[64];
+      log_last_line(&launcher, 0, last, sizeof last);
+      snprintf(err, sizeof err, "srun %s%s%s (log: %s)",
+               launcher.state != T_RUNNING ? state_str(&launcher, st, sizeof st)
+               : sh_interrupted ? "interrupted" : "started no task in time",
+               last[0] ? ": " : "", last, launcher.log);
+      stop_task(&launcher, SIGTERM, 2000);
+      release_slurm();
+      sh_raise(sh_RuntimeError, "cluster up --slurm: %s", err);
+      return -1;
+    }
+    nap_ms(20);
+  }
+  tasks_from(c);
+  rt_cluster_free(c);
+  launch_mode = L_SLURM;
+  /* ranks fill the jobs in name order (tasks_from sorted them so) */
+  int *want = xcalloc((size_t)ntasks, sizeof *want);
+  off_t *from = xcalloc((size_t)ntasks, sizeof *from);
+  for (int i = 0; i < ntasks; i++) {
+    ctask *t = &tasks[i];
+    t->label = i;
+    t->shared = true;
+    t->pid = launcher.pid;
+    t->state = T_RUNNING;
+    t->started = launcher.started;
+    snprintf(t->log, sizeof t->log, "%s", launcher.log);
+    snprintf(t->node, sizeof t->node, "%.*s", (int)strcspn(t->addr, ":"), t->addr);
+    want[i] = i;
+  }
+  rc = wait_up(want, from, ntasks, timeout_s, err, sizeof err);
+  free(want);
+  free(from);
+  if (rc) {
+    stop_all(2000);
+    release_slurm();
+    sh_raise(sh_RuntimeError, "cluster up --slurm: %s", err);
+    return -1;
+  }
+  char how[64];
+  snprintf(how, sizeof how, " in slurm job %s", slurm_job);
+  print_up(how);
+  print_spec_line();
+  fflush(stdout);
+  return 0;
+}
+
+static bool shell_safe(const char *s) {
+  for (; *s; s++)
+    if (!isalnum((unsigned char)*s) && !strchr("._-:/@+,", *s)) return false;
+  return true;
+}
+
+/* ssh: one `ssh HOST tfsh server ...` per task, round-robin over the hosts, ports from
+ * --port-base (2222) on; its stdin stays open, and the task ends when it closes (%down, the
+ * shell's exit or death). A cluster key travels on that stdin, never a command line. */
+static int up_ssh(const rt_job_counts *counts, const up_opts *o, double timeout_s) {
+  char path[4096], err[2048];
+  if (!on_path("ssh", path, sizeof path)) {
+    sh_raise(sh_RuntimeError, "%%cluster up --hosts runs ssh, and ssh is not on PATH");
+    return -1;
+  }
+  char hosts[RT_MAX_JOBS * 8][256];
+  int nh = 0;
+  for (const char *p = o->hosts; *p && nh < (int)(sizeof hosts / sizeof *hosts);) {
+    size_t l = strcspn(p, ",");
+    if (l) snprintf(hosts[nh++], sizeof hosts[0], "%.*s", (int)l, p);
+    p += l + (p[l] == ',');
+  }
+  for (int h = 0; h < nh; h++)
+    if (!shell_safe(hosts[h]) || hosts[h][0] == '-') {
+      sh_raise(sh_ValueError, "%%cluster up --hosts: '%s' is not a host name", hosts[h]);
+      return -1;
+    }
+  if (!nh || (o->tfsh[0] && !shell_safe(o->tfsh)) || (o->ssh_user[0] && !shell_safe(o->ssh_user))) {
+    sh_raise(sh_ValueError, "%%cluster up --hosts: give host names (h1,h2), and a plain --tfsh path and --user");
+    return -1;
+  }
+  int base = o->port_base ? o->port_base : 2222, k = 0;
+  rt_cluster *c = rt_cluster_new();
+  for (int j = 0; j < counts->n; j++)
+    for (int i = 0; i < counts->jobs[j].count; i++, k++) {
+      char addr[300];
+      snprintf(addr, sizeof addr, "%s:%d", hosts[k % nh], base + k);
+      rt_cluster_add(c, counts->jobs[j].name, i, addr);
+    }
+  rt_status st = {0};
+  if (base + k > 65535 || rt_cluster_check(c, &st)) {
+    rt_cluster_free(c);
+    sh_raise(sh_ValueError, "%%cluster up --hosts: %s", base + k > 65535 ? "ports past 65535: lower --port-base" : st.msg);
+    return -1;
+  }
+  tasks_from(c);
+  rt_cluster_free(c);
+  launch_mode = L_SSH;
+  /* the key, sent on each task's stdin */
+  sh_buf key = {0};
+  const char *kf = getenv("TFSH_CLUSTER_KEY");
+  if (kf && *kf) {
+    FILE *f = fopen(kf, "r");
+    if (!f) {
+      sh_raise(sh_OSError, "cannot read the cluster key %s: %s", kf, strerror(errno));
+      return -1;
+    }
+    char buf[4096];
+    size_t got;
+    while ((got = fread(buf, 1, sizeof buf, f)) > 0) sh_buf_put(&key, buf, got);
+    fclose(f);
+    while (key.len && key.data[key.len - 1] == '\n') key.len--;
+    sh_buf_puts(&key, "\n\n");
+  }
+  int ct = (int)env_seconds("TFSH_SSH_CONNECT_TIMEOUT", 10);
+  char cto[64];
+  snprintf(cto, sizeof cto, "ConnectTimeout=%d", ct);
+  const char *tfsh = o->tfsh[0] ? o->tfsh : "tfsh";
+  int rc = 0;
+  for (int i = 0; i < ntasks && !rc; i++) {
+    ctask *t = &tasks[i];
+    snprintf(t->node, sizeof t->node, "%.*s", (int)strcspn(t->addr, ":"), t->addr);
+    snprintf(t->log, sizeof t->log, "%s/%s-%d.log", logdir, t->job, t->index);
+    char *cmd = xasprintf(
+      "echo \"tfsh-ssh: connected to $(hostname)\"; T=$(command -v %s) || { echo \"tfsh: %s is not found on "
+      "$(hostname) (PATH=$PATH): install tfsh there, or give %%cluster up --tfsh PATH\" >&2; exit 127; }; "
+      "exec \"$T\" server --cluster '%s' --job %s --task %d --watch-stdin%s%s",
+      tfsh, tfsh, spec_json, t->job, t->index, key.len ? " --cluster-key -" : "", o->insecure ? " --insecure" : "");
+    char *argv[12];
+    int a = 0;
+    argv[a++] = "ssh";
+    argv[a++] = "-T";
+    argv[a++] = "-o";
+    argv[a++] = "BatchMode=yes";
+    argv[a++] = "-o";
+    argv[a++] = cto;
+    if (o->ssh_user[0]) argv[a++] = "-l", argv[a++] = (char *)o->ssh_user;
+    argv[a++] = t->node;
+    argv[a++] = cmd;
+    argv[a] = NULL;
+    rc = spawn_argv(t, "ssh", argv, true, true, err, sizeof err);
+    free(cmd);
+    if (!rc && key.len) {
+      void (*old)(int) = signal(SIGPIPE, SIG_IGN);
+      if (write(t->in_fd, key.data, key.len) != (ssize_t)key.len) { /* it died: wait_up says why */ }
+      signal(SIGPIPE, old);
+    }
+  }
+  sh_buf_free(&key);
+  /* first every host answers (within ssh's ConnectTimeout), then every task serves */
+  double end = now_s() + ct + 2;
+  for (int i = 0; i < ntasks && !rc; i++) {
+    ctask *t = &tasks[i];
+    while (!log_has(t, 0, "tfsh-ssh: connected")) {
+      poll_task(t);
+      char name[128], last[1024], stx[64];
+      task_name(t, name, sizeof name);
+      if (t->state != T_RUNNING) {
+        log_last_line(t, 0, last, sizeof last);
+        snprintf(err, sizeof err, "host %s: ssh %s%s%s, so %s did not start (log: %s)", t->node,
+                 state_str(t, stx, sizeof stx), last[0] ? ": " : "", last, name, t->log);
+        rc = -1;
+        break;
+      }
+      if (now_s() > end || sh_interrupted) {
+        snprintf(err, sizeof err, "host %s did not answer within %d s (ssh -o ConnectTimeout=%d), so %s did not start "
+                 "(log: %s)", t->node, ct, ct, name, t->log);
+        rc = -1;
+        break;
+      }
+      nap_ms(10);
+    }
+  }
+  if (!rc) {
+    int *want = xcalloc((size_t)ntasks, sizeof *want);
+    off_t *from = xcalloc((size_t)ntasks, sizeof *from);
+    for (int i = 0; i < ntasks; i++) want[i] = i;
+    rc = wait_up(want, from, ntasks, timeout_s, err, sizeof err);
+    free(want);
+    free(from);
+  }
+  if (rc) {
+    stop_all(1000);
+    sh_raise(sh_RuntimeError, "cluster up --hosts: %s", err);
+    return -1;
+  }
+  print_up(" over ssh");
+  print_spec_line();
+  fflush(stdout);
+  return 0;
+}
+
 /* ---- magics ---------------------------------------------------------------------------- */
 
 static double up_timeout(void) {
@@ -787,7 +1409,17 @@ static sh_obj *f_cluster_up(sh_obj *self, int argc, sh_obj **argv, sh_obj *kw) {
   if (!text) return NULL;
   int rc = op_up(text, t);
   free(text);
-  return rc ? NULL : sh_none();
+  if (rc) return NULL;
+  sh_obj *d = sh_dict_new();   /* {job: [addresses]}: what tf.train.ClusterSpec takes */
+  for (int i = 0; i < ntasks; i++) {
+    sh_obj *l = sh_dict_get_str(d, tasks[i].job);
+    if (!l) {
+      sh_dict_set_str(d, tasks[i].job, l = sh_list_new(0));
+      sh_decref(l);
+    }
+    sh_list_append_steal(l, sh_str(tasks[i].addr));
+  }
+  return d;
 }
 
 static sh_obj *task_dict(ctask *t) {
@@ -873,7 +1505,9 @@ static sh_obj *f_target(sh_obj *self, int argc, sh_obj **argv, sh_obj *kw) {
 
 static const sh_method tfsh_funcs[] = {
   {"cluster_up", f_cluster_up, "cluster_up(spec, timeout=15)",
-   "Start one `tfsh server` child per task of spec (str, dict or ClusterSpec); waits until each serves."},
+   "Start one `tfsh server` per task of spec (str, dict or ClusterSpec; 'ps=1 worker=2' or {'ps': 1, "
+   "'worker': 2} picks free ports; '--slurm ps=1 worker=2', '--hosts h1,h2 ps=1 worker=2'); waits until each "
+   "serves; returns the spec, {job: [addresses]}."},
   {"cluster", f_cluster, "cluster()", "Print the tasks started by this shell: address, pid, state, uptime."},
   {"tasks", f_tasks, "tasks()", "The tasks started by this shell, as a list of dicts."},
   {"down", f_down, "down(task='all')", "Stop a task (SIGTERM, then SIGKILL after 3 s), or all of them."},
@@ -895,7 +1529,14 @@ static sh_obj *tfsh_module_init(void) {
 void sh_cluster_init(void) {
   sh_register_module("tfsh", tfsh_module_init);
   sh_magic_register("cluster", magic_cluster,
-                    "%cluster [up SPEC | attach SPEC|host:port]: list, start or attach to a cluster");
+                    "%cluster [up SPEC | attach SPEC|host:port]: list, start or attach to a cluster;\n"
+                    "                SPEC is one of (%cluster up prints the ClusterSpec it chose):\n"
+                    "                  ps=1 worker=2                     task counts: free ports here\n"
+                    "                  {\"ps\": 1, \"worker\": 2}            the same as JSON\n"
+                    "                  {\"ps\": [\"localhost:2222\"], \"worker\": [\"localhost:2223\"]}\n"
+                    "                  ps|localhost:2222,worker|localhost:2223;localhost:2224\n"
+                    "                  --slurm ps=1 worker=2 [--partition P] [--time T]   (salloc + srun)\n"
+                    "                  --hosts h1,h2 ps=1 worker=2 [--user U]   (ssh; tfsh on each host)");
   sh_magic_register("down", magic_down, "%down [TASK|all]: stop tasks (SIGTERM, SIGKILL after 3 s)");
   sh_magic_register("kill", magic_kill, "%kill TASK: SIGKILL a task (TASK: ps/0, worker:1, /job:ps/task:0)");
   sh_magic_register("restart", magic_restart, "%restart TASK: stop and start a task again");

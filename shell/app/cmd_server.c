@@ -1,14 +1,17 @@
 /* `tfsh server`: run one task of a cluster in the foreground until SIGTERM or SIGINT. */
 #include <errno.h>
+#include <pthread.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "base/alloc.h"
 #include "ops/ops.h"
 #include "runtime/cluster.h"
 #include "runtime/files.h"
+#include "runtime/launch.h"
 #include "runtime/op.h"
 #include "runtime/server.h"
 #include "shell/app/cmd.h"
@@ -19,7 +22,16 @@ static const char server_usage[] =
   "                   [--intra-op-threads N] [--inter-op-threads N]   (ConfigProto's)\n"
   "                   [--cluster-key FILE] [--insecure] [--max-message-bytes N]\n"
   "                   [--allow-write DIR:DIR...]   (where Save may write; default . and $TMPDIR)\n"
-  "  SPEC: JSON {\"ps\": [\"host:port\"], \"worker\": [...]} or legacy ps|h:p;h:p,worker|h:p\n";
+  "                   [--watch-stdin]   (stop when standard input closes: how %cluster up --hosts\n"
+  "                   stops tasks it started over ssh; --cluster-key - reads the key from there first)\n"
+  "       tfsh server --slurm [JOB=N ...] [--port-base P] [--gpus-per-node N] [--gpus-per-task N]\n"
+  "                   [--tasks-per-node N] [options above]\n"
+  "  SPEC: JSON {\"ps\": [\"host:port\"], \"worker\": [...]} or legacy ps|h:p;h:p,worker|h:p\n"
+  "  --slurm: inside a Slurm allocation (srun -n 3 tfsh server --slurm ps=1 worker=2), the cluster,\n"
+  "    this task's job and index, and its GPUs (CUDA_VISIBLE_DEVICES) come from Slurm's environment\n"
+  "    as TF's SlurmClusterResolver derives them: nodes in name order, each with its tasks on\n"
+  "    --port-base (8888), +1, ...; ranks (SLURM_PROCID) fill the jobs in name order. With no\n"
+  "    JOB=N every task is a worker. Needs srun's default block distribution.\n";
 
 static int fail(const char *fmt, const char *a, const char *b) {
   fputs("tfsh server: ", stderr);
@@ -28,11 +40,89 @@ static int fail(const char *fmt, const char *a, const char *b) {
   return 1;
 }
 
+/* --cluster-key -: the key's lines from stdin up to an empty line, into a private file. */
+static int stdin_key(char *path, size_t n) {
+  const char *tmp = getenv("TMPDIR");
+  snprintf(path, n, "%s/tfsh-key-XXXXXX", tmp && *tmp ? tmp : "/tmp");
+  int fd = mkstemp(path);   /* mode 0600 */
+  if (fd < 0) {
+    fprintf(stderr, "tfsh server: cannot write the cluster key to %s: %s\n", path, strerror(errno));
+    path[0] = 0;
+    return -1;
+  }
+  char line[4096];
+  size_t total = 0;
+  /* read byte by byte: what follows the key on stdin is --watch-stdin's */
+  for (;;) {
+    size_t len = 0;
+    char ch;
+    ssize_t got;
+    while (len + 1 < sizeof line && (got = read(0, &ch, 1)) == 1 && ch != '\n') line[len++] = ch;
+    if (!len) break;
+    line[len++] = '\n';
+    total += len;
+    if (write(fd, line, len) != (ssize_t)len || total > 65536) break;
+  }
+  close(fd);
+  if (!total) {
+    fprintf(stderr, "tfsh server: --cluster-key -: no key on standard input\n");
+    unlink(path);
+    path[0] = 0;
+    return -1;
+  }
+  return 0;
+}
+
+/* --watch-stdin: standard input closed (the ssh that started the task is gone): stop. */
+static void *watch_stdin_main(void *arg) {
+  char buf[256];
+  while (read(0, buf, sizeof buf) > 0) {
+  }
+  kill(getpid(), SIGTERM);
+  return NULL;
+}
+
+/* --slurm: the cluster and this task from Slurm's environment; GPUs narrowed to the task's.
+ * A rank Slurm put elsewhere than the resolver's layout says (a cyclic distribution) is
+ * refused with the fix, rather than binding the wrong host or port. */
+static int slurm_resolve(const rt_slurm_opts *so, rt_cluster **c, char *job, size_t jn, int *task) {
+  rt_slurm s;
+  rt_status st = {0};
+  if (rt_slurm_resolve(so, &s, &st)) {
+    fprintf(stderr, "tfsh server --slurm: %s\n", st.msg);
+    return -1;
+  }
+  const char *node = getenv("SLURMD_NODENAME"), *local = getenv("SLURM_LOCALID");
+  if ((node && *node && strcmp(node, s.host)) || (local && *local && atoi(local) != s.port_offset)) {
+    fprintf(stderr, "tfsh server --slurm: Slurm runs rank %d on %s as its local task %s, but the cluster spec "
+            "(TF's SlurmClusterResolver layout) puts rank %d at %s:%d, local task %d: run srun with "
+            "--distribution=block (its default)\n", s.rank, node && *node ? node : "?", local && *local ? local : "?",
+            s.rank, s.host, s.port, s.port_offset);
+    rt_slurm_clear(&s);
+    return -1;
+  }
+  if (s.gpus_per_task > 0) setenv("CUDA_VISIBLE_DEVICES", s.gpus, 1);
+  snprintf(job, jn, "%s", s.job);
+  *task = s.index;
+  const char *id = getenv("SLURM_JOB_ID");
+  printf("tfsh: slurm job %s rank %d of %d on %s: /job:%s/task:%d%s%s; cluster", id ? id : "?", s.rank, s.ntasks,
+         s.host, s.job, s.index, s.gpus[0] ? ", GPUs " : "", s.gpus);
+  for (int i = 0; i < s.cluster->n; i++)
+    printf(" %s/%d=%s", s.cluster->tasks[i].job, s.cluster->tasks[i].index, s.cluster->tasks[i].addr);
+  printf("\n");
+  fflush(stdout);
+  *c = s.cluster;
+  return 0;
+}
+
 int sh_server_main(int argc, char **argv) {
   const char *spec = NULL, *job = NULL, *task = NULL, *cpus = NULL, *bind = NULL, *ps = NULL,
              *workers = NULL, *max_bytes = NULL, *key = NULL, *allow = NULL, *v;
   const char *threads[2] = {NULL, NULL};   /* intra-op, inter-op */
-  bool insecure = false;
+  bool insecure = false, slurm = false, watch_stdin = false;
+  rt_job_counts slurm_jobs = {0};
+  rt_slurm_opts so = {.port_base = 8888, .gpus_per_node = -1, .gpus_per_task = -1, .tasks_per_node = -1};
+  const char *slurm_num[4] = {NULL};   /* port base, GPUs per node, GPUs per task, tasks per node */
   for (int i = 1; i < argc; i++) {
     if (!strcmp(argv[i], "-h") || !strcmp(argv[i], "--help")) {
       fputs(server_usage, stdout);
@@ -41,6 +131,23 @@ int sh_server_main(int argc, char **argv) {
     }
     if (!strcmp(argv[i], "--insecure")) {
       insecure = true;
+      continue;
+    }
+    if (!strcmp(argv[i], "--watch-stdin")) {
+      watch_stdin = true;
+      continue;
+    }
+    if (!strcmp(argv[i], "--slurm")) {   /* then JOB=N words */
+      slurm = true;
+      char words[4096] = "";
+      size_t off = 0;
+      while (i + 1 < argc && argv[i + 1][0] != '-' && strchr(argv[i + 1], '=') && off + strlen(argv[i + 1]) + 2 < sizeof words)
+        off += (size_t)snprintf(words + off, sizeof words - off, "%s%s", off ? " " : "", argv[++i]);
+      rt_status cst = {0};
+      if (words[0] && rt_job_counts_parse(words, &slurm_jobs, &cst) < 0) {
+        fprintf(stderr, "tfsh server --slurm: %s\n", cst.msg);
+        return 2;
+      }
       continue;
     }
     if ((v = sh_cmd_opt(argc, argv, &i, "--cluster")) || (v = sh_cmd_opt(argc, argv, &i, "--cluster_spec"))) spec = v;
@@ -55,6 +162,10 @@ int sh_server_main(int argc, char **argv) {
     else if ((v = sh_cmd_opt(argc, argv, &i, "--max-message-bytes"))) max_bytes = v;
     else if ((v = sh_cmd_opt(argc, argv, &i, "--cluster-key"))) key = v;
     else if ((v = sh_cmd_opt(argc, argv, &i, "--allow-write"))) allow = v;
+    else if ((v = sh_cmd_opt(argc, argv, &i, "--port-base"))) slurm_num[0] = v;
+    else if ((v = sh_cmd_opt(argc, argv, &i, "--gpus-per-node"))) slurm_num[1] = v;
+    else if ((v = sh_cmd_opt(argc, argv, &i, "--gpus-per-task"))) slurm_num[2] = v;
+    else if ((v = sh_cmd_opt(argc, argv, &i, "--tasks-per-node"))) slurm_num[3] = v;
     else {
       fprintf(stderr, "tfsh server: unknown argument '%s'\n%s", argv[i], server_usage);
       return 2;
@@ -72,14 +183,36 @@ int sh_server_main(int argc, char **argv) {
     nthreads[k] = (int)n;
   }
   rt_status st = {0};
-  if (rt_net_configure(max_bytes, key, insecure, &st)) {
+  char key_tmp[4200] = "";
+  if (key && !strcmp(key, "-")) {   /* the key from stdin (ssh), never on a command line */
+    if (stdin_key(key_tmp, sizeof key_tmp)) return 2;
+    key = key_tmp;
+  }
+  int crc = rt_net_configure(max_bytes, key, insecure, &st);
+  if (crc) {
+    if (key_tmp[0]) unlink(key_tmp);
     fprintf(stderr, "tfsh server: %s\n", st.msg);
     return 2;
   }
   rt_cluster *c = NULL;
   char cfg_job[64] = "";
   int cfg_task = -1;
-  if (spec) {
+  if (slurm) {
+    int *dst[4] = {&so.port_base, &so.gpus_per_node, &so.gpus_per_task, &so.tasks_per_node};
+    static const char *const names[4] = {"--port-base", "--gpus-per-node", "--gpus-per-task", "--tasks-per-node"};
+    for (int k = 0; k < 4; k++) {
+      char *e = NULL;
+      long n = slurm_num[k] ? strtol(slurm_num[k], &e, 10) : 0;
+      if (slurm_num[k] && (*e || e == slurm_num[k] || n < (k ? 0 : 1) || n > 65000)) {
+        fprintf(stderr, "tfsh server: %s must be a number, not '%s'\n", names[k], slurm_num[k]);
+        return 2;
+      }
+      if (slurm_num[k]) *dst[k] = (int)n;
+    }
+    if (spec || ps || workers) return fail("%s%s", "--slurm derives the cluster from Slurm: give no --cluster or --ps_hosts", "");
+    if (slurm_jobs.n) so.jobs = &slurm_jobs;
+    if (slurm_resolve(&so, &c, cfg_job, sizeof cfg_job, &cfg_task)) return 1;
+  } else if (spec) {
     c = rt_cluster_parse(spec, &st);
   } else if (ps || workers) {
     c = rt_cluster_new();
@@ -150,8 +283,11 @@ int sh_server_main(int argc, char **argv) {
          rt_intra_threads() == 1 ? "" : "s", cap);
   printf("tfsh: %s serving on %s\n", rt_server_task(s), rt_server_endpoint(s));
   fflush(stdout);
+  pthread_t watcher;
+  if (watch_stdin) pthread_create(&watcher, NULL, watch_stdin_main, NULL);
   int sig = 0;
   sigwait(&sigs, &sig);
   rt_server_free(s);
+  if (key_tmp[0]) unlink(key_tmp);
   return 0;
 }

@@ -315,6 +315,7 @@ static sh_obj *tf_init(void) {
   sh_module_add_sub(tf, "compat", compat);
   tf_data_add(tf);
   tf_events_add(tf);
+  tf_resolver_add(tf);
   sh_obj *dict = ((sh_module_obj *)tf)->dict;
   if (sh_exec_string(prelude_src, "<tensorflow>", dict) < 0 ||
       sh_exec_string(train_src, "<tensorflow.train>", dict) < 0 ||

@@ -146,6 +146,7 @@ void tf_core_add(sh_obj *tf);                  /* Graph, dtypes, ... (core.c) */
 void tf_session_add(sh_obj *tf);               /* Session, ConfigProto, ... (session.c) */
 void tf_ops_add(sh_obj *tf);                   /* op functions (ops.c) */
 void tf_cluster_add(sh_obj *train);            /* ClusterSpec, Server (cluster.c) */
+void tf_resolver_add(sh_obj *tf);              /* SlurmClusterResolver's engine (resolver.c) */
 void tf_data_add(sh_obj *tf);                  /* datasets and input_data (data.c) */
 void tf_events_add(sh_obj *tf);                /* summaries, event files (events.c) */
 int tf_files_add(sh_obj *tf);                  /* TF's files: checkpoints, GraphDefs (files.c) */
