@@ -567,7 +567,7 @@ static sh_obj *reduce(rt_tensor *t, int kind, sh_obj *axis_obj) {
 #define REDUCER(fn, KIND)                                                              \
   static sh_obj *fn(sh_obj *self, int argc, sh_obj **argv, sh_obj *kw) {               \
     sh_obj *axis = NULL;                                                                 \
-    if (sh_parse_args(#fn + 2, argc, argv, kw, "|axis **", &axis) < 0) return NULL;     \
+    if (sh_parse_args(&#fn[2], argc, argv, kw, "|axis **", &axis) < 0) return NULL;     \
     return reduce(((np_array *)self)->t, KIND, axis);                                    \
   }
 REDUCER(m_sum, R_SUM)
