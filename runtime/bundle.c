@@ -562,8 +562,8 @@ static int index_block_entry(reader *r, const char *k, size_t kn, const unsigned
   size_t off = 0;
   uint64_t bo, bs;
   if (!get_varint(v, vn, &off, &bo) || !get_varint(v, vn, &off, &bs)) return damaged(r, at, "a malformed block handle");
-  const unsigned char *b;
-  size_t len;
+  const unsigned char *b = NULL;   /* set by block_at when it succeeds (gcc -O3 cannot tell) */
+  size_t len = 0;
   int rc = block_at(r, bo, bs, &b, &len);
   if (rc) return rc;
   return block_walk(r, b, len, add_entry, arg);
@@ -581,8 +581,8 @@ static int parse_table(reader *r, rt_bundle_index *ix) {
   if (!get_varint(f, 40, &off, &mo) || !get_varint(f, 40, &off, &ms) || !get_varint(f, 40, &off, &io) ||
       !get_varint(f, 40, &off, &is))
     return damaged(r, r->n - FOOTER_LEN, "a malformed footer");
-  const unsigned char *b;
-  size_t len;
+  const unsigned char *b = NULL;
+  size_t len = 0;
   int rc = block_at(r, io, is, &b, &len);
   if (rc) return rc;
   ix->num_shards = 0;

@@ -227,7 +227,7 @@ int rt_slurm_resolve(const rt_slurm_opts *o, rt_slurm *out, rt_status *st) {
     jobs = *o->jobs;
   } else {
     if (!(v = slurm_var(o, NTASKS, st))) return st->code;
-    int nt;
+    int nt = 0;
     if (parse_int_var(NTASKS[0], v, &nt, st)) return st->code;
     jobs.n = 1;
     snprintf(jobs.jobs[0].name, sizeof jobs.jobs[0].name, "worker");
