@@ -37,7 +37,7 @@ char *xstrdup(const char *s) {
 }
 
 char *xstrndup(const char *s, size_t n) {
-  char *p = strndup(s, n);
+  char *p = strndup(s ? s : "", s ? n : 0);   /* (NULL, 0): an empty bytes field */
   if (!p) x_oom(n + 1);
   return p;
 }

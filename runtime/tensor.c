@@ -189,7 +189,7 @@ int rt_tensor_set_str(rt_tensor *t, int64_t i, const char *s, size_t len) {
   rt_str *e = (rt_str *)rt_tensor_data(t) + i;
   char *p = malloc(len + 1);
   if (!p) return RT_RESOURCE_EXHAUSTED;
-  memcpy(p, s, len);
+  if (len) memcpy(p, s, len);   /* s may be NULL for an empty string (an empty protobuf bytes field) */
   p[len] = '\0';
   free(e->ptr);
   e->ptr = p;
