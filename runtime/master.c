@@ -418,6 +418,14 @@ static int prepare(rt_master *m, msess *s, int nf, char **feeds, int nx, char **
   r->parts = xcalloc((size_t)np + 1, sizeof *r->parts);
   r->feed_part = xcalloc((size_t)nf + 1, sizeof *r->feed_part);
   r->fetch_part = xcalloc((size_t)nx + 1, sizeof *r->fetch_part);
+  /* Every fragment is registered at once: the other tasks' first, then this task's own on
+   * this thread while they decode theirs (a big graph's registration is most of its first
+   * step). */
+  net_wait rw = {.timeout_ms = s->timeout_ms > 0 ? (int)s->timeout_ms : -1};
+  net_cq *q = net_cq_new();
+  int owed = 0, here = -1;
+  net_peer *here_peer = NULL;
+  net_msg *here_req = NULL;
   for (int i = 0; i < np && !rc; i++) {
     mpart *p = &r->parts[i];
     snprintf(p->task, sizeof p->task, "%s", parts[i].name);
@@ -434,12 +442,41 @@ static int prepare(rt_master *m, msess *s, int nf, char **feeds, int nx, char **
     net_msg *req = net_msg_new("RegisterGraph");
     net_msg_uint(req, "session", s->handle);
     rt_pack_nodes(req, net_msg_field(req, "graph"), parts[i].g, 0);
-    net_in *rep = NULL;
-    rc = net_peer_call(c, req, &rep, &(net_wait){.timeout_ms = s->timeout_ms > 0 ? (int)s->timeout_ms : -1}, st);
-    if (!rc) rc = net_get_uint(rep, "handle", &p->handle, st);
-    net_in_free(rep);
-    if (rc && s->n_tasks > 1) rt_status_prefix(st, "%s: ", p->task);
+    if (here < 0 && net_peer_local(c)) {
+      here = i, here_peer = c, here_req = req;
+    } else if (!(rc = net_peer_send(c, req, q, (uint64_t)i, NULL, st))) {
+      owed++;
+    } else if (s->n_tasks > 1) {
+      rt_status_prefix(st, "%s: ", p->task);
+    }
   }
+  if (here_req && !rc) {
+    net_in *rep = NULL;
+    rc = net_peer_call(here_peer, here_req, &rep, &rw, st);
+    if (!rc) rc = net_get_uint(rep, "handle", &r->parts[here].handle, st);
+    net_in_free(rep);
+    if (rc && s->n_tasks > 1) rt_status_prefix(st, "%s: ", r->parts[here].task);
+  } else {
+    net_msg_free(here_req);
+  }
+  while (owed > 0) {
+    uint64_t tag;
+    net_in *rep = NULL;
+    rt_status rs = {0};
+    int rrc = net_cq_wait(q, &rw, NULL, &tag, &rep, &rs);
+    if (tag == NET_CQ_NONE) {   /* timed out */
+      if (!rc) rc = rrc, *st = rs;
+      break;
+    }
+    owed--;
+    if (!rrc) rrc = net_get_uint(rep, "handle", &r->parts[tag].handle, &rs);
+    net_in_free(rep);
+    if (rrc && !rc) {
+      rc = rrc, *st = rs;
+      if (s->n_tasks > 1) rt_status_prefix(st, "%s: ", r->parts[tag].task);
+    }
+  }
+  net_cq_free(q);   /* a registration still owed after a failure is discarded */
   char node[256];
   int idx;
   for (int i = 0; i < nf && !rc; i++) {
