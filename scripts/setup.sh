@@ -16,6 +16,8 @@ pkgs=(
   tmux               # pseudo-terminal tests of the shell
   python3            # generates and checks expected outputs in the tests
   iproute2           # network namespaces for multi-host tests
+  openssh-server openssh-client   # a real sshd in a namespace for %cluster up --hosts (test_ssh_real)
+  slurmctld slurmd slurm-client munge   # a real one-node Slurm for --slurm (test_slurm_real)
   clang libclang-rt-14-dev libomp-dev   # libFuzzer: the short fuzz run of the test suite
   dataset-fashion-mnist
 )
