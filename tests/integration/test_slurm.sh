@@ -90,6 +90,6 @@ check "a refused allocation" \
   "$(FAKE_SLURM_DENY=1 timeout 30 "$TFSH" -c "import tfsh; tfsh.cluster_up('--slurm ps=1')" 2>&1 | tail -1)"
 check "no Slurm here" \
   "RuntimeError: %cluster up --slurm runs Slurm's salloc, srun and scancel, and salloc is not on PATH (run it on a Slurm login node, or inside an allocation use srun tfsh server --slurm)" \
-  "$(PATH=/usr/bin:/bin timeout 30 "$TFSH" -c "import tfsh; tfsh.cluster_up('--slurm ps=1')" 2>&1 | tail -1)"
+  "$(mkdir -p "$WORK/nopath" && PATH=$WORK/nopath "$(command -v timeout)" 30 "$TFSH" -c "import tfsh; tfsh.cluster_up('--slurm ps=1')" 2>&1 | tail -1)"
 [ $FAILS -gt 0 ] && { echo "--- what the shell wrote:"; echo "$out"; }
 finish
