@@ -973,6 +973,9 @@ static int run_capture(char *const *argv, double timeout_s, sh_buf *out, char *e
   pid_t pid = fork();
   if (pid == 0) {
     setpgid(0, 0);
+    /* A shell that dies while salloc still waits for its allocation takes salloc with it
+     * (a pending allocation left behind would be granted to nobody). */
+    prctl(PR_SET_PDEATHSIG, SIGTERM);
     int nul = open("/dev/null", O_RDONLY);
     if (nul >= 0) dup2(nul, 0);
     dup2(p[1], 1);
