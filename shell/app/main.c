@@ -12,7 +12,21 @@
 #include "shell/lang/lang.h"
 #include "shell/app/repl.h"
 
-static const char usage_line[] = "usage: tfsh [-h] [--version] [-c CODE | FILE | - | server ... | keygen FILE] [ARGS...]\n";
+static const char usage_line[] = "usage: tfsh [-h] [--version] [-c CODE | FILE | - | server ... | up SPEC | keygen FILE] [ARGS...]\n";
+
+/* tfsh up SPEC: a local cluster in the foreground, as %cluster up SPEC does in the shell;
+ * its tasks end with it (Ctrl-C, SIGTERM). */
+static const char up_code[] =
+    "import sys, time, tfsh\n"
+    "if len(sys.argv) < 2:\n"
+    "    raise SystemExit('usage: tfsh up SPEC   (e.g. tfsh up ps=1 worker=2)')\n"
+    "tfsh.cluster_up(' '.join(sys.argv[1:]))\n"
+    "print('tfsh up: the cluster runs until Ctrl-C', flush=True)\n"
+    "try:\n"
+    "    while True:\n"
+    "        time.sleep(3600)\n"
+    "except KeyboardInterrupt:\n"
+    "    print('tfsh up: stopping the cluster', flush=True)\n";
 
 static void print_help(void) {
   printf("%s\n"
@@ -25,6 +39,8 @@ static void print_help(void) {
          "  -c CODE [ARGS]  run CODE; sys.argv = ['-c', ARGS...]\n"
          "  server ...      run one task of a cluster (tfsh server --help); in a Slurm\n"
          "                  allocation: srun tfsh server --slurm ps=1 worker=2\n"
+         "  up SPEC         start a local cluster and keep it up until Ctrl-C, printing its\n"
+         "                  ClusterSpec: tfsh up ps=1 worker=2 (every SPEC form of %%cluster up)\n"
          "  keygen FILE     write a cluster key (CURVE); give it to every task and client\n"
          "                  with TFSH_CLUSTER_KEY=FILE or tfsh server --cluster-key FILE\n"
          "                  (TFSH_INSECURE=1: a script's tf.train.Server may listen on a\n"
@@ -78,6 +94,11 @@ int main(int argc, char **argv) {
     argv[2] = "-c";          /* sys.argv = ['-c', ARGS...] */
     sh_init(argc - 2, argv + 2);
     int rc = sh_exec_string(code, "<string>", NULL);
+    return finish(rc < 0 ? sh_report_error() : 0);
+  }
+  if (argc > 1 && !strcmp(argv[1], "up")) {   /* sys.argv = ['up', SPEC...] */
+    sh_init(argc - 1, argv + 1);
+    int rc = sh_exec_string(up_code, "<tfsh up>", NULL);
     return finish(rc < 0 ? sh_report_error() : 0);
   }
   if (argc > 1 && argv[1][0] == '-' && argv[1][1]) return usage_error("unknown option %s", argv[1]);
