@@ -33,74 +33,28 @@
 #include "base/alloc.h"
 #include "ops/ops_int.h"
 #include "runtime/bundle.h"
+#include "base/bytes.h"
 #include "runtime/files.h"
 #include "runtime/device.h"
 
-/* ---- growable byte buffer ------------------------------------------------------------ */
+/* ---- protobuf fields (a bytes_buf, base/bytes.h) ------------------------------------ */
 
-typedef struct bbuf {
-  unsigned char *p;
-  size_t n, cap;
-  bool oom;
-} bbuf;
-
-static void bb_put(bbuf *b, const void *d, size_t n) {
-  if (b->oom) return;
-  if (b->n + n > b->cap) {
-    size_t cap = b->cap ? b->cap : 256;
-    while (cap < b->n + n) cap *= 2;
-    unsigned char *np = realloc(b->p, cap);
-    if (!np) {
-      b->oom = true;
-      return;
-    }
-    b->p = np;
-    b->cap = cap;
-  }
-  memcpy(b->p + b->n, d, n);
-  b->n += n;
+static void pb_bytes(bytes_buf *b, int field, const void *d, size_t n) {
+  bytes_varint(b, (uint64_t)field << 3 | 2);
+  bytes_varint(b, n);
+  bytes_put(b, d, n);
 }
-static void bb_reserve(bbuf *b, size_t n) {
-  if (b->oom || b->n + n <= b->cap) return;
-  size_t cap = b->cap ? b->cap : 256;
-  while (cap < b->n + n) cap *= 2;
-  unsigned char *np = realloc(b->p, cap);
-  if (!np) b->oom = true;
-  else b->p = np, b->cap = cap;
-}
-static void bb_u8(bbuf *b, unsigned v) { unsigned char c = (unsigned char)v; bb_put(b, &c, 1); }
-static void bb_u32(bbuf *b, uint32_t v) {
-  unsigned char c[4] = {v & 0xff, (v >> 8) & 0xff, (v >> 16) & 0xff, v >> 24};
-  bb_put(b, c, 4);
-}
-static void bb_u64(bbuf *b, uint64_t v) {
-  bb_u32(b, (uint32_t)v);
-  bb_u32(b, (uint32_t)(v >> 32));
-}
-/* protobuf */
-static void pb_varint(bbuf *b, uint64_t v) {
-  while (v >= 0x80) {
-    bb_u8(b, (unsigned)(v & 0x7f) | 0x80);
-    v >>= 7;
-  }
-  bb_u8(b, (unsigned)v);
-}
-static void pb_bytes(bbuf *b, int field, const void *d, size_t n) {
-  pb_varint(b, (uint64_t)field << 3 | 2);
-  pb_varint(b, n);
-  bb_put(b, d, n);
-}
-static void pb_double(bbuf *b, int field, double v) {
+static void pb_double(bytes_buf *b, int field, double v) {
   uint64_t u;
   memcpy(&u, &v, 8);
-  pb_varint(b, (uint64_t)field << 3 | 1);
-  bb_u64(b, u);
+  bytes_varint(b, (uint64_t)field << 3 | 1);
+  bytes_u64(b, u);
 }
-static void pb_float(bbuf *b, int field, float v) {
+static void pb_float(bytes_buf *b, int field, float v) {
   uint32_t u;
   memcpy(&u, &v, 4);
-  pb_varint(b, (uint64_t)field << 3 | 5);
-  bb_u32(b, u);
+  bytes_varint(b, (uint64_t)field << 3 | 5);
+  bytes_u32(b, u);
 }
 
 /* ---- files --------------------------------------------------------------------------- */
@@ -207,7 +161,7 @@ static int write_checkpoint(rt_kernel_ctx *c, const char *prefix, int n, const c
   if (!parent_exists(prefix))
     return rt_kernel_error(c, RT_NOT_FOUND, "Parent directory of %s doesn't exist, can't save.", prefix);
   rt_bundle_index ix = {RT_BUNDLE_TF, 1, n, xcalloc(n ? (size_t)n : 1, sizeof(rt_bundle_entry))};
-  bbuf data = {0};
+  bytes_buf data = {0};
   int rc = RT_OK;
   for (int i = 0; i < n && !rc; i++) {
     rt_tensor *t = tensors[i];
@@ -232,7 +186,7 @@ static int write_checkpoint(rt_kernel_ctx *c, const char *prefix, int n, const c
     e->offset = data.n;
     if (t->ref) pthread_mutex_lock(&t->ref->mu);
     size_t sz = rt_bundle_tensor_size(t);
-    bb_reserve(&data, sz);
+    bytes_reserve(&data, sz);
     if (!data.oom) {
       rt_bundle_tensor_write(t, data.p + data.n, &e->crc);
       data.n += sz;
@@ -443,13 +397,13 @@ static int merge_kernel(rt_kernel_ctx *c) {
 
 static int string_join_kernel(rt_kernel_ctx *c) {
   const char *sep = rt_node_string(c->node, "separator", "");
-  bbuf b = {0};
+  bytes_buf b = {0};
   for (int i = 0; i < c->n_inputs; i++) {
-    if (i) bb_put(&b, sep, strlen(sep));
+    if (i) bytes_put(&b, sep, strlen(sep));
     if (rt_tensor_numel(c->inputs[i]) != 1)
       return free(b.p), rt_kernel_error(c, RT_UNIMPLEMENTED, "StringJoin: tfsh joins scalars only");
     const rt_str *s = rt_tensor_data(c->inputs[i]);
-    bb_put(&b, s->ptr ? s->ptr : "", s->len);
+    bytes_put(&b, s->ptr ? s->ptr : "", s->len);
   }
   rt_shape sc = rt_shape_scalar();
   rt_tensor *o = rt_tensor_new(RT_STRING, &sc);
@@ -481,7 +435,7 @@ static int scalar_out_shape(rt_shape_ctx *c) {
 
 /* ---- summaries ------------------------------------------------------------------------ */
 
-static int string_output(rt_kernel_ctx *c, const bbuf *b) {
+static int string_output(rt_kernel_ctx *c, const bytes_buf *b) {
   if (b->oom) return rt_kernel_error(c, RT_RESOURCE_EXHAUSTED, "out of memory");
   rt_shape sc = rt_shape_scalar();
   rt_tensor *o = rt_tensor_new(RT_STRING, &sc);
@@ -493,8 +447,8 @@ static int string_output(rt_kernel_ctx *c, const bbuf *b) {
 }
 
 /* Summary.Value { tag = 1; simple_value = 2 } inside Summary.value (field 1). */
-static void summary_scalar(bbuf *out, const char *tag, size_t tag_len, float v) {
-  bbuf val = {0};
+static void summary_scalar(bytes_buf *out, const char *tag, size_t tag_len, float v) {
+  bytes_buf val = {0};
   pb_bytes(&val, 1, tag, tag_len);
   pb_float(&val, 2, v);
   pb_bytes(out, 1, val.p, val.n);
@@ -509,7 +463,7 @@ static int scalar_summary_kernel(rt_kernel_ctx *c) {
     return rt_kernel_error(c, RT_INVALID_ARGUMENT, "tags and values not the same shape: %s != %s",
                            op_shape_tf(&tags->shape, a, sizeof a), op_shape_tf(&vals->shape, b, sizeof b));
   }
-  bbuf out = {0};
+  bytes_buf out = {0};
   int64_t n = rt_tensor_numel(tags);
   const rt_str *s = rt_tensor_data(tags);
   for (int64_t i = 0; i < n; i++)
@@ -577,22 +531,22 @@ static int print_shape(rt_shape_ctx *c) {
 
 /* ---- image summaries: PNG written here (zlib deflate, CRC-32 per chunk) ---- */
 
-static void be32(bbuf *b, uint32_t v) {
+static void be32(bytes_buf *b, uint32_t v) {
   unsigned char c[4] = {v >> 24, (v >> 16) & 0xff, (v >> 8) & 0xff, v & 0xff};
-  bb_put(b, c, 4);
+  bytes_put(b, c, 4);
 }
 
-static void png_chunk(bbuf *b, const char *type, const void *d, size_t n) {
+static void png_chunk(bytes_buf *b, const char *type, const void *d, size_t n) {
   be32(b, (uint32_t)n);
   size_t at = b->n;
-  bb_put(b, type, 4);
-  bb_put(b, d, n);
+  bytes_put(b, type, 4);
+  bytes_put(b, d, n);
   if (!b->oom) be32(b, (uint32_t)crc32(0L, b->p + at, (uInt)(n + 4)));
 }
 
 /* An 8-bit PNG of h rows of w pixels with ch channels (1 gray, 2 gray+alpha, 3 RGB,
  * 4 RGBA); each row filtered with "None". */
-static bool png_encode(bbuf *out, const unsigned char *px, int64_t h, int64_t w, int ch) {
+static bool png_encode(bytes_buf *out, const unsigned char *px, int64_t h, int64_t w, int ch) {
   static const unsigned char color_type[5] = {0, 0, 4, 2, 6};
   size_t row = (size_t)(w * ch), raw_n = (size_t)h * (row + 1);
   unsigned char *raw = malloc(raw_n ? raw_n : 1);
@@ -606,12 +560,12 @@ static bool png_encode(bbuf *out, const unsigned char *px, int64_t h, int64_t w,
   ok = ok && compress2(z, &z_n, raw, (uLong)raw_n, 6) == Z_OK;
   if (ok) {
     static const unsigned char sig[8] = {0x89, 'P', 'N', 'G', '\r', '\n', 0x1a, '\n'};
-    bb_put(out, sig, 8);
-    bbuf ihdr = {0};
+    bytes_put(out, sig, 8);
+    bytes_buf ihdr = {0};
     be32(&ihdr, (uint32_t)w);
     be32(&ihdr, (uint32_t)h);
     unsigned char rest[5] = {8, color_type[ch], 0, 0, 0};
-    bb_put(&ihdr, rest, 5);
+    bytes_put(&ihdr, rest, 5);
     png_chunk(out, "IHDR", ihdr.p, ihdr.n);
     free(ihdr.p);
     png_chunk(out, "IDAT", z, z_n);
@@ -679,18 +633,18 @@ static int image_summary_kernel(rt_kernel_ctx *c) {
   const char *tg = str_at(tag, 0);
   unsigned char *px = malloc((size_t)(h * w * ch));
   if (!px) return rt_kernel_error(c, RT_RESOURCE_EXHAUSTED, "out of memory");
-  bbuf out = {0};
+  bytes_buf out = {0};
   int rc = RT_OK;
   for (int64_t i = 0; i < n && rc == RT_OK; i++) {
     image_to_u8(t, i * h * w * ch, h * w, ch, px);
-    bbuf png = {0}, img = {0}, val = {0};
+    bytes_buf png = {0}, img = {0}, val = {0};
     if (!png_encode(&png, px, h, w, ch)) rc = rt_kernel_error(c, RT_RESOURCE_EXHAUSTED, "out of memory");
     char name[512];
     if (mi && mi->i > 1) snprintf(name, sizeof name, "%s/image/%lld", tg, (long long)i);
     else snprintf(name, sizeof name, "%s/image", tg);
-    pb_varint(&img, 1 << 3), pb_varint(&img, (uint64_t)h);
-    pb_varint(&img, 2 << 3), pb_varint(&img, (uint64_t)w);
-    pb_varint(&img, 3 << 3), pb_varint(&img, (uint64_t)ch);
+    bytes_varint(&img, 1 << 3), bytes_varint(&img, (uint64_t)h);
+    bytes_varint(&img, 2 << 3), bytes_varint(&img, (uint64_t)w);
+    bytes_varint(&img, 3 << 3), bytes_varint(&img, (uint64_t)ch);
     pb_bytes(&img, 4, png.p, png.n);
     pb_bytes(&val, 1, name, strlen(name));
     pb_bytes(&val, 4, img.p, img.n);
@@ -751,14 +705,14 @@ static int histogram_summary_kernel(rt_kernel_ctx *c) {
     sum += v;
     sumsq += v * v;
   }
-  bbuf h = {0};
+  bytes_buf h = {0};
   pb_double(&h, 1, n ? mn : 0.0);   /* TF: min/max of an empty histogram are ±DBL_MAX; keep 0 */
   pb_double(&h, 2, n ? mx : 0.0);
   pb_double(&h, 3, (double)n);
   pb_double(&h, 4, sum);
   pb_double(&h, 5, sumsq);
   /* Histogram::EncodeToProto(preserve_zero_buckets=false): runs of empty buckets collapse */
-  bbuf lim = {0}, cnt = {0};
+  bytes_buf lim = {0}, cnt = {0};
   for (int i = 0; i < hist_n;) {
     double end = hist_limits[i], count = counts[i];
     i++;
@@ -770,14 +724,14 @@ static int histogram_summary_kernel(rt_kernel_ctx *c) {
       }
     uint64_t u;
     memcpy(&u, &end, 8);
-    bb_u64(&lim, u);
+    bytes_u64(&lim, u);
     memcpy(&u, &count, 8);
-    bb_u64(&cnt, u);
+    bytes_u64(&cnt, u);
   }
   free(counts);
   pb_bytes(&h, 6, lim.p, lim.n);   /* packed repeated double */
   pb_bytes(&h, 7, cnt.p, cnt.n);
-  bbuf val = {0}, out = {0};
+  bytes_buf val = {0}, out = {0};
   pb_bytes(&val, 1, tg, strlen(tg));
   pb_bytes(&val, 5, h.p, h.n);
   pb_bytes(&out, 1, val.p, val.n);
@@ -850,7 +804,7 @@ static bool add_tag(const char *t, size_t len, void *arg) {
 }
 
 static int merge_summary_kernel(rt_kernel_ctx *c) {
-  bbuf out = {0};
+  bytes_buf out = {0};
   tagset ts = {0};
   int rc = RT_OK;
   for (int i = 0; i < c->n_inputs && !rc; i++) {
@@ -863,7 +817,7 @@ static int merge_summary_kernel(rt_kernel_ctx *c) {
       else if (ts.dup)
         rc = rt_kernel_error(c, RT_INVALID_ARGUMENT, "Duplicate tag %s found in summary inputs", ts.dup);
       else
-        bb_put(&out, p, s[k].len);   /* concatenated Summary messages merge their Values */
+        bytes_put(&out, p, s[k].len);   /* concatenated Summary messages merge their Values */
     }
   }
   if (!rc) rc = string_output(c, &out);

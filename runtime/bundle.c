@@ -12,6 +12,7 @@
 #include <sys/stat.h>
 
 #include "base/alloc.h"
+#include "base/bytes.h"
 #include "runtime/proto/bundle.pb-c.h"
 
 /* ---- CRC32C, slicing by 8 -------------------------------------------------------------- */
@@ -47,41 +48,6 @@ uint32_t rt_crc32c_extend(uint32_t crc, const void *data, size_t n) {
   return ~c;
 }
 
-/* ---- a growable buffer -------------------------------------------------------------------- */
-
-typedef struct buf {
-  unsigned char *p;
-  size_t n, cap;
-  bool oom;
-} buf;
-
-static void put(buf *b, const void *d, size_t n) {
-  if (b->oom || !n) return;
-  if (b->n + n > b->cap) {
-    size_t cap = b->cap ? b->cap : 1024;
-    while (cap < b->n + n) cap *= 2;
-    unsigned char *np = realloc(b->p, cap);
-    if (!np) {
-      b->oom = true;
-      return;
-    }
-    b->p = np;
-    b->cap = cap;
-  }
-  memcpy(b->p + b->n, d, n);
-  b->n += n;
-}
-static void put_u32(buf *b, uint32_t v) {
-  unsigned char c[4] = {v & 0xff, (v >> 8) & 0xff, (v >> 16) & 0xff, v >> 24};
-  put(b, c, 4);
-}
-static void put_varint(buf *b, uint64_t v) {
-  unsigned char c[10];
-  int k = 0;
-  while (v >= 0x80) c[k++] = (unsigned char)((v & 0x7f) | 0x80), v >>= 7;
-  c[k++] = (unsigned char)v;
-  put(b, c, (size_t)k);
-}
 static size_t varint_len(uint64_t v) {
   size_t k = 1;
   while (v >= 0x80) v >>= 7, k++;
@@ -233,7 +199,7 @@ static bool shape_from_proto(const Tensorflow__TensorShapeProto *sp, rt_shape *s
 #define RESTART_INTERVAL 16
 
 typedef struct block_builder {
-  buf b;
+  bytes_buf b;
   uint32_t *restarts;
   int n_restarts, cap_restarts, counter, interval;
   char *last;
@@ -262,11 +228,11 @@ static void bb_add(block_builder *bb, const char *key, size_t klen, const void *
     bb->restarts[bb->n_restarts++] = (uint32_t)bb->b.n;
     bb->counter = 0;
   }
-  put_varint(&bb->b, shared);
-  put_varint(&bb->b, klen - shared);
-  put_varint(&bb->b, vlen);
-  put(&bb->b, key + shared, klen - shared);
-  put(&bb->b, val, vlen);
+  bytes_varint(&bb->b, shared);
+  bytes_varint(&bb->b, klen - shared);
+  bytes_varint(&bb->b, vlen);
+  bytes_put(&bb->b, key + shared, klen - shared);
+  bytes_put(&bb->b, val, vlen);
   bb->last = xrealloc(bb->last, klen + 1);
   memcpy(bb->last, key, klen);
   bb->last_len = klen;
@@ -274,7 +240,7 @@ static void bb_add(block_builder *bb, const char *key, size_t klen, const void *
 }
 /* Finish the block (restart array, count) and append it with its trailer to out; the
  * handle (offset, size) goes to h. */
-static void bb_flush(block_builder *bb, buf *out, uint64_t h[2]) {
+static void bb_flush(block_builder *bb, bytes_buf *out, uint64_t h[2]) {
   if (bb->n_restarts == 0) {
     if (bb->n_restarts == bb->cap_restarts) {
       bb->cap_restarts = 16;
@@ -282,29 +248,29 @@ static void bb_flush(block_builder *bb, buf *out, uint64_t h[2]) {
     }
     bb->restarts[bb->n_restarts++] = 0;
   }
-  for (int i = 0; i < bb->n_restarts; i++) put_u32(&bb->b, bb->restarts[i]);
-  put_u32(&bb->b, (uint32_t)bb->n_restarts);
+  for (int i = 0; i < bb->n_restarts; i++) bytes_u32(&bb->b, bb->restarts[i]);
+  bytes_u32(&bb->b, (uint32_t)bb->n_restarts);
   h[0] = out->n;
   h[1] = bb->b.n;
-  put(out, bb->b.p, bb->b.n);
+  bytes_put(out, bb->b.p, bb->b.n);
   unsigned char type = 0;   /* kNoCompression */
-  put(out, &type, 1);
+  bytes_put(out, &type, 1);
   uint32_t c = rt_crc32c_extend(rt_crc32c(bb->b.p, bb->b.n), &type, 1);
-  put_u32(out, rt_crc32c_mask(c));
+  bytes_u32(out, rt_crc32c_mask(c));
   if (bb->b.oom) out->oom = true;
   bb_reset(bb);
 }
 /* Flush a data block and add its index entry: its last key (>= every key in it, < every
  * key after it) and its handle. */
-static void flush_data(block_builder *data, block_builder *index, buf *file) {
+static void flush_data(block_builder *data, block_builder *index, bytes_buf *file) {
   char *last = xmalloc(data->last_len + 1);
   memcpy(last, data->last, data->last_len);
   size_t last_len = data->last_len;
   uint64_t h[2];
   bb_flush(data, file, h);
-  buf hb = {0};
-  put_varint(&hb, h[0]);
-  put_varint(&hb, h[1]);
+  bytes_buf hb = {0};
+  bytes_varint(&hb, h[0]);
+  bytes_varint(&hb, h[1]);
   bb_add(index, last, last_len, hb.p, hb.n);
   if (hb.oom) file->oom = true;
   free(hb.p);
@@ -331,7 +297,7 @@ int rt_bundle_index_encode(rt_bundle_index *ix, unsigned char **out, size_t *n, 
   for (int i = 0; i < ix->n; i++)
     if (!ix->e[i].name_len && ix->e[i].name) ix->e[i].name_len = strlen(ix->e[i].name);
   qsort(ix->e, (size_t)ix->n, sizeof *ix->e, cmp_entry);
-  buf file = {0};
+  bytes_buf file = {0};
   block_builder data, index;
   bb_init(&data, RESTART_INTERVAL);
   bb_init(&index, 1);
@@ -375,16 +341,16 @@ int rt_bundle_index_encode(rt_bundle_index *ix, unsigned char **out, size_t *n, 
   bb_init(&meta, RESTART_INTERVAL);
   bb_flush(&meta, &file, meta_h);   /* an empty metaindex block */
   bb_flush(&index, &file, index_h);
-  buf footer = {0};
-  put_varint(&footer, meta_h[0]);
-  put_varint(&footer, meta_h[1]);
-  put_varint(&footer, index_h[0]);
-  put_varint(&footer, index_h[1]);
+  bytes_buf footer = {0};
+  bytes_varint(&footer, meta_h[0]);
+  bytes_varint(&footer, meta_h[1]);
+  bytes_varint(&footer, index_h[0]);
+  bytes_varint(&footer, index_h[1]);
   unsigned char zeros[40] = {0};
-  put(&footer, zeros, 40 - footer.n);
-  put_u32(&footer, (uint32_t)TABLE_MAGIC);
-  put_u32(&footer, (uint32_t)(TABLE_MAGIC >> 32));
-  put(&file, footer.p, footer.n);
+  bytes_put(&footer, zeros, 40 - footer.n);
+  bytes_u32(&footer, (uint32_t)TABLE_MAGIC);
+  bytes_u32(&footer, (uint32_t)(TABLE_MAGIC >> 32));
+  bytes_put(&file, footer.p, footer.n);
   bool oom = file.oom || footer.oom;
   free(footer.p);
   bb_free(&data);
@@ -664,10 +630,10 @@ int rt_bundle_index_read(const char *prefix, rt_bundle_index *ix, rt_status *st)
                       "matching files for %s (no file %s)", prefix, path);
     return rt_error(st, RT_UNKNOWN, "%s: %s", path, strerror(errno));
   }
-  buf b = {0};
+  bytes_buf b = {0};
   unsigned char chunk[65536];
   size_t k;
-  while ((k = fread(chunk, 1, sizeof chunk, f)) > 0) put(&b, chunk, k);
+  while ((k = fread(chunk, 1, sizeof chunk, f)) > 0) bytes_put(&b, chunk, k);
   bool err = ferror(f);
   fclose(f);
   if (b.oom || err) {
@@ -711,30 +677,30 @@ void rt_bundle_data_name(char *b, size_t n, const char *prefix, int shard, int n
 /* ---- reading tensors ---------------------------------------------------------------------- */
 
 /* OrderedCode (TF's lib/strings/ordered_code), as EncodeTensorNameSlice uses it. */
-static void oc_num(buf *b, uint64_t v) {
+static void oc_num(bytes_buf *b, uint64_t v) {
   unsigned char t[9];
   int len = 0;
   while (v) t[8 - len++] = (unsigned char)(v & 0xff), v >>= 8;
   unsigned char l = (unsigned char)len;
-  put(b, &l, 1);
-  put(b, t + 9 - len, (size_t)len);
+  bytes_put(b, &l, 1);
+  bytes_put(b, t + 9 - len, (size_t)len);
 }
-static void oc_string(buf *b, const char *s, size_t n) {
+static void oc_string(bytes_buf *b, const char *s, size_t n) {
   for (size_t i = 0; i < n; i++) {
     unsigned char c = (unsigned char)s[i];
-    if (c == 0x00) put(b, "\x00\xff", 2);
-    else if (c == 0xff) put(b, "\xff\x00", 2);
-    else put(b, &c, 1);
+    if (c == 0x00) bytes_put(b, "\x00\xff", 2);
+    else if (c == 0xff) bytes_put(b, "\xff\x00", 2);
+    else bytes_put(b, &c, 1);
   }
-  put(b, "\x00\x01", 2);
+  bytes_put(b, "\x00\x01", 2);
 }
-static void oc_signed(buf *b, int64_t val) {
+static void oc_signed(bytes_buf *b, int64_t val) {
   static const unsigned char hdr[11][2] = {{0, 0}, {0x80, 0}, {0xc0, 0}, {0xe0, 0}, {0xf0, 0}, {0xf8, 0},
                                            {0xfc, 0}, {0xfe, 0}, {0xff, 0}, {0xff, 0x80}, {0xff, 0xc0}};
   uint64_t x = val < 0 ? ~(uint64_t)val : (uint64_t)val;
   if (x < 64) {
     unsigned char c = (unsigned char)(hdr[1][0] ^ (unsigned char)val);
-    put(b, &c, 1);
+    bytes_put(b, &c, 1);
     return;
   }
   unsigned char t[10];
@@ -746,7 +712,7 @@ static void oc_signed(buf *b, int64_t val) {
   unsigned char *begin = t + 10 - len;
   begin[0] ^= hdr[len][0];
   begin[1] ^= hdr[len][1];
-  put(b, begin, (size_t)len);
+  bytes_put(b, begin, (size_t)len);
 }
 
 static int read_bytes(const char *prefix, const rt_bundle_index *ix, const rt_bundle_entry *e, const char *what,
@@ -865,7 +831,7 @@ int rt_bundle_read(const char *prefix, const rt_bundle_index *ix, const rt_bundl
   if (!full) return rt_error(st, RT_RESOURCE_EXHAUSTED, "out of memory restoring %s", e->name);
   for (int s = 0; s < e->n_slices; s++) {
     const rt_bundle_slice *sl = &e->slices[s];
-    buf key = {0};
+    bytes_buf key = {0};
     oc_num(&key, 0);
     oc_string(&key, e->name, e->name_len);
     oc_num(&key, (uint64_t)sl->ndims);
