@@ -165,6 +165,33 @@ static void pack_feed(msgpack_packer *pk, const char *name, int dtype, int64_t d
   msgpack_pack_int64(pk, frame);
 }
 
+/* A PushTensor of a float32 tensor of n elements (a scalar for 0) for a key of task 0,
+ * its bytes in payload frame 0 ("frame") or in a shared-memory outbox at path ("shm"). */
+static net_msg *push_msg(uint64_t step, uint64_t n, const char *where, const char *path) {
+  net_msg *m = net_msg_new("PushTensor");
+  net_msg_uint(m, "step", step);
+  net_msg_str(m, "key", "/job:worker/replica:0/task:0/device:CPU:0;0000000000000001;"
+                        "/job:worker/replica:0/task:0/device:CPU:0;x:0;0:0");
+  msgpack_packer *pk = net_msg_field(m, "tensor");
+  msgpack_pack_map(pk, 3);
+  msgpack_pack_str_with_body(pk, "dtype", 5);
+  msgpack_pack_int(pk, 1);   /* float32 */
+  msgpack_pack_str_with_body(pk, "shape", 5);
+  msgpack_pack_array(pk, n ? 1 : 0);
+  if (n) msgpack_pack_uint64(pk, n);
+  msgpack_pack_str_with_body(pk, where, strlen(where));
+  if (!path) {
+    msgpack_pack_uint64(pk, 0);
+    return m;
+  }
+  msgpack_pack_map(pk, 2);
+  msgpack_pack_str_with_body(pk, "path", 4);
+  msgpack_pack_str_with_body(pk, path, strlen(path));
+  msgpack_pack_str_with_body(pk, "off", 3);
+  msgpack_pack_uint64(pk, 0);
+  return m;
+}
+
 int main(int argc, char **argv) {
   if (argc < 2) {
     fprintf(stderr, "usage: hostile_client ENDPOINT [MAX_MESSAGE_BYTES]\n");
@@ -352,38 +379,15 @@ int main(int argc, char **argv) {
     /* PushTensor for a step nobody runs: the worker keeps the tensor for a while (a
      * step's tensor may legitimately arrive before its RunGraph) and answers nothing; a
      * push it cannot read is answered with an error (and aborts its step there). */
-    uint64_t step = rnd();
     static float one = 1.0f;
-    net_msg *m = net_msg_new("PushTensor");
-    net_msg_uint(m, "step", step);
-    net_msg_str(m, "key", "/job:worker/replica:0/task:0/device:CPU:0;0000000000000001;"
-                          "/job:worker/replica:0/task:0/device:CPU:0;x:0;0:0");
-    msgpack_packer *pk = net_msg_field(m, "tensor");
-    msgpack_pack_map(pk, 3);
-    msgpack_pack_str_with_body(pk, "dtype", 5);
-    msgpack_pack_int(pk, 1);   /* float32 */
-    msgpack_pack_str_with_body(pk, "shape", 5);
-    msgpack_pack_array(pk, 0);
-    msgpack_pack_str_with_body(pk, "frame", 5);
-    msgpack_pack_uint64(pk, 0);
+    net_msg *m = push_msg(rnd(), 0, "frame", NULL);
     net_msg_frame(m, &one, sizeof one, NULL, NULL);
     msg_case("PushTensor: a step not run here (kept, no reply)", m, NO_REPLY, NULL);
     m = net_msg_new("PushTensor");
-    net_msg_uint(m, "step", step);
-    net_msg_str(m, "key", "k");
-    msg_case("PushTensor: no tensor", m, RT_INVALID_ARGUMENT, "missing field \"tensor\"");
-    m = net_msg_new("PushTensor");
     net_msg_uint(m, "step", rnd());
     net_msg_str(m, "key", "k");
-    pk = net_msg_field(m, "tensor");
-    msgpack_pack_map(pk, 3);
-    msgpack_pack_str_with_body(pk, "dtype", 5);
-    msgpack_pack_int(pk, 1);
-    msgpack_pack_str_with_body(pk, "shape", 5);
-    msgpack_pack_array(pk, 1);
-    msgpack_pack_uint64(pk, 1000);
-    msgpack_pack_str_with_body(pk, "frame", 5);
-    msgpack_pack_uint64(pk, 0);
+    msg_case("PushTensor: no tensor", m, RT_INVALID_ARGUMENT, "missing field \"tensor\"");
+    m = push_msg(rnd(), 1000, "frame", NULL);
     net_msg_frame(m, &one, sizeof one, NULL, NULL);
     msg_case("PushTensor: a frame smaller than its shape", m, ANY_ERROR, NULL);
     /* Shared memory: only a tfsh outbox (a memfd) of a process may be named. */
@@ -396,26 +400,9 @@ int main(int argc, char **argv) {
       {"/proc/1/fd/99999", "is gone"},
     };
     for (int i = 0; i < 4; i++) {
-      m = net_msg_new("PushTensor");
-      net_msg_uint(m, "step", rnd());
-      net_msg_str(m, "key", "/job:worker/replica:0/task:0/device:CPU:0;0000000000000001;"
-                            "/job:worker/replica:0/task:0/device:CPU:0;x:0;0:0");
-      pk = net_msg_field(m, "tensor");
-      msgpack_pack_map(pk, 3);
-      msgpack_pack_str_with_body(pk, "dtype", 5);
-      msgpack_pack_int(pk, 1);
-      msgpack_pack_str_with_body(pk, "shape", 5);
-      msgpack_pack_array(pk, 1);
-      msgpack_pack_uint64(pk, 4);
-      msgpack_pack_str_with_body(pk, "shm", 3);
-      msgpack_pack_map(pk, 2);
-      msgpack_pack_str_with_body(pk, "path", 4);
-      msgpack_pack_str_with_body(pk, paths[i][0], strlen(paths[i][0]));
-      msgpack_pack_str_with_body(pk, "off", 3);
-      msgpack_pack_uint64(pk, 0);
       char name[96];
       snprintf(name, sizeof name, "PushTensor: shared memory at %s", paths[i][0]);
-      msg_case(name, m, ANY_ERROR, paths[i][1]);
+      msg_case(name, push_msg(rnd(), 4, "shm", paths[i][0]), ANY_ERROR, paths[i][1]);
     }
   }
 
