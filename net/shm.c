@@ -150,8 +150,9 @@ int net_shm_map(const char *path, uint64_t off, uint64_t len, const void **out, 
     if (f >= 0) close(f);
     if (p == MAP_FAILED) {
       pthread_mutex_unlock(&mu);
+      /* (what the descriptor is, when it is no outbox, is not the sender's business) */
       return rt_error(st, RT_UNAVAILABLE, "shared memory: cannot map the outbox %s (%s)", path,
-                      link[0] ? link : "gone");
+                      !link[0] ? "gone" : f < 0 ? "not a tfsh outbox" : "cannot map it");
     }
     m = xcalloc(1, sizeof *m);
     snprintf(m->path, sizeof m->path, "%s", path);
