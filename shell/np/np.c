@@ -362,6 +362,104 @@ static sh_obj *array_getitem(sh_obj *self, sh_obj *key) {
   return cur ? scalar_or_array(cur) : NULL;
 }
 
+/* a shape as numpy's broadcast errors write it: (2,3), (3,), () */
+static const char *shape_text(const rt_shape *s, char *buf, size_t n) {
+  size_t off = (size_t)snprintf(buf, n, "(");
+  for (int i = 0; i < s->ndims && off < n; i++)
+    off += (size_t)snprintf(buf + off, n - off, "%s%lld", i ? "," : "", (long long)s->dims[i]);
+  if (off < n) snprintf(buf + off, n - off, s->ndims == 1 ? ",)" : ")");
+  return buf;
+}
+
+/* a[i, j:k, ...] = v: basic indexing (ints and slices, one per leading axis) written in
+ * place, v broadcast over the selection when it is a scalar or matches its trailing axes,
+ * as numpy does. The array's buffer is made its own first (copy on write): it may be shared
+ * with another array or be read-only memory a fetched tensor wraps. */
+static int array_setitem(sh_obj *self, sh_obj *key, sh_obj *value) {
+  np_array *a = (np_array *)self;
+  if (!value) {
+    sh_raise(sh_ValueError, "cannot delete array elements");
+    return -1;
+  }
+  rt_tensor *t = a->t;
+  int nd = t->shape.ndims;
+  int64_t n_ix = key->type == &sh_tuple_type ? SH_TUPLE_N(key) : 1;
+  if (nd == 0 || n_ix > nd) {
+    sh_raise(sh_IndexError, "too many indices for array: array is %d-dimensional, but %lld were indexed", nd,
+             (long long)n_ix);
+    return -1;
+  }
+  if (t->dtype == RT_STRING) {
+    sh_raise(sh_TypeError, "assignment into string arrays is not supported in tfsh's numpy");
+    return -1;
+  }
+  int64_t start[RT_MAX_DIMS], step[RT_MAX_DIMS], count[RT_MAX_DIMS];
+  rt_shape sel = {.ndims = 0};   /* the selection's shape: the axes sliced, not indexed */
+  for (int d = 0; d < nd; d++) {
+    sh_obj *ix = d >= n_ix ? NULL : key->type == &sh_tuple_type ? SH_TUPLE_ITEMS(key)[d] : key;
+    int64_t len = t->shape.dims[d], stop;
+    if (ix && sh_is_int(ix)) {
+      int64_t i = sh_int_value(ix);
+      if (i < -len || i >= len) {
+        sh_raise(sh_IndexError, "index %lld is out of bounds for axis %d with size %lld", (long long)i, d,
+                 (long long)len);
+        return -1;
+      }
+      start[d] = i < 0 ? i + len : i, step[d] = 1, count[d] = 1;
+      continue;
+    }
+    if (!ix) {
+      start[d] = 0, step[d] = 1, count[d] = len;
+    } else if (ix->type == &sh_slice_type) {
+      if (sh_slice_indices(ix, len, &start[d], &stop, &step[d], &count[d]) < 0) return -1;
+    } else {
+      sh_raise(sh_IndexError, "tfsh's numpy assigns through integers and slices (`:`) only, not %s",
+               sh_type_name(ix));
+      return -1;
+    }
+    sel.dims[sel.ndims++] = count[d];
+  }
+  rt_tensor *v = np_to_tensor(value, t->dtype, true);
+  if (!v) return -1;
+  /* v's shape must be the selection's trailing axes (a scalar: none of them) */
+  int64_t vn = rt_tensor_numel(v);
+  bool fits = vn == 1 || v->shape.ndims <= sel.ndims;
+  for (int i = 0; vn != 1 && fits && i < v->shape.ndims; i++)
+    fits = v->shape.dims[v->shape.ndims - 1 - i] == sel.dims[sel.ndims - 1 - i];
+  if (!fits) {
+    char vs[96], ss[96];
+    sh_raise(sh_ValueError, "could not broadcast input array from shape %s into shape %s",
+             shape_text(&v->shape, vs, sizeof vs), shape_text(&sel, ss, sizeof ss));
+    rt_tensor_unref(v);
+    return -1;
+  }
+  if (atomic_load(&t->refs) > 1 || atomic_load(&t->buf->refs) > 1 || t->buf->free_fn) {
+    rt_tensor *own = rt_tensor_copy(t);   /* copy on write */
+    if (!own) {
+      rt_tensor_unref(v);
+      sh_raise(sh_ValueError, "out of memory copying the array");
+      return -1;
+    }
+    rt_tensor_unref(t);
+    a->t = t = own;
+  }
+  size_t es = rt_dtype_size(t->dtype);
+  int64_t stride[RT_MAX_DIMS], idx[RT_MAX_DIMS] = {0}, total = 1;
+  stride[nd - 1] = 1;
+  for (int d = nd - 2; d >= 0; d--) stride[d] = stride[d + 1] * t->shape.dims[d + 1];
+  for (int d = 0; d < nd; d++) total *= count[d];
+  char *dst = rt_tensor_data(t);
+  const char *src = rt_tensor_data(v);
+  for (int64_t k = 0; k < total; k++) {   /* every selected element, in order */
+    int64_t off = 0;
+    for (int d = 0; d < nd; d++) off += (start[d] + idx[d] * step[d]) * stride[d];
+    memcpy(dst + (size_t)off * es, src + (size_t)(vn == 1 ? 0 : k % vn) * es, es);
+    for (int d = nd - 1; d >= 0 && ++idx[d] == count[d]; d--) idx[d] = 0;
+  }
+  rt_tensor_unref(v);
+  return 0;
+}
+
 static int64_t array_len(sh_obj *self) {
   rt_tensor *t = ((np_array *)self)->t;
   if (t->shape.ndims == 0) {
@@ -779,7 +877,7 @@ sh_type np_array_type = {
   .help = "A numpy array (values fetched by sess.run, or built with np.array).",
   .methods = array_methods, .destroy = array_destroy, .repr = array_repr, .str = array_str,
   .getattr = array_getattr, .binop = array_binop, .unop = array_unop, .compare = array_compare,
-  .getitem = array_getitem, .iter = array_iter, .len = array_len, .truth = array_truth,
+  .getitem = array_getitem, .setitem = array_setitem, .iter = array_iter, .len = array_len, .truth = array_truth,
 };
 
 /* ---- the numpy module ------------------------------------------------------------- */
