@@ -1,6 +1,9 @@
 #!/usr/bin/env bash
 # Install every Debian package tfsh needs to build, test and run. Idempotent:
 # packages already present are left alone, and apt is only touched when one is missing.
+#   scripts/setup.sh          what building and running need
+#   scripts/setup.sh --test   also the daemons only the tests start (sshd, Slurm, munge);
+#                             best effort: a test whose daemon is missing says it skipped
 set -euo pipefail
 
 pkgs=(
@@ -16,19 +19,28 @@ pkgs=(
   tmux               # pseudo-terminal tests of the shell
   python3            # generates and checks expected outputs in the tests
   iproute2           # network namespaces for multi-host tests
-  openssh-server openssh-client   # a real sshd in a namespace for %cluster up --hosts (test_ssh_real)
-  slurmctld slurmd slurm-client munge   # a real one-node Slurm for --slurm (test_slurm_real)
   clang libclang-rt-14-dev libomp-dev   # libFuzzer: the short fuzz run of the test suite
   dataset-fashion-mnist
 )
 
-missing=()
-for p in "${pkgs[@]}"; do
-  dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q 'install ok installed' || missing+=("$p")
-done
-if ((${#missing[@]})); then
-  SUDO=; [ "$(id -u)" = 0 ] || SUDO=sudo
+test_pkgs=(
+  openssh-server openssh-client   # a real sshd in a namespace for %cluster up --hosts (test_ssh_real)
+  slurmctld slurmd slurm-client munge   # a real one-node Slurm for --slurm (test_slurm_real)
+)
+
+SUDO=; [ "$(id -u)" = 0 ] || SUDO=sudo
+updated=
+install() {   # install PACKAGE... that are missing
+  local missing=() p
+  for p in "$@"; do
+    dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q 'install ok installed' || missing+=("$p")
+  done
+  ((${#missing[@]})) || return 0
   echo "setup: installing ${missing[*]}" >&2
-  $SUDO apt-get update -qq
+  [ -n "$updated" ] || { $SUDO apt-get update -qq; updated=1; }
   DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
+}
+install "${pkgs[@]}"
+if [ "${1:-}" = --test ]; then
+  install "${test_pkgs[@]}" || echo "setup: the test daemons could not be installed; their tests will skip" >&2
 fi
