@@ -47,13 +47,19 @@ for line in sys.argv[2:]:
             break
         if out.rfind(b">>> ") > mark + len(line):
             break
-os.write(fd, b"\x04")
-read_until(b"\xff", 10)
-for _ in range(400):   # 20 s for the shell to exit after Ctrl-D
+# Ctrl-D, again each second until the shell exits: one typed while the terminal is still
+# in cooked mode (the shell not yet back in its line editor) is taken by the line
+# discipline and never reaches the shell (a line typed then is echoed twice, too).
+for tick in range(400):   # 20 s for the shell to exit after Ctrl-D
+    if tick % 20 == 0:
+        try:
+            os.write(fd, b"\x04")
+        except OSError:
+            pass
+    read_until(b"\xff", 0.025)
     done, _ = os.waitpid(pid, os.WNOHANG)
     if done:
         break
-    time.sleep(0.05)
 else:
     os.kill(pid, signal.SIGKILL)
     os.waitpid(pid, 0)

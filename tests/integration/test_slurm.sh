@@ -72,7 +72,7 @@ check "the ClusterSpec line" "cluster = tf.train.ClusterSpec({\"ps\": [\"localho
 check "%cluster shows the Slurm job" "yes" "$(echo "$out" | grep -q "^slurm job $job (srun pid [0-9]*; %down releases it)$" && echo yes || echo no)"
 check "%cluster shows each task's node" "3" "$(echo "$out" | grep -cE "^/job:(ps|worker)/task:[01] +localhost:[0-9]+ +localhost +[0-9]+ +running")"
 check "%logs: the task's own lines" "tfsh: /job:worker/replica:0/task:1 serving on tcp://127.0.0.1:$((Q + 2))" \
-  "$(echo "$out" | grep -A2 '^>>> %logs' | grep serving)"
+  "$(echo "$out" | grep -A3 '^>>> %logs' | grep serving)"
 check "%kill of one task says why not" "yes" "$(echo "$out" | grep -q '^RuntimeError: the tasks run as one Slurm job step' && echo yes || echo no)"
 check "%down releases the allocation" "slurm job $job released (scancel)" "$(echo "$out" | grep '^slurm job .* released')"
 check "squeue shows no job" "0" "$(squeue | tail -n +2 | wc -l)"
