@@ -152,17 +152,10 @@ int net_recv(net_client *c, net_in **reply, uint64_t *id, rt_status *st) {
       rt_status_prefix(st, "reply from %s: ", c->endpoint);
       return rc;
     }
-    if (strcmp(net_in_type(in), "error") == 0) {
-      int64_t code = RT_UNKNOWN;
-      const char *msg = "";
-      size_t len = 0;
-      rt_status ignore;
-      net_get_int(in, "code", &code, &ignore);
-      net_get_str(in, "msg", &msg, &len, &ignore);
-      if (code <= 0 || code >= RT_CODE_COUNT) code = RT_UNKNOWN;
-      rt_error(st, (int)code, "%.*s", (int)len, msg);
+    int code = net_wire_error_status(in, st);
+    if (code) {
       net_in_free(in);
-      return (int)code;
+      return code;
     }
     *reply = in;
     return RT_OK;

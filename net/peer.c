@@ -121,15 +121,7 @@ static void deliver(const pend *pd, net_in *in, const rt_status *st) {
   if (st && st->code) {
     d->st = *st;
     net_in_free(in);
-  } else if (!strcmp(net_in_type(in), "error")) {
-    int64_t code = RT_UNKNOWN;
-    const char *msg = "";
-    size_t len = 0;
-    rt_status ignore;
-    net_get_int(in, "code", &code, &ignore);
-    net_get_str(in, "msg", &msg, &len, &ignore);
-    if (code <= 0 || code >= RT_CODE_COUNT) code = RT_UNKNOWN;
-    rt_error(&d->st, (int)code, "%.*s", (int)len, msg);
+  } else if (net_wire_error_status(in, &d->st)) {
     net_in_free(in);
   } else {
     d->in = in;

@@ -194,6 +194,18 @@ int net_wire_local(net_msg *m, uint64_t id, const net_limits *lim, net_in **out,
   return RT_OK;
 }
 
+int net_wire_error_status(const net_in *m, rt_status *st) {
+  if (strcmp(net_in_type(m), "error")) return 0;
+  int64_t code = RT_UNKNOWN;
+  const char *msg = "";
+  size_t len = 0;
+  rt_status ignore;
+  net_get_int(m, "code", &code, &ignore);
+  net_get_str(m, "msg", &msg, &len, &ignore);
+  if (code <= 0 || code >= RT_CODE_COUNT) code = RT_UNKNOWN;
+  return rt_error(st, (int)code, "%.*s", (int)len, msg);
+}
+
 net_msg *net_wire_error(int code, const char *msg) {
   net_msg *m = net_msg_new("error");
   net_msg_int(m, "code", code);

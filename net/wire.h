@@ -106,6 +106,10 @@ void net_link_events(net_link *l, bool pending);
  * talked to before (a fresh socket to a dead peer sees no event at all). */
 void net_link_check(net_link *l);
 
+/* If m is an "error" reply, its code (a valid one, else RT_UNKNOWN) and message into st;
+ * 0 when m is no error. */
+int net_wire_error_status(const net_in *m, rt_status *st);
+
 /* An "error" reply: {"code": code, "msg": msg}. */
 net_msg *net_wire_error(int code, const char *msg);
 

@@ -33,13 +33,18 @@ static void pack_strings(msgpack_packer *pk, const rt_tensor *t) {
   }
 }
 
-void rt_pack_tensor_inline(msgpack_packer *pk, const rt_tensor *t) {
+/* A tensor's description: {"dtype", "shape", key: ...}, the caller packs key's value. */
+static void pack_meta(msgpack_packer *pk, const rt_tensor *t, const char *key) {
   msgpack_pack_map(pk, 3);
   pack_str(pk, "dtype");
   msgpack_pack_int(pk, t->dtype);
   pack_str(pk, "shape");
   pack_shape(pk, &t->shape);
-  pack_str(pk, "data");
+  pack_str(pk, key);
+}
+
+void rt_pack_tensor_inline(msgpack_packer *pk, const rt_tensor *t) {
+  pack_meta(pk, t, "data");
   if (t->dtype == RT_STRING) {
     pack_strings(pk, t);
   } else {
@@ -275,12 +280,7 @@ void rt_pack_tensor_msg(net_msg *m, msgpack_packer *pk, const rt_tensor *t) {
     rt_pack_tensor_inline(pk, t);
     return;
   }
-  msgpack_pack_map(pk, 3);
-  pack_str(pk, "dtype");
-  msgpack_pack_int(pk, t->dtype);
-  pack_str(pk, "shape");
-  pack_shape(pk, &t->shape);
-  pack_str(pk, "frame");
+  pack_meta(pk, t, "frame");
   msgpack_pack_uint64(pk, net_msg_nframes(m));
   size_t n = rt_tensor_nbytes(t);
   if (n < 4096) {
@@ -345,12 +345,7 @@ int rt_unpack_tensor_msg(const net_in *m, const msgpack_object *o, const char *w
 /* ---- tensors through shared memory -------------------------------------------------- */
 
 void rt_pack_tensor_shm(msgpack_packer *pk, const rt_tensor *t, const char *path, uint64_t off) {
-  msgpack_pack_map(pk, 3);
-  pack_str(pk, "dtype");
-  msgpack_pack_int(pk, t->dtype);
-  pack_str(pk, "shape");
-  pack_shape(pk, &t->shape);
-  pack_str(pk, "shm");
+  pack_meta(pk, t, "shm");
   msgpack_pack_map(pk, 2);
   pack_str(pk, "path");
   pack_str(pk, path);
