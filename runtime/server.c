@@ -148,8 +148,10 @@ rt_server *rt_server_start(const rt_cluster *c, const char *job, int index,
   char spec_ep[256];
   rt_endpoint(me->addr, spec_ep, sizeof spec_ep);
   len = strlen(spec_ep);
-  if (strcmp(spec_ep, s->endpoint) && !(len > 2 && !strcmp(spec_ep + len - 2, ":0")))
-    net_server_alias(s->net, spec_ep);
+  const char *bound_port = strrchr(s->endpoint, ':');
+  if (len > 2 && !strcmp(spec_ep + len - 2, ":0") && bound_port)   /* any port: the one bound */
+    snprintf(spec_ep + len - 2, sizeof spec_ep - (len - 2), "%s", bound_port);
+  if (strcmp(spec_ep, s->endpoint)) net_server_alias(s->net, spec_ep);
   return s;
 }
 

@@ -11,6 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "net/peer.h"
 #include "runtime/cluster.h"
 #include "runtime/device.h"
 #include "runtime/exec.h"
@@ -473,12 +474,31 @@ static void test_cluster_parse_each(void **state) {
   rt_cluster_free(c);
 }
 
+/* A server on "any port" is reached in-process under the name its target gives clients
+ * (the spec's host with the port bound), not only under the address it bound. */
+static void test_in_process_names(void **state) {
+  rt_status st = {0};
+  rt_cluster *c = rt_cluster_new();
+  rt_cluster_add(c, "localhost", 0, "localhost:0");
+  rt_server *s = rt_server_start(c, "localhost", 0, NULL, &st);
+  assert_non_null(s);
+  const char *bound = rt_server_endpoint(s);   /* tcp://127.0.0.1:PORT */
+  char by_name[128];
+  snprintf(by_name, sizeof by_name, "tcp://localhost%s", strrchr(bound, ':'));
+  assert_true(net_peer_local(net_peer_get(bound, &st)));
+  assert_true(net_peer_local(net_peer_get(by_name, &st)));
+  rt_server_free(s);
+  assert_false(net_peer_local(net_peer_get(by_name, &st)));
+  rt_cluster_free(c);
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
     cmocka_unit_test(test_devname_parse),  cmocka_unit_test(test_devname_merge_match),
     cmocka_unit_test(test_graph_validation), cmocka_unit_test(test_exec),
     cmocka_unit_test(test_place_partition), cmocka_unit_test(test_local_session),
     cmocka_unit_test(test_two_tasks), cmocka_unit_test(test_cluster_parse_each),
+    cmocka_unit_test(test_in_process_names),
   };
   return cmocka_run_group_tests(tests, setup, NULL);
 }
