@@ -320,7 +320,8 @@ static sh_obj *tf_init(void) {
   if (sh_exec_string(prelude_src, "<tensorflow>", dict) < 0 ||
       sh_exec_string(train_src, "<tensorflow.train>", dict) < 0 ||
       sh_exec_string(saver_src, "<tensorflow.saver>", dict) < 0 ||
-      sh_exec_string(session_helpers_src, "<tensorflow.session_helpers>", dict) < 0) {
+      sh_exec_string(session_helpers_src, "<tensorflow.session_helpers>", dict) < 0 ||
+      tf_keras_add(tf) < 0) {
     sh_decref(tf);
     return NULL;
   }

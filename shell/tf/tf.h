@@ -55,6 +55,9 @@ bool tf_variable_check(sh_obj *o);
 sh_obj *tf_variable_ref(sh_obj *v);            /* borrowed Tensor */
 sh_obj *tf_variable_value(sh_obj *v);          /* borrowed Tensor */
 
+/* tf.keras in graph mode (keras.c, keras.py.inc); 0 or -1 with an exception. */
+int tf_keras_add(sh_obj *tf);
+
 /* Bind TF 1.x's API names (api.c): every alias of what tfsh has, stubs for the rest. */
 void tf_api_add(sh_obj *tf);
 

@@ -1,0 +1,40 @@
+/* tf.keras in graph mode: the namespaces (tf.keras, tf.keras.layers, ...), then
+ * keras.py.inc run in a module of its own whose globals hold tf and those namespaces,
+ * so its classes keep their names (Dense, not _KerasDense) without landing in tf's dict.
+ * Also tf.get_default_session, which Keras's get_session needs. */
+#include <stdio.h>
+
+#include "shell/tf/tf.h"
+
+static const char keras_src[] =
+#include "shell/tf/keras.py.inc"
+;
+
+static sh_obj *keras_impl;   /* the module keras.py.inc ran in: kept for its functions */
+
+static sh_obj *f_get_default_session(sh_obj *self, int argc, sh_obj **argv, sh_obj *kw) {
+  if (sh_parse_args("get_default_session", argc, argv, kw, "") < 0) return NULL;
+  sh_obj *s = tf_default_session();
+  return s ? sh_incref(s) : sh_none();
+}
+
+int tf_keras_add(sh_obj *tf) {
+  static const char *const subs[] = {"layers", "models", "backend", "initializers", "activations",
+                                     "regularizers", "losses"};
+  sh_module_add_func(tf, "get_default_session", f_get_default_session, "get_default_session()",
+                     "The session of the innermost `with sess.as_default()` (or `with tf.Session()`), or None.");
+  sh_obj *keras = sh_module_new("tensorflow.keras");
+  keras_impl = sh_module_new("tensorflow.python.keras");
+  sh_obj *dict = ((sh_module_obj *)keras_impl)->dict;
+  sh_dict_set_str(dict, "tf", tf);
+  sh_dict_set_str(dict, "keras", keras);
+  for (size_t i = 0; i < sizeof subs / sizeof *subs; i++) {
+    char full[64];
+    snprintf(full, sizeof full, "tensorflow.keras.%s", subs[i]);
+    sh_obj *m = sh_module_new(full);
+    sh_dict_set_str(dict, subs[i], m);
+    sh_module_add_sub(keras, subs[i], m);
+  }
+  sh_module_add_sub(tf, "keras", keras);
+  return sh_exec_string(keras_src, "<tensorflow.keras>", dict);
+}
