@@ -41,7 +41,7 @@ static const rt_op_def const_ops[] = {
    .kernel = {[RT_DEV_CPU] = op_cpu_identity}, .grad = identity_grad},
   {.name = "StopGradient", .inputs = "input: T", .outputs = "output: T", .attrs = "T: type",
    .help = "Returns its input; gradients do not flow through it.", .shape = op_shape_unchanged,
-   .kernel = {[RT_DEV_CPU] = op_cpu_identity}},
+   .kernel = {[RT_DEV_CPU] = op_cpu_identity}, .grad = op_no_grad},
   {.name = "NoOp", .help = "Does nothing; a target for control dependencies (tf.group).",
    .kernel = {[RT_DEV_CPU] = op_cpu_noop}},
 };
