@@ -28,13 +28,14 @@ timeout 180 "$TFSH" "$root/scripts/examples/keras_fashion.tfs" --data_dir "$data
 rc=$?
 secs=$(( $(date +%s) - start ))
 cat "$out"
-if [ "$rc" != 0 ]; then echo "FAIL: exit status $rc"; fails=1; fi
-grep -q '^steps 550$' "$out" && echo "ok: 550 steps" || { echo "FAIL: steps"; fails=1; }
+check() {   # check WHAT CONDITION...: ok or FAIL, naming it
+  local what=$1
+  shift
+  if "$@"; then echo "ok: $what"; else echo "FAIL: $what"; fails=1; fi
+}
 acc=$(sed -n 's/^test accuracy \([0-9.]*\)$/\1/p' "$out")
-if [ -n "$acc" ] && awk -v a="$acc" 'BEGIN { exit !(a >= 0.84) }'; then
-  echo "ok: test accuracy $acc >= 0.84"
-else
-  echo "FAIL: test accuracy '$acc' < 0.84"; fails=1
-fi
-if [ "$secs" -lt 90 ]; then echo "ok: ${secs} s"; else echo "FAIL: took ${secs} s (limit 90)"; fails=1; fi
+check "exit status $rc is 0" test "$rc" = 0
+check "550 steps" grep -q '^steps 550$' "$out"
+check "test accuracy '$acc' >= 0.84" awk -v a="${acc:-0}" 'BEGIN { exit !(a >= 0.84) }'
+check "${secs} s < 90 s" test "$secs" -lt 90
 exit $fails
