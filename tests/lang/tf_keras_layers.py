@@ -149,3 +149,15 @@ with tf.Graph().as_default():
             sess.run(step, {bx: xv})
         print(r4(sess.run(tf.global_variables()[2])), r4(sess.run(tf.global_variables()[3])))
         print(r4(sess.run(lf, {bx: xv})))
+
+# Keras layers and tf.layers in one graph: variable op names made unique as TF1 does
+with tf.Graph().as_default():
+    bx = tf.placeholder(tf.float32, [None, 3], name="bx")
+    L.BatchNormalization()(bx)
+    L.BatchNormalization()(bx)
+    lt = tf.layers.batch_normalization(bx, training=True)
+    lf = tf.layers.batch_normalization(bx)
+    print(lt.name, lf.name, names(tf.global_variables())[8:])
+    L.Dense(2)(bx)
+    e = tf.layers.dense(bx, 2)
+    print(e.name, names(tf.global_variables())[-2:])
