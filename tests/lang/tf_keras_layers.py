@@ -161,3 +161,40 @@ with tf.Graph().as_default():
     L.Dense(2)(bx)
     e = tf.layers.dense(bx, 2)
     print(e.name, names(tf.global_variables())[-2:])
+
+
+# subclassed layers and models: names from the class name, layers tracked from attributes
+class Scale(tf.keras.layers.Layer):
+    def __init__(self, **kwargs):
+        super(Scale, self).__init__(**kwargs)
+
+    def build(self, input_shape):
+        self.w = self.add_weight("w", shape=[int(input_shape[-1])], initializer="ones")
+        super(Scale, self).build(input_shape)
+
+    def call(self, x):
+        return x * self.w
+
+
+class MyModel(tf.keras.Model):
+    def __init__(self):
+        super(MyModel, self).__init__()
+        self.d1 = L.Dense(4, activation="relu", kernel_initializer="ones")
+        self.s = Scale()
+        self.d2 = L.Dense(1, kernel_initializer="ones")
+
+    def call(self, x):
+        return self.d2(self.s(self.d1(x)))
+
+
+with tf.Graph().as_default():
+    x = tf.placeholder(tf.float32, [None, 2], name="x")
+    m = MyModel()
+    y = m(x)
+    print(m.name, y.name, names(m.trainable_variables), [l.name for l in m.layers])
+    s = Scale(name="sc")
+    z = s(x)
+    print(z.name, names(s.weights), L.MaxPooling2D().name, L.AveragePooling2D().name, L.Conv2D(1, 1).name)
+    with tf.Session() as sess:
+        sess.run(tf.global_variables_initializer())
+        print(sess.run(y, {x: [[1.0, 2.0]]}), sess.run(z, {x: [[1.0, 2.0]]}))
