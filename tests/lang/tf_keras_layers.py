@@ -198,3 +198,24 @@ with tf.Graph().as_default():
     with tf.Session() as sess:
         sess.run(tf.global_variables_initializer())
         print(sess.run(y, {x: [[1.0, 2.0]]}), sess.run(z, {x: [[1.0, 2.0]]}))
+
+# get_updates_for: the updates computed from given inputs; tf.keras.losses
+with tf.Graph().as_default():
+    x = tf.placeholder(tf.float32, [None, 4], name="x")
+    model = K.Sequential([L.Dense(3, input_shape=(4,)), L.BatchNormalization()])
+    y = model(x, training=True)
+    print(upd(model.get_updates_for(x)), len(model.get_updates_for(model.input)), model.get_updates_for(None))
+    labels = tf.constant([0, 2])
+    logits = tf.constant([[2.0, 1.0, 0.1], [0.5, 0.5, 3.0]])
+    probs = tf.nn.softmax(logits)
+    onehot = tf.one_hot(labels, 3)
+    ls = [K.losses.sparse_categorical_crossentropy(labels, logits, from_logits=True),
+          K.losses.sparse_categorical_crossentropy(labels, probs),
+          K.losses.categorical_crossentropy(onehot, probs),
+          K.losses.categorical_crossentropy(onehot, logits, from_logits=True),
+          K.losses.mean_squared_error(onehot, probs),
+          K.losses.SparseCategoricalCrossentropy(from_logits=True)(labels, logits),
+          K.losses.MeanSquaredError()(onehot, probs)]
+    with tf.Session() as sess:
+        for v in sess.run(ls):
+            print(r4(v))
