@@ -96,6 +96,8 @@ bn = L.BatchNormalization(momentum=0.9)
 bt = bn(bx, training=True)
 bi = bn(bx, training=False)
 print(bt.name, bi.name, upd(bn.updates), names(bn.weights), names(bn.trainable_weights))
+print([n.replace("/AssignSubVariableOp", "") for n in
+       ops_named(bn.name + "/", ("Mean", "StopGradient", "Squeeze", "Rsqrt", "AssignSub", "AssignSubVariableOp"))])
 reg = L.Dense(2, kernel_regularizer=K.regularizers.l2(0.01), name="rd")
 ro = reg(bx)
 print(names(reg.losses), tf.get_collection(tf.GraphKeys.REGULARIZATION_LOSSES))
