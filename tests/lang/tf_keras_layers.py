@@ -221,3 +221,20 @@ with tf.Graph().as_default():
     with tf.Session() as sess:
         for v in sess.run(ls):
             print(r4(v))
+
+# the Keras session: get_weights / set_weights / get_value outside a session block
+with tf.Graph().as_default():
+    d = L.Dense(2, kernel_initializer="ones", bias_initializer="zeros")
+    x = tf.placeholder(tf.float32, [None, 3])
+    y = d(x)
+    print([w.tolist() for w in d.get_weights()])
+    d.set_weights([np.zeros((3, 2), np.float32), np.ones(2, np.float32)])
+    s = K.backend.get_session()
+    print(s.run(y, {x: [[1.0, 2.0, 3.0]]}), K.backend.get_value(d.bias))
+    K.backend.set_value(d.bias, [5.0, 6.0])
+    print(K.backend.batch_get_value([d.bias]), s is K.backend.get_session())
+    v = tf.Variable(3.0, name="plain")
+    try:
+        print(s.run(v))
+    except tf.errors.FailedPreconditionError as e:
+        print("FailedPreconditionError")
