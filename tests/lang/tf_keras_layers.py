@@ -238,3 +238,20 @@ with tf.Graph().as_default():
         print(s.run(v))
     except tf.errors.FailedPreconditionError as e:
         print("FailedPreconditionError")
+
+# Conv2D with strides and same padding, BatchNormalization over a 4-D input (TF: fused)
+with tf.Graph().as_default():
+    img = tf.placeholder(tf.float32, [None, 5, 5, 2], name="img")
+    c = L.Conv2D(3, (3, 2), strides=2, padding="same", kernel_initializer=K.initializers.Constant(0.1),
+                 bias_initializer=K.initializers.Constant(0.5))
+    co = c(img)
+    bn4 = L.BatchNormalization(momentum=0.5, epsilon=0.01)
+    bo = bn4(co, training=True)
+    print(co.name, co.shape, c.kernel.shape, bo.shape, names(bn4.weights))   # TF: bo is FusedBatchNormV3
+    with tf.Session() as sess:
+        sess.run(tf.global_variables_initializer())
+        im = (np.arange(100.0).reshape(2, 5, 5, 2) % 7.0) / 7.0
+        print(r4(sess.run(co, {img: im})[:, 0]))
+        print(r4(sess.run(bo, {img: im})[:, 1]))
+        sess.run(bn4.updates, {img: im})
+        print(r4(sess.run(bn4.moving_mean)), r4(sess.run(bn4.moving_variance)))
