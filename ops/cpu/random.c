@@ -5,7 +5,8 @@
  * so groups may be computed in any order, on any thread, with the same result.
  * Conversions are TF's: 23 (float) or 52 (double) random mantissa bits in [1, 2) minus 1;
  * Box-Muller with u1 clamped to 1e-7. TruncatedNormal's group g draws from its own run of
- * 64 blocks (as TF's per-group sample reservation) and keeps samples within 2. */
+ * blocks, 256 samples reserved per output as TF's (256 blocks per group of 4 floats, 128
+ * per group of 2 doubles), and keeps samples within 2. */
 #define _GNU_SOURCE   /* sincos, sincosf */
 #include <math.h>
 #include <stdlib.h>
@@ -14,7 +15,7 @@
 
 #include "ops/ops_int.h"
 
-enum { RESERVE = 256, TRUNC_BLOCKS = 64, PAR_MIN_GROUPS = 1 << 12 };
+enum { RESERVE = 256, PAR_MIN_GROUPS = 1 << 12 };
 
 /* ---- Philox4x32-10 ------------------------------------------------------------------ */
 
@@ -129,7 +130,7 @@ typedef enum { NORMAL, TRUNCATED, UNIFORM } dist;
 
 /* Group g of a truncated normal: its first k samples within 2, from its own blocks. */
 static void truncated_group(const op_philox *p, uint64_t g, bool f32, void *out, int64_t k) {
-  uint64_t b = g * TRUNC_BLOCKS;
+  uint64_t b = g * (f32 ? 4 : 2) * RESERVE / 4;   /* TF's kGeneratorSkipPerOutputGroup */
   int64_t got = 0;
   while (got < k) {
     uint32_t x[4];

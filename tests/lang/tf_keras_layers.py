@@ -255,3 +255,21 @@ with tf.Graph().as_default():
         print(r4(sess.run(bo, {img: im})[:, 1]))
         sess.run(bn4.updates, {img: im})
         print(r4(sess.run(bn4.moving_mean)), r4(sess.run(bn4.moving_variance)))
+
+# seeded initializers draw TF's numbers (Philox, TF's per-output sample reservation)
+with tf.Graph().as_default():
+    tf.set_random_seed(1)
+    x = tf.placeholder(tf.float32, [None, 3])
+    inits = [K.initializers.glorot_uniform(seed=7), K.initializers.RandomNormal(seed=3),
+             K.initializers.RandomUniform(seed=5), K.initializers.TruncatedNormal(seed=9),
+             K.initializers.he_normal(seed=11), K.initializers.lecun_uniform(seed=2)]
+    ds = [L.Dense(3, kernel_initializer=i) for i in inits]
+    for d in ds:
+        d(x)
+    t = tf.truncated_normal([3, 7], seed=5)
+    t64 = tf.truncated_normal([5], dtype=tf.float64, seed=6, stddev=2.0)
+    with tf.Session() as sess:
+        sess.run(tf.global_variables_initializer())
+        for d in ds:
+            print(r4(sess.run(d.kernel)))
+        print(r4(sess.run(t)), r4(sess.run(t64)))
