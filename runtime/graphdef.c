@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "base/alloc.h"
+#include "runtime/metagraph.h"
 #include "runtime/proto/graph.pb-c.h"
 
 /* ---- encoding: protobuf-c structs built in a pool, freed together ------------------------ */
@@ -124,7 +125,7 @@ static int cmp_attr(const void *a, const void *b) {
   return strcmp((*(Tensorflow__AttrEntry *const *)a)->key, (*(Tensorflow__AttrEntry *const *)b)->key);
 }
 
-int rt_graphdef_encode(const rt_graph *g, bool assigned, unsigned char **out, size_t *n, rt_status *st) {
+int rt_graphdef_encode(const rt_graph *g, rt_graphdef_devices devices, unsigned char **out, size_t *n, rt_status *st) {
   pool pl = {0};
   Tensorflow__GraphDef gd;
   tensorflow__graph_def__init(&gd);
@@ -142,8 +143,8 @@ int rt_graphdef_encode(const rt_graph *g, bool assigned, unsigned char **out, si
     p->op = nd->op;
     p->n_input = (size_t)nd->n_inputs;
     p->input = nd->inputs;
-    const char *dev = assigned && nd->assigned ? nd->assigned : nd->device;
-    if (dev) p->device = (char *)dev;
+    const char *dev = devices == RT_GD_ASSIGNED && nd->assigned ? nd->assigned : nd->device;
+    if (dev && devices != RT_GD_CLEARED) p->device = (char *)dev;
     p->n_attr = (size_t)nd->n_attrs;
     p->attr = palloc(&pl, sizeof *p->attr * (size_t)nd->n_attrs);
     for (int k = 0; k < nd->n_attrs; k++) {
@@ -303,7 +304,7 @@ static int attr_from(const Tensorflow__AttrValue *a, rt_attr_value *v, const cha
 int rt_graphdef_decode(const unsigned char *p, size_t n, const char *what, rt_graphdef *gd, rt_status *st) {
   memset(gd, 0, sizeof *gd);
   Tensorflow__GraphDef *g = tensorflow__graph_def__unpack(NULL, n, p);
-  if (!g) return rt_error(st, RT_DATA_LOSS, "%s: not a binary GraphDef (%zu bytes that do not parse as one)", what, n);
+  if (!g) return rt_pb_error(st, p, n, RT_PB_GRAPH_DEF, what, "binary GraphDef");
   int rc = RT_OK;
   gd->producer = g->versions ? g->versions->producer : g->version;
   gd->nodes = xcalloc(g->n_node ? g->n_node : 1, sizeof *gd->nodes);

@@ -14,9 +14,10 @@
 /* TF 1.15's GraphDef producer version, which tfsh's GraphDefs claim. */
 #define RT_GRAPHDEF_PRODUCER 134
 
-/* Encode g (assigned devices when `assigned` and placed, else requested ones). *out is
- * malloc'd. */
-int rt_graphdef_encode(const rt_graph *g, bool assigned, unsigned char **out, size_t *n, rt_status *st);
+/* Which device a node's NodeDef names. */
+typedef enum rt_graphdef_devices { RT_GD_REQUESTED, RT_GD_ASSIGNED, RT_GD_CLEARED } rt_graphdef_devices;
+/* Encode g (assigned devices where placed, requested ones, or none). *out is malloc'd. */
+int rt_graphdef_encode(const rt_graph *g, rt_graphdef_devices devices, unsigned char **out, size_t *n, rt_status *st);
 
 typedef struct rt_graphdef {
   int n;

@@ -80,16 +80,16 @@ static tf_graph *graph_arg(sh_obj *g) {
   return (tf_graph *)g;
 }
 
-/* _graphdef_bytes(graph=None) -> TF's binary GraphDef of the graph */
+/* _graphdef_bytes(graph=None, clear_devices=False) -> TF's binary GraphDef of the graph */
 static sh_obj *f_graphdef_bytes(sh_obj *self, int argc, sh_obj **argv, sh_obj *kw) {
-  sh_obj *go = NULL;
-  if (sh_parse_args("_graphdef_bytes", argc, argv, kw, "|graph", &go) < 0) return NULL;
+  sh_obj *go = NULL, *cd = NULL;
+  if (sh_parse_args("_graphdef_bytes", argc, argv, kw, "|graph clear_devices", &go, &cd) < 0) return NULL;
   tf_graph *g = graph_arg(go);
   if (!g) return NULL;
   unsigned char *b = NULL;
   size_t n = 0;
   rt_status st = {0};
-  if (rt_graphdef_encode(tf_rt(g), false, &b, &n, &st)) return tf_raise_status(&st);
+  if (rt_graphdef_encode(tf_rt(g), cd && sh_truth(cd) > 0 ? RT_GD_CLEARED : RT_GD_REQUESTED, &b, &n, &st)) return tf_raise_status(&st);
   sh_obj *r = sh_strn((const char *)b, n);
   free(b);
   return r;
@@ -291,10 +291,11 @@ static const char *op_alias(const char *op) {
 
 /* _import_graph_def(data, prefix, input_map, return_elements, what) -> [Operation|Tensor] */
 static sh_obj *f_import_graph_def(sh_obj *self, int argc, sh_obj **argv, sh_obj *kw) {
-  sh_obj *data, *po, *im = NULL, *re = NULL, *wo = NULL;
-  if (sh_parse_args("_import_graph_def", argc, argv, kw, "data prefix |input_map return_elements what", &data, &po, &im,
-                    &re, &wo) < 0)
+  sh_obj *data, *po, *im = NULL, *re = NULL, *wo = NULL, *cdo = NULL;
+  if (sh_parse_args("_import_graph_def", argc, argv, kw, "data prefix |input_map return_elements what clear_devices", &data,
+                    &po, &im, &re, &wo, &cdo) < 0)
     return NULL;
+  bool clear_devices = cdo && sh_truth(cdo) > 0;
   const char *p, *prefix = sh_as_cstr(po), *what = wo && wo != SH_NONE ? sh_as_cstr(wo) : "GraphDef";
   size_t n;
   if (!prefix || !what || !bytes_arg(data, &p, &n)) return NULL;
@@ -347,7 +348,7 @@ static sh_obj *f_import_graph_def(sh_obj *self, int argc, sh_obj **argv, sh_obj 
       else rt_node_add_input(x, pin);
       free(pin);
     }
-    if (src->device && src->device[0]) rt_node_set_device(x, src->device);
+    if (src->device && src->device[0] && !clear_devices) rt_node_set_device(x, src->device);
     for (int k = 0; k < src->n_attrs; k++) {
       rt_attr_value v;
       rt_attr_value_copy(&v, &src->attrs[k].value);
@@ -367,7 +368,7 @@ static sh_obj *f_import_graph_def(sh_obj *self, int argc, sh_obj **argv, sh_obj 
     fit_attrs(x, rt_op_find(x->op));
     sh_obj *op = tf_node_finish(x);
     if (!op) goto fail;
-    if (src->device && src->device[0])   /* the GraphDef's device wins over device scopes */
+    if (src->device && src->device[0] && !clear_devices)   /* the GraphDef's device wins over device scopes */
       rt_node_set_device(tf_rt(g)->nodes[((tf_op *)op)->id], src->device);
     sh_decref(op);
   }
@@ -410,9 +411,9 @@ fail:
 }
 
 static const sh_method files_funcs[] = {
-  {"_graphdef_bytes", f_graphdef_bytes, "_graphdef_bytes(graph=None)", "A graph as TF's binary GraphDef (internal)."},
+  {"_graphdef_bytes", f_graphdef_bytes, "_graphdef_bytes(graph=None, clear_devices=False)", "A graph as TF's binary GraphDef (internal)."},
   {"_graphdef_nodes", f_graphdef_nodes, "_graphdef_nodes(data, what='GraphDef')", "The nodes of a binary GraphDef (internal)."},
-  {"_import_graph_def", f_import_graph_def, "_import_graph_def(data, prefix, input_map=None, return_elements=None, what='GraphDef')", "Add a binary GraphDef's nodes to the default graph (internal)."},
+  {"_import_graph_def", f_import_graph_def, "_import_graph_def(data, prefix, input_map=None, return_elements=None, what='GraphDef', clear_devices=False)", "Add a binary GraphDef's nodes to the default graph (internal)."},
   {"_ckpt_entries", f_ckpt_entries, "_ckpt_entries(prefix)", "The tensors of a checkpoint: (name, dtype, shape) (internal)."},
   {"_ckpt_tensor", f_ckpt_tensor, "_ckpt_tensor(prefix, name)", "One tensor of a checkpoint (internal)."},
   {NULL},
