@@ -9,6 +9,7 @@
 
 #include "base/alloc.h"
 #include "runtime/metagraph.h"
+#include "runtime/op.h"
 #include "runtime/proto/graph.pb-c.h"
 
 /* ---- encoding: protobuf-c structs built in a pool, freed together ------------------------ */
@@ -338,4 +339,98 @@ void rt_graphdef_free(rt_graphdef *gd) {
   free(gd->nodes);
   gd->nodes = NULL;
   gd->n = 0;
+}
+
+/* ---- adding a GraphDef's nodes to a graph ----------------------------------------------- */
+
+typedef struct ni {   /* a node's name and index, sorted by name for lookups */
+  const char *name;
+  int i;
+} ni;
+static int ni_cmp(const void *a, const void *b) { return strcmp(((const ni *)a)->name, ((const ni *)b)->name); }
+
+/* Nodes in an order where every input comes first (a GraphDef need not be sorted). */
+int *rt_graphdef_order(const rt_graphdef *gd, rt_status *st) {
+  int n = gd->n, *order = xcalloc((size_t)n + 1, sizeof *order), *state = xcalloc((size_t)n + 1, sizeof *state);
+  int *stack = xcalloc((size_t)n + 1, sizeof *stack), *pos = xcalloc((size_t)n + 1, sizeof *pos), k = 0;
+  ni *idx = xcalloc((size_t)n + 1, sizeof *idx);
+  for (int i = 0; i < n; i++) idx[i] = (ni){gd->nodes[i]->name, i};
+  qsort(idx, (size_t)n, sizeof *idx, ni_cmp);
+  int rc = RT_OK;
+  for (int r = 0; r < n && !rc; r++) {
+    if (state[r]) continue;
+    int sp = 0;
+    stack[sp++] = r, state[r] = 1, pos[r] = 0;
+    while (sp && !rc) {
+      int v = stack[sp - 1];
+      const rt_node *x = gd->nodes[v];
+      if (pos[v] < x->n_inputs) {
+        char nm[512];
+        int oi;
+        const char *in = x->inputs[pos[v]++];
+        if (!rt_tensor_name_parse(in, nm, sizeof nm, &oi)) continue;
+        ni key = {nm, 0}, *f = bsearch(&key, idx, (size_t)n, sizeof *idx, ni_cmp);
+        if (!f) continue;   /* an input_map'd or outside name: checked when added */
+        if (state[f->i] == 1) {
+          rc = rt_error(st, RT_INVALID_ARGUMENT, "GraphDef has a cycle through node '%s' (tfsh has no while loops)", x->name);
+          break;
+        }
+        if (!state[f->i]) stack[sp++] = f->i, state[f->i] = 1, pos[f->i] = 0;
+      } else {
+        state[v] = 2;
+        order[k++] = v;
+        sp--;
+      }
+    }
+  }
+  free(state), free(stack), free(pos), free(idx);
+  if (rc) {
+    free(order);
+    return NULL;
+  }
+  return order;
+}
+
+/* TF's attrs that tfsh's op lacks are dropped (defaults and bookkeeping: use_locking,
+ * _output_shapes, ...), empty lists take the signature's kind, and N is filled where tfsh's
+ * signature counts a list TF's does not. */
+void rt_graphdef_fit_attrs(rt_node *x, const rt_op_sig *sig) {
+  for (int k = 0; k < x->n_attrs;) {
+    rt_attr *a = &x->attrs[k];
+    const rt_attr_sig *as = NULL;
+    for (int j = 0; j < sig->n_attrs; j++)
+      if (!strcmp(sig->attrs[j].name, a->name)) as = &sig->attrs[j];
+    bool keep = as != NULL || !strcmp(a->name, "_class");
+    if (as && a->value.kind != as->kind) {
+      if (a->value.kind == RT_ATTR_LIST_INT && a->value.list.n == 0 && as->kind >= RT_ATTR_LIST_INT)
+        a->value.kind = as->kind;   /* an empty list of another kind */
+      else if (a->value.kind == RT_ATTR_FLOAT && as->kind == RT_ATTR_INT)
+        keep = false;
+      else
+        keep = a->value.kind == as->kind;
+    }
+    if (keep) {
+      k++;
+      continue;
+    }
+    rt_attr_value_clear(&a->value);
+    free(a->name);
+    memmove(a, a + 1, (size_t)(x->n_attrs - k - 1) * sizeof *a);
+    x->n_attrs--;
+  }
+  bool wants_n = false;
+  for (int j = 0; j < sig->n_attrs; j++) wants_n |= !strcmp(sig->attrs[j].name, "N") && sig->attrs[j].kind == RT_ATTR_INT;
+  if (wants_n && !rt_node_attr(x, "N")) {
+    const rt_attr_value *dt = rt_node_attr(x, "dtypes");
+    if (dt && dt->kind == RT_ATTR_LIST_TYPE) rt_node_set_int(x, "N", dt->list.n);
+  }
+}
+
+/* Ops TF writes under a newer name for what a tfsh op does (TF 1.15's `+` is AddV2). */
+const char *rt_graphdef_op(const char *op) {
+  static const char *const alias[][2] = {{"AddV2", "Add"}};
+  if (rt_op_find(op)) return op;
+  for (size_t i = 0; i < sizeof alias / sizeof alias[0]; i++)
+    if (!strcmp(op, alias[i][0]) && rt_op_find(alias[i][1])) return alias[i][1];
+  return op;
 }

@@ -30,4 +30,14 @@ typedef struct rt_graphdef {
 int rt_graphdef_decode(const unsigned char *p, size_t n, const char *what, rt_graphdef *gd, rt_status *st);
 void rt_graphdef_free(rt_graphdef *gd);
 
+/* What adding a decoded GraphDef to a graph needs (tf.import_graph_def, tfsh inspect):
+ * the node indexes in an order where every input comes first (a GraphDef need not be
+ * sorted; malloc'd; NULL and st on a cycle); the tfsh op for a node's op (TF's newer names
+ * for the same op, e.g. AddV2); and a node's attrs fitted to the op's signature (TF's
+ * attrs the op lacks dropped, empty lists retyped, N filled in). */
+int *rt_graphdef_order(const rt_graphdef *gd, rt_status *st);
+const char *rt_graphdef_op(const char *op);
+struct rt_op_sig;
+void rt_graphdef_fit_attrs(rt_node *x, const struct rt_op_sig *sig);
+
 #endif

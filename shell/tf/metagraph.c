@@ -11,16 +11,6 @@
 #include "shell/lang/lang.h"
 #include "shell/tf/tf.h"
 
-static bool bytes_of(sh_obj *o, const char **p, size_t *n) {
-  if (o && sh_is_str(o)) {
-    *p = ((sh_str_obj *)o)->s;
-    *n = (size_t)((sh_str_obj *)o)->len;
-    return true;
-  }
-  sh_raise(sh_TypeError, "expected bytes, got %s", o ? sh_type_name(o) : "nothing");
-  return false;
-}
-
 static void set_steal(sh_obj *d, const char *k, sh_obj *v) {
   sh_dict_set_str(d, k, v);
   sh_decref(v);
@@ -38,7 +28,7 @@ static sh_obj *f_metagraph_parse(sh_obj *self, int argc, sh_obj **argv, sh_obj *
   if (sh_parse_args("_metagraph_parse", argc, argv, kw, "data |what", &data, &wo) < 0) return NULL;
   const char *p, *what = wo && wo != SH_NONE ? sh_as_cstr(wo) : "MetaGraphDef";
   size_t n;
-  if (!what || !bytes_of(data, &p, &n)) return NULL;
+  if (!what || !tf_bytes_arg(data, &p, &n)) return NULL;
   rt_metagraph mg;
   rt_status st = {0};
   if (rt_metagraph_decode((const unsigned char *)p, n, what, &mg, &st)) return tf_raise_status(&st);
@@ -104,7 +94,7 @@ static sh_obj *f_metagraph_bytes(sh_obj *self, int argc, sh_obj **argv, sh_obj *
   rt_metagraph mg = {0};
   const char *gp = NULL;
   size_t gn = 0;
-  if (gd != SH_NONE && !bytes_of(gd, &gp, &gn)) return NULL;
+  if (gd != SH_NONE && !tf_bytes_arg(gd, &gp, &gn)) return NULL;
   mg.graph_def = (unsigned char *)gp;
   mg.graph_def_len = gn;
   if (sd != SH_NONE) {
@@ -159,7 +149,7 @@ static sh_obj *f_metagraph_bytes(sh_obj *self, int argc, sh_obj **argv, sh_obj *
       sh_obj *v = SH_LIST_ITEMS(vals)[j];
       if (c->kind == RT_MG_INT64 ? sh_as_int(v, &c->i[j]) < 0
           : c->kind == RT_MG_FLOAT ? sh_as_double(v, &c->f[j]) < 0
-                                   : !bytes_of(v, (const char **)&c->v[j], &c->len[j]))
+                                   : !tf_bytes_arg(v, (const char **)&c->v[j], &c->len[j]))
         goto done;
     }
   }
@@ -189,7 +179,7 @@ static sh_obj *f_variable_def_parse(sh_obj *self, int argc, sh_obj **argv, sh_ob
   if (sh_parse_args("_variable_def_parse", argc, argv, kw, "data |what", &data, &wo) < 0) return NULL;
   const char *p, *what = wo && wo != SH_NONE ? sh_as_cstr(wo) : "VariableDef";
   size_t n;
-  if (!what || !bytes_of(data, &p, &n)) return NULL;
+  if (!what || !tf_bytes_arg(data, &p, &n)) return NULL;
   rt_variable_def v;
   rt_status st = {0};
   if (rt_variable_def_decode((const unsigned char *)p, n, what, &v, &st)) return tf_raise_status(&st);
