@@ -126,6 +126,28 @@ static int cmp_attr(const void *a, const void *b) {
   return strcmp((*(Tensorflow__AttrEntry *const *)a)->key, (*(Tensorflow__AttrEntry *const *)b)->key);
 }
 
+static Tensorflow__NodeDef *node_pb(pool *pl, const rt_node *nd, rt_graphdef_devices devices) {
+  Tensorflow__NodeDef *p = palloc(pl, sizeof *p);
+  tensorflow__node_def__init(p);
+  p->name = nd->name;
+  p->op = nd->op;
+  p->n_input = (size_t)nd->n_inputs;
+  p->input = nd->inputs;
+  const char *dev = devices == RT_GD_ASSIGNED && nd->assigned ? nd->assigned : nd->device;
+  if (dev && devices != RT_GD_CLEARED) p->device = (char *)dev;
+  p->n_attr = (size_t)nd->n_attrs;
+  p->attr = palloc(pl, sizeof *p->attr * (size_t)nd->n_attrs);
+  for (int k = 0; k < nd->n_attrs; k++) {
+    Tensorflow__AttrEntry *e = palloc(pl, sizeof *e);
+    tensorflow__attr_entry__init(e);
+    e->key = nd->attrs[k].name;
+    e->value = attr_pb(pl, &nd->attrs[k].value);
+    p->attr[k] = e;
+  }
+  qsort(p->attr, p->n_attr, sizeof *p->attr, cmp_attr);   /* TF writes maps sorted by key */
+  return p;
+}
+
 int rt_graphdef_encode(const rt_graph *g, rt_graphdef_devices devices, unsigned char **out, size_t *n, rt_status *st) {
   pool pl = {0};
   Tensorflow__GraphDef gd;
@@ -134,38 +156,33 @@ int rt_graphdef_encode(const rt_graph *g, rt_graphdef_devices devices, unsigned 
   tensorflow__version_def__init(&ver);
   ver.producer = RT_GRAPHDEF_PRODUCER;
   gd.versions = &ver;
-  gd.n_node = (size_t)g->n_nodes;
-  gd.node = palloc(&pl, sizeof *gd.node * (size_t)g->n_nodes);
+  size_t cap = (size_t)g->n_nodes + 1;
+  gd.node = xcalloc(cap, sizeof *gd.node);
+  rt_node **made = NULL;   /* TF's ops standing for tfsh's helpers, freed after packing */
+  int n_made = 0;
   for (int i = 0; i < g->n_nodes; i++) {
-    const rt_node *nd = g->nodes[i];
-    Tensorflow__NodeDef *p = palloc(&pl, sizeof *p);
-    tensorflow__node_def__init(p);
-    p->name = nd->name;
-    p->op = nd->op;
-    p->n_input = (size_t)nd->n_inputs;
-    p->input = nd->inputs;
-    const char *dev = devices == RT_GD_ASSIGNED && nd->assigned ? nd->assigned : nd->device;
-    if (dev && devices != RT_GD_CLEARED) p->device = (char *)dev;
-    p->n_attr = (size_t)nd->n_attrs;
-    p->attr = palloc(&pl, sizeof *p->attr * (size_t)nd->n_attrs);
-    for (int k = 0; k < nd->n_attrs; k++) {
-      Tensorflow__AttrEntry *e = palloc(&pl, sizeof *e);
-      tensorflow__attr_entry__init(e);
-      e->key = nd->attrs[k].name;
-      e->value = attr_pb(&pl, &nd->attrs[k].value);
-      p->attr[k] = e;
+    rt_node **x = NULL;
+    int nx = rt_graphdef_tf_ops(g, g->nodes[i], &x);
+    if (gd.n_node + (size_t)nx + 1 > cap) gd.node = xrealloc(gd.node, (cap = 2 * cap + (size_t)nx) * sizeof *gd.node);
+    if (!nx) {
+      gd.node[gd.n_node++] = node_pb(&pl, g->nodes[i], devices);
+      continue;
     }
-    qsort(p->attr, p->n_attr, sizeof *p->attr, cmp_attr);   /* TF writes maps sorted by key */
-    gd.node[i] = p;
+    made = xrealloc(made, (size_t)(n_made + nx) * sizeof *made);
+    for (int k = 0; k < nx; k++) {
+      made[n_made++] = x[k];
+      gd.node[gd.n_node++] = node_pb(&pl, x[k], devices);
+    }
+    free(x);
   }
   size_t len = tensorflow__graph_def__get_packed_size(&gd);
   unsigned char *b = malloc(len ? len : 1);
-  if (!b) {
-    pool_free(&pl);
-    return rt_error(st, RT_RESOURCE_EXHAUSTED, "out of memory for a GraphDef of %zu bytes", len);
-  }
-  tensorflow__graph_def__pack(&gd, b);
+  if (b) tensorflow__graph_def__pack(&gd, b);
   pool_free(&pl);
+  free(gd.node);
+  for (int i = 0; i < n_made; i++) rt_node_free(made[i]);
+  free(made);
+  if (!b) return rt_error(st, RT_RESOURCE_EXHAUSTED, "out of memory for a GraphDef of %zu bytes", len);
   *out = b;
   *n = len;
   return RT_OK;

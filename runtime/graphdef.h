@@ -19,6 +19,12 @@ typedef enum rt_graphdef_devices { RT_GD_REQUESTED, RT_GD_ASSIGNED, RT_GD_CLEARE
 /* Encode g (assigned devices where placed, requested ones, or none). *out is malloc'd. */
 int rt_graphdef_encode(const rt_graph *g, rt_graphdef_devices devices, unsigned char **out, size_t *n, rt_status *st);
 
+/* A node of g written as TF's ops where it is one of tfsh's own gradient helpers
+ * (_SumToShapeOf, _ReduceGrad), which TF has no kernel for: *out gets new unvalidated nodes,
+ * the last under n's name (the caller frees them and the array); 0 when n is written as it
+ * is. */
+int rt_graphdef_tf_ops(const rt_graph *g, const rt_node *n, rt_node ***out);
+
 typedef struct rt_graphdef {
   int n;
   rt_node **nodes;   /* unvalidated: name, op, inputs, device, attrs */
