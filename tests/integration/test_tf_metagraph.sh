@@ -71,6 +71,9 @@ print("back", len(back.graph_def.node) == len(g.get_operations()), back.collecti
       back.collection_def["variables"].WhichOneof("kind"), len(back.collection_def["variables"].bytes_list.value))
 sd = saver.as_saver_def()
 print("saver_def", sd.filename_tensor_name, sd.save_tensor_name, sd.restore_op_name, sd.max_to_keep)
+with tf.Session() as sess:
+    tf.train.Saver(saver_def=sd).restore(sess, out + "/model.ckpt-5")
+    print("Saver(saver_def=...) restores", sess.run(g.get_tensor_by_name("m/global_step:0")))
 PY
 out=$(timeout 60 "$TFSH" "$WORK/again.py" "$WORK/out" 2>&1)
 check "import_scope prefixes names and collections" "scoped ['m/w:0', 'm/b:0'] ['m/train']" "$(echo "$out" | grep "^scoped")"
@@ -80,6 +83,7 @@ check "export_meta_graph: collections, no SaverDef unless given" \
   "export ['global_step', 'summaries', 'train_op', 'trainable_variables', 'variables'] False" "$(echo "$out" | grep "^export")"
 check "a MetaGraphDef parses back" "back True ['m/train'] bytes_list 7" "$(echo "$out" | grep "^back")"
 check "the imported Saver's SaverDef" "saver_def m/save/Const:0 m/save/control_dependency:0 m/save/restore_all 3" "$(echo "$out" | grep "^saver_def")"
+check "Saver(saver_def=...)" "Saver(saver_def=...) restores 5" "$(echo "$out" | grep "^Saver(saver_def")"
 [ "$FAILS" = 0 ] || echo "$out"
 
 # a training graph built here: its .meta (gradients written as TF's ops) imports in a fresh
@@ -141,4 +145,17 @@ check "a file that is not one" "DataLossError: $D/text.meta: not a MetaGraphDef 
 head -c 20 "$FX/train/model.ckpt-3.meta" >"$D/short.meta"
 check "a .meta cut in its first field" "$(printf 'DataLossError: %s/short.meta: not a MetaGraphDef (damaged at offset 0: a length past the end)' "$D")" \
   "$(timeout 30 "$TFSH" "$WORK/one.py" "$D/short.meta" 2>&1)"
+cat >"$WORK/badvar.py" <<'PY'
+import sys
+import tensorflow as tf
+mg = tf.MetaGraphDef()
+mg.ParseFromString(open(sys.argv[1], "rb").read())
+good = mg.collection_def["variables"].bytes_list.value[0]
+mg.collection_def["variables"] = tf.CollectionDef("bytes_list", [good, "\x0a\x09w:0"])   # a name cut short
+open(sys.argv[2], "wb").write(mg.SerializeToString())
+PY
+timeout 30 "$TFSH" "$WORK/badvar.py" "$FX/train/model.ckpt-3.meta" "$D/badvar.meta"
+check "a damaged VariableDef in a collection: the file, the collection, the value, the offset" \
+  "DataLossError: $D/badvar.meta: collection variables, value 1: not a VariableDef (damaged at offset 0: a length past the end)" \
+  "$(timeout 30 "$TFSH" "$WORK/one.py" "$D/badvar.meta" 2>&1)"
 finish
