@@ -293,6 +293,7 @@ int sh_inspect(const char *path, const char *spec, rt_status *st) {
   /* the nodes, as import_graph_def adds them; those that cannot be, and all that need them, left out */
   rt_graph *g = rt_graph_new();
   char **left = xcalloc((size_t)gd.n + 1, sizeof *left);
+  const char **file_op = xcalloc((size_t)gd.n + 1, sizeof *file_op);   /* per node of g: the op as the file names it */
   int n_left = 0;
   for (int i = 0; i < gd.n; i++) {
     rt_node *src = gd.nodes[order[i]];
@@ -327,7 +328,9 @@ int sh_inspect(const char *path, const char *spec, rt_status *st) {
         }
       }
     rt_status as = {0};
+    int id = g->n_nodes;
     if (rt_graph_add(g, x, &as)) fail_add(&fl, "node '%s': %s", src->name, as.msg);
+    else file_op[id] = src->op;
   }
   if (n_left) {
     char names[400];
@@ -344,6 +347,13 @@ int sh_inspect(const char *path, const char *spec, rt_status *st) {
     printf("(none)\n");
     fail_add(&fl, "placement: %s", ps.msg);
   } else {
+    for (int i = 0; i < p.n_nodes; i++) {   /* the op as the file names it (AddV2, not tfsh's Add) */
+      const rt_node *x = rt_graph_find(g, p.nodes[i].name);
+      if (x && file_op[x->id] && strcmp(file_op[x->id], p.nodes[i].op)) {
+        free(p.nodes[i].op);
+        p.nodes[i].op = xstrdup(file_op[x->id]);
+      }
+    }
     sh_print_placement(&p);
     printf("\npartitions:\n");
     sh_print_partitions(&p);
@@ -361,6 +371,7 @@ int sh_inspect(const char *path, const char *spec, rt_status *st) {
   free(devs);
   free(parsed);
   free(left);
+  free(file_op);
   rt_graph_free(g);
   free(order);
   rt_graphdef_free(&gd);
