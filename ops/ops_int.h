@@ -23,6 +23,9 @@ void op_train_register(void);
 void op_state_register(void);   /* ops/state.c */
 void op_sync_register(void);    /* ops/sync.c */
 void op_io_register(void);      /* ops/io.c: checkpoints and summaries */
+void op_imported_register(void);   /* ops/imported.c: ops of TF-written graphs */
+int op_cpu_gather_v2(rt_kernel_ctx *c);
+int op_cpu_broadcast_gradient_args(rt_kernel_ctx *c);
 
 /* ---- shapes (ops/shape.c) --------------------------------------------------------- */
 

@@ -8,6 +8,8 @@
 #include <string.h>
 
 #include "base/alloc.h"
+#include "runtime/metagraph.h"
+#include "runtime/op.h"
 #include "runtime/proto/graph.pb-c.h"
 
 /* ---- encoding: protobuf-c structs built in a pool, freed together ------------------------ */
@@ -124,7 +126,29 @@ static int cmp_attr(const void *a, const void *b) {
   return strcmp((*(Tensorflow__AttrEntry *const *)a)->key, (*(Tensorflow__AttrEntry *const *)b)->key);
 }
 
-int rt_graphdef_encode(const rt_graph *g, bool assigned, unsigned char **out, size_t *n, rt_status *st) {
+static Tensorflow__NodeDef *node_pb(pool *pl, const rt_node *nd, rt_graphdef_devices devices) {
+  Tensorflow__NodeDef *p = palloc(pl, sizeof *p);
+  tensorflow__node_def__init(p);
+  p->name = nd->name;
+  p->op = nd->op;
+  p->n_input = (size_t)nd->n_inputs;
+  p->input = nd->inputs;
+  const char *dev = devices == RT_GD_ASSIGNED && nd->assigned ? nd->assigned : nd->device;
+  if (dev && devices != RT_GD_CLEARED) p->device = (char *)dev;
+  p->n_attr = (size_t)nd->n_attrs;
+  p->attr = palloc(pl, sizeof *p->attr * (size_t)nd->n_attrs);
+  for (int k = 0; k < nd->n_attrs; k++) {
+    Tensorflow__AttrEntry *e = palloc(pl, sizeof *e);
+    tensorflow__attr_entry__init(e);
+    e->key = nd->attrs[k].name;
+    e->value = attr_pb(pl, &nd->attrs[k].value);
+    p->attr[k] = e;
+  }
+  qsort(p->attr, p->n_attr, sizeof *p->attr, cmp_attr);   /* TF writes maps sorted by key */
+  return p;
+}
+
+int rt_graphdef_encode(const rt_graph *g, rt_graphdef_devices devices, unsigned char **out, size_t *n, rt_status *st) {
   pool pl = {0};
   Tensorflow__GraphDef gd;
   tensorflow__graph_def__init(&gd);
@@ -132,38 +156,33 @@ int rt_graphdef_encode(const rt_graph *g, bool assigned, unsigned char **out, si
   tensorflow__version_def__init(&ver);
   ver.producer = RT_GRAPHDEF_PRODUCER;
   gd.versions = &ver;
-  gd.n_node = (size_t)g->n_nodes;
-  gd.node = palloc(&pl, sizeof *gd.node * (size_t)g->n_nodes);
+  size_t cap = (size_t)g->n_nodes + 1;
+  gd.node = xcalloc(cap, sizeof *gd.node);
+  rt_node **made = NULL;   /* TF's ops standing for tfsh's helpers, freed after packing */
+  int n_made = 0;
   for (int i = 0; i < g->n_nodes; i++) {
-    const rt_node *nd = g->nodes[i];
-    Tensorflow__NodeDef *p = palloc(&pl, sizeof *p);
-    tensorflow__node_def__init(p);
-    p->name = nd->name;
-    p->op = nd->op;
-    p->n_input = (size_t)nd->n_inputs;
-    p->input = nd->inputs;
-    const char *dev = assigned && nd->assigned ? nd->assigned : nd->device;
-    if (dev) p->device = (char *)dev;
-    p->n_attr = (size_t)nd->n_attrs;
-    p->attr = palloc(&pl, sizeof *p->attr * (size_t)nd->n_attrs);
-    for (int k = 0; k < nd->n_attrs; k++) {
-      Tensorflow__AttrEntry *e = palloc(&pl, sizeof *e);
-      tensorflow__attr_entry__init(e);
-      e->key = nd->attrs[k].name;
-      e->value = attr_pb(&pl, &nd->attrs[k].value);
-      p->attr[k] = e;
+    rt_node **x = NULL;
+    int nx = rt_graphdef_tf_ops(g, g->nodes[i], &x);
+    if (gd.n_node + (size_t)nx + 1 > cap) gd.node = xrealloc(gd.node, (cap = 2 * cap + (size_t)nx) * sizeof *gd.node);
+    if (!nx) {
+      gd.node[gd.n_node++] = node_pb(&pl, g->nodes[i], devices);
+      continue;
     }
-    qsort(p->attr, p->n_attr, sizeof *p->attr, cmp_attr);   /* TF writes maps sorted by key */
-    gd.node[i] = p;
+    made = xrealloc(made, (size_t)(n_made + nx) * sizeof *made);
+    for (int k = 0; k < nx; k++) {
+      made[n_made++] = x[k];
+      gd.node[gd.n_node++] = node_pb(&pl, x[k], devices);
+    }
+    free(x);
   }
   size_t len = tensorflow__graph_def__get_packed_size(&gd);
   unsigned char *b = malloc(len ? len : 1);
-  if (!b) {
-    pool_free(&pl);
-    return rt_error(st, RT_RESOURCE_EXHAUSTED, "out of memory for a GraphDef of %zu bytes", len);
-  }
-  tensorflow__graph_def__pack(&gd, b);
+  if (b) tensorflow__graph_def__pack(&gd, b);
   pool_free(&pl);
+  free(gd.node);
+  for (int i = 0; i < n_made; i++) rt_node_free(made[i]);
+  free(made);
+  if (!b) return rt_error(st, RT_RESOURCE_EXHAUSTED, "out of memory for a GraphDef of %zu bytes", len);
   *out = b;
   *n = len;
   return RT_OK;
@@ -303,7 +322,7 @@ static int attr_from(const Tensorflow__AttrValue *a, rt_attr_value *v, const cha
 int rt_graphdef_decode(const unsigned char *p, size_t n, const char *what, rt_graphdef *gd, rt_status *st) {
   memset(gd, 0, sizeof *gd);
   Tensorflow__GraphDef *g = tensorflow__graph_def__unpack(NULL, n, p);
-  if (!g) return rt_error(st, RT_DATA_LOSS, "%s: not a binary GraphDef (%zu bytes that do not parse as one)", what, n);
+  if (!g) return rt_pb_error(st, p, n, RT_PB_GRAPH_DEF, what, "binary GraphDef");
   int rc = RT_OK;
   gd->producer = g->versions ? g->versions->producer : g->version;
   gd->nodes = xcalloc(g->n_node ? g->n_node : 1, sizeof *gd->nodes);
@@ -337,4 +356,98 @@ void rt_graphdef_free(rt_graphdef *gd) {
   free(gd->nodes);
   gd->nodes = NULL;
   gd->n = 0;
+}
+
+/* ---- adding a GraphDef's nodes to a graph ----------------------------------------------- */
+
+typedef struct ni {   /* a node's name and index, sorted by name for lookups */
+  const char *name;
+  int i;
+} ni;
+static int ni_cmp(const void *a, const void *b) { return strcmp(((const ni *)a)->name, ((const ni *)b)->name); }
+
+/* Nodes in an order where every input comes first (a GraphDef need not be sorted). */
+int *rt_graphdef_order(const rt_graphdef *gd, rt_status *st) {
+  int n = gd->n, *order = xcalloc((size_t)n + 1, sizeof *order), *state = xcalloc((size_t)n + 1, sizeof *state);
+  int *stack = xcalloc((size_t)n + 1, sizeof *stack), *pos = xcalloc((size_t)n + 1, sizeof *pos), k = 0;
+  ni *idx = xcalloc((size_t)n + 1, sizeof *idx);
+  for (int i = 0; i < n; i++) idx[i] = (ni){gd->nodes[i]->name, i};
+  qsort(idx, (size_t)n, sizeof *idx, ni_cmp);
+  int rc = RT_OK;
+  for (int r = 0; r < n && !rc; r++) {
+    if (state[r]) continue;
+    int sp = 0;
+    stack[sp++] = r, state[r] = 1, pos[r] = 0;
+    while (sp && !rc) {
+      int v = stack[sp - 1];
+      const rt_node *x = gd->nodes[v];
+      if (pos[v] < x->n_inputs) {
+        char nm[512];
+        int oi;
+        const char *in = x->inputs[pos[v]++];
+        if (!rt_tensor_name_parse(in, nm, sizeof nm, &oi)) continue;
+        ni key = {nm, 0}, *f = bsearch(&key, idx, (size_t)n, sizeof *idx, ni_cmp);
+        if (!f) continue;   /* an input_map'd or outside name: checked when added */
+        if (state[f->i] == 1) {
+          rc = rt_error(st, RT_INVALID_ARGUMENT, "GraphDef has a cycle through node '%s' (tfsh has no while loops)", x->name);
+          break;
+        }
+        if (!state[f->i]) stack[sp++] = f->i, state[f->i] = 1, pos[f->i] = 0;
+      } else {
+        state[v] = 2;
+        order[k++] = v;
+        sp--;
+      }
+    }
+  }
+  free(state), free(stack), free(pos), free(idx);
+  if (rc) {
+    free(order);
+    return NULL;
+  }
+  return order;
+}
+
+/* TF's attrs that tfsh's op lacks are dropped (defaults and bookkeeping: use_locking,
+ * _output_shapes, ...), empty lists take the signature's kind, and N is filled where tfsh's
+ * signature counts a list TF's does not. */
+void rt_graphdef_fit_attrs(rt_node *x, const rt_op_sig *sig) {
+  for (int k = 0; k < x->n_attrs;) {
+    rt_attr *a = &x->attrs[k];
+    const rt_attr_sig *as = NULL;
+    for (int j = 0; j < sig->n_attrs; j++)
+      if (!strcmp(sig->attrs[j].name, a->name)) as = &sig->attrs[j];
+    bool keep = as != NULL || !strcmp(a->name, "_class");
+    if (as && a->value.kind != as->kind) {
+      if (a->value.kind == RT_ATTR_LIST_INT && a->value.list.n == 0 && as->kind >= RT_ATTR_LIST_INT)
+        a->value.kind = as->kind;   /* an empty list of another kind */
+      else if (a->value.kind == RT_ATTR_FLOAT && as->kind == RT_ATTR_INT)
+        keep = false;
+      else
+        keep = a->value.kind == as->kind;
+    }
+    if (keep) {
+      k++;
+      continue;
+    }
+    rt_attr_value_clear(&a->value);
+    free(a->name);
+    memmove(a, a + 1, (size_t)(x->n_attrs - k - 1) * sizeof *a);
+    x->n_attrs--;
+  }
+  bool wants_n = false;
+  for (int j = 0; j < sig->n_attrs; j++) wants_n |= !strcmp(sig->attrs[j].name, "N") && sig->attrs[j].kind == RT_ATTR_INT;
+  if (wants_n && !rt_node_attr(x, "N")) {
+    const rt_attr_value *dt = rt_node_attr(x, "dtypes");
+    if (dt && dt->kind == RT_ATTR_LIST_TYPE) rt_node_set_int(x, "N", dt->list.n);
+  }
+}
+
+/* Ops TF writes under a newer name for what a tfsh op does (TF 1.15's `+` is AddV2). */
+const char *rt_graphdef_op(const char *op) {
+  static const char *const alias[][2] = {{"AddV2", "Add"}};
+  if (rt_op_find(op)) return op;
+  for (size_t i = 0; i < sizeof alias / sizeof alias[0]; i++)
+    if (!strcmp(op, alias[i][0]) && rt_op_find(alias[i][1])) return alias[i][1];
+  return op;
 }

@@ -14,9 +14,16 @@
 /* TF 1.15's GraphDef producer version, which tfsh's GraphDefs claim. */
 #define RT_GRAPHDEF_PRODUCER 134
 
-/* Encode g (assigned devices when `assigned` and placed, else requested ones). *out is
- * malloc'd. */
-int rt_graphdef_encode(const rt_graph *g, bool assigned, unsigned char **out, size_t *n, rt_status *st);
+/* Which device a node's NodeDef names. */
+typedef enum rt_graphdef_devices { RT_GD_REQUESTED, RT_GD_ASSIGNED, RT_GD_CLEARED } rt_graphdef_devices;
+/* Encode g (assigned devices where placed, requested ones, or none). *out is malloc'd. */
+int rt_graphdef_encode(const rt_graph *g, rt_graphdef_devices devices, unsigned char **out, size_t *n, rt_status *st);
+
+/* A node of g written as TF's ops where it is one of tfsh's own gradient helpers
+ * (_SumToShapeOf, _ReduceGrad), which TF has no kernel for: *out gets new unvalidated nodes,
+ * the last under n's name (the caller frees them and the array); 0 when n is written as it
+ * is. */
+int rt_graphdef_tf_ops(const rt_graph *g, const rt_node *n, rt_node ***out);
 
 typedef struct rt_graphdef {
   int n;
@@ -28,5 +35,15 @@ typedef struct rt_graphdef {
  * function, a tensor of a dtype tfsh lacks) fail naming the node and the attr. */
 int rt_graphdef_decode(const unsigned char *p, size_t n, const char *what, rt_graphdef *gd, rt_status *st);
 void rt_graphdef_free(rt_graphdef *gd);
+
+/* What adding a decoded GraphDef to a graph needs (tf.import_graph_def, tfsh inspect):
+ * the node indexes in an order where every input comes first (a GraphDef need not be
+ * sorted; malloc'd; NULL and st on a cycle); the tfsh op for a node's op (TF's newer names
+ * for the same op, e.g. AddV2); and a node's attrs fitted to the op's signature (TF's
+ * attrs the op lacks dropped, empty lists retyped, N filled in). */
+int *rt_graphdef_order(const rt_graphdef *gd, rt_status *st);
+const char *rt_graphdef_op(const char *op);
+struct rt_op_sig;
+void rt_graphdef_fit_attrs(rt_node *x, const struct rt_op_sig *sig);
 
 #endif

@@ -21,7 +21,8 @@
 #include "runtime/partition.h"
 #include "runtime/placer.h"
 #include "runtime/server_int.h"
-#include "runtime/trace.h"   /* views: traces, placement, progress */
+#include "runtime/trace.h"
+#include "runtime/views.h"   /* views: traces, placement, progress */
 #include "runtime/wire_fmt.h"
 
 typedef struct mpart {
@@ -729,8 +730,7 @@ static void handle_placement(rt_master *m, net_req *req) {
   const net_in *in = net_req_msg(req);
   rt_status st = {0};
   char **feeds = NULL, **fetches = NULL, **targets = NULL;
-  int nf = 0, nx = 0, nt = 0, rc = RT_OK, np = 0;
-  rt_partition *parts = NULL;
+  int nf = 0, nx = 0, nt = 0, rc = RT_OK;
   msess *s = session_find(m, in, &st);
   if (!s) rc = st.code;
   if (!rc) rc = get_names(in, "feeds", &feeds, &nf, &st);
@@ -755,63 +755,48 @@ static void handle_placement(rt_master *m, net_req *req) {
                          (const char *const *)targets, needed, &st);
   else
     for (int i = 0; i < s->g->n_nodes; i++) needed[i] = true;
-  if (!rc) rc = rt_place(s->g, names, s->n_devs, &po, &st);
-  if (!rc) rc = views_device_partitions(s, needed, s->g->n_nodes, &parts, &np, &st);
+  rt_placement pl = {0};
+  if (!rc) rc = rt_placement_compute(s->g, needed, names, s->n_devs, &po, dev_incarnation, s, &pl, &st);
   if (rc) {
     reply_status(req, rc, &st);
   } else {
     net_msg *rep = net_msg_new("PlacementOk");
-    int n = 0;
-    for (int i = 0; i < s->g->n_nodes; i++) n += needed[i];
     msgpack_packer *pk = net_msg_field(rep, "nodes");
-    msgpack_pack_array(pk, (size_t)n);
-    for (int i = 0; i < s->g->n_nodes; i++) {
-      if (!needed[i]) continue;
-      const rt_node *nd = s->g->nodes[i];
+    msgpack_pack_array(pk, (size_t)pl.n_nodes);
+    for (int i = 0; i < pl.n_nodes; i++) {
+      const rt_placed_node *nd = &pl.nodes[i];
       msgpack_pack_map(pk, 5);
       rt_pack_kstr(pk, "name", nd->name);
       rt_pack_kstr(pk, "op", nd->op);
-      rt_pack_kstr(pk, "requested", nd->device);
+      rt_pack_kstr(pk, "requested", nd->requested);
       rt_pack_kstr(pk, "assigned", nd->assigned);
-      rt_pack_kstr(pk, "reason", nd->reason ? nd->reason : "");
+      rt_pack_kstr(pk, "reason", nd->reason);
     }
-    views_pack_partitions(rep, net_msg_field(rep, "partitions"), parts, np);
-    /* one edge per _Send: the tensor, its devices, dtype and static shape */
-    n = 0;
-    for (int p = 0; p < np; p++)
-      for (int i = 0; i < parts[p].g->n_nodes; i++) n += !strcmp(parts[p].g->nodes[i]->op, "_Send");
+    views_pack_partitions(rep, net_msg_field(rep, "partitions"), pl.parts, pl.n_parts);
     pk = net_msg_field(rep, "edges");
-    msgpack_pack_array(pk, (size_t)n);
-    for (int p = 0; p < np; p++)
-      for (int i = 0; i < parts[p].g->n_nodes; i++) {
-        const rt_node *nd = parts[p].g->nodes[i];
-        if (strcmp(nd->op, "_Send")) continue;
-        const char *tn = rt_node_string(nd, "tensor_name", "");
-        rt_node *src = NULL;
-        int idx = 0;
-        rt_status ig;
-        bool ctl = strstr(tn, "/_ctl") != NULL;
-        if (ctl || rt_graph_output(s->g, tn, &src, &idx, &ig)) src = NULL;
-        msgpack_pack_map(pk, 7);
-        rt_pack_kstr(pk, "tensor", tn);
-        rt_pack_kstr(pk, "send", nd->name);
-        rt_pack_kstr(pk, "from", rt_node_string(nd, "send_device", ""));
-        rt_pack_kstr(pk, "to", rt_node_string(nd, "recv_device", ""));
-        rt_pack_kint(pk, "dtype", src ? src->out_types[idx] : RT_FLOAT);
-        msgpack_pack_str(pk, 5);
-        msgpack_pack_str_body(pk, "shape", 5);
-        if (!src || src->out_shapes[idx].ndims < 0) {
-          msgpack_pack_nil(pk);
-        } else {
-          msgpack_pack_array(pk, (size_t)src->out_shapes[idx].ndims);
-          for (int d = 0; d < src->out_shapes[idx].ndims; d++) msgpack_pack_int64(pk, src->out_shapes[idx].dims[d]);
-        }
-        rt_pack_kint(pk, "control", ctl);
+    msgpack_pack_array(pk, (size_t)pl.n_edges);
+    for (int i = 0; i < pl.n_edges; i++) {
+      const rt_placed_edge *e = &pl.edges[i];
+      msgpack_pack_map(pk, 7);
+      rt_pack_kstr(pk, "tensor", e->tensor);
+      rt_pack_kstr(pk, "send", e->send);
+      rt_pack_kstr(pk, "from", e->from);
+      rt_pack_kstr(pk, "to", e->to);
+      rt_pack_kint(pk, "dtype", e->dtype);
+      msgpack_pack_str(pk, 5);
+      msgpack_pack_str_body(pk, "shape", 5);
+      if (e->shape.ndims < 0) {
+        msgpack_pack_nil(pk);
+      } else {
+        msgpack_pack_array(pk, (size_t)e->shape.ndims);
+        for (int d = 0; d < e->shape.ndims; d++) msgpack_pack_int64(pk, e->shape.dims[d]);
       }
+      rt_pack_kint(pk, "control", e->control);
+    }
     net_reply(req, rep);
   }
+  rt_placement_clear(&pl);
   pthread_mutex_unlock(&s->mu);
-  rt_partitions_free(parts, np);
   free(needed);
   free(names);
   free_strs(feeds, nf);

@@ -13,6 +13,7 @@
 #include "net/peer.h"
 #include "runtime/cluster.h"
 #include "runtime/codec.h"
+#include "runtime/placer.h"
 #include "runtime/session_int.h"
 #include "runtime/trace.h"   /* rt_obj_str, rt_obj_int */
 
@@ -118,6 +119,55 @@ int rt_session_placement(rt_session *s, int n_feeds, const char *const *feeds, i
   net_in_free(rep);
   if (rc) rt_placement_clear(out);
   return rc;
+}
+
+int rt_placement_compute(rt_graph *g, const bool *needed, const char *const *devices, int n_devices,
+                         const rt_place_opts *po, uint64_t (*incarnation)(void *arg, const char *device),
+                         void *arg, rt_placement *out, rt_status *st) {
+  memset(out, 0, sizeof *out);
+  int rc = rt_place(g, devices, n_devices, po, st);
+  if (rc) return rc;
+  bool *nd = xcalloc((size_t)g->n_nodes + 1, sizeof *nd);
+  for (int i = 0; i < g->n_nodes; i++) nd[i] = needed ? needed[i] : true;
+  rt_partition_opts o = {.by_task = false, .incarnation = incarnation, .arg = arg};
+  rc = rt_partition_graph(g, nd, &o, &out->parts, &out->n_parts, st);
+  if (rc) {
+    free(nd);
+    return rc;
+  }
+  out->nodes = xcalloc((size_t)g->n_nodes + 1, sizeof *out->nodes);
+  for (int i = 0; i < g->n_nodes; i++) {
+    if (!nd[i]) continue;
+    const rt_node *n = g->nodes[i];
+    out->nodes[out->n_nodes++] = (rt_placed_node){xstrdup(n->name), xstrdup(n->op), xstrdup(n->device ? n->device : ""),
+                                                  xstrdup(n->assigned ? n->assigned : ""), xstrdup(n->reason ? n->reason : "")};
+  }
+  free(nd);
+  /* one edge per _Send: the tensor, its devices, dtype and static shape */
+  int ne = 0;
+  for (int p = 0; p < out->n_parts; p++)
+    for (int i = 0; i < out->parts[p].g->n_nodes; i++) ne += !strcmp(out->parts[p].g->nodes[i]->op, "_Send");
+  out->edges = xcalloc((size_t)ne + 1, sizeof *out->edges);
+  for (int p = 0; p < out->n_parts; p++)
+    for (int i = 0; i < out->parts[p].g->n_nodes; i++) {
+      const rt_node *n = out->parts[p].g->nodes[i];
+      if (strcmp(n->op, "_Send")) continue;
+      const char *tn = rt_node_string(n, "tensor_name", "");
+      rt_node *src = NULL;
+      int idx = 0;
+      rt_status ig;
+      bool ctl = strstr(tn, "/_ctl") != NULL;
+      if (ctl || rt_graph_output(g, tn, &src, &idx, &ig)) src = NULL;
+      rt_placed_edge *e = &out->edges[out->n_edges++];
+      e->tensor = xstrdup(tn);
+      e->send = xstrdup(n->name);
+      e->from = xstrdup(rt_node_string(n, "send_device", ""));
+      e->to = xstrdup(rt_node_string(n, "recv_device", ""));
+      e->control = ctl;
+      e->dtype = src ? src->out_types[idx] : RT_FLOAT;
+      e->shape = src ? src->out_shapes[idx] : rt_shape_unknown();
+    }
+  return RT_OK;
 }
 
 void rt_placement_clear(rt_placement *p) {

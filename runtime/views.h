@@ -12,6 +12,7 @@
 
 #include "base/status.h"
 #include "runtime/partition.h"
+#include "runtime/placer.h"
 #include "runtime/session.h"
 #include "runtime/tensor.h"
 
@@ -51,6 +52,15 @@ int rt_session_placement(rt_session *s, int n_feeds, const char *const *feeds, i
                          const char *const *fetches, int n_targets, const char *const *targets,
                          rt_placement *out, rt_status *st);
 void rt_placement_clear(rt_placement *p);
+
+/* The placement itself, as the master computes it for rt_session_placement, and as `tfsh
+ * inspect` does for a graph read from a file with no cluster running: places g's nodes on
+ * devices (full names), splits the needed ones (needed: per node; NULL: all) per device
+ * with their _Send/_Recv pairs, and lists each crossing edge with its dtype and static
+ * shape. incarnation (may be NULL) gives the devices' incarnations for the rendezvous keys. */
+int rt_placement_compute(rt_graph *g, const bool *needed, const char *const *devices, int n_devices,
+                         const rt_place_opts *po, uint64_t (*incarnation)(void *arg, const char *device),
+                         void *arg, rt_placement *out, rt_status *st);
 
 /* ---- the tasks of a cluster --------------------------------------------------------- */
 

@@ -2,7 +2,9 @@
 """Real TensorFlow reads what tfsh wrote. Usage (TF's Python):
     check_tfsh_files.py DIR
 DIR holds what tests/integration/test_tf_oracle.sh had tfsh write: ckpt/ (one shard),
-sharded/ (two ps tasks, merged), expected.json (the values tfsh saved), and, when present,
+sharded/ (two ps tasks, merged), resumed/ (TF's training directory resumed by tfsh), built/ (a training graph
+tfsh built, whose train_op TF runs),
+each with the MetaGraph Saver.save writes beside it, expected.json (the values tfsh saved), and, when present,
 graph.pb (write_graph(as_text=False)) and events/ (a FileWriter's file). Prints one line per
 check, "ok ..." or "FAIL ...", and exits 1 on any failure, 77 when TF is not importable."""
 import glob
@@ -72,6 +74,32 @@ for sub in sorted(k for k in want if not k.startswith("_")):
                       all(same(x, want[sub][k]) for x, k in zip(got, sorted(want[sub]))), got)
             except Exception as e:  # noqa
                 check("%s: tf.train.Saver.restore" % sub, False, e)
+    # the MetaGraph Saver.save wrote beside it: TF imports it and its Saver restores
+    if os.path.exists(prefix + ".meta"):
+        g = tf.Graph()
+        with g.as_default():
+            try:
+                s = tf.train.import_meta_graph(prefix + ".meta", clear_devices=True)
+                names = sorted(v.op.name for v in tf.global_variables())
+                with tf.Session() as sess:
+                    s.restore(sess, prefix)
+                    got = dict((v.op.name, sess.run(v)) for v in tf.global_variables())
+                ok = names == sorted(want[sub]) and all(same(got[k], want[sub][k]) for k in want[sub])
+                if sub == "resumed":   # TF's own training graph, resumed and saved by tfsh
+                    ok = ok and [op.name for op in tf.get_collection("train_op")] == ["train"]
+                tr = want.get("_train_" + sub)
+                if tr:   # a training graph tfsh built: TF runs its train_op, loss for loss
+                    with tf.Session() as sess:
+                        s.restore(sess, prefix)
+                        loss = g.get_tensor_by_name("loss:0")
+                        losses = [float(sess.run([loss, tf.get_collection("train_op")[0]], tr["feed"])[0])
+                                  for _ in tr["losses"]]
+                    check("%s: TF runs the train_op tfsh built (losses %s, tfsh's %s)" % (sub, losses, tr["losses"]),
+                          np.allclose(losses, tr["losses"], rtol=1e-5), losses)
+                check("%s: TF imports tfsh's MetaGraph (%d ops), its collections, and its Saver restores"
+                      % (sub, len(g.get_operations())), ok, names)
+            except Exception as e:  # noqa
+                check("%s: tf.train.import_meta_graph" % sub, False, e)
 
 gp = os.path.join(d, "graph.pb")
 if os.path.exists(gp):

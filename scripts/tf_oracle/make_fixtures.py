@@ -123,3 +123,6 @@ print("wrote", root)
 for dp, dn, fn in sorted(os.walk(root)):
     for n in sorted(fn):
         print("  %6d %s" % (os.path.getsize(os.path.join(dp, n)), os.path.relpath(os.path.join(dp, n), root)))
+
+# The MetaGraph and GraphDef of a replica_device_setter graph (tests/fixtures/tf/dist/).
+os.system("%s %s %s" % (sys.executable, os.path.join(os.path.dirname(os.path.abspath(__file__)), "make_meta_fixtures.py"), root))

@@ -22,6 +22,14 @@ int sh_server_main(int argc, char **argv);
  * before launch (cmd_lint.c). argv[0] is "lint". Exit 0 ok, 1 problems, 2 usage. */
 int sh_lint_main(int argc, char **argv);
 
+/* tfsh inspect FILE [--cluster SPEC]: a GraphDef's or MetaGraph's devices, placement,
+ * partitions and what would fail (inspect.c). argv[0] is "inspect". Exit 0 nothing would
+ * fail, 1 something would, 2 FILE or SPEC unreadable. sh_inspect prints the same for the
+ * %inspect magic (registered by sh_inspect_init): 0, 1, or -1 with st set. */
+int sh_inspect_main(int argc, char **argv);
+int sh_inspect(const char *path, const char *spec, rt_status *st);
+void sh_inspect_init(void);
+
 /* Local clusters from the shell: %cluster/%down/%kill/%restart/%logs magics and the tfsh
  * module (cluster.c). Called once from sh_modules_init_extra (shell/app/init.c). */
 void sh_cluster_init(void);

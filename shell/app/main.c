@@ -12,7 +12,7 @@
 #include "shell/lang/lang.h"
 #include "shell/app/repl.h"
 
-static const char usage_line[] = "usage: tfsh [-h] [--version] [-c CODE | FILE | - | server ... | up SPEC | keygen FILE] [ARGS...]\n";
+static const char usage_line[] = "usage: tfsh [-h] [--version] [-c CODE | FILE | - | server ... | up SPEC | keygen FILE | inspect FILE] [ARGS...]\n";
 
 /* tfsh up SPEC: a local cluster in the foreground, as %cluster up SPEC does in the shell;
  * its tasks end with it (Ctrl-C, SIGTERM). */
@@ -46,6 +46,9 @@ static void print_help(void) {
          "                  (TFSH_INSECURE=1: a script's tf.train.Server may listen on a\n"
          "                  real host without one, as tfsh server --insecure)\n"
          "  lint SPEC       check a cluster spec or TF_CONFIG before launch (tfsh lint --help)\n"
+         "  inspect FILE [--cluster SPEC]\n"
+         "                  a GraphDef (.pb) or MetaGraph (.meta) without TensorFlow: its devices,\n"
+         "                  its placement and partitions on SPEC, what would fail (tfsh inspect --help)\n"
          "  -h, --help      show this help\n"
          "  --version       print the version\n\n"
          "In the shell: %%help lists the magics, name? describes name, Ctrl-D exits.\n",
@@ -86,6 +89,7 @@ int main(int argc, char **argv) {
   if (argc > 1 && !strcmp(argv[1], "server")) return sh_server_main(argc - 1, argv + 1);
   if (argc > 1 && !strcmp(argv[1], "keygen")) return rt_net_keygen_main(argc - 1, argv + 1);
   if (argc > 1 && !strcmp(argv[1], "lint")) return sh_lint_main(argc - 1, argv + 1);
+  if (argc > 1 && !strcmp(argv[1], "inspect")) return sh_inspect_main(argc - 1, argv + 1);
 
   sh_install_sigint();
   if (argc > 1 && !strcmp(argv[1], "-c")) {

@@ -656,23 +656,27 @@ static int placement(const char *args, rt_placement *p) {
 
 /* ---- %placement ---------------------------------------------------------------------- */
 
-static int magic_placement(const char *args) {
-  rt_placement p;
-  if (placement(args, &p) < 0) return -1;
+void sh_print_placement(const rt_placement *p) {
   int w[4] = {4, 2, 9, 8};
-  for (int i = 0; i < p.n_nodes; i++) {
-    const char *f[4] = {p.nodes[i].name, p.nodes[i].op, p.nodes[i].requested, p.nodes[i].assigned};
+  for (int i = 0; i < p->n_nodes; i++) {
+    const char *f[4] = {p->nodes[i].name, p->nodes[i].op, p->nodes[i].requested, p->nodes[i].assigned};
     for (int k = 0; k < 4; k++)
       if ((int)strlen(f[k]) > w[k]) w[k] = (int)strlen(f[k]);
   }
   printf("%-*s  %-*s  %-*s  %-*s  %s\n", w[0], "node", w[1], "op", w[2], "requested", w[3], "assigned", "reason");
-  for (int i = 0; i < p.n_nodes; i++) {
-    const rt_placed_node *n = &p.nodes[i];
+  for (int i = 0; i < p->n_nodes; i++) {
+    const rt_placed_node *n = &p->nodes[i];
     printf("%-*s  %-*s  %-*s  %-*s  %s\n", w[0], n->name, w[1], n->op, w[2], n->requested[0] ? n->requested : "-", w[3],
            n->assigned, n->reason);
   }
-  rt_placement_clear(&p);
   fflush(stdout);
+}
+
+static int magic_placement(const char *args) {
+  rt_placement p;
+  if (placement(args, &p) < 0) return -1;
+  sh_print_placement(&p);
+  rt_placement_clear(&p);
   return 0;
 }
 
@@ -699,13 +703,11 @@ static void edge_text(const rt_placed_edge *e, char *desc, size_t n, char *sz, s
   else snprintf(sz, zn, "? B");
 }
 
-static int magic_partitions(const char *args) {
-  rt_placement p;
-  if (placement(args, &p) < 0) return -1;
+void sh_print_partitions(const rt_placement *p) {
   char last_task[256] = "";
-  for (int i = 0; i < p.n_parts; i++) {
-    const char *dev = p.parts[i].name;
-    const rt_graph *g = p.parts[i].g;
+  for (int i = 0; i < p->n_parts; i++) {
+    const char *dev = p->parts[i].name;
+    const rt_graph *g = p->parts[i].g;
     char task[256];
     task_of(dev, task, sizeof task);
     if (strcmp(task, last_task)) {
@@ -718,8 +720,8 @@ static int magic_partitions(const char *args) {
       recvs += !strcmp(g->nodes[k]->op, "_Recv");
     }
     printf("  %s: %d nodes (%d ops, %d _Send, %d _Recv)\n", dev, g->n_nodes, g->n_nodes - sends - recvs, sends, recvs);
-    for (int k = 0; k < p.n_edges; k++) {
-      const rt_placed_edge *e = &p.edges[k];
+    for (int k = 0; k < p->n_edges; k++) {
+      const rt_placed_edge *e = &p->edges[k];
       bool out = !strcmp(e->from, dev), in = !strcmp(e->to, dev);
       if (!out && !in) continue;
       char desc[160], sz[32];
@@ -728,9 +730,15 @@ static int magic_partitions(const char *args) {
              desc, sz);
     }
   }
-  if (!p.n_parts) printf("(nothing to run)\n");
-  rt_placement_clear(&p);
+  if (!p->n_parts) printf("(nothing to run)\n");
   fflush(stdout);
+}
+
+static int magic_partitions(const char *args) {
+  rt_placement p;
+  if (placement(args, &p) < 0) return -1;
+  sh_print_partitions(&p);
+  rt_placement_clear(&p);
   return 0;
 }
 

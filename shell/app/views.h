@@ -8,7 +8,15 @@
 #ifndef TFSH_SHELL_VIEWS_H
 #define TFSH_SHELL_VIEWS_H
 
+#include "runtime/views.h"
+
 /* Set the run observer and register the magics (before any script runs). */
 void tf_views_init(void);
+
+/* The tables of %placement (node, op, requested and assigned device, reason) and
+ * %partitions (each task's and device's fragment with its Send/Recv edges and their
+ * bytes), on stdout; `tfsh inspect` prints a file's with them. */
+void sh_print_placement(const rt_placement *p);
+void sh_print_partitions(const rt_placement *p);
 
 #endif

@@ -1007,6 +1007,13 @@ static sh_obj *graph_add_to_collection(sh_obj *self, int argc, sh_obj **argv, sh
   return sh_none();
 }
 
+static sh_obj *graph_collection_keys(sh_obj *self, int argc, sh_obj **argv, sh_obj *kw) {
+  if (sh_parse_args("get_all_collection_keys", argc, argv, kw, "") < 0) return NULL;
+  sh_obj *out = sh_list_new(0), *k, *v;
+  for (int64_t i = 0; sh_dict_next(((tf_graph *)self)->collections, &i, &k, &v);) sh_list_append(out, k);
+  return out;
+}
+
 static sh_obj *graph_finalize(sh_obj *self, int argc, sh_obj **argv, sh_obj *kw) { return sh_none(); }
 
 static sh_obj *graph_name_scope(sh_obj *self, int argc, sh_obj **argv, sh_obj *kw) {
@@ -1026,6 +1033,7 @@ static const sh_method graph_methods[] = {
   {"get_operation_by_name", graph_get_op, "get_operation_by_name(name)", "The operation with this name."},
   {"get_collection", graph_get_collection, "get_collection(key, scope=None)", "A copy of a collection."},
   {"add_to_collection", graph_add_to_collection, "add_to_collection(name, value)", "Append to a collection."},
+  {"get_all_collection_keys", graph_collection_keys, "get_all_collection_keys()", "The names of the graph's collections."},
   {"finalize", graph_finalize, "finalize()", "Accepted for compatibility; graphs stay growable."},
   {"name_scope", graph_name_scope, "name_scope(name)", "A name scope in this graph."},
   {"device", graph_device, "device(device_name_or_function)", "A device scope in this graph."},

@@ -80,22 +80,22 @@ static tf_graph *graph_arg(sh_obj *g) {
   return (tf_graph *)g;
 }
 
-/* _graphdef_bytes(graph=None) -> TF's binary GraphDef of the graph */
+/* _graphdef_bytes(graph=None, clear_devices=False) -> TF's binary GraphDef of the graph */
 static sh_obj *f_graphdef_bytes(sh_obj *self, int argc, sh_obj **argv, sh_obj *kw) {
-  sh_obj *go = NULL;
-  if (sh_parse_args("_graphdef_bytes", argc, argv, kw, "|graph", &go) < 0) return NULL;
+  sh_obj *go = NULL, *cd = NULL;
+  if (sh_parse_args("_graphdef_bytes", argc, argv, kw, "|graph clear_devices", &go, &cd) < 0) return NULL;
   tf_graph *g = graph_arg(go);
   if (!g) return NULL;
   unsigned char *b = NULL;
   size_t n = 0;
   rt_status st = {0};
-  if (rt_graphdef_encode(tf_rt(g), false, &b, &n, &st)) return tf_raise_status(&st);
+  if (rt_graphdef_encode(tf_rt(g), cd && sh_truth(cd) > 0 ? RT_GD_CLEARED : RT_GD_REQUESTED, &b, &n, &st)) return tf_raise_status(&st);
   sh_obj *r = sh_strn((const char *)b, n);
   free(b);
   return r;
 }
 
-static bool bytes_arg(sh_obj *o, const char **p, size_t *n) {
+bool tf_bytes_arg(sh_obj *o, const char **p, size_t *n) {
   if (o && sh_is_str(o)) {
     *p = ((sh_str_obj *)o)->s;
     *n = (size_t)((sh_str_obj *)o)->len;
@@ -162,7 +162,7 @@ static sh_obj *f_graphdef_nodes(sh_obj *self, int argc, sh_obj **argv, sh_obj *k
   if (sh_parse_args("_graphdef_nodes", argc, argv, kw, "data |what", &data, &wo) < 0) return NULL;
   const char *p, *what = wo && wo != SH_NONE ? sh_as_cstr(wo) : "GraphDef";
   size_t n;
-  if (!what || !bytes_arg(data, &p, &n)) return NULL;
+  if (!what || !tf_bytes_arg(data, &p, &n)) return NULL;
   rt_graphdef gd;
   rt_status st = {0};
   if (rt_graphdef_decode((const unsigned char *)p, n, what, &gd, &st)) return tf_raise_status(&st);
@@ -190,89 +190,6 @@ static sh_obj *f_graphdef_nodes(sh_obj *self, int argc, sh_obj **argv, sh_obj *k
   return out;
 }
 
-typedef struct ni {   /* a node's name and index, sorted by name for lookups */
-  const char *name;
-  int i;
-} ni;
-static int ni_cmp(const void *a, const void *b) { return strcmp(((const ni *)a)->name, ((const ni *)b)->name); }
-
-/* Nodes in an order where every input comes first (a GraphDef need not be sorted). */
-static int *topo_order(const rt_graphdef *gd, rt_status *st) {
-  int n = gd->n, *order = xcalloc((size_t)n + 1, sizeof *order), *state = xcalloc((size_t)n + 1, sizeof *state);
-  int *stack = xcalloc((size_t)n + 1, sizeof *stack), *pos = xcalloc((size_t)n + 1, sizeof *pos), k = 0;
-  ni *idx = xcalloc((size_t)n + 1, sizeof *idx);
-  for (int i = 0; i < n; i++) idx[i] = (ni){gd->nodes[i]->name, i};
-  qsort(idx, (size_t)n, sizeof *idx, ni_cmp);
-  int rc = RT_OK;
-  for (int r = 0; r < n && !rc; r++) {
-    if (state[r]) continue;
-    int sp = 0;
-    stack[sp++] = r, state[r] = 1, pos[r] = 0;
-    while (sp && !rc) {
-      int v = stack[sp - 1];
-      const rt_node *x = gd->nodes[v];
-      if (pos[v] < x->n_inputs) {
-        char nm[512];
-        int oi;
-        const char *in = x->inputs[pos[v]++];
-        if (!rt_tensor_name_parse(in, nm, sizeof nm, &oi)) continue;
-        ni key = {nm, 0}, *f = bsearch(&key, idx, (size_t)n, sizeof *idx, ni_cmp);
-        if (!f) continue;   /* an input_map'd or outside name: checked when added */
-        if (state[f->i] == 1) {
-          rc = rt_error(st, RT_INVALID_ARGUMENT, "GraphDef has a cycle through node '%s' (tfsh has no while loops)", x->name);
-          break;
-        }
-        if (!state[f->i]) stack[sp++] = f->i, state[f->i] = 1, pos[f->i] = 0;
-      } else {
-        state[v] = 2;
-        order[k++] = v;
-        sp--;
-      }
-    }
-  }
-  free(state), free(stack), free(pos), free(idx);
-  if (rc) {
-    free(order);
-    return NULL;
-  }
-  return order;
-}
-
-/* TF's attrs that tfsh's op lacks are dropped (defaults and bookkeeping: use_locking,
- * _output_shapes, ...), empty lists take the signature's kind, and N is filled where tfsh's
- * signature counts a list TF's does not. */
-static void fit_attrs(rt_node *x, const rt_op_sig *sig) {
-  for (int k = 0; k < x->n_attrs;) {
-    rt_attr *a = &x->attrs[k];
-    const rt_attr_sig *as = NULL;
-    for (int j = 0; j < sig->n_attrs; j++)
-      if (!strcmp(sig->attrs[j].name, a->name)) as = &sig->attrs[j];
-    bool keep = as != NULL || !strcmp(a->name, "_class");
-    if (as && a->value.kind != as->kind) {
-      if (a->value.kind == RT_ATTR_LIST_INT && a->value.list.n == 0 && as->kind >= RT_ATTR_LIST_INT)
-        a->value.kind = as->kind;   /* an empty list of another kind */
-      else if (a->value.kind == RT_ATTR_FLOAT && as->kind == RT_ATTR_INT)
-        keep = false;
-      else
-        keep = a->value.kind == as->kind;
-    }
-    if (keep) {
-      k++;
-      continue;
-    }
-    rt_attr_value_clear(&a->value);
-    free(a->name);
-    memmove(a, a + 1, (size_t)(x->n_attrs - k - 1) * sizeof *a);
-    x->n_attrs--;
-  }
-  bool wants_n = false;
-  for (int j = 0; j < sig->n_attrs; j++) wants_n |= !strcmp(sig->attrs[j].name, "N") && sig->attrs[j].kind == RT_ATTR_INT;
-  if (wants_n && !rt_node_attr(x, "N")) {
-    const rt_attr_value *dt = rt_node_attr(x, "dtypes");
-    if (dt && dt->kind == RT_ATTR_LIST_TYPE) rt_node_set_int(x, "N", dt->list.n);
-  }
-}
-
 static char *prefixed(const char *prefix, const char *name) {
   size_t n = strlen(prefix) + strlen(name) + 2;
   char *s = xmalloc(n);
@@ -280,24 +197,16 @@ static char *prefixed(const char *prefix, const char *name) {
   return s;
 }
 
-/* Ops TF writes under a newer name for what a tfsh op does (TF 1.15's `+` is AddV2). */
-static const char *op_alias(const char *op) {
-  static const char *const alias[][2] = {{"AddV2", "Add"}};
-  if (rt_op_find(op)) return op;
-  for (size_t i = 0; i < sizeof alias / sizeof alias[0]; i++)
-    if (!strcmp(op, alias[i][0]) && rt_op_find(alias[i][1])) return alias[i][1];
-  return op;
-}
-
 /* _import_graph_def(data, prefix, input_map, return_elements, what) -> [Operation|Tensor] */
 static sh_obj *f_import_graph_def(sh_obj *self, int argc, sh_obj **argv, sh_obj *kw) {
-  sh_obj *data, *po, *im = NULL, *re = NULL, *wo = NULL;
-  if (sh_parse_args("_import_graph_def", argc, argv, kw, "data prefix |input_map return_elements what", &data, &po, &im,
-                    &re, &wo) < 0)
+  sh_obj *data, *po, *im = NULL, *re = NULL, *wo = NULL, *cdo = NULL;
+  if (sh_parse_args("_import_graph_def", argc, argv, kw, "data prefix |input_map return_elements what clear_devices", &data,
+                    &po, &im, &re, &wo, &cdo) < 0)
     return NULL;
+  bool clear_devices = cdo && sh_truth(cdo) > 0;
   const char *p, *prefix = sh_as_cstr(po), *what = wo && wo != SH_NONE ? sh_as_cstr(wo) : "GraphDef";
   size_t n;
-  if (!prefix || !what || !bytes_arg(data, &p, &n)) return NULL;
+  if (!prefix || !what || !tf_bytes_arg(data, &p, &n)) return NULL;
   rt_graphdef gd;
   rt_status st = {0};
   if (rt_graphdef_decode((const unsigned char *)p, n, what, &gd, &st)) return tf_raise_status(&st);
@@ -305,7 +214,7 @@ static sh_obj *f_import_graph_def(sh_obj *self, int argc, sh_obj **argv, sh_obj 
   sh_buf missing = {0};
   int n_missing = 0;
   for (int i = 0; i < gd.n; i++)
-    if (!rt_op_find(op_alias(gd.nodes[i]->op))) {
+    if (!rt_op_find(rt_graphdef_op(gd.nodes[i]->op))) {
       if (n_missing++ < 8) sh_buf_printf(&missing, "%s'%s' (node '%s')", n_missing > 1 ? ", " : "", gd.nodes[i]->op, gd.nodes[i]->name);
     }
   if (n_missing) {
@@ -316,7 +225,7 @@ static sh_obj *f_import_graph_def(sh_obj *self, int argc, sh_obj **argv, sh_obj 
     sh_decref(m);
     return r;
   }
-  int *order = topo_order(&gd, &st);
+  int *order = rt_graphdef_order(&gd, &st);
   if (!order) {
     rt_graphdef_free(&gd);
     return tf_raise_status(&st);
@@ -330,7 +239,7 @@ static sh_obj *f_import_graph_def(sh_obj *self, int argc, sh_obj **argv, sh_obj 
     char exact[1100];
     snprintf(exact, sizeof exact, "%s/", full);
     free(full);
-    rt_node *x = tf_node_begin_c(op_alias(src->op), exact);
+    rt_node *x = tf_node_begin_c(rt_graphdef_op(src->op), exact);
     for (int k = 0; k < src->n_inputs; k++) {
       const char *in = src->inputs[k];
       bool ctl = in[0] == '^';
@@ -347,7 +256,7 @@ static sh_obj *f_import_graph_def(sh_obj *self, int argc, sh_obj **argv, sh_obj 
       else rt_node_add_input(x, pin);
       free(pin);
     }
-    if (src->device && src->device[0]) rt_node_set_device(x, src->device);
+    if (src->device && src->device[0] && !clear_devices) rt_node_set_device(x, src->device);
     for (int k = 0; k < src->n_attrs; k++) {
       rt_attr_value v;
       rt_attr_value_copy(&v, &src->attrs[k].value);
@@ -364,10 +273,10 @@ static sh_obj *f_import_graph_def(sh_obj *self, int argc, sh_obj **argv, sh_obj 
         }
       rt_node_set_attr(x, src->attrs[k].name, &v);
     }
-    fit_attrs(x, rt_op_find(x->op));
+    rt_graphdef_fit_attrs(x, rt_op_find(x->op));
     sh_obj *op = tf_node_finish(x);
     if (!op) goto fail;
-    if (src->device && src->device[0])   /* the GraphDef's device wins over device scopes */
+    if (src->device && src->device[0] && !clear_devices)   /* the GraphDef's device wins over device scopes */
       rt_node_set_device(tf_rt(g)->nodes[((tf_op *)op)->id], src->device);
     sh_decref(op);
   }
@@ -410,9 +319,9 @@ fail:
 }
 
 static const sh_method files_funcs[] = {
-  {"_graphdef_bytes", f_graphdef_bytes, "_graphdef_bytes(graph=None)", "A graph as TF's binary GraphDef (internal)."},
+  {"_graphdef_bytes", f_graphdef_bytes, "_graphdef_bytes(graph=None, clear_devices=False)", "A graph as TF's binary GraphDef (internal)."},
   {"_graphdef_nodes", f_graphdef_nodes, "_graphdef_nodes(data, what='GraphDef')", "The nodes of a binary GraphDef (internal)."},
-  {"_import_graph_def", f_import_graph_def, "_import_graph_def(data, prefix, input_map=None, return_elements=None, what='GraphDef')", "Add a binary GraphDef's nodes to the default graph (internal)."},
+  {"_import_graph_def", f_import_graph_def, "_import_graph_def(data, prefix, input_map=None, return_elements=None, what='GraphDef', clear_devices=False)", "Add a binary GraphDef's nodes to the default graph (internal)."},
   {"_ckpt_entries", f_ckpt_entries, "_ckpt_entries(prefix)", "The tensors of a checkpoint: (name, dtype, shape) (internal)."},
   {"_ckpt_tensor", f_ckpt_tensor, "_ckpt_tensor(prefix, name)", "One tensor of a checkpoint (internal)."},
   {NULL},

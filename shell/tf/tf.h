@@ -153,6 +153,11 @@ void tf_resolver_add(sh_obj *tf);              /* SlurmClusterResolver's engine 
 void tf_data_add(sh_obj *tf);                  /* datasets and input_data (data.c) */
 void tf_events_add(sh_obj *tf);                /* summaries, event files (events.c) */
 int tf_files_add(sh_obj *tf);                  /* TF's files: checkpoints, GraphDefs (files.c) */
+/* bytes (a str) as pointer and length, else a TypeError (files.c) */
+bool tf_bytes_arg(sh_obj *o, const char **p, size_t *n);
+int tf_metagraph_add(sh_obj *tf);              /* MetaGraphs (metagraph.c), after tf_files_add */
+/* A Variable over nodes a graph already has (an imported MetaGraph's VariableDef). */
+sh_obj *tf_variable_over(sh_obj *ref, sh_obj *value, sh_obj *init, sh_obj *initial, bool trainable);
 /* Register the importable numpy and tensorflow modules (module.c). */
 void tf_register_modules(void);
 

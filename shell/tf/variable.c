@@ -204,6 +204,16 @@ static sh_obj *make_variable(const char *scope, sh_obj *initial, bool trainable,
   return (sh_obj *)v;
 }
 
+sh_obj *tf_variable_over(sh_obj *ref, sh_obj *value, sh_obj *init, sh_obj *initial, bool trainable) {
+  tf_var *v = sh_new(&tf_variable_type);
+  v->ref = sh_incref(ref);
+  v->value = sh_incref(value);
+  v->init = sh_incref(init);
+  v->initial = sh_incref(initial);
+  v->trainable = trainable;
+  return (sh_obj *)v;
+}
+
 /* Enter a name scope (by its final string) while building. */
 typedef struct scope_guard {
   sh_obj *ctx;

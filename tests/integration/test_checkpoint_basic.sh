@@ -34,7 +34,7 @@ with tf.Session() as sess:
 PY
 out=$(timeout 60 "$TFSH" "$WORK/model.py" train 3 2>&1)
 check "save returns the prefixes" "$D/model.ckpt-1 $D/model.ckpt-2 $D/model.ckpt-3" "$(echo $out)"
-check "max_to_keep=2 keeps the last two" "checkpoint model.ckpt-2.data-00000-of-00001 model.ckpt-2.index model.ckpt-3.data-00000-of-00001 model.ckpt-3.index" "$(ls "$D" | tr '\n' ' ' | sed 's/ $//')"
+check "max_to_keep=2 keeps the last two (each with its .meta)" "checkpoint model.ckpt-2.data-00000-of-00001 model.ckpt-2.index model.ckpt-2.meta model.ckpt-3.data-00000-of-00001 model.ckpt-3.index model.ckpt-3.meta" "$(ls "$D" | tr '\n' ' ' | sed 's/ $//')"
 check "state file in TF1's text format" "model_checkpoint_path: \"$D/model.ckpt-3\"
 all_model_checkpoint_paths: \"$D/model.ckpt-2\"
 all_model_checkpoint_paths: \"$D/model.ckpt-3\"" "$(cat "$D/checkpoint")"

@@ -49,9 +49,9 @@ for mode in single sharded; do
   check "$mode: save from the chief" "$D/$mode/model.ckpt-7" "$(echo "$out" | tail -1)"
   files=$(ls "$D/$mode" | tr '\n' ' ' | sed 's/ $//')
   if [ $mode = single ]; then
-    check "$mode: files" "checkpoint model.ckpt-7.data-00000-of-00001 model.ckpt-7.index" "$files"
+    check "$mode: files" "checkpoint model.ckpt-7.data-00000-of-00001 model.ckpt-7.index model.ckpt-7.meta" "$files"
   else
-    check "$mode: files (one data file per ps)" "checkpoint model.ckpt-7.data-00000-of-00002 model.ckpt-7.data-00001-of-00002 model.ckpt-7.index" "$files"
+    check "$mode: files (one data file per ps)" "checkpoint model.ckpt-7.data-00000-of-00002 model.ckpt-7.data-00001-of-00002 model.ckpt-7.index model.ckpt-7.meta" "$files"
   fi
   restart_ps
   out=$(timeout 60 "$TFSH" "$WORK/client.py" restore $mode 2>&1)

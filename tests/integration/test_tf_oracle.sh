@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Real TensorFlow reads what tfsh wrote (skipped, exit 77, where TF is not installed): a
 # checkpoint of one shard, a sharded one saved over two ps tasks, a binary GraphDef
-# (write_graph(as_text=False)) and an event file; scripts/tf_oracle/check_tfsh_files.py
+# (write_graph(as_text=False)), an event file, and the MetaGraphs Saver.save writes (TF's own
+# training directory resumed by tfsh, and a training graph built by tfsh, which TF trains on); scripts/tf_oracle/check_tfsh_files.py
 # has TF (and tensorboard's loader) read them. TF's Python: $TFSH_TF_PYTHON, else
 # /root/tfvenv/bin/python3, else a python3 that imports tensorflow.
 . "$(dirname "$0")/lib.sh"
@@ -13,7 +14,7 @@ if ! "$PY" -c "import tensorflow" >/dev/null 2>&1; then
   exit 77
 fi
 D=$WORK/out
-mkdir -p "$D/ckpt" "$D/sharded" "$D/events"
+mkdir -p "$D/ckpt" "$D/sharded" "$D/events" "$D/resumed" "$D/built"
 read -r P0 P1 W0 <<<"$(free_ports 3)"
 SPEC="{\"ps\": [\"localhost:$P0\", \"localhost:$P1\"], \"worker\": [\"localhost:$W0\"]}"
 start_task ps0 --cluster "$SPEC" --job ps --task 0
@@ -61,8 +62,38 @@ with g.as_default():
         s2 = tf.train.Saver(sharded=True)
     with tf.Session("grpc://localhost:$W0") as sess:
         sess.run(tf.global_variables_initializer())
-        s2.save(sess, D + "/sharded/model.ckpt", global_step=5)
+        # (no .meta: tfsh's MergeV2Checkpoints takes its shards as N inputs, TF's one string vector)
+        s2.save(sess, D + "/sharded/model.ckpt", global_step=5, write_meta_graph=False)
         expected["sharded"] = {"a": sess.run(a).tolist(), "c": sess.run(c).tolist()}
+# TF's own training directory (tests/fixtures/tf/train) resumed here and saved again
+g = tf.Graph()
+with g.as_default():
+    saver = tf.train.import_meta_graph("$TFSH_SRC/tests/fixtures/tf/train/model.ckpt-3.meta")
+    feed = {g.get_tensor_by_name("x:0"): [[1.0, 0.0], [0.0, 1.0]], g.get_tensor_by_name("y:0"): [[1.0, 1.0, 1.0], [0.0, 0.0, 0.0]]}
+    with tf.Session() as sess:
+        saver.restore(sess, tf.train.latest_checkpoint("$TFSH_SRC/tests/fixtures/tf/train"))
+        sess.run(tf.get_collection("train_op")[0], feed)
+        saver.save(sess, D + "/resumed/model.ckpt", global_step=tf.train.get_global_step())
+        expected["resumed"] = dict((v.op.name, np.asarray(sess.run(v)).tolist() if v.op.name != "words" else ["alpha", "", "gamma delta"])
+                                   for v in tf.global_variables())
+# a training graph built here: its gradients (tfsh's own helpers) are written as TF's ops,
+# so TF imports the .meta and trains on as tfsh does
+g = tf.Graph()
+with g.as_default():
+    x = tf.placeholder(tf.float32, [None, 2], name="x")
+    w = tf.Variable([[1.0, 2.0], [3.0, 4.0]], name="w")
+    b = tf.Variable([0.5, -0.5], name="b")
+    loss = tf.reduce_mean(tf.square(tf.matmul(x, w) + b), name="loss")
+    gs = tf.train.get_or_create_global_step()
+    train_op = tf.train.GradientDescentOptimizer(0.01).minimize(loss, global_step=gs, name="train")
+    saver = tf.train.Saver()
+    feed = {x: [[1.0, 2.0], [-1.0, 0.5]]}
+    with tf.Session() as sess:
+        sess.run(tf.global_variables_initializer())
+        sess.run(train_op, feed)
+        saver.save(sess, D + "/built/model.ckpt", global_step=gs)
+        expected["built"] = dict((v.op.name, np.asarray(sess.run(v)).tolist()) for v in tf.global_variables())
+        expected["_train_built"] = {"feed": {"x:0": feed[x]}, "losses": [float(sess.run([loss, train_op], feed)[0]) for _ in range(2)]}
 json.dump(expected, open(D + "/expected.json", "w"))
 print("written")
 PY
