@@ -1,6 +1,7 @@
 /* Checkpoint and summary ops: SaveV2, RestoreV2, MergeV2Checkpoints, StringJoin,
  * ShardedFilename (what tf.train.Saver builds), and ScalarSummary, HistogramSummary,
- * MergeSummary (serialized tensorflow.Summary protos as string scalars, for tf.summary).
+ * ImageSummary, MergeSummary (tensorflow.Summary messages from runtime/proto/event.proto
+ * through protobuf-c, serialized into string scalars, for tf.summary).
  *
  * Checkpoint format: TensorFlow's tensor bundle (V2), read and written by runtime/bundle.c
  * (ops/CHECKPOINT.md is the long form). A checkpoint PREFIX is
@@ -36,26 +37,7 @@
 #include "base/bytes.h"
 #include "runtime/files.h"
 #include "runtime/device.h"
-
-/* ---- protobuf fields (a bytes_buf, base/bytes.h) ------------------------------------ */
-
-static void pb_bytes(bytes_buf *b, int field, const void *d, size_t n) {
-  bytes_varint(b, (uint64_t)field << 3 | 2);
-  bytes_varint(b, n);
-  bytes_put(b, d, n);
-}
-static void pb_double(bytes_buf *b, int field, double v) {
-  uint64_t u;
-  memcpy(&u, &v, 8);
-  bytes_varint(b, (uint64_t)field << 3 | 1);
-  bytes_u64(b, u);
-}
-static void pb_float(bytes_buf *b, int field, float v) {
-  uint32_t u;
-  memcpy(&u, &v, 4);
-  bytes_varint(b, (uint64_t)field << 3 | 5);
-  bytes_u32(b, u);
-}
+#include "runtime/proto/event.pb-c.h"
 
 /* ---- files --------------------------------------------------------------------------- */
 
@@ -136,12 +118,6 @@ static int bundle_error(rt_kernel_ctx *c) {
   snprintf(msg, sizeof msg, "%s", c->st->msg);
   return rt_kernel_error(c, c->st->code, "%s", msg);
 }
-
-typedef struct rd {
-  const unsigned char *p;
-  size_t n, off;
-  bool bad;
-} rd;
 
 static const char *str_at(const rt_tensor *t, int64_t i) {
   const rt_str *s = rt_tensor_data(t);
@@ -435,25 +411,25 @@ static int scalar_out_shape(rt_shape_ctx *c) {
 
 /* ---- summaries ------------------------------------------------------------------------ */
 
-static int string_output(rt_kernel_ctx *c, const bytes_buf *b) {
-  if (b->oom) return rt_kernel_error(c, RT_RESOURCE_EXHAUSTED, "out of memory");
+/* The kernel's output: the Summary holding values[0..n), serialized. */
+static int summary_output(rt_kernel_ctx *c, Tensorflow__Summary__Value **values, size_t n) {
+  Tensorflow__Summary sum = TENSORFLOW__SUMMARY__INIT;
+  sum.n_value = n;
+  sum.value = values;
+  size_t len = tensorflow__summary__get_packed_size(&sum);
+  unsigned char *buf = malloc(len ? len : 1);
   rt_shape sc = rt_shape_scalar();
-  rt_tensor *o = rt_tensor_new(RT_STRING, &sc);
-  if (!o) return rt_kernel_error(c, RT_RESOURCE_EXHAUSTED, "out of memory");
-  rt_tensor_set_str(o, 0, b->p ? (const char *)b->p : "", b->n);
+  rt_tensor *o = buf ? rt_tensor_new(RT_STRING, &sc) : NULL;
+  if (!o) {
+    free(buf);
+    return rt_kernel_error(c, RT_RESOURCE_EXHAUSTED, "out of memory");
+  }
+  tensorflow__summary__pack(&sum, buf);
+  rt_tensor_set_str(o, 0, (const char *)buf, len);
+  free(buf);
   rt_tensor_unref(c->outputs[0]);
   c->outputs[0] = o;
   return RT_OK;
-}
-
-/* Summary.Value { tag = 1; simple_value = 2 } inside Summary.value (field 1). */
-static void summary_scalar(bytes_buf *out, const char *tag, size_t tag_len, float v) {
-  bytes_buf val = {0};
-  pb_bytes(&val, 1, tag, tag_len);
-  pb_float(&val, 2, v);
-  pb_bytes(out, 1, val.p, val.n);
-  if (val.oom) out->oom = true;
-  free(val.p);
 }
 
 static int scalar_summary_kernel(rt_kernel_ctx *c) {
@@ -463,13 +439,21 @@ static int scalar_summary_kernel(rt_kernel_ctx *c) {
     return rt_kernel_error(c, RT_INVALID_ARGUMENT, "tags and values not the same shape: %s != %s",
                            op_shape_tf(&tags->shape, a, sizeof a), op_shape_tf(&vals->shape, b, sizeof b));
   }
-  bytes_buf out = {0};
   int64_t n = rt_tensor_numel(tags);
-  const rt_str *s = rt_tensor_data(tags);
-  for (int64_t i = 0; i < n; i++)
-    summary_scalar(&out, s[i].ptr ? s[i].ptr : "", s[i].len, (float)rt_tensor_get_f64(vals, i));
-  int rc = string_output(c, &out);
-  free(out.p);
+  Tensorflow__Summary__Value *v = xcalloc((size_t)n + 1, sizeof *v);
+  Tensorflow__Summary__Value **pv = xcalloc((size_t)n + 1, sizeof *pv);
+  char **tag = xcalloc((size_t)n + 1, sizeof *tag);
+  for (int64_t i = 0; i < n; i++) {
+    tensorflow__summary__value__init(&v[i]);
+    tag[i] = xstrdup(str_at(tags, i));
+    v[i].tag = tag[i];
+    v[i].value_case = TENSORFLOW__SUMMARY__VALUE__VALUE_SIMPLE_VALUE;
+    v[i].simple_value = (float)rt_tensor_get_f64(vals, i);
+    pv[i] = &v[i];
+  }
+  int rc = summary_output(c, pv, (size_t)n);
+  for (int64_t i = 0; i < n; i++) free(tag[i]);
+  free(tag), free(pv), free(v);
   return rc;
 }
 
@@ -633,28 +617,32 @@ static int image_summary_kernel(rt_kernel_ctx *c) {
   const char *tg = str_at(tag, 0);
   unsigned char *px = malloc((size_t)(h * w * ch));
   if (!px) return rt_kernel_error(c, RT_RESOURCE_EXHAUSTED, "out of memory");
-  bytes_buf out = {0};
+  Tensorflow__Summary__Value *v = xcalloc((size_t)n + 1, sizeof *v), **pv = xcalloc((size_t)n + 1, sizeof *pv);
+  Tensorflow__Summary__Image *img = xcalloc((size_t)n + 1, sizeof *img);
+  bytes_buf *png = xcalloc((size_t)n + 1, sizeof *png);
+  char (*names)[512] = xcalloc((size_t)n + 1, sizeof *names);
   int rc = RT_OK;
   for (int64_t i = 0; i < n && rc == RT_OK; i++) {
     image_to_u8(t, i * h * w * ch, h * w, ch, px);
-    bytes_buf png = {0}, img = {0}, val = {0};
-    if (!png_encode(&png, px, h, w, ch)) rc = rt_kernel_error(c, RT_RESOURCE_EXHAUSTED, "out of memory");
-    char name[512];
-    if (mi && mi->i > 1) snprintf(name, sizeof name, "%s/image/%lld", tg, (long long)i);
-    else snprintf(name, sizeof name, "%s/image", tg);
-    bytes_varint(&img, 1 << 3), bytes_varint(&img, (uint64_t)h);
-    bytes_varint(&img, 2 << 3), bytes_varint(&img, (uint64_t)w);
-    bytes_varint(&img, 3 << 3), bytes_varint(&img, (uint64_t)ch);
-    pb_bytes(&img, 4, png.p, png.n);
-    pb_bytes(&val, 1, name, strlen(name));
-    pb_bytes(&val, 4, img.p, img.n);
-    pb_bytes(&out, 1, val.p, val.n);
-    if (png.oom || img.oom || val.oom) out.oom = true;
-    free(png.p), free(img.p), free(val.p);
+    if (!png_encode(&png[i], px, h, w, ch)) rc = rt_kernel_error(c, RT_RESOURCE_EXHAUSTED, "out of memory");
+    if (mi && mi->i > 1) snprintf(names[i], sizeof names[i], "%s/image/%lld", tg, (long long)i);
+    else snprintf(names[i], sizeof names[i], "%s/image", tg);
+    tensorflow__summary__image__init(&img[i]);
+    img[i].height = (int32_t)h;
+    img[i].width = (int32_t)w;
+    img[i].colorspace = ch;
+    img[i].encoded_image_string.data = png[i].p;
+    img[i].encoded_image_string.len = png[i].n;
+    tensorflow__summary__value__init(&v[i]);
+    v[i].tag = names[i];
+    v[i].value_case = TENSORFLOW__SUMMARY__VALUE__VALUE_IMAGE;
+    v[i].image = &img[i];
+    pv[i] = &v[i];
   }
   free(px);
-  if (rc == RT_OK) rc = string_output(c, &out);
-  free(out.p);
+  if (rc == RT_OK) rc = summary_output(c, pv, (size_t)n);
+  for (int64_t i = 0; i < n; i++) free(png[i].p);
+  free(png), free(names), free(img), free(pv), free(v);
   return rc;
 }
 
@@ -705,14 +693,15 @@ static int histogram_summary_kernel(rt_kernel_ctx *c) {
     sum += v;
     sumsq += v * v;
   }
-  bytes_buf h = {0};
-  pb_double(&h, 1, n ? mn : 0.0);   /* TF: min/max of an empty histogram are ±DBL_MAX; keep 0 */
-  pb_double(&h, 2, n ? mx : 0.0);
-  pb_double(&h, 3, (double)n);
-  pb_double(&h, 4, sum);
-  pb_double(&h, 5, sumsq);
+  Tensorflow__HistogramProto h = TENSORFLOW__HISTOGRAM_PROTO__INIT;
+  h.min = n ? mn : 0.0;   /* TF: min/max of an empty histogram are +-DBL_MAX; keep 0 */
+  h.max = n ? mx : 0.0;
+  h.num = (double)n;
+  h.sum = sum;
+  h.sum_squares = sumsq;
   /* Histogram::EncodeToProto(preserve_zero_buckets=false): runs of empty buckets collapse */
-  bytes_buf lim = {0}, cnt = {0};
+  h.bucket_limit = xmalloc((size_t)hist_n * sizeof *h.bucket_limit);
+  h.bucket = xmalloc((size_t)hist_n * sizeof *h.bucket);
   for (int i = 0; i < hist_n;) {
     double end = hist_limits[i], count = counts[i];
     i++;
@@ -722,108 +711,54 @@ static int histogram_summary_kernel(rt_kernel_ctx *c) {
         count = counts[i];
         i++;
       }
-    uint64_t u;
-    memcpy(&u, &end, 8);
-    bytes_u64(&lim, u);
-    memcpy(&u, &count, 8);
-    bytes_u64(&cnt, u);
+    h.bucket_limit[h.n_bucket_limit++] = end;
+    h.bucket[h.n_bucket++] = count;
   }
   free(counts);
-  pb_bytes(&h, 6, lim.p, lim.n);   /* packed repeated double */
-  pb_bytes(&h, 7, cnt.p, cnt.n);
-  bytes_buf val = {0}, out = {0};
-  pb_bytes(&val, 1, tg, strlen(tg));
-  pb_bytes(&val, 5, h.p, h.n);
-  pb_bytes(&out, 1, val.p, val.n);
-  if (lim.oom || cnt.oom || h.oom || val.oom) out.oom = true;
-  int rc = string_output(c, &out);
-  free(lim.p), free(cnt.p), free(h.p), free(val.p), free(out.p);
+  Tensorflow__Summary__Value val = TENSORFLOW__SUMMARY__VALUE__INIT, *pv = &val;
+  char *tag_copy = xstrdup(tg);
+  val.tag = tag_copy;
+  val.value_case = TENSORFLOW__SUMMARY__VALUE__VALUE_HISTO;
+  val.histo = &h;
+  int rc = summary_output(c, &pv, 1);
+  free(tag_copy), free(h.bucket_limit), free(h.bucket);
   return rc;
 }
 
-/* Read a varint; false at the end or on a malformed one. */
-static bool pb_read_varint(rd *r, uint64_t *v) {
-  *v = 0;
-  for (int s = 0; s < 64; s += 7) {
-    if (r->off >= r->n) return false;
-    unsigned char b = r->p[r->off++];
-    *v |= (uint64_t)(b & 0x7f) << s;
-    if (!(b & 0x80)) return true;
-  }
-  return false;
-}
-
-/* The tags of a serialized Summary (field 1 Values, their field 1); calls fn per tag. */
-static bool summary_tags(const unsigned char *p, size_t n, bool (*fn)(const char *, size_t, void *), void *arg) {
-  rd r = {p, n, 0, false};
-  while (r.off < r.n) {
-    uint64_t key, len;
-    if (!pb_read_varint(&r, &key) || (key & 7) != 2 || !pb_read_varint(&r, &len) || len > r.n - r.off)
-      return false;
-    if (key >> 3 == 1) {
-      rd v = {r.p + r.off, len, 0, false};
-      while (v.off < v.n) {
-        uint64_t k2, x;
-        if (!pb_read_varint(&v, &k2)) return false;
-        int wt = (int)(k2 & 7);
-        if (wt == 0) { if (!pb_read_varint(&v, &x)) return false; }
-        else if (wt == 1) v.off += 8;
-        else if (wt == 5) v.off += 4;
-        else if (wt == 2) {
-          if (!pb_read_varint(&v, &x) || x > v.n - v.off) return false;
-          if (k2 >> 3 == 1 && !fn((const char *)v.p + v.off, x, arg)) return true;
-          v.off += x;
-        } else return false;
-        if (v.off > v.n) return false;
-      }
-    }
-    r.off += len;
-  }
-  return true;
-}
-
-typedef struct tagset {
-  int n, cap;
-  char **tags;
-  const char *dup;
-} tagset;
-
-static bool add_tag(const char *t, size_t len, void *arg) {
-  tagset *s = arg;
-  for (int i = 0; i < s->n; i++)
-    if (strlen(s->tags[i]) == len && !memcmp(s->tags[i], t, len)) {
-      s->dup = s->tags[i];
-      return false;
-    }
-  if (s->n == s->cap) {
-    s->cap = s->cap ? 2 * s->cap : 16;
-    s->tags = xrealloc(s->tags, (size_t)s->cap * sizeof *s->tags);
-  }
-  s->tags[s->n++] = xstrndup(t, len);
-  return true;
-}
-
+/* MergeSummary: every input's Summary unpacked (protobuf-c), tags checked for duplicates,
+ * the Values of all of them in one Summary. */
 static int merge_summary_kernel(rt_kernel_ctx *c) {
-  bytes_buf out = {0};
-  tagset ts = {0};
+  Tensorflow__Summary **parts = NULL;
+  Tensorflow__Summary__Value **all = NULL;
+  size_t n_parts = 0, n_all = 0;
   int rc = RT_OK;
   for (int i = 0; i < c->n_inputs && !rc; i++) {
     int64_t n = rt_tensor_numel(c->inputs[i]);
     const rt_str *s = rt_tensor_data(c->inputs[i]);
     for (int64_t k = 0; k < n && !rc; k++) {
-      const unsigned char *p = (const unsigned char *)(s[k].ptr ? s[k].ptr : "");
-      if (!summary_tags(p, s[k].len, add_tag, &ts))
+      Tensorflow__Summary *sm =
+          tensorflow__summary__unpack(NULL, s[k].len, (const uint8_t *)(s[k].ptr ? s[k].ptr : ""));
+      if (!sm) {
         rc = rt_kernel_error(c, RT_INVALID_ARGUMENT, "Could not parse one of the summary inputs");
-      else if (ts.dup)
-        rc = rt_kernel_error(c, RT_INVALID_ARGUMENT, "Duplicate tag %s found in summary inputs", ts.dup);
-      else
-        bytes_put(&out, p, s[k].len);   /* concatenated Summary messages merge their Values */
+        break;
+      }
+      parts = xrealloc(parts, (n_parts + 1) * sizeof *parts);
+      parts[n_parts++] = sm;
+      for (size_t v = 0; v < sm->n_value && !rc; v++) {
+        for (size_t j = 0; j < n_all; j++)
+          if (!strcmp(all[j]->tag, sm->value[v]->tag)) {
+            rc = rt_kernel_error(c, RT_INVALID_ARGUMENT, "Duplicate tag %s found in summary inputs", sm->value[v]->tag);
+            break;
+          }
+        all = xrealloc(all, (n_all + 1) * sizeof *all);
+        all[n_all++] = sm->value[v];
+      }
     }
   }
-  if (!rc) rc = string_output(c, &out);
-  for (int i = 0; i < ts.n; i++) free(ts.tags[i]);
-  free(ts.tags);
-  free(out.p);
+  if (!rc) rc = summary_output(c, all, n_all);
+  for (size_t i = 0; i < n_parts; i++) tensorflow__summary__free_unpacked(parts[i], NULL);
+  free(parts);
+  free(all);
   return rc;
 }
 

@@ -102,12 +102,31 @@ for ev in sorted(glob.glob(os.path.join(d, "events", "events.out.tfevents.*"))):
         check("events: summary_iterator", False, e)
     try:
         from tensorboard.backend.event_processing import event_accumulator
-        acc = event_accumulator.EventAccumulator(os.path.dirname(ev))
+        acc = event_accumulator.EventAccumulator(os.path.dirname(ev), size_guidance={
+            event_accumulator.IMAGES: 0, event_accumulator.HISTOGRAMS: 0})
         acc.Reload()
         tags = acc.Tags()
-        check("events: tensorboard's EventAccumulator sees scalars %s, histograms %s, graph %s" %
-              (tags.get("scalars"), tags.get("histograms"), tags.get("graph")),
-              bool(tags.get("scalars")), tags)
+        check("events: tensorboard's EventAccumulator sees scalars %s, histograms %s, images %s, graph %s, "
+              "run_metadata %s" % (tags.get("scalars"), tags.get("histograms"), tags.get("images"), tags.get("graph"),
+                                   tags.get("run_metadata")),
+              bool(tags.get("scalars")) and bool(tags.get("histograms")) and bool(tags.get("images")) and
+              tags.get("graph") and bool(tags.get("run_metadata")), tags)
+        for t in tags.get("histograms", []):
+            h = acc.Histograms(t)[-1].histogram_value
+            check("events: histogram %s has TF's buckets (%d)" % (t, len(h.bucket)),
+                  h.num > 0 and len(h.bucket) == len(h.bucket_limit) and h.bucket_limit[-1] > 1e300, h)
+        for t in tags.get("images", []):
+            im = acc.Images(t)[-1]
+            png = tf.image.decode_png(im.encoded_image_string)
+            with tf.Session() as sess:
+                shape = sess.run(png).shape
+            check("events: image %s decodes as a %dx%d PNG" % (t, im.width, im.height),
+                  tuple(shape) == (im.height, im.width, 3), shape)
+        for t in tags.get("run_metadata", []):
+            rm = acc.RunMetadata(t)
+            check("events: run_metadata %s has step stats" % t,
+                  len(rm.step_stats.dev_stats) > 0 and len(rm.step_stats.dev_stats[0].node_stats) > 0, rm)
+        check("events: the graph has tfsh's nodes", len(acc.Graph().node) > 0, acc.Graph())
     except ImportError:
         print("skip events: tensorboard not installed")
     except Exception as e:  # noqa

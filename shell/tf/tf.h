@@ -150,6 +150,9 @@ void tf_resolver_add(sh_obj *tf);              /* SlurmClusterResolver's engine 
 void tf_data_add(sh_obj *tf);                  /* datasets and input_data (data.c) */
 void tf_events_add(sh_obj *tf);                /* summaries, event files (events.c) */
 int tf_files_add(sh_obj *tf);                  /* TF's files: checkpoints, GraphDefs (files.c) */
+int tf_pbobj_add(sh_obj *tf);                  /* protobuf messages, summary_iterator (pbobj.c) */
+bool tf_bytes_of(sh_obj *o, const char **p, size_t *n);   /* a str or a 1-element string array (pbobj.c) */
+void tf_pbobj_register_modules(void);           /* google.protobuf.text_format */
 /* Register the importable numpy and tensorflow modules (module.c). */
 void tf_register_modules(void);
 

@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Real TensorFlow reads what tfsh wrote (skipped, exit 77, where TF is not installed): a
 # checkpoint of one shard, a sharded one saved over two ps tasks, a binary GraphDef
-# (write_graph(as_text=False)) and an event file; scripts/tf_oracle/check_tfsh_files.py
+# (write_graph(as_text=False)) and an event file (scalars, histograms, images, the graph,
+# traced steps' RunMetadata); scripts/tf_oracle/check_tfsh_files.py
 # has TF (and tensorboard's loader) read them. TF's Python: $TFSH_TF_PYTHON, else
 # /root/tfvenv/bin/python3, else a python3 that imports tensorflow.
 . "$(dirname "$0")/lib.sh"
@@ -36,6 +37,7 @@ x = tf.placeholder(tf.float32, [None, 2], name="x")
 out = tf.identity(tf.matmul(x, w) + b, name="out")
 tf.summary.scalar("loss", tf.reduce_sum(out))
 tf.summary.histogram("w", w)
+tf.summary.image("img", tf.reshape(tf.range(12, dtype=tf.float32), [1, 2, 2, 3]))
 merged = tf.summary.merge_all()
 saver = tf.train.Saver()
 with tf.Session() as sess:
@@ -48,7 +50,10 @@ with tf.Session() as sess:
     expected["_graph_out"] = sess.run(out, {x: [[1.0, 2.0]]}).tolist()
     writer = tf.summary.FileWriter(D + "/events", sess.graph)
     for step in range(3):
-        writer.add_summary(sess.run(merged, {x: [[1.0, 2.0]]}), step)
+        rm = tf.RunMetadata()
+        writer.add_summary(sess.run(merged, {x: [[1.0, 2.0]]}, options=tf.RunOptions(trace_level=tf.RunOptions.FULL_TRACE),
+                                    run_metadata=rm), step)
+        writer.add_run_metadata(rm, "step%d" % step, step)
     writer.close()
 tf.train.write_graph(tf.get_default_graph(), D, "graph.pb", as_text=False)
 
