@@ -236,6 +236,22 @@ static void print_field(const ProtobufCFieldDescriptor *f, const void *v, int in
   bytes_u8(b, '\n');
 }
 
+/* TF's map<string, V> fields are repeated entries of a message with string key = 1 and
+ * value = 2 (tfsh's AttrEntry, CollectionEntry). */
+static bool is_map_entry(const ProtobufCFieldDescriptor *f) {
+  if (f->type != PROTOBUF_C_TYPE_MESSAGE) return false;
+  const ProtobufCMessageDescriptor *d = f->descriptor;
+  return d->n_fields == 2 && d->fields[0].id == 1 && d->fields[0].type == PROTOBUF_C_TYPE_STRING &&
+         !strcmp(d->fields[0].name, "key") && d->fields[1].id == 2 && !strcmp(d->fields[1].name, "value");
+}
+
+static int entry_cmp(const void *a, const void *b) {
+  const ProtobufCMessage *x = *(ProtobufCMessage *const *)a, *y = *(ProtobufCMessage *const *)b;
+  const char *kx = *(char *const *)((const char *)x + x->descriptor->fields[0].offset);
+  const char *ky = *(char *const *)((const char *)y + y->descriptor->fields[0].offset);
+  return strcmp(kx ? kx : "", ky ? ky : "");
+}
+
 void rt_pb_text_print(const ProtobufCMessage *m, int indent, bytes_buf *out) {
   const ProtobufCMessageDescriptor *d = m->descriptor;
   /* in field-number order, as Python's text_format prints ListFields() */
@@ -253,7 +269,15 @@ void rt_pb_text_print(const ProtobufCMessage *m, int indent, bytes_buf *out) {
     if (f->label == PROTOBUF_C_LABEL_REPEATED) {
       size_t cnt = *(const size_t *)(base + f->quantifier_offset);
       const char *arr = *(char *const *)(base + f->offset);
-      for (size_t k = 0; k < cnt; k++) print_field(f, arr + k * rt_pb_elem_size(f->type), indent, out);
+      if (is_map_entry(f)) {   /* a map: Python's text_format prints it sorted by key */
+        ProtobufCMessage **sorted = xmalloc((cnt ? cnt : 1) * sizeof *sorted);
+        memcpy(sorted, arr, cnt * sizeof *sorted);
+        qsort(sorted, cnt, sizeof *sorted, entry_cmp);
+        for (size_t k = 0; k < cnt; k++) print_field(f, &sorted[k], indent, out);
+        free(sorted);
+      } else {
+        for (size_t k = 0; k < cnt; k++) print_field(f, arr + k * rt_pb_elem_size(f->type), indent, out);
+      }
     } else if (rt_pb_present(m, f)) {
       print_field(f, base + f->offset, indent, out);
     }

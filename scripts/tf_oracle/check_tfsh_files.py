@@ -3,7 +3,7 @@
     check_tfsh_files.py DIR
 DIR holds what tests/integration/test_tf_oracle.sh had tfsh write: ckpt/ (one shard),
 sharded/ (two ps tasks, merged), expected.json (the values tfsh saved), and, when present,
-graph.pb (write_graph(as_text=False)) and events/ (a FileWriter's file). Prints one line per
+graph.pb / graph.pbtxt (write_graph, both formats) and events/ (a FileWriter's file). Prints one line per
 check, "ok ..." or "FAIL ...", and exits 1 on any failure, 77 when TF is not importable."""
 import glob
 import json
@@ -91,6 +91,20 @@ if os.path.exists(gp):
         check("graph.pb: TF imports it and runs tfsh's initializer and forward pass", np.allclose(val, want.get("_graph_out", val)), val)
     except Exception as e:  # noqa
         check("graph.pb: TF parses and imports it", False, e)
+
+tp = os.path.join(d, "graph.pbtxt")
+if os.path.exists(tp) and os.path.exists(gp):
+    from google.protobuf import text_format
+    try:
+        gt = text_format.Parse(open(tp).read(), tf.GraphDef())
+        gb = tf.GraphDef()
+        gb.ParseFromString(open(gp, "rb").read())
+        check("graph.pbtxt: TF's text_format reads tfsh's text (%d nodes), the same GraphDef as graph.pb" %
+              len(gt.node), gt == gb)
+        check("graph.pbtxt: byte for byte what TF's text_format.MessageToString writes",
+              text_format.MessageToString(gb) == open(tp).read())
+    except Exception as e:  # noqa
+        check("graph.pbtxt: TF's text_format parses it", False, e)
 
 for ev in sorted(glob.glob(os.path.join(d, "events", "events.out.tfevents.*"))):
     try:

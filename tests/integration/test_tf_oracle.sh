@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Real TensorFlow reads what tfsh wrote (skipped, exit 77, where TF is not installed): a
-# checkpoint of one shard, a sharded one saved over two ps tasks, a binary GraphDef
-# (write_graph(as_text=False)) and an event file (scalars, histograms, images, the graph,
+# checkpoint of one shard, a sharded one saved over two ps tasks, a GraphDef in both formats
+# (write_graph(as_text=False) and as_text=True) and an event file (scalars, histograms, images, the graph,
 # traced steps' RunMetadata); scripts/tf_oracle/check_tfsh_files.py
 # has TF (and tensorboard's loader) read them. TF's Python: $TFSH_TF_PYTHON, else
 # /root/tfvenv/bin/python3, else a python3 that imports tensorflow.
@@ -56,6 +56,7 @@ with tf.Session() as sess:
         writer.add_run_metadata(rm, "step%d" % step, step)
     writer.close()
 tf.train.write_graph(tf.get_default_graph(), D, "graph.pb", as_text=False)
+tf.train.write_graph(tf.get_default_graph(), D, "graph.pbtxt", as_text=True)
 
 g = tf.Graph()
 with g.as_default():
