@@ -125,8 +125,24 @@ static const char *str_at(const rt_tensor *t, int64_t i) {
 }
 
 /* Write one checkpoint (one shard) of the given tensors, in TF's tensor-bundle format. */
+/* The entry of a partitioned tensor `name` in ix (made on its first slice). */
+static rt_bundle_entry *full_entry(rt_bundle_index *ix, const char *name, const rt_tensor *t, const rt_shape *full) {
+  for (int j = 0; j < ix->n; j++)
+    if (ix->e[j].n_slices && !strcmp(ix->e[j].name, name)) return &ix->e[j];
+  rt_bundle_entry *e = &ix->e[ix->n++];
+  memset(e, 0, sizeof *e);
+  e->name = xstrdup(name);
+  e->name_len = strlen(name);
+  e->dtype = t->dtype;
+  e->shape = *full;
+  return e;
+}
+
+/* Write one checkpoint (one shard) of the given tensors, in TF's tensor-bundle format. A
+ * tensor with a spec (TF's shape_and_slices, "" for a whole one) is a slice of a
+ * partitioned one: stored under its slice key, listed in its full tensor's entry. */
 static int write_checkpoint(rt_kernel_ctx *c, const char *prefix, int n, const char *const *names,
-                            rt_tensor *const *tensors) {
+                            const char *const *specs, rt_tensor *const *tensors) {
   if (!parent_exists(prefix)) {   /* a sharded save's PREFIX_temp_<id>/: one level is made */
     char dir[4096];
     snprintf(dir, sizeof dir, "%s", prefix);
@@ -136,7 +152,8 @@ static int write_checkpoint(rt_kernel_ctx *c, const char *prefix, int n, const c
   }
   if (!parent_exists(prefix))
     return rt_kernel_error(c, RT_NOT_FOUND, "Parent directory of %s doesn't exist, can't save.", prefix);
-  rt_bundle_index ix = {RT_BUNDLE_TF, 1, n, xcalloc(n ? (size_t)n : 1, sizeof(rt_bundle_entry))};
+  rt_bundle_index ix = {RT_BUNDLE_TF, 1, 0, xcalloc(2 * (size_t)n + 1, sizeof(rt_bundle_entry))};
+  bool *owned = xcalloc(2 * (size_t)n + 1, sizeof *owned);   /* names this made (slice keys, full names) */
   bytes_buf data = {0};
   int rc = RT_OK;
   for (int i = 0; i < n && !rc; i++) {
@@ -149,14 +166,47 @@ static int write_checkpoint(rt_kernel_ctx *c, const char *prefix, int n, const c
       rc = rt_kernel_error(c, RT_INVALID_ARGUMENT, "a tensor in a save has an empty name");
       break;
     }
+    bool sliced = specs && specs[i][0];
     for (int j = 0; j < i; j++)
-      if (!strcmp(names[j], names[i])) {
+      if (!strcmp(names[j], names[i]) && (!sliced || !specs[j][0] || !strcmp(specs[j], specs[i]))) {
         rc = rt_kernel_error(c, RT_INVALID_ARGUMENT, "Duplicate tensor name '%s' in a save", names[i]);
         break;
       }
-    rt_bundle_entry *e = &ix.e[i];
+    if (rc) break;
+    rt_bundle_entry *e = &ix.e[ix.n];
     e->name = (char *)names[i];
     e->name_len = strlen(names[i]);
+    if (sliced) {
+      rt_shape full;
+      rt_bundle_slice sl;
+      if (rt_bundle_parse_spec(specs[i], &full, &sl, c->st)) {
+        rc = bundle_error(c);
+        break;
+      }
+      rt_shape ps = rt_bundle_slice_shape(&full, &sl);
+      if (!rt_shape_equal(&ps, &t->shape)) {
+        char a[128], b[128];
+        rc = rt_kernel_error(c, RT_INVALID_ARGUMENT, "tensor %s: shape %s does not match its slice %s (%s)", names[i],
+                             op_shape_tf(&t->shape, a, sizeof a), specs[i], op_shape_tf(&ps, b, sizeof b));
+        break;
+      }
+      bytes_buf key = {0};
+      rt_bundle_slice_key(names[i], strlen(names[i]), &sl, &key);
+      e->name = (char *)key.p;
+      e->name_len = key.n;
+      owned[ix.n] = true;
+      ix.n++;
+      rt_bundle_entry *fe = full_entry(&ix, names[i], t, &full);
+      if (fe == &ix.e[ix.n - 1]) owned[ix.n - 1] = true;
+      if (fe->dtype != t->dtype || !rt_shape_equal(&fe->shape, &full)) {
+        rc = rt_kernel_error(c, RT_INVALID_ARGUMENT, "slices of %s differ in dtype or full shape", names[i]);
+        break;
+      }
+      fe->slices = xrealloc(fe->slices, (size_t)(fe->n_slices + 1) * sizeof *fe->slices);
+      fe->slices[fe->n_slices++] = sl;
+    } else {
+      ix.n++;
+    }
     e->dtype = t->dtype;
     e->shape = t->shape;
     e->offset = data.n;
@@ -197,7 +247,12 @@ static int write_checkpoint(rt_kernel_ctx *c, const char *prefix, int n, const c
   }
   free(ib);
   free(data.p);
-  free(ix.e);   /* names are borrowed */
+  for (int i = 0; i < ix.n; i++) {   /* other names are borrowed */
+    if (owned[i]) free(ix.e[i].name);
+    free(ix.e[i].slices);
+  }
+  free(owned);
+  free(ix.e);
   return rc;
 }
 
@@ -212,27 +267,19 @@ static int check_string_vec(rt_kernel_ctx *c, int i, const char *what, int64_t w
   return RT_OK;
 }
 
-static int check_slices(rt_kernel_ctx *c, int i, int64_t n) {
-  for (int64_t k = 0; k < n; k++)
-    if (str_at(c->inputs[i], k)[0])
-      return rt_kernel_error(c, RT_UNIMPLEMENTED,
-                             "shape_and_slices '%s': tfsh saves and restores whole tensors only "
-                             "(partitioned variables are not supported)", str_at(c->inputs[i], k));
-  return RT_OK;
-}
-
 static int save_kernel(rt_kernel_ctx *c) {
   int n = c->n_inputs - 3;
   if (n < 0)
     return rt_kernel_error(c, RT_INVALID_ARGUMENT, "SaveV2 takes prefix, tensor_names and "
                            "shape_and_slices before the tensors, got %d inputs", c->n_inputs);
   if (check_string_vec(c, 0, "prefix", 1) || check_string_vec(c, 1, "tensor_names", n) ||
-      check_string_vec(c, 2, "shape_and_slices", n) || check_slices(c, 2, n))
+      check_string_vec(c, 2, "shape_and_slices", n))
     return c->st->code;
-  const char **names = xcalloc((size_t)n + 1, sizeof *names);
-  for (int i = 0; i < n; i++) names[i] = str_at(c->inputs[1], i);
-  int rc = write_checkpoint(c, str_at(c->inputs[0], 0), n, names, c->inputs + 3);
+  const char **names = xcalloc((size_t)n + 1, sizeof *names), **specs = xcalloc((size_t)n + 1, sizeof *specs);
+  for (int i = 0; i < n; i++) names[i] = str_at(c->inputs[1], i), specs[i] = str_at(c->inputs[2], i);
+  int rc = write_checkpoint(c, str_at(c->inputs[0], 0), n, names, specs, c->inputs + 3);
   free(names);
+  free(specs);
   return rc;
 }
 
@@ -242,7 +289,7 @@ static int restore_kernel(rt_kernel_ctx *c) {
   const rt_attr_value *dt = rt_node_attr(c->node, "dtypes");
   int n = c->n_outputs;
   if (check_string_vec(c, 0, "prefix", 1) || check_string_vec(c, 1, "tensor_names", n) ||
-      check_string_vec(c, 2, "shape_and_slices", n) || check_slices(c, 2, n))
+      check_string_vec(c, 2, "shape_and_slices", n))
     return c->st->code;
   const char *prefix = str_at(c->inputs[0], 0);
   rt_bundle_index ix;
@@ -266,6 +313,24 @@ static int restore_kernel(rt_kernel_ctx *c) {
     if (rt_bundle_read(prefix, &ix, e, &t, c->st)) {
       rc = bundle_error(c);
       break;
+    }
+    const char *spec = str_at(c->inputs[2], i);
+    if (spec[0]) {   /* one slice of it (a partitioned variable's part) */
+      rt_shape full;
+      rt_bundle_slice sl;
+      rt_tensor *part = NULL;
+      if (rt_bundle_parse_spec(spec, &full, &sl, c->st) == 0 && !rt_shape_equal(&full, &t->shape)) {
+        char a[128];
+        rt_error(c->st, RT_INVALID_ARGUMENT, "tensor %s in checkpoint %s has shape %s, shape_and_slices '%s' "
+                 "names another", name, prefix, op_shape_tf(&t->shape, a, sizeof a), spec);
+      }
+      if (c->st->code || rt_bundle_extract(t, &sl, &part, c->st)) {
+        rt_tensor_unref(t);
+        rc = bundle_error(c);
+        break;
+      }
+      rt_tensor_unref(t);
+      t = part;
     }
     rt_tensor_unref(c->outputs[i]);
     c->outputs[i] = t;
@@ -314,11 +379,23 @@ static int merge_kernel(rt_kernel_ctx *c) {
     if (ix.format != RT_BUNDLE_TF || ix.num_shards != 1)
       rc = rt_kernel_error(c, RT_INVALID_ARGUMENT, "MergeV2Checkpoints: %s is not a one-shard tensor bundle", part);
     for (int i = 0; i < ix.n && !rc; i++) {
-      for (int j = 0; j < all.n; j++)
-        if (all.e[j].name_len == ix.e[i].name_len && !memcmp(all.e[j].name, ix.e[i].name, ix.e[i].name_len))
-          rc = rt_kernel_error(c, RT_INVALID_ARGUMENT, "Duplicate tensor name '%s' in shards of %s",
-                               ix.e[i].name, dest);
+      bool merged = false;
+      for (int j = 0; j < all.n && !rc && !merged; j++)
+        if (all.e[j].name_len == ix.e[i].name_len && !memcmp(all.e[j].name, ix.e[i].name, ix.e[i].name_len)) {
+          rt_bundle_entry *a = &all.e[j], *b = &ix.e[i];
+          if (a->n_slices && b->n_slices && a->dtype == b->dtype && rt_shape_equal(&a->shape, &b->shape)) {
+            /* one partitioned variable's slices, saved on several devices */
+            a->slices = xrealloc(a->slices, (size_t)(a->n_slices + b->n_slices) * sizeof *a->slices);
+            memcpy(a->slices + a->n_slices, b->slices, (size_t)b->n_slices * sizeof *b->slices);
+            a->n_slices += b->n_slices;
+            merged = true;
+          } else {
+            rc = rt_kernel_error(c, RT_INVALID_ARGUMENT, "Duplicate tensor name '%s' in shards of %s",
+                                 ix.e[i].name, dest);
+          }
+        }
       if (rc) break;
+      if (merged) continue;
       if (all.n == cap) {
         cap = cap ? 2 * cap : 16;
         all.e = xrealloc(all.e, (size_t)cap * sizeof *all.e);

@@ -2,7 +2,7 @@
 """Real TensorFlow reads what tfsh wrote. Usage (TF's Python):
     check_tfsh_files.py DIR
 DIR holds what tests/integration/test_tf_oracle.sh had tfsh write: ckpt/ (one shard),
-sharded/ (two ps tasks, merged), expected.json (the values tfsh saved), and, when present,
+sharded/ (two ps tasks, merged), partitioned/ (partitioned variables), expected.json (the values tfsh saved), and, when present,
 graph.pb / graph.pbtxt (write_graph, both formats) and events/ (a FileWriter's file). Prints one line per
 check, "ok ..." or "FAIL ...", and exits 1 on any failure, 77 when TF is not importable."""
 import glob
@@ -72,6 +72,21 @@ for sub in sorted(k for k in want if not k.startswith("_")):
                       all(same(x, want[sub][k]) for x, k in zip(got, sorted(want[sub]))), got)
             except Exception as e:  # noqa
                 check("%s: tf.train.Saver.restore" % sub, False, e)
+
+if "partitioned" in want:   # into TF's own partitioned variables, as TF1 makes them
+    g = tf.Graph()
+    with g.as_default():
+        m = tf.get_variable("m", shape=[5, 2], partitioner=tf.fixed_size_partitioner(2))
+        n = tf.get_variable("n", shape=[3, 4], dtype=tf.float64,
+                            partitioner=tf.min_max_variable_partitioner(max_partitions=3, axis=1, min_slice_size=8))
+        with tf.Session() as sess:
+            try:
+                tf.train.Saver().restore(sess, os.path.join(d, "partitioned", "model.ckpt"))
+                got = sess.run([tf.convert_to_tensor(m), tf.convert_to_tensor(n)])
+                check("partitioned: TF's Saver restores tfsh's slices into its partitioned variables",
+                      same(got[0], want["partitioned"]["m"]) and same(got[1], want["partitioned"]["n"]), got)
+            except Exception as e:  # noqa
+                check("partitioned: TF's Saver restores tfsh's slices", False, e)
 
 gp = os.path.join(d, "graph.pb")
 if os.path.exists(gp):

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Real TensorFlow reads what tfsh wrote (skipped, exit 77, where TF is not installed): a
-# checkpoint of one shard, a sharded one saved over two ps tasks, a GraphDef in both formats
+# checkpoint of one shard, a sharded one saved over two ps tasks, partitioned variables, a GraphDef in both formats
 # (write_graph(as_text=False) and as_text=True) and an event file (scalars, histograms, images, the graph,
 # traced steps' RunMetadata); scripts/tf_oracle/check_tfsh_files.py
 # has TF (and tensorboard's loader) read them. TF's Python: $TFSH_TF_PYTHON, else
@@ -14,7 +14,7 @@ if ! "$PY" -c "import tensorflow" >/dev/null 2>&1; then
   exit 77
 fi
 D=$WORK/out
-mkdir -p "$D/ckpt" "$D/sharded" "$D/events"
+mkdir -p "$D/ckpt" "$D/sharded" "$D/events" "$D/partitioned"
 read -r P0 P1 W0 <<<"$(free_ports 3)"
 SPEC="{\"ps\": [\"localhost:$P0\", \"localhost:$P1\"], \"worker\": [\"localhost:$W0\"]}"
 start_task ps0 --cluster "$SPEC" --job ps --task 0
@@ -69,6 +69,21 @@ with g.as_default():
         sess.run(tf.global_variables_initializer())
         s2.save(sess, D + "/sharded/model.ckpt", global_step=5)
         expected["sharded"] = {"a": sess.run(a).tolist(), "c": sess.run(c).tolist()}
+g = tf.Graph()
+with g.as_default():   # partitioned variables: TF's slice layout
+    m = tf.get_variable("m", shape=[5, 2], initializer=tf.zeros_initializer(), partitioner=tf.fixed_size_partitioner(2))
+    n = tf.get_variable("n", shape=[3, 4], dtype=tf.float64, initializer=tf.zeros_initializer(),
+                        partitioner=tf.min_max_variable_partitioner(max_partitions=3, axis=1, min_slice_size=8))
+    mv = np.arange(10, dtype=np.float32).reshape(5, 2)
+    nv = np.arange(12, dtype=np.float64).reshape(3, 4) / 4
+    sets = [tf.assign(m._get_variable_list()[0], mv[:3]), tf.assign(m._get_variable_list()[1], mv[3:]),
+            tf.assign(n._get_variable_list()[0], nv[:, :2]), tf.assign(n._get_variable_list()[1], nv[:, 2:3]),
+            tf.assign(n._get_variable_list()[2], nv[:, 3:])]
+    with tf.Session() as sess:
+        sess.run(tf.global_variables_initializer())
+        sess.run(sets)
+        tf.train.Saver().save(sess, D + "/partitioned/model.ckpt")
+    expected["partitioned"] = {"m": mv.tolist(), "n": nv.tolist()}
 json.dump(expected, open(D + "/expected.json", "w"))
 print("written")
 PY
