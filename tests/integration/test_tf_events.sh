@@ -99,4 +99,26 @@ printf 'X' | dd of="$WORK/bad3" bs=1 seek=0 conv=notrunc 2>/dev/null
 head -c 1 "$EV" | dd of="$WORK/bad3" bs=1 seek=1 conv=notrunc 2>/dev/null
 check "a file that is not TFRecords" "DataLossError: $WORK/bad3: truncated record at offset 0: 2 bytes of a 12-byte header" \
   "$(timeout 30 "$TFSH" "$WORK/read.py" "$WORK/bad3" 2>&1)"
+# a record whose checksums are right but whose bytes are no Event
+python3 - "$EV" "$WORK/bad4" <<'PY'
+import struct
+import sys
+def crc32c(data):
+    c = 0xffffffff
+    for b in data:
+        c ^= b
+        for _ in range(8):
+            c = (c >> 1) ^ 0x82F63B78 if c & 1 else c >> 1
+    return c ^ 0xffffffff
+def masked(data):
+    c = crc32c(data)
+    return (((c >> 15) | (c << 17)) + 0xa282ead8) & 0xffffffff
+first = open(sys.argv[1], "rb").read()[:78]
+junk = b"\xff\xff\xff"
+head = struct.pack("<Q", len(junk))
+open(sys.argv[2], "wb").write(first + head + struct.pack("<I", masked(head)) + junk + struct.pack("<I", masked(junk)))
+PY
+check "a record that is no Event names the file and the record's offset" "0 file_version brain.Event:2
+DataLossError: $WORK/bad4: record at offset 78: not a valid tensorflow.Event (3 bytes)" \
+  "$(timeout 30 "$TFSH" "$WORK/read.py" "$WORK/bad4" 2>&1)"
 finish

@@ -68,4 +68,16 @@ two [('m', [5, 2]), ('n', [3, 4])] True" "$(echo "$out" | grep -E "^(one|two) ")
 check "sharded: one data file per device" "checkpoint model.ckpt.data-00000-of-00002 model.ckpt.data-00001-of-00002 model.ckpt.index" \
   "$(ls "$WORK/out/two" | tr '\n' ' ' | sed 's/ $//')"
 [ "$FAILS" = 0 ] || echo "$out"
+cat >"$WORK/scope.py" <<'PY'
+import tensorflow as tf
+with tf.variable_scope("s", partitioner=tf.fixed_size_partitioner(2)):
+    a = tf.get_variable("a", shape=[4, 3])
+    with tf.variable_scope("t"):
+        b = tf.get_variable("b", shape=[2])
+    with tf.variable_scope("s", reuse=True):
+        pass
+print([v.op.name for v in a], [v.op.name for v in b], len(tf.global_variables()))
+PY
+check "a variable_scope's partitioner, inherited" "['s/a/part_0', 's/a/part_1'] ['s/t/b/part_0', 's/t/b/part_1'] 4" \
+  "$(timeout 30 "$TFSH" "$WORK/scope.py" 2>&1)"
 finish
