@@ -271,7 +271,7 @@ void rt_pb_text_print(const ProtobufCMessage *m, int indent, bytes_buf *out) {
       const char *arr = *(char *const *)(base + f->offset);
       if (is_map_entry(f)) {   /* a map: Python's text_format prints it sorted by key */
         ProtobufCMessage **sorted = xmalloc((cnt ? cnt : 1) * sizeof *sorted);
-        memcpy(sorted, arr, cnt * sizeof *sorted);
+        if (cnt) memcpy(sorted, arr, cnt * sizeof *sorted);
         qsort(sorted, cnt, sizeof *sorted, entry_cmp);
         for (size_t k = 0; k < cnt; k++) print_field(f, &sorted[k], indent, out);
         free(sorted);
