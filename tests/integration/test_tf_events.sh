@@ -85,6 +85,19 @@ check "summary_iterator reads tfsh's events" "0 file_version brain.Event:2
 7 summary ('by_hand', 2.5)
 8 session_log" "$(timeout 60 "$TFSH" "$WORK/read.py" "$path" 2>&1)"
 
+cat >"$WORK/parse.py" <<'PY'
+import tensorflow as tf
+m = tf.summary.merge([tf.summary.scalar("a", tf.constant(2.5)), tf.summary.histogram("h", tf.constant([1.0, 2.0]))])
+with tf.Session() as sess:
+    out = sess.run(m)
+summ = tf.Summary()
+summ.ParseFromString(out)
+print([(v.tag, v.WhichOneof("value")) for v in summ.value], summ.value[0].simple_value, summ.value[1].histo.num,
+      tf.Summary.FromString(out).SerializeToString() == out)
+PY
+check "tf.Summary parses a summary op's output" "[('a', 'simple_value'), ('h', 'histo')] 2.5 2.0 True" \
+  "$(timeout 30 "$TFSH" "$WORK/parse.py" 2>&1)"
+
 # damaged files: the events before the damage, then the file and the record's offset
 cp "$EV" "$WORK/bad1"
 printf 'X' | dd of="$WORK/bad1" bs=1 seek=200 conv=notrunc 2>/dev/null
