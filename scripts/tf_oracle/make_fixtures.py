@@ -134,6 +134,25 @@ with g.as_default():
         saver.save(sess, os.path.join(root, "partsharded", "model.ckpt"), write_meta_graph=False)
         values["partsharded/model.ckpt"] = {"m": mv.tolist(), "n": nv.tolist()}
 
+# 5. An event file with what the training directory's lacks: an image summary and a traced
+# step's RunMetadata (tagged_run_metadata), on a graph of a few nodes.
+g = tf.Graph()
+with g.as_default():
+    img = tf.reshape(tf.range(12, dtype=tf.float32), [1, 2, 2, 3], name="img")
+    x = tf.placeholder(tf.float32, [None, 2], name="x")
+    y = tf.reduce_sum(tf.matmul(x, tf.constant([[1.0], [2.0]])), name="y")
+    tf.summary.image("pic", img)
+    tf.summary.scalar("y", y)
+    merged = tf.summary.merge_all()
+    with tf.Session() as sess:
+        writer = tf.summary.FileWriter(os.path.join(root, "events"), g, filename_suffix=".fixture")
+        rm = tf.RunMetadata()
+        s = sess.run(merged, {x: [[1.0, 1.0]]}, options=tf.RunOptions(trace_level=tf.RunOptions.FULL_TRACE),
+                     run_metadata=rm)
+        writer.add_summary(s, 1)
+        writer.add_run_metadata(rm, "step1", 1)
+        writer.close()
+
 # TF writes the state files with absolute paths; the fixtures keep them relative to their
 # directory (as TF reads them), so they are the same wherever the tree is.
 for sub in ("train", "sharded", "partitioned", "partsharded"):

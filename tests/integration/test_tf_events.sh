@@ -48,6 +48,36 @@ check "summary_iterator reads TF's event file" "0 file_version brain.Event:2
 3 summary ('loss_1', 10.176763) ('w_1', 0.9675740599632263, 5.422675609588623, 6.0, 13)" \
   "$(timeout 60 "$TFSH" "$WORK/read.py" "$EV" 2>&1)"
 
+# TF's event file with an image summary and a traced step's RunMetadata (the expected lines
+# are what TF's summary_iterator gave for the same script)
+cat >"$WORK/read2.py" <<'PY'
+import sys
+import tensorflow as tf
+for e in tf.train.summary_iterator(sys.argv[1]):
+    w = e.WhichOneof("what")
+    line = [e.step, w]
+    if w == "graph_def":
+        line.append(e.HasField("graph_def"))
+    elif w == "tagged_run_metadata":
+        rm = tf.RunMetadata()
+        rm.ParseFromString(e.tagged_run_metadata.run_metadata)
+        line += [e.tagged_run_metadata.tag, len(rm.step_stats.dev_stats),
+                 sorted(n.node_name for d in rm.step_stats.dev_stats for n in d.node_stats if n.node_name in ("y", "img", "MatMul"))]
+    for v in e.summary.value:
+        k = v.WhichOneof("value")
+        if k == "simple_value":
+            line.append((v.tag, v.simple_value))
+        elif k == "image":
+            line.append((v.tag, v.image.height, v.image.width, v.image.colorspace, v.image.encoded_image_string[1:4] == b"PNG"))
+    print(*line)
+PY
+check "summary_iterator reads TF's images and RunMetadata" "0 file_version
+0 graph_def True
+0 meta_graph_def
+1 summary ('pic/image/0', 2, 2, 3, True) ('y_1', 3.0)
+1 tagged_run_metadata step1 1 ['MatMul', 'y']" \
+  "$(timeout 60 "$TFSH" "$WORK/read2.py" "$FX/events/events.out.tfevents.1796059894.vm.fixture" 2>&1)"
+
 # tfsh writes every kind of event, and reads them back
 cat >"$WORK/write.py" <<'PY'
 import sys
