@@ -534,7 +534,8 @@ void *rt_pb_slot(ProtobufCMessage *m, const ProtobufCFieldDescriptor *f) {
     size_t *cnt = (size_t *)(base + f->quantifier_offset);
     char **arr = (char **)(base + f->offset);
     size_t es = rt_pb_elem_size(f->type);
-    *arr = xrealloc(*arr, (*cnt + 1) * es);
+    if (!(*cnt & (*cnt - 1)))   /* room for twice as many at each power of two: appends stay linear */
+      *arr = xrealloc(*arr, (*cnt ? 2 * *cnt : 1) * es);
     memset(*arr + *cnt * es, 0, es);
     return *arr + (*cnt)++ * es;
   }
