@@ -1,6 +1,7 @@
 /* Checkpoint and summary ops: SaveV2, RestoreV2, MergeV2Checkpoints, StringJoin,
  * ShardedFilename (what tf.train.Saver builds), and ScalarSummary, HistogramSummary,
- * MergeSummary (serialized tensorflow.Summary protos as string scalars, for tf.summary).
+ * ImageSummary, MergeSummary (tensorflow.Summary messages from runtime/proto/event.proto
+ * through protobuf-c, serialized into string scalars, for tf.summary).
  *
  * Checkpoint format: TensorFlow's tensor bundle (V2), read and written by runtime/bundle.c
  * (ops/CHECKPOINT.md is the long form). A checkpoint PREFIX is
@@ -36,26 +37,7 @@
 #include "base/bytes.h"
 #include "runtime/files.h"
 #include "runtime/device.h"
-
-/* ---- protobuf fields (a bytes_buf, base/bytes.h) ------------------------------------ */
-
-static void pb_bytes(bytes_buf *b, int field, const void *d, size_t n) {
-  bytes_varint(b, (uint64_t)field << 3 | 2);
-  bytes_varint(b, n);
-  bytes_put(b, d, n);
-}
-static void pb_double(bytes_buf *b, int field, double v) {
-  uint64_t u;
-  memcpy(&u, &v, 8);
-  bytes_varint(b, (uint64_t)field << 3 | 1);
-  bytes_u64(b, u);
-}
-static void pb_float(bytes_buf *b, int field, float v) {
-  uint32_t u;
-  memcpy(&u, &v, 4);
-  bytes_varint(b, (uint64_t)field << 3 | 5);
-  bytes_u32(b, u);
-}
+#include "runtime/proto/event.pb-c.h"
 
 /* ---- files --------------------------------------------------------------------------- */
 
@@ -137,20 +119,30 @@ static int bundle_error(rt_kernel_ctx *c) {
   return rt_kernel_error(c, c->st->code, "%s", msg);
 }
 
-typedef struct rd {
-  const unsigned char *p;
-  size_t n, off;
-  bool bad;
-} rd;
-
 static const char *str_at(const rt_tensor *t, int64_t i) {
   const rt_str *s = rt_tensor_data(t);
   return s && s[i].ptr ? s[i].ptr : "";
 }
 
 /* Write one checkpoint (one shard) of the given tensors, in TF's tensor-bundle format. */
+/* The entry of a partitioned tensor `name` in ix (made on its first slice). */
+static rt_bundle_entry *full_entry(rt_bundle_index *ix, const char *name, const rt_tensor *t, const rt_shape *full) {
+  for (int j = 0; j < ix->n; j++)
+    if (ix->e[j].n_slices && !strcmp(ix->e[j].name, name)) return &ix->e[j];
+  rt_bundle_entry *e = &ix->e[ix->n++];
+  memset(e, 0, sizeof *e);
+  e->name = xstrdup(name);
+  e->name_len = strlen(name);
+  e->dtype = t->dtype;
+  e->shape = *full;
+  return e;
+}
+
+/* Write one checkpoint (one shard) of the given tensors, in TF's tensor-bundle format. A
+ * tensor with a spec (TF's shape_and_slices, "" for a whole one) is a slice of a
+ * partitioned one: stored under its slice key, listed in its full tensor's entry. */
 static int write_checkpoint(rt_kernel_ctx *c, const char *prefix, int n, const char *const *names,
-                            rt_tensor *const *tensors) {
+                            const char *const *specs, rt_tensor *const *tensors) {
   if (!parent_exists(prefix)) {   /* a sharded save's PREFIX_temp_<id>/: one level is made */
     char dir[4096];
     snprintf(dir, sizeof dir, "%s", prefix);
@@ -160,7 +152,8 @@ static int write_checkpoint(rt_kernel_ctx *c, const char *prefix, int n, const c
   }
   if (!parent_exists(prefix))
     return rt_kernel_error(c, RT_NOT_FOUND, "Parent directory of %s doesn't exist, can't save.", prefix);
-  rt_bundle_index ix = {RT_BUNDLE_TF, 1, n, xcalloc(n ? (size_t)n : 1, sizeof(rt_bundle_entry))};
+  rt_bundle_index ix = {RT_BUNDLE_TF, 1, 0, xcalloc(2 * (size_t)n + 1, sizeof(rt_bundle_entry))};
+  bool *owned = xcalloc(2 * (size_t)n + 1, sizeof *owned);   /* names this made (slice keys, full names) */
   bytes_buf data = {0};
   int rc = RT_OK;
   for (int i = 0; i < n && !rc; i++) {
@@ -173,14 +166,47 @@ static int write_checkpoint(rt_kernel_ctx *c, const char *prefix, int n, const c
       rc = rt_kernel_error(c, RT_INVALID_ARGUMENT, "a tensor in a save has an empty name");
       break;
     }
+    bool sliced = specs && specs[i][0];
     for (int j = 0; j < i; j++)
-      if (!strcmp(names[j], names[i])) {
+      if (!strcmp(names[j], names[i]) && (!sliced || !specs[j][0] || !strcmp(specs[j], specs[i]))) {
         rc = rt_kernel_error(c, RT_INVALID_ARGUMENT, "Duplicate tensor name '%s' in a save", names[i]);
         break;
       }
-    rt_bundle_entry *e = &ix.e[i];
+    if (rc) break;
+    rt_bundle_entry *e = &ix.e[ix.n];
     e->name = (char *)names[i];
     e->name_len = strlen(names[i]);
+    if (sliced) {
+      rt_shape full;
+      rt_bundle_slice sl;
+      if (rt_bundle_parse_spec(specs[i], &full, &sl, c->st)) {
+        rc = bundle_error(c);
+        break;
+      }
+      rt_shape ps = rt_bundle_slice_shape(&full, &sl);
+      if (!rt_shape_equal(&ps, &t->shape)) {
+        char a[128], b[128];
+        rc = rt_kernel_error(c, RT_INVALID_ARGUMENT, "tensor %s: shape %s does not match its slice %s (%s)", names[i],
+                             op_shape_tf(&t->shape, a, sizeof a), specs[i], op_shape_tf(&ps, b, sizeof b));
+        break;
+      }
+      bytes_buf key = {0};
+      rt_bundle_slice_key(names[i], strlen(names[i]), &sl, &key);
+      e->name = (char *)key.p;
+      e->name_len = key.n;
+      owned[ix.n] = true;
+      ix.n++;
+      rt_bundle_entry *fe = full_entry(&ix, names[i], t, &full);
+      if (fe == &ix.e[ix.n - 1]) owned[ix.n - 1] = true;
+      if (fe->dtype != t->dtype || !rt_shape_equal(&fe->shape, &full)) {
+        rc = rt_kernel_error(c, RT_INVALID_ARGUMENT, "slices of %s differ in dtype or full shape", names[i]);
+        break;
+      }
+      fe->slices = xrealloc(fe->slices, (size_t)(fe->n_slices + 1) * sizeof *fe->slices);
+      fe->slices[fe->n_slices++] = sl;
+    } else {
+      ix.n++;
+    }
     e->dtype = t->dtype;
     e->shape = t->shape;
     e->offset = data.n;
@@ -221,7 +247,12 @@ static int write_checkpoint(rt_kernel_ctx *c, const char *prefix, int n, const c
   }
   free(ib);
   free(data.p);
-  free(ix.e);   /* names are borrowed */
+  for (int i = 0; i < ix.n; i++) {   /* other names are borrowed */
+    if (owned[i]) free(ix.e[i].name);
+    free(ix.e[i].slices);
+  }
+  free(owned);
+  free(ix.e);
   return rc;
 }
 
@@ -236,27 +267,19 @@ static int check_string_vec(rt_kernel_ctx *c, int i, const char *what, int64_t w
   return RT_OK;
 }
 
-static int check_slices(rt_kernel_ctx *c, int i, int64_t n) {
-  for (int64_t k = 0; k < n; k++)
-    if (str_at(c->inputs[i], k)[0])
-      return rt_kernel_error(c, RT_UNIMPLEMENTED,
-                             "shape_and_slices '%s': tfsh saves and restores whole tensors only "
-                             "(partitioned variables are not supported)", str_at(c->inputs[i], k));
-  return RT_OK;
-}
-
 static int save_kernel(rt_kernel_ctx *c) {
   int n = c->n_inputs - 3;
   if (n < 0)
     return rt_kernel_error(c, RT_INVALID_ARGUMENT, "SaveV2 takes prefix, tensor_names and "
                            "shape_and_slices before the tensors, got %d inputs", c->n_inputs);
   if (check_string_vec(c, 0, "prefix", 1) || check_string_vec(c, 1, "tensor_names", n) ||
-      check_string_vec(c, 2, "shape_and_slices", n) || check_slices(c, 2, n))
+      check_string_vec(c, 2, "shape_and_slices", n))
     return c->st->code;
-  const char **names = xcalloc((size_t)n + 1, sizeof *names);
-  for (int i = 0; i < n; i++) names[i] = str_at(c->inputs[1], i);
-  int rc = write_checkpoint(c, str_at(c->inputs[0], 0), n, names, c->inputs + 3);
+  const char **names = xcalloc((size_t)n + 1, sizeof *names), **specs = xcalloc((size_t)n + 1, sizeof *specs);
+  for (int i = 0; i < n; i++) names[i] = str_at(c->inputs[1], i), specs[i] = str_at(c->inputs[2], i);
+  int rc = write_checkpoint(c, str_at(c->inputs[0], 0), n, names, specs, c->inputs + 3);
   free(names);
+  free(specs);
   return rc;
 }
 
@@ -266,7 +289,7 @@ static int restore_kernel(rt_kernel_ctx *c) {
   const rt_attr_value *dt = rt_node_attr(c->node, "dtypes");
   int n = c->n_outputs;
   if (check_string_vec(c, 0, "prefix", 1) || check_string_vec(c, 1, "tensor_names", n) ||
-      check_string_vec(c, 2, "shape_and_slices", n) || check_slices(c, 2, n))
+      check_string_vec(c, 2, "shape_and_slices", n))
     return c->st->code;
   const char *prefix = str_at(c->inputs[0], 0);
   rt_bundle_index ix;
@@ -290,6 +313,24 @@ static int restore_kernel(rt_kernel_ctx *c) {
     if (rt_bundle_read(prefix, &ix, e, &t, c->st)) {
       rc = bundle_error(c);
       break;
+    }
+    const char *spec = str_at(c->inputs[2], i);
+    if (spec[0]) {   /* one slice of it (a partitioned variable's part) */
+      rt_shape full;
+      rt_bundle_slice sl;
+      rt_tensor *part = NULL;
+      if (rt_bundle_parse_spec(spec, &full, &sl, c->st) == 0 && !rt_shape_equal(&full, &t->shape)) {
+        char a[128];
+        rt_error(c->st, RT_INVALID_ARGUMENT, "tensor %s in checkpoint %s has shape %s, shape_and_slices '%s' "
+                 "names another", name, prefix, op_shape_tf(&t->shape, a, sizeof a), spec);
+      }
+      if (c->st->code || rt_bundle_extract(t, &sl, &part, c->st)) {
+        rt_tensor_unref(t);
+        rc = bundle_error(c);
+        break;
+      }
+      rt_tensor_unref(t);
+      t = part;
     }
     rt_tensor_unref(c->outputs[i]);
     c->outputs[i] = t;
@@ -338,11 +379,23 @@ static int merge_kernel(rt_kernel_ctx *c) {
     if (ix.format != RT_BUNDLE_TF || ix.num_shards != 1)
       rc = rt_kernel_error(c, RT_INVALID_ARGUMENT, "MergeV2Checkpoints: %s is not a one-shard tensor bundle", part);
     for (int i = 0; i < ix.n && !rc; i++) {
-      for (int j = 0; j < all.n; j++)
-        if (all.e[j].name_len == ix.e[i].name_len && !memcmp(all.e[j].name, ix.e[i].name, ix.e[i].name_len))
-          rc = rt_kernel_error(c, RT_INVALID_ARGUMENT, "Duplicate tensor name '%s' in shards of %s",
-                               ix.e[i].name, dest);
+      bool merged = false;
+      for (int j = 0; j < all.n && !rc && !merged; j++)
+        if (all.e[j].name_len == ix.e[i].name_len && !memcmp(all.e[j].name, ix.e[i].name, ix.e[i].name_len)) {
+          rt_bundle_entry *a = &all.e[j], *b = &ix.e[i];
+          if (a->n_slices && b->n_slices && a->dtype == b->dtype && rt_shape_equal(&a->shape, &b->shape)) {
+            /* one partitioned variable's slices, saved on several devices */
+            a->slices = xrealloc(a->slices, (size_t)(a->n_slices + b->n_slices) * sizeof *a->slices);
+            memcpy(a->slices + a->n_slices, b->slices, (size_t)b->n_slices * sizeof *b->slices);
+            a->n_slices += b->n_slices;
+            merged = true;
+          } else {
+            rc = rt_kernel_error(c, RT_INVALID_ARGUMENT, "Duplicate tensor name '%s' in shards of %s",
+                                 ix.e[i].name, dest);
+          }
+        }
       if (rc) break;
+      if (merged) continue;
       if (all.n == cap) {
         cap = cap ? 2 * cap : 16;
         all.e = xrealloc(all.e, (size_t)cap * sizeof *all.e);
@@ -435,25 +488,25 @@ static int scalar_out_shape(rt_shape_ctx *c) {
 
 /* ---- summaries ------------------------------------------------------------------------ */
 
-static int string_output(rt_kernel_ctx *c, const bytes_buf *b) {
-  if (b->oom) return rt_kernel_error(c, RT_RESOURCE_EXHAUSTED, "out of memory");
+/* The kernel's output: the Summary holding values[0..n), serialized. */
+static int summary_output(rt_kernel_ctx *c, Tensorflow__Summary__Value **values, size_t n) {
+  Tensorflow__Summary sum = TENSORFLOW__SUMMARY__INIT;
+  sum.n_value = n;
+  sum.value = values;
+  size_t len = tensorflow__summary__get_packed_size(&sum);
+  unsigned char *buf = malloc(len ? len : 1);
   rt_shape sc = rt_shape_scalar();
-  rt_tensor *o = rt_tensor_new(RT_STRING, &sc);
-  if (!o) return rt_kernel_error(c, RT_RESOURCE_EXHAUSTED, "out of memory");
-  rt_tensor_set_str(o, 0, b->p ? (const char *)b->p : "", b->n);
+  rt_tensor *o = buf ? rt_tensor_new(RT_STRING, &sc) : NULL;
+  if (!o) {
+    free(buf);
+    return rt_kernel_error(c, RT_RESOURCE_EXHAUSTED, "out of memory");
+  }
+  tensorflow__summary__pack(&sum, buf);
+  rt_tensor_set_str(o, 0, (const char *)buf, len);
+  free(buf);
   rt_tensor_unref(c->outputs[0]);
   c->outputs[0] = o;
   return RT_OK;
-}
-
-/* Summary.Value { tag = 1; simple_value = 2 } inside Summary.value (field 1). */
-static void summary_scalar(bytes_buf *out, const char *tag, size_t tag_len, float v) {
-  bytes_buf val = {0};
-  pb_bytes(&val, 1, tag, tag_len);
-  pb_float(&val, 2, v);
-  pb_bytes(out, 1, val.p, val.n);
-  if (val.oom) out->oom = true;
-  free(val.p);
 }
 
 static int scalar_summary_kernel(rt_kernel_ctx *c) {
@@ -463,13 +516,21 @@ static int scalar_summary_kernel(rt_kernel_ctx *c) {
     return rt_kernel_error(c, RT_INVALID_ARGUMENT, "tags and values not the same shape: %s != %s",
                            op_shape_tf(&tags->shape, a, sizeof a), op_shape_tf(&vals->shape, b, sizeof b));
   }
-  bytes_buf out = {0};
   int64_t n = rt_tensor_numel(tags);
-  const rt_str *s = rt_tensor_data(tags);
-  for (int64_t i = 0; i < n; i++)
-    summary_scalar(&out, s[i].ptr ? s[i].ptr : "", s[i].len, (float)rt_tensor_get_f64(vals, i));
-  int rc = string_output(c, &out);
-  free(out.p);
+  Tensorflow__Summary__Value *v = xcalloc((size_t)n + 1, sizeof *v);
+  Tensorflow__Summary__Value **pv = xcalloc((size_t)n + 1, sizeof *pv);
+  char **tag = xcalloc((size_t)n + 1, sizeof *tag);
+  for (int64_t i = 0; i < n; i++) {
+    tensorflow__summary__value__init(&v[i]);
+    tag[i] = xstrdup(str_at(tags, i));
+    v[i].tag = tag[i];
+    v[i].value_case = TENSORFLOW__SUMMARY__VALUE__VALUE_SIMPLE_VALUE;
+    v[i].simple_value = (float)rt_tensor_get_f64(vals, i);
+    pv[i] = &v[i];
+  }
+  int rc = summary_output(c, pv, (size_t)n);
+  for (int64_t i = 0; i < n; i++) free(tag[i]);
+  free(tag), free(pv), free(v);
   return rc;
 }
 
@@ -633,28 +694,32 @@ static int image_summary_kernel(rt_kernel_ctx *c) {
   const char *tg = str_at(tag, 0);
   unsigned char *px = malloc((size_t)(h * w * ch));
   if (!px) return rt_kernel_error(c, RT_RESOURCE_EXHAUSTED, "out of memory");
-  bytes_buf out = {0};
+  Tensorflow__Summary__Value *v = xcalloc((size_t)n + 1, sizeof *v), **pv = xcalloc((size_t)n + 1, sizeof *pv);
+  Tensorflow__Summary__Image *img = xcalloc((size_t)n + 1, sizeof *img);
+  bytes_buf *png = xcalloc((size_t)n + 1, sizeof *png);
+  char (*names)[512] = xcalloc((size_t)n + 1, sizeof *names);
   int rc = RT_OK;
   for (int64_t i = 0; i < n && rc == RT_OK; i++) {
     image_to_u8(t, i * h * w * ch, h * w, ch, px);
-    bytes_buf png = {0}, img = {0}, val = {0};
-    if (!png_encode(&png, px, h, w, ch)) rc = rt_kernel_error(c, RT_RESOURCE_EXHAUSTED, "out of memory");
-    char name[512];
-    if (mi && mi->i > 1) snprintf(name, sizeof name, "%s/image/%lld", tg, (long long)i);
-    else snprintf(name, sizeof name, "%s/image", tg);
-    bytes_varint(&img, 1 << 3), bytes_varint(&img, (uint64_t)h);
-    bytes_varint(&img, 2 << 3), bytes_varint(&img, (uint64_t)w);
-    bytes_varint(&img, 3 << 3), bytes_varint(&img, (uint64_t)ch);
-    pb_bytes(&img, 4, png.p, png.n);
-    pb_bytes(&val, 1, name, strlen(name));
-    pb_bytes(&val, 4, img.p, img.n);
-    pb_bytes(&out, 1, val.p, val.n);
-    if (png.oom || img.oom || val.oom) out.oom = true;
-    free(png.p), free(img.p), free(val.p);
+    if (!png_encode(&png[i], px, h, w, ch)) rc = rt_kernel_error(c, RT_RESOURCE_EXHAUSTED, "out of memory");
+    if (mi && mi->i > 1) snprintf(names[i], sizeof names[i], "%s/image/%lld", tg, (long long)i);
+    else snprintf(names[i], sizeof names[i], "%s/image", tg);
+    tensorflow__summary__image__init(&img[i]);
+    img[i].height = (int32_t)h;
+    img[i].width = (int32_t)w;
+    img[i].colorspace = ch;
+    img[i].encoded_image_string.data = png[i].p;
+    img[i].encoded_image_string.len = png[i].n;
+    tensorflow__summary__value__init(&v[i]);
+    v[i].tag = names[i];
+    v[i].value_case = TENSORFLOW__SUMMARY__VALUE__VALUE_IMAGE;
+    v[i].image = &img[i];
+    pv[i] = &v[i];
   }
   free(px);
-  if (rc == RT_OK) rc = string_output(c, &out);
-  free(out.p);
+  if (rc == RT_OK) rc = summary_output(c, pv, (size_t)n);
+  for (int64_t i = 0; i < n; i++) free(png[i].p);
+  free(png), free(names), free(img), free(pv), free(v);
   return rc;
 }
 
@@ -705,14 +770,15 @@ static int histogram_summary_kernel(rt_kernel_ctx *c) {
     sum += v;
     sumsq += v * v;
   }
-  bytes_buf h = {0};
-  pb_double(&h, 1, n ? mn : 0.0);   /* TF: min/max of an empty histogram are ±DBL_MAX; keep 0 */
-  pb_double(&h, 2, n ? mx : 0.0);
-  pb_double(&h, 3, (double)n);
-  pb_double(&h, 4, sum);
-  pb_double(&h, 5, sumsq);
+  Tensorflow__HistogramProto h = TENSORFLOW__HISTOGRAM_PROTO__INIT;
+  h.min = n ? mn : 0.0;   /* TF: min/max of an empty histogram are +-DBL_MAX; keep 0 */
+  h.max = n ? mx : 0.0;
+  h.num = (double)n;
+  h.sum = sum;
+  h.sum_squares = sumsq;
   /* Histogram::EncodeToProto(preserve_zero_buckets=false): runs of empty buckets collapse */
-  bytes_buf lim = {0}, cnt = {0};
+  h.bucket_limit = xmalloc((size_t)hist_n * sizeof *h.bucket_limit);
+  h.bucket = xmalloc((size_t)hist_n * sizeof *h.bucket);
   for (int i = 0; i < hist_n;) {
     double end = hist_limits[i], count = counts[i];
     i++;
@@ -722,108 +788,54 @@ static int histogram_summary_kernel(rt_kernel_ctx *c) {
         count = counts[i];
         i++;
       }
-    uint64_t u;
-    memcpy(&u, &end, 8);
-    bytes_u64(&lim, u);
-    memcpy(&u, &count, 8);
-    bytes_u64(&cnt, u);
+    h.bucket_limit[h.n_bucket_limit++] = end;
+    h.bucket[h.n_bucket++] = count;
   }
   free(counts);
-  pb_bytes(&h, 6, lim.p, lim.n);   /* packed repeated double */
-  pb_bytes(&h, 7, cnt.p, cnt.n);
-  bytes_buf val = {0}, out = {0};
-  pb_bytes(&val, 1, tg, strlen(tg));
-  pb_bytes(&val, 5, h.p, h.n);
-  pb_bytes(&out, 1, val.p, val.n);
-  if (lim.oom || cnt.oom || h.oom || val.oom) out.oom = true;
-  int rc = string_output(c, &out);
-  free(lim.p), free(cnt.p), free(h.p), free(val.p), free(out.p);
+  Tensorflow__Summary__Value val = TENSORFLOW__SUMMARY__VALUE__INIT, *pv = &val;
+  char *tag_copy = xstrdup(tg);
+  val.tag = tag_copy;
+  val.value_case = TENSORFLOW__SUMMARY__VALUE__VALUE_HISTO;
+  val.histo = &h;
+  int rc = summary_output(c, &pv, 1);
+  free(tag_copy), free(h.bucket_limit), free(h.bucket);
   return rc;
 }
 
-/* Read a varint; false at the end or on a malformed one. */
-static bool pb_read_varint(rd *r, uint64_t *v) {
-  *v = 0;
-  for (int s = 0; s < 64; s += 7) {
-    if (r->off >= r->n) return false;
-    unsigned char b = r->p[r->off++];
-    *v |= (uint64_t)(b & 0x7f) << s;
-    if (!(b & 0x80)) return true;
-  }
-  return false;
-}
-
-/* The tags of a serialized Summary (field 1 Values, their field 1); calls fn per tag. */
-static bool summary_tags(const unsigned char *p, size_t n, bool (*fn)(const char *, size_t, void *), void *arg) {
-  rd r = {p, n, 0, false};
-  while (r.off < r.n) {
-    uint64_t key, len;
-    if (!pb_read_varint(&r, &key) || (key & 7) != 2 || !pb_read_varint(&r, &len) || len > r.n - r.off)
-      return false;
-    if (key >> 3 == 1) {
-      rd v = {r.p + r.off, len, 0, false};
-      while (v.off < v.n) {
-        uint64_t k2, x;
-        if (!pb_read_varint(&v, &k2)) return false;
-        int wt = (int)(k2 & 7);
-        if (wt == 0) { if (!pb_read_varint(&v, &x)) return false; }
-        else if (wt == 1) v.off += 8;
-        else if (wt == 5) v.off += 4;
-        else if (wt == 2) {
-          if (!pb_read_varint(&v, &x) || x > v.n - v.off) return false;
-          if (k2 >> 3 == 1 && !fn((const char *)v.p + v.off, x, arg)) return true;
-          v.off += x;
-        } else return false;
-        if (v.off > v.n) return false;
-      }
-    }
-    r.off += len;
-  }
-  return true;
-}
-
-typedef struct tagset {
-  int n, cap;
-  char **tags;
-  const char *dup;
-} tagset;
-
-static bool add_tag(const char *t, size_t len, void *arg) {
-  tagset *s = arg;
-  for (int i = 0; i < s->n; i++)
-    if (strlen(s->tags[i]) == len && !memcmp(s->tags[i], t, len)) {
-      s->dup = s->tags[i];
-      return false;
-    }
-  if (s->n == s->cap) {
-    s->cap = s->cap ? 2 * s->cap : 16;
-    s->tags = xrealloc(s->tags, (size_t)s->cap * sizeof *s->tags);
-  }
-  s->tags[s->n++] = xstrndup(t, len);
-  return true;
-}
-
+/* MergeSummary: every input's Summary unpacked (protobuf-c), tags checked for duplicates,
+ * the Values of all of them in one Summary. */
 static int merge_summary_kernel(rt_kernel_ctx *c) {
-  bytes_buf out = {0};
-  tagset ts = {0};
+  Tensorflow__Summary **parts = NULL;
+  Tensorflow__Summary__Value **all = NULL;
+  size_t n_parts = 0, n_all = 0;
   int rc = RT_OK;
   for (int i = 0; i < c->n_inputs && !rc; i++) {
     int64_t n = rt_tensor_numel(c->inputs[i]);
     const rt_str *s = rt_tensor_data(c->inputs[i]);
     for (int64_t k = 0; k < n && !rc; k++) {
-      const unsigned char *p = (const unsigned char *)(s[k].ptr ? s[k].ptr : "");
-      if (!summary_tags(p, s[k].len, add_tag, &ts))
+      Tensorflow__Summary *sm =
+          tensorflow__summary__unpack(NULL, s[k].len, (const uint8_t *)(s[k].ptr ? s[k].ptr : ""));
+      if (!sm) {
         rc = rt_kernel_error(c, RT_INVALID_ARGUMENT, "Could not parse one of the summary inputs");
-      else if (ts.dup)
-        rc = rt_kernel_error(c, RT_INVALID_ARGUMENT, "Duplicate tag %s found in summary inputs", ts.dup);
-      else
-        bytes_put(&out, p, s[k].len);   /* concatenated Summary messages merge their Values */
+        break;
+      }
+      parts = xrealloc(parts, (n_parts + 1) * sizeof *parts);
+      parts[n_parts++] = sm;
+      for (size_t v = 0; v < sm->n_value && !rc; v++) {
+        for (size_t j = 0; j < n_all; j++)
+          if (!strcmp(all[j]->tag, sm->value[v]->tag)) {
+            rc = rt_kernel_error(c, RT_INVALID_ARGUMENT, "Duplicate tag %s found in summary inputs", sm->value[v]->tag);
+            break;
+          }
+        all = xrealloc(all, (n_all + 1) * sizeof *all);
+        all[n_all++] = sm->value[v];
+      }
     }
   }
-  if (!rc) rc = string_output(c, &out);
-  for (int i = 0; i < ts.n; i++) free(ts.tags[i]);
-  free(ts.tags);
-  free(out.p);
+  if (!rc) rc = summary_output(c, all, n_all);
+  for (size_t i = 0; i < n_parts; i++) tensorflow__summary__free_unpacked(parts[i], NULL);
+  free(parts);
+  free(all);
   return rc;
 }
 

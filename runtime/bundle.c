@@ -324,14 +324,43 @@ int rt_bundle_index_encode(rt_bundle_index *ix, unsigned char **out, size_t *n, 
     shape_to_proto(&e->shape, &sp, dims, dimp);
     ep.dtype = (Tensorflow__DataType)e->dtype;
     ep.shape = &sp;
-    ep.shard_id = (int32_t)e->shard;
-    ep.offset = (int64_t)e->offset;
-    ep.size = (int64_t)e->size;
-    ep.crc32c = rt_crc32c_mask(e->crc);
+    Tensorflow__TensorSliceProto *slp = NULL, **slpp = NULL;
+    Tensorflow__TensorSliceProto__Extent *ext = NULL, **extp = NULL;
+    if (e->n_slices) {   /* a partitioned tensor: dtype, full shape and the slices only, as TF */
+      int nd = e->shape.ndims > 0 ? e->shape.ndims : 1;
+      slp = xcalloc((size_t)e->n_slices, sizeof *slp);
+      slpp = xcalloc((size_t)e->n_slices, sizeof *slpp);
+      ext = xcalloc((size_t)e->n_slices * (size_t)nd, sizeof *ext);
+      extp = xcalloc((size_t)e->n_slices * (size_t)nd, sizeof *extp);
+      for (int s = 0; s < e->n_slices; s++) {
+        tensorflow__tensor_slice_proto__init(&slp[s]);
+        slp[s].n_extent = (size_t)e->slices[s].ndims;
+        slp[s].extent = &extp[s * nd];
+        for (int d = 0; d < e->slices[s].ndims; d++) {
+          Tensorflow__TensorSliceProto__Extent *x = &ext[s * nd + d];
+          tensorflow__tensor_slice_proto__extent__init(x);
+          x->start = e->slices[s].start[d];
+          if (e->slices[s].length[d] >= 0) {
+            x->has_length_case = TENSORFLOW__TENSOR_SLICE_PROTO__EXTENT__HAS_LENGTH_LENGTH;
+            x->length = e->slices[s].length[d];
+          }
+          extp[s * nd + d] = x;
+        }
+        slpp[s] = &slp[s];
+      }
+      ep.n_slices = (size_t)e->n_slices;
+      ep.slices = slpp;
+    } else {
+      ep.shard_id = (int32_t)e->shard;
+      ep.offset = (int64_t)e->offset;
+      ep.size = (int64_t)e->size;
+      ep.crc32c = rt_crc32c_mask(e->crc);
+    }
     size_t vn = tensorflow__bundle_entry_proto__get_packed_size(&ep);
     if (vn > vcap) vp = xrealloc(vp, vcap = vn);
     tensorflow__bundle_entry_proto__pack(&ep, vp);
     bb_add(&data, e->name, e->name_len, vp, vn);
+    free(slp), free(slpp), free(ext), free(extp);
     if (data.b.n >= BLOCK_SIZE && i + 1 < ix->n) flush_data(&data, &index, &file);
   }
   free(vp);
@@ -715,6 +744,95 @@ static void oc_signed(bytes_buf *b, int64_t val) {
   bytes_put(b, begin, (size_t)len);
 }
 
+void rt_bundle_slice_key(const char *name, size_t n, const rt_bundle_slice *sl, bytes_buf *key) {
+  oc_num(key, 0);
+  oc_string(key, name, n);
+  oc_num(key, (uint64_t)sl->ndims);
+  for (int d = 0; d < sl->ndims; d++) {
+    oc_signed(key, sl->start[d]);
+    oc_signed(key, sl->length[d]);
+  }
+}
+
+rt_shape rt_bundle_slice_shape(const rt_shape *full, const rt_bundle_slice *sl) {
+  rt_shape ps = {.ndims = sl->ndims};
+  for (int d = 0; d < sl->ndims; d++) ps.dims[d] = sl->length[d] < 0 ? full->dims[d] - sl->start[d] : sl->length[d];
+  return ps;
+}
+
+/* TF's shape_and_slices: "" (the whole tensor), or "D0 D1 ... S0:S1:..." with each S
+ * "start,length" or "-" (the whole dimension). */
+int rt_bundle_parse_spec(const char *spec, rt_shape *full, rt_bundle_slice *sl, rt_status *st) {
+  const char *p = spec;
+  char *end;
+  full->ndims = 0;
+  memset(sl, 0, sizeof *sl);
+  for (;;) {
+    while (*p == ' ') p++;
+    const char *sp = strchr(p, ' ');
+    if (!sp) break;   /* the last word is the slice spec */
+    if (full->ndims == RT_MAX_DIMS) return rt_error(st, RT_INVALID_ARGUMENT, "shape_and_slices '%s': more than 8 dims", spec);
+    long long v = strtoll(p, &end, 10);
+    if (end != sp || v < 0) return rt_error(st, RT_INVALID_ARGUMENT, "shape_and_slices '%s': a dimension is not a count", spec);
+    full->dims[full->ndims++] = v;
+    p = sp + 1;
+  }
+  sl->ndims = full->ndims;
+  for (int d = 0; d < full->ndims; d++) {
+    if (*p == '-') {
+      sl->start[d] = 0, sl->length[d] = -1;
+      p++;
+    } else {
+      long long a = strtoll(p, &end, 10);
+      if (end == p || *end != ',') return rt_error(st, RT_INVALID_ARGUMENT, "shape_and_slices '%s': a slice is not start,length or -", spec);
+      long long l = strtoll(end + 1, &end, 10);
+      if (a < 0 || l < 0 || a > full->dims[d] || l > full->dims[d] - a)
+        return rt_error(st, RT_INVALID_ARGUMENT, "shape_and_slices '%s': a slice reaches outside the tensor", spec);
+      sl->start[d] = a, sl->length[d] = l;
+      p = end;
+    }
+    if (d + 1 < full->ndims && *p++ != ':')
+      return rt_error(st, RT_INVALID_ARGUMENT, "shape_and_slices '%s': slices are separated by ':'", spec);
+  }
+  if (*p) return rt_error(st, RT_INVALID_ARGUMENT, "shape_and_slices '%s': the slice does not match the shape's rank", spec);
+  return RT_OK;
+}
+
+/* Copy between a slice (part, placed at `start`) and the full tensor: into the full one
+ * (restoring a partitioned tensor) or out of it (taking a part). */
+static void copy_slice(rt_tensor *full, rt_tensor *part, const int64_t *start, bool into_full) {
+  const rt_shape *fs = &full->shape, *ps = &part->shape;
+  int nd = fs->ndims;
+  int64_t n = rt_tensor_numel(part);
+  size_t es = rt_dtype_size(full->dtype);
+  int64_t idx[RT_MAX_DIMS] = {0};
+  for (int64_t k = 0; k < n; k++) {
+    int64_t off = 0;
+    for (int d = 0; d < nd; d++) off = off * fs->dims[d] + start[d] + idx[d];
+    rt_tensor *to = into_full ? full : part, *from = into_full ? part : full;
+    int64_t ti = into_full ? off : k, fi = into_full ? k : off;
+    if (full->dtype == RT_STRING) {
+      const rt_str *s = (const rt_str *)rt_tensor_data(from) + fi;
+      rt_tensor_set_str(to, ti, s->ptr ? s->ptr : "", s->len);
+    } else {
+      memcpy((char *)rt_tensor_data(to) + (size_t)ti * es, (const char *)rt_tensor_data(from) + (size_t)fi * es, es);
+    }
+    for (int d = nd - 1; d >= 0; d--) {
+      if (++idx[d] < ps->dims[d]) break;
+      idx[d] = 0;
+    }
+  }
+}
+
+int rt_bundle_extract(const rt_tensor *full, const rt_bundle_slice *sl, rt_tensor **out, rt_status *st) {
+  rt_shape ps = rt_bundle_slice_shape(&full->shape, sl);
+  rt_tensor *part = rt_tensor_new(full->dtype, &ps);
+  if (!part) return rt_error(st, RT_RESOURCE_EXHAUSTED, "out of memory taking a slice");
+  copy_slice((rt_tensor *)full, part, sl->start, false);
+  *out = part;
+  return RT_OK;
+}
+
 static int read_bytes(const char *prefix, const rt_bundle_index *ix, const rt_bundle_entry *e, const char *what,
                       unsigned char **out, rt_status *st) {
   /* TF's string tensors are checked on their decoded lengths (strings_decode) */
@@ -798,29 +916,6 @@ static int read_plain(const char *prefix, const rt_bundle_index *ix, const rt_bu
   return RT_OK;
 }
 
-/* Copy a slice (shape `ss`, placed at `start`) into the full tensor. */
-static void copy_slice(rt_tensor *full, const rt_tensor *part, const int64_t *start) {
-  const rt_shape *fs = &full->shape, *ps = &part->shape;
-  int nd = fs->ndims;
-  int64_t n = rt_tensor_numel(part);
-  size_t es = rt_dtype_size(full->dtype);
-  int64_t idx[RT_MAX_DIMS] = {0};
-  for (int64_t k = 0; k < n; k++) {
-    int64_t off = 0;
-    for (int d = 0; d < nd; d++) off = off * fs->dims[d] + start[d] + idx[d];
-    if (full->dtype == RT_STRING) {
-      const rt_str *s = (const rt_str *)rt_tensor_data(part) + k;
-      rt_tensor_set_str(full, off, s->ptr ? s->ptr : "", s->len);
-    } else {
-      memcpy((char *)rt_tensor_data(full) + (size_t)off * es, (const char *)rt_tensor_data(part) + (size_t)k * es, es);
-    }
-    for (int d = nd - 1; d >= 0; d--) {
-      if (++idx[d] < ps->dims[d]) break;
-      idx[d] = 0;
-    }
-  }
-}
-
 int rt_bundle_read(const char *prefix, const rt_bundle_index *ix, const rt_bundle_entry *e, rt_tensor **out,
                    rt_status *st) {
   if (!dtype_known(e->dtype))
@@ -832,15 +927,8 @@ int rt_bundle_read(const char *prefix, const rt_bundle_index *ix, const rt_bundl
   for (int s = 0; s < e->n_slices; s++) {
     const rt_bundle_slice *sl = &e->slices[s];
     bytes_buf key = {0};
-    oc_num(&key, 0);
-    oc_string(&key, e->name, e->name_len);
-    oc_num(&key, (uint64_t)sl->ndims);
-    rt_shape ps = {.ndims = sl->ndims};
-    for (int d = 0; d < sl->ndims; d++) {
-      oc_signed(&key, sl->start[d]);
-      oc_signed(&key, sl->length[d]);
-      ps.dims[d] = sl->length[d] < 0 ? e->shape.dims[d] - sl->start[d] : sl->length[d];
-    }
+    rt_bundle_slice_key(e->name, e->name_len, sl, &key);
+    rt_shape ps = rt_bundle_slice_shape(&e->shape, sl);
     const rt_bundle_entry *se = key.oom ? NULL : find_key(ix, (const char *)key.p, key.n);
     free(key.p);
     char what[512];
@@ -860,7 +948,7 @@ int rt_bundle_read(const char *prefix, const rt_bundle_index *ix, const rt_bundl
       rt_tensor_unref(full);
       return rc;
     }
-    copy_slice(full, part, sl->start);
+    copy_slice(full, part, sl->start, true);
     rt_tensor_unref(part);
   }
   *out = full;

@@ -20,6 +20,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "base/bytes.h"
 #include "base/status.h"
 #include "runtime/tensor.h"
 
@@ -83,6 +84,14 @@ int rt_bundle_read(const char *prefix, const rt_bundle_index *ix, const rt_bundl
                    rt_tensor **out, rt_status *st);
 /* "PREFIX.data-0000k-of-0000n" */
 void rt_bundle_data_name(char *buf, size_t n, const char *prefix, int shard, int nshards);
+/* Partitioned tensors (TF's slices). The key of a slice's entry (EncodeTensorNameSlice),
+ * a slice's shape, TF's shape_and_slices spec ("4 2 0,2:-"; "" is no slice: full->ndims
+ * stays 0 only for a scalar spec), and one slice of a whole tensor. */
+void rt_bundle_slice_key(const char *name, size_t n, const rt_bundle_slice *sl, bytes_buf *key);
+rt_shape rt_bundle_slice_shape(const rt_shape *full, const rt_bundle_slice *sl);
+int rt_bundle_parse_spec(const char *spec, rt_shape *full, rt_bundle_slice *sl, rt_status *st);
+int rt_bundle_extract(const rt_tensor *full, const rt_bundle_slice *sl, rt_tensor **out, rt_status *st);
+
 /* Entries that are tensors (not slices), for listing: calls fn(entry, arg) in name order. */
 void rt_bundle_each(const rt_bundle_index *ix, void (*fn)(const rt_bundle_entry *, void *), void *arg);
 

@@ -132,7 +132,15 @@ static Tensorflow__NodeDef *node_pb(pool *pl, const rt_node *nd, rt_graphdef_dev
   p->name = nd->name;
   p->op = nd->op;
   p->n_input = (size_t)nd->n_inputs;
-  p->input = nd->inputs;
+  p->input = palloc(pl, sizeof *p->input * ((size_t)nd->n_inputs + 1));
+  for (int k = 0; k < nd->n_inputs; k++) {   /* TF writes output 0 as the bare node name */
+    size_t len = strlen(nd->inputs[k]);
+    p->input[k] = nd->inputs[k];
+    if (len > 2 && !strcmp(nd->inputs[k] + len - 2, ":0")) {
+      p->input[k] = palloc(pl, len - 1);
+      memcpy(p->input[k], nd->inputs[k], len - 2);
+    }
+  }
   const char *dev = devices == RT_GD_ASSIGNED && nd->assigned ? nd->assigned : nd->device;
   if (dev && devices != RT_GD_CLEARED) p->device = (char *)dev;
   p->n_attr = (size_t)nd->n_attrs;

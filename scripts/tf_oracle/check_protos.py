@@ -17,12 +17,15 @@ try:
         histogram_pb2 = summary_pb2
     from tensorflow.core.protobuf import meta_graph_pb2, saver_pb2, tensor_bundle_pb2
     from tensorflow.core.util import event_pb2
+    from tensorflow.core.framework import step_stats_pb2, tensor_description_pb2, allocation_description_pb2
+    from tensorflow.core.protobuf import config_pb2
 except Exception as e:  # noqa
     print("skip: TensorFlow not importable (%s)" % e)
     sys.exit(77)
 
 mods = [attr_value_pb2, graph_pb2, node_def_pb2, tensor_pb2, tensor_shape_pb2, tensor_slice_pb2,
-        versions_pb2, summary_pb2, histogram_pb2, op_def_pb2, variable_pb2, meta_graph_pb2, saver_pb2, tensor_bundle_pb2, event_pb2]
+        versions_pb2, summary_pb2, histogram_pb2, op_def_pb2, variable_pb2, meta_graph_pb2, saver_pb2, tensor_bundle_pb2, event_pb2,
+        step_stats_pb2, tensor_description_pb2, allocation_description_pb2, config_pb2]
 tf = {}
 
 

@@ -2,10 +2,10 @@
 """Real TensorFlow reads what tfsh wrote. Usage (TF's Python):
     check_tfsh_files.py DIR
 DIR holds what tests/integration/test_tf_oracle.sh had tfsh write: ckpt/ (one shard),
-sharded/ (two ps tasks, merged), resumed/ (TF's training directory resumed by tfsh), built/ (a training graph
-tfsh built, whose train_op TF runs),
-each with the MetaGraph Saver.save writes beside it, expected.json (the values tfsh saved), and, when present,
-graph.pb (write_graph(as_text=False)) and events/ (a FileWriter's file). Prints one line per
+sharded/ (two ps tasks, merged), partitioned/ (partitioned variables), resumed/ (TF's training directory
+resumed by tfsh), built/ (a training graph tfsh built, whose train_op TF runs), each with the MetaGraph
+Saver.save writes beside it, expected.json (the values tfsh saved), and, when present,
+graph.pb / graph.pbtxt (write_graph, both formats) and events/ (a FileWriter's file). Prints one line per
 check, "ok ..." or "FAIL ...", and exits 1 on any failure, 77 when TF is not importable."""
 import glob
 import json
@@ -84,7 +84,12 @@ for sub in sorted(k for k in want if not k.startswith("_")):
                 with tf.Session() as sess:
                     s.restore(sess, prefix)
                     got = dict((v.op.name, sess.run(v)) for v in tf.global_variables())
-                ok = names == sorted(want[sub]) and all(same(got[k], want[sub][k]) for k in want[sub])
+                if sub == "partitioned":   # TF's variables are the parts; joined they are tfsh's values
+                    part = lambda v, k, axis: np.concatenate([got["%s/part_%d" % (v, i)] for i in range(k)], axis)
+                    ok = (names == ["m/part_0", "m/part_1", "n/part_0", "n/part_1", "n/part_2"]
+                          and same(part("m", 2, 0), want[sub]["m"]) and same(part("n", 3, 1), want[sub]["n"]))
+                else:
+                    ok = names == sorted(want[sub]) and all(same(got[k], want[sub][k]) for k in want[sub])
                 if sub == "resumed":   # TF's own training graph, resumed and saved by tfsh
                     ok = ok and [op.name for op in tf.get_collection("train_op")] == ["train"]
                 tr = want.get("_train_" + sub)
@@ -100,6 +105,21 @@ for sub in sorted(k for k in want if not k.startswith("_")):
                       % (sub, len(g.get_operations())), ok, names)
             except Exception as e:  # noqa
                 check("%s: tf.train.import_meta_graph" % sub, False, e)
+
+if "partitioned" in want:   # into TF's own partitioned variables, as TF1 makes them
+    g = tf.Graph()
+    with g.as_default():
+        m = tf.get_variable("m", shape=[5, 2], partitioner=tf.fixed_size_partitioner(2))
+        n = tf.get_variable("n", shape=[3, 4], dtype=tf.float64,
+                            partitioner=tf.min_max_variable_partitioner(max_partitions=3, axis=1, min_slice_size=8))
+        with tf.Session() as sess:
+            try:
+                tf.train.Saver().restore(sess, os.path.join(d, "partitioned", "model.ckpt"))
+                got = sess.run([tf.convert_to_tensor(m), tf.convert_to_tensor(n)])
+                check("partitioned: TF's Saver restores tfsh's slices into its partitioned variables",
+                      same(got[0], want["partitioned"]["m"]) and same(got[1], want["partitioned"]["n"]), got)
+            except Exception as e:  # noqa
+                check("partitioned: TF's Saver restores tfsh's slices", False, e)
 
 gp = os.path.join(d, "graph.pb")
 if os.path.exists(gp):
@@ -120,6 +140,20 @@ if os.path.exists(gp):
     except Exception as e:  # noqa
         check("graph.pb: TF parses and imports it", False, e)
 
+tp = os.path.join(d, "graph.pbtxt")
+if os.path.exists(tp) and os.path.exists(gp):
+    from google.protobuf import text_format
+    try:
+        gt = text_format.Parse(open(tp).read(), tf.GraphDef())
+        gb = tf.GraphDef()
+        gb.ParseFromString(open(gp, "rb").read())
+        check("graph.pbtxt: TF's text_format reads tfsh's text (%d nodes), the same GraphDef as graph.pb" %
+              len(gt.node), gt == gb)
+        check("graph.pbtxt: byte for byte what TF's text_format.MessageToString writes",
+              text_format.MessageToString(gb) == open(tp).read())
+    except Exception as e:  # noqa
+        check("graph.pbtxt: TF's text_format parses it", False, e)
+
 for ev in sorted(glob.glob(os.path.join(d, "events", "events.out.tfevents.*"))):
     try:
         kinds = []
@@ -130,12 +164,31 @@ for ev in sorted(glob.glob(os.path.join(d, "events", "events.out.tfevents.*"))):
         check("events: summary_iterator", False, e)
     try:
         from tensorboard.backend.event_processing import event_accumulator
-        acc = event_accumulator.EventAccumulator(os.path.dirname(ev))
+        acc = event_accumulator.EventAccumulator(os.path.dirname(ev), size_guidance={
+            event_accumulator.IMAGES: 0, event_accumulator.HISTOGRAMS: 0})
         acc.Reload()
         tags = acc.Tags()
-        check("events: tensorboard's EventAccumulator sees scalars %s, histograms %s, graph %s" %
-              (tags.get("scalars"), tags.get("histograms"), tags.get("graph")),
-              bool(tags.get("scalars")), tags)
+        check("events: tensorboard's EventAccumulator sees scalars %s, histograms %s, images %s, graph %s, "
+              "run_metadata %s" % (tags.get("scalars"), tags.get("histograms"), tags.get("images"), tags.get("graph"),
+                                   tags.get("run_metadata")),
+              bool(tags.get("scalars")) and bool(tags.get("histograms")) and bool(tags.get("images")) and
+              tags.get("graph") and bool(tags.get("run_metadata")), tags)
+        for t in tags.get("histograms", []):
+            h = acc.Histograms(t)[-1].histogram_value
+            check("events: histogram %s has TF's buckets (%d)" % (t, len(h.bucket)),
+                  h.num > 0 and len(h.bucket) == len(h.bucket_limit) and h.bucket_limit[-1] > 1e300, h)
+        for t in tags.get("images", []):
+            im = acc.Images(t)[-1]
+            png = tf.image.decode_png(im.encoded_image_string)
+            with tf.Session() as sess:
+                shape = sess.run(png).shape
+            check("events: image %s decodes as a %dx%d PNG" % (t, im.width, im.height),
+                  tuple(shape) == (im.height, im.width, 3), shape)
+        for t in tags.get("run_metadata", []):
+            rm = acc.RunMetadata(t)
+            check("events: run_metadata %s has step stats" % t,
+                  len(rm.step_stats.dev_stats) > 0 and len(rm.step_stats.dev_stats[0].node_stats) > 0, rm)
+        check("events: the graph has tfsh's nodes", len(acc.Graph().node) > 0, acc.Graph())
     except ImportError:
         print("skip events: tensorboard not installed")
     except Exception as e:  # noqa

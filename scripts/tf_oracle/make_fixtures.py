@@ -27,6 +27,9 @@ def record(name, sess, var_list):
                     for v in var_list}
 
 
+# (Adding a fixture: run this into a scratch OUTDIR and copy the new directory and its
+# values.json entry, so the others, with their file times, stay as they are.)
+
 # 1. A small training directory: checkpoint, .meta, graph in both formats, an event file.
 g = tf.Graph()
 with g.as_default():
@@ -109,9 +112,50 @@ with g.as_default():
         saver.save(sess, os.path.join(root, "partitioned", "model.ckpt"), write_meta_graph=False)
         values["partitioned/model.ckpt"] = {"p": np.arange(8).reshape(4, 2).tolist()}
 
+# 4. Partitioned variables saved sharded: a part on each device, so each shard holds one
+# slice of "m" and the merged index lists both; "n" partitioned by min_max_variable_partitioner.
+os.makedirs(os.path.join(root, "partsharded"))
+g = tf.Graph()
+with g.as_default():
+    with tf.device(lambda op: "/cpu:1" if "part_1" in op.name else "/cpu:0"):
+        m = tf.get_variable("m", shape=[5, 2], initializer=tf.zeros_initializer(),
+                            partitioner=tf.fixed_size_partitioner(2))
+        n = tf.get_variable("n", shape=[3, 4], dtype=tf.float64, initializer=tf.zeros_initializer(),
+                            partitioner=tf.min_max_variable_partitioner(max_partitions=3, axis=1, min_slice_size=8))
+    mv = np.arange(10, dtype=np.float32).reshape(5, 2)
+    nv = np.arange(12, dtype=np.float64).reshape(3, 4) / 4
+    sets = [tf.assign(m._get_variable_list()[0], mv[:3]), tf.assign(m._get_variable_list()[1], mv[3:]),
+            tf.assign(n._get_variable_list()[0], nv[:, :2]), tf.assign(n._get_variable_list()[1], nv[:, 2:3]),
+            tf.assign(n._get_variable_list()[2], nv[:, 3:])]
+    saver = tf.train.Saver(sharded=True)
+    with tf.Session(config=tf.ConfigProto(device_count={"CPU": 2})) as sess:
+        sess.run(tf.global_variables_initializer())
+        sess.run(sets)
+        saver.save(sess, os.path.join(root, "partsharded", "model.ckpt"), write_meta_graph=False)
+        values["partsharded/model.ckpt"] = {"m": mv.tolist(), "n": nv.tolist()}
+
+# 5. An event file with what the training directory's lacks: an image summary and a traced
+# step's RunMetadata (tagged_run_metadata), on a graph of a few nodes.
+g = tf.Graph()
+with g.as_default():
+    img = tf.reshape(tf.range(12, dtype=tf.float32), [1, 2, 2, 3], name="img")
+    x = tf.placeholder(tf.float32, [None, 2], name="x")
+    y = tf.reduce_sum(tf.matmul(x, tf.constant([[1.0], [2.0]])), name="y")
+    tf.summary.image("pic", img)
+    tf.summary.scalar("y", y)
+    merged = tf.summary.merge_all()
+    with tf.Session() as sess:
+        writer = tf.summary.FileWriter(os.path.join(root, "events"), g, filename_suffix=".fixture")
+        rm = tf.RunMetadata()
+        s = sess.run(merged, {x: [[1.0, 1.0]]}, options=tf.RunOptions(trace_level=tf.RunOptions.FULL_TRACE),
+                     run_metadata=rm)
+        writer.add_summary(s, 1)
+        writer.add_run_metadata(rm, "step1", 1)
+        writer.close()
+
 # TF writes the state files with absolute paths; the fixtures keep them relative to their
 # directory (as TF reads them), so they are the same wherever the tree is.
-for sub in ("train", "sharded", "partitioned"):
+for sub in ("train", "sharded", "partitioned", "partsharded"):
     state = os.path.join(root, sub, "checkpoint")
     text = open(state).read().replace(os.path.join(root, sub) + "/", "")
     open(state, "w").write(text)

@@ -641,6 +641,17 @@ sh_obj *tf_convert(sh_obj *x, rt_dtype hint) {
   if (tf_variable_check(x)) return tf_convert(tf_variable_value(x), hint);
   if (x->type == &tf_op_type)
     return sh_raise(sh_TypeError, "Can not convert a Operation into a Tensor.");
+  if (x->type->flags & SH_TF_INSTANCE) {   /* a class of the language that is a tensor (PartitionedVariable) */
+    sh_obj *conv = sh_getattr_opt(x, "_tfsh_as_tensor");
+    if (conv) {
+      sh_obj *t = sh_call(conv, 0, NULL, NULL);
+      sh_decref(conv);
+      if (!t) return NULL;
+      sh_obj *r = tf_convert(t, hint);
+      sh_decref(t);
+      return r;
+    }
+  }
   if (check_lossless(x, hint) < 0) return NULL;
   /* A list holding tensors packs them (TF1's auto-packing). */
   if (x->type == &sh_list_type || x->type == &sh_tuple_type) {

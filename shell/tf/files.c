@@ -96,11 +96,7 @@ static sh_obj *f_graphdef_bytes(sh_obj *self, int argc, sh_obj **argv, sh_obj *k
 }
 
 bool tf_bytes_arg(sh_obj *o, const char **p, size_t *n) {
-  if (o && sh_is_str(o)) {
-    *p = ((sh_str_obj *)o)->s;
-    *n = (size_t)((sh_str_obj *)o)->len;
-    return true;
-  }
+  if (o && tf_bytes_of(o, p, n)) return true;
   sh_raise(sh_TypeError, "expected bytes, got %s", o ? sh_type_name(o) : "nothing");
   return false;
 }
@@ -331,7 +327,46 @@ static const char files_src[] =
 #include "shell/tf/files.py.inc"
     ;
 
+/* _tensor_shape(dims) -> a TensorShape of a list of ints (None: unknown rank) */
+static sh_obj *f_tensor_shape(sh_obj *self, int argc, sh_obj **argv, sh_obj *kw) {
+  sh_obj *dims;
+  if (sh_parse_args("_tensor_shape", argc, argv, kw, "dims", &dims) < 0) return NULL;
+  rt_shape s = {.ndims = -1};
+  if (dims != SH_NONE) {
+    sh_obj *t = sh_sequence_to_tuple(dims);
+    if (!t) return NULL;
+    if (SH_TUPLE_N(t) > RT_MAX_DIMS) {
+      sh_decref(t);
+      return sh_raise(sh_ValueError, "a shape of more than %d dims", RT_MAX_DIMS);
+    }
+    s.ndims = (int)SH_TUPLE_N(t);
+    for (int i = 0; i < s.ndims; i++) {
+      sh_obj *d = SH_TUPLE_ITEMS(t)[i];
+      int64_t v = -1;
+      if (d != SH_NONE && sh_as_int(d, &v) < 0) {
+        sh_decref(t);
+        return NULL;
+      }
+      s.dims[i] = v;
+    }
+    sh_decref(t);
+  }
+  return tf_shape_new(&s);
+}
+
+static const sh_method partitioned_funcs[] = {
+  {"_tensor_shape", f_tensor_shape, "_tensor_shape(dims)", "A TensorShape of a list of dims (internal)."},
+  {NULL},
+};
+
+static const char partitioned_src[] =
+#include "shell/tf/partitioned.py.inc"
+    ;
+
 int tf_files_add(sh_obj *tf) {
   sh_module_add_funcs(tf, files_funcs);
-  return sh_exec_string(files_src, "<tensorflow.files>", ((sh_module_obj *)tf)->dict);
+  sh_obj *dict = ((sh_module_obj *)tf)->dict;
+  if (sh_exec_string(files_src, "<tensorflow.files>", dict) < 0) return -1;
+  sh_module_add_funcs(tf, partitioned_funcs);
+  return sh_exec_string(partitioned_src, "<tensorflow.partitioned>", dict);
 }

@@ -328,7 +328,7 @@ static sh_obj *tf_init(void) {
   /* the run observer's additions (the views: RunMetadata records, GraphDef, timeline) */
   const tf_run_observer *o = tf_get_run_observer();
   if (o && o->module_built) o->module_built(tf);
-  if (tf_files_add(tf) < 0 || tf_metagraph_add(tf) < 0) {   /* TF's files (after the views) */
+  if (tf_files_add(tf) < 0 || tf_metagraph_add(tf) < 0 || tf_pbobj_add(tf) < 0) {   /* TF's files (after the views) */
     sh_decref(tf);
     return NULL;
   }
@@ -352,5 +352,6 @@ static sh_obj *mnist_tutorial_init(void) {
 void tf_register_modules(void) {
   sh_register_module("numpy", np_init);
   sh_register_module("tensorflow", tf_init);
+  tf_pbobj_register_modules();   /* google.protobuf.text_format */
   sh_register_module("tensorflow.examples.tutorials.mnist.mnist", mnist_tutorial_init);
 }

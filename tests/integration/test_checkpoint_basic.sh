@@ -140,8 +140,8 @@ while i < len(data):
                 if 2 in d: parts.append("%s=%.4f" % (d[1].decode(), struct.unpack("<f", d[2])[0]))
                 if 5 in d:
                     h = dict(fields(d[5]))
-                    parts.append("%s:histo(num=%g,min=%g,max=%g)" % (d[1].decode(), struct.unpack("<d", h[3])[0],
-                                 struct.unpack("<d", h[1])[0], struct.unpack("<d", h[2])[0]))
+                    parts.append("%s:histo(num=%g,min=%g,max=%g)" % (d[1].decode(), struct.unpack("<d", h.get(3, bytes(8)))[0],
+                                 struct.unpack("<d", h.get(1, bytes(8)))[0], struct.unpack("<d", h.get(2, bytes(8)))[0]))
     print("step=%d %s" % (step, " ".join(parts)))
 PY
 check "event file parses back" "step=0 version=brain.Event:2

@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # Real TensorFlow reads what tfsh wrote (skipped, exit 77, where TF is not installed): a
-# checkpoint of one shard, a sharded one saved over two ps tasks, a binary GraphDef
-# (write_graph(as_text=False)), an event file, and the MetaGraphs Saver.save writes (TF's own
-# training directory resumed by tfsh, and a training graph built by tfsh, which TF trains on); scripts/tf_oracle/check_tfsh_files.py
+# checkpoint of one shard, a sharded one saved over two ps tasks, partitioned variables, a GraphDef in both formats
+# (write_graph(as_text=False) and as_text=True), an event file (scalars, histograms, images, the graph,
+# traced steps' RunMetadata), and the MetaGraphs Saver.save writes (TF's own training directory resumed
+# by tfsh, and a training graph built by tfsh, which TF trains on); scripts/tf_oracle/check_tfsh_files.py
 # has TF (and tensorboard's loader) read them. TF's Python: $TFSH_TF_PYTHON, else
 # /root/tfvenv/bin/python3, else a python3 that imports tensorflow.
 . "$(dirname "$0")/lib.sh"
@@ -14,7 +15,7 @@ if ! "$PY" -c "import tensorflow" >/dev/null 2>&1; then
   exit 77
 fi
 D=$WORK/out
-mkdir -p "$D/ckpt" "$D/sharded" "$D/events" "$D/resumed" "$D/built"
+mkdir -p "$D/ckpt" "$D/sharded" "$D/events" "$D/resumed" "$D/built" "$D/partitioned"
 read -r P0 P1 W0 <<<"$(free_ports 3)"
 SPEC="{\"ps\": [\"localhost:$P0\", \"localhost:$P1\"], \"worker\": [\"localhost:$W0\"]}"
 start_task ps0 --cluster "$SPEC" --job ps --task 0
@@ -37,6 +38,7 @@ x = tf.placeholder(tf.float32, [None, 2], name="x")
 out = tf.identity(tf.matmul(x, w) + b, name="out")
 tf.summary.scalar("loss", tf.reduce_sum(out))
 tf.summary.histogram("w", w)
+tf.summary.image("img", tf.reshape(tf.range(12, dtype=tf.float32), [1, 2, 2, 3]))
 merged = tf.summary.merge_all()
 saver = tf.train.Saver()
 with tf.Session() as sess:
@@ -49,9 +51,13 @@ with tf.Session() as sess:
     expected["_graph_out"] = sess.run(out, {x: [[1.0, 2.0]]}).tolist()
     writer = tf.summary.FileWriter(D + "/events", sess.graph)
     for step in range(3):
-        writer.add_summary(sess.run(merged, {x: [[1.0, 2.0]]}), step)
+        rm = tf.RunMetadata()
+        writer.add_summary(sess.run(merged, {x: [[1.0, 2.0]]}, options=tf.RunOptions(trace_level=tf.RunOptions.FULL_TRACE),
+                                    run_metadata=rm), step)
+        writer.add_run_metadata(rm, "step%d" % step, step)
     writer.close()
 tf.train.write_graph(tf.get_default_graph(), D, "graph.pb", as_text=False)
+tf.train.write_graph(tf.get_default_graph(), D, "graph.pbtxt", as_text=True)
 
 g = tf.Graph()
 with g.as_default():
@@ -94,6 +100,21 @@ with g.as_default():
         saver.save(sess, D + "/built/model.ckpt", global_step=gs)
         expected["built"] = dict((v.op.name, np.asarray(sess.run(v)).tolist()) for v in tf.global_variables())
         expected["_train_built"] = {"feed": {"x:0": feed[x]}, "losses": [float(sess.run([loss, train_op], feed)[0]) for _ in range(2)]}
+g = tf.Graph()
+with g.as_default():   # partitioned variables: TF's slice layout
+    m = tf.get_variable("m", shape=[5, 2], initializer=tf.zeros_initializer(), partitioner=tf.fixed_size_partitioner(2))
+    n = tf.get_variable("n", shape=[3, 4], dtype=tf.float64, initializer=tf.zeros_initializer(),
+                        partitioner=tf.min_max_variable_partitioner(max_partitions=3, axis=1, min_slice_size=8))
+    mv = np.arange(10, dtype=np.float32).reshape(5, 2)
+    nv = np.arange(12, dtype=np.float64).reshape(3, 4) / 4
+    sets = [tf.assign(m._get_variable_list()[0], mv[:3]), tf.assign(m._get_variable_list()[1], mv[3:]),
+            tf.assign(n._get_variable_list()[0], nv[:, :2]), tf.assign(n._get_variable_list()[1], nv[:, 2:3]),
+            tf.assign(n._get_variable_list()[2], nv[:, 3:])]
+    with tf.Session() as sess:
+        sess.run(tf.global_variables_initializer())
+        sess.run(sets)
+        tf.train.Saver().save(sess, D + "/partitioned/model.ckpt")
+    expected["partitioned"] = {"m": mv.tolist(), "n": nv.tolist()}
 json.dump(expected, open(D + "/expected.json", "w"))
 print("written")
 PY
