@@ -917,6 +917,7 @@ typedef struct task_view {
   bool up;
   uint64_t incarnation;
   char devices[512];
+  char gpu_note[300];        /* a build with CUDA and no GPU here: why, said once */
   int64_t heard_us;          /* monotonic time of the last answer, 0: never */
   uint64_t runs, prev_runs;
   int64_t busy_us, prev_busy;
@@ -957,7 +958,10 @@ static int cluster_poll(const char *endpoint, rt_status *st) {
       for (int k = 0; k < r->n_devices && off < sizeof t->devices; k++) {
         const char *name = r->devices[k], *short_name = strstr(name, "/device:") ? strstr(name, "/device:") + 8 : name;
         off += (size_t)snprintf(t->devices + off, sizeof t->devices - off, "%s%s", off ? " " : "", short_name);
+        if (r->descs && r->descs[k][0] && off < sizeof t->devices)
+          off += (size_t)snprintf(t->devices + off, sizeof t->devices - off, " (%s)", r->descs[k]);
       }
+      snprintf(t->gpu_note, sizeof t->gpu_note, "%s", r->gpu_note);
     }
     if (r->has_load) {
       t->prev_runs = t->runs;
@@ -1011,6 +1015,8 @@ static int magic_cluster(const char *args) {
     printf("%-*s  %-*s  %-5s  %-16s  %-*s  %s\n", w, t->task, aw, t->addr, t->up ? "up" : "down", inc, dw,
            t->devices[0] ? t->devices : "-", heard);
   }
+  for (int i = 0; i < n_tasks; i++)
+    if (tasks[i].up && tasks[i].gpu_note[0]) printf("%s: %s\n", tasks[i].task, tasks[i].gpu_note);
   fflush(stdout);
   return 0;
 }
