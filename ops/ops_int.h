@@ -23,6 +23,7 @@ void op_train_register(void);
 void op_state_register(void);   /* ops/state.c */
 void op_sync_register(void);    /* ops/sync.c */
 void op_io_register(void);      /* ops/io.c: checkpoints and summaries */
+void op_gpu_register(void);     /* ops/gpu/table.c: the GPU kernels' rows (after the others) */
 
 /* ---- shapes (ops/shape.c) --------------------------------------------------------- */
 

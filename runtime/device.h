@@ -55,6 +55,7 @@ typedef struct rt_device {
   int gpu_ordinal;
   char desc[128];
   struct rt_gpu *gpu;
+  bool fake_gpu;             /* TFSH_FAKE_GPUS: placed on as a GPU, runs the CPU kernels */
 } rt_device;
 
 rt_device *rt_device_new(const char *full_name, rt_device_type type, uint64_t incarnation);

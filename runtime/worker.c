@@ -145,6 +145,7 @@ rt_worker *rt_worker_new(rt_server *s, int n_cpus, int max_gpus) {
     if (gpu && w->devices[i]) {
       const rt_gpu_info *gi = &gpus[i - n_cpus];
       w->devices[i]->gpu_ordinal = gi->ordinal;
+      w->devices[i]->fake_gpu = gi->fake;
       snprintf(w->devices[i]->desc, sizeof w->devices[i]->desc, "%s, %.1f GiB", gi->name,
                (double)gi->total_bytes / (1u << 30));
     }

@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "runtime/device.h"
 #include "runtime/gpu/alloc.h"
 
 #if TFSH_HAVE_CUDA
@@ -379,3 +380,41 @@ void rt_gpu_memory(rt_gpu *g, rt_gpu_mem *m) {
 }
 
 #endif
+
+/* ---- the executor's hooks --------------------------------------------------------------- */
+
+static bool on_device(const rt_tensor *t) { return t->buf && t->buf->dev == RT_DEV_GPU; }
+
+static int device_gpu(rt_device *d, rt_gpu **g, rt_status *st) {
+  int rc = rt_gpu_open(d->gpu_ordinal, g, st);
+  if (rc) rt_status_prefix(st, "%s: ", d->name);
+  return rc;
+}
+
+int rt_device_to_host(rt_device *d, rt_tensor *t, rt_tensor **out, rt_status *st) {
+  rt_gpu *g;
+  if (!on_device(t)) {
+    *out = rt_tensor_ref(t);
+    return RT_OK;
+  }
+  int rc = device_gpu(d, &g, st);
+  return rc ? rc : rt_gpu_to_host(g, t, out, st);
+}
+
+int rt_device_accept(rt_device *d, rt_tensor *t, rt_tensor **out, rt_status *st) {
+  rt_gpu *g;
+  if (d->type != RT_DEV_GPU || d->fake_gpu || on_device(t) || !t->buf ||
+      (t->dtype != RT_FLOAT && t->dtype != RT_DOUBLE && t->dtype != RT_BOOL)) {
+    *out = rt_tensor_ref(t);
+    return RT_OK;
+  }
+  int rc = device_gpu(d, &g, st);
+  return rc ? rc : rt_gpu_to_device(g, t, out, st);
+}
+
+int rt_device_step_end(rt_device *d, rt_status *st) {
+  rt_gpu *g;
+  if (d->type != RT_DEV_GPU || d->fake_gpu) return RT_OK;
+  int rc = device_gpu(d, &g, st);
+  return rc ? rc : rt_gpu_sync(g, st);
+}

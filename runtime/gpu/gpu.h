@@ -7,9 +7,10 @@
  *
  * UNVERIFIED: this code compiles against CUDA 13 but has not yet run on a GPU.
  *
- * Tests of placement on machines without a GPU: TFSH_FAKE_GPUS=N makes N placement-only
- * devices ("Fake GPU (placement only)", no memory); a kernel asked to run on one fails with
- * an error naming the device. */
+ * Tests of placement on machines without a GPU: TFSH_FAKE_GPUS=N makes N fake devices
+ * ("Fake GPU (placement only)", no memory): placement treats them as GPUs (ops with a GPU
+ * row go there, partitions and _Send/_Recv edges form as with a real one) but their
+ * executors run the CPU kernels on host memory; rt_gpu_open refuses them. */
 #ifndef TFSH_GPU_H
 #define TFSH_GPU_H
 
@@ -61,6 +62,17 @@ int rt_gpu_to_device(rt_gpu *g, rt_tensor *t, rt_tensor **out, rt_status *st);
 int rt_gpu_sync(rt_gpu *g, rt_status *st);
 /* Checks the last launch on g (cudaGetLastError) and names the op on failure. */
 int rt_gpu_check_launch(rt_gpu *g, const char *what, rt_status *st);
+
+/* ---- the executor's hooks (runtime/exec.c), for any device ----------------------------
+ * On a CPU device they only take a new reference. On a GPU device: a tensor leaving the
+ * device (a _Send, a fetch) is copied to host memory through the pinned staging buffers;
+ * a tensor arriving (a _Recv, a feed) is copied to the device unless it is an int32/int64
+ * or string tensor (shapes and indices stay on the host, as TF1's HostMemory); at the end
+ * of a step the executor waits on an event for its stream, which reports a failed kernel. */
+struct rt_device;
+int rt_device_to_host(struct rt_device *d, rt_tensor *t, rt_tensor **out, rt_status *st);
+int rt_device_accept(struct rt_device *d, rt_tensor *t, rt_tensor **out, rt_status *st);
+int rt_device_step_end(struct rt_device *d, rt_status *st);
 
 typedef struct rt_gpu_mem {
   uint64_t in_use, peak, reserved, limit;
