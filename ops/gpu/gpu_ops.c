@@ -148,41 +148,23 @@ int op_gpu_const(rt_kernel_ctx *c) {
   return RT_OK;
 }
 
-/* Kernels that never read input 0's bytes (Identity, Reshape, Shape, VariableV2, ...):
- * the CPU kernel, with the other inputs (shapes, axes) brought to the host. */
-int op_gpu_same(rt_kernel_ctx *c) {
+/* The op's CPU kernel on this GPU's context: its inputs in host memory (all of them, or
+ * all but input 0 when keep0: kernels that never read input 0's bytes), and when upload,
+ * its outputs copied to the device afterwards. */
+static int cpu_kernel(rt_kernel_ctx *c, bool keep0, bool upload) {
   rt_kernel_fn cpu = c->node->def ? c->node->def->kernel[RT_DEV_CPU] : NULL;
   if (!cpu) return rt_kernel_error(c, RT_INTERNAL, "no CPU kernel to share");
+  if (c->n_inputs > 16) return rt_kernel_error(c, RT_INTERNAL, "too many inputs");
   gk k;
   int rc = gk_begin(&k, c);
   if (rc) return rc;
   rt_tensor *ins[16];
-  if (c->n_inputs > 16) return rt_kernel_error(c, RT_INTERNAL, "too many inputs");
-  for (int i = 0; i < c->n_inputs; i++) {
-    ins[i] = i == 0 ? c->inputs[0] : hin(&k, i);
-    if (!ins[i]) return gk_end(&k, c->st->code);
-  }
-  rt_kernel_ctx h = *c;
-  h.inputs = ins;
-  h.reuse = NULL;
-  return gk_end(&k, cpu(&h));
-}
-
-/* Random ops: the CPU kernel (same Philox stream, same numbers) then one upload. */
-int op_gpu_host_then_upload(rt_kernel_ctx *c) {
-  rt_kernel_fn cpu = c->node->def ? c->node->def->kernel[RT_DEV_CPU] : NULL;
-  if (!cpu) return rt_kernel_error(c, RT_INTERNAL, "no CPU kernel to share");
-  gk k;
-  int rc = gk_begin(&k, c);
-  if (rc) return rc;
-  rt_tensor *ins[16];
-  if (c->n_inputs > 16) return rt_kernel_error(c, RT_INTERNAL, "too many inputs");
   for (int i = 0; i < c->n_inputs; i++)
-    if (!(ins[i] = hin(&k, i))) return gk_end(&k, c->st->code);
+    if (!(ins[i] = i == 0 && keep0 ? c->inputs[0] : hin(&k, i))) return gk_end(&k, c->st->code);
   rt_kernel_ctx h = *c;
   h.inputs = ins;
   h.reuse = NULL;
-  if ((rc = cpu(&h))) return gk_end(&k, rc);
+  if ((rc = cpu(&h)) || !upload) return gk_end(&k, rc);
   for (int i = 0; i < c->n_outputs; i++) {
     rt_tensor *d;
     if (rt_gpu_to_device(k.g, c->outputs[i], &d, c->st))
@@ -192,6 +174,11 @@ int op_gpu_host_then_upload(rt_kernel_ctx *c) {
   }
   return gk_end(&k, RT_OK);
 }
+
+/* Identity, Reshape, Shape, VariableV2, ...: the CPU kernel, data left where it is. */
+int op_gpu_same(rt_kernel_ctx *c) { return cpu_kernel(c, true, false); }
+/* Random ops: the CPU kernel (same Philox stream, same numbers) then one upload. */
+int op_gpu_host_then_upload(rt_kernel_ctx *c) { return cpu_kernel(c, false, true); }
 
 /* ---- elementwise -------------------------------------------------------------------- */
 
@@ -354,20 +341,9 @@ int op_gpu_matmul(rt_kernel_ctx *c) {
   gk k;
   int rc = gk_begin(&k, c);
   if (rc) return rc;
-  const rt_tensor *a = c->inputs[0], *b = c->inputs[1];
   bool ta = rt_node_bool(c->node, "transpose_a", false), tb = rt_node_bool(c->node, "transpose_b", false);
-  char sa[160], sb[160];
-  if ((rc = need_f32(&k, a->dtype))) return rc;
-  if (a->shape.ndims != 2)
-    return rt_kernel_error(c, RT_INVALID_ARGUMENT, "In[0] is not a matrix. Instead it has shape %s",
-                           op_shape_tf(&a->shape, sa, sizeof sa));
-  if (b->shape.ndims != 2)
-    return rt_kernel_error(c, RT_INVALID_ARGUMENT, "In[1] is not a matrix. Instead it has shape %s",
-                           op_shape_tf(&b->shape, sb, sizeof sb));
-  int64_t m = a->shape.dims[ta], kk = a->shape.dims[!ta], kb = b->shape.dims[tb], n = b->shape.dims[!tb];
-  if (kk != kb)
-    return rt_kernel_error(c, RT_INVALID_ARGUMENT, "Matrix size-incompatible: In[0]: %s, In[1]: %s",
-                           op_shape_tf(&a->shape, sa, sizeof sa), op_shape_tf(&b->shape, sb, sizeof sb));
+  int64_t m, kk, n;
+  if ((rc = need_f32(&k, c->inputs[0]->dtype)) || (rc = op_matmul_dims(c, ta, tb, &m, &kk, &n))) return rc;
   rt_shape s = rt_shape_make(2, (int64_t[]){m, n});
   const float *ad = gin(&k, 0), *bd = ad ? gin(&k, 1) : NULL;
   float *y = bd ? gout(&k, 0, RT_FLOAT, &s) : NULL;
@@ -618,15 +594,7 @@ static int xent(rt_kernel_ctx *c, bool sparse) {
   int rc = gk_begin(&k, c);
   if (rc) return rc;
   const rt_tensor *f = c->inputs[0], *l = c->inputs[1];
-  if ((rc = need_f32(&k, f->dtype))) return rc;
-  char a[160], b[160];
-  if (f->shape.ndims != 2 || (sparse ? l->shape.ndims != 1 || l->shape.dims[0] != f->shape.dims[0]
-                                     : !rt_shape_equal(&f->shape, &l->shape)))
-    return rt_kernel_error(c, RT_INVALID_ARGUMENT, sparse
-                           ? "logits and labels must have the same first dimension, got logits "
-                             "shape %s and labels shape %s"
-                           : "logits and labels must be same size: logits_size=%s labels_size=%s",
-                           op_shape_tf(&f->shape, a, sizeof a), op_shape_tf(&l->shape, b, sizeof b));
+  if ((rc = need_f32(&k, f->dtype)) || (rc = op_xent_shapes(c, sparse))) return rc;
   if (sparse && l->dtype != RT_INT32 && l->dtype != RT_INT64)
     return rt_kernel_error(c, RT_INVALID_ARGUMENT, "labels must be int32 or int64, not %s", rt_dtype_name(l->dtype));
   if (!sparse && (rc = need_f32(&k, l->dtype))) return rc;
@@ -709,18 +677,6 @@ int op_gpu_ones_like(rt_kernel_ctx *c) { return fill_like(c, 1); }
 
 /* ---- variables: state in device memory ------------------------------------------------ */
 
-/* A reference output viewing the variable's current value. */
-static int output_ref(rt_kernel_ctx *c, rt_resource *r) {
-  pthread_mutex_lock(&r->mu);
-  rt_tensor *t = rt_tensor_wrap(r->value->dtype, &r->value->shape, r->value->buf);
-  pthread_mutex_unlock(&r->mu);
-  if (!t) return rt_kernel_error(c, RT_RESOURCE_EXHAUSTED, "out of memory");
-  t->ref = r;
-  rt_tensor_unref(c->outputs[0]);
-  c->outputs[0] = t;
-  return RT_OK;
-}
-
 int op_gpu_assign(rt_kernel_ctx *c) {
   gk k;
   int rc = gk_begin(&k, c);
@@ -757,7 +713,7 @@ int op_gpu_assign(rt_kernel_ctx *c) {
     }
   }
   pthread_mutex_unlock(&r->mu);
-  return gk_end(&k, rc ? rc : output_ref(c, r));
+  return gk_end(&k, rc ? rc : op_output_ref(c, r, v->dtype));
 }
 
 static int assign_update(rt_kernel_ctx *c, int op) {
@@ -787,7 +743,7 @@ static int assign_update(rt_kernel_ctx *c, int op) {
     rc = launched(&k, tg_binary_f32(k.stream, op, xd, vd, xd, n, scalar ? &bc : NULL), c->node->op);
   }
   pthread_mutex_unlock(&r->mu);
-  return gk_end(&k, rc ? rc : output_ref(c, r));
+  return gk_end(&k, rc ? rc : op_output_ref(c, r, v->dtype));
 }
 
 int op_gpu_assign_add(rt_kernel_ctx *c) { return assign_update(c, TG_ADD); }
@@ -835,7 +791,7 @@ static int apply(rt_kernel_ctx *c, int kind, int n_refs, int n_scalars, const in
   }
   if (!rc) rc = launched(&k, tg_apply_f32(k.stream, kind, p[0], p[1], p[2], g, rt_tensor_numel(grad), s, flag), c->node->op);
   pthread_mutex_unlock(&r->mu);
-  return gk_end(&k, rc ? rc : output_ref(c, r));
+  return gk_end(&k, rc ? rc : op_output_ref(c, r, grad->dtype));
 }
 
 int op_gpu_apply_gd(rt_kernel_ctx *c) { return apply(c, TG_GD, 1, 1, (const int[]){1, 2}, 0); }
