@@ -306,6 +306,22 @@ __global__ void apply_kernel(int kind, float *v, float *a, float *b, const float
   }
 }
 
+struct perm4 {
+  int64_t ydims[4];
+  int64_t xstride[4];   // x's stride of y's axis k
+};
+
+__global__ void permute4_kernel(const float *x, float *y, int64_t n, perm4 p) {
+  GRID_LOOP(i, n) {
+    int64_t rest = i, ix = 0;
+    for (int d = 3; d >= 0; d--) {
+      ix += (rest % p.ydims[d]) * p.xstride[d];
+      rest /= p.ydims[d];
+    }
+    y[i] = x[ix];
+  }
+}
+
 template <typename S>
 int cast_from(cudaStream_t st, const S *x, void *y, int dst, int64_t n) {
   int g = blocks_for(n);
@@ -406,6 +422,21 @@ int tg_apply_f32(void *stream, int kind, float *v, float *a, float *b, const flo
   apply_args args;
   for (int i = 0; i < 6; i++) args.s[i] = s[i];
   apply_kernel<<<blocks_for(n), kThreads, 0, (cudaStream_t)stream>>>(kind, v, a, b, g, n, args, flag);
+  return (int)cudaGetLastError();
+}
+
+int tg_permute4_f32(void *stream, const float *x, const int64_t *dims, const int *perm, float *y) {
+  int64_t xs[4], n = 1;
+  xs[3] = 1;
+  for (int d = 2; d >= 0; d--) xs[d] = xs[d + 1] * dims[d + 1];
+  perm4 p;
+  for (int k = 0; k < 4; k++) {
+    p.ydims[k] = dims[perm[k]] > 0 ? dims[perm[k]] : 1;
+    p.xstride[k] = xs[perm[k]];
+    n *= dims[perm[k]];
+  }
+  if (n == 0) return 0;
+  permute4_kernel<<<blocks_for(n), kThreads, 0, (cudaStream_t)stream>>>(x, y, n, p);
   return (int)cudaGetLastError();
 }
 

@@ -83,6 +83,9 @@ int tg_fill(void *stream, void *y, int dtype, int64_t n, tg_scalar v);
 int tg_apply_f32(void *stream, int kind, float *v, float *a, float *b, const float *g, int64_t n,
                  const tg_scalar *s, int flag);
 
+/* y = x with its 4 axes permuted: y's axis k is x's axis perm[k] (filter layouts). */
+int tg_permute4_f32(void *stream, const float *x, const int64_t *dims, const int *perm, float *y);
+
 #ifdef __cplusplus
 }
 #endif

@@ -45,7 +45,9 @@ static double sgemm(rt_gpu *g, int n, int reps, char *why, size_t why_len) {
   const float one = 1, zero = 0;
   for (int r = -1; r < reps; r++) {   /* r = -1: warm-up */
     double t = now_s();
+    rt_gpu_blas_lock(g);
     cublasStatus_t s = cublasSgemm(h, CUBLAS_OP_N, CUBLAS_OP_N, n, n, n, &one, b, n, a, n, &zero, c, n);
+    rt_gpu_blas_unlock(g);
     if (s != CUBLAS_STATUS_SUCCESS) {
       snprintf(why, why_len, "cublasSgemm failed: %s", cublasGetStatusString(s));
       best = -1;

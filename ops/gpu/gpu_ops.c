@@ -17,21 +17,14 @@
 #include <string.h>
 
 #include "ops/cuda/kernels.h"
+#include "ops/gpu/gk.h"
 #include "ops/ops_int.h"
 #include "runtime/device.h"
 #include "runtime/gpu/gpu.h"
 
 /* ---- the context of one GPU kernel -------------------------------------------------- */
 
-typedef struct gk {
-  rt_kernel_ctx *c;
-  rt_gpu *g;
-  void *stream;
-  rt_tensor *held[16];   /* device copies of host inputs, dropped at the end */
-  int n_held;
-} gk;
-
-static int gk_begin(gk *k, rt_kernel_ctx *c) {
+int gk_begin(gk *k, rt_kernel_ctx *c) {
   memset(k, 0, sizeof *k);
   k->c = c;
   if (!c->device || c->device->type != RT_DEV_GPU)
@@ -44,14 +37,14 @@ static int gk_begin(gk *k, rt_kernel_ctx *c) {
   return RT_OK;
 }
 
-static int gk_end(gk *k, int rc) {
+int gk_end(gk *k, int rc) {
   for (int i = 0; i < k->n_held; i++) rt_tensor_unref(k->held[i]);
   k->n_held = 0;
   return rc;
 }
 
 /* Input i in device memory (uploaded when it came in host memory). */
-static void *gin(gk *k, int i) {
+void *gin(gk *k, int i) {
   rt_tensor *t = k->c->inputs[i];
   if (t->buf && t->buf->dev == RT_DEV_GPU) return rt_tensor_data(t);
   if (k->n_held == 16) {
@@ -68,7 +61,7 @@ static void *gin(gk *k, int i) {
 }
 
 /* Input i in host memory (small ones: shapes, axes), waiting for its copy if needed. */
-static rt_tensor *hin(gk *k, int i) {
+rt_tensor *hin(gk *k, int i) {
   rt_tensor *t = k->c->inputs[i];
   if (!t->buf || t->buf->dev != RT_DEV_GPU) return t;
   rt_tensor *h;
@@ -81,14 +74,14 @@ static rt_tensor *hin(gk *k, int i) {
 }
 
 /* A scalar operand read by the kernel itself (no copy, no wait). */
-static tg_scalar scalar_of(const rt_tensor *t) {
+tg_scalar scalar_of(const rt_tensor *t) {
   tg_scalar s = {.dtype = t->dtype};
   if (t->buf && t->buf->dev == RT_DEV_GPU) s.dev = rt_tensor_data(t);
   else s.v = rt_tensor_get_f64(t, 0);
   return s;
 }
 
-static void *gout(gk *k, int i, rt_dtype t, const rt_shape *s) {
+void *gout(gk *k, int i, rt_dtype t, const rt_shape *s) {
   rt_tensor *y = rt_gpu_tensor(k->g, t, s, k->c->st);
   if (!y) {
     rt_kernel_error(k->c, k->c->st->code, "%s", k->c->st->msg);
@@ -99,14 +92,14 @@ static void *gout(gk *k, int i, rt_dtype t, const rt_shape *s) {
   return rt_tensor_data(y);
 }
 
-static int launched(gk *k, int err, const char *what) {
+int launched(gk *k, int err, const char *what) {
   if (err == 0) return RT_OK;
   cudaError_t e = (cudaError_t)err;
   return rt_kernel_error(k->c, RT_INTERNAL, "%s: %s launch failed: %s (%s)", rt_gpu_label(k->g), what,
                          cudaGetErrorString(e), cudaGetErrorName(e));
 }
 
-static int need_f32(gk *k, rt_dtype t) {
+int need_f32(gk *k, rt_dtype t) {
   if (t == RT_FLOAT) return RT_OK;
   return rt_kernel_error(k->c, RT_UNIMPLEMENTED, "no GPU kernel for %s (GPU kernels take float32)",
                          rt_dtype_name(t));
@@ -151,7 +144,7 @@ int op_gpu_const(rt_kernel_ctx *c) {
 /* The op's CPU kernel on this GPU's context: its inputs in host memory (all of them, or
  * all but input 0 when keep0: kernels that never read input 0's bytes), and when upload,
  * its outputs copied to the device afterwards. */
-static int cpu_kernel(rt_kernel_ctx *c, bool keep0, bool upload) {
+int cpu_kernel(rt_kernel_ctx *c, bool keep0, bool upload) {
   rt_kernel_fn cpu = c->node->def ? c->node->def->kernel[RT_DEV_CPU] : NULL;
   if (!cpu) return rt_kernel_error(c, RT_INTERNAL, "no CPU kernel to share");
   if (c->n_inputs > 16) return rt_kernel_error(c, RT_INTERNAL, "too many inputs");
@@ -330,10 +323,12 @@ static int gemm(gk *k, bool ta, bool tb, int64_t m, int64_t n, int64_t kk, const
   cublasHandle_t h = rt_gpu_blas(k->g);
   cublasOperation_t opa = ta ? CUBLAS_OP_T : CUBLAS_OP_N, opb = tb ? CUBLAS_OP_T : CUBLAS_OP_N;
   int lda = (int)(ta ? m : kk), ldb = (int)(tb ? kk : n);
+  rt_gpu_blas_lock(k->g);
   cublasStatus_t s =
       batch == 1 ? cublasSgemm(h, opb, opa, (int)n, (int)m, (int)kk, &one, b, ldb, a, lda, &zero, y, (int)n)
                  : cublasSgemmStridedBatched(h, opb, opa, (int)n, (int)m, (int)kk, &one, b, ldb, kk * n, a, lda,
                                              m * kk, &zero, y, (int)n, m * n, (int)batch);
+  rt_gpu_blas_unlock(k->g);
   return s == CUBLAS_STATUS_SUCCESS ? RT_OK : blas_error(k, s, batch == 1 ? "cublasSgemm" : "cublasSgemmStridedBatched");
 }
 

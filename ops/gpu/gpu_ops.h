@@ -1,4 +1,4 @@
-/* The GPU kernels of ops/gpu/gpu_ops.c, named for ops/gpu/table.c (built with CUDA only).
+/* The GPU kernels of ops/gpu/gpu_ops.c and conv_ops.c, named for ops/gpu/table.c (built with CUDA only).
  * UNVERIFIED on a GPU. */
 #ifndef TFSH_GPU_OPS_H
 #define TFSH_GPU_OPS_H
@@ -17,7 +17,9 @@
   X(bias_add) X(bias_add_grad) X(softmax) X(log_softmax) X(xent) X(sparse_xent)             \
   X(cast) X(fill) X(zeros_like) X(ones_like)                                                \
   X(assign) X(assign_add) X(assign_sub)                                                     \
-  X(apply_gd) X(apply_momentum) X(apply_adagrad) X(apply_adam) X(apply_rmsprop)
+  X(apply_gd) X(apply_momentum) X(apply_adagrad) X(apply_adam) X(apply_rmsprop)              \
+  X(conv2d) X(conv2d_backprop_input) X(conv2d_backprop_filter)                              \
+  X(max_pool) X(avg_pool) X(max_pool_grad) X(avg_pool_grad)
 
 #define GPU_DECLARE(name) int op_gpu_##name(rt_kernel_ctx *c);
 GPU_KERNELS(GPU_DECLARE)

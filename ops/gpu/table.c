@@ -112,6 +112,14 @@ static const gpu_row rows[] = {
   {"RandomStandardNormal", GK(host_then_upload), "dtype=float|double"},
   {"TruncatedNormal", GK(host_then_upload), "dtype=float|double"},
   {"RandomUniform", GK(host_then_upload), "dtype=float|double"},
+  /* convolutions and pooling (cuDNN; NHWC; other cases run the CPU kernel on host copies) */
+  {"Conv2D", GK(conv2d), F32},
+  {"Conv2DBackpropInput", GK(conv2d_backprop_input), F32},
+  {"Conv2DBackpropFilter", GK(conv2d_backprop_filter), F32},
+  {"MaxPool", GK(max_pool), F32},
+  {"MaxPoolGrad", GK(max_pool_grad), F32},
+  {"AvgPool", GK(avg_pool), F32},
+  {"AvgPoolGrad", GK(avg_pool_grad), F32},
   /* the optimizers */
   {"ApplyGradientDescent", GK(apply_gd), F32},
   {"ApplyMomentum", GK(apply_momentum), F32},

@@ -144,6 +144,8 @@ int rt_gpu_open(int ordinal, rt_gpu **out, rt_status *st) {
 const char *rt_gpu_label(const rt_gpu *g) { return "GPU"; }
 void *rt_gpu_stream(rt_gpu *g) { return NULL; }
 void *rt_gpu_blas(rt_gpu *g) { return NULL; }
+void rt_gpu_blas_lock(rt_gpu *g) {}
+void rt_gpu_blas_unlock(rt_gpu *g) {}
 rt_tensor *rt_gpu_tensor(rt_gpu *g, rt_dtype t, const rt_shape *shape, rt_status *st) {
   rt_error(st, RT_UNIMPLEMENTED, "this tfsh was built without CUDA");
   return NULL;
@@ -171,6 +173,7 @@ struct rt_gpu {
   cublasHandle_t blas;
   rt_dev_alloc *alloc;
   pthread_mutex_t copy_mu;      /* the staging buffers */
+  pthread_mutex_t blas_mu;      /* the cuBLAS handle */
   void *stage[2];
   cudaEvent_t stage_done[2], done;
 };
@@ -210,6 +213,7 @@ static int gpu_init(rt_gpu *g, const rt_gpu_info *info, rt_status *st) {
   snprintf(g->label, sizeof g->label, "GPU:%d (%s)", info->ordinal, info->name);
   g->ordinal = info->ordinal;
   pthread_mutex_init(&g->copy_mu, NULL);
+  pthread_mutex_init(&g->blas_mu, NULL);
   CU(g, "cudaSetDevice", cudaSetDevice(g->ordinal));
   CU(g, "cudaStreamCreateWithFlags", cudaStreamCreateWithFlags(&g->stream, cudaStreamNonBlocking));
   for (int i = 0; i < 2; i++) {
@@ -263,6 +267,8 @@ int rt_gpu_open(int ordinal, rt_gpu **out, rt_status *st) {
 const char *rt_gpu_label(const rt_gpu *g) { return g->label; }
 void *rt_gpu_stream(rt_gpu *g) { return g->stream; }
 void *rt_gpu_blas(rt_gpu *g) { return g->blas; }
+void rt_gpu_blas_lock(rt_gpu *g) { pthread_mutex_lock(&g->blas_mu); }
+void rt_gpu_blas_unlock(rt_gpu *g) { pthread_mutex_unlock(&g->blas_mu); }
 
 static void device_free(void *data, void *arg) { rt_dev_alloc_put(((rt_gpu *)arg)->alloc, data); }
 

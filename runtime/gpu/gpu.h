@@ -50,6 +50,9 @@ int rt_gpu_open(int ordinal, rt_gpu **out, rt_status *st);
 const char *rt_gpu_label(const rt_gpu *g);      /* "GPU:0 (NVIDIA H200)" for messages */
 void *rt_gpu_stream(rt_gpu *g);                 /* cudaStream_t */
 void *rt_gpu_blas(rt_gpu *g);                   /* cublasHandle_t, bound to the stream */
+/* One cuBLAS call at a time per device (executors of several sessions may share it). */
+void rt_gpu_blas_lock(rt_gpu *g);
+void rt_gpu_blas_unlock(rt_gpu *g);
 
 /* A tensor in device memory (uninitialized), from the caching allocator. */
 rt_tensor *rt_gpu_tensor(rt_gpu *g, rt_dtype t, const rt_shape *shape, rt_status *st);

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Training on a real GPU gives the CPU's results: an MLP (MatMul, BiasAdd, Relu, sparse
-# cross-entropy, Adam on GPU:0) and a small CNN (its convolutions on the CPU, the rest on
-# the GPU: copies both ways every step) reach the same accuracy as device_count={'GPU': 0},
+# cross-entropy, Adam on GPU:0) and a small CNN (cuDNN convolution and pooling) reach the
+# same accuracy as device_count={'GPU': 0},
 # with losses within 1e-3; a 2-task run with a CPU-only ps and a GPU worker too. Skipped
 # (77) where there is no GPU. UNVERIFIED: written without a GPU to run it on.
 # TFSH_GPU_TEST_SELF=1: run it with fake GPUs (CPU kernels) to check the test itself.

@@ -3,7 +3,7 @@
  * tolerance is stated per op: exact for data movement, comparisons, casts and the random
  * ops (the same Philox numbers); relative 1e-5 for elementwise float math (CUDA's
  * transcendentals differ from glibc's in the last bits); 1e-4 for products and reductions
- * (summation order). Gradient kernels are also checked against central finite differences
+ * (summation order), convolutions included. Gradient kernels are also checked against central finite differences
  * of the forward op on the GPU.
  *
  * Needs a GPU: exits 77 (skipped) on a machine without one, or in a build without CUDA.
@@ -329,6 +329,76 @@ static void test_nn(void **state) {
   rt_graph_free(g);
 }
 
+/* ---- convolutions and pooling (cuDNN; asymmetric SAME runs the CPU kernel on host copies) -- */
+
+static void window_attrs(rt_node *n, const char *list, int64_t kh, int64_t kw, int64_t s, const char *pad) {
+  if (list) rt_node_set_ints(n, list, 4, (const int64_t[]){1, kh, kw, 1});
+  rt_node_set_ints(n, "strides", 4, (const int64_t[]){1, s, s, 1});
+  rt_node_set_string(n, "padding", pad);
+  rt_node_set_type(n, "T", RT_FLOAT);
+}
+
+static void test_conv(void **state) {
+  /* input size, filter size, stride, padding: symmetric SAME, VALID, asymmetric SAME, 1x1 */
+  static const struct { int64_t in, k, s; const char *pad; } cases[] = {
+    {9, 3, 1, "SAME"}, {9, 3, 2, "VALID"}, {8, 3, 2, "SAME"}, {7, 1, 1, "VALID"}, {9, 5, 2, "SAME"}};
+  for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
+    int64_t in = cases[i].in, k = cases[i].k, s = cases[i].s, o, pad;
+    op_window_dim(in, k, s, !strcmp(cases[i].pad, "SAME"), &o, &pad);
+    rt_graph *g = rt_graph_new();
+    add_const(g, "x", R(4, D(2, in, in, 3), -1, 1, 30));
+    add_const(g, "f", R(4, D(k, k, 3, 4), -1, 1, 31));
+    add_const(g, "dy", R(4, D(2, o, o, 4), -1, 1, 32));
+    double xsz[] = {2, (double)in, (double)in, 3}, fsz[] = {(double)k, (double)k, 3, 4};
+    add_const(g, "xsz", T(RT_INT32, 1, D(4), xsz));
+    add_const(g, "fsz", T(RT_INT32, 1, D(4), fsz));
+    rt_node *n = node(g, "y", "Conv2D", 2, (const char *[]){"x", "f"});
+    window_attrs(n, NULL, k, k, s, cases[i].pad);
+    add(g, n);
+    n = node(g, "dx", "Conv2DBackpropInput", 3, (const char *[]){"xsz", "f", "dy"});
+    window_attrs(n, NULL, k, k, s, cases[i].pad);
+    add(g, n);
+    n = node(g, "df", "Conv2DBackpropFilter", 3, (const char *[]){"x", "fsz", "dy"});
+    window_attrs(n, NULL, k, k, s, cases[i].pad);
+    add(g, n);
+    compare(g, "y", 1e-4, 1e-4);
+    compare(g, "dx", 1e-4, 1e-4);
+    compare(g, "df", 1e-4, 1e-4);
+    rt_graph_free(g);
+  }
+}
+
+static void test_pool(void **state) {
+  static const struct { int64_t in, k, s; const char *pad; } cases[] = {
+    {8, 2, 2, "VALID"}, {9, 3, 1, "SAME"}, {9, 3, 2, "SAME"}, {8, 3, 2, "SAME"}};
+  for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
+    int64_t in = cases[i].in, k = cases[i].k, s = cases[i].s, o, pad;
+    op_window_dim(in, k, s, !strcmp(cases[i].pad, "SAME"), &o, &pad);
+    rt_graph *g = rt_graph_new();
+    add_const(g, "x", R(4, D(2, in, in, 3), -1, 1, 33));
+    add_const(g, "dy", R(4, D(2, o, o, 3), -1, 1, 34));
+    double xsz[] = {2, (double)in, (double)in, 3};
+    add_const(g, "xsz", T(RT_INT32, 1, D(4), xsz));
+    rt_node *n = node(g, "mp", "MaxPool", 1, (const char *[]){"x"});
+    window_attrs(n, "ksize", k, k, s, cases[i].pad);
+    add(g, n);
+    n = node(g, "ap", "AvgPool", 1, (const char *[]){"x"});
+    window_attrs(n, "ksize", k, k, s, cases[i].pad);
+    add(g, n);
+    n = node(g, "mpg", "MaxPoolGrad", 3, (const char *[]){"x", "mp", "dy"});
+    window_attrs(n, "ksize", k, k, s, cases[i].pad);
+    add(g, n);
+    n = node(g, "apg", "AvgPoolGrad", 2, (const char *[]){"xsz", "dy"});
+    window_attrs(n, "ksize", k, k, s, cases[i].pad);
+    add(g, n);
+    compare(g, "mp", 0, 0);
+    compare(g, "ap", 1e-5, 1e-6);
+    compare(g, "mpg", 1e-5, 1e-6);   /* overlapping windows: summation order */
+    compare(g, "apg", 1e-5, 1e-6);
+    rt_graph_free(g);
+  }
+}
+
 /* ---- random ops: the same seeds give the same numbers ----------------------------------- */
 
 static void test_random(void **state) {
@@ -442,7 +512,8 @@ int main(void) {
   const struct CMUnitTest tests[] = {
     cmocka_unit_test(test_binary), cmocka_unit_test(test_unary), cmocka_unit_test(test_grads_fd),
     cmocka_unit_test(test_addn_cast_fill), cmocka_unit_test(test_matmul), cmocka_unit_test(test_reduce),
-    cmocka_unit_test(test_nn), cmocka_unit_test(test_random), cmocka_unit_test(test_apply),
+    cmocka_unit_test(test_nn), cmocka_unit_test(test_conv), cmocka_unit_test(test_pool),
+    cmocka_unit_test(test_random), cmocka_unit_test(test_apply),
   };
   return cmocka_run_group_tests(tests, setup, teardown);
 }
