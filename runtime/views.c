@@ -162,6 +162,7 @@ static void read_load(const net_in *rep, rt_task_status *t) {
   t->runs = (uint64_t)rt_obj_int(h, "runs");
   t->busy_us = rt_obj_int(h, "busy_us");
   t->rss_bytes = rt_obj_int(h, "rss_bytes");
+  rt_obj_str(h, "gpu_memory", t->gpu_memory, sizeof t->gpu_memory);
   rt_obj_str(h, "last_error", t->last_error, sizeof t->last_error);
   t->has_load = true;
 }

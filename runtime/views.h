@@ -69,6 +69,7 @@ typedef struct rt_task_status {
   uint64_t runs;              /* steps (RunGraph calls) it has answered */
   int64_t busy_us;            /* wall time spent in them */
   int64_t rss_bytes;          /* resident memory */
+  char gpu_memory[512];       /* its GPUs' memory in use and peak, "" without one */
   char last_error[256];       /* "" when none */
 } rt_task_status;
 

@@ -992,6 +992,24 @@ static void handle_status(rt_worker *w, net_req *req) {
   net_reply(req, rep);
 }
 
+/* views (issue 14): the device memory of each GPU in use, one string for %top:
+ * "GPU:0 1.2 GiB in use, peak 3.4 GiB of 130.0 GiB; GPU:1 ..." (absent without one). */
+static void gpu_memory(rt_worker *w, net_msg *rep) {
+  char buf[512];
+  size_t off = 0;
+  buf[0] = '\0';
+  for (int i = 0; i < w->n_devices; i++) {
+    rt_gpu_mem m;
+    const rt_device *d = w->devices[i];
+    if (d->type != RT_DEV_GPU || d->fake_gpu || !rt_gpu_memory_of(d->gpu_ordinal, &m) || off >= sizeof buf) continue;
+    const char *name = strstr(d->name, "/device:") ? strstr(d->name, "/device:") + 8 : d->name;
+    off += (size_t)snprintf(buf + off, sizeof buf - off, "%s%s %.1f GiB in use, peak %.1f GiB of %.1f GiB",
+                            off ? "; " : "", name, (double)m.in_use / (1 << 30), (double)m.peak / (1 << 30),
+                            (double)m.limit / (1 << 30));
+  }
+  if (buf[0]) net_msg_str(rep, "gpu_memory", buf);
+}
+
 /* views (issue 7): GetProgress {step?} -> the parts of that step (or of every step) running
  * here now, read from the executors' atomic counters, plus the worker's totals for %top. */
 static void handle_progress(rt_worker *w, net_req *req) {
@@ -1012,6 +1030,7 @@ static void handle_progress(rt_worker *w, net_req *req) {
     fclose(f);
   }
   net_msg_int(rep, "rss_bytes", (int64_t)rss * 4096);
+  gpu_memory(w, rep);
   pthread_mutex_lock(&w->mu);
   net_msg_uint(rep, "runs", w->n_runs);
   net_msg_int(rep, "busy_us", w->busy_us);

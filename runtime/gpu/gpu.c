@@ -161,6 +161,7 @@ int rt_gpu_to_device(rt_gpu *g, rt_tensor *t, rt_tensor **out, rt_status *st) {
 int rt_gpu_sync(rt_gpu *g, rt_status *st) { return RT_OK; }
 int rt_gpu_check_launch(rt_gpu *g, const char *what, rt_status *st) { return RT_OK; }
 void rt_gpu_memory(rt_gpu *g, rt_gpu_mem *m) { memset(m, 0, sizeof *m); }
+bool rt_gpu_memory_of(int ordinal, rt_gpu_mem *m) { return false; }
 
 #else
 
@@ -383,6 +384,16 @@ void rt_gpu_memory(rt_gpu *g, rt_gpu_mem *m) {
   m->peak = s.peak;
   m->reserved = s.reserved;
   m->limit = s.limit;
+}
+
+bool rt_gpu_memory_of(int ordinal, rt_gpu_mem *m) {
+  rt_gpu *g = NULL;
+  pthread_mutex_lock(&open_mu);
+  for (int i = 0; i < MAX_GPUS; i++)
+    if (opened[i] && opened[i]->ordinal == ordinal) g = opened[i];
+  pthread_mutex_unlock(&open_mu);
+  if (g) rt_gpu_memory(g, m);
+  return g != NULL;
 }
 
 #endif

@@ -81,5 +81,8 @@ typedef struct rt_gpu_mem {
   uint64_t in_use, peak, reserved, limit;
 } rt_gpu_mem;
 void rt_gpu_memory(rt_gpu *g, rt_gpu_mem *m);
+/* The same for a device by ordinal, only if it has been opened (the views never open one):
+ * false when not. */
+bool rt_gpu_memory_of(int ordinal, rt_gpu_mem *m);
 
 #endif

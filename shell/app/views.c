@@ -923,6 +923,7 @@ typedef struct task_view {
   int64_t busy_us, prev_busy;
   int64_t rss;
   char last_error[256];
+  char gpu_memory[512];      /* its GPUs' memory in use and peak (issue 14), "" without one */
 } task_view;
 
 static task_view tasks[64];
@@ -969,6 +970,7 @@ static int cluster_poll(const char *endpoint, rt_status *st) {
       t->runs = r->runs;
       t->busy_us = r->busy_us;
       t->rss = r->rss_bytes;
+      snprintf(t->gpu_memory, sizeof t->gpu_memory, "%s", r->gpu_memory);
       snprintf(t->last_error, sizeof t->last_error, "%s", r->last_error);
     }
   }
@@ -1021,7 +1023,8 @@ static int magic_cluster(const char *args) {
   return 0;
 }
 
-static void top_print(bool fancy, double dt) {
+/* Prints the table (and a line per task with GPUs); returns the lines printed. */
+static int top_print(bool fancy, double dt) {
   int w = 4;
   for (int i = 0; i < n_tasks; i++)
     if ((int)strlen(tasks[i].task) > w) w = (int)strlen(tasks[i].task);
@@ -1040,6 +1043,14 @@ static void top_print(bool fancy, double dt) {
              t->up ? mem : "-", t->last_error[0] ? t->last_error : "-");
     printf("%s%.*s\n", fancy ? "\r\033[K" : "", width, line);
   }
+  int lines = n_tasks + 1;
+  for (int i = 0; i < n_tasks; i++)
+    if (tasks[i].up && tasks[i].gpu_memory[0]) {
+      snprintf(line, sizeof line, "%s: %s", tasks[i].task, tasks[i].gpu_memory);
+      printf("%s%.*s\n", fancy ? "\r\033[K" : "", width, line);
+      lines++;
+    }
+  return lines;
 }
 
 static int magic_top(const char *args) {
@@ -1071,8 +1082,7 @@ static int magic_top(const char *args) {
     t_prev = now;
     cluster_poll(ep, &st);
     if (fancy && lines) printf("\033[%dA", lines);
-    top_print(fancy, dt);
-    lines = n_tasks + 1;
+    lines = top_print(fancy, dt);
     if (fancy) printf("\r\033[K(any key stops)");
     fflush(stdout);
     if (!fancy || r > 0 || sh_interrupted) break;
