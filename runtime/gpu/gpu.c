@@ -9,6 +9,7 @@
 
 #include "runtime/device.h"
 #include "runtime/gpu/alloc.h"
+#include "runtime/op.h"   /* rt_intra_threads */
 
 #if TFSH_HAVE_CUDA
 #include <cublas_v2.h>
@@ -303,28 +304,54 @@ rt_tensor *rt_gpu_tensor(rt_gpu *g, rt_dtype t, const rt_shape *shape, rt_status
   return x;
 }
 
-/* Copy nbytes between host memory and the device through the two pinned halves: a half is
- * refilled only after the event of its last copy. */
-static int staged_copy(rt_gpu *g, void *dst, const void *src, size_t nbytes, bool to_device, rt_status *st) {
-  const char *what = to_device ? "cudaMemcpyAsync (host to device)" : "cudaMemcpyAsync (device to host)";
-  for (size_t off = 0, k = 0; off < nbytes; off += STAGE_BYTES, k++) {
-    size_t len = nbytes - off < STAGE_BYTES ? nbytes - off : STAGE_BYTES;
-    int h = (int)(k & 1);
-    CU(g, "cudaEventSynchronize", cudaEventSynchronize(g->stage_done[h]));
-    if (to_device) {
-      memcpy(g->stage[h], (const char *)src + off, len);
-      CU(g, what, cudaMemcpyAsync((char *)dst + off, g->stage[h], len, cudaMemcpyHostToDevice, g->stream));
-      CU(g, "cudaEventRecord", cudaEventRecord(g->stage_done[h], g->stream));
-    } else {
-      CU(g, what, cudaMemcpyAsync(g->stage[h], (const char *)src + off, len, cudaMemcpyDeviceToHost, g->stream));
-      CU(g, "cudaEventRecord", cudaEventRecord(g->stage_done[h], g->stream));
-      CU(g, "cudaEventSynchronize", cudaEventSynchronize(g->stage_done[h]));
-      memcpy((char *)dst + off, g->stage[h], len);
-    }
+/* memcpy on the intra-op threads for large pieces: one thread's memcpy would cap the
+ * staged copy far below the bus. */
+static void host_copy(void *dst, const void *src, size_t len) {
+  const size_t piece = (size_t)1 << 20;
+  int64_t n = (int64_t)((len + piece - 1) / piece);
+#pragma omp parallel for schedule(static) num_threads(rt_intra_threads()) if (n > 1)
+  for (int64_t i = 0; i < n; i++) {
+    size_t off = (size_t)i * piece, l = len - off < piece ? len - off : piece;
+    memcpy((char *)dst + off, (const char *)src + off, l);
   }
-  /* The caller's host buffer may go once we return: wait for the last half. */
-  if (to_device)
+}
+
+/* Copy nbytes between host memory and the device through the two pinned halves: a half is
+ * refilled only after the event of its last copy; to the host, the next piece's DMA runs
+ * while this one is copied out. */
+static int staged_copy(rt_gpu *g, void *dst, const void *src, size_t nbytes, bool to_device, rt_status *st) {
+  size_t n = (nbytes + STAGE_BYTES - 1) / STAGE_BYTES;
+#define LEN(k) (nbytes - (k) * STAGE_BYTES < STAGE_BYTES ? nbytes - (k) * STAGE_BYTES : STAGE_BYTES)
+  if (to_device) {
+    for (size_t k = 0; k < n; k++) {
+      int h = (int)(k & 1);
+      size_t off = k * STAGE_BYTES;
+      CU(g, "cudaEventSynchronize", cudaEventSynchronize(g->stage_done[h]));
+      host_copy(g->stage[h], (const char *)src + off, LEN(k));
+      CU(g, "cudaMemcpyAsync (host to device)",
+         cudaMemcpyAsync((char *)dst + off, g->stage[h], LEN(k), cudaMemcpyHostToDevice, g->stream));
+      CU(g, "cudaEventRecord", cudaEventRecord(g->stage_done[h], g->stream));
+    }
+    /* The caller's host buffer may go once we return: wait for the last halves. */
     for (int h = 0; h < 2; h++) CU(g, "cudaEventSynchronize", cudaEventSynchronize(g->stage_done[h]));
+    return RT_OK;
+  }
+  if (n > 0) {
+    CU(g, "cudaMemcpyAsync (device to host)", cudaMemcpyAsync(g->stage[0], src, LEN(0), cudaMemcpyDeviceToHost, g->stream));
+    CU(g, "cudaEventRecord", cudaEventRecord(g->stage_done[0], g->stream));
+  }
+  for (size_t k = 0; k < n; k++) {
+    int h = (int)(k & 1);
+    if (k + 1 < n) {
+      CU(g, "cudaMemcpyAsync (device to host)",
+         cudaMemcpyAsync(g->stage[!h], (const char *)src + (k + 1) * STAGE_BYTES, LEN(k + 1), cudaMemcpyDeviceToHost,
+                         g->stream));
+      CU(g, "cudaEventRecord", cudaEventRecord(g->stage_done[!h], g->stream));
+    }
+    CU(g, "a kernel or the copy to the host (seen at cudaEventSynchronize)", cudaEventSynchronize(g->stage_done[h]));
+    host_copy((char *)dst + k * STAGE_BYTES, g->stage[h], LEN(k));
+  }
+#undef LEN
   return RT_OK;
 }
 
