@@ -65,6 +65,16 @@ out=$(TFSH_FAKE_GPUS=2 CUDA_VISIBLE_DEVICES=1 timeout 60 "$TFSH" "$WORK/mlp.py" 
 check "CUDA_VISIBLE_DEVICES=1 leaves one GPU" "CPU:0 GPU:0 (Fake GPU (placement only), 0.0 GiB)" \
   "$(echo "$out" | grep "^$T " | sed 's/.*  \(CPU:0.*GiB)\)  .*/\1/')"
 
+out=$(TFSH_FAKE_GPUS=2 timeout 60 "$TFSH" -c '
+import tensorflow as tf
+srv = tf.train.Server.create_local_server(config=tf.ConfigProto(device_count={"GPU": 1}, gpu_options=tf.GPUOptions(allow_growth=True)))
+with tf.Session(srv.target) as s:
+    print(s.run(tf.constant([1.0, 2.0]) * 2))
+    tf._views_magic("tasks", "")
+' 2>&1)
+check "tf.train.Server's device_count GPU 1: one GPU" "CPU:0 GPU:0 (Fake GPU (placement only), 0.0 GiB)" \
+  "$(echo "$out" | grep "^/job:local/replica:0/task:0 " | sed 's/.*  \(CPU:0.*GiB)\)  .*/\1/')"
+
 # 3. An explicit GPU request that cannot be honoured: TF1's error, or soft placement.
 cat >"$WORK/explicit.py" <<'PY'
 import tensorflow as tf
