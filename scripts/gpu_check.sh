@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Everything that needs a GPU, in one go, for a session that has a GPU machine for a few
 # minutes: build with CUDA, the GPU tests (kernels vs CPU, training vs CPU, placement and
-# the device layer), then the GPU benchmarks. Bounded: each step has a timeout, ~10 min in
+# the device layer), the Fashion-MNIST trainers on the GPU, then the GPU benchmarks. Bounded: each step has a timeout, ~10 min in
 # all. Writes to OUTDIR (default gpu-check-DATE): summary.md (what ran, on which GPU, at
 # which commit, pass/fail/skip per step), and each step's full log.
 #   scripts/gpu_check.sh [OUTDIR]        e.g. on the device machine: scripts/gpu_check.sh "$OUT"
@@ -56,6 +56,11 @@ if grep -q "Skipped" "$out/tests.log"; then
 fi
 # The kernels one by one, with their printed GPU name, for the record.
 step kernels 300 "$build/test_gpu_kernels"
+
+# The Fashion-MNIST trainers (MLP, CNN), whose ops now default to GPU:0: same accuracy
+# thresholds as on the CPU (skipped when the dataset is not installed: not a failure here).
+step train 600 ctest -R "train_mlp|train_cnn" --timeout 300 --output-on-failure
+[ $? -eq 0 ] || true
 
 # 3. Benchmarks (MatMul 8192 through sess.run vs cuBLAS; host->device bandwidth).
 step bench 600 env TFSH="$build/tfsh" bash "$root/scripts/bench/gpu.sh" 8192 256

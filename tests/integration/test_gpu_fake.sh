@@ -37,7 +37,7 @@ with tf.Session(config=tf.ConfigProto(log_device_placement=True, **cfg)) as sess
 PY
 
 # 1. Numbers: a fake GPU changes placement, never results.
-cpu=$(timeout 60 "$TFSH" "$WORK/mlp.py" 2>"$WORK/cpu.err")
+cpu=$(timeout 60 "$TFSH" "$WORK/mlp.py" 0 2>"$WORK/cpu.err")   # no GPU, even where one exists
 gpu=$(TFSH_FAKE_GPUS=2 timeout 60 "$TFSH" "$WORK/mlp.py" 2>"$WORK/gpu.err")
 check "the fake-GPU run trains to the CPU run's loss and accuracy" \
   "$(echo "$cpu" | grep '^loss [0-9]')" "$(echo "$gpu" | grep '^loss [0-9]')"
@@ -98,7 +98,7 @@ check "soft placement runs it" "soft [1, 0] [[1.0, 3.0], [4.0, 2.0]]" "$(echo "$
 check "%placement says why" "$T/device:CPU:0 soft placement fallback from /device:GPU:0: no GPU kernel for ArgMax (m)" \
   "$(row m "$out")"
 check "the Relu beside it is on the GPU" "$T/device:GPU:0 explicit /device:GPU:0" "$(row r "$out")"
-out=$(timeout 60 "$TFSH" -c '
+out=$(CUDA_VISIBLE_DEVICES= timeout 60 "$TFSH" -c '
 import tensorflow as tf
 a = tf.constant([1.0, -1.0], name="a")
 with tf.device("/gpu:0"):
@@ -140,7 +140,7 @@ with tf.Session("grpc://localhost:$W0") as sess:
     print("loss %.6f" % l)
     tf._views_magic("placement", "")
 PY
-start_task ps --cluster "$SPEC" --job ps --task 0
+CUDA_VISIBLE_DEVICES= start_task ps --cluster "$SPEC" --job ps --task 0
 TFSH_FAKE_GPUS=1 start_task w0 --cluster "$SPEC" --job worker --task 0
 out=$(timeout 60 "$TFSH" "$WORK/dist.py" 2>&1)
 check "2 tasks: MatMul on the worker's GPU" "/job:worker/replica:0/task:0/device:GPU:0" \
@@ -154,7 +154,7 @@ x = tf.constant(np.arange(12, dtype=np.float32).reshape(4, 3) / 10)
 w = tf.Variable(tf.ones([3, 2]))
 loss = tf.reduce_sum(tf.square(tf.matmul(x, w)))
 step = tf.train.GradientDescentOptimizer(0.01).minimize(loss)
-with tf.Session() as sess:
+with tf.Session(config=tf.ConfigProto(device_count={'GPU': 0})) as sess:
     sess.run(tf.global_variables_initializer())
     for _ in range(5):
         l, _ = sess.run([loss, step])
