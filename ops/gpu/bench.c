@@ -10,7 +10,7 @@
 #include "runtime/gpu/gpu.h"
 
 #if TFSH_HAVE_CUDA
-#include <cublas_v2.h>
+#include "runtime/gpu/dl.h"
 #include <cuda_runtime_api.h>
 
 static double now_s(void) {
@@ -34,6 +34,11 @@ static double sgemm(rt_gpu *g, int n, int reps, char *why, size_t why_len) {
   size_t bytes = (size_t)n * (size_t)n * sizeof(float);
   cudaStream_t st = rt_gpu_stream(g);
   cublasHandle_t h = rt_gpu_blas(g);
+  const rt_cublas *B = rt_cublas_lib(NULL, 0);
+  if (!h || !B) {
+    snprintf(why, why_len, "no cuBLAS: %s", rt_gpu_blas_why(g));
+    return -1;
+  }
   cudaEvent_t e0 = NULL, e1 = NULL;
   TRY(cudaMalloc((void **)&a, bytes), "cudaMalloc");
   TRY(cudaMalloc((void **)&b, bytes), "cudaMalloc");
@@ -46,10 +51,10 @@ static double sgemm(rt_gpu *g, int n, int reps, char *why, size_t why_len) {
   for (int r = -1; r < reps; r++) {   /* r = -1: warm-up */
     double t = now_s();
     rt_gpu_blas_lock(g);
-    cublasStatus_t s = cublasSgemm(h, CUBLAS_OP_N, CUBLAS_OP_N, n, n, n, &one, b, n, a, n, &zero, c, n);
+    cublasStatus_t s = B->cublasSgemm(h, CUBLAS_OP_N, CUBLAS_OP_N, n, n, n, &one, b, n, a, n, &zero, c, n);
     rt_gpu_blas_unlock(g);
     if (s != CUBLAS_STATUS_SUCCESS) {
-      snprintf(why, why_len, "cublasSgemm failed: %s", cublasGetStatusString(s));
+      snprintf(why, why_len, "cublasSgemm failed: %s", B->cublasGetStatusString(s));
       best = -1;
       goto out;
     }

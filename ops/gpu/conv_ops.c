@@ -19,7 +19,10 @@
 #include "runtime/device.h"
 
 #if TFSH_HAVE_CUDNN
-#include <cudnn.h>
+#include "runtime/gpu/dl.h"
+
+/* cuDNN, loaded on first use (runtime/gpu/dl.h); geometry() says no without it. */
+static const rt_cudnn *lib(void) { return rt_cudnn_lib(NULL, 0); }
 
 /* ---- geometry: the cases cuDNN takes --------------------------------------------------- */
 
@@ -41,6 +44,7 @@ static bool geometry(const rt_node *node, const rt_shape *x, int64_t kh, int64_t
   const int64_t *s = ints(node, strides, &ns), *d = ints(node, "dilations", &nd);
   const char *pad = rt_node_string(node, "padding", "");
   bool same = !strcmp(pad, "SAME");
+  if (!lib()) return false;   /* no cuDNN here: the CPU kernel */
   if (x->ndims != 4 || ns != 4 || s[0] != 1 || s[3] != 1 || s[1] < 1 || s[2] < 1 || (!same && strcmp(pad, "VALID")) ||
       strcmp(rt_node_string(node, "data_format", "NHWC"), "NHWC") || kh < 1 || kw < 1)
     return false;
@@ -73,7 +77,7 @@ static dnn dnns[16];
 static pthread_mutex_t dnn_mu = PTHREAD_MUTEX_INITIALIZER;
 
 static int dnn_error(gk *k, cudnnStatus_t s, const char *what) {
-  return rt_kernel_error(k->c, RT_INTERNAL, "%s: %s failed: %s", rt_gpu_label(k->g), what, cudnnGetErrorString(s));
+  return rt_kernel_error(k->c, RT_INTERNAL, "%s: %s failed: %s", rt_gpu_label(k->g), what, lib()->cudnnGetErrorString(s));
 }
 
 static dnn *dnn_get(gk *k) {
@@ -85,9 +89,9 @@ static dnn *dnn_get(gk *k) {
   pthread_mutex_lock(&dnn_mu);
   cudnnStatus_t s = CUDNN_STATUS_SUCCESS;
   if (!dnns[i].h) {
-    if ((s = cudnnCreate(&dnns[i].h)) == CUDNN_STATUS_SUCCESS) {
+    if ((s = lib()->cudnnCreate(&dnns[i].h)) == CUDNN_STATUS_SUCCESS) {
       pthread_mutex_init(&dnns[i].mu, NULL);
-      s = cudnnSetStream(dnns[i].h, k->stream);
+      s = lib()->cudnnSetStream(dnns[i].h, k->stream);
     }
     if (s != CUDNN_STATUS_SUCCESS) dnns[i].h = NULL;
   }
@@ -140,22 +144,22 @@ static int conv(gk *k, int which, const conv_geom *g, float *x, float *w, float 
   cudnnFilterDescriptor_t wd = NULL;
   cudnnConvolutionDescriptor_t cd = NULL;
   pthread_mutex_lock(&d->mu);
-  DNN(cudnnCreateTensorDescriptor(&xd), "cudnnCreateTensorDescriptor");
-  DNN(cudnnCreateTensorDescriptor(&yd), "cudnnCreateTensorDescriptor");
-  DNN(cudnnCreateFilterDescriptor(&wd), "cudnnCreateFilterDescriptor");
-  DNN(cudnnCreateConvolutionDescriptor(&cd), "cudnnCreateConvolutionDescriptor");
-  DNN(cudnnSetTensor4dDescriptor(xd, CUDNN_TENSOR_NHWC, CUDNN_DATA_FLOAT, (int)g->n, (int)g->ic, (int)g->ih, (int)g->iw),
+  DNN(lib()->cudnnCreateTensorDescriptor(&xd), "cudnnCreateTensorDescriptor");
+  DNN(lib()->cudnnCreateTensorDescriptor(&yd), "cudnnCreateTensorDescriptor");
+  DNN(lib()->cudnnCreateFilterDescriptor(&wd), "cudnnCreateFilterDescriptor");
+  DNN(lib()->cudnnCreateConvolutionDescriptor(&cd), "cudnnCreateConvolutionDescriptor");
+  DNN(lib()->cudnnSetTensor4dDescriptor(xd, CUDNN_TENSOR_NHWC, CUDNN_DATA_FLOAT, (int)g->n, (int)g->ic, (int)g->ih, (int)g->iw),
       "cudnnSetTensor4dDescriptor (input)");
-  DNN(cudnnSetTensor4dDescriptor(yd, CUDNN_TENSOR_NHWC, CUDNN_DATA_FLOAT, (int)g->n, (int)g->oc, (int)g->oh, (int)g->ow),
+  DNN(lib()->cudnnSetTensor4dDescriptor(yd, CUDNN_TENSOR_NHWC, CUDNN_DATA_FLOAT, (int)g->n, (int)g->oc, (int)g->oh, (int)g->ow),
       "cudnnSetTensor4dDescriptor (output)");
-  DNN(cudnnSetFilter4dDescriptor(wd, CUDNN_DATA_FLOAT, CUDNN_TENSOR_NHWC, (int)g->oc, (int)g->ic, (int)g->kh, (int)g->kw),
+  DNN(lib()->cudnnSetFilter4dDescriptor(wd, CUDNN_DATA_FLOAT, CUDNN_TENSOR_NHWC, (int)g->oc, (int)g->ic, (int)g->kh, (int)g->kw),
       "cudnnSetFilter4dDescriptor");
-  DNN(cudnnSetConvolution2dDescriptor(cd, (int)g->ph, (int)g->pw, (int)g->sh, (int)g->sw, 1, 1, CUDNN_CROSS_CORRELATION,
+  DNN(lib()->cudnnSetConvolution2dDescriptor(cd, (int)g->ph, (int)g->pw, (int)g->sh, (int)g->sw, 1, 1, CUDNN_CROSS_CORRELATION,
                                       CUDNN_DATA_FLOAT),
       "cudnnSetConvolution2dDescriptor");
-  DNN(cudnnSetConvolutionMathType(cd, CUDNN_FMA_MATH), "cudnnSetConvolutionMathType");
+  DNN(lib()->cudnnSetConvolutionMathType(cd, CUDNN_FMA_MATH), "cudnnSetConvolutionMathType");
   int on, oc, oh, ow;
-  DNN(cudnnGetConvolution2dForwardOutputDim(cd, xd, wd, &on, &oc, &oh, &ow), "cudnnGetConvolution2dForwardOutputDim");
+  DNN(lib()->cudnnGetConvolution2dForwardOutputDim(cd, xd, wd, &on, &oc, &oh, &ow), "cudnnGetConvolution2dForwardOutputDim");
   if (on != g->n || oc != g->oc || oh != g->oh || ow != g->ow) {
     rc = rt_kernel_error(k->c, RT_INTERNAL, "cuDNN's output shape [%d,%d,%d,%d] is not TF's [%lld,%lld,%lld,%lld]",
                          on, oh, ow, oc, (long long)g->n, (long long)g->oh, (long long)g->ow, (long long)g->oc);
@@ -181,31 +185,31 @@ static int conv(gk *k, int which, const conv_geom *g, float *x, float *w, float 
   }
   if (which == FWD) {
     cudnnConvolutionFwdAlgoPerf_t perf[8];
-    DNN(cudnnGetConvolutionForwardAlgorithm_v7(d->h, xd, wd, cd, yd, 8, &got, perf), "cudnnGetConvolutionForwardAlgorithm_v7");
+    DNN(lib()->cudnnGetConvolutionForwardAlgorithm_v7(d->h, xd, wd, cd, yd, 8, &got, perf), "cudnnGetConvolutionForwardAlgorithm_v7");
     CHOOSE(perf, "forward")
-    DNN(cudnnConvolutionForward(d->h, &one, xd, x, wd, w, cd, perf[a].algo, wsp, ws, &zero, yd, y), "cudnnConvolutionForward");
+    DNN(lib()->cudnnConvolutionForward(d->h, &one, xd, x, wd, w, cd, perf[a].algo, wsp, ws, &zero, yd, y), "cudnnConvolutionForward");
   } else if (which == BWD_DATA) {
     cudnnConvolutionBwdDataAlgoPerf_t perf[8];
-    DNN(cudnnGetConvolutionBackwardDataAlgorithm_v7(d->h, wd, yd, cd, xd, 8, &got, perf),
+    DNN(lib()->cudnnGetConvolutionBackwardDataAlgorithm_v7(d->h, wd, yd, cd, xd, 8, &got, perf),
         "cudnnGetConvolutionBackwardDataAlgorithm_v7");
     CHOOSE(perf, "backward-data")
-    DNN(cudnnConvolutionBackwardData(d->h, &one, wd, w, yd, y, cd, perf[a].algo, wsp, ws, &zero, xd, x),
+    DNN(lib()->cudnnConvolutionBackwardData(d->h, &one, wd, w, yd, y, cd, perf[a].algo, wsp, ws, &zero, xd, x),
         "cudnnConvolutionBackwardData");
   } else {
     cudnnConvolutionBwdFilterAlgoPerf_t perf[8];
-    DNN(cudnnGetConvolutionBackwardFilterAlgorithm_v7(d->h, xd, yd, cd, wd, 8, &got, perf),
+    DNN(lib()->cudnnGetConvolutionBackwardFilterAlgorithm_v7(d->h, xd, yd, cd, wd, 8, &got, perf),
         "cudnnGetConvolutionBackwardFilterAlgorithm_v7");
     CHOOSE(perf, "backward-filter")
-    DNN(cudnnConvolutionBackwardFilter(d->h, &one, xd, x, yd, y, cd, perf[a].algo, wsp, ws, &zero, wd, w),
+    DNN(lib()->cudnnConvolutionBackwardFilter(d->h, &one, xd, x, yd, y, cd, perf[a].algo, wsp, ws, &zero, wd, w),
         "cudnnConvolutionBackwardFilter");
   }
 #undef CHOOSE
 out:
   pthread_mutex_unlock(&d->mu);
-  if (cd) cudnnDestroyConvolutionDescriptor(cd);
-  if (wd) cudnnDestroyFilterDescriptor(wd);
-  if (yd) cudnnDestroyTensorDescriptor(yd);
-  if (xd) cudnnDestroyTensorDescriptor(xd);
+  if (cd) lib()->cudnnDestroyConvolutionDescriptor(cd);
+  if (wd) lib()->cudnnDestroyFilterDescriptor(wd);
+  if (yd) lib()->cudnnDestroyTensorDescriptor(yd);
+  if (xd) lib()->cudnnDestroyTensorDescriptor(xd);
   return rc;
 }
 
@@ -308,28 +312,28 @@ static int pool(gk *k, bool max, bool fwd, const conv_geom *g, const float *x, c
   cudnnTensorDescriptor_t xd = NULL, yd = NULL;
   cudnnPoolingDescriptor_t pd = NULL;
   pthread_mutex_lock(&d->mu);
-  DNN(cudnnCreateTensorDescriptor(&xd), "cudnnCreateTensorDescriptor");
-  DNN(cudnnCreateTensorDescriptor(&yd), "cudnnCreateTensorDescriptor");
-  DNN(cudnnCreatePoolingDescriptor(&pd), "cudnnCreatePoolingDescriptor");
-  DNN(cudnnSetTensor4dDescriptor(xd, CUDNN_TENSOR_NHWC, CUDNN_DATA_FLOAT, (int)g->n, (int)g->ic, (int)g->ih, (int)g->iw),
+  DNN(lib()->cudnnCreateTensorDescriptor(&xd), "cudnnCreateTensorDescriptor");
+  DNN(lib()->cudnnCreateTensorDescriptor(&yd), "cudnnCreateTensorDescriptor");
+  DNN(lib()->cudnnCreatePoolingDescriptor(&pd), "cudnnCreatePoolingDescriptor");
+  DNN(lib()->cudnnSetTensor4dDescriptor(xd, CUDNN_TENSOR_NHWC, CUDNN_DATA_FLOAT, (int)g->n, (int)g->ic, (int)g->ih, (int)g->iw),
       "cudnnSetTensor4dDescriptor (input)");
-  DNN(cudnnSetTensor4dDescriptor(yd, CUDNN_TENSOR_NHWC, CUDNN_DATA_FLOAT, (int)g->n, (int)g->ic, (int)g->oh, (int)g->ow),
+  DNN(lib()->cudnnSetTensor4dDescriptor(yd, CUDNN_TENSOR_NHWC, CUDNN_DATA_FLOAT, (int)g->n, (int)g->ic, (int)g->oh, (int)g->ow),
       "cudnnSetTensor4dDescriptor (output)");
-  DNN(cudnnSetPooling2dDescriptor(pd, max ? CUDNN_POOLING_MAX : CUDNN_POOLING_AVERAGE_COUNT_EXCLUDE_PADDING,
+  DNN(lib()->cudnnSetPooling2dDescriptor(pd, max ? CUDNN_POOLING_MAX : CUDNN_POOLING_AVERAGE_COUNT_EXCLUDE_PADDING,
                                   CUDNN_PROPAGATE_NAN, (int)g->kh, (int)g->kw, (int)g->ph, (int)g->pw, (int)g->sh,
                                   (int)g->sw),
       "cudnnSetPooling2dDescriptor");
   const float one = 1, zero = 0;
   if (fwd)
-    DNN(cudnnPoolingForward(d->h, pd, &one, xd, x, &zero, yd, out), "cudnnPoolingForward");
+    DNN(lib()->cudnnPoolingForward(d->h, pd, &one, xd, x, &zero, yd, out), "cudnnPoolingForward");
   else   /* average pooling reads neither x nor y: dy and out stand in for them */
-    DNN(cudnnPoolingBackward(d->h, pd, &one, yd, y ? y : dy, yd, dy, xd, x ? x : out, &zero, xd, out),
+    DNN(lib()->cudnnPoolingBackward(d->h, pd, &one, yd, y ? y : dy, yd, dy, xd, x ? x : out, &zero, xd, out),
         "cudnnPoolingBackward");
 out:
   pthread_mutex_unlock(&d->mu);
-  if (pd) cudnnDestroyPoolingDescriptor(pd);
-  if (yd) cudnnDestroyTensorDescriptor(yd);
-  if (xd) cudnnDestroyTensorDescriptor(xd);
+  if (pd) lib()->cudnnDestroyPoolingDescriptor(pd);
+  if (yd) lib()->cudnnDestroyTensorDescriptor(yd);
+  if (xd) lib()->cudnnDestroyTensorDescriptor(xd);
   return rc;
 }
 

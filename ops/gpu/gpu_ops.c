@@ -10,7 +10,6 @@
 
 #if TFSH_HAVE_CUDA
 
-#include <cublas_v2.h>
 #include <cuda_runtime_api.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -20,6 +19,7 @@
 #include "ops/gpu/gk.h"
 #include "ops/ops_int.h"
 #include "runtime/device.h"
+#include "runtime/gpu/dl.h"
 #include "runtime/gpu/gpu.h"
 
 /* ---- the context of one GPU kernel -------------------------------------------------- */
@@ -305,7 +305,7 @@ int op_gpu_addn(rt_kernel_ctx *c) {
 
 static int blas_error(gk *k, cublasStatus_t s, const char *what) {
   return rt_kernel_error(k->c, RT_INTERNAL, "%s: %s failed: %s", rt_gpu_label(k->g), what,
-                         cublasGetStatusString(s));
+                         rt_cublas_lib(NULL, 0)->cublasGetStatusString(s));
 }
 
 /* C (m x n, row-major) = op(A) op(B) for `batch` consecutive products: cuBLAS computes
@@ -321,12 +321,15 @@ static int gemm(gk *k, bool ta, bool tb, int64_t m, int64_t n, int64_t kk, const
   }
   const float one = 1, zero = 0;
   cublasHandle_t h = rt_gpu_blas(k->g);
+  const rt_cublas *B = rt_cublas_lib(NULL, 0);
+  if (!h || !B)
+    return rt_kernel_error(k->c, RT_UNAVAILABLE, "%s: no cuBLAS: %s", rt_gpu_label(k->g), rt_gpu_blas_why(k->g));
   cublasOperation_t opa = ta ? CUBLAS_OP_T : CUBLAS_OP_N, opb = tb ? CUBLAS_OP_T : CUBLAS_OP_N;
   int lda = (int)(ta ? m : kk), ldb = (int)(tb ? kk : n);
   rt_gpu_blas_lock(k->g);
   cublasStatus_t s =
-      batch == 1 ? cublasSgemm(h, opb, opa, (int)n, (int)m, (int)kk, &one, b, ldb, a, lda, &zero, y, (int)n)
-                 : cublasSgemmStridedBatched(h, opb, opa, (int)n, (int)m, (int)kk, &one, b, ldb, kk * n, a, lda,
+      batch == 1 ? B->cublasSgemm(h, opb, opa, (int)n, (int)m, (int)kk, &one, b, ldb, a, lda, &zero, y, (int)n)
+                 : B->cublasSgemmStridedBatched(h, opb, opa, (int)n, (int)m, (int)kk, &one, b, ldb, kk * n, a, lda,
                                              m * kk, &zero, y, (int)n, m * n, (int)batch);
   rt_gpu_blas_unlock(k->g);
   return s == CUBLAS_STATUS_SUCCESS ? RT_OK : blas_error(k, s, batch == 1 ? "cublasSgemm" : "cublasSgemmStridedBatched");

@@ -12,8 +12,9 @@
 #include "runtime/op.h"   /* rt_intra_threads */
 
 #if TFSH_HAVE_CUDA
-#include <cublas_v2.h>
 #include <cuda_runtime_api.h>
+
+#include "runtime/gpu/dl.h"
 #endif
 
 #define MAX_GPUS 16
@@ -145,6 +146,7 @@ int rt_gpu_open(int ordinal, rt_gpu **out, rt_status *st) {
 const char *rt_gpu_label(const rt_gpu *g) { return "GPU"; }
 void *rt_gpu_stream(rt_gpu *g) { return NULL; }
 void *rt_gpu_blas(rt_gpu *g) { return NULL; }
+const char *rt_gpu_blas_why(rt_gpu *g) { return "this tfsh was built without CUDA"; }
 void rt_gpu_blas_lock(rt_gpu *g) {}
 void rt_gpu_blas_unlock(rt_gpu *g) {}
 rt_tensor *rt_gpu_tensor(rt_gpu *g, rt_dtype t, const rt_shape *shape, rt_status *st) {
@@ -172,7 +174,8 @@ struct rt_gpu {
   int ordinal;
   char label[128];
   cudaStream_t stream;
-  cublasHandle_t blas;
+  cublasHandle_t blas;          /* NULL when cuBLAS could not be loaded: blas_why says why */
+  char blas_why[300];
   rt_dev_alloc *alloc;
   pthread_mutex_t copy_mu;      /* the staging buffers */
   pthread_mutex_t blas_mu;      /* the cuBLAS handle */
@@ -223,10 +226,14 @@ static int gpu_init(rt_gpu *g, const rt_gpu_info *info, rt_status *st) {
     CU(g, "cudaEventCreateWithFlags", cudaEventCreateWithFlags(&g->stage_done[i], cudaEventDisableTiming));
   }
   CU(g, "cudaEventCreateWithFlags", cudaEventCreateWithFlags(&g->done, cudaEventDisableTiming));
-  cublasStatus_t bs = cublasCreate(&g->blas);
-  if (bs == CUBLAS_STATUS_SUCCESS) bs = cublasSetStream(g->blas, g->stream);
-  if (bs != CUBLAS_STATUS_SUCCESS)
-    return rt_error(st, RT_INTERNAL, "%s: cuBLAS set-up failed: %s", g->label, cublasGetStatusString(bs));
+  /* cuBLAS is loaded now (dl.h); without it products fail with the reason, nothing else */
+  const rt_cublas *B = rt_cublas_lib(g->blas_why, sizeof g->blas_why);
+  if (B) {
+    cublasStatus_t bs = B->cublasCreate(&g->blas);
+    if (bs == CUBLAS_STATUS_SUCCESS) bs = B->cublasSetStream(g->blas, g->stream);
+    if (bs != CUBLAS_STATUS_SUCCESS)
+      return rt_error(st, RT_INTERNAL, "%s: cuBLAS set-up failed: %s", g->label, B->cublasGetStatusString(bs));
+  }
   size_t free_b = 0, total_b = 0;
   CU(g, "cudaMemGetInfo", cudaMemGetInfo(&free_b, &total_b));
   pthread_mutex_lock(&opt_mu);
@@ -269,6 +276,7 @@ int rt_gpu_open(int ordinal, rt_gpu **out, rt_status *st) {
 const char *rt_gpu_label(const rt_gpu *g) { return g->label; }
 void *rt_gpu_stream(rt_gpu *g) { return g->stream; }
 void *rt_gpu_blas(rt_gpu *g) { return g->blas; }
+const char *rt_gpu_blas_why(rt_gpu *g) { return g->blas_why; }
 void rt_gpu_blas_lock(rt_gpu *g) { pthread_mutex_lock(&g->blas_mu); }
 void rt_gpu_blas_unlock(rt_gpu *g) { pthread_mutex_unlock(&g->blas_mu); }
 

@@ -49,7 +49,8 @@ typedef struct rt_gpu rt_gpu;
 int rt_gpu_open(int ordinal, rt_gpu **out, rt_status *st);
 const char *rt_gpu_label(const rt_gpu *g);      /* "GPU:0 (NVIDIA H200)" for messages */
 void *rt_gpu_stream(rt_gpu *g);                 /* cudaStream_t */
-void *rt_gpu_blas(rt_gpu *g);                   /* cublasHandle_t, bound to the stream */
+void *rt_gpu_blas(rt_gpu *g);                   /* cublasHandle_t on the stream; NULL: */
+const char *rt_gpu_blas_why(rt_gpu *g);         /* why cuBLAS could not be loaded */
 /* One cuBLAS call at a time per device (executors of several sessions may share it). */
 void rt_gpu_blas_lock(rt_gpu *g);
 void rt_gpu_blas_unlock(rt_gpu *g);

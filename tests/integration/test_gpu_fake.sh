@@ -115,7 +115,8 @@ check "no GPU device: the devices that exist" \
 
 # 4. A binary with CUDA and no GPU here: one line in %tasks, CPU-only, never an error.
 notes=$(echo "$cpu" | grep -c "^$T: no GPU: .*; running CPU-only$")
-if ldd "$TFSH" 2>/dev/null | grep -q libcudart && [ ! -e /dev/nvidia0 ]; then
+built=$("$TFSH" -c 'import tensorflow as tf; tf._bench_gpu("sgemm", 64, 1)' 2>&1)
+if ! echo "$built" | grep -q "built without CUDA" && [ ! -e /dev/nvidia0 ]; then
   check "a CUDA build without a GPU says so once in %tasks" 1 "$notes"
 else
   check "no GPU note (no CUDA in this build, or a GPU here)" 0 "$notes"

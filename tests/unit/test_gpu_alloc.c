@@ -1,5 +1,6 @@
 /* The GPU device layer without a GPU: the caching allocator's bins over a malloc'd chunk
- * source (runtime/gpu/alloc.h), CUDA_VISIBLE_DEVICES's parsing, and fake devices. */
+ * source (runtime/gpu/alloc.h), CUDA_VISIBLE_DEVICES's parsing, fake devices, and the
+ * loading of cuBLAS and cuDNN. */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -10,6 +11,7 @@
 #include <cmocka.h>
 
 #include "runtime/gpu/alloc.h"
+#include "runtime/gpu/dl.h"
 #include "runtime/gpu/gpu.h"
 
 typedef struct source {
@@ -119,10 +121,28 @@ static void test_fake_devices(void **state) {
 #endif
 }
 
+/* cuBLAS and cuDNN load on first use, every symbol resolved (a build with CUDA, on the
+ * machine that built it, has them; a missing one would say so here). */
+static void test_libraries(void **state) {
+#if TFSH_HAVE_CUDA
+  char why[300] = "";
+  const rt_cublas *b = rt_cublas_lib(why, sizeof why);
+  if (!b) print_error("cuBLAS: %s\n", why);
+  assert_non_null(b);
+  assert_non_null(b->cublasSgemm);
+#if TFSH_HAVE_CUDNN
+  const rt_cudnn *d = rt_cudnn_lib(why, sizeof why);
+  if (!d) print_error("cuDNN: %s\n", why);
+  assert_non_null(d);
+  assert_non_null(d->cudnnPoolingBackward);
+#endif
+#endif
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
     cmocka_unit_test(test_reserve_once), cmocka_unit_test(test_growth),
-    cmocka_unit_test(test_visible), cmocka_unit_test(test_fake_devices),
+    cmocka_unit_test(test_visible), cmocka_unit_test(test_fake_devices), cmocka_unit_test(test_libraries),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }
