@@ -47,46 +47,31 @@ static bool resolve(void *h, const char *name, void **slot, const char *lib, cha
   return *slot != NULL;
 }
 
-static lib_state blas_state = {.once = PTHREAD_ONCE_INIT};
-static rt_cublas blas;
+/* load_NAME and the getter for one library: its names, where the build found it, its
+ * function list (dl.h). */
+#define LIBRARY(NAME, TYPE, FNS, DIR, ...)                                                           \
+  static lib_state NAME##_state = {.once = PTHREAD_ONCE_INIT};                                       \
+  static TYPE NAME;                                                                                  \
+  static void load_##NAME(void) {                                                                    \
+    static const char *const names[] = {__VA_ARGS__, NULL};                                         \
+    void *h = open_any(names, DIR, NAME##_state.why, sizeof NAME##_state.why);                       \
+    bool ok = h != NULL;                                                                             \
+    FNS(RESOLVE_##NAME)                                                                              \
+    NAME##_state.handle = h;                                                                         \
+    NAME##_state.ok = ok;                                                                            \
+  }                                                                                                  \
+  const TYPE *TYPE##_lib(char *why, size_t why_len) {                                                \
+    pthread_once(&NAME##_state.once, load_##NAME);                                                   \
+    if (!NAME##_state.ok && why) snprintf(why, why_len, "%s", NAME##_state.why);                     \
+    return NAME##_state.ok ? &NAME : NULL;                                                           \
+  }
 
-static void load_blas(void) {
-  static const char *const names[] = {"libcublas.so.13", "libcublas.so.12", "libcublas.so", NULL};
-  void *h = open_any(names, TFSH_CUDA_LIBDIR, blas_state.why, sizeof blas_state.why);
-  bool ok = h != NULL;
-#define RESOLVE(fn) ok = ok && resolve(h, RT_DL_NAME(fn), (void **)&blas.fn, "cuBLAS", blas_state.why, sizeof blas_state.why);
-  RT_CUBLAS_FNS(RESOLVE)
-#undef RESOLVE
-  blas_state.handle = h;
-  blas_state.ok = ok;
-}
-
-const rt_cublas *rt_cublas_lib(char *why, size_t why_len) {
-  pthread_once(&blas_state.once, load_blas);
-  if (!blas_state.ok && why) snprintf(why, why_len, "%s", blas_state.why);
-  return blas_state.ok ? &blas : NULL;
-}
+#define RESOLVE_blas(fn) ok = ok && resolve(h, RT_DL_NAME(fn), (void **)&blas.fn, "cuBLAS", blas_state.why, sizeof blas_state.why);
+LIBRARY(blas, rt_cublas, RT_CUBLAS_FNS, TFSH_CUDA_LIBDIR, "libcublas.so.13", "libcublas.so.12", "libcublas.so")
 
 #if TFSH_HAVE_CUDNN
-static lib_state dnn_state = {.once = PTHREAD_ONCE_INIT};
-static rt_cudnn dnn;
-
-static void load_dnn(void) {
-  static const char *const names[] = {"libcudnn.so.9", "libcudnn.so", NULL};
-  void *h = open_any(names, TFSH_CUDNN_LIBDIR, dnn_state.why, sizeof dnn_state.why);
-  bool ok = h != NULL;
-#define RESOLVE(fn) ok = ok && resolve(h, RT_DL_NAME(fn), (void **)&dnn.fn, "cuDNN", dnn_state.why, sizeof dnn_state.why);
-  RT_CUDNN_FNS(RESOLVE)
-#undef RESOLVE
-  dnn_state.handle = h;
-  dnn_state.ok = ok;
-}
-
-const rt_cudnn *rt_cudnn_lib(char *why, size_t why_len) {
-  pthread_once(&dnn_state.once, load_dnn);
-  if (!dnn_state.ok && why) snprintf(why, why_len, "%s", dnn_state.why);
-  return dnn_state.ok ? &dnn : NULL;
-}
+#define RESOLVE_dnn(fn) ok = ok && resolve(h, RT_DL_NAME(fn), (void **)&dnn.fn, "cuDNN", dnn_state.why, sizeof dnn_state.why);
+LIBRARY(dnn, rt_cudnn, RT_CUDNN_FNS, TFSH_CUDNN_LIBDIR, "libcudnn.so.9", "libcudnn.so")
 #endif
 
 #endif
