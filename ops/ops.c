@@ -18,6 +18,7 @@ static void register_all(void) {
   op_train_register();
   op_io_register();
   op_imported_register();
+  op_gpu_register();
 }
 
 void op_register_all(void) {

@@ -21,11 +21,16 @@ void op_conv_register(void);
 void op_random_register(void);
 void op_train_register(void);
 void op_state_register(void);   /* ops/state.c */
+struct rt_resource;
+/* ops/state.c: output 0 becomes a reference viewing variable r's value (no buffer while
+ * uninitialized, then of dtype). */
+int op_output_ref(rt_kernel_ctx *c, struct rt_resource *r, rt_dtype dtype);
 void op_sync_register(void);    /* ops/sync.c */
 void op_io_register(void);      /* ops/io.c: checkpoints and summaries */
 void op_imported_register(void);   /* ops/imported.c: ops of TF-written graphs */
 int op_cpu_gather_v2(rt_kernel_ctx *c);
 int op_cpu_broadcast_gradient_args(rt_kernel_ctx *c);
+void op_gpu_register(void);     /* ops/gpu/table.c: the GPU kernels' rows (after the others) */
 
 /* ---- shapes (ops/shape.c) --------------------------------------------------------- */
 
@@ -148,6 +153,8 @@ int op_cpu_elu(rt_kernel_ctx *c);
 int op_cpu_softplus(rt_kernel_ctx *c);
 
 /* ops/cpu/matmul.c */
+/* MatMul's operands checked (TF1's words) and its sizes: (m x k) times (k x n). */
+int op_matmul_dims(rt_kernel_ctx *c, bool ta, bool tb, int64_t *m, int64_t *k, int64_t *n);
 int op_cpu_matmul(rt_kernel_ctx *c);
 int op_cpu_batch_matmul(rt_kernel_ctx *c);
 
@@ -156,6 +163,8 @@ int op_cpu_bias_add(rt_kernel_ctx *c);
 int op_cpu_bias_add_grad(rt_kernel_ctx *c);
 int op_cpu_softmax(rt_kernel_ctx *c);
 int op_cpu_log_softmax(rt_kernel_ctx *c);
+/* The cross-entropies' logits and labels checked (TF1's words). */
+int op_xent_shapes(rt_kernel_ctx *c, bool sparse);
 int op_cpu_xent(rt_kernel_ctx *c);
 int op_cpu_sparse_xent(rt_kernel_ctx *c);
 int op_cpu_l2_loss(rt_kernel_ctx *c);

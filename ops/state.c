@@ -14,7 +14,7 @@ static rt_resource *var_resource(rt_kernel_ctx *c) {
 }
 
 /* A reference output viewing the variable's current value (no buffer if uninitialized). */
-static int output_ref(rt_kernel_ctx *c, rt_resource *r, rt_dtype dtype) {
+int op_output_ref(rt_kernel_ctx *c, rt_resource *r, rt_dtype dtype) {
   pthread_mutex_lock(&r->mu);
   rt_tensor *t;
   if (r->value) {
@@ -34,7 +34,7 @@ static int output_ref(rt_kernel_ctx *c, rt_resource *r, rt_dtype dtype) {
 static int variable_kernel(rt_kernel_ctx *c) {
   rt_resource *r = var_resource(c);
   if (!r) return rt_kernel_error(c, RT_RESOURCE_EXHAUSTED, "out of memory");
-  return output_ref(c, r, rt_node_type(c->node, "dtype", RT_FLOAT));
+  return op_output_ref(c, r, rt_node_type(c->node, "dtype", RT_FLOAT));
 }
 
 static int assign_kernel(rt_kernel_ctx *c) {
@@ -63,7 +63,7 @@ static int assign_kernel(rt_kernel_ctx *c) {
     }
   }
   pthread_mutex_unlock(&r->mu);
-  return rc ? rc : output_ref(c, r, v->dtype);
+  return rc ? rc : op_output_ref(c, r, v->dtype);
 }
 
 #define UPDATE(fn, OP)                                                          \
@@ -111,7 +111,7 @@ static int update(rt_kernel_ctx *c, bool subtract) {
     }
   }
   pthread_mutex_unlock(&r->mu);
-  return rc ? rc : output_ref(c, r, x->dtype);
+  return rc ? rc : op_output_ref(c, r, x->dtype);
 }
 
 static int assign_add_kernel(rt_kernel_ctx *c) { return update(c, false); }

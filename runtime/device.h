@@ -50,6 +50,12 @@ typedef struct rt_device {
   uint64_t incarnation;      /* random, new each time the process starts */
   pthread_mutex_t res_mu;
   struct rt_resource *resources;   /* linked list by (container, name) */
+  /* GPUs (runtime/gpu/gpu.h): CUDA's ordinal, a description for the views ("NVIDIA H200,
+   * 139.8 GiB"; "" for a CPU) and the stream/allocator context, opened on first use. */
+  int gpu_ordinal;
+  char desc[128];
+  struct rt_gpu *gpu;
+  bool fake_gpu;             /* TFSH_FAKE_GPUS: placed on as a GPU, runs the CPU kernels */
 } rt_device;
 
 rt_device *rt_device_new(const char *full_name, rt_device_type type, uint64_t incarnation);

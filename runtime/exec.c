@@ -1,4 +1,5 @@
 #include "runtime/exec.h"
+#include "runtime/gpu/gpu.h"
 #include "base/alloc.h"
 
 #include <inttypes.h>
@@ -96,7 +97,7 @@ int rt_exec_new(const rt_graph *g, rt_device *dev, rt_exec **out, rt_status *st)
       rt_rendezvous_key(n, key, sizeof key);
       xn->key = strdup(key);
     } else {
-      xn->kernel = n->def ? n->def->kernel[dev->type] : NULL;
+      xn->kernel = rt_op_kernel(n->def, dev->fake_gpu ? RT_DEV_CPU : dev->type);
       if (!xn->kernel && !(n->def && (n->def->flags & RT_OP_SOURCE) &&
                            !strcmp(n->op, "Placeholder"))) {
         rt_exec_free(x);
@@ -235,6 +236,16 @@ static rt_tensor *private_value(rt_tensor *t) {
   return rt_tensor_copy(t);
 }
 
+/* A tensor arriving at this executor (_Recv, feed) goes to its device (gpu.h's hook). */
+static int accept_value(rt_exec *x, rt_tensor **t, rt_status *st) {
+  if (x->dev->type == RT_DEV_CPU || x->dev->fake_gpu || !*t) return RT_OK;
+  rt_tensor *d = NULL;
+  int rc = rt_device_accept(x->dev, *t, &d, st);
+  rt_tensor_unref(*t);
+  *t = d;
+  return rc;
+}
+
 static int run_node(rt_exec *x, xnode *xn, rt_step *step, rt_status *st) {
   const rt_node *n = xn->node;
   rt_tensor *ins[64], **inputs = ins;
@@ -260,15 +271,21 @@ static int run_node(rt_exec *x, xnode *xn, rt_step *step, rt_status *st) {
   int rc;
   if (xn->is_send) {
     /* A rendezvous that copies the bytes anyway (into shared memory) takes a shared buffer
-     * as it is: its copy is the snapshot. Otherwise the value goes private first. */
-    rc = step->send_snapshot ? step->send_snapshot(step, xn->key, inputs[0], st) : RT_UNAVAILABLE;
+     * as it is: its copy is the snapshot. Otherwise the value goes private first. A value
+     * in device memory leaves through the host (gpu.h: the device hook). */
+    rt_tensor *host = NULL;
+    rc = rt_device_to_host(x->dev, inputs[0], &host, st);
+    rc = rc                   ? rc
+         : step->send_snapshot ? step->send_snapshot(step, xn->key, host, st)
+                               : RT_UNAVAILABLE;
     if (rc == RT_UNAVAILABLE) {
-      rt_tensor *v = private_value(inputs[0]);
+      rt_tensor *v = private_value(host);
       rc = !v ? rt_error(st, RT_RESOURCE_EXHAUSTED, "out of memory")
            : step->send ? step->send(step, xn->key, v, st)
                         : rt_error(st, RT_INTERNAL, "node '%s': no rendezvous for _Send", n->name);
       rt_tensor_unref(v);
     }
+    rt_tensor_unref(host);
   } else if (!xn->kernel) {
     rt_shape sh = rt_node_attr(n, "shape") ? rt_node_attr(n, "shape")->shape : rt_shape_unknown();
     char shs[128];
@@ -343,9 +360,13 @@ static void release_inputs(rt_exec *x, xnode *xn) {
   for (int k = 0; k < xn->node->n_data_inputs; k++) {
     int s = xn->in_slots[k];
     if (--x->uses[s] == 0 && x->values[s]) {
-      /* keep it for recycling next step */
+      /* keep it for recycling next step (not device memory: rt_kernel_output never
+       * recycles it, so it goes back to the device's allocator at once) */
+      rt_tensor *v = x->values[s];
+      bool keep = !v->buf || v->buf->dev != RT_DEV_GPU;
       rt_tensor_unref(x->reuse[s]);
-      x->reuse[s] = x->values[s];
+      x->reuse[s] = keep ? v : NULL;
+      if (!keep) rt_tensor_unref(v);
       x->values[s] = NULL;
     }
   }
@@ -365,8 +386,10 @@ int rt_exec_run(rt_exec *x, rt_step *step, const rt_run_args *a, rt_status *st) 
       rc = st->code;
       break;
     }
+    rt_tensor *t = rt_tensor_ref(a->feeds[i]);
+    if ((rc = accept_value(x, &t, st))) break;
     rt_tensor_unref(x->values[s]);
-    x->values[s] = rt_tensor_ref(a->feeds[i]);
+    x->values[s] = t;
     x->fed[s] = true;
   }
   if (!rc) rc = mark_needed(x, a, stack, st);
@@ -420,6 +443,7 @@ int rt_exec_run(rt_exec *x, rt_step *step, const rt_run_args *a, rt_status *st) 
           deferred[n_def++] = id;
           continue;
         }
+        if (!r) r = accept_value(x, &t, st);
         if ((rc = r)) break;
         rt_tensor_unref(x->values[xn->first_out]);
         x->values[xn->first_out] = t;
@@ -448,6 +472,7 @@ int rt_exec_run(rt_exec *x, rt_step *step, const rt_run_args *a, rt_status *st) 
       id = deferred[which];
       memmove(deferred + which, deferred + which + 1, (size_t)(--n_def - which) * sizeof *deferred);
       xnode *xn = &x->nodes[id];
+      if ((rc = accept_value(x, &t, st))) break;
       rt_tensor_unref(x->values[xn->first_out]);
       x->values[xn->first_out] = t;
     } else {
@@ -475,6 +500,7 @@ int rt_exec_run(rt_exec *x, rt_step *step, const rt_run_args *a, rt_status *st) 
     }
   }
   atomic_store(&step->current_op, NULL);
+  if (!rc) rc = rt_device_step_end(x->dev, st);   /* a GPU: wait on its stream's event */
 
   for (int i = 0; !rc && i < a->n_fetches; i++) {
     int s = slot_of(x, a->fetch_names[i], st);
@@ -486,8 +512,14 @@ int rt_exec_run(rt_exec *x, rt_step *step, const rt_run_args *a, rt_status *st) 
       if (!rt_tensor_name_parse(a->fetch_names[i], var, sizeof var, &idx)) var[0] = '\0';
       rc = rt_error(st, RT_FAILED_PRECONDITION, "Attempting to use uninitialized value %s", var);
     }
-    else if (!(a->fetched[i] = private_value(x->values[s])))
-      rc = rt_error(st, RT_RESOURCE_EXHAUSTED, "out of memory fetching '%s'", a->fetch_names[i]);
+    else {
+      rt_tensor *host = NULL;
+      if ((rc = rt_device_to_host(x->dev, x->values[s], &host, st))) break;
+      a->fetched[i] = private_value(host);
+      rt_tensor_unref(host);
+      if (!a->fetched[i])
+        rc = rt_error(st, RT_RESOURCE_EXHAUSTED, "out of memory fetching '%s'", a->fetch_names[i]);
+    }
   }
   if (rc)
     for (int i = 0; i < a->n_fetches; i++) {

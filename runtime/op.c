@@ -276,6 +276,90 @@ const rt_op_sig *rt_op_find(const char *name) {
 
 const rt_op_sig *rt_op_at(int i) { return i >= 0 && i < n_ops ? &ops[i] : NULL; }
 
+/* Kernels added for other device types, by op (a few dozen: scanned). Written only while
+ * op_register_all runs, before any reader. */
+typedef struct extra_kernel {
+  const rt_op_def *def;
+  rt_device_type type;
+  rt_kernel_fn fn;
+  const char *types;
+} extra_kernel;
+static extra_kernel extra[256];
+static int n_extra;
+
+void rt_op_add_kernel(const char *op, rt_device_type t, rt_kernel_fn fn, const char *types) {
+  const rt_op_sig *s = rt_op_find(op);
+  if (!s || n_extra == (int)(sizeof extra / sizeof *extra)) {
+    fprintf(stderr, "tfsh: internal error: a %s kernel for %s, %s\n", t == RT_DEV_GPU ? "GPU" : "CPU", op,
+            s ? "past the table's end" : "an op that is not registered");
+    abort();
+  }
+  extra[n_extra++] = (extra_kernel){s->def, t, fn, types ? types : ""};
+}
+
+static const extra_kernel *extra_find(const rt_op_def *d, rt_device_type t) {
+  for (int i = 0; i < n_extra; i++)
+    if (extra[i].def == d && extra[i].type == t) return &extra[i];
+  return NULL;
+}
+
+rt_kernel_fn rt_op_kernel(const rt_op_def *d, rt_device_type t) {
+  if (!d) return NULL;
+  if (d->kernel[t]) return d->kernel[t];
+  const extra_kernel *e = extra_find(d, t);
+  return e ? e->fn : NULL;
+}
+
+bool rt_op_has_kernel(const rt_op_def *d, rt_device_type t) {
+  return d && (d->kernel[t] || extra_find(d, t));
+}
+
+const char *rt_op_kernel_dtypes(const rt_op_def *d, rt_device_type t) {
+  const extra_kernel *e = d && !d->kernel[t] ? extra_find(d, t) : NULL;
+  return e ? e->types : "";
+}
+
+/* Does dtype t's name appear in the '|'-separated list [p, end)? */
+static bool dtype_listed(rt_dtype t, const char *p, const char *end) {
+  const char *name = rt_dtype_name(t);
+  size_t len = strlen(name);
+  if (t == RT_FLOAT) name = "float", len = 5;    /* rt_dtype_name says float32 */
+  else if (t == RT_DOUBLE) name = "double", len = 6;
+  while (p < end) {
+    const char *bar = memchr(p, '|', (size_t)(end - p));
+    const char *stop = bar ? bar : end;
+    if ((size_t)(stop - p) == len && !strncmp(p, name, len)) return true;
+    p = stop + 1;
+  }
+  return false;
+}
+
+bool rt_node_has_kernel(const rt_node *n, rt_device_type t) {
+  const rt_op_def *d = n->def;
+  if (!d) return false;
+  if (d->kernel[t]) return true;
+  const extra_kernel *e = extra_find(d, t);
+  if (!e) return false;
+  for (const char *p = e->types; *p;) {
+    const char *semi = strchr(p, ';'), *end = semi ? semi : p + strlen(p), *eq = memchr(p, '=', (size_t)(end - p));
+    if (eq) {
+      char attr[32];
+      snprintf(attr, sizeof attr, "%.*s", (int)(eq - p), p);
+      rt_dtype dt = rt_node_type(n, attr, RT_INVALID);
+      if (dt != RT_INVALID && !dtype_listed(dt, eq + 1, end)) return false;
+    }
+    p = semi ? semi + 1 : end;
+  }
+  return true;
+}
+
+const char *rt_op_kernel_types(const rt_op_def *d, char *buf, size_t n) {
+  snprintf(buf, n, "%s%s%s", rt_op_has_kernel(d, RT_DEV_CPU) ? "CPU" : "",
+           rt_op_has_kernel(d, RT_DEV_CPU) && rt_op_has_kernel(d, RT_DEV_GPU) ? " " : "",
+           rt_op_has_kernel(d, RT_DEV_GPU) ? "GPU" : "");
+  return buf;
+}
+
 int rt_kernel_error(rt_kernel_ctx *ctx, int code, const char *fmt, ...) {
   char msg[RT_MSG_MAX];
   va_list ap;

@@ -148,6 +148,24 @@ typedef struct rt_op_sig {
   rt_attr_sig attrs[24];
 } rt_op_sig;
 
+/* Kernels for another device type than an op's row gives (ops/gpu/'s table: one row per
+ * op with a GPU kernel), added at registration, before any lookup. fn may be NULL: the op
+ * is declared to have such a kernel (placement takes it into account) but this build has
+ * none (a build without CUDA); running it then fails with "No kernel".
+ * types: the dtypes the kernel takes, "ATTR=dt|dt;ATTR2=dt" ("T=float",
+ * "SrcT=float|int32;DstT=float"); "" or NULL: any. The string must outlive the registry. */
+void rt_op_add_kernel(const char *op, rt_device_type t, rt_kernel_fn fn, const char *types);
+/* The kernel an executor on a device of type t runs; NULL if none. */
+rt_kernel_fn rt_op_kernel(const rt_op_def *d, rt_device_type t);
+/* Whether placement may put the op on a device of type t (any dtype). */
+bool rt_op_has_kernel(const rt_op_def *d, rt_device_type t);
+/* Whether node n, with its dtypes, may go to a device of type t. */
+bool rt_node_has_kernel(const rt_node *n, rt_device_type t);
+/* The dtypes constraint of op's kernel for t ("" when any or none). */
+const char *rt_op_kernel_dtypes(const rt_op_def *d, rt_device_type t);
+/* "CPU", "CPU GPU": the device types with a kernel for d, for help and tables. */
+const char *rt_op_kernel_types(const rt_op_def *d, char *buf, size_t n);
+
 /* Register a table of ops (each module of ops/ calls this from its init). A malformed
  * signature is a programmer error: reported on stderr and aborts at start-up. */
 void rt_op_register(const rt_op_def *defs, int n);

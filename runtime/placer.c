@@ -45,15 +45,45 @@ static void list_devices(const char *const *devices, int n, char *buf, size_t le
   if (off < len) snprintf(buf + off, len - off, " ]");
 }
 
-/* The best device matching spec: the default if it matches, else a GPU, else the first. */
-static int choose(const rt_devname *spec, const rt_devname *devs, int n, int dflt) {
-  if (dflt >= 0 && rt_devname_matches(spec, &devs[dflt])) return dflt;
+/* The best device matching spec whose type the group has kernels for (gpu_ok: every
+ * member has a GPU kernel), as TF1 ranks them: a GPU before a CPU, the default device's
+ * task before others, then the first listed (GPU:0 before GPU:1); among CPUs the default
+ * itself first. */
+static int choose(const rt_devname *spec, const rt_devname *devs, int n, int dflt, bool gpu_ok) {
   int best = -1;
+  bool best_gpu = false, best_home = false;
+  /* A node that asks for nothing stays in the default device's task. */
+  bool anywhere = !spec->job[0] && spec->replica < 0 && spec->task < 0 && !spec->type[0] && spec->id < 0;
   for (int i = 0; i < n; i++) {
     if (!rt_devname_matches(spec, &devs[i])) continue;
-    if (best < 0 || (!strcmp(devs[i].type, "GPU") && strcmp(devs[best].type, "GPU"))) best = i;
+    bool gpu = !strcmp(devs[i].type, "GPU");
+    if (gpu && !gpu_ok) continue;
+    bool home = dflt >= 0 && devs[i].task == devs[dflt].task && devs[i].replica == devs[dflt].replica &&
+                !strcmp(devs[i].job, devs[dflt].job);
+    if (anywhere && dflt >= 0 && !home) continue;
+    if (best < 0 || (gpu && !best_gpu) || (gpu == best_gpu && home && !best_home)) {
+      best = i;
+      best_gpu = gpu;
+      best_home = home;
+    }
   }
+  if (!best_gpu && dflt >= 0 && rt_devname_matches(spec, &devs[dflt])) return dflt;
   return best;
+}
+
+/* Does every member of each group have a kernel for GPUs? (per root) */
+static void group_gpu_kernels(const rt_graph *g, int *parent, bool *gpu_ok, int *no_gpu) {
+  for (int i = 0; i < g->n_nodes; i++) {
+    gpu_ok[i] = true;
+    no_gpu[i] = -1;
+  }
+  for (int i = 0; i < g->n_nodes; i++) {
+    int r = find_root(parent, i);
+    if (gpu_ok[r] && !rt_node_has_kernel(g->nodes[i], RT_DEV_GPU)) {
+      gpu_ok[r] = false;
+      no_gpu[r] = i;   /* the first member without one, for messages */
+    }
+  }
 }
 
 static void set_str(char **dst, const char *s) {
@@ -69,7 +99,9 @@ int rt_place(rt_graph *g, const char *const *devices, int n_devices, const rt_pl
   rt_devname *devs = calloc((size_t)n_devices + 1, sizeof *devs);
   rt_devname *spec = calloc((size_t)n + 1, sizeof *spec);
   int *owner = calloc((size_t)n + 1, sizeof *owner);  /* node whose request set the group's */
-  if (!parent || !chosen || !devs || !spec || !owner) {
+  bool *gpu_ok = calloc((size_t)n + 1, sizeof *gpu_ok);
+  int *no_gpu = calloc((size_t)n + 1, sizeof *no_gpu);
+  if (!parent || !chosen || !devs || !spec || !owner || !gpu_ok || !no_gpu) {
     rc = rt_error(st, RT_RESOURCE_EXHAUSTED, "out of memory placing the graph");
     goto out;
   }
@@ -79,6 +111,7 @@ int rt_place(rt_graph *g, const char *const *devices, int n_devices, const rt_pl
     if (o->default_device && !strcmp(devices[i], o->default_device)) dflt = i;
   }
   build_groups(g, parent);
+  group_gpu_kernels(g, parent, gpu_ok, no_gpu);
 
   /* Merge the requests of each group at its root; a group already placed keeps its device. */
   for (int i = 0; i < n; i++) {
@@ -139,7 +172,9 @@ int rt_place(rt_graph *g, const char *const *devices, int n_devices, const rt_pl
     char reason[256] = "";
     if (chosen[r] < 0) {
       rt_devname s = spec[r];
-      int d = choose(&s, devs, n_devices, dflt);
+      /* A GPU asked for by a group with a member that has no GPU kernel. */
+      bool kernel_missing = !gpu_ok[r] && !strcmp(s.type, "GPU");
+      int d = kernel_missing ? -1 : choose(&s, devs, n_devices, dflt, gpu_ok[r]);
       if (d >= 0) {
         char b[160];
         const rt_node *who = owner[r] >= 0 ? g->nodes[owner[r]] : NULL;
@@ -161,9 +196,28 @@ int rt_place(rt_graph *g, const char *const *devices, int n_devices, const rt_pl
         rt_devname_str(&s, b, sizeof b);
         s.type[0] = '\0';
         s.id = -1;
-        d = choose(&s, devs, n_devices, dflt);
+        d = choose(&s, devs, n_devices, dflt, gpu_ok[r]);
         if (d < 0) d = dflt >= 0 ? dflt : 0;
-        snprintf(reason, sizeof reason, "soft placement fallback from %s", b);
+        if (kernel_missing)
+          snprintf(reason, sizeof reason, "soft placement fallback from %s: no GPU kernel for %s (%s)", b,
+                   g->nodes[no_gpu[r]]->op, g->nodes[no_gpu[r]]->name);
+        else
+          snprintf(reason, sizeof reason, "soft placement fallback from %s", b);
+      } else if (kernel_missing) {
+        char b[160];
+        const rt_node *who = g->nodes[owner[r] >= 0 ? owner[r] : i], *culprit = g->nodes[no_gpu[r]];
+        if (culprit == who)
+          rc = rt_error(st, RT_INVALID_ARGUMENT,
+                        "Cannot assign a device for operation '%s': Could not satisfy explicit device "
+                        "specification '%s' because no supported kernel for GPU devices is available.",
+                        who->name, rt_devname_str(&s, b, sizeof b));
+        else
+          rc = rt_error(st, RT_INVALID_ARGUMENT,
+                        "Cannot assign a device for operation '%s': Could not satisfy explicit device "
+                        "specification '%s' because no supported kernel for GPU devices is available "
+                        "for '%s' (op: %s), colocated with it.",
+                        who->name, rt_devname_str(&s, b, sizeof b), culprit->name, culprit->op);
+        break;
       } else {
         char b[160], list[2048];
         const rt_node *who = g->nodes[owner[r] >= 0 ? owner[r] : i];
@@ -191,5 +245,7 @@ out:
   free(devs);
   free(spec);
   free(owner);
+  free(gpu_ok);
+  free(no_gpu);
   return rc;
 }

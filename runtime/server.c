@@ -91,7 +91,7 @@ rt_server *rt_server_start(const rt_cluster *c, const char *job, int index,
   if (o) rt_threads_set(o->intra_op_threads, o->inter_op_threads);
   pthread_mutex_init(&s->mu, NULL);
   pthread_cond_init(&s->cv, NULL);
-  s->worker = rt_worker_new(s, o ? o->n_cpus : 1);
+  s->worker = rt_worker_new(s, o ? o->n_cpus : 1, o ? o->max_gpus : 0);
   s->master = rt_master_new(s);
   char ep[256];
   rt_endpoint(me->addr, ep, sizeof ep);
@@ -155,14 +155,14 @@ rt_server *rt_server_start(const rt_cluster *c, const char *job, int index,
   return s;
 }
 
-rt_server *rt_server_start_local(int n_cpus, rt_status *st) {
+rt_server *rt_server_start_local(int n_cpus, int max_gpus, rt_status *st) {
   static atomic_int counter;
   char addr[128];
   snprintf(addr, sizeof addr, "inproc://tfsh-local-%d-%d", (int)getpid(),
            atomic_fetch_add(&counter, 1));
   rt_cluster *c = rt_cluster_new();
   rt_cluster_add(c, "localhost", 0, addr);
-  rt_server_opts o = {.n_cpus = n_cpus > 0 ? n_cpus : 1};
+  rt_server_opts o = {.n_cpus = n_cpus > 0 ? n_cpus : 1, .max_gpus = max_gpus};
   rt_server *s = rt_server_start(c, "localhost", 0, &o, st);
   rt_cluster_free(c);
   return s;

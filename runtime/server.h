@@ -17,6 +17,8 @@ typedef struct rt_server_opts {
   const char *bind_host;   /* NULL: the host the cluster spec names for this task */
   int intra_op_threads;    /* ConfigProto's; 0: the process's policy (runtime/op.h) */
   int inter_op_threads;
+  int max_gpus;            /* ConfigProto device_count GPU: 0 = every visible GPU, -1 = none,
+                              n = the first n */
 } rt_server_opts;
 
 /* Start the server for task (job, index) of cluster. The task's address must be in the
@@ -24,8 +26,8 @@ typedef struct rt_server_opts {
 rt_server *rt_server_start(const rt_cluster *c, const char *job, int index,
                            const rt_server_opts *o, rt_status *st);
 /* A one-task cluster {"localhost": [inproc://tfsh-local-N]} in this process, with n_cpus
- * CPU devices (at least 1). */
-rt_server *rt_server_start_local(int n_cpus, rt_status *st);
+ * CPU devices (at least 1) and the GPUs max_gpus allows (rt_server_opts). */
+rt_server *rt_server_start_local(int n_cpus, int max_gpus, rt_status *st);
 /* The ZeroMQ endpoint clients connect to (tcp://host:port or inproc://...). */
 const char *rt_server_endpoint(const rt_server *s);
 /* "/job:J/replica:0/task:I" */

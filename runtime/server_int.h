@@ -34,7 +34,7 @@ struct rt_server {
 };
 
 /* worker.c */
-rt_worker *rt_worker_new(rt_server *s, int n_cpus);
+rt_worker *rt_worker_new(rt_server *s, int n_cpus, int max_gpus);
 void rt_worker_free(rt_worker *w);
 /* Abort every step and fail new ones, so blocked handlers return (before the net server
  * is freed, which waits for them). */

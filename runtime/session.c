@@ -8,6 +8,7 @@
 
 #include "net/peer.h"
 #include "runtime/codec.h"
+#include "runtime/gpu/gpu.h"
 #include "runtime/op.h"
 #include "runtime/server.h"
 #include "runtime/session_int.h"
@@ -107,8 +108,9 @@ rt_session *rt_session_new(const char *target, rt_graph *g, const rt_session_con
   s->g = g;
   snprintf(s->target, sizeof s->target, "%s", target ? target : "");
   if (cfg) rt_threads_set(cfg->intra_op_threads, cfg->inter_op_threads);
+  if (cfg) rt_gpu_set_memory_options(cfg->gpu_memory_fraction, cfg->gpu_allow_growth);
   if (!target || !*target) {
-    if (!(s->local = rt_server_start_local(cfg ? cfg->n_cpus : 1, st))) goto fail;
+    if (!(s->local = rt_server_start_local(cfg ? cfg->n_cpus : 1, cfg ? cfg->max_gpus : 0, st))) goto fail;
     snprintf(s->endpoint, sizeof s->endpoint, "%s", rt_server_endpoint(s->local));
   } else {
     rt_endpoint(target, s->endpoint, sizeof s->endpoint);

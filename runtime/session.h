@@ -21,6 +21,9 @@ typedef struct rt_session_config {
   int n_device_filters;            /* ConfigProto.device_filters: tasks the session needs */
   const char *const *device_filters;
   int n_cpus;                      /* local sessions: CPU devices (device_count={'CPU': n}) */
+  int max_gpus;                    /* local sessions: device_count={'GPU': n} (rt_server_opts) */
+  double gpu_memory_fraction;      /* gpu_options.per_process_gpu_memory_fraction; 0: default */
+  bool gpu_allow_growth;           /* gpu_options.allow_growth */
   int intra_op_threads;            /* ConfigProto's, for this process (runtime/op.h); 0: as is */
   int inter_op_threads;
   const volatile int *interrupt;   /* cancels a wait for the cluster (Ctrl-C) */

@@ -191,10 +191,18 @@ void rt_placement_clear(rt_placement *p) {
 static void read_devices(const net_in *rep, rt_task_status *t) {
   const msgpack_object_array *d = obj_array(net_get(rep, "devices"));
   free(t->devices);
+  free(t->descs);
   t->devices = xcalloc((d ? d->size : 0) + 1, sizeof *t->devices);
+  t->descs = xcalloc((d ? d->size : 0) + 1, sizeof *t->descs);
   t->n_devices = 0;
-  for (uint32_t k = 0; d && k < d->size; k++)
+  for (uint32_t k = 0; d && k < d->size; k++) {
+    rt_obj_str(&d->ptr[k], "desc", t->descs[t->n_devices], sizeof *t->descs);
     rt_obj_str(&d->ptr[k], "name", t->devices[t->n_devices++], sizeof *t->devices);
+  }
+  const msgpack_object *note = net_get(rep, "gpu_note");
+  t->gpu_note[0] = '\0';
+  if (note && note->type == MSGPACK_OBJECT_STR)
+    snprintf(t->gpu_note, sizeof t->gpu_note, "%.*s", (int)note->via.str.size, note->via.str.ptr);
   t->has_devices = true;
 }
 
@@ -204,6 +212,7 @@ static void read_load(const net_in *rep, rt_task_status *t) {
   t->runs = (uint64_t)rt_obj_int(h, "runs");
   t->busy_us = rt_obj_int(h, "busy_us");
   t->rss_bytes = rt_obj_int(h, "rss_bytes");
+  rt_obj_str(h, "gpu_memory", t->gpu_memory, sizeof t->gpu_memory);
   rt_obj_str(h, "last_error", t->last_error, sizeof t->last_error);
   t->has_load = true;
 }
@@ -293,7 +302,10 @@ int rt_cluster_status_get(const char *endpoint, int timeout_ms, rt_cluster_statu
 }
 
 void rt_cluster_status_clear(rt_cluster_status *cs) {
-  for (int i = 0; i < cs->n; i++) free(cs->tasks[i].devices);
+  for (int i = 0; i < cs->n; i++) {
+    free(cs->tasks[i].devices);
+    free(cs->tasks[i].descs);
+  }
   free(cs->tasks);
   memset(cs, 0, sizeof *cs);
 }

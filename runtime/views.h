@@ -73,10 +73,13 @@ typedef struct rt_task_status {
   bool has_devices;           /* its GetStatus answered: */
   int n_devices;
   char (*devices)[200];       /* full device names */
+  char (*descs)[128];         /* per device: a GPU's name and memory, else "" */
+  char gpu_note[300];         /* why it has no GPU (a build with CUDA), else "" */
   bool has_load;              /* its GetProgress answered: */
   uint64_t runs;              /* steps (RunGraph calls) it has answered */
   int64_t busy_us;            /* wall time spent in them */
   int64_t rss_bytes;          /* resident memory */
+  char gpu_memory[512];       /* its GPUs' memory in use and peak, "" without one */
   char last_error[256];       /* "" when none */
 } rt_task_status;
 

@@ -10,8 +10,10 @@
 void rt_pack_devices(msgpack_packer *pk, rt_device *const *devs, int n) {
   msgpack_pack_array(pk, (size_t)n);
   for (int i = 0; i < n; i++) {
-    msgpack_pack_map(pk, 3);
+    bool desc = devs[i]->desc[0];
+    msgpack_pack_map(pk, desc ? 4 : 3);
     rt_pack_kstr(pk, "name", devs[i]->name);
+    if (desc) rt_pack_kstr(pk, "desc", devs[i]->desc);
     rt_pack_kstr(pk, "type", devs[i]->type == RT_DEV_GPU ? "GPU" : "CPU");
     msgpack_pack_str(pk, 11);
     msgpack_pack_str_body(pk, "incarnation", 11);

@@ -10,7 +10,8 @@
 #include "runtime/cluster.h"
 #include "runtime/device.h"
 
-/* [{"name": str, "type": "CPU"|"GPU", "incarnation": uint}] */
+/* [{"name": str, "desc"?: str, "type": "CPU"|"GPU", "incarnation": uint}]; desc: a GPU's
+ * name and memory ("NVIDIA H200, 139.8 GiB") */
 void rt_pack_devices(msgpack_packer *pk, rt_device *const *devs, int n);
 /* The cluster as sorted "/job:J/task:I=address" strings. */
 void rt_pack_cluster(msgpack_packer *pk, const rt_cluster *c);

@@ -24,6 +24,7 @@
 #include "runtime/codec.h"
 #include "base/alloc.h"
 #include "runtime/exec.h"
+#include "runtime/gpu/gpu.h"
 #include "runtime/partition.h"
 #include "runtime/server_int.h"
 #include "runtime/step.h"
@@ -119,21 +120,35 @@ struct rt_worker {
   uint64_t n_runs;           /* RunGraph calls answered */
   int64_t busy_us;           /* wall time spent inside RunGraph */
   char last_error[256];
+  const char *gpu_note;      /* why this worker has no GPU ("" when it has, or no CUDA) */
 };
 
 /* ---- lifecycle ---------------------------------------------------------------------- */
 
-rt_worker *rt_worker_new(rt_server *s, int n_cpus) {
+rt_worker *rt_worker_new(rt_server *s, int n_cpus, int max_gpus) {
   rt_worker *w = xcalloc(1, sizeof *w);
   if (!w) return NULL;
   w->srv = s;
   if (n_cpus < 1) n_cpus = 1;
-  w->n_devices = n_cpus;
-  w->devices = xcalloc((size_t)n_cpus, sizeof *w->devices);
-  for (int i = 0; i < n_cpus; i++) {
+  /* GPUs after the CPUs: every visible one unless device_count limits them. */
+  const rt_gpu_info *gpus;
+  int n_gpus = rt_gpu_devices(&gpus, &w->gpu_note);
+  if (max_gpus < 0) n_gpus = 0;
+  else if (max_gpus > 0 && max_gpus < n_gpus) n_gpus = max_gpus;
+  w->n_devices = n_cpus + n_gpus;
+  w->devices = xcalloc((size_t)w->n_devices, sizeof *w->devices);
+  for (int i = 0; i < w->n_devices; i++) {
     char name[200];
-    snprintf(name, sizeof name, "%s/device:CPU:%d", s->task, i);
-    w->devices[i] = rt_device_new(name, RT_DEV_CPU, s->incarnation);
+    bool gpu = i >= n_cpus;
+    snprintf(name, sizeof name, "%s/device:%s:%d", s->task, gpu ? "GPU" : "CPU", gpu ? i - n_cpus : i);
+    w->devices[i] = rt_device_new(name, gpu ? RT_DEV_GPU : RT_DEV_CPU, s->incarnation);
+    if (gpu && w->devices[i]) {
+      const rt_gpu_info *gi = &gpus[i - n_cpus];
+      w->devices[i]->gpu_ordinal = gi->ordinal;
+      w->devices[i]->fake_gpu = gi->fake;
+      snprintf(w->devices[i]->desc, sizeof w->devices[i]->desc, "%s, %.1f GiB", gi->name,
+               (double)gi->total_bytes / (1u << 30));
+    }
   }
   s->devices = w->devices;   /* the master's ListDevices reports them */
   s->n_devices = w->n_devices;
@@ -972,8 +987,27 @@ static void handle_status(rt_worker *w, net_req *req) {
   net_msg_str(rep, "task", w->srv->task);
   net_msg_uint(rep, "incarnation", w->srv->incarnation);
   rt_pack_devices(net_msg_field(rep, "devices"), w->devices, w->n_devices);
+  if (w->gpu_note[0]) net_msg_str(rep, "gpu_note", w->gpu_note);
   rt_pack_cluster(net_msg_field(rep, "cluster"), w->srv->cluster);
   net_reply(req, rep);
+}
+
+/* views (issue 14): the device memory of each GPU in use, one string for %top:
+ * "GPU:0 1.2 GiB in use, peak 3.4 GiB of 130.0 GiB; GPU:1 ..." (absent without one). */
+static void gpu_memory(rt_worker *w, net_msg *rep) {
+  char buf[512];
+  size_t off = 0;
+  buf[0] = '\0';
+  for (int i = 0; i < w->n_devices; i++) {
+    rt_gpu_mem m;
+    const rt_device *d = w->devices[i];
+    if (d->type != RT_DEV_GPU || d->fake_gpu || !rt_gpu_memory_of(d->gpu_ordinal, &m) || off >= sizeof buf) continue;
+    const char *name = strstr(d->name, "/device:") ? strstr(d->name, "/device:") + 8 : d->name;
+    off += (size_t)snprintf(buf + off, sizeof buf - off, "%s%s %.1f GiB in use, peak %.1f GiB of %.1f GiB",
+                            off ? "; " : "", name, (double)m.in_use / (1 << 30), (double)m.peak / (1 << 30),
+                            (double)m.limit / (1 << 30));
+  }
+  if (buf[0]) net_msg_str(rep, "gpu_memory", buf);
 }
 
 /* views (issue 7): GetProgress {step?} -> the parts of that step (or of every step) running
@@ -996,6 +1030,7 @@ static void handle_progress(rt_worker *w, net_req *req) {
     fclose(f);
   }
   net_msg_int(rep, "rss_bytes", (int64_t)rss * 4096);
+  gpu_memory(w, rep);
   pthread_mutex_lock(&w->mu);
   net_msg_uint(rep, "runs", w->n_runs);
   net_msg_int(rep, "busy_us", w->busy_us);

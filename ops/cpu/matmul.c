@@ -66,10 +66,8 @@ static int threads_for(int64_t m, int64_t n, int64_t k) {
 INT_MATMUL(int32_t)
 INT_MATMUL(int64_t)
 
-int op_cpu_matmul(rt_kernel_ctx *c) {
+int op_matmul_dims(rt_kernel_ctx *c, bool ta, bool tb, int64_t *m, int64_t *k, int64_t *n) {
   const rt_tensor *a = c->inputs[0], *b = c->inputs[1];
-  bool ta = rt_node_bool(c->node, "transpose_a", false);
-  bool tb = rt_node_bool(c->node, "transpose_b", false);
   char sa[160], sb[160];
   if (a->shape.ndims != 2)
     return rt_kernel_error(c, RT_INVALID_ARGUMENT, "In[0] is not a matrix. Instead it has shape %s",
@@ -77,12 +75,21 @@ int op_cpu_matmul(rt_kernel_ctx *c) {
   if (b->shape.ndims != 2)
     return rt_kernel_error(c, RT_INVALID_ARGUMENT, "In[1] is not a matrix. Instead it has shape %s",
                            op_shape_tf(&b->shape, sb, sizeof sb));
-  int64_t m = a->shape.dims[ta], k = a->shape.dims[!ta];
-  int64_t kb = b->shape.dims[tb], n = b->shape.dims[!tb];
-  if (k != kb)
+  *m = a->shape.dims[ta], *k = a->shape.dims[!ta], *n = b->shape.dims[!tb];
+  if (*k != b->shape.dims[tb])
     return rt_kernel_error(c, RT_INVALID_ARGUMENT, "Matrix size-incompatible: In[0]: %s, In[1]: %s",
                            op_shape_tf(&a->shape, sa, sizeof sa),
                            op_shape_tf(&b->shape, sb, sizeof sb));
+  return RT_OK;
+}
+
+int op_cpu_matmul(rt_kernel_ctx *c) {
+  const rt_tensor *a = c->inputs[0], *b = c->inputs[1];
+  bool ta = rt_node_bool(c->node, "transpose_a", false);
+  bool tb = rt_node_bool(c->node, "transpose_b", false);
+  int64_t m, k, n;
+  int rc = op_matmul_dims(c, ta, tb, &m, &k, &n);
+  if (rc) return rc;
   rt_shape s = rt_shape_make(2, (int64_t[]){m, n});
   rt_tensor *out = rt_kernel_output(c, 0, a->dtype, &s);
   if (!out) return c->st->code;

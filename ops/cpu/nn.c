@@ -152,10 +152,9 @@ static int softmax_run(rt_kernel_ctx *c, bool log_out) {
 int op_cpu_softmax(rt_kernel_ctx *c) { return softmax_run(c, false); }
 int op_cpu_log_softmax(rt_kernel_ctx *c) { return softmax_run(c, true); }
 
-static int xent_run(rt_kernel_ctx *c, bool sparse) {
+int op_xent_shapes(rt_kernel_ctx *c, bool sparse) {
   const rt_tensor *f = c->inputs[0], *l = c->inputs[1];
   char a[160], b[160];
-  if (need_float(c, f->dtype)) return c->st->code;
   if (f->shape.ndims != 2 || (sparse ? l->shape.ndims != 1 || l->shape.dims[0] != f->shape.dims[0]
                                      : !rt_shape_equal(&f->shape, &l->shape)))
     return rt_kernel_error(c, RT_INVALID_ARGUMENT, sparse
@@ -163,6 +162,13 @@ static int xent_run(rt_kernel_ctx *c, bool sparse) {
                              "shape %s and labels shape %s"
                            : "logits and labels must be same size: logits_size=%s labels_size=%s",
                            op_shape_tf(&f->shape, a, sizeof a), op_shape_tf(&l->shape, b, sizeof b));
+  return RT_OK;
+}
+
+static int xent_run(rt_kernel_ctx *c, bool sparse) {
+  const rt_tensor *f = c->inputs[0], *l = c->inputs[1];
+  if (need_float(c, f->dtype)) return c->st->code;
+  if (op_xent_shapes(c, sparse)) return c->st->code;
   int64_t rows = f->shape.dims[0], n = f->shape.dims[1];
   int64_t *cls = NULL;
   if (sparse) {

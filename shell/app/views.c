@@ -925,11 +925,13 @@ typedef struct task_view {
   bool up;
   uint64_t incarnation;
   char devices[512];
+  char gpu_note[300];        /* a build with CUDA and no GPU here: why, said once */
   int64_t heard_us;          /* monotonic time of the last answer, 0: never */
   uint64_t runs, prev_runs;
   int64_t busy_us, prev_busy;
   int64_t rss;
   char last_error[256];
+  char gpu_memory[512];      /* its GPUs' memory in use and peak (issue 14), "" without one */
 } task_view;
 
 static task_view tasks[64];
@@ -965,7 +967,10 @@ static int cluster_poll(const char *endpoint, rt_status *st) {
       for (int k = 0; k < r->n_devices && off < sizeof t->devices; k++) {
         const char *name = r->devices[k], *short_name = strstr(name, "/device:") ? strstr(name, "/device:") + 8 : name;
         off += (size_t)snprintf(t->devices + off, sizeof t->devices - off, "%s%s", off ? " " : "", short_name);
+        if (r->descs && r->descs[k][0] && off < sizeof t->devices)
+          off += (size_t)snprintf(t->devices + off, sizeof t->devices - off, " (%s)", r->descs[k]);
       }
+      snprintf(t->gpu_note, sizeof t->gpu_note, "%s", r->gpu_note);
     }
     if (r->has_load) {
       t->prev_runs = t->runs;
@@ -973,6 +978,7 @@ static int cluster_poll(const char *endpoint, rt_status *st) {
       t->runs = r->runs;
       t->busy_us = r->busy_us;
       t->rss = r->rss_bytes;
+      snprintf(t->gpu_memory, sizeof t->gpu_memory, "%s", r->gpu_memory);
       snprintf(t->last_error, sizeof t->last_error, "%s", r->last_error);
     }
   }
@@ -1019,11 +1025,14 @@ static int magic_cluster(const char *args) {
     printf("%-*s  %-*s  %-5s  %-16s  %-*s  %s\n", w, t->task, aw, t->addr, t->up ? "up" : "down", inc, dw,
            t->devices[0] ? t->devices : "-", heard);
   }
+  for (int i = 0; i < n_tasks; i++)
+    if (tasks[i].up && tasks[i].gpu_note[0]) printf("%s: %s\n", tasks[i].task, tasks[i].gpu_note);
   fflush(stdout);
   return 0;
 }
 
-static void top_print(bool fancy, double dt) {
+/* Prints the table (and a line per task with GPUs); returns the lines printed. */
+static int top_print(bool fancy, double dt) {
   int w = 4;
   for (int i = 0; i < n_tasks; i++)
     if ((int)strlen(tasks[i].task) > w) w = (int)strlen(tasks[i].task);
@@ -1042,6 +1051,14 @@ static void top_print(bool fancy, double dt) {
              t->up ? mem : "-", t->last_error[0] ? t->last_error : "-");
     printf("%s%.*s\n", fancy ? "\r\033[K" : "", width, line);
   }
+  int lines = n_tasks + 1;
+  for (int i = 0; i < n_tasks; i++)
+    if (tasks[i].up && tasks[i].gpu_memory[0]) {
+      snprintf(line, sizeof line, "%s: %s", tasks[i].task, tasks[i].gpu_memory);
+      printf("%s%.*s\n", fancy ? "\r\033[K" : "", width, line);
+      lines++;
+    }
+  return lines;
 }
 
 static int magic_top(const char *args) {
@@ -1073,8 +1090,7 @@ static int magic_top(const char *args) {
     t_prev = now;
     cluster_poll(ep, &st);
     if (fancy && lines) printf("\033[%dA", lines);
-    top_print(fancy, dt);
-    lines = n_tasks + 1;
+    lines = top_print(fancy, dt);
     if (fancy) printf("\r\033[K(any key stops)");
     fflush(stdout);
     if (!fancy || r > 0 || sh_interrupted) break;

@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "runtime/cluster.h"
+#include "runtime/gpu/gpu.h"
 #include "runtime/server.h"
 #include "shell/tf/tf.h"
 
@@ -318,8 +319,21 @@ static int server_start(tf_server *s, sh_obj *config) {
   if (dc && dc->type == &sh_dict_type) {
     sh_obj *n = sh_dict_get_str(dc, "CPU");
     if (n && sh_is_int(n)) o.n_cpus = (int)sh_int_value(n);
+    sh_obj *g = sh_dict_get_str(dc, "GPU");
+    if (g && sh_is_int(g)) o.max_gpus = sh_int_value(g) > 0 ? (int)sh_int_value(g) : -1;
   }
   sh_decref(dc);
+  /* gpu_options: the process's GPU allocator (first to ask wins, as in TF1) */
+  sh_obj *go = config && config != SH_NONE ? sh_getattr_opt(config, "gpu_options") : NULL;
+  if (go && go != SH_NONE) {
+    sh_obj *grow = sh_getattr_opt(go, "allow_growth"), *frac = sh_getattr_opt(go, "per_process_gpu_memory_fraction");
+    double f = 0;
+    if (frac && sh_as_double(frac, &f) < 0) sh_err_clear();
+    rt_gpu_set_memory_options(f, grow && sh_truth(grow) > 0);
+    sh_decref(grow);
+    sh_decref(frac);
+  }
+  sh_decref(go);
   static const char *const pools[] = {"intra_op_parallelism_threads", "inter_op_parallelism_threads"};
   for (int i = 0; i < 2 && config && config != SH_NONE; i++) {
     sh_obj *v = sh_getattr_opt(config, pools[i]);

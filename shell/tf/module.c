@@ -239,6 +239,20 @@ static sh_obj *f_bench_sgemm(sh_obj *self, int argc, sh_obj **argv, sh_obj *kw) 
   return sh_float(s);
 }
 
+/* _bench_gpu(what, n, reps=3): a GPU baseline in this process, best seconds
+ * (op_bench_gpu); RuntimeError("no GPU: ...") where there is none. */
+static sh_obj *f_bench_gpu(sh_obj *self, int argc, sh_obj **argv, sh_obj *kw) {
+  sh_obj *what, *n, *reps = NULL;
+  if (sh_parse_args("_bench_gpu", argc, argv, kw, "what n |reps", &what, &n, &reps) < 0) return NULL;
+  int64_t nn, r = 3;
+  if (!sh_is_str(what)) return sh_raise(sh_TypeError, "_bench_gpu: what must be a string");
+  if (sh_as_int(n, &nn) < 0 || (reps && sh_as_int(reps, &r) < 0)) return NULL;
+  char why[300] = "";
+  double s = op_bench_gpu(sh_str_cstr(what), nn, (int)r, why, sizeof why);
+  if (s < 0) return sh_raise(sh_RuntimeError, "%s", why);
+  return sh_float(s);
+}
+
 /* The script's main(), for tf.app.run() without main=. */
 static sh_obj *f_main_function(sh_obj *self, int argc, sh_obj **argv, sh_obj *kw) {
   sh_obj *m = sh_dict_get_str(sh_main_globals(), "main");
@@ -263,6 +277,7 @@ static const sh_method module_funcs[] = {
   {"assign_sub", f_assign_sub, "assign_sub(ref, value, use_locking=None, name=None)", "ref -= value."},
   {"_make_node", f_make_node, "_make_node(op, name=None, inputs=None, attrs=None, control_inputs=None)", "Build any registered op (internal)."},
   {"_bench_sgemm", f_bench_sgemm, "_bench_sgemm(n, reps=3, threads=0)", "Raw BLIS sgemm seconds (benchmark baseline)."},
+  {"_bench_gpu", f_bench_gpu, "_bench_gpu(what, n, reps=3)", "GPU baseline seconds: sgemm, h2d_raw, h2d_runtime."},
   {"_start_runner", tf_start_runner, "_start_runner(session, op)", "Run op in a loop on its own thread and session (internal)."},
   {"_main_function", f_main_function, "_main_function()", "The script's main (internal)."},
   {"_make_variable", f_make_variable, "_make_variable(scope, initial, trainable, collections)", "Build a variable under a scope (internal)."},

@@ -415,6 +415,19 @@ static sh_obj *session_new(sh_obj *target, sh_obj *graph, sh_obj *config, bool i
   if (dc && dc->type == &sh_dict_type) {
     sh_obj *n = sh_dict_get_str(dc, "CPU");
     if (n && sh_is_int(n)) cfg.n_cpus = (int)sh_int_value(n);
+    sh_obj *g = sh_dict_get_str(dc, "GPU");
+    if (g && sh_is_int(g)) cfg.max_gpus = sh_int_value(g) > 0 ? (int)sh_int_value(g) : -1;
+  }
+  sh_obj *go = cfg_get(config, "gpu_options");
+  if (go) {
+    sh_obj *v;
+    if ((v = cfg_get(go, "allow_growth"))) { cfg.gpu_allow_growth = sh_truth(v) > 0; sh_decref(v); }
+    if ((v = cfg_get(go, "per_process_gpu_memory_fraction"))) {
+      double f = 0;
+      if (sh_as_double(v, &f) == 0 && f > 0) cfg.gpu_memory_fraction = f;
+      sh_decref(v);
+    }
+    sh_decref(go);
   }
   cfg.interrupt = (const volatile int *)&sh_interrupted;
   sh_err_clear();
@@ -521,7 +534,7 @@ void tf_session_add(sh_obj *tf) {
                                            "device_count", "gpu_options", NULL};
   sh_obj *cfg_defaults[] = {sh_false, sh_false, SH_NONE, SH_NONE, SH_NONE, SH_NONE};
   record_class(tf, "ConfigProto", "Session configuration (placement, timeouts, devices).", cfg_fields, cfg_defaults);
-  record_class(tf, "GPUOptions", "GPU options (accepted; tfsh allocates on demand).", NULL, NULL);
+  record_class(tf, "GPUOptions", "GPU options: allow_growth and per_process_gpu_memory_fraction size the GPU allocator.", NULL, NULL);
   static const char *const ro_fields[] = {"trace_level", "output_partition_graphs", "timeout_in_ms", NULL};
   sh_obj *zero = sh_int(0);
   sh_obj *ro_defaults[] = {zero, sh_false, zero};
