@@ -29,7 +29,7 @@ xs = np.array([[i % 3, (i * 7) % 5, (i * 3) % 4, 1.0] for i in range(30)], dtype
 ys = np.array([i % 3 for i in range(30)], dtype=np.int64)
 with tf.Session(config=tf.ConfigProto(log_device_placement=True, **cfg)) as sess:
     sess.run(tf.global_variables_initializer())
-    for i in range(20):
+    for i in range(40):
         l, _ = sess.run([loss, step], {x: xs, y: ys})
     print("loss %.6f acc %.4f" % (l, sess.run(acc, {x: xs, y: ys})))
     tf._views_magic("tasks", "")
