@@ -772,6 +772,7 @@ void sh_builtins_init(sh_obj *b) {
     ctors[i].t->construct = ctors[i].ctor;
     sh_dict_set_str(b, ctors[i].t->name, (sh_obj *)ctors[i].t);
   }
+  sh_dict_set_str(b, "bytes", (sh_obj *)&sh_bytes_type);
   sh_dict_set_str(b, "frozenset", (sh_obj *)&sh_set_type);
   sh_dict_set_str(b, "object", (sh_obj *)&sh_object_type);
   sh_dict_set_str(b, "None", SH_NONE);

@@ -280,7 +280,9 @@ static sh_node *strings(parser *P) {
   if (!any_f) {
     sh_obj *s = sh_incref(advance(P)->val);
     while (peek(P) == T_STRING) {
-      sh_obj *n = sh_str_concat(s, advance(P)->val);
+      sh_token *t = advance(P);
+      if (sh_is_bytes(s) != sh_is_bytes(t->val)) error_at(P, t, "cannot mix bytes and nonbytes literals");
+      sh_obj *n = sh_is_bytes(s) ? sh_binop(SH_ADD, s, t->val) : sh_str_concat(s, t->val);
       sh_decref(s);
       s = n;
     }
@@ -291,6 +293,7 @@ static sh_node *strings(parser *P) {
   vec parts = {0};
   while (peek(P) == T_STRING || peek(P) == T_FSTRING) {
     sh_token *t = advance(P);
+    if (t->kind == T_STRING && sh_is_bytes(t->val)) error_at(P, t, "cannot mix bytes and nonbytes literals");
     if (t->kind == T_STRING) {
       sh_node *c = node(P, E_CONST, t);
       c->val = own_ref(P, t->val);

@@ -174,6 +174,11 @@ static bool bytes_of(sh_obj *o, const char **p, size_t *n) {
     *n = (size_t)((sh_str_obj *)o)->len;
     return true;
   }
+  if (sh_is_bytes(o)) {
+    *p = sh_bytes_data(o);
+    *n = (size_t)sh_bytes_len(o);
+    return true;
+  }
   if (np_check(o) && ((np_array *)o)->t->dtype == RT_STRING && rt_tensor_numel(((np_array *)o)->t) == 1) {
     const rt_str *s = rt_tensor_data(((np_array *)o)->t);
     *p = s->ptr ? s->ptr : "";
