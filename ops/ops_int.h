@@ -23,7 +23,8 @@ void op_train_register(void);
 void op_state_register(void);   /* ops/state.c */
 void op_sync_register(void);    /* ops/sync.c */
 void op_queue_register(void);   /* ops/queue.c: TF1 queues */
-void op_reader_register(void);  /* ops/reader.c: readers, DecodeCSV, CountUpTo */
+void op_reader_register(void);
+void op_dataset_register(void); /* ops/dataset.c: tf.data iterators */  /* ops/reader.c: readers, DecodeCSV, CountUpTo */
 /* The next file name of the queue `handle` refers to (ops/queue.c, for the readers):
  * waits while it is empty, OutOfRange once closed and empty. *out is malloc'd. */
 /* Wait on r->cv (r->mu held) for up to 50 ms (ops/queue.c): false once the step is

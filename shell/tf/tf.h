@@ -153,7 +153,8 @@ void tf_events_add(sh_obj *tf);                /* summaries, event files (events
 struct rt_attr_sig;
 int tf_set_attr(rt_node *n, const struct rt_attr_sig *a, sh_obj *v, const char *fname);
 int tf_set_list_attr(rt_node *n, const struct rt_attr_sig *a, sh_obj *v, const char *fname);
-int tf_queues_add(sh_obj *tf);                 /* input pipelines (queues.c) */
+int tf_queues_add(sh_obj *tf);
+int tf_dataset_add(sh_obj *tf);                /* tf.data (dataset.c) */                 /* input pipelines (queues.c) */
 int tf_files_add(sh_obj *tf);                  /* TF's files: checkpoints, GraphDefs (files.c) */
 /* Register the importable numpy and tensorflow modules (module.c). */
 void tf_register_modules(void);
