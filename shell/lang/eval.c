@@ -898,6 +898,11 @@ static sh_obj *eval(sh_frame *f, sh_node *e) {
   case E_LISTCOMP: case E_GENEXP: case E_SETCOMP: case E_DICTCOMP:
     r = e->kind == E_DICTCOMP ? sh_dict_new() : e->kind == E_SETCOMP ? sh_set_new() : sh_list_new(0);
     if (comp_loop(f, e, 0, r) < 0) sh_clear(&r);
+    if (r && e->kind == E_GENEXP) {   /* computed at once (not lazily), but an iterator */
+      sh_obj *it = sh_iter(r);
+      sh_decref(r);
+      r = it;
+    }
     return r;
   case E_FSTRING: return eval_fstring(f, e);
   case E_LAMBDA: return make_function(f, e->fn);

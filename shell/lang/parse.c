@@ -277,11 +277,14 @@ static sh_node *strings(parser *P) {
   bool any_f = false;
   for (int i = P->pos; P->t[i].kind == T_STRING || P->t[i].kind == T_FSTRING; i++)
     any_f |= P->t[i].kind == T_FSTRING;
+  for (int i = P->pos + 1; P->t[i].kind == T_STRING || P->t[i].kind == T_FSTRING; i++)
+    if (P->t[i].kind == T_FSTRING || P->t[i - 1].kind == T_FSTRING ? sh_is_bytes(P->t[i].val) || sh_is_bytes(P->t[i - 1].val)
+                                                                   : sh_is_bytes(P->t[i].val) != sh_is_bytes(P->t[i - 1].val))
+      error_at(P, &P->t[i], "cannot mix bytes and nonbytes literals");   /* before anything is held */
   if (!any_f) {
     sh_obj *s = sh_incref(advance(P)->val);
     while (peek(P) == T_STRING) {
       sh_token *t = advance(P);
-      if (sh_is_bytes(s) != sh_is_bytes(t->val)) error_at(P, t, "cannot mix bytes and nonbytes literals");
       sh_obj *n = sh_is_bytes(s) ? sh_binop(SH_ADD, s, t->val) : sh_str_concat(s, t->val);
       sh_decref(s);
       s = n;
@@ -293,7 +296,6 @@ static sh_node *strings(parser *P) {
   vec parts = {0};
   while (peek(P) == T_STRING || peek(P) == T_FSTRING) {
     sh_token *t = advance(P);
-    if (t->kind == T_STRING && sh_is_bytes(t->val)) error_at(P, t, "cannot mix bytes and nonbytes literals");
     if (t->kind == T_STRING) {
       sh_node *c = node(P, E_CONST, t);
       c->val = own_ref(P, t->val);
