@@ -334,12 +334,64 @@ static sh_nodelist comp_clauses(parser *P) {
   return vlist(clauses);
 }
 
+static sh_node *genexp(parser *P, sh_token *at, sh_node *elt, sh_nodelist clauses);
+
 static sh_node *comprehension(parser *P, int kind, sh_token *at, sh_node *elt, sh_node *val) {
   sh_node *n = node(P, kind, at);
   n->a = elt;
   n->b = val;
   n->list = comp_clauses(P);
+  if (kind == E_GENEXP) return genexp(P, at, elt, n->list);
   return n;
+}
+
+static sh_nodelist one(parser *P, sh_node *x) {
+  vec v = {0};
+  vpush(P, &v, x);
+  return vlist(v);
+}
+
+/* A generator expression is lazy, as Python's: (elt for a in A if c for b in B) becomes
+ *     (lambda .0: <for a in .0: if c: for b in B: yield elt>)(iter(A))
+ * a generator function of its own scope, its first iterable taken at once. */
+static sh_node *genexp(parser *P, sh_token *at, sh_node *elt, sh_nodelist clauses) {
+  sh_obj *name = sh_intern("<genexpr>"), *arg = sh_intern(".0"), *it = sh_intern("iter");
+  sh_funcdef *fn = funcdef_new(P, name, at->line);
+  fn->params = arena_alloc(P->c, 2 * sizeof(sh_obj *));
+  fn->params[0] = own_ref(P, arg);
+  fn->nparams = 1;
+  fn->is_generator = true;
+  sh_node *y = node(P, E_YIELD, at);
+  y->a = elt;
+  sh_node *body = node(P, S_EXPR, at);
+  body->a = y;
+  for (int i = clauses.n - 1; i >= 0; i--) {
+    sh_node *c = clauses.v[i];
+    for (int k = c->list.n - 1; k >= 0; k--) {
+      sh_node *f = node(P, S_IF, at);
+      f->a = c->list.v[k];
+      f->list = one(P, body);
+      body = f;
+    }
+    sh_node *f = node(P, S_FOR, at);
+    f->a = c->a;
+    f->b = i == 0 ? name_node(P, at, arg) : c->b;
+    f->list = one(P, body);
+    body = f;
+  }
+  fn->body = one(P, body);
+  sh_node *lam = node(P, E_LAMBDA, at);
+  lam->fn = fn;
+  sh_node *first = node(P, E_CALL, at);
+  first->a = name_node(P, at, it);
+  first->list = one(P, clauses.v[0]->b);
+  sh_node *call = node(P, E_CALL, at);
+  call->a = lam;
+  call->list = one(P, first);
+  sh_decref(name);
+  sh_decref(arg);
+  sh_decref(it);
+  return call;
 }
 
 static sh_node *testlist_star(parser *P);
