@@ -370,4 +370,250 @@ static const rt_op_def reader_ops[] = {
    .shape = scalar_shape, .kernel = {[RT_DEV_CPU] = count_up_to_kernel}, .flags = RT_OP_STATEFUL},
 };
 
-void op_reader_register(void) { rt_op_register(reader_ops, OP_COUNT(reader_ops)); }
+void op_example_register(void);
+void op_reader_register(void) {
+  rt_op_register(reader_ops, OP_COUNT(reader_ops));
+  op_example_register();
+}
+
+/* ---- ParseExample: tf.train.Example protos, read by hand ---------------------------
+ * Example { Features features = 1 }  Features { map<string, Feature> feature = 1 }
+ * Feature { oneof { BytesList bytes_list = 1; FloatList float_list = 2; Int64List int64_list = 3 } }
+ * each list { repeated value = 1 } (floats and ints packed or not). */
+
+typedef struct pb { const unsigned char *p, *end; } pb;
+
+static bool pb_varint(pb *b, uint64_t *v) {
+  *v = 0;
+  for (int s = 0; s < 64 && b->p < b->end; s += 7) {
+    unsigned char c = *b->p++;
+    *v |= (uint64_t)(c & 127) << s;
+    if (!(c & 128)) return true;
+  }
+  return false;
+}
+
+/* Next field: its number, wire type, and (type 2) its bytes; false at the end or on junk. */
+static bool pb_field(pb *b, int *num, int *wt, pb *sub, uint64_t *val) {
+  uint64_t key;
+  if (b->p >= b->end || !pb_varint(b, &key)) return false;
+  *num = (int)(key >> 3);
+  *wt = (int)(key & 7);
+  if (*wt == 0) return pb_varint(b, val);
+  if (*wt == 1) { if (b->end - b->p < 8) return false; memcpy(val, b->p, 8); b->p += 8; return true; }
+  if (*wt == 5) { if (b->end - b->p < 4) return false; uint32_t x; memcpy(&x, b->p, 4); *val = x; b->p += 4; return true; }
+  if (*wt != 2) return false;
+  uint64_t n;
+  if (!pb_varint(b, &n) || n > (uint64_t)(b->end - b->p)) return false;
+  sub->p = b->p;
+  sub->end = b->p + n;
+  b->p += n;
+  return true;
+}
+
+/* The Feature of `key` in a serialized Example: 1 found (*f set), 0 absent, -1 junk. */
+static int find_feature(const char *data, size_t len, const char *key, pb *f) {
+  pb ex = {(const unsigned char *)data, (const unsigned char *)data + len}, feats, ent, sub;
+  int num, wt, found = 0;
+  uint64_t v;
+  while (ex.p < ex.end) {
+    if (!pb_field(&ex, &num, &wt, &feats, &v)) return -1;
+    if (num != 1 || wt != 2) continue;
+    while (feats.p < feats.end) {
+      if (!pb_field(&feats, &num, &wt, &ent, &v)) return -1;
+      if (num != 1 || wt != 2) continue;
+      pb name = {0}, val = {0};
+      bool have_val = false;
+      while (ent.p < ent.end) {
+        if (!pb_field(&ent, &num, &wt, &sub, &v)) return -1;
+        if (num == 1 && wt == 2) name = sub;
+        if (num == 2 && wt == 2) val = sub, have_val = true;
+      }
+      if (name.p && (size_t)(name.end - name.p) == strlen(key) && !memcmp(name.p, key, strlen(key))) {
+        *f = have_val ? val : (pb){NULL, NULL};
+        found = 1;   /* the last one wins, as protobuf's map parsing does */
+      }
+    }
+  }
+  return found;
+}
+
+/* The values of a Feature of dtype t, appended through add (count returned, -1 on a kind
+ * mismatch or junk). */
+typedef void (*pb_add)(void *arg, rt_dtype t, const void *v, size_t n);
+static int64_t feature_values(pb f, rt_dtype t, pb_add add, void *arg) {
+  int want = t == RT_STRING ? 1 : t == RT_FLOAT ? 2 : 3, num, wt;
+  pb list, sub;
+  uint64_t v;
+  int64_t count = 0;
+  while (f.p && f.p < f.end) {
+    if (!pb_field(&f, &num, &wt, &list, &v)) return -1;
+    if (wt != 2) continue;
+    if (num != want) return -1;
+    while (list.p < list.end) {
+      if (!pb_field(&list, &num, &wt, &sub, &v)) return -1;
+      if (num != 1) continue;
+      if (t == RT_STRING && wt == 2) { if (add) add(arg, t, sub.p, (size_t)(sub.end - sub.p)); count++; }
+      else if (t == RT_FLOAT && wt == 5) { float x; uint32_t u = (uint32_t)v; memcpy(&x, &u, 4); if (add) add(arg, t, &x, 0); count++; }
+      else if (t == RT_FLOAT && wt == 2) {
+        for (; sub.end - sub.p >= 4; sub.p += 4, count++) { float x; memcpy(&x, sub.p, 4); if (add) add(arg, t, &x, 0); }
+      } else if (t != RT_FLOAT && t != RT_STRING && wt == 0) { int64_t x = (int64_t)v; if (add) add(arg, t, &x, 0); count++; }
+      else if (t != RT_FLOAT && t != RT_STRING && wt == 2) {
+        while (sub.p < sub.end) { uint64_t u; if (!pb_varint(&sub, &u)) return -1; int64_t x = (int64_t)u; if (add) add(arg, t, &x, 0); count++; }
+      } else return -1;
+    }
+  }
+  return count;
+}
+
+typedef struct filler { rt_tensor *t; int64_t at; } filler;
+static void fill_one(void *arg, rt_dtype t, const void *v, size_t n) {
+  filler *f = arg;
+  if (t == RT_STRING) rt_tensor_set_str(f->t, f->at, v, n);
+  else if (t == RT_FLOAT) ((float *)rt_tensor_data(f->t))[f->at] = *(const float *)v;
+  else ((int64_t *)rt_tensor_data(f->t))[f->at] = *(const int64_t *)v;
+  f->at++;
+}
+
+static const char *kind_of(rt_dtype t) { return t == RT_STRING ? "string" : t == RT_FLOAT ? "float" : "int64"; }
+
+/* _ParseExampleDense(serialized, defaults...): per key, [batch...] + shape values */
+static int parse_dense_kernel(rt_kernel_ctx *c) {
+  rt_tensor *ser = c->inputs[0];
+  const rt_attr_value *keys = rt_node_attr(c->node, "dense_keys"), *shapes = rt_node_attr(c->node, "dense_shapes");
+  int n = c->n_outputs;
+  if (!keys || keys->kind != RT_ATTR_LIST_STRING || keys->list.n != n || !shapes || shapes->kind != RT_ATTR_LIST_SHAPE || shapes->list.n != n)
+    return rt_kernel_error(c, RT_INVALID_ARGUMENT, "dense_keys and dense_shapes must name every output");
+  int64_t nrec = rt_tensor_numel(ser);
+  const rt_str *rs = rt_tensor_data(ser);
+  for (int k = 0; k < n; k++) {
+    const char *key = ((char **)keys->list.v)[k];
+    rt_shape fs = ((rt_shape *)shapes->list.v)[k], os = ser->shape;
+    rt_tensor *def = c->inputs[1 + k];
+    rt_dtype t = def->dtype;
+    for (int d = 0; d < fs.ndims; d++) os.dims[os.ndims++] = fs.dims[d];
+    rt_tensor *o = rt_kernel_output(c, k, t, &os);
+    if (!o) return c->st->code;
+    int64_t per = rt_shape_numel(&fs);
+    for (int64_t i = 0; i < nrec; i++) {
+      pb f;
+      int found = find_feature(rs[i].ptr ? rs[i].ptr : "", rs[i].len, key, &f);
+      if (found < 0) return rt_kernel_error(c, RT_INVALID_ARGUMENT, "Could not parse example input, value: '%.*s'", (int)(rs[i].len > 40 ? 40 : rs[i].len), rs[i].ptr ? rs[i].ptr : "");
+      filler fl = {o, i * per};
+      if (!found) {
+        if (rt_tensor_numel(def) != per)
+          return rt_kernel_error(c, RT_INVALID_ARGUMENT, "Feature: %s (data type: %s) is required but could not be found.", key, kind_of(t));
+        for (int64_t j = 0; j < per; j++) {
+          if (t == RT_STRING) { const rt_str *ds = (const rt_str *)rt_tensor_data(def) + j; fill_one(&fl, t, ds->ptr ? ds->ptr : "", ds->len); }
+          else if (t == RT_FLOAT) { float x = (float)rt_tensor_get_f64(def, j); fill_one(&fl, t, &x, 0); }
+          else { int64_t x = rt_tensor_get_i64(def, j); fill_one(&fl, t, &x, 0); }
+        }
+        continue;
+      }
+      int64_t cnt = feature_values(f, t, NULL, NULL);
+      if (cnt < 0)
+        return rt_kernel_error(c, RT_INVALID_ARGUMENT, "Name: <unknown>, Feature: %s.  Data types don't match. Expected type: %s", key, kind_of(t));
+      if (cnt != per)   /* TF's fast parser's words */
+        return rt_kernel_error(c, RT_INVALID_ARGUMENT, "Key: %s.  Can't parse serialized Example: Some %s_list slice was not parsed.",
+                               key, t == RT_STRING ? "bytes" : kind_of(t));
+      feature_values(f, t, fill_one, &fl);
+    }
+  }
+  return RT_OK;
+}
+
+static int parse_dense_shape(rt_shape_ctx *c) {
+  const rt_attr_value *t = rt_node_attr(c->node, "Tdense"), *s = rt_node_attr(c->node, "dense_shapes");
+  if (!t || t->kind != RT_ATTR_LIST_TYPE || t->list.n != c->n_outputs)
+    return op_shape_error(c, 0, "_ParseExampleDense needs one Tdense per output");
+  for (int i = 0; i < c->n_outputs; i++) {
+    c->out_types[i] = ((rt_dtype *)t->list.v)[i];
+    if (s && s->kind == RT_ATTR_LIST_SHAPE && s->list.n == c->n_outputs && c->in_shapes[0].ndims >= 0) {
+      rt_shape o = c->in_shapes[0], fs = ((rt_shape *)s->list.v)[i];
+      for (int d = 0; d < fs.ndims && o.ndims < RT_MAX_DIMS; d++) o.dims[o.ndims++] = fs.dims[d];
+      c->out_shapes[i] = o;
+    }
+  }
+  return RT_OK;
+}
+
+/* _ParseExampleSparse(serialized): a VarLenFeature as (indices, values, dense_shape) */
+typedef struct collect { rt_dtype t; int64_t n, cap; char *v; rt_str *s; } collect;
+static void collect_one(void *arg, rt_dtype t, const void *v, size_t n) {
+  collect *c = arg;
+  if (c->n == c->cap) {
+    c->cap = c->cap ? 2 * c->cap : 16;
+    c->v = xrealloc(c->v, (size_t)c->cap * 8);
+    c->s = xrealloc(c->s, (size_t)c->cap * sizeof *c->s);
+  }
+  if (t == RT_STRING) c->s[c->n] = (rt_str){n, xstrndup(v, n)};
+  else if (t == RT_FLOAT) memcpy(c->v + 8 * c->n, v, 4);
+  else memcpy(c->v + 8 * c->n, v, 8);
+  c->n++;
+}
+
+static int parse_sparse_kernel(rt_kernel_ctx *c) {
+  rt_tensor *ser = c->inputs[0];
+  const char *key = rt_node_string(c->node, "key", "");
+  rt_dtype t = rt_node_type(c->node, "dtype", RT_FLOAT);
+  int64_t nrec = rt_tensor_numel(ser), maxlen = 0;
+  bool batched = ser->shape.ndims > 0;
+  const rt_str *rs = rt_tensor_data(ser);
+  collect col = {.t = t};
+  int64_t *rows = xcalloc((size_t)nrec + 1, sizeof *rows);
+  int rc = RT_OK;
+  for (int64_t i = 0; i < nrec && !rc; i++) {
+    pb f;
+    int found = find_feature(rs[i].ptr ? rs[i].ptr : "", rs[i].len, key, &f);
+    int64_t before = col.n;
+    if (found < 0 || (found && feature_values(f, t, collect_one, &col) < 0))
+      rc = rt_kernel_error(c, RT_INVALID_ARGUMENT, "Name: <unknown>, Feature: %s.  Data types don't match. Expected type: %s", key, kind_of(t));
+    rows[i] = col.n - before;
+    if (rows[i] > maxlen) maxlen = rows[i];
+  }
+  rt_shape is = {.ndims = 2, .dims = {col.n, batched ? 2 : 1}}, vs = {.ndims = 1, .dims = {col.n}}, ss = {.ndims = 1, .dims = {batched ? 2 : 1}};
+  rt_tensor *io = rc ? NULL : rt_kernel_output(c, 0, RT_INT64, &is);
+  rt_tensor *vo = io ? rt_kernel_output(c, 1, t, &vs) : NULL;
+  rt_tensor *so = vo ? rt_kernel_output(c, 2, RT_INT64, &ss) : NULL;
+  if (!rc && !so) rc = c->st->code;
+  if (!rc) {
+    int64_t *ix = rt_tensor_data(io), k = 0;
+    for (int64_t i = 0; i < nrec; i++)
+      for (int64_t j = 0; j < rows[i]; j++, k++) {
+        if (batched) ix[2 * k] = i, ix[2 * k + 1] = j;
+        else ix[k] = j;
+      }
+    for (int64_t j = 0; j < col.n; j++) {
+      if (t == RT_STRING) rt_tensor_set_str(vo, j, col.s[j].ptr, col.s[j].len);
+      else if (t == RT_FLOAT) memcpy((float *)rt_tensor_data(vo) + j, col.v + 8 * j, 4);
+      else memcpy((int64_t *)rt_tensor_data(vo) + j, col.v + 8 * j, 8);
+    }
+    int64_t *sd = rt_tensor_data(so);
+    if (batched) sd[0] = nrec, sd[1] = maxlen;
+    else sd[0] = maxlen;
+  }
+  if (t == RT_STRING) for (int64_t j = 0; j < col.n; j++) free(col.s[j].ptr);
+  free(col.v);
+  free(col.s);
+  free(rows);
+  return rc;
+}
+
+static int parse_sparse_shape(rt_shape_ctx *c) {
+  c->out_types[1] = rt_node_type(c->node, "dtype", RT_FLOAT);
+  return RT_OK;
+}
+
+static const rt_op_def example_ops[] = {
+  {.name = "_ParseExampleDense", .inputs = "serialized: string, dense_defaults: N * Tdense",
+   .outputs = "dense_values: N * Tdense",
+   .attrs = "N: int >= 1, Tdense: list(type), dense_keys: list(string), dense_shapes: list(shape)",
+   .help = "FixedLenFeatures of serialized tf.train.Example protos (a scalar or a batch).",
+   .shape = parse_dense_shape, .kernel = {[RT_DEV_CPU] = parse_dense_kernel}},
+  {.name = "_ParseExampleSparse", .inputs = "serialized: string",
+   .outputs = "indices: int64, values: dtype, dense_shape: int64", .attrs = "key: string, dtype: type",
+   .help = "A VarLenFeature of serialized tf.train.Example protos, as a sparse tensor's parts.",
+   .shape = parse_sparse_shape, .kernel = {[RT_DEV_CPU] = parse_sparse_kernel}},
+};
+
+void op_example_register(void) { rt_op_register(example_ops, OP_COUNT(example_ops)); }

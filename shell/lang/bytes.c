@@ -73,16 +73,50 @@ static sh_obj *bytes_repeat(sh_obj *a, int64_t k) {
   return &o->head;
 }
 
+static sh_obj *bytes_format(sh_obj *fmt, sh_obj *args);
+
 static sh_obj *bytes_binop(int op, sh_obj *a, sh_obj *b) {
   if (op == SH_ADD && sh_is_bytes(a)) {
     if (!sh_is_bytes(b)) return sh_raise(sh_TypeError, "can't concat %s to bytes", sh_type_name(b));
     return bytes_concat(a, b);
   }
+  if (op == SH_MOD && sh_is_bytes(a)) return bytes_format(a, b);
   if (op == SH_MUL) {
     if (sh_is_bytes(a) && sh_is_int(b)) return bytes_repeat(a, sh_int_value(b));
     if (sh_is_int(a) && sh_is_bytes(b)) return bytes_repeat(b, sh_int_value(a));
   }
   return sh_incref(SH_NOTIMPL);
+}
+
+/* b'%d' % args: formatted as str over the bytes' latin-1 text (bytes arguments too) */
+static sh_obj *latin1(sh_obj *b) {
+  sh_obj *enc = sh_str("latin-1");
+  sh_obj *r = sh_call_method(b, "decode", 1, &enc, NULL);
+  sh_decref(enc);
+  return r;
+}
+static sh_obj *bytes_format(sh_obj *fmt, sh_obj *args) {
+  sh_obj *f = latin1(fmt), *a = NULL, *r = NULL;
+  if (!f) return NULL;
+  if (args->type == &sh_tuple_type) {
+    a = sh_tuple_new(SH_TUPLE_N(args));
+    for (int64_t i = 0; i < SH_TUPLE_N(args); i++) {
+      sh_obj *x = SH_TUPLE_ITEMS(args)[i];
+      SH_TUPLE_ITEMS(a)[i] = sh_is_bytes(x) ? latin1(x) : sh_incref(x);
+    }
+  } else {
+    a = sh_is_bytes(args) ? latin1(args) : sh_incref(args);
+  }
+  sh_obj *s = sh_percent_format(f, a);
+  if (s) {
+    sh_obj *enc = sh_str("latin-1");
+    r = sh_str_encode(s, enc, NULL);
+    sh_decref(enc);
+  }
+  sh_decref(s);
+  sh_decref(a);
+  sh_decref(f);
+  return r;
 }
 
 static sh_obj *bytes_compare(int op, sh_obj *a, sh_obj *b) {

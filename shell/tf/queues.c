@@ -186,7 +186,95 @@ static sh_obj *f_tfrecord_read(sh_obj *self, int argc, sh_obj **argv, sh_obj *kw
   return out;
 }
 
+/* ---- tf.train.Example, written by hand (the wire format of example.proto) -------------- */
+
+static void put_varint(sh_buf *b, uint64_t v) {
+  while (v >= 128) {
+    sh_buf_putc(b, (char)((v & 127) | 128));
+    v >>= 7;
+  }
+  sh_buf_putc(b, (char)v);
+}
+
+static void put_len(sh_buf *b, int field, const char *p, size_t n) {
+  put_varint(b, (uint64_t)field << 3 | 2);
+  put_varint(b, n);
+  sh_buf_put(b, p, n);
+}
+
+/* _example_encode([(name, kind 'b'|'f'|'i', values), ...]) -> bytes (internal) */
+static sh_obj *f_example_encode(sh_obj *self, int argc, sh_obj **argv, sh_obj *kw) {
+  sh_obj *feats;
+  if (sh_parse_args("_example_encode", argc, argv, kw, "features", &feats) < 0) return NULL;
+  sh_obj *l = sh_sequence_to_list(feats);
+  if (!l) return NULL;
+  sh_buf all = {0};
+  for (int64_t i = 0; i < SH_LIST_N(l); i++) {
+    sh_obj *t = SH_LIST_ITEMS(l)[i];
+    if (t->type != &sh_tuple_type || SH_TUPLE_N(t) != 3) {
+      sh_buf_free(&all);
+      sh_decref(l);
+      return sh_raise(sh_TypeError, "_example_encode: (name, kind, values) tuples");
+    }
+    const char *name = sh_as_cstr(SH_TUPLE_ITEMS(t)[0]), *kind = sh_as_cstr(SH_TUPLE_ITEMS(t)[1]);
+    sh_obj *vals = name && kind ? sh_sequence_to_list(SH_TUPLE_ITEMS(t)[2]) : NULL;
+    if (!vals) {
+      sh_buf_free(&all);
+      sh_decref(l);
+      return NULL;
+    }
+    sh_buf list = {0}, packed = {0};
+    for (int64_t k = 0; k < SH_LIST_N(vals); k++) {
+      sh_obj *v = SH_LIST_ITEMS(vals)[k];
+      int bad = 0;
+      if (*kind == 'b') {
+        if (sh_is_bytes(v)) put_len(&list, 1, sh_bytes_data(v), (size_t)sh_bytes_len(v));
+        else if (sh_is_str(v)) put_len(&list, 1, sh_str_cstr(v), (size_t)sh_str_len(v));
+        else bad = 1;
+      } else if (*kind == 'f') {
+        double d;
+        if (sh_as_double(v, &d) < 0) bad = 1;
+        float x = (float)d;
+        sh_buf_put(&packed, (const char *)&x, 4);
+      } else {
+        int64_t x;
+        if (sh_as_int(v, &x) < 0) bad = 1;
+        put_varint(&packed, (uint64_t)x);
+      }
+      if (bad) {
+        sh_buf_free(&list);
+        sh_buf_free(&packed);
+        sh_buf_free(&all);
+        sh_decref(vals);
+        sh_decref(l);
+        if (!sh_err_occurred()) sh_raise(sh_TypeError, "%s has type %s, but expected one of: bytes", "value", sh_type_name(v));
+        return NULL;
+      }
+    }
+    sh_decref(vals);
+    if (*kind != 'b' && packed.len) put_len(&list, 1, packed.data, packed.len);
+    sh_buf feature = {0}, entry = {0};
+    put_len(&feature, *kind == 'b' ? 1 : *kind == 'f' ? 2 : 3, list.data ? list.data : "", list.len);
+    put_len(&entry, 1, name, strlen(name));
+    put_len(&entry, 2, feature.data ? feature.data : "", feature.len);
+    put_len(&all, 1, entry.data, entry.len);
+    sh_buf_free(&list);
+    sh_buf_free(&packed);
+    sh_buf_free(&feature);
+    sh_buf_free(&entry);
+  }
+  sh_decref(l);
+  sh_buf ex = {0};
+  if (all.len) put_len(&ex, 1, all.data, all.len);
+  else sh_buf_put(&ex, "\x0a\x00", 2);   /* features present, empty */
+  sh_obj *r = sh_bytes(ex.data ? ex.data : "", ex.len);
+  sh_buf_free(&all);
+  sh_buf_free(&ex);
+  return r;
+}
+
 static const sh_method queue_funcs[] = {
+  {"_example_encode", f_example_encode, "_example_encode(features)", "Serialize a tf.train.Example (internal)."},
   {"_tfrecord_append", f_tfrecord_append, "_tfrecord_append(path, records, truncate)", "Write TFRecord records (internal)."},
   {"_tfrecord_read", f_tfrecord_read, "_tfrecord_read(path)", "Read a TFRecord file's records (internal)."},
   {"_qnode", f_qnode, "_qnode(op, inputs, attrs=None, name=None)", "Build a queue, reader or parsing op (internal)."},

@@ -22,3 +22,4 @@ print(b'a-b-c'.replace(b'-', b'+'), b'aaa'.count(b'a'), b'abc'.find(b'c'), b'x\t
 print('abc'.encode('latin-1'), b'caf\xe9'.decode('latin-1'), 'é'.encode('ascii', 'replace'))
 print(b'\xff\xfe'.decode('utf-8', 'replace'), b'a\xffb'.decode('utf-8', 'ignore'))
 print(sorted([b'b', b'a', b'ab']), bool(b''), bool(b'x'), b'abc'[::-1], b'abcdef'[1:5:2])
+print(b"n%d" % 3, b"%s-%s" % (b"a", b"b"), b"%05.1f" % 2.5)
