@@ -58,7 +58,9 @@ static sh_obj *bi_input(ARGS) {
   }
   char *line = NULL;
   size_t cap = 0;
+  sh_gil_release();   /* input(): other threads run meanwhile */
   ssize_t n = getline(&line, &cap, stdin);
+  sh_gil_acquire();
   if (n < 0) { free(line); return sh_raise(sh_EOFError, "EOF when reading a line"); }
   if (n && line[n - 1] == '\n') n--;
   sh_obj *r = sh_strn(line, n);
