@@ -15,6 +15,9 @@ static void register_all(void) {
   op_random_register();
   op_state_register();
   op_sync_register();
+  op_queue_register();
+  op_reader_register();
+  op_dataset_register();
   op_train_register();
   op_io_register();
   op_imported_register();

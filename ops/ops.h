@@ -8,7 +8,18 @@
 /* Register every op with the runtime's registry. Idempotent and thread-safe; call it once
  * at start-up (the shell's main and the server both do). Also sets BLIS up (BLIS_ARCH_TYPE
  * for this CPU unless the user set it, threads for large products). */
+#include <stdint.h>
+
+#include "base/status.h"
+#include "runtime/tensor.h"
+
 void op_register_all(void);
+
+/* tf.data's host iterators (ops/dataset.c): the shell sets these. next replaces out[0..n)
+ * (unref what is there) with owned tensors; init starts over (n, out unused). Both return
+ * RT_OK or a code with st set (RT_OUT_OF_RANGE: the iterator is exhausted). */
+typedef int (*op_host_iterator_fn)(int64_t id, int n, rt_tensor **out, rt_status *st);
+void op_set_host_iterator(op_host_iterator_fn next, op_host_iterator_fn init);
 
 /* Benchmark baseline: the best time (seconds) of `reps` raw BLIS sgemm calls of size n×n×n
  * on `threads` threads, in this process. */

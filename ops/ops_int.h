@@ -26,6 +26,16 @@ struct rt_resource;
  * uninitialized, then of dtype). */
 int op_output_ref(rt_kernel_ctx *c, struct rt_resource *r, rt_dtype dtype);
 void op_sync_register(void);    /* ops/sync.c */
+void op_queue_register(void);   /* ops/queue.c: TF1 queues */
+void op_reader_register(void);
+void op_dataset_register(void); /* ops/dataset.c: tf.data iterators */  /* ops/reader.c: readers, DecodeCSV, CountUpTo */
+/* The next file name of the queue `handle` refers to (ops/queue.c, for the readers):
+ * waits while it is empty, OutOfRange once closed and empty. *out is malloc'd. */
+/* Wait on r->cv (r->mu held) for up to 50 ms (ops/queue.c): false once the step is
+ * cancelled (its flag, or its poll). The blocking kernels' loop. */
+struct rt_resource;
+bool op_wait_a_bit(rt_kernel_ctx *c, struct rt_resource *r);
+int op_queue_take_string(rt_kernel_ctx *c, rt_tensor *handle, char **out);
 void op_io_register(void);      /* ops/io.c: checkpoints and summaries */
 void op_imported_register(void);   /* ops/imported.c: ops of TF-written graphs */
 int op_cpu_gather_v2(rt_kernel_ctx *c);

@@ -58,17 +58,6 @@ static rt_resource *named(rt_kernel_ctx *c, void *(*make)(void), void (*fr)(void
 static void *new_accum(void) { return xcalloc(1, sizeof(accum)); }
 static void *new_tokens(void) { return xcalloc(1, sizeof(tokens)); }
 
-/* Wait on r->cv (r->mu held) for up to 50 ms; false once the step is cancelled. */
-static bool wait_a_bit(rt_kernel_ctx *c, rt_resource *r) {
-  if (c->step && atomic_load(&c->step->cancelled)) return false;
-  struct timespec ts;
-  clock_gettime(CLOCK_REALTIME, &ts);
-  ts.tv_nsec += 50 * 1000000L;
-  if (ts.tv_nsec >= 1000000000L) ts.tv_sec++, ts.tv_nsec -= 1000000000L;
-  pthread_cond_timedwait(&r->cv, &r->mu, &ts);
-  return !(c->step && atomic_load(&c->step->cancelled));
-}
-
 static int accum_apply(rt_kernel_ctx *c) {
   rt_resource *r = named(c, new_accum, accum_free);
   if (!r) return rt_kernel_error(c, RT_RESOURCE_EXHAUSTED, "out of memory");
@@ -105,7 +94,7 @@ static int accum_take(rt_kernel_ctx *c) {
   pthread_mutex_lock(&r->mu);
   accum *a = r->state;
   while (a->count < need)
-    if (!wait_a_bit(c, r)) {
+    if (!op_wait_a_bit(c, r)) {
       rc = rt_kernel_error(c, RT_CANCELLED, "cancelled while waiting for %lld gradients (%d so far)",
                            (long long)need, a->count);
       break;
@@ -162,7 +151,7 @@ static int token_dequeue(rt_kernel_ctx *c) {
   pthread_mutex_lock(&r->mu);
   tokens *t = r->state;
   while (t->head == t->n)
-    if (!wait_a_bit(c, r)) {
+    if (!op_wait_a_bit(c, r)) {
       rc = rt_kernel_error(c, RT_CANCELLED, "cancelled while waiting for a sync token");
       break;
     }

@@ -43,6 +43,7 @@ typedef struct mrun {
   bool *needed;
   char *warning;     /* said once, with the first step of this signature */
   int64_t last_us;   /* how long its last step took (0: none yet) */
+  pthread_mutex_t step_mu;   /* its steps run one at a time (its registered graphs do) */
 } mrun;
 
 typedef struct mdev {
@@ -54,7 +55,13 @@ typedef struct mdev {
 
 typedef struct msess {
   struct msess *next;
-  atomic_bool cancel;    /* CancelRun: abort the step in flight (Ctrl-C in the client) */
+  /* CancelRun (Ctrl-C in the client), CloseSession, Reset: +1 aborts the steps in flight
+   * (each step remembers the count it started with). Steps of a session run concurrently
+   * (a queue runner's enqueue beside the training step's dequeue); those of one signature
+   * one at a time. */
+  atomic_uint cancel;
+  int running;           /* steps in flight (s->mu); close waits for them on idle */
+  pthread_cond_t idle;
   uint64_t handle;
   rt_graph *g;
   pthread_mutex_t mu;
@@ -95,6 +102,7 @@ static void mrun_free(mrun *r) {
   free(r->feed_part);
   free(r->fetch_part);
   free(r->needed);
+  pthread_mutex_destroy(&r->step_mu);
   free(r);
 }
 
@@ -121,6 +129,7 @@ static void msess_free(msess *s) {
   free(s->cur_ep);
   free(s->devs);
   pthread_mutex_destroy(&s->mu);
+  pthread_cond_destroy(&s->idle);
   free(s);
 }
 
@@ -294,6 +303,7 @@ static void handle_create(rt_master *m, net_req *req) {
   msess *s = xcalloc(1, sizeof *s);
   s->g = rt_graph_new();
   pthread_mutex_init(&s->mu, NULL);
+  pthread_cond_init(&s->idle, NULL);
   int rc = RT_OK;
   const msgpack_object *cfg = net_get(in, "config");
   if (cfg && cfg->type == MSGPACK_OBJECT_MAP) {
@@ -412,6 +422,7 @@ static int prepare(rt_master *m, msess *s, int nf, char **feeds, int nx, char **
   }
 
   mrun *r = xcalloc(1, sizeof *r);
+  pthread_mutex_init(&r->step_mu, NULL);
   r->warning = warning;
   r->needed = needed;              /* views: kept for partition_graphs */
   r->n_needed = s->g->n_nodes;
@@ -520,21 +531,33 @@ static int check_feed(const msess *s, const char *name, const rt_tensor *t, rt_s
   return RT_OK;
 }
 
+/* What a step watches: the session's cancel count, against the one it started with. */
+typedef struct cancel_watch {
+  msess *s;
+  unsigned gen;
+} cancel_watch;
+
 static int cancel_tick(void *arg, int64_t elapsed_ms) {
   (void)elapsed_ms;
-  return atomic_load(&((msess *)arg)->cancel);
+  cancel_watch *w = arg;
+  return atomic_load(&w->s->cancel) != w->gen;
 }
 
 /* What a fragment run on the master's own thread watches: the session's cancel, and the
  * other parts (a failure among them stops it). */
 typedef struct here_watch {
-  msess *s;
+  cancel_watch c;
   net_cq *q;
 } here_watch;
 
 static int here_tick(void *arg, int64_t elapsed_ms) {
   here_watch *h = arg;
-  return atomic_load(&h->s->cancel) || net_cq_has_error(h->q);
+  return cancel_tick(&h->c, elapsed_ms) || net_cq_has_error(h->q);
+}
+
+/* Wait (s->mu held) until no step of s is in flight. */
+static void wait_idle(msess *s) {
+  while (s->running > 0) pthread_cond_wait(&s->idle, &s->mu);
 }
 
 /* AbortStep to every part not done: fire and forget. */
@@ -552,7 +575,7 @@ static void abort_parts(net_peer **cl, const bool *done, int np, uint64_t step, 
 }
 
 /* One step: a RunGraph per partition, all in flight; the first error aborts the rest. */
-static int run_step(rt_master *m, msess *s, mrun *r, int nf, char **feeds, rt_tensor **fv, int nx,
+static int run_step(rt_master *m, msess *s, mrun *r, unsigned gen, int nf, char **feeds, rt_tensor **fv, int nx,
                     char **fetches, rt_tensor **out, rt_step_stats *trace, rt_busy *busy, int *n_busy,
                     rt_status *st) {
   int np = r->n_parts, rc = RT_OK;
@@ -627,9 +650,10 @@ static int run_step(rt_master *m, msess *s, mrun *r, int nf, char **feeds, rt_te
   }
   int first_err = rc;
   rt_status err = *st;
+  cancel_watch cw = {s, gen};
   net_wait w = {.timeout_ms = s->timeout_ms > 0 ? (int)s->timeout_ms : -1, .tick_ms = 50,
-                .tick = cancel_tick, .arg = s};
-  here_watch hw = {s, q};
+                .tick = cancel_tick, .arg = &cw};
+  here_watch hw = {{s, gen}, q};
   net_wait hwait = {.timeout_ms = w.timeout_ms, .tick_ms = 50, .tick = here_tick, .arg = &hw};
   if (here && rc) {   /* a send failed: the local part never runs */
     net_msg_free(here);
@@ -962,7 +986,7 @@ static void handle_run(rt_master *m, net_req *req) {
     pthread_mutex_lock(&s->mu);
     /* A CancelRun for an earlier step must not cancel this one; one arriving from now on,
      * during preparation or the step, does. */
-    atomic_store(&s->cancel, false);
+    unsigned gen = atomic_load(&s->cancel);
     for (int i = 0; !rc && i < nf; i++) rc = check_feed(s, feeds[i], fv[i], &st);
     /* The signature: feeds, fetches and targets as given. */
     size_t len = 16;
@@ -984,10 +1008,17 @@ static void handle_run(rt_master *m, net_req *req) {
       s->runs = r;
     }
     free(sig);
-    /* Held through the step: runs of one session are serialized, and a CloseSession
-     * waits for the step in flight. */
-    if (!rc)
-      rc = run_step(m, s, r, nf, feeds, fv, nx, fetches, out, trace_level > 0 ? &trace : NULL, busy, &n_busy, &st);
+    /* The step runs without s->mu (other steps of the session may run meanwhile: queue
+     * runners); a CloseSession waits until none is in flight. */
+    if (!rc) {
+      s->running++;
+      pthread_mutex_unlock(&s->mu);
+      pthread_mutex_lock(&r->step_mu);
+      rc = run_step(m, s, r, gen, nf, feeds, fv, nx, fetches, out, trace_level > 0 ? &trace : NULL, busy, &n_busy, &st);
+      pthread_mutex_unlock(&r->step_mu);
+      pthread_mutex_lock(&s->mu);
+      if (--s->running == 0) pthread_cond_broadcast(&s->idle);
+    }
     if (!rc && want_pg) rc = views_device_partitions(s, r->needed, r->n_needed, &pgs, &n_pgs, &st);
     if (!rc && r->warning) {   /* said once per session, not once per signature */
       if (!s->warned) warning = r->warning;
@@ -1049,8 +1080,9 @@ static void handle_close(rt_master *m, net_req *req) {
     }
   pthread_mutex_unlock(&m->mu);
   if (found) {
-    atomic_store(&found->cancel, true);   /* close cancels the step in flight... */
-    pthread_mutex_lock(&found->mu);       /* ...which then lets go of the session */
+    atomic_fetch_add(&found->cancel, 1);  /* close cancels the steps in flight... */
+    pthread_mutex_lock(&found->mu);       /* ...which then let go of the session */
+    wait_idle(found);
     pthread_mutex_unlock(&found->mu);
     deregister_all(found);
     msess_free(found);
@@ -1093,8 +1125,9 @@ static void handle_reset(rt_master *m, net_req *req) {
   while (all) {
     msess *s = all;
     all = s->next;
-    atomic_store(&s->cancel, true);
+    atomic_fetch_add(&s->cancel, 1);
     pthread_mutex_lock(&s->mu);
+    wait_idle(s);
     pthread_mutex_unlock(&s->mu);
     deregister_all(s);
     msess_free(s);
@@ -1117,7 +1150,7 @@ static void handle_cancel(rt_master *m, net_req *req) {
   const net_in *in = net_req_msg(req);
   rt_status st = {0};
   msess *s = session_find(m, in, &st);
-  if (s) atomic_store(&s->cancel, true);
+  if (s) atomic_fetch_add(&s->cancel, 1);
   net_reply(req, net_msg_new("CancelRunOk"));
 }
 

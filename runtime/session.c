@@ -154,14 +154,7 @@ fail:
 
 void rt_session_free(rt_session *s) {
   if (!s) return;
-  if (s->c && s->handle) {
-    net_msg *req = net_msg_new("CloseSession");
-    net_msg_uint(req, "session", s->handle);
-    net_in *rep = NULL;
-    rt_status st;
-    net_peer_call(s->c, req, &rep, &(net_wait){.timeout_ms = 5000}, &st);
-    net_in_free(rep);
-  }
+  rt_session_close(s);
   net_cq_free(s->probe);   /* views */
   rt_server_free(s->local);
   free(s);
@@ -176,6 +169,30 @@ static void pack_strs(msgpack_packer *pk, int n, const char *const *v) {
     msgpack_pack_str(pk, len);
     msgpack_pack_str_body(pk, v[i], len);
   }
+}
+
+int rt_session_extend(rt_session *s, const volatile int *interrupt, rt_status *st) {
+  if (!s->handle) return rt_error(st, RT_CANCELLED, "Session has been closed.");
+  if (s->sent >= s->g->n_nodes) return RT_OK;
+  net_msg *req = net_msg_new("ExtendSession");
+  net_msg_uint(req, "session", s->handle);
+  rt_pack_nodes(req, net_msg_field(req, "graph"), s->g, s->sent);
+  net_in *rep = NULL;
+  int rc = call(s, req, &rep, interrupt, st);
+  net_in_free(rep);
+  if (!rc) s->sent = s->g->n_nodes;
+  return rc;
+}
+
+void rt_session_close(rt_session *s) {
+  if (!s || !s->c || !s->handle) return;
+  net_msg *req = net_msg_new("CloseSession");
+  net_msg_uint(req, "session", s->handle);
+  net_in *rep = NULL;
+  rt_status st;
+  net_peer_call(s->c, req, &rep, &(net_wait){.timeout_ms = 5000}, &st);
+  net_in_free(rep);
+  s->handle = 0;
 }
 
 int rt_session_run_step(rt_session *s, const rt_session_run *r, rt_status *st) {
@@ -205,16 +222,7 @@ int rt_session_run_step_views(rt_session *s, const rt_session_run *r, const rt_s
   if (!v) v = &none;
   int rc = RT_OK;
   for (int i = 0; i < r->n_fetches; i++) r->fetched[i] = NULL;
-  if (s->sent < s->g->n_nodes) {
-    net_msg *req = net_msg_new("ExtendSession");
-    net_msg_uint(req, "session", s->handle);
-    rt_pack_nodes(req, net_msg_field(req, "graph"), s->g, s->sent);
-    net_in *rep = NULL;
-    rc = call(s, req, &rep, r->interrupt, st);
-    net_in_free(rep);
-    if (rc) return rc;
-    s->sent = s->g->n_nodes;
-  }
+  if (!r->graph_sent && (rc = rt_session_extend(s, r->interrupt, st))) return rc;
   net_msg *req = net_msg_new("RunStep");
   net_msg_uint(req, "session", s->handle);
   msgpack_packer *pk = net_msg_field(req, "feeds");

@@ -47,7 +47,16 @@ typedef struct rt_session_run {
   const char *const *targets;
   /* Set nonzero (e.g. by a SIGINT handler) to cancel the run; NULL: not cancellable. */
   const volatile int *interrupt;
+  /* The caller sent the graph's new nodes already (rt_session_extend): runs of several
+   * threads, while others may add nodes, do this under the caller's own lock. */
+  bool graph_sent;
 } rt_session_run;
+
+/* Send the nodes added to the graph since the last run (ExtendSession). */
+int rt_session_extend(rt_session *s, const volatile int *interrupt, rt_status *st);
+/* CloseSession without freeing: the master cancels the steps in flight, and runs of
+ * other threads return (an error) before the caller frees s. */
+void rt_session_close(rt_session *s);
 
 int rt_session_run_step(rt_session *s, const rt_session_run *r, rt_status *st);
 /* tf.Session.reset(target, containers): the cluster of target drops those resource

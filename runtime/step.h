@@ -32,6 +32,10 @@ struct rt_step {
   int (*recv_any)(rt_step *s, const char *const *keys, int n, int *which, rt_tensor **t,
                   rt_status *st);
   void *user;
+  /* Optional: a kernel that blocks (a queue's dequeue, ops/queue.c) calls this about every
+   * 50 ms besides looking at `cancelled`; nonzero: the step is being cancelled (a step run
+   * on the thread of an in-process call learns it only this way). */
+  int (*poll)(rt_step *s);
   /* progress */
   atomic_int ops_done;
   atomic_int ops_total;

@@ -485,6 +485,13 @@ static int rdv_send_snapshot(rt_step *step, const char *key, const rt_tensor *t,
   return rc;
 }
 
+/* rt_step.poll: a blocking kernel run on the thread of an in-process call asks whether
+ * that call wants out (its other parts failed, Ctrl-C, the session closing). */
+static int step_poll(rt_step *s) {
+  (void)s;
+  return net_wait_outer_here() ? net_wait_outer() : 0;
+}
+
 /* Wait until one of keys has arrived (w->mu held): its index, or -1 when the step was
  * aborted (*st says why). */
 static int wait_keys(wrun *r, const char *const *keys, int n, rt_tensor **t, rt_status *st) {
@@ -804,6 +811,7 @@ static void handle_run(rt_worker *w, net_req *req) {
       r->step.send_snapshot = rdv_send_snapshot;
       r->step.recv = rdv_recv;
       r->step.recv_any = rdv_recv_any;
+      r->step.poll = step_poll;
       r->w = w;
       r->ws = ws;
       r->wg = wg;

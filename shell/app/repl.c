@@ -347,7 +347,9 @@ static int wait_for_input(void) {
       if (wake < 0 || idle_hooks[i].next < wake) wake = idle_hooks[i].next;
     }
     int timeout = wake < 0 ? -1 : (int)((wake - now_s()) * 1e3) + 1;
+    sh_gil_release();   /* threads run while the prompt waits */
     int r = poll(fds, nwatched + 1, timeout);
+    sh_gil_acquire();
     if (r < 0) { if (errno == EINTR && sh_interrupted) return -1; continue; }
     for (int i = 0; i < nwatched; i++) if (fds[i + 1].revents) watched[i].on_ready(watched[i].fd);
     if (fds[0].revents) return 0;
@@ -360,7 +362,9 @@ static int getc_fn(EditLine *e, wchar_t *wc) {
   int n = 0, need = 1;
   if (wait_for_input() < 0) return -1;
   while (n < need) {
+    sh_gil_release();   /* threads run while the prompt waits */
     ssize_t r = read(STDIN_FILENO, buf + n, 1);
+    sh_gil_acquire();
     if (r < 0 && errno == EINTR) {
       if (sh_interrupted) return -1;
       continue;

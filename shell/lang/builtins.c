@@ -58,7 +58,9 @@ static sh_obj *bi_input(ARGS) {
   }
   char *line = NULL;
   size_t cap = 0;
+  sh_gil_release();   /* input(): other threads run meanwhile */
   ssize_t n = getline(&line, &cap, stdin);
+  sh_gil_acquire();
   if (n < 0) { free(line); return sh_raise(sh_EOFError, "EOF when reading a line"); }
   if (n && line[n - 1] == '\n') n--;
   sh_obj *r = sh_strn(line, n);
@@ -772,6 +774,7 @@ void sh_builtins_init(sh_obj *b) {
     ctors[i].t->construct = ctors[i].ctor;
     sh_dict_set_str(b, ctors[i].t->name, (sh_obj *)ctors[i].t);
   }
+  sh_dict_set_str(b, "bytes", (sh_obj *)&sh_bytes_type);
   sh_dict_set_str(b, "frozenset", (sh_obj *)&sh_set_type);
   sh_dict_set_str(b, "object", (sh_obj *)&sh_object_type);
   sh_dict_set_str(b, "None", SH_NONE);

@@ -11,7 +11,7 @@
 #include "shell/lang/interp.h"
 
 /* ---- exceptions ------------------------------------------------------------------------- */
-static sh_obj *pending;   /* the raised, not yet handled exception instance */
+static _Thread_local sh_obj *pending;   /* the raised, not yet handled exception instance */
 
 sh_type *sh_BaseException, *sh_Exception, *sh_SystemExit, *sh_KeyboardInterrupt,
     *sh_StopIteration, *sh_ArithmeticError, *sh_ZeroDivisionError, *sh_OverflowError,
@@ -62,7 +62,7 @@ sh_obj *sh_raise_obj(sh_obj *exc) {
 }
 
 int sh_check_interrupt(void) {
-  if (!sh_interrupted) return 0;
+  if (!sh_interrupted || !sh_is_main_thread()) return 0;   /* Ctrl-C is the main thread's */
   sh_interrupted = 0;
   sh_err_restore(sh_exc_new(sh_KeyboardInterrupt, sh_tuple_new(0)));
   return -1;

@@ -18,8 +18,9 @@ enum { ST_OK, ST_ERR, ST_BREAK, ST_CONTINUE, ST_RETURN };
 
 #define MAX_DEPTH 900
 
-static sh_frame *cur_frame;
-static int depth;
+/* per thread (shell/lang/thread.c: each thread interprets with its own frames) */
+static _Thread_local sh_frame *cur_frame;
+static _Thread_local int depth;
 static sh_obj *builtins, *main_globals, *modules;
 static sh_obj *registry;   /* dotted name -> init function (as an int holding the pointer) */
 
@@ -254,6 +255,7 @@ sh_obj *sh_func_call(sh_obj *o, int argc, sh_obj **argv, sh_obj *kw) {
   sh_func *fn = (sh_func *)o;
   sh_funcdef *c = fn->code;
   if (depth >= MAX_DEPTH) return sh_raise(sh_RecursionError, "maximum recursion depth exceeded");
+  if (sh_gil_drop_request) sh_gil_yield();
   sh_obj *small[16];
   sh_obj **slots = c->nslots <= 16 && !c->is_generator ? small : xmalloc((c->nslots + 1) * sizeof *slots);
   memset(slots, 0, c->nslots * sizeof *slots);
@@ -315,7 +317,7 @@ typedef struct sh_gen {
   struct sh_gen *outer;   /* the generator that was running when this one was resumed */
 } sh_gen;
 
-static sh_gen *cur_gen;
+static _Thread_local sh_gen *cur_gen;
 static sh_type *GeneratorExit;
 
 static void gen_body(void) {
@@ -650,7 +652,7 @@ static sh_obj *eval_call(sh_frame *f, sh_node *e) {
   int n = arglist ? (int)SH_LIST_N(arglist) - (self != NULL) : argc;
   if (!self) r = sh_call(callee, n, args, kw);
   else if (callee->type == &sh_builtin_type) {
-    if (sh_interrupted && sh_check_interrupt() < 0) goto done;
+    if (SH_EVAL_BREAK()) goto done;
     r = ((sh_builtin_obj *)callee)->fn(self, n, args, kw);
   } else {
     args[-1] = self;   /* small[0] or the slot inserted in arglist */
@@ -720,7 +722,7 @@ static int comp_loop(sh_frame *f, sh_node *e, int i, sh_obj *out) {
   if (!it) return -1;
   int r = 0;
   while ((x = sh_next(it))) {
-    if (sh_interrupted && sh_check_interrupt() < 0) { sh_decref(x); r = -1; break; }
+    if (SH_EVAL_BREAK()) { sh_decref(x); r = -1; break; }
     r = assign(f, c->a, x);
     sh_decref(x);
     if (r < 0) break;
@@ -896,6 +898,11 @@ static sh_obj *eval(sh_frame *f, sh_node *e) {
   case E_LISTCOMP: case E_GENEXP: case E_SETCOMP: case E_DICTCOMP:
     r = e->kind == E_DICTCOMP ? sh_dict_new() : e->kind == E_SETCOMP ? sh_set_new() : sh_list_new(0);
     if (comp_loop(f, e, 0, r) < 0) sh_clear(&r);
+    if (r && e->kind == E_GENEXP) {   /* computed at once (not lazily), but an iterator */
+      sh_obj *it = sh_iter(r);
+      sh_decref(r);
+      r = it;
+    }
     return r;
   case E_FSTRING: return eval_fstring(f, e);
   case E_LAMBDA: return make_function(f, e->fn);
@@ -1082,7 +1089,7 @@ static int exec_for(sh_frame *f, sh_node *s) {
   if (seq->type == &sh_range_type) {   /* no iterator object for range() */
     sh_range_obj *r = (sh_range_obj *)seq;
     for (int64_t i = r->start; r->step > 0 ? i < r->stop : i > r->stop; i += r->step) {
-      if (sh_interrupted && sh_check_interrupt() < 0) { st = ST_ERR; break; }
+      if (SH_EVAL_BREAK()) { st = ST_ERR; break; }
       sh_obj *v = sh_int(i);
       int rc = assign(f, s->a, v);
       sh_decref(v);
@@ -1095,7 +1102,7 @@ static int exec_for(sh_frame *f, sh_node *s) {
     sh_obj *it = sh_iter(seq), *v;
     if (!it) { sh_decref(seq); return ST_ERR; }
     while ((v = sh_next(it))) {
-      if (sh_interrupted && sh_check_interrupt() < 0) { sh_decref(v); st = ST_ERR; break; }
+      if (SH_EVAL_BREAK()) { sh_decref(v); st = ST_ERR; break; }
       int rc = assign(f, s->a, v);
       sh_decref(v);
       if (rc < 0) { st = ST_ERR; break; }
@@ -1114,7 +1121,7 @@ static int exec_for(sh_frame *f, sh_node *s) {
 
 static int exec_while(sh_frame *f, sh_node *s) {
   for (;;) {
-    if (sh_interrupted && sh_check_interrupt() < 0) return ST_ERR;
+    if (SH_EVAL_BREAK()) return ST_ERR;
     sh_obj *c = eval(f, s->a);
     if (!c) return ST_ERR;
     int t = sh_truth(c);
@@ -1750,6 +1757,9 @@ static void register_builtin_modules(void) {
   sh_register_module("shutil", sh_mod_shutil_init);
   sh_register_module("six", sh_mod_six_init);
   sh_register_module("six.moves", sh_mod_six_moves_init);
+  sh_register_module("_thread", sh_mod_thread_init);
+  sh_register_module("threading", sh_mod_threading_init);
+  sh_register_module("queue", sh_mod_queue_init);
 }
 
 void sh_init(int argc, char **argv) {
@@ -1786,6 +1796,14 @@ static void clear_namespace_cycles(sh_obj *globals) {
 
 void sh_fini(void) {
   sh_err_clear();
+  /* Python waits for the threads that are not daemons before it shuts down; daemons stay
+   * blocked on the GIL, which this thread keeps from now on. */
+  sh_obj *threading = sh_dict_get_str(modules, "threading");
+  if (threading) {
+    sh_obj *r = sh_call_method(threading, "_shutdown", 0, NULL, NULL);
+    if (!r) sh_report_error();
+    sh_decref(r);
+  }
   sh_obj *k, *v;
   clear_namespace_cycles(main_globals);
   for (int64_t p = 0; sh_dict_next(modules, &p, &k, &v);)

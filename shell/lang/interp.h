@@ -68,6 +68,8 @@ int sh_norm_index(sh_obj *key, int64_t n, int64_t *out, const char *what);
 sh_obj *sh_seqiter_new(sh_obj *seq);                  /* iterator over str/list/tuple */
 int sh_list_sort(sh_obj *list, sh_obj *key, bool reverse);   /* stable, in place */
 sh_obj *sh_seq_repeat(sh_obj *seq, int64_t n);        /* str/list/tuple * n */
+sh_obj *sh_str_encode(sh_obj *self, sh_obj *enc, sh_obj *err);   /* str.encode (bytes.c) */
+sh_obj *sh_bytes_literal(const char *s, size_t n, bool raw);     /* b'...' (bytes.c) */
 /* Ints and floats are allocated and freed constantly: the allocator (value.c) keeps a free
  * list of each, which sh_int and sh_float (num.c) draw from. */
 #define SH_FREELIST_MAX 256
@@ -76,6 +78,14 @@ extern int sh_n_int_free, sh_n_float_free;
 void sh_num_init(void);                               /* the small-int cache */
 void sh_str_init(void);                               /* the interned strs, "" */
 void sh_str_fini(void);                        /* BaseException.__init__, ... */
+
+/* The evaluator's poll in loops and calls: another thread waits for the GIL (thread.c),
+ * or Ctrl-C. True: KeyboardInterrupt raised. */
+#define SH_EVAL_BREAK() \
+  ((sh_gil_drop_request && (sh_gil_yield(), false)) || (sh_interrupted && sh_check_interrupt() < 0))
+sh_obj *sh_mod_thread_init(void);                     /* _thread (thread.c) */
+sh_obj *sh_mod_threading_init(void);                  /* threading, queue (mod_pylib.c) */
+sh_obj *sh_mod_queue_init(void);
 
 /* eval.c */
 sh_obj *sh_func_call(sh_obj *f, int argc, sh_obj **argv, sh_obj *kw);

@@ -148,7 +148,7 @@ void sh_unescape(sh_buf *b, const char *s, size_t n) {
 }
 
 /* A string literal starting at p (after its prefix). */
-static int lex_string(lexer *L, const char *start, const char *p, bool raw, bool fmt) {
+static int lex_string(lexer *L, const char *start, const char *p, bool raw, bool fmt, bool bytes) {
   char q = *p;
   bool triple = p[1] == q && p[2] == q;
   int qlen = triple ? 3 : 1;
@@ -182,7 +182,10 @@ static int lex_string(lexer *L, const char *start, const char *p, bool raw, bool
   L->line = line0; L->line_start = ls0;
   sh_token *tk = emit(L, fmt ? T_FSTRING : T_STRING, start, (int)(s + qlen - start));
   L->line = line_now; L->line_start = ls_now;
-  if (fmt) {
+  if (bytes) {
+    tk->val = sh_bytes_literal(body, s - body, raw);
+    if (!tk->val) return lex_error(L, start, false, "bytes can only contain ASCII literal characters");
+  } else if (fmt) {
     tk->val = sh_strn(body, s - body);
     tk->raw = raw;
   } else if (raw) {
@@ -323,15 +326,16 @@ int sh_lex(const char *src, sh_tokens *out, sh_syntax_error *err, int line0, int
       int n = (int)(s - p);
       /* string prefixes */
       if ((*s == '\'' || *s == '"') && n <= 2) {
-        bool raw = false, fmt = false, ok = true;
+        bool raw = false, fmt = false, bytes = false, ok = true;
         for (int i = 0; i < n; i++) {
           char k = tolower(p[i]);
           if (k == 'r') raw = true;
           else if (k == 'f') fmt = true;
-          else if (k != 'b' && k != 'u') ok = false;
+          else if (k == 'b') bytes = true;
+          else if (k != 'u') ok = false;
         }
-        if (ok) {
-          if (lex_string(&L, p, s, raw, fmt) < 0) return -1;
+        if (ok && !(bytes && fmt)) {
+          if (lex_string(&L, p, s, raw, fmt, bytes) < 0) return -1;
           continue;
         }
       }
@@ -354,7 +358,7 @@ int sh_lex(const char *src, sh_tokens *out, sh_syntax_error *err, int line0, int
       continue;
     }
     if (c == '\'' || c == '"') {
-      if (lex_string(&L, p, p, false, false) < 0) return -1;
+      if (lex_string(&L, p, p, false, false, false) < 0) return -1;
       continue;
     }
     size_t i = 0;

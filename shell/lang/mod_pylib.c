@@ -12,6 +12,12 @@ static const char shutil_src[] =
 static const char six_src[] =
 #include "shell/lang/six.py.inc"
 ;
+static const char threading_src[] =
+#include "shell/lang/threading.py.inc"
+;
+static const char queue_src[] =
+#include "shell/lang/queue.py.inc"
+;
 static const char six_moves_src[] =
     "\"\"\"six.moves: the Python 3 names.\"\"\"\n"
     "xrange = range\nrange = range\nzip = zip\nmap = map\nfilter = filter\ninput = input\n";
@@ -29,6 +35,8 @@ static sh_obj *module_from(const char *name, const char *src) {
 
 sh_obj *sh_mod_argparse_init(void) { return module_from("argparse", argparse_src); }
 sh_obj *sh_mod_shutil_init(void) { return module_from("shutil", shutil_src); }
+sh_obj *sh_mod_threading_init(void) { return module_from("threading", threading_src); }
+sh_obj *sh_mod_queue_init(void) { return module_from("queue", queue_src); }
 sh_obj *sh_mod_six_moves_init(void) { return module_from("six.moves", six_moves_src); }
 
 /* six, with six.moves made and added to it (as os does os.path): importing the submodule

@@ -33,7 +33,9 @@ static sh_obj *t_sleep(ARGS) {
     if (left <= 0) break;
     if (left > 0.05) left = 0.05;
     struct timespec ts = {(time_t)left, (long)((left - (time_t)left) * 1e9)};
+    sh_gil_release();   /* other threads run meanwhile */
     nanosleep(&ts, NULL);
+    sh_gil_acquire();
   }
   return sh_none();
 }

@@ -277,10 +277,15 @@ static sh_node *strings(parser *P) {
   bool any_f = false;
   for (int i = P->pos; P->t[i].kind == T_STRING || P->t[i].kind == T_FSTRING; i++)
     any_f |= P->t[i].kind == T_FSTRING;
+  for (int i = P->pos + 1; P->t[i].kind == T_STRING || P->t[i].kind == T_FSTRING; i++)
+    if (P->t[i].kind == T_FSTRING || P->t[i - 1].kind == T_FSTRING ? sh_is_bytes(P->t[i].val) || sh_is_bytes(P->t[i - 1].val)
+                                                                   : sh_is_bytes(P->t[i].val) != sh_is_bytes(P->t[i - 1].val))
+      error_at(P, &P->t[i], "cannot mix bytes and nonbytes literals");   /* before anything is held */
   if (!any_f) {
     sh_obj *s = sh_incref(advance(P)->val);
     while (peek(P) == T_STRING) {
-      sh_obj *n = sh_str_concat(s, advance(P)->val);
+      sh_token *t = advance(P);
+      sh_obj *n = sh_is_bytes(s) ? sh_binop(SH_ADD, s, t->val) : sh_str_concat(s, t->val);
       sh_decref(s);
       s = n;
     }
@@ -329,12 +334,64 @@ static sh_nodelist comp_clauses(parser *P) {
   return vlist(clauses);
 }
 
+static sh_node *genexp(parser *P, sh_token *at, sh_node *elt, sh_nodelist clauses);
+
 static sh_node *comprehension(parser *P, int kind, sh_token *at, sh_node *elt, sh_node *val) {
   sh_node *n = node(P, kind, at);
   n->a = elt;
   n->b = val;
   n->list = comp_clauses(P);
+  if (kind == E_GENEXP) return genexp(P, at, elt, n->list);
   return n;
+}
+
+static sh_nodelist one(parser *P, sh_node *x) {
+  vec v = {0};
+  vpush(P, &v, x);
+  return vlist(v);
+}
+
+/* A generator expression is lazy, as Python's: (elt for a in A if c for b in B) becomes
+ *     (lambda .0: <for a in .0: if c: for b in B: yield elt>)(iter(A))
+ * a generator function of its own scope, its first iterable taken at once. */
+static sh_node *genexp(parser *P, sh_token *at, sh_node *elt, sh_nodelist clauses) {
+  sh_obj *name = sh_intern("<genexpr>"), *arg = sh_intern(".0"), *it = sh_intern("iter");
+  sh_funcdef *fn = funcdef_new(P, name, at->line);
+  fn->params = arena_alloc(P->c, 2 * sizeof(sh_obj *));
+  fn->params[0] = own_ref(P, arg);
+  fn->nparams = 1;
+  fn->is_generator = true;
+  sh_node *y = node(P, E_YIELD, at);
+  y->a = elt;
+  sh_node *body = node(P, S_EXPR, at);
+  body->a = y;
+  for (int i = clauses.n - 1; i >= 0; i--) {
+    sh_node *c = clauses.v[i];
+    for (int k = c->list.n - 1; k >= 0; k--) {
+      sh_node *f = node(P, S_IF, at);
+      f->a = c->list.v[k];
+      f->list = one(P, body);
+      body = f;
+    }
+    sh_node *f = node(P, S_FOR, at);
+    f->a = c->a;
+    f->b = i == 0 ? name_node(P, at, arg) : c->b;
+    f->list = one(P, body);
+    body = f;
+  }
+  fn->body = one(P, body);
+  sh_node *lam = node(P, E_LAMBDA, at);
+  lam->fn = fn;
+  sh_node *first = node(P, E_CALL, at);
+  first->a = name_node(P, at, it);
+  first->list = one(P, clauses.v[0]->b);
+  sh_node *call = node(P, E_CALL, at);
+  call->a = lam;
+  call->list = one(P, first);
+  sh_decref(name);
+  sh_decref(arg);
+  sh_decref(it);
+  return call;
 }
 
 static sh_node *testlist_star(parser *P);

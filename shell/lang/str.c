@@ -576,7 +576,11 @@ static sh_obj *partition_impl(sh_obj *self, int argc, sh_obj **argv, bool rev) {
 }
 static sh_obj *str_partition(ARGS) { return partition_impl(self, argc, argv, false); }
 static sh_obj *str_rpartition(ARGS) { return partition_impl(self, argc, argv, true); }
-static sh_obj *str_encode(ARGS) { return sh_incref(self); }
+static sh_obj *str_encode(ARGS) {
+  sh_obj *enc = NULL, *err = NULL;
+  if (sh_parse_args("encode", argc, argv, kw, "|encoding errors", &enc, &err) < 0) return NULL;
+  return sh_str_encode(self, enc, err);
+}
 static sh_obj *str_expandtabs(ARGS) {
   int64_t ts = 8;
   if (argc && sh_as_int(argv[0], &ts) < 0) return NULL;

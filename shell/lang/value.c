@@ -185,8 +185,8 @@ int sh_module_add_sub(sh_obj *mod, const char *name, sh_obj *sub) {
 
 /* ---- generic operations ----------------------------------------------------------------- */
 /* Guard against infinite recursion in repr of self-containing containers. */
-static sh_obj *repr_stack[64];
-static int repr_depth;
+static _Thread_local sh_obj *repr_stack[64];
+static _Thread_local int repr_depth;
 bool sh_repr_enter(sh_obj *o) {
   for (int i = 0; i < repr_depth && i < 64; i++) if (repr_stack[i] == o) return true;
   if (repr_depth < 64) repr_stack[repr_depth] = o;

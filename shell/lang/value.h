@@ -190,7 +190,7 @@ extern sh_type sh_type_type, sh_object_type, sh_none_type, sh_bool_type, sh_int_
     sh_float_type, sh_str_type, sh_list_type, sh_tuple_type, sh_dict_type, sh_set_type,
     sh_range_type, sh_slice_type, sh_ellipsis_type, sh_builtin_type, sh_func_type,
     sh_method_type, sh_module_type, sh_cell_type, sh_notimpl_type, sh_file_type,
-    sh_dictview_type, sh_iter_type;
+    sh_dictview_type, sh_iter_type, sh_bytes_type;
 
 /* ---- singletons (borrowed; incref before returning them) ---------------------------- */
 extern sh_obj sh_none_obj, sh_ellipsis_obj, sh_notimpl_obj;
@@ -212,6 +212,13 @@ typedef struct sh_str {
   bool interned;
   char s[];           /* NUL-terminated */
 } sh_str_obj;
+
+/* bytes: immutable bytes (may hold NULs); s is NUL-terminated for convenience. */
+typedef struct sh_bytes { sh_obj head; int64_t len, hash; char s[]; } sh_bytes_obj;
+sh_obj *sh_bytes(const char *s, size_t n);     /* s NULL: n bytes left to fill */
+static inline bool sh_is_bytes(const sh_obj *o) { return o->type == &sh_bytes_type; }
+static inline const char *sh_bytes_data(const sh_obj *o) { return ((const sh_bytes_obj *)o)->s; }
+static inline int64_t sh_bytes_len(const sh_obj *o) { return ((const sh_bytes_obj *)o)->len; }
 
 sh_obj *sh_int(int64_t v);
 sh_obj *sh_float(double v);
@@ -355,6 +362,17 @@ void sh_exc_print(FILE *f, sh_obj *exc);
  * and return NULL when it fails; the evaluator polls it in loops and calls. */
 extern volatile sig_atomic_t sh_interrupted;
 int sh_check_interrupt(void);                  /* -1 and KeyboardInterrupt raised if set */
+
+/* ---- threads (shell/lang/thread.c) ------------------------------------------------- */
+/* One lock, the GIL, is held by the thread that interprets; native code lets go of it
+ * around anything that blocks (sess.run, sleeps, waits), touching no object meanwhile:
+ *     sh_gil_release(); rc = blocking_call(...); sh_gil_acquire();
+ * Both are no-ops until a script starts its first thread. */
+void sh_gil_release(void);
+void sh_gil_acquire(void);
+void sh_gil_yield(void);                        /* let a waiting thread run (the evaluator) */
+extern volatile int sh_gil_drop_request;        /* a thread waits for the GIL */
+bool sh_is_main_thread(void);
 
 /* ---- functions, classes, modules ---------------------------------------------------- */
 /* A native function object; self is held (may be NULL). */

@@ -113,6 +113,6 @@ rt_dtype np_dtype_of(sh_obj *o) {
   if (o == (sh_obj *)&sh_float_type) return RT_DOUBLE;
   if (o == (sh_obj *)&sh_int_type) return RT_INT64;
   if (o == (sh_obj *)&sh_bool_type) return RT_BOOL;
-  if (o == (sh_obj *)&sh_str_type) return RT_STRING;
+  if (o == (sh_obj *)&sh_str_type || o == (sh_obj *)&sh_bytes_type) return RT_STRING;
   return RT_INVALID;
 }

@@ -53,7 +53,7 @@ static int scan(sh_obj *v, int depth, conv *c) {
   if (v->type == &sh_bool_type) c->any_bool = true;
   else if (sh_is_int(v)) c->any_int = true;
   else if (sh_is_float(v)) c->any_float = true;
-  else if (sh_is_str(v)) c->any_str = true;
+  else if (sh_is_str(v) || sh_is_bytes(v)) c->any_str = true;
   else {
     sh_raise(sh_TypeError, "Expected a number, a string or a (nested) list of them, got %s",
              sh_type_name(v));
@@ -107,9 +107,17 @@ static int fill(sh_obj *v, rt_tensor *t, int64_t *pos) {
     return 0;
   }
   if (t->dtype == RT_STRING) {
+    if (sh_is_bytes(v)) {
+      rt_tensor_set_str(t, (*pos)++, sh_bytes_data(v), (size_t)sh_bytes_len(v));
+      return 0;
+    }
     if (!sh_is_str(v)) return sh_raise(sh_TypeError, "cannot mix strings and numbers"), -1;
     rt_tensor_set_str(t, (*pos)++, sh_str_cstr(v), (size_t)sh_str_len(v));
     return 0;
+  }
+  if (sh_is_bytes(v)) {
+    sh_raise(sh_ValueError, "could not convert bytes to %s", rt_dtype_name(t->dtype));
+    return -1;
   }
   if (sh_is_str(v)) {
     sh_raise(sh_ValueError, "could not convert string to %s: '%s'", rt_dtype_name(t->dtype),
@@ -188,8 +196,8 @@ static sh_obj *element(const rt_tensor *t, int64_t i) {
   case RT_INT32: case RT_INT64: return sh_int(rt_tensor_get_i64(t, i));
   case RT_BOOL: return sh_bool(rt_tensor_get_i64(t, i) != 0);
   case RT_STRING: {
-    const rt_str *s = (const rt_str *)rt_tensor_data(t) + i;
-    return sh_strn(s->ptr ? s->ptr : "", s->len);
+    const rt_str *s = (const rt_str *)rt_tensor_data(t) + i;   /* TF fetches bytes */
+    return sh_bytes(s->ptr ? s->ptr : "", s->len);
   }
   default: return sh_none();
   }

@@ -210,8 +210,17 @@ static sh_obj *shape_getitem(sh_obj *self, sh_obj *key) {
   return dim_obj(s->dims[i]);
 }
 
+/* TensorShape(dims): dims a list (None for unknown ones), a TensorShape, or None */
+static sh_obj *shape_construct(sh_obj *self, int argc, sh_obj **argv, sh_obj *kw) {
+  sh_obj *dims = SH_NONE;
+  if (sh_parse_args("TensorShape", argc, argv, kw, "|dims", &dims) < 0) return NULL;
+  rt_shape s;
+  if (tf_shape_from_obj(dims, &s) < 0) return NULL;
+  return tf_shape_new(&s);
+}
+
 sh_type tf_shape_type = {
-  SH_TYPE_HEAD, .name = "TensorShape", .size = sizeof(tf_shape),
+  SH_TYPE_HEAD, .name = "TensorShape", .size = sizeof(tf_shape), .construct = shape_construct,
   .help = "The (possibly partial) shape of a Tensor.", .methods = shape_methods,
   .repr = shape_repr, .str = shape_str, .getattr = shape_getattr, .len = shape_len,
   .getitem = shape_getitem,

@@ -343,7 +343,8 @@ static sh_obj *tf_init(void) {
   /* the run observer's additions (the views: RunMetadata records, GraphDef, timeline) */
   const tf_run_observer *o = tf_get_run_observer();
   if (o && o->module_built) o->module_built(tf);
-  if (tf_files_add(tf) < 0 || tf_metagraph_add(tf) < 0 || tf_pbobj_add(tf) < 0) {   /* TF's files (after the views) */
+  if (tf_files_add(tf) < 0 || tf_metagraph_add(tf) < 0 || tf_pbobj_add(tf) < 0 || tf_queues_add(tf) < 0 ||
+      tf_dataset_add(tf) < 0) {   /* TF's files, queues, datasets (after the views) */
     sh_decref(tf);
     return NULL;
   }

@@ -95,7 +95,7 @@ static int bind_args(const char *fname, bound *b, int argc, sh_obj **argv, sh_ob
 }
 
 /* Set attr `a` of n from a Python value. */
-static int set_attr(rt_node *n, const rt_attr_sig *a, sh_obj *v, const char *fname) {
+int tf_set_attr(rt_node *n, const rt_attr_sig *a, sh_obj *v, const char *fname) {
   switch (a->kind) {
   case RT_ATTR_INT: {
     int64_t i;
@@ -116,7 +116,7 @@ static int set_attr(rt_node *n, const rt_attr_sig *a, sh_obj *v, const char *fna
     return 0;
   }
   case RT_ATTR_STRING: {
-    const char *s = sh_is_str(v) ? sh_str_cstr(v) : NULL;
+    const char *s = sh_is_str(v) ? sh_str_cstr(v) : sh_is_bytes(v) ? sh_bytes_data(v) : NULL;
     if (!s) {
       sh_raise(sh_TypeError, "%s(): %s must be a string, not %s", fname, a->name, sh_type_name(v));
       return -1;
@@ -153,6 +153,8 @@ static int set_attr(rt_node *n, const rt_attr_sig *a, sh_obj *v, const char *fna
     rt_node_set_ints(n, a->name, (int)cnt, vals);
     return 0;
   }
+  case RT_ATTR_LIST_TYPE: case RT_ATTR_LIST_SHAPE: case RT_ATTR_LIST_STRING:
+    return tf_set_list_attr(n, a, v, fname);
   default:
     sh_raise(sh_TypeError, "%s(): cannot set attr %s from Python", fname, a->name);
     return -1;
@@ -178,7 +180,7 @@ static sh_obj *build(const char *fname, const char *op, bound *b, sh_obj *name, 
   for (int i = 0; i < b->n; i++) {
     if (!b->val[i] || b->val[i] == SH_NONE) continue;
     for (int a = 0; a < sig->n_attrs; a++)
-      if (!strcmp(sig->attrs[a].name, b->op[i]) && set_attr(n, &sig->attrs[a], b->val[i], fname) < 0) {
+      if (!strcmp(sig->attrs[a].name, b->op[i]) && tf_set_attr(n, &sig->attrs[a], b->val[i], fname) < 0) {
         rt_node_free(n);
         return NULL;
       }

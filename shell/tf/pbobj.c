@@ -112,11 +112,16 @@ static sh_obj *decode(const ProtobufCMessageDescriptor *d, const void *p, size_t
 
 static ProtobufCMessage *to_msg(const ProtobufCMessageDescriptor *d, sh_obj *o, int depth);
 
-/* Bytes of a str, or of a one-element numpy string array. */
+/* Bytes of a str, a bytes object, or a one-element numpy string array. */
 bool tf_bytes_of(sh_obj *o, const char **p, size_t *n) {
   if (sh_is_str(o)) {
     *p = sh_str_cstr(o);
     *n = (size_t)sh_str_len(o);
+    return true;
+  }
+  if (sh_is_bytes(o)) {
+    *p = sh_bytes_data(o);
+    *n = (size_t)sh_bytes_len(o);
     return true;
   }
   if (np_check(o) && ((np_array *)o)->t->dtype == RT_STRING && rt_tensor_numel(((np_array *)o)->t) == 1) {

@@ -3,6 +3,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include "base/alloc.h"
 #include "shell/tf/tf.h"
@@ -13,6 +14,7 @@ typedef struct tf_session {
   tf_graph *graph;
   sh_obj *target;
   sh_obj *config;
+  int running;   /* runs in flight on any thread */
 } tf_session;
 
 static sh_obj *session_stack;   /* default sessions, innermost last */
@@ -27,9 +29,23 @@ sh_obj *tf_default_session(void) {
   return SH_LIST_ITEMS(session_stack)[SH_LIST_N(session_stack) - 1];
 }
 
+/* Other threads' runs in flight (queue runners) are cancelled by the close and return
+ * before the session is freed. */
 static void session_close(tf_session *s) {
-  rt_session_free(s->s);
+  if (!s->s) return;
+  rt_session *rs = s->s;
   s->s = NULL;
+  if (s->running > 0) {
+    sh_gil_release();
+    rt_session_close(rs);
+    sh_gil_acquire();
+    while (s->running > 0) {
+      sh_gil_release();
+      nanosleep(&(struct timespec){0, 1000000}, NULL);
+      sh_gil_acquire();
+    }
+  }
+  rt_session_free(rs);
 }
 
 static void session_destroy(sh_obj *self) {
@@ -249,7 +265,16 @@ static sh_obj *session_run(tf_session *s, sh_obj *fetches, sh_obj *feed_dict, sh
   rt_status st = {0};
   rt_session_views v = {0};
   void *seen = observer && observer->before_run ? observer->before_run((sh_obj *)s, s->s, options, &v) : NULL;
-  int rc = rt_session_run_step_views(s->s, &r, &v, &st);
+  r.graph_sent = true;
+  int rc = rt_session_extend(s->s, r.interrupt, &st);   /* under the GIL: the graph may grow */
+  if (!rc) {
+    rt_session *rs = s->s;
+    s->running++;   /* close() waits for the runs of other threads */
+    sh_gil_release();
+    rc = rt_session_run_step_views(rs, &r, &v, &st);
+    sh_gil_acquire();
+    s->running--;
+  }
   if (observer && observer->after_run) observer->after_run(seen, rc, &v, meta);
   if (rc) {
     if (st.code == RT_CANCELLED && sh_interrupted)

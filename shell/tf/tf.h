@@ -152,6 +152,12 @@ void tf_cluster_add(sh_obj *train);            /* ClusterSpec, Server (cluster.c
 void tf_resolver_add(sh_obj *tf);              /* SlurmClusterResolver's engine (resolver.c) */
 void tf_data_add(sh_obj *tf);                  /* datasets and input_data (data.c) */
 void tf_events_add(sh_obj *tf);                /* summaries, event files (events.c) */
+/* Attr a of node n from a Python value (ops.c); lists of types, shapes, strings (queues.c). */
+struct rt_attr_sig;
+int tf_set_attr(rt_node *n, const struct rt_attr_sig *a, sh_obj *v, const char *fname);
+int tf_set_list_attr(rt_node *n, const struct rt_attr_sig *a, sh_obj *v, const char *fname);
+int tf_queues_add(sh_obj *tf);
+int tf_dataset_add(sh_obj *tf);                /* tf.data (dataset.c) */                 /* input pipelines (queues.c) */
 int tf_files_add(sh_obj *tf);                  /* TF's files: checkpoints, GraphDefs (files.c) */
 /* bytes (a str) as pointer and length, else a TypeError (files.c) */
 bool tf_bytes_arg(sh_obj *o, const char **p, size_t *n);

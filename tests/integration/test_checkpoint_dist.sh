@@ -55,7 +55,7 @@ for mode in single sharded; do
   fi
   restart_ps
   out=$(timeout 60 "$TFSH" "$WORK/client.py" restore $mode 2>&1)
-  check "$mode: restarted ps tasks are empty" "['a', 'b', 'c']" "$(echo "$out" | sed -n 2p)"
+  check "$mode: restarted ps tasks are empty" "[b'a', b'b', b'c']" "$(echo "$out" | sed -n 2p)"
   check "$mode: restore onto both ps tasks" "[11.0, 12.0, 13.0] 6 [[0.5], [1.5]]" "$(echo "$out" | tail -1)"
 done
 [ $FAILS -gt 0 ] && tail -n 20 "$WORK"/*.log

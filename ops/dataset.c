@@ -1,0 +1,64 @@
+/* tf.data's iterators, host side: the element pipeline (Dataset.from_tensor_slices, map,
+ * batch, shuffle, ...) runs in the interpreter of the process that built the graph
+ * (shell/tf/dataset.c sets the hooks below); these ops hand its elements to the graph.
+ *
+ *   _HostIteratorGetNext   the iterator's next element (OutOfRange "End of sequence" when
+ *                          it is exhausted)
+ *   _HostIteratorInit      start (again) from the first element: the initializer
+ *
+ * They run where the interpreter is: the client's own process (a local session, or a
+ * device of an in-process server). Elsewhere they fail with Unimplemented. */
+#include <string.h>
+
+#include "ops/ops.h"
+#include "ops/ops_int.h"
+
+op_host_iterator_fn op_host_iterator_next, op_host_iterator_init;
+
+void op_set_host_iterator(op_host_iterator_fn next, op_host_iterator_fn init) {
+  op_host_iterator_next = next;
+  op_host_iterator_init = init;
+}
+
+static int get_next_kernel(rt_kernel_ctx *c) {
+  if (!op_host_iterator_next)
+    return rt_kernel_error(c, RT_UNIMPLEMENTED, "a tf.data iterator runs only in the process that built it");
+  int rc = op_host_iterator_next(rt_node_int(c->node, "id", 0), c->n_outputs, c->outputs, c->st);
+  if (rc && c->st->code == RT_OUT_OF_RANGE) return rt_kernel_error(c, RT_OUT_OF_RANGE, "End of sequence");
+  if (rc) return rt_kernel_error(c, c->st->code, "%s", c->st->msg);
+  const rt_attr_value *t = rt_node_attr(c->node, "output_types");
+  for (int i = 0; i < c->n_outputs; i++)
+    if (!c->outputs[i] || (t && t->kind == RT_ATTR_LIST_TYPE && i < t->list.n && c->outputs[i]->dtype != ((rt_dtype *)t->list.v)[i]))
+      return rt_kernel_error(c, RT_INVALID_ARGUMENT, "the dataset's component %d has not the type its iterator declares", i);
+  return RT_OK;
+}
+
+static int init_kernel(rt_kernel_ctx *c) {
+  if (!op_host_iterator_init)
+    return rt_kernel_error(c, RT_UNIMPLEMENTED, "a tf.data iterator runs only in the process that built it");
+  int rc = op_host_iterator_init(rt_node_int(c->node, "id", 0), 0, NULL, c->st);
+  return rc ? rt_kernel_error(c, c->st->code, "%s", c->st->msg) : RT_OK;
+}
+
+static int get_next_shape(rt_shape_ctx *c) {
+  const rt_attr_value *t = rt_node_attr(c->node, "output_types"), *s = rt_node_attr(c->node, "output_shapes");
+  if (!t || t->kind != RT_ATTR_LIST_TYPE || t->list.n != c->n_outputs)
+    return op_shape_error(c, 0, "an iterator needs one output type per component");
+  for (int i = 0; i < c->n_outputs; i++) {
+    c->out_types[i] = ((rt_dtype *)t->list.v)[i];
+    if (s && s->kind == RT_ATTR_LIST_SHAPE && s->list.n == c->n_outputs) c->out_shapes[i] = ((rt_shape *)s->list.v)[i];
+  }
+  return RT_OK;
+}
+
+static const rt_op_def dataset_ops[] = {
+  {.name = "_HostIteratorGetNext", .outputs = "components: N * output_types",
+   .attrs = "id: int, N: int >= 1, output_types: list(type), output_shapes: list(shape) = []",
+   .help = "The next element of a tf.data iterator (its pipeline runs in the interpreter).",
+   .shape = get_next_shape, .kernel = {[RT_DEV_CPU] = get_next_kernel}, .flags = RT_OP_STATEFUL | RT_OP_SOURCE},
+  {.name = "_HostIteratorInit", .attrs = "id: int",
+   .help = "Start a tf.data iterator from its first element.", .kernel = {[RT_DEV_CPU] = init_kernel},
+   .flags = RT_OP_STATEFUL | RT_OP_SOURCE},
+};
+
+void op_dataset_register(void) { rt_op_register(dataset_ops, OP_COUNT(dataset_ops)); }

@@ -1,0 +1,97 @@
+/* tf.data for TF1 graphs: the Dataset pipeline (dataset.py.inc) runs in the interpreter,
+ * on numpy arrays; an iterator's get_next is an op (_HostIteratorGetNext, ops/dataset.c)
+ * whose kernel calls back here, takes the GIL, and asks the Python iterator for its next
+ * element. So get_next works in any session of this process, in a training loop until
+ * OutOfRangeError, as TF's does. */
+#include <stdio.h>
+#include <stdlib.h>
+
+#include "ops/ops.h"
+#include "shell/tf/tf.h"
+
+static sh_obj *iterators;   /* id -> the Python iterator object */
+static int64_t last_id;
+
+static sh_obj *lookup(int64_t id) {
+  sh_obj *k = sh_int(id);
+  sh_obj *it = iterators ? sh_dict_get(iterators, k) : NULL;
+  sh_decref(k);
+  return it;
+}
+
+/* The pending exception as a status (then cleared). */
+static int exc_status(rt_status *st) {
+  if (sh_err_matches(sh_StopIteration)) {
+    sh_err_clear();
+    return rt_error(st, RT_OUT_OF_RANGE, "End of sequence");
+  }
+  sh_obj *e = sh_err_fetch();
+  char *m = sh_exc_message(e);
+  sh_decref(e);
+  int rc = rt_error(st, RT_INVALID_ARGUMENT, "in the tf.data pipeline: %s", m ? m : "error");
+  free(m);
+  return rc;
+}
+
+static int hook_next(int64_t id, int n, rt_tensor **out, rt_status *st) {
+  sh_gil_acquire();
+  int rc = RT_OK;
+  sh_obj *it = lookup(id), *r = NULL;
+  if (!it || !(r = sh_call_method(it, "_next_flat", 0, NULL, NULL)) || r == SH_NONE) {
+    if (it && !r) rc = exc_status(st);
+    else rc = rt_error(st, RT_FAILED_PRECONDITION, "GetNext() failed because the iterator has not been initialized. "
+                  "Ensure that you have run the initializer operation for this iterator before getting the next element.");
+  } else if (r->type != &sh_tuple_type || SH_TUPLE_N(r) != n) {
+    rc = rt_error(st, RT_INTERNAL, "tf.data: an element of the wrong structure");
+  } else {
+    for (int i = 0; i < n && !rc; i++) {
+      rt_tensor *t = np_to_tensor(SH_TUPLE_ITEMS(r)[i], RT_INVALID, true);
+      if (!t) {
+        rc = exc_status(st);
+        break;
+      }
+      rt_tensor_unref(out[i]);
+      out[i] = t;
+    }
+  }
+  sh_decref(r);
+  sh_gil_release();
+  return rc;
+}
+
+static int hook_init(int64_t id, int n, rt_tensor **out, rt_status *st) {
+  (void)n, (void)out;
+  sh_gil_acquire();
+  int rc = RT_OK;
+  sh_obj *it = lookup(id), *r = NULL;
+  if (!it) rc = rt_error(st, RT_NOT_FOUND, "no tf.data iterator %lld", (long long)id);
+  else if (!(r = sh_call_method(it, "_restart", 0, NULL, NULL))) rc = exc_status(st);
+  sh_decref(r);
+  sh_gil_release();
+  return rc;
+}
+
+/* _hostiter_register(iterator) -> id (internal) */
+static sh_obj *f_register(sh_obj *self, int argc, sh_obj **argv, sh_obj *kw) {
+  sh_obj *it;
+  if (sh_parse_args("_hostiter_register", argc, argv, kw, "iterator", &it) < 0) return NULL;
+  if (!iterators) iterators = sh_dict_new();
+  sh_obj *k = sh_int(++last_id);
+  sh_dict_set(iterators, k, it);
+  return k;
+}
+
+static const sh_method dataset_funcs[] = {
+  {"_hostiter_register", f_register, "_hostiter_register(iterator)", "Make a Python iterator reachable from get_next ops (internal)."},
+  {NULL},
+};
+
+static const char dataset_src[] =
+#include "shell/tf/dataset.py.inc"
+    ;
+
+int tf_dataset_add(sh_obj *tf) {
+  op_set_host_iterator(hook_next, hook_init);
+  sh_module_add_funcs(tf, dataset_funcs);
+  return sh_exec_string(dataset_src, "<tensorflow.data>", ((sh_module_obj *)tf)->dict);
+}
