@@ -65,7 +65,7 @@ static sh_obj *scalar_obj(const ProtobufCFieldDescriptor *f, const void *v) {
   }
   case PROTOBUF_C_TYPE_BYTES: {
     const ProtobufCBinaryData *b = v;
-    return sh_strn(b->data ? (const char *)b->data : "", b->len);
+    return sh_bytes(b->data ? (const char *)b->data : "", b->len);
   }
   case PROTOBUF_C_TYPE_MESSAGE: return from_msg(*(ProtobufCMessage *const *)v);
   }
@@ -280,11 +280,12 @@ static ProtobufCMessage *to_msg(const ProtobufCMessageDescriptor *d, sh_obj *o, 
   return m;
 }
 
+/* A message in protobuf's binary format: bytes, as protobuf's Python gives. */
 static sh_obj *packed(ProtobufCMessage *m) {
   size_t n = protobuf_c_message_get_packed_size(m);
   unsigned char *buf = xmalloc(n ? n : 1);
   protobuf_c_message_pack(m, buf);
-  sh_obj *r = sh_strn((const char *)buf, n);
+  sh_obj *r = sh_bytes((const char *)buf, n);
   free(buf);
   return r;
 }
@@ -298,7 +299,8 @@ static sh_obj *default_of(const ProtobufCFieldDescriptor *f) {
   switch (f->type) {
   case PROTOBUF_C_TYPE_FLOAT: case PROTOBUF_C_TYPE_DOUBLE: return sh_float(0.0);
   case PROTOBUF_C_TYPE_BOOL: return sh_bool(false);
-  case PROTOBUF_C_TYPE_STRING: case PROTOBUF_C_TYPE_BYTES: return sh_str("");
+  case PROTOBUF_C_TYPE_STRING: return sh_str("");
+  case PROTOBUF_C_TYPE_BYTES: return sh_bytes("", 0);
   case PROTOBUF_C_TYPE_MESSAGE: return pb_new_obj(f->descriptor);
   default: return sh_int(0);
   }
@@ -608,7 +610,7 @@ static sh_obj *f_records_read(sh_obj *self, int argc, sh_obj **argv, sh_obj *kw)
       err = sh_str(st.msg);
       break;
     }
-    sh_list_append_steal(recs, sh_tuple_of(2, sh_int((int64_t)at), sh_strn((const char *)d, len)));
+    sh_list_append_steal(recs, sh_tuple_of(2, sh_int((int64_t)at), sh_bytes((const char *)d, len)));
   }
   free(buf);
   return sh_tuple_of(2, recs, err ? err : sh_none());

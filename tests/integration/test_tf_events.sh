@@ -108,9 +108,9 @@ path=$(timeout 60 "$TFSH" "$WORK/write.py" "$WORK/ev" 2>&1 | tail -1)
 check "FileWriter names the file as TF does" "yes" "$(case "$path" in "$WORK"/ev/events.out.tfevents.*.t) echo yes ;; *) echo "$path" ;; esac)"
 check "summary_iterator reads tfsh's events" "0 file_version brain.Event:2
 0 graph_def 22
-1 summary ('loss', 17.0) ('weights', 1.0, 4.0, 4.0, 9) ('img/image/0', 2, 2, 3, 'PNG')
+1 summary ('loss', 17.0) ('weights', 1.0, 4.0, 4.0, 9) ('img/image/0', 2, 2, 3, b'PNG')
 1 tagged_run_metadata step0 1 ['y']
-2 summary ('loss', 17.0) ('weights', 1.0, 4.0, 4.0, 9) ('img/image/0', 2, 2, 3, 'PNG')
+2 summary ('loss', 17.0) ('weights', 1.0, 4.0, 4.0, 9) ('img/image/0', 2, 2, 3, b'PNG')
 2 tagged_run_metadata step1 1 ['y']
 7 summary ('by_hand', 2.5)
 8 session_log" "$(timeout 60 "$TFSH" "$WORK/read.py" "$path" 2>&1)"
