@@ -17,6 +17,7 @@ static void register_all(void) {
   op_sync_register();
   op_train_register();
   op_io_register();
+  op_control_register();
 }
 
 void op_register_all(void) {

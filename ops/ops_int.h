@@ -23,6 +23,7 @@ void op_train_register(void);
 void op_state_register(void);   /* ops/state.c */
 void op_sync_register(void);    /* ops/sync.c */
 void op_io_register(void);      /* ops/io.c: checkpoints and summaries */
+void op_control_register(void); /* ops/control.c: Switch, Merge, Enter, Exit, ... */
 
 /* ---- shapes (ops/shape.c) --------------------------------------------------------- */
 
