@@ -2,6 +2,7 @@
  * LoopCond (tf.while_loop frames). What they mean (dead outputs, frames, iterations) is the
  * executor's business (runtime/exec_cf.c): their kernels only forward a value, and Switch
  * and Merge, which the executor runs itself, refuse to run anywhere else. */
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -110,6 +111,104 @@ static int merge_grad(rt_grad_ctx *c) {
   return RT_OK;
 }
 
+/* ---- stacks: a forward loop pushes what its gradient loop pops ------------------------------
+ * A handle is an int64 naming a stack in a process-wide table; _StackNew makes a fresh one
+ * each step, the pop that empties a stack frees it. Push and pop pass the handle on, so a
+ * loop can chain them from one iteration to the next (the order of the iterations). */
+
+typedef struct op_stack {
+  int64_t id;
+  int n, cap;
+  rt_tensor **v;
+  struct op_stack *next;
+} op_stack;
+
+static pthread_mutex_t stacks_mu = PTHREAD_MUTEX_INITIALIZER;
+static op_stack *stacks;
+static int64_t stacks_next = 1;
+
+static op_stack *stack_find(int64_t id) {
+  op_stack *s = stacks;
+  while (s && s->id != id) s = s->next;
+  return s;
+}
+
+static int handle_of(rt_kernel_ctx *c, int64_t *id) {
+  const rt_tensor *h = c->inputs[0];
+  if (h->dtype != RT_INT64 || rt_shape_numel(&h->shape) != 1)
+    return rt_kernel_error(c, RT_INVALID_ARGUMENT, "a stack handle is an int64 scalar");
+  *id = *(const int64_t *)rt_tensor_data(h);
+  return RT_OK;
+}
+
+static int stack_new(rt_kernel_ctx *c) {
+  op_stack *s = xcalloc(1, sizeof *s);
+  pthread_mutex_lock(&stacks_mu);
+  s->id = stacks_next++;
+  s->next = stacks;
+  stacks = s;
+  pthread_mutex_unlock(&stacks_mu);
+  rt_tensor_unref(c->outputs[0]);
+  c->outputs[0] = rt_tensor_scalar_i64(s->id);
+  return RT_OK;
+}
+
+static int stack_push(rt_kernel_ctx *c) {
+  int64_t id;
+  if (handle_of(c, &id)) return c->st->code;
+  pthread_mutex_lock(&stacks_mu);
+  op_stack *s = stack_find(id);
+  if (s) {
+    if (s->n == s->cap) {
+      s->cap = s->cap ? 2 * s->cap : 16;
+      s->v = xrealloc(s->v, (size_t)s->cap * sizeof *s->v);
+    }
+    s->v[s->n++] = rt_tensor_ref(c->inputs[1]);
+  }
+  pthread_mutex_unlock(&stacks_mu);
+  if (!s) return rt_kernel_error(c, RT_NOT_FOUND, "stack %lld does not exist", (long long)id);
+  rt_tensor_unref(c->outputs[0]);
+  c->outputs[0] = rt_tensor_ref(c->inputs[0]);
+  return RT_OK;
+}
+
+static int stack_pop(rt_kernel_ctx *c) {
+  int64_t id;
+  if (handle_of(c, &id)) return c->st->code;
+  rt_tensor *t = NULL;
+  pthread_mutex_lock(&stacks_mu);
+  op_stack **p = &stacks;
+  while (*p && (*p)->id != id) p = &(*p)->next;
+  op_stack *s = *p;
+  if (s && s->n > 0) {
+    t = s->v[--s->n];
+    if (s->n == 0) {   /* emptied: the gradient loop is done with it */
+      *p = s->next;
+      free(s->v);
+      free(s);
+    }
+  }
+  pthread_mutex_unlock(&stacks_mu);
+  if (!t) return rt_kernel_error(c, RT_OUT_OF_RANGE, "pop from an empty or unknown stack %lld", (long long)id);
+  rt_tensor_unref(c->outputs[0]);
+  c->outputs[0] = t;
+  rt_tensor_unref(c->outputs[1]);
+  c->outputs[1] = rt_tensor_ref(c->inputs[0]);
+  return RT_OK;
+}
+
+static int stack_new_shape(rt_shape_ctx *c) {
+  c->out_shapes[0] = rt_shape_scalar();
+  return RT_OK;
+}
+
+static int stack_pop_shape(rt_shape_ctx *c) {
+  const rt_attr_value *v = rt_node_attr(c->node, "elem_shape");
+  c->out_shapes[0] = v && v->kind == RT_ATTR_SHAPE ? v->shape : rt_shape_unknown();
+  c->out_shapes[1] = rt_shape_scalar();
+  return RT_OK;
+}
+
 #define ENTER_ATTRS "T: type, frame_name: string, is_constant: bool = false, parallel_iterations: int = 10"
 
 static const rt_op_def control_ops[] = {
@@ -146,6 +245,16 @@ static const rt_op_def control_ops[] = {
   {.name = "RefNextIteration", .inputs = "data: Ref(T)", .outputs = "output: Ref(T)", .attrs = "T: type",
    .help = "NextIteration for a reference.", .shape = op_shape_unchanged,
    .kernel = {[RT_DEV_CPU] = ctl_forward, [RT_DEV_GPU] = ctl_forward}},
+  {.name = "_StackNew", .outputs = "handle: int64", .help = "A new, empty stack (a loop's gradient).",
+   .shape = stack_new_shape, .kernel = {[RT_DEV_CPU] = stack_new, [RT_DEV_GPU] = stack_new},
+   .flags = RT_OP_STATEFUL | RT_OP_INTERNAL},
+  {.name = "_StackPush", .inputs = "handle: int64, elem: T", .outputs = "handle_out: int64", .attrs = "T: type",
+   .help = "Push elem on the stack; the handle passes on.", .shape = stack_new_shape,
+   .kernel = {[RT_DEV_CPU] = stack_push, [RT_DEV_GPU] = stack_push}, .flags = RT_OP_STATEFUL | RT_OP_INTERNAL},
+  {.name = "_StackPop", .inputs = "handle: int64", .outputs = "elem: elem_type, handle_out: int64",
+   .attrs = "elem_type: type, elem_shape: shape = ?", .help = "Pop the last element pushed; the handle passes on.",
+   .shape = stack_pop_shape, .kernel = {[RT_DEV_CPU] = stack_pop, [RT_DEV_GPU] = stack_pop},
+   .flags = RT_OP_STATEFUL | RT_OP_INTERNAL},
   {.name = "LoopCond", .inputs = "input: bool", .outputs = "output: bool",
    .help = "A loop's condition: its Switches go on while it is true.", .shape = scalar_shape,
    .kernel = {[RT_DEV_CPU] = ctl_forward, [RT_DEV_GPU] = ctl_forward}},
