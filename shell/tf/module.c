@@ -21,6 +21,9 @@ static const char train_src[] =
 static const char control_flow_src[] =
 #include "shell/tf/control_flow.py.inc"
 ;
+static const char rnn_src[] =
+#include "shell/tf/rnn.py.inc"
+;
 static const char saver_src[] =
 #include "shell/tf/saver.py.inc"
 ;
@@ -324,6 +327,7 @@ static sh_obj *tf_init(void) {
   if (sh_exec_string(prelude_src, "<tensorflow>", dict) < 0 ||
       sh_exec_string(train_src, "<tensorflow.train>", dict) < 0 ||
       sh_exec_string(control_flow_src, "<tensorflow.control_flow>", dict) < 0 ||
+      sh_exec_string(rnn_src, "<tensorflow.rnn>", dict) < 0 ||
       sh_exec_string(saver_src, "<tensorflow.saver>", dict) < 0 ||
       sh_exec_string(session_helpers_src, "<tensorflow.session_helpers>", dict) < 0) {
     sh_decref(tf);
