@@ -662,7 +662,7 @@ int rt_cf_run(rt_exec *x, rt_step *step, const rt_run_args *a, rt_status *st) {
       memmove(deferred + which, deferred + which + 1, (size_t)(--n_def - which) * sizeof *deferred);
       out[0] = t;
     }
-    if (step->trace) {   /* views: which frame and iteration */
+    if (step->trace && !item.dead) {   /* views: which frame and iteration (dead nodes did not run) */
       where[0] = '\0';
       if (item.f != cf->root)
         snprintf(where, sizeof where, " [%s:%" PRId64 "]", cf->sf[item.f->sf].name, item.iter);
