@@ -513,10 +513,15 @@ static int run_item(struct cf_exec *cf, rt_exec *x, const cf_item *item, rt_tens
     }
     case K_SWITCH: {
       const rt_tensor *p = in[1];
-      if (!p || !p->buf || p->dtype != RT_BOOL || rt_shape_numel(&p->shape) != 1) {
+      if (!p || !p->buf || p->dtype != RT_BOOL || p->shape.ndims != 0) {
+        char shs[128] = "?";   /* as TF prints a shape: [2,3] */
+        size_t off = 0;
+        for (int d = 0; p && d < p->shape.ndims && off < sizeof shs - 24; d++)
+          off += (size_t)snprintf(shs + off, sizeof shs - off, "%s%lld", d ? "," : "[", (long long)p->shape.dims[d]);
+        if (p) snprintf(shs + off, sizeof shs - off, "%s", p->shape.ndims > 0 ? "]" : "[]");
         rc = rt_error(st, RT_INVALID_ARGUMENT,
                       "The second input must be a scalar, but it has shape %s\n\t [[node %s (op: %s)]]",
-                      p ? "[?]" : "?", n->name, n->op);
+                      shs, n->name, n->op);
         break;
       }
       out[*(const bool *)rt_tensor_data(p) ? 1 : 0] = rt_tensor_ref(in[0]);
