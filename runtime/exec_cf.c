@@ -78,7 +78,8 @@ struct cf_exec {
   cf_sframe *sf;
   int *frame, *local, *in_off, *exit_idx, *child;
   uint8_t *kind;
-  int *merge_first;        /* per Merge: data inputs not from a NextIteration */
+  int *merge_first;        /* per Merge: data inputs that come in iteration 0 (not from a NextIteration) */
+  int *merge_later;        /* per Merge: data inputs that come in later iterations (not from an Enter) */
   int *out_first;
   cf_out *outs;
   int max_outputs;
@@ -133,6 +134,7 @@ void rt_cf_free(struct cf_exec *cf) {
   free(cf->child);
   free(cf->kind);
   free(cf->merge_first);
+  free(cf->merge_later);
   free(cf->out_first);
   free(cf->outs);
   free(cf->q);
@@ -163,6 +165,7 @@ int rt_cf_new(rt_exec *x, rt_status *st) {
   cf->child = xcalloc(nn, sizeof *cf->child);
   cf->kind = xcalloc(nn, 1);
   cf->merge_first = xcalloc(nn, sizeof *cf->merge_first);
+  cf->merge_later = xcalloc(nn, sizeof *cf->merge_later);
   cf->out_first = xcalloc(nn + 1, sizeof *cf->out_first);
   frame_named(cf, "", -1);
   /* out edges, grouped by source */
@@ -174,9 +177,11 @@ int rt_cf_new(rt_exec *x, rt_status *st) {
     if (nd->n_outputs > cf->max_outputs) cf->max_outputs = nd->n_outputs;
     n_edges += (size_t)nd->n_inputs;
     for (int k = 0; k < nd->n_inputs; k++) cf->out_first[nd->edges[k].node + 1]++;
-    if (cf->kind[i] == K_MERGE)
-      for (int k = 0; k < nd->n_data_inputs; k++)
-        cf->merge_first[i] += kind_of(g->nodes[nd->edges[k].node]->op) != K_NEXT;
+    for (int k = 0; cf->kind[i] == K_MERGE && k < nd->n_data_inputs; k++) {
+      uint8_t src = kind_of(g->nodes[nd->edges[k].node]->op);
+      cf->merge_first[i] += src != K_NEXT;   /* a loop's Merge: Enter now, NextIteration later */
+      cf->merge_later[i] += src != K_ENTER;  /* a tf.cond's in a body: both, every iteration */
+    }
   }
   for (int i = 0; i < n; i++) cf->out_first[i + 1] += cf->out_first[i];
   cf->outs = xcalloc(n_edges + 1, sizeof *cf->outs);
@@ -348,7 +353,7 @@ static void activate(struct cf_exec *cf, rt_exec *x, cf_frame *f, int64_t iter, 
     bool ready, dst_dead;
     if (cf->kind[dst] == K_MERGE) {
       /* pending: 2 per control input, plus 1 until a live data input came */
-      int expect = iter == 0 ? cf->merge_first[dst] : x->g->nodes[dst]->n_data_inputs - cf->merge_first[dst];
+      int expect = iter == 0 ? cf->merge_first[dst] : cf->merge_later[dst];
       if (o->k < 0) {
         it->pending[l] -= 2;
         dst_dead = it->dead[l] == expect;

@@ -33,6 +33,9 @@ typedef struct gl {
   char gframe[500];
   int par;
   bool *in_f;              /* original nodes in F */
+  bool *loop_ctl;          /* original nodes: F's own Enter/Merge/Switch/Exit/NextIteration/LoopCond */
+  uint8_t *loop_ident;     /* original nodes: a loop variable's Identity (the body's inputs) */
+  char pivot_f[400];       /* a node every live forward iteration runs */
   uint8_t *at;             /* new nodes: where their value lives (AT_*) */
   int at_cap;
   char lc_f[400], lc_g[400], pivot_g[400];
@@ -186,10 +189,73 @@ static const char *into_g(gl *L, const char *t) {
   return cache_put(L, t, mk(L, &s, set_enter, &ea));
 }
 
-/* t (a value of F): pushed each forward iteration, popped each gradient iteration. */
+/* Whether output idx of node id of F is inside a tf.cond branch of the body: the branch's
+ * Switch and output index (inputs walked back, stopping at Merges, Switches and the loop's
+ * nodes). */
+static bool in_branch(gl *L, int id, int idx, int *sw, int *branch) {
+  const rt_node *self = L->g->nodes[id];
+  if (is_op(self, "Switch", "RefSwitch") && !L->loop_ctl[id]) {   /* a branch's way in */
+    *sw = id;
+    *branch = idx;
+    return true;
+  }
+  int *stack = xcalloc((size_t)L->n0 + 1, sizeof *stack), sp = 0;
+  bool *seen = xcalloc((size_t)L->n0 + 1, sizeof *seen), found = false;
+  stack[sp++] = id;
+  seen[id] = true;
+  while (sp && !found) {
+    const rt_node *n = L->g->nodes[stack[--sp]];
+    if (is_op(n, "Merge", "RefMerge") || L->loop_ctl[n->id] || (L->loop_ident && L->loop_ident[n->id])) continue;
+    for (int k = 0; k < n->n_inputs && !found; k++) {
+      int s = n->edges[k].node;
+      if (s >= L->n0 || !L->in_f[s] || seen[s]) continue;
+      seen[s] = true;
+      const rt_node *sn = L->g->nodes[s];
+      if (is_op(sn, "Switch", "RefSwitch") && !L->loop_ctl[s] && n->edges[k].index >= 0) {
+        *sw = s;
+        *branch = n->edges[k].index;
+        found = true;
+      } else {
+        stack[sp++] = s;
+      }
+    }
+  }
+  free(stack);
+  free(seen);
+  return found;
+}
+
+static void set_dst(rt_node *n, const void *a) { rt_node_set_type(n, "DstT", *(const rt_dtype *)a); }
+
+/* t (a value of F): pushed each forward iteration, popped each gradient iteration. A value
+ * inside a tf.cond branch is dead when the branch is not taken, and a dead push would end
+ * the chain: what is pushed then is a zero standing in (live exactly when t is not), which
+ * the gradient's own branch never reads. */
 static const char *stacked(gl *L, const char *t, const rt_node *src, int idx) {
   const char *c = cache_get(L, t);
   if (c) return c;
+  int sw, branch;
+  char *pushed = NULL;
+  if (in_branch(L, src->id, idx, &sw, &branch)) {
+    int zero = 0;
+    rt_dtype dt = src->out_types[idx];
+    nspec sz = {"Const", "f_acc/zero", 0, .ctl = L->pivot_f, .where = AT_F};
+    char *z = mk(L, &sz, set_i32, &zero);
+    nspec ss = {"Switch", "f_acc/Switch", 2, {z, L->g->nodes[sw]->inputs[1]}, .where = AT_F};
+    char *zs = z ? mk(L, &ss, NULL, NULL) : NULL;
+    char *side = zs ? out_of(zs, 1 - branch) : NULL;
+    nspec sc = {"Cast", "f_acc/Cast", 1, {side}, .where = AT_F};
+    char *cast = side && dt != RT_INT32 ? mk(L, &sc, set_dst, &dt) : (side ? xstrdup(side) : NULL);
+    nspec sm = {"Merge", "f_acc/Merge", 2, {t, cast}, .where = AT_F};
+    char *m = cast ? mk(L, &sm, NULL, NULL) : NULL;
+    pushed = m ? out_of(m, 0) : NULL;
+    free(z);
+    free(zs);
+    free(side);
+    free(cast);
+    free(m);
+    if (!pushed) return NULL;
+  }
   nspec sn = {"_StackNew", "f_acc", 0, .where = AT_ROOT};
   char *h = mk(L, &sn, NULL, NULL);
   if (!h) return NULL;
@@ -198,7 +264,7 @@ static const char *stacked(gl *L, const char *t, const rt_node *src, int idx) {
   free(h);
   char *push = NULL, *gid = NULL, *gexit = NULL, *pop = NULL, gnext[600];
   if (ok) {
-    nspec sp = {"_StackPush", "StackPush", 2, {hid, t}, .where = AT_F};
+    nspec sp = {"_StackPush", "StackPush", 2, {hid, pushed ? pushed : t}, .where = AT_F};
     push = mk(L, &sp, NULL, NULL);
     nspec sx = {"NextIteration", NULL, 1, {push}, .exact = next, .where = AT_F};
     char *nx = push ? mk(L, &sx, NULL, NULL) : NULL;
@@ -218,6 +284,7 @@ static const char *stacked(gl *L, const char *t, const rt_node *src, int idx) {
     free(h1);
   }
   char *r = ok ? out_of(pop, 0) : NULL;
+  free(pushed);
   free(hid);
   free(hexit);
   free(push);
@@ -245,11 +312,6 @@ static const char *remap(void *arg, const char *t) {
 }
 
 /* ---- the gradient loop ----------------------------------------------------------------- */
-
-static bool is_ctl(const rt_node *n) {
-  return is_op(n, "Enter", "RefEnter") || is_op(n, "Merge", "RefMerge") || is_op(n, "Switch", "RefSwitch") ||
-         is_op(n, "Exit", "RefExit") || is_op(n, "NextIteration", "RefNextIteration") || is_op(n, "LoopCond", NULL);
-}
 
 static bool is_float(rt_dtype t) { return t == RT_FLOAT || t == RT_DOUBLE; }
 
@@ -331,8 +393,8 @@ int rt_grad_while(rt_graph *g, int n0, const char *frame, const char *const *exi
     if (!L.in_f[i]) continue;
     if (is_op(n, "Merge", "RefMerge")) {
       if (n->n_data_inputs != 2 || !is_op(g->nodes[n->edges[1].node], "NextIteration", "RefNextIteration")) {
-        rc = rt_error(st, RT_UNIMPLEMENTED, "node '%s': tfsh has no gradient through a tf.cond inside a "
-                      "tf.while_loop's body yet", n->name);
+        if (rt_node_string(n, "_cond_pred", NULL)) continue;   /* a tf.cond's, in the body */
+        rc = rt_error(st, RT_UNIMPLEMENTED, "node '%s': a Merge of neither a loop nor a tf.cond", n->name);
         break;
       }
       loopvar *v = &vars[n_vars++];
@@ -349,13 +411,19 @@ int rt_grad_while(rt_graph *g, int n0, const char *frame, const char *const *exi
       snprintf(L.lc_f, sizeof L.lc_f, "%s", sw->inputs[1]);
     }
   }
-  for (int i = 0; i < n0 && !rc; i++) {   /* a Switch of the body is a tf.cond's */
-    if (!L.in_f[i] || !is_op(g->nodes[i], "Switch", "RefSwitch")) continue;
-    bool loop_sw = false;
-    for (int j = 0; j < n_vars; j++) loop_sw |= vars[j].sw == i;
-    if (!loop_sw)
-      rc = rt_error(st, RT_UNIMPLEMENTED, "node '%s': tfsh has no gradient through a tf.cond inside a "
-                    "tf.while_loop's body yet", g->nodes[i]->name);
+  /* the loop's own control nodes (a tf.cond's Switch and Merge in the body are not) */
+  L.loop_ctl = xcalloc((size_t)n0 + 1, sizeof *L.loop_ctl);
+  for (int i = 0; i < n0; i++) {
+    const rt_node *n = g->nodes[i];
+    L.loop_ctl[i] = L.in_f[i] && (is_op(n, "Enter", "RefEnter") || is_op(n, "Exit", "RefExit") ||
+                                  is_op(n, "NextIteration", "RefNextIteration") || is_op(n, "LoopCond", NULL));
+  }
+  for (int j = 0; j < n_vars; j++) {
+    L.loop_ctl[vars[j].merge] = true;
+    if (vars[j].sw >= 0) L.loop_ctl[vars[j].sw] = true;
+    if (vars[j].ident >= 0 && !L.pivot_f[0]) snprintf(L.pivot_f, sizeof L.pivot_f, "%s", g->nodes[vars[j].ident]->name);
+    if (vars[j].ident >= 0) L.loop_ident = L.loop_ident ? L.loop_ident : xcalloc((size_t)n0 + 1, 1);
+    if (vars[j].ident >= 0) L.loop_ident[vars[j].ident] = 1;
   }
   free(stack);
   if (!rc && (!n_vars || !L.lc_f[0]))
@@ -462,7 +530,7 @@ int rt_grad_while(rt_graph *g, int n0, const char *frame, const char *const *exi
   /* the body, last node first */
   for (int i = n0 - 1; i >= 0 && !rc; i--) {
     rt_node *n = g->nodes[i];
-    if (!L.in_f[i] || is_ctl(n)) continue;
+    if (!L.in_f[i] || L.loop_ctl[i]) continue;
     bool is_ident = false;
     for (int j = 0; j < n_vars; j++) is_ident |= vars[j].ident == i;
     if (is_ident) continue;
@@ -500,7 +568,7 @@ int rt_grad_while(rt_graph *g, int n0, const char *frame, const char *const *exi
               acc_in[acc] = (rt_grad_list){0};
             }
             rt_grad_list_add(&acc_in[acc], dx[k]);
-          } else if (!rc && L.in_f[e->node] && (!is_ctl(src)) && e->node < n0) {
+          } else if (!rc && L.in_f[e->node] && !L.loop_ctl[e->node] && e->node < n0) {
             rt_grad_list_add(&lg[lg_off[e->node] + e->index], dx[k]);
           } else {
             free(dx[k]);
@@ -582,6 +650,8 @@ int rt_grad_while(rt_graph *g, int n0, const char *frame, const char *const *exi
   free(cons);
   free(cons_n);
   free(L.in_f);
+  free(L.loop_ctl);
+  free(L.loop_ident);
   if (rc) {
     for (int i = 0; i < *n_outs; i++) free((*outs)[i].grad);
     free(*outs);

@@ -1,6 +1,6 @@
 # Gradients through tf.while_loop as TF 1.x builds them (a gradient loop that pops what the
 # forward loop pushed): loop variables, loop invariants (a variable read in the body), a
-# matmul/sigmoid recurrence, a loop trained by GradientDescentOptimizer, checked against
+# matmul/sigmoid recurrence, a tf.cond in the body, a loop trained by GradientDescentOptimizer, checked against
 # finite differences. Expected output from real TF (printed to 4 decimals: the last float
 # bits depend on the order of the sums).
 import numpy as np
@@ -34,9 +34,22 @@ _, p = tf.while_loop(lambda k, p: k < 5, lambda k, p: (k + 1, p * b), [tf.consta
 fit = tf.square(p - 3.0)
 train = tf.train.GradientDescentOptimizer(0.002).minimize(fit)
 
+# a tf.cond in the body: each branch's gradient runs in the iterations that took it
+cx = tf.constant([1.0, 2.0])
+cw = tf.Variable(0.7)
+
+
+def cbody(i, h):
+    return i + 1, tf.cond(tf.equal(tf.mod(i, 2), 0), lambda: h * cw + cx, lambda: tf.tanh(h) * 2.0)
+
+
+_, cy = tf.while_loop(lambda i, h: i < 5, cbody, [tf.constant(0), cx])
+cgx, cgw = tf.gradients(tf.reduce_sum(cy * cy), [cx, cw])
+
 with tf.Session() as s:
     s.run(tf.global_variables_initializer())
     print(r(s.run([y, gx, gw])))
+    print(r(s.run([cy, cgx, cgw])))
     print(r(s.run([loss, gm, gv])))
     # finite differences on w
     eps = 1e-3
