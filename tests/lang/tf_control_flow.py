@@ -80,3 +80,25 @@ gu = tf.gradients(z, u)[0]
 with tf.Session() as sess:
     sess.run(tf.global_variables_initializer())
     print(sess.run(gy, {t: True}), sess.run(gy, {t: False}), sess.run(gu, {t: True}), sess.run(gu, {t: False}))
+
+# tf.group in branches; a stateful tf.cond inside a loop
+a = tf.Variable(0.0)
+b = tf.Variable(0.0)
+grp = tf.cond(p, lambda: tf.group(tf.assign_add(a, 1.0), tf.assign_add(b, 2.0)), lambda: tf.group(tf.assign_sub(a, 5.0)))
+print(grp.dtype)
+
+
+def every_other(i):
+    up = tf.cond(tf.equal(tf.mod(i, 2), 0), lambda: tf.assign_add(a, 10.0), lambda: tf.identity(a))
+    with tf.control_dependencies([up]):
+        return i + 1
+
+
+alt = tf.while_loop(lambda i: i < 4, every_other, [tf.constant(0)])
+with tf.Session() as sess:
+    sess.run(tf.global_variables_initializer())
+    sess.run(grp, {p: True})
+    print(sess.run([a, b]))
+    sess.run(grp, {p: False})
+    print(sess.run([a, b]))
+    print(sess.run(alt), sess.run(a))
