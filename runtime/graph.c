@@ -640,9 +640,10 @@ static void append(rt_graph *g, rt_node *n, uint32_t hash) {
   index_put(g->index, g->index_cap, hash, n->id);
 }
 
-/* n was just added: the back edges that name it point at it now. */
-static int resolve_fwd(rt_graph *g, const rt_node *n, rt_status *st) {
-  for (int i = 0; i < g->n_fwd;) {
+/* The back edges waiting before n came (the first `before` of g->fwd) that name n: checked
+ * (apply false, before n is added), or pointed at n (apply true, once it has its id). */
+static int resolve_fwd(rt_graph *g, int before, const rt_node *n, bool apply, rt_status *st) {
+  for (int i = 0; i < before;) {
     rt_node *m = g->nodes[g->fwd[i].node];
     int k = g->fwd[i].input, idx;
     char name[256];
@@ -650,11 +651,16 @@ static int resolve_fwd(rt_graph *g, const rt_node *n, rt_status *st) {
       i++;
       continue;
     }
-    g->fwd[i] = g->fwd[--g->n_fwd];
-    if (idx >= n->n_outputs || n->out_types[idx] != m->out_types[0])
-      return rt_error(st, RT_INVALID_ARGUMENT, "node '%s': input '%s' is not a %s output",
-                      m->name, m->inputs[k], rt_dtype_name(m->out_types[0]));
+    if (!apply) {
+      if (idx >= n->n_outputs || n->out_types[idx] != m->out_types[0])
+        return rt_error(st, RT_INVALID_ARGUMENT, "node '%s': input '%s' is not a %s output",
+                        m->name, m->inputs[k], rt_dtype_name(m->out_types[0]));
+      i++;
+      continue;
+    }
     m->edges[k] = (rt_edge){n->id, idx};
+    g->fwd[i] = g->fwd[--before];       /* keep the entries after `before` (n's own) in place */
+    g->fwd[before] = g->fwd[--g->n_fwd];
   }
   return RT_OK;
 }
@@ -704,15 +710,18 @@ int rt_graph_add(rt_graph *g, rt_node *n, rt_status *st) {
     n->def = sig->def;
     rc = infer_outputs(g, n, sig, st);
   }
+  if (!rc && fwd_before) rc = resolve_fwd(g, fwd_before, n, false, st);
   if (rc) {
     g->n_fwd = fwd_before;
     rt_node_free(n);
     return rc;
   }
   append(g, n, hash);
-  for (int i = fwd_before; i < g->n_fwd; i++) g->fwd[i].node = n->id;
-  if (g->n_fwd > fwd_before) return RT_OK;
-  return g->n_fwd ? resolve_fwd(g, n, st) : RT_OK;
+  if (fwd_before) resolve_fwd(g, fwd_before, n, true, st);
+  /* n's own back edges (a Merge's) wait for their NextIteration */
+  for (int i = 0; i < g->n_fwd; i++)
+    if (g->fwd[i].node < 0) g->fwd[i].node = n->id;
+  return RT_OK;
 }
 
 int rt_graph_add_shared(rt_graph *g, rt_node *src, rt_status *st) {
