@@ -1,5 +1,5 @@
 # RNNs as TF 1.x builds them: the cells of tf.nn.rnn_cell with TF's
-# variable names, dynamic_rnn (a while loop over time, sequence_length), static_rnn,
+# variable names (LSTMCell with peepholes and a projection too), dynamic_rnn (a while loop over time, sequence_length), static_rnn,
 # bidirectional_dynamic_rnn, static_bidirectional_rnn, MultiRNNCell, DropoutWrapper; outputs, states and gradients
 # with every variable set to the same deterministic values in TF and tfsh. Expected output
 # from real TF (4 decimals).
@@ -43,6 +43,9 @@ with tf.variable_scope("f"):
 with tf.variable_scope("h"):
     o_sbi, s_sfw, s_sbw = tf.nn.static_bidirectional_rnn(tf.nn.rnn_cell.BasicRNNCell(2), tf.nn.rnn_cell.GRUCell(2), xs,
                                                          dtype=tf.float32)
+with tf.variable_scope("p"):
+    o_peep, s_peep = tf.nn.dynamic_rnn(tf.nn.rnn_cell.LSTMCell(3, use_peepholes=True, num_proj=2, cell_clip=0.5),
+                                       x, dtype=tf.float32)
 with tf.variable_scope("g"):
     drop = tf.nn.rnn_cell.DropoutWrapper(tf.nn.rnn_cell.BasicRNNCell(2), output_keep_prob=1.0)
     o_drop, _ = tf.nn.dynamic_rnn(drop, x, dtype=tf.float32)
@@ -61,6 +64,7 @@ with tf.Session() as sess:
     show(sess, o_basic, s_basic, o_lstm, s_lstm.c, o_gru, o_multi, s_multi[1], o_static[2], s_static.h)
     show(sess, o_fw, o_bw, s_bw, o_drop)
     show(sess, o_sbi[0], o_sbi[2], s_sfw, s_sbw)
+    show(sess, o_peep, s_peep.c)
     for g in grads:
         if g is not None:
             show(sess, g)
