@@ -22,7 +22,29 @@ static int ctl_in_frames(rt_kernel_ctx *c) {
                          c->node->op);
 }
 
+/* A loop variable's Enter and Merge may carry the shape tf.while_loop gives them (a shape
+ * invariant, or none for a TensorArray not written yet): _cf_shape (list(int), -1 for an
+ * unknown dimension) or _cf_unknown_shape, so every graph that holds them infers alike. */
+static bool cf_shape_attr(const rt_node *n, rt_shape *s) {
+  if (rt_node_bool(n, "_cf_unknown_shape", false)) {
+    *s = rt_shape_unknown();
+    return true;
+  }
+  const rt_attr_value *v = rt_node_attr(n, "_cf_shape");
+  if (!v || v->kind != RT_ATTR_LIST_INT || v->list.n > RT_MAX_DIMS) return false;
+  s->ndims = v->list.n;
+  for (int i = 0; i < v->list.n; i++) s->dims[i] = ((const int64_t *)v->list.v)[i];
+  return true;
+}
+
+static int enter_shape(rt_shape_ctx *c) {
+  if (!cf_shape_attr(c->node, &c->out_shapes[0])) c->out_shapes[0] = c->in_shapes[0];
+  return RT_OK;
+}
+
 static int merge_shape(rt_shape_ctx *c) {
+  c->out_shapes[1] = rt_shape_scalar();
+  if (cf_shape_attr(c->node, &c->out_shapes[0])) return RT_OK;
   rt_shape s = c->in_shapes[0];
   for (int i = 1; i < c->n_inputs && s.ndims >= 0; i++) {
     const rt_shape *o = &c->in_shapes[i];
@@ -229,7 +251,7 @@ static const rt_op_def control_ops[] = {
    .kernel = {[RT_DEV_CPU] = ctl_in_frames, [RT_DEV_GPU] = ctl_in_frames}},
   {.name = "Enter", .inputs = "data: T", .outputs = "output: T", .attrs = ENTER_ATTRS,
    .help = "data, into the child frame frame_name (every iteration's when is_constant).",
-   .shape = op_shape_unchanged, .kernel = {[RT_DEV_CPU] = ctl_forward, [RT_DEV_GPU] = ctl_forward}},
+   .shape = enter_shape, .kernel = {[RT_DEV_CPU] = ctl_forward, [RT_DEV_GPU] = ctl_forward}},
   {.name = "RefEnter", .inputs = "data: Ref(T)", .outputs = "output: Ref(T)", .attrs = ENTER_ATTRS,
    .help = "Enter for a reference.", .shape = op_shape_unchanged,
    .kernel = {[RT_DEV_CPU] = ctl_forward, [RT_DEV_GPU] = ctl_forward}},

@@ -105,39 +105,7 @@ static sh_obj *f_update_input(sh_obj *self, int argc, sh_obj **argv, sh_obj *kw)
   return sh_none();
 }
 
-/* _cf_set_shape(tensor, dims): the static shape, loosened or not (a loop variable's Merge
- * takes its shape invariant); dims None: unknown rank, None in dims: unknown dimension. */
-static sh_obj *f_cf_set_shape(sh_obj *self, int argc, sh_obj **argv, sh_obj *kw) {
-  sh_obj *t, *dims;
-  if (sh_parse_args("_cf_set_shape", argc, argv, kw, "tensor dims", &t, &dims) < 0) return NULL;
-  if (t->type != &tf_tensor_type) return sh_raise(sh_TypeError, "_cf_set_shape needs a Tensor");
-  tf_tensor *tt = (tf_tensor *)t;
-  rt_shape s = rt_shape_unknown();
-  if (dims != SH_NONE) {
-    sh_obj *tup = sh_sequence_to_tuple(dims);
-    if (!tup) return NULL;
-    if (SH_TUPLE_N(tup) > RT_MAX_DIMS) {
-      sh_decref(tup);
-      return sh_raise(sh_ValueError, "a shape has at most %d dimensions", RT_MAX_DIMS);
-    }
-    s.ndims = (int)SH_TUPLE_N(tup);
-    for (int i = 0; i < s.ndims; i++) {
-      sh_obj *d = SH_TUPLE_ITEMS(tup)[i];
-      int64_t v = -1;
-      if (d != SH_NONE && sh_as_int(d, &v) < 0) {
-        sh_decref(tup);
-        return NULL;
-      }
-      s.dims[i] = v;
-    }
-    sh_decref(tup);
-  }
-  tf_rt(tt->graph)->nodes[tt->id]->out_shapes[tt->index] = s;
-  return sh_none();
-}
-
 static const sh_method cflow_funcs[] = {
-  {"_cf_set_shape", f_cf_set_shape, "_cf_set_shape(tensor, dims)", "Set a tensor's static shape, loosening it (internal)."},
   {"_cf_set", f_cf_set, "_cf_set(ctx, hook)", "Make a control-flow context current (internal)."},
   {"_cf_ctx_of", f_cf_ctx_of, "_cf_ctx_of(op)", "The control-flow context an op was made in (internal)."},
   {"_cf_mark", f_cf_mark, "_cf_mark(op, ctx)", "Put an op in a control-flow context (internal)."},
