@@ -31,7 +31,7 @@ void rt_grad_list_free(glist *l) {
 static char *aggregate(rt_graph *g, glist *l, const char *scope, const char *base, rt_status *st);
 
 /* The frame of Exit node x: its Switch's Merge's Enter's frame_name ("" if not a loop's). */
-static const char *exit_frame(const rt_graph *g, const rt_node *x) {
+const char *rt_grad_exit_frame(const rt_graph *g, const rt_node *x) {
   const rt_node *sw = g->nodes[x->edges[0].node];
   if (sw->n_data_inputs < 1) return "";
   const rt_node *m = g->nodes[sw->edges[0].node];
@@ -44,7 +44,7 @@ static const char *exit_frame(const rt_graph *g, const rt_node *x) {
  * hand what it gives to the values that went into the loop. */
 static int loop_grad(rt_graph *g, int n0, int i, glist **grads, const char *scope, char ***done,
                      int *n_done, rt_status *st) {
-  const char *frame = exit_frame(g, g->nodes[i]);
+  const char *frame = rt_grad_exit_frame(g, g->nodes[i]);
   for (int d = 0; d < *n_done; d++)
     if (!strcmp((*done)[d], frame)) return RT_OK;
   *done = xrealloc(*done, (size_t)(*n_done + 1) * sizeof **done);
@@ -54,7 +54,7 @@ static int loop_grad(rt_graph *g, int n0, int i, glist **grads, const char *scop
   int rc = RT_OK;
   for (int e = 0; e < n0 && !rc; e++) {
     const rt_node *x = g->nodes[e];
-    if (strcmp(x->op, "Exit") || strcmp(exit_frame(g, x), frame)) continue;
+    if (strcmp(x->op, "Exit") || strcmp(rt_grad_exit_frame(g, x), frame)) continue;
     ids[n_exits] = e;
     if (grads[e]) {
       char base[300];

@@ -19,6 +19,9 @@ typedef struct rt_grad_out {
   char *grad;
 } rt_grad_out;
 
+/* The frame of Exit node x: its Switch's Merge's Enter's frame_name ("" if not a loop's). */
+const char *rt_grad_exit_frame(const rt_graph *g, const rt_node *x);
+
 /* The gradient loop of the tf.while_loop whose frame is `frame` (nodes below n0 are the
  * forward graph): exit_dy[e] is the gradient reaching Exit node exit_ids[e] (or NULL).
  * *outs: the gradients of the values that went into the loop (its Enters' inputs). */

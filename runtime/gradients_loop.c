@@ -9,7 +9,10 @@
  * builders on values _StackPop gives back (a handle chained the same way), and an
  * accumulator per loop invariant (a constant Enter) sums what each iteration gives it. Values
  * from outside both frames enter G through constant Enters; new nodes without inputs wait
- * on G's pivot. Not handled yet (a clear error): a tf.cond or another loop inside the body. */
+ * on G's pivot. A tf.cond in the body: a value of a branch is pushed merged with a zero that
+ * is live when the branch is not taken. A loop in the body: its gradient loop is built inside
+ * ours, what it needs from our body comes through our stacks (its counter and handles too,
+ * pushed once per iteration of ours). */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -25,6 +28,7 @@ typedef struct loopvar {
 } loopvar;
 
 typedef struct gl {
+  struct gl *parent;       /* the loop whose body holds this one (its gradient holds ours) */
   rt_graph *g;
   rt_status *st;
   int n0;
@@ -32,7 +36,8 @@ typedef struct gl {
   char base[400];          /* name prefix: "gradients/while/" */
   char gframe[500];
   int par;
-  bool *in_f;              /* original nodes in F */
+  bool *in_f;              /* original nodes in F (and the Exits of loops inside it) */
+  bool *inner_exit;        /* original nodes: an Exit of a loop inside F's body */
   bool *loop_ctl;          /* original nodes: F's own Enter/Merge/Switch/Exit/NextIteration/LoopCond */
   uint8_t *loop_ident;     /* original nodes: a loop variable's Identity (the body's inputs) */
   char pivot_f[400];       /* a node every live forward iteration runs */
@@ -82,6 +87,7 @@ static char *mk(gl *L, const nspec *s, void (*set)(rt_node *, const void *), con
   rt_node *n = rt_node_new(name, s->op);
   for (int i = 0; i < s->n_in; i++) rt_node_add_input(n, s->in[i]);
   if (s->ctl) rt_node_add_control(n, s->ctl);
+  else if (!s->n_in && s->where == AT_ROOT && L->parent) rt_node_add_control(n, L->parent->pivot_f);
   if (L->device && *L->device) rt_node_set_device(n, L->device);
   if (set) set(n, arg);
   if (rt_graph_add(L->g, n, L->st)) return NULL;
@@ -180,12 +186,30 @@ static const char *cache_put(gl *L, const char *from, char *to) {
   return L->cache_to[L->n_cache++];
 }
 
+static const char *stacked(gl *L, const char *t, const rt_node *src, int idx);
+static const char *remap(void *arg, const char *t);
+
+/* A value outside F, where G's outside can use it: itself at the top; in a nested loop, the
+ * parent loop's copy in its gradient (popped, or entered). */
+static const char *outside(gl *L, const char *t) {
+  if (!L->parent) return t;
+  char name[400];
+  int idx;
+  if (!rt_tensor_name_parse(t, name, sizeof name, &idx)) return t;
+  rt_node *m = rt_graph_find(L->g, name);
+  if (!m) return t;
+  if (m->id < L->n0) return remap(L->parent, t);
+  return stacked(L->parent, t, m, idx);   /* made by us in the parent's body (counter, handle) */
+}
+
 /* t (outside both frames) as a constant of G. */
 static const char *into_g(gl *L, const char *t) {
   const char *c = cache_get(L, t);
   if (c) return c;
+  const char *o = outside(L, t);
+  if (!o) return NULL;
   enter_arg ea = {L->gframe, true, L->par};
-  nspec s = {"Enter", "Enter", 1, {t}, .where = AT_G};
+  nspec s = {"Enter", "Enter", 1, {o}, .where = AT_G};
   return cache_put(L, t, mk(L, &s, set_enter, &ea));
 }
 
@@ -193,6 +217,7 @@ static const char *into_g(gl *L, const char *t) {
  * Switch and output index (inputs walked back, stopping at Merges, Switches and the loop's
  * nodes). */
 static bool in_branch(gl *L, int id, int idx, int *sw, int *branch) {
+  if (id >= L->n0) return false;
   const rt_node *self = L->g->nodes[id];
   if (is_op(self, "Switch", "RefSwitch") && !L->loop_ctl[id]) {   /* a branch's way in */
     *sw = id;
@@ -271,7 +296,8 @@ static const char *stacked(gl *L, const char *t, const rt_node *src, int idx) {
     ok = nx != NULL;
     free(nx);
   }
-  if (ok) ok = loop_var(L, L->gframe, hexit, L->lc_g, "b_acc_h", &gid, &gexit, NULL, gnext);
+  const char *hout = ok ? outside(L, hexit) : NULL;
+  if (ok) ok = hout && loop_var(L, L->gframe, hout, L->lc_g, "b_acc_h", &gid, &gexit, NULL, gnext);
   if (ok) {
     pop_arg pa = {src->out_types[idx], src->out_shapes[idx]};
     nspec sp = {"_StackPop", "StackPop", 1, {gid}, .where = AT_G};
@@ -336,10 +362,50 @@ static char *sum_g(gl *L, rt_grad_list *l) {
   return out_of(name, 0);
 }
 
+static int grad_loop(gl *parent, rt_graph *g, int n0, const char *frame, const char *const *exit_dy,
+                     const int *exit_ids, int n_exits, const char *scope, rt_grad_out **outs,
+                     int *n_outs, rt_status *st);
+
+/* The loop invariants (F's constant Enters) and what each iteration gives them. */
+typedef struct accs {
+  int n, *node;
+  rt_grad_list *in;
+} accs;
+
+/* Gradient grad (a G tensor, taken) of output index of original node `node`: to its
+ * accumulator when node is a loop invariant, to the body's lists when node is F's. */
+static void deliver(accs *A, gl *L, rt_grad_list *lg, const int *lg_off, int node, int index, char *grad,
+                    int rc) {
+  const rt_node *src = L->g->nodes[node];
+  if (!rc && node < L->n0 && is_op(src, "Enter", "RefEnter") && rt_node_bool(src, "is_constant", false) &&
+      L->in_f[node] && is_float(src->out_types[0])) {
+    int a = 0;
+    while (a < A->n && A->node[a] != node) a++;
+    if (a == A->n) {
+      A->node = xrealloc(A->node, (size_t)(A->n + 1) * sizeof *A->node);
+      A->in = xrealloc(A->in, (size_t)(A->n + 1) * sizeof *A->in);
+      A->node[a] = node;
+      A->in[a] = (rt_grad_list){0};
+      A->n++;
+    }
+    rt_grad_list_add(&A->in[a], grad);
+  } else if (!rc && node < L->n0 && L->in_f[node] && !L->loop_ctl[node]) {
+    rt_grad_list_add(&lg[lg_off[node] + index], grad);
+  } else {
+    free(grad);
+  }
+}
+
 int rt_grad_while(rt_graph *g, int n0, const char *frame, const char *const *exit_dy,
                   const int *exit_ids, int n_exits, const char *scope, rt_grad_out **outs,
                   int *n_outs, rt_status *st) {
-  gl L = {.g = g, .st = st, .n0 = n0, .frame = frame};
+  return grad_loop(NULL, g, n0, frame, exit_dy, exit_ids, n_exits, scope, outs, n_outs, st);
+}
+
+static int grad_loop(gl *parent, rt_graph *g, int n0, const char *frame, const char *const *exit_dy,
+                     const int *exit_ids, int n_exits, const char *scope, rt_grad_out **outs,
+                     int *n_outs, rt_status *st) {
+  gl L = {.parent = parent, .g = g, .st = st, .n0 = n0, .frame = frame};
   *outs = NULL;
   *n_outs = 0;
   int rc = RT_OK;
@@ -370,21 +436,30 @@ int rt_grad_while(rt_graph *g, int n0, const char *frame, const char *const *exi
   }
   int n_vars = 0;
   loopvar *vars = xcalloc((size_t)n0 + 1, sizeof *vars);
+  /* a loop inside the body: not F's, but its Exits are (F goes on from them) */
+  L.inner_exit = xcalloc((size_t)n0 + 1, sizeof *L.inner_exit);
   while (sp && !rc) {
-    int u = stack[--sp];
-    const rt_node *nu = g->nodes[u];
-    if (is_op(nu, "Exit", "RefExit")) continue;
-    for (int c = cons_n[u]; c < cons_n[u + 1]; c++) {
-      int v = cons[c];
-      const rt_node *nv = g->nodes[v];
-      if (L.in_f[v]) continue;
-      if (is_op(nv, "Enter", "RefEnter") && strcmp(rt_node_string(nv, "frame_name", ""), frame)) {
-        rc = rt_error(st, RT_UNIMPLEMENTED, "node '%s': tfsh has no gradient through a loop inside a "
-                      "tf.while_loop's body yet", nv->name);
-        break;
+    while (sp) {
+      int u = stack[--sp];
+      const rt_node *nu = g->nodes[u];
+      if (is_op(nu, "Exit", "RefExit") && !L.inner_exit[u]) continue;
+      for (int c = cons_n[u]; c < cons_n[u + 1]; c++) {
+        int v = cons[c];
+        const rt_node *nv = g->nodes[v];
+        if (L.in_f[v]) continue;
+        if (is_op(nv, "Enter", "RefEnter") && strcmp(rt_node_string(nv, "frame_name", ""), frame)) {
+          const char *inner = rt_node_string(nv, "frame_name", "");
+          for (int x = 0; x < n0; x++)
+            if (!L.in_f[x] && is_op(g->nodes[x], "Exit", "RefExit") &&
+                !strcmp(rt_grad_exit_frame(g, g->nodes[x]), inner)) {
+              L.in_f[x] = L.inner_exit[x] = true;
+              stack[sp++] = x;
+            }
+          continue;
+        }
+        L.in_f[v] = true;
+        stack[sp++] = v;
       }
-      L.in_f[v] = true;
-      stack[sp++] = v;
     }
   }
   /* the loop variables: Merge(Enter, NextIteration) -> Switch -> Identity / Exit */
@@ -415,8 +490,9 @@ int rt_grad_while(rt_graph *g, int n0, const char *frame, const char *const *exi
   L.loop_ctl = xcalloc((size_t)n0 + 1, sizeof *L.loop_ctl);
   for (int i = 0; i < n0; i++) {
     const rt_node *n = g->nodes[i];
-    L.loop_ctl[i] = L.in_f[i] && (is_op(n, "Enter", "RefEnter") || is_op(n, "Exit", "RefExit") ||
-                                  is_op(n, "NextIteration", "RefNextIteration") || is_op(n, "LoopCond", NULL));
+    L.loop_ctl[i] = L.in_f[i] && !L.inner_exit[i] &&
+                    (is_op(n, "Enter", "RefEnter") || is_op(n, "Exit", "RefExit") ||
+                     is_op(n, "NextIteration", "RefNextIteration") || is_op(n, "LoopCond", NULL));
   }
   for (int j = 0; j < n_vars; j++) {
     L.loop_ctl[vars[j].merge] = true;
@@ -464,8 +540,9 @@ int rt_grad_while(rt_graph *g, int n0, const char *frame, const char *const *exi
          *b1 = NULL, *bsub = NULL, bnext[600], want[700];
     if (ok) {
       enter_arg ea = {L.gframe, false, L.par};
-      nspec se = {"Enter", "b_count/Enter", 1, {cexit}, .where = AT_G};
-      benter = mk(&L, &se, set_enter, &ea);
+      const char *cout = outside(&L, cexit);
+      nspec se = {"Enter", "b_count/Enter", 1, {cout}, .where = AT_G};
+      benter = cout ? mk(&L, &se, set_enter, &ea) : NULL;
       snprintf(want, sizeof want, "%sb_count/NextIteration", L.base);
       rt_graph_unique_name(g, want, bnext, sizeof bnext);
       nspec sm = {"Merge", "b_count/Merge", 2, {benter, bnext}, .where = AT_G};
@@ -509,7 +586,7 @@ int rt_grad_while(rt_graph *g, int n0, const char *frame, const char *const *exi
       if (exit_ids[e] == v->exit && exit_dy[e]) init = xstrdup(exit_dy[e]);
     if (!init) {
       char *ex = out_of(g->nodes[v->exit]->name, 0);
-      nspec sz = {"ZerosLike", "zeros_like", 1, {ex}, .where = AT_ROOT};
+      nspec sz = {"ZerosLike", "zeros_like", 1, {outside(&L, ex)}, .where = AT_ROOT};
       init = mk(&L, &sz, NULL, NULL);
       free(ex);
       if (!init) {
@@ -528,9 +605,36 @@ int rt_grad_while(rt_graph *g, int n0, const char *frame, const char *const *exi
     }
   }
   /* the body, last node first */
+  accs A = {0};
+  char **done_inner = NULL;
+  int n_done_inner = 0;
   for (int i = n0 - 1; i >= 0 && !rc; i--) {
     rt_node *n = g->nodes[i];
     if (!L.in_f[i] || L.loop_ctl[i]) continue;
+    if (L.inner_exit[i]) {   /* a loop in the body: its gradient loop, inside ours */
+      const char *inner = rt_grad_exit_frame(g, n);
+      bool seen = false;
+      for (int d = 0; d < n_done_inner; d++) seen |= !strcmp(done_inner[d], inner);
+      if (seen) continue;
+      done_inner = xrealloc(done_inner, (size_t)(n_done_inner + 1) * sizeof *done_inner);
+      done_inner[n_done_inner++] = xstrdup(inner);
+      int ne = 0, *ids = xcalloc((size_t)n0 + 1, sizeof *ids);
+      char **dys = xcalloc((size_t)n0 + 1, sizeof *dys);
+      for (int x = 0; x < n0; x++)
+        if (L.inner_exit[x] && !strcmp(rt_grad_exit_frame(g, g->nodes[x]), inner)) {
+          ids[ne] = x;
+          dys[ne++] = sum_g(&L, &lg[lg_off[x]]);
+        }
+      rt_grad_out *io = NULL;
+      int n_io = 0;
+      rc = grad_loop(&L, g, n0, inner, (const char *const *)dys, ids, ne, scope, &io, &n_io, st);
+      for (int o = 0; o < n_io; o++) deliver(&A, &L, lg, lg_off, io[o].node, io[o].index, io[o].grad, rc);
+      free(io);
+      for (int x = 0; x < ne; x++) free(dys[x]);
+      free(dys);
+      free(ids);
+      continue;
+    }
     bool is_ident = false;
     for (int j = 0; j < n_vars; j++) is_ident |= vars[j].ident == i;
     if (is_ident) continue;
@@ -551,35 +655,19 @@ int rt_grad_while(rt_graph *g, int n0, const char *frame, const char *const *exi
                            .st = st, .remap = remap, .remap_arg = &L, .pivot = L.pivot_g};
         rc = n->def->grad(&ctx);
         n = g->nodes[i];
-        for (int k = 0; k < n->n_data_inputs; k++) {
-          if (!dx[k]) continue;
-          const rt_edge *e = &n->edges[k];
-          const rt_node *src = g->nodes[e->node];
-          int acc = -1;
-          if (is_op(src, "Enter", "RefEnter") && rt_node_bool(src, "is_constant", false) && L.in_f[e->node] &&
-              is_float(src->out_types[0])) {
-            for (int a = 0; a < n_acc; a++)
-              if (acc_node[a] == e->node) acc = a;
-            if (acc < 0) {
-              acc = n_acc++;
-              acc_node = xrealloc(acc_node, (size_t)n_acc * sizeof *acc_node);
-              acc_in = xrealloc(acc_in, (size_t)n_acc * sizeof *acc_in);
-              acc_node[acc] = e->node;
-              acc_in[acc] = (rt_grad_list){0};
-            }
-            rt_grad_list_add(&acc_in[acc], dx[k]);
-          } else if (!rc && L.in_f[e->node] && !L.loop_ctl[e->node] && e->node < n0) {
-            rt_grad_list_add(&lg[lg_off[e->node] + e->index], dx[k]);
-          } else {
-            free(dx[k]);
-          }
-        }
+        for (int k = 0; k < n->n_data_inputs; k++)
+          if (dx[k]) deliver(&A, &L, lg, lg_off, n->edges[k].node, n->edges[k].index, dx[k], rc);
         free(dx);
       }
     }
     for (int o = 0; o < n->n_outputs; o++) free(dy[o]);
     free(dy);
   }
+  for (int d = 0; d < n_done_inner; d++) free(done_inner[d]);
+  free(done_inner);
+  n_acc = A.n;
+  acc_node = A.node;
+  acc_in = A.in;
   /* each loop variable's NextIteration: what reached its Identity (or zeros) */
   for (int j = 0; j < n_vars && !rc; j++) {
     if (!gident[j]) continue;
@@ -603,7 +691,7 @@ int rt_grad_while(rt_graph *g, int n0, const char *frame, const char *const *exi
   /* accumulators of the loop invariants: zeros, plus each iteration's share */
   for (int a = 0; a < n_acc && !rc; a++) {
     const rt_node *en = g->nodes[acc_node[a]];
-    nspec sz = {"ZerosLike", "zeros_like", 1, {en->inputs[0]}, .where = AT_ROOT};
+    nspec sz = {"ZerosLike", "zeros_like", 1, {outside(&L, en->inputs[0])}, .where = AT_ROOT};
     char *init = mk(&L, &sz, NULL, NULL), *aid = NULL, *aexit = NULL, anext[600];
     if (!init || !loop_var(&L, L.gframe, init, L.lc_g, "b_acc", &aid, &aexit, NULL, anext)) {
       rc = st->code;
@@ -650,6 +738,7 @@ int rt_grad_while(rt_graph *g, int n0, const char *frame, const char *const *exi
   free(cons);
   free(cons_n);
   free(L.in_f);
+  free(L.inner_exit);
   free(L.loop_ctl);
   free(L.loop_ident);
   if (rc) {

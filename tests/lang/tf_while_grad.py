@@ -1,6 +1,6 @@
 # Gradients through tf.while_loop as TF 1.x builds them (a gradient loop that pops what the
 # forward loop pushed): loop variables, loop invariants (a variable read in the body), a
-# matmul/sigmoid recurrence, a tf.cond in the body, a loop trained by GradientDescentOptimizer, checked against
+# matmul/sigmoid recurrence, a tf.cond in the body, a loop in the body, a loop trained by GradientDescentOptimizer, checked against
 # finite differences. Expected output from real TF (printed to 4 decimals: the last float
 # bits depend on the order of the sums).
 import numpy as np
@@ -46,9 +46,26 @@ def cbody(i, h):
 _, cy = tf.while_loop(lambda i, h: i < 5, cbody, [tf.constant(0), cx])
 cgx, cgw = tf.gradients(tf.reduce_sum(cy * cy), [cx, cw])
 
+# a loop inside a loop (the inner trip count follows the outer counter), an invariant
+# of the inner loop that comes from outside both
+nx = tf.constant(2.0)
+na0 = tf.constant(1.5)
+nw = tf.Variable([0.5, -0.25])
+
+
+def nouter(i, a):
+    _, b = tf.while_loop(lambda j, b: j < i + 1, lambda j, b: (j + 1, b * nx + tf.reduce_sum(nw * b)),
+                         [tf.constant(0), a])
+    return i + 1, tf.tanh(b * 0.1) * 3.0
+
+
+_, ny = tf.while_loop(lambda i, a: i < 3, nouter, [tf.constant(0), na0])
+ngx, nga, ngw = tf.gradients(ny, [nx, na0, nw])
+
 with tf.Session() as s:
     s.run(tf.global_variables_initializer())
     print(r(s.run([y, gx, gw])))
+    print(r(s.run([ny, ngx, nga, ngw])))
     print(r(s.run([cy, cgx, cgw])))
     print(r(s.run([loss, gm, gv])))
     # finite differences on w
