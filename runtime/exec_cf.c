@@ -254,6 +254,31 @@ int rt_cf_new(rt_exec *x, rt_status *st) {
       f->exits[f->n_exits++] = i;
     }
   }
+  /* A value of a tf.cond branch may be dead, and a dead value is never sent: the other
+   * device would wait for it. Refuse a _Send downstream of a Switch (not past a Merge or an
+   * Exit, whose outputs are live). */
+  if (!rc) {
+    bool *maybe_dead = xcalloc(nn, sizeof *maybe_dead);
+    int *work = xcalloc(nn, sizeof *work), nw = 0;
+    for (int i = 0; i < n; i++)
+      if (cf->kind[i] == K_SWITCH) maybe_dead[i] = true, work[nw++] = i;
+    while (nw && !rc) {
+      int u = work[--nw];
+      for (int e = cf->out_first[u]; e < cf->out_first[u + 1]; e++) {
+        int v = cf->outs[e].dst;
+        if (maybe_dead[v] || cf->kind[v] == K_MERGE || cf->kind[v] == K_EXIT || cf->kind[v] == K_NEXT) continue;
+        maybe_dead[v] = true;
+        work[nw++] = v;
+        if (x->nodes[v].is_send)
+          rc = rt_error(st, RT_UNIMPLEMENTED,
+                        "node '%s' sends a value of a tf.cond branch (dead when the branch is not taken) "
+                        "to another device: tfsh runs a branch's ops on one device (place them together)",
+                        g->nodes[v]->name);
+      }
+    }
+    free(maybe_dead);
+    free(work);
+  }
   for (int s = 0; s < cf->n_sf; s++)
     cf->sf[s].init_pending = xcalloc((size_t)cf->sf[s].n_nodes + 1, sizeof(int));
   cf->fetch_slot = xcalloc((size_t)x->n_slots + 1, sizeof *cf->fetch_slot);
