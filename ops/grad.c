@@ -14,7 +14,15 @@ char *op_grad_node(rt_grad_ctx *c, const char *op, const char *base, int n_in,
   snprintf(want, sizeof want, "%s%s", c->scope ? c->scope : "", base);
   rt_graph_unique_name(c->g, want, name, sizeof name);
   rt_node *n = rt_node_new(name, op);
-  for (int i = 0; i < n_in; i++) rt_node_add_input(n, in[i]);
+  for (int i = 0; i < n_in; i++) {
+    const char *t = c->remap ? c->remap(c->remap_arg, in[i]) : in[i];
+    if (!t) {
+      rt_node_free(n);
+      return NULL;
+    }
+    rt_node_add_input(n, t);
+  }
+  if (n_in == 0 && c->pivot) rt_node_add_control(n, c->pivot);
   if (c->node->device && *c->node->device) rt_node_set_device(n, c->node->device);
   if (attrs) attrs(n, arg);
   if (rt_graph_add(c->g, n, c->st)) return NULL;

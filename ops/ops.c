@@ -22,6 +22,7 @@ static void register_all(void) {
   op_io_register();
   op_imported_register();
   op_gpu_register();
+  op_control_register();
 }
 
 void op_register_all(void) {

@@ -9,34 +9,7 @@
 
 #include "runtime/op.h"
 #include "runtime/trace.h"   /* views: per-node trace records */
-
-typedef struct xnode {
-  const rt_node *node;
-  rt_kernel_fn kernel;
-  int first_out;       /* slot of output 0 */
-  int *in_slots;       /* slot per data input */
-  int n_consumers;     /* nodes that wait on this one (data or control) */
-  int *consumers;
-  bool *ref_in;        /* per data input: the op takes a reference (Assign's ref) */
-  bool is_send, is_recv;
-  char *key;           /* rendezvous key for _Send/_Recv */
-} xnode;
-
-struct rt_exec {
-  const rt_graph *g;
-  rt_device *dev;
-  int n, n_slots;
-  xnode *nodes;
-  int *in_all, *cons_all;   /* every node's in_slots and consumers, in one block each */
-  bool *ref_all;            /* every node's ref_in */
-  rt_tensor **reuse;   /* per slot: last step's output */
-  void **state;        /* per node: kernel state (rt_kernel_ctx.state), the executor's own */
-  void ***slot;        /* per node: where its state lives (own, or a session's table) */
-  /* per-run scratch, sized once */
-  rt_tensor **values;
-  int *pending, *ready, *uses;
-  bool *needed, *fed;
-};
+#include "runtime/exec_int.h"
 
 void rt_rendezvous_key(const rt_node *n, char *buf, size_t len) {
   snprintf(buf, len, "%s;%016" PRIx64 ";%s;%s;0:0", rt_node_string(n, "send_device", ""),
@@ -46,6 +19,7 @@ void rt_rendezvous_key(const rt_node *n, char *buf, size_t len) {
 
 void rt_exec_free(rt_exec *x) {
   if (!x) return;
+  rt_cf_free(x->cf);
   for (int i = 0; x->nodes && i < x->n; i++) free(x->nodes[i].key);
   free(x->in_all);
   free(x->cons_all);
@@ -155,12 +129,16 @@ int rt_exec_new(const rt_graph *g, rt_device *dev, rt_exec **out, rt_status *st)
     rt_exec_free(x);
     return rt_error(st, RT_RESOURCE_EXHAUSTED, "out of memory preparing a graph");
   }
+  if (rt_cf_graph(g) && rt_cf_new(x, st)) {
+    rt_exec_free(x);
+    return st->code;
+  }
   *out = x;
   return RT_OK;
 }
 
 /* Slot of tensor name "x:1" in this fragment, or -1. */
-static int slot_of(rt_exec *x, const char *name, rt_status *st) {
+int rt_exec_slot_of(rt_exec *x, const char *name, rt_status *st) {
   rt_node *n;
   int idx;
   if (rt_graph_output(x->g, name, &n, &idx, st)) return -1;
@@ -189,11 +167,11 @@ rt_tensor *rt_kernel_output(rt_kernel_ctx *ctx, int i, rt_dtype t, const rt_shap
 }
 
 /* Mark what the fetches and targets need, stopping at fed outputs. */
-static int mark_needed(rt_exec *x, const rt_run_args *a, int *stack, rt_status *st) {
+int rt_exec_mark_needed(rt_exec *x, const rt_run_args *a, int *stack, rt_status *st) {
   int sp = 0;
   memset(x->needed, 0, (size_t)x->n * sizeof *x->needed);
   for (int i = 0; i < a->n_fetches; i++) {
-    int s = slot_of(x, a->fetch_names[i], st);
+    int s = rt_exec_slot_of(x, a->fetch_names[i], st);
     if (s < 0) return st->code;
     if (x->fed[s]) continue;
     rt_node *n;
@@ -231,13 +209,13 @@ static void drop_values(rt_exec *x) {
 
 /* A value nobody else can change: a buffer shared with a variable (or anything else) is
  * copied before it leaves the executor (fetch, send), so later updates cannot reach it. */
-static rt_tensor *private_value(rt_tensor *t) {
+rt_tensor *rt_exec_private_value(rt_tensor *t) {
   if (t->buf && atomic_load(&t->buf->refs) == 1 && !t->ref) return rt_tensor_ref(t);
   return rt_tensor_copy(t);
 }
 
 /* A tensor arriving at this executor (_Recv, feed) goes to its device (gpu.h's hook). */
-static int accept_value(rt_exec *x, rt_tensor **t, rt_status *st) {
+int rt_exec_accept(rt_exec *x, rt_tensor **t, rt_status *st) {
   if (x->dev->type == RT_DEV_CPU || x->dev->fake_gpu || !*t) return RT_OK;
   rt_tensor *d = NULL;
   int rc = rt_device_accept(x->dev, *t, &d, st);
@@ -246,23 +224,17 @@ static int accept_value(rt_exec *x, rt_tensor **t, rt_status *st) {
   return rc;
 }
 
-static int run_node(rt_exec *x, xnode *xn, rt_step *step, rt_status *st) {
+int rt_exec_kernel(rt_exec *x, xnode *xn, rt_step *step, rt_tensor **inputs, rt_tensor **outputs,
+                   rt_tensor **reuse, rt_status *st) {
   const rt_node *n = xn->node;
-  rt_tensor *ins[64], **inputs = ins;
-  if (n->n_data_inputs > 64) inputs = calloc((size_t)n->n_data_inputs, sizeof *inputs);
-  if (!inputs) return rt_error(st, RT_RESOURCE_EXHAUSTED, "out of memory");
   for (int k = 0; k < n->n_data_inputs; k++) {
-    inputs[k] = x->values[xn->in_slots[k]];
-    if (!inputs[k]) {
-      if (inputs != ins) free(inputs);
+    if (!inputs[k])
       return rt_error(st, RT_INTERNAL, "node '%s': input %d ('%s') has no value", n->name, k,
                       n->inputs[k]);
-    }
-    if (!inputs[k]->buf && !xn->ref_in[k]) {
+    if (!inputs[k]->buf && !xn->ref_in[k] && !xn->forwards) {
       char var[256];
       int idx;
       if (!rt_tensor_name_parse(n->inputs[k], var, sizeof var, &idx)) snprintf(var, sizeof var, "?");
-      if (inputs != ins) free(inputs);
       return rt_error(st, RT_FAILED_PRECONDITION,
                       "Attempting to use uninitialized value %s\n\t [[node %s (op: %s)]]", var,
                       n->name, n->op);
@@ -279,7 +251,7 @@ static int run_node(rt_exec *x, xnode *xn, rt_step *step, rt_status *st) {
          : step->send_snapshot ? step->send_snapshot(step, xn->key, host, st)
                                : RT_UNAVAILABLE;
     if (rc == RT_UNAVAILABLE) {
-      rt_tensor *v = private_value(host);
+      rt_tensor *v = rt_exec_private_value(host);
       rc = !v ? rt_error(st, RT_RESOURCE_EXHAUSTED, "out of memory")
            : step->send ? step->send(step, xn->key, v, st)
                         : rt_error(st, RT_INTERNAL, "node '%s': no rendezvous for _Send", n->name);
@@ -296,8 +268,8 @@ static int run_node(rt_exec *x, xnode *xn, rt_step *step, rt_status *st) {
   } else {
     rt_kernel_ctx ctx = {
       .node = n, .n_inputs = n->n_data_inputs, .inputs = inputs, .n_outputs = n->n_outputs,
-      .outputs = x->values + xn->first_out, .device = x->dev, .step = step, .st = st,
-      .reuse = x->reuse + xn->first_out, .state = x->slot[n->id],
+      .outputs = outputs, .device = x->dev, .step = step, .st = st,
+      .reuse = reuse, .state = x->slot[n->id],
     };
     atomic_store(&step->current_op, n->name);
     bool held = rt_inter_acquire();
@@ -307,6 +279,16 @@ static int run_node(rt_exec *x, xnode *xn, rt_step *step, rt_status *st) {
       if (!ctx.outputs[i])
         rc = rt_error(st, RT_INTERNAL, "node '%s' (%s) produced no output %d", n->name, n->op, i);
   }
+  return rc;
+}
+
+static int run_node(rt_exec *x, xnode *xn, rt_step *step, rt_status *st) {
+  const rt_node *n = xn->node;
+  rt_tensor *ins[64], **inputs = ins;
+  if (n->n_data_inputs > 64) inputs = calloc((size_t)n->n_data_inputs, sizeof *inputs);
+  if (!inputs) return rt_error(st, RT_RESOURCE_EXHAUSTED, "out of memory");
+  for (int k = 0; k < n->n_data_inputs; k++) inputs[k] = x->values[xn->in_slots[k]];
+  int rc = rt_exec_kernel(x, xn, step, inputs, x->values + xn->first_out, x->reuse + xn->first_out, st);
   if (inputs != ins) free(inputs);
   return rc;
 }
@@ -318,6 +300,12 @@ static bool rt_tensor_name_is_zero(const char *s) {
 
 /* views (issue 7): one NodeExecStats record for node xn, which ran from t0 to now. */
 static void trace_node(rt_exec *x, xnode *xn, rt_step *step, int64_t t0, uint32_t tid) {
+  rt_exec_trace(x, xn, step, t0, tid, x->values + xn->first_out, "");
+}
+
+void rt_exec_trace(rt_exec *x, xnode *xn, rt_step *step, int64_t t0, uint32_t tid,
+                   rt_tensor *const *outputs, const char *where) {
+  (void)x;
   const rt_node *n = xn->node;
   int64_t t1 = rt_trace_micros();
   rt_node_stats *ns = rt_dev_stats_add(step->trace);
@@ -327,12 +315,12 @@ static void trace_node(rt_exec *x, xnode *xn, rt_step *step, int64_t t0, uint32_
   ns->op_end_rel_micros = t1 - t0;
   ns->all_end_rel_micros = t1 - t0;
   ns->thread_id = tid;
-  size_t len = strlen(n->name) + strlen(n->op) + 16, off;
+  size_t len = strlen(n->name) + strlen(n->op) + strlen(where) + 16, off;
   if (xn->is_send || xn->is_recv) {
     const char *tn = rt_node_string(n, "tensor_name", ""), *rd = rt_node_string(n, "recv_device", "");
     len += strlen(tn) + strlen(rd);
     ns->timeline_label = malloc(len);
-    snprintf(ns->timeline_label, len, "%s = %s(%s @%s)", n->name, n->op, tn, rd);
+    snprintf(ns->timeline_label, len, "%s = %s(%s @%s)%s", n->name, n->op, tn, rd, where);
   } else {
     for (int k = 0; k < n->n_inputs; k++) len += strlen(n->inputs[k]) + 2;
     ns->timeline_label = malloc(len);
@@ -341,12 +329,12 @@ static void trace_node(rt_exec *x, xnode *xn, rt_step *step, int64_t t0, uint32_
       off += (size_t)snprintf(ns->timeline_label + off, len - off, "%s%.*s", k ? ", " : "",
                               (int)(strlen(n->inputs[k]) - (rt_tensor_name_is_zero(n->inputs[k]) ? 2 : 0)),
                               n->inputs[k]);   /* "x" for "x:0", as TF1 labels */
-    snprintf(ns->timeline_label + off, len - off, ")");
+    snprintf(ns->timeline_label + off, len - off, ")%s", where);
   }
   if (n->n_outputs > 0) {
     ns->outputs = calloc((size_t)n->n_outputs, sizeof *ns->outputs);
     for (int i = 0; ns->outputs && i < n->n_outputs; i++) {
-      const rt_tensor *t = x->values[xn->first_out + i];
+      const rt_tensor *t = outputs[i];
       rt_output_stats *o = &ns->outputs[ns->n_outputs++];
       o->dtype = t ? t->dtype : n->out_types[i];
       o->shape = t ? t->shape : n->out_shapes[i];
@@ -372,27 +360,73 @@ static void release_inputs(rt_exec *x, xnode *xn) {
   }
 }
 
-int rt_exec_run(rt_exec *x, rt_step *step, const rt_run_args *a, rt_status *st) {
-  int rc = RT_OK;
-  int *stack = calloc((size_t)x->n + (size_t)a->n_fetches + (size_t)a->n_targets + 1,
-                      sizeof *stack);
-  if (!stack) return rt_error(st, RT_RESOURCE_EXHAUSTED, "out of memory");
+int rt_exec_feed(rt_exec *x, const rt_run_args *a, rt_status *st) {
   memset(x->fed, 0, (size_t)x->n_slots * sizeof *x->fed);
   for (int i = 0; i < a->n_fetches; i++) a->fetched[i] = NULL;
-
-  for (int i = 0; i < a->n_feeds && !rc; i++) {
-    int s = slot_of(x, a->feed_names[i], st);
-    if (s < 0) {
-      rc = st->code;
-      break;
-    }
+  for (int i = 0; i < a->n_feeds; i++) {
+    int s = rt_exec_slot_of(x, a->feed_names[i], st);
+    if (s < 0) return st->code;
     rt_tensor *t = rt_tensor_ref(a->feeds[i]);
-    if ((rc = accept_value(x, &t, st))) break;
+    int rc = rt_exec_accept(x, &t, st);
+    if (rc) return rc;
     rt_tensor_unref(x->values[s]);
     x->values[s] = t;
     x->fed[s] = true;
   }
-  if (!rc) rc = mark_needed(x, a, stack, st);
+  return RT_OK;
+}
+
+int rt_exec_wait_recv(rt_exec *x, rt_step *step, const int *deferred, int n_def, int *which,
+                      rt_tensor **t, rt_status *st) {
+  *which = 0;
+  atomic_store(&step->current_op, x->nodes[deferred[0]].node->name);   /* views */
+  if (!step->recv_any) return step->recv(step, x->nodes[deferred[0]].key, true, t, st);
+  const char *keys[256], **kp = keys;
+  if (n_def > 256) kp = xmalloc((size_t)n_def * sizeof *kp);
+  for (int d = 0; d < n_def; d++) kp[d] = x->nodes[deferred[d]].key;
+  int rc = step->recv_any(step, kp, n_def, which, t, st);
+  if (kp != keys) free(kp);
+  return rc;
+}
+
+int rt_exec_fetch(rt_exec *x, const rt_run_args *a, int rc, bool dead_is_user_error, rt_status *st) {
+  if (!rc) rc = rt_device_step_end(x->dev, st);   /* a GPU: wait on its stream's event */
+  for (int i = 0; !rc && i < a->n_fetches; i++) {
+    int s = rt_exec_slot_of(x, a->fetch_names[i], st);
+    if (!x->values[s])
+      rc = dead_is_user_error ? rt_error(st, RT_INVALID_ARGUMENT, "Retval[%d] does not have value", i)
+                              : rt_error(st, RT_INTERNAL, "fetch '%s' produced no value", a->fetch_names[i]);
+    else if (!x->values[s]->buf) {
+      char var[256];
+      int idx;
+      if (!rt_tensor_name_parse(a->fetch_names[i], var, sizeof var, &idx)) var[0] = '\0';
+      rc = rt_error(st, RT_FAILED_PRECONDITION, "Attempting to use uninitialized value %s", var);
+    }
+    else {
+      rt_tensor *host = NULL;
+      if ((rc = rt_device_to_host(x->dev, x->values[s], &host, st))) break;
+      a->fetched[i] = rt_exec_private_value(host);
+      rt_tensor_unref(host);
+      if (!a->fetched[i])
+        rc = rt_error(st, RT_RESOURCE_EXHAUSTED, "out of memory fetching '%s'", a->fetch_names[i]);
+    }
+  }
+  if (rc)
+    for (int i = 0; i < a->n_fetches; i++) {
+      rt_tensor_unref(a->fetched[i]);
+      a->fetched[i] = NULL;
+    }
+  return rc;
+}
+
+int rt_exec_run(rt_exec *x, rt_step *step, const rt_run_args *a, rt_status *st) {
+  if (x->cf) return rt_cf_run(x, step, a, st);
+  int rc = RT_OK;
+  int *stack = calloc((size_t)x->n + (size_t)a->n_fetches + (size_t)a->n_targets + 1,
+                      sizeof *stack);
+  if (!stack) return rt_error(st, RT_RESOURCE_EXHAUSTED, "out of memory");
+  rc = rt_exec_feed(x, a, st);
+  if (!rc) rc = rt_exec_mark_needed(x, a, stack, st);
 
   /* Count waits and uses among needed nodes; fetched slots get one extra use. */
   int n_ready = 0, total = 0;
@@ -415,7 +449,7 @@ int rt_exec_run(rt_exec *x, rt_step *step, const rt_run_args *a, rt_status *st) 
       if (x->pending[i] == 0) x->ready[n_ready++] = i;
     }
     for (int i = 0; i < a->n_fetches; i++) {
-      int s = slot_of(x, a->fetch_names[i], st);
+      int s = rt_exec_slot_of(x, a->fetch_names[i], st);
       x->uses[s]++;
     }
   }
@@ -443,7 +477,7 @@ int rt_exec_run(rt_exec *x, rt_step *step, const rt_run_args *a, rt_status *st) 
           deferred[n_def++] = id;
           continue;
         }
-        if (!r) r = accept_value(x, &t, st);
+        if (!r) r = rt_exec_accept(x, &t, st);
         if ((rc = r)) break;
         rt_tensor_unref(x->values[xn->first_out]);
         x->values[xn->first_out] = t;
@@ -457,22 +491,11 @@ int rt_exec_run(rt_exec *x, rt_step *step, const rt_run_args *a, rt_status *st) 
       /* Nothing else to do: wait for whichever deferred _Recv arrives first. */
       int which = 0;
       rt_tensor *t = NULL;
-      if (step->recv_any) {
-        const char *keys[256], **kp = keys;
-        if (n_def > 256) kp = malloc((size_t)n_def * sizeof *kp);
-        for (int d = 0; d < n_def; d++) kp[d] = x->nodes[deferred[d]].key;
-        atomic_store(&step->current_op, x->nodes[deferred[0]].node->name);   /* views */
-        rc = step->recv_any(step, kp, n_def, &which, &t, st);
-        if (kp != keys) free(kp);
-        if (rc) break;
-      } else {
-        atomic_store(&step->current_op, x->nodes[deferred[0]].node->name);
-        if ((rc = step->recv(step, x->nodes[deferred[0]].key, true, &t, st))) break;
-      }
+      if ((rc = rt_exec_wait_recv(x, step, deferred, n_def, &which, &t, st))) break;
       id = deferred[which];
       memmove(deferred + which, deferred + which + 1, (size_t)(--n_def - which) * sizeof *deferred);
       xnode *xn = &x->nodes[id];
-      if ((rc = accept_value(x, &t, st))) break;
+      if ((rc = rt_exec_accept(x, &t, st))) break;
       rt_tensor_unref(x->values[xn->first_out]);
       x->values[xn->first_out] = t;
     } else {
@@ -500,32 +523,8 @@ int rt_exec_run(rt_exec *x, rt_step *step, const rt_run_args *a, rt_status *st) 
     }
   }
   atomic_store(&step->current_op, NULL);
-  if (!rc) rc = rt_device_step_end(x->dev, st);   /* a GPU: wait on its stream's event */
 
-  for (int i = 0; !rc && i < a->n_fetches; i++) {
-    int s = slot_of(x, a->fetch_names[i], st);
-    if (!x->values[s])
-      rc = rt_error(st, RT_INTERNAL, "fetch '%s' produced no value", a->fetch_names[i]);
-    else if (!x->values[s]->buf) {
-      char var[256];
-      int idx;
-      if (!rt_tensor_name_parse(a->fetch_names[i], var, sizeof var, &idx)) var[0] = '\0';
-      rc = rt_error(st, RT_FAILED_PRECONDITION, "Attempting to use uninitialized value %s", var);
-    }
-    else {
-      rt_tensor *host = NULL;
-      if ((rc = rt_device_to_host(x->dev, x->values[s], &host, st))) break;
-      a->fetched[i] = private_value(host);
-      rt_tensor_unref(host);
-      if (!a->fetched[i])
-        rc = rt_error(st, RT_RESOURCE_EXHAUSTED, "out of memory fetching '%s'", a->fetch_names[i]);
-    }
-  }
-  if (rc)
-    for (int i = 0; i < a->n_fetches; i++) {
-      rt_tensor_unref(a->fetched[i]);
-      a->fetched[i] = NULL;
-    }
+  rc = rt_exec_fetch(x, a, rc, false, st);
   drop_values(x);
   free(stack);
   return rc;

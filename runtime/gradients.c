@@ -5,15 +5,12 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "runtime/gradients_int.h"
 #include "runtime/op.h"
 
-/* Gradient names collected for one output of one node. */
-typedef struct glist {
-  int n, cap;
-  char **v;
-} glist;
+typedef rt_grad_list glist;
 
-static void glist_add(glist *l, char *name) {
+void rt_grad_list_add(glist *l, char *name) {
   if (l->n == l->cap) {
     l->cap = l->cap ? 2 * l->cap : 2;
     l->v = xrealloc(l->v, (size_t)l->cap * sizeof *l->v);
@@ -21,9 +18,65 @@ static void glist_add(glist *l, char *name) {
   l->v[l->n++] = name;
 }
 
-static void glist_free(glist *l) {
+void rt_grad_list_free(glist *l) {
   for (int i = 0; i < l->n; i++) free(l->v[i]);
   free(l->v);
+  l->n = l->cap = 0;
+  l->v = NULL;
+}
+
+#define glist_add rt_grad_list_add
+#define glist_free rt_grad_list_free
+
+static char *aggregate(rt_graph *g, glist *l, const char *scope, const char *base, rt_status *st);
+
+/* The frame of Exit node x: its Switch's Merge's Enter's frame_name ("" if not a loop's). */
+const char *rt_grad_exit_frame(const rt_graph *g, const rt_node *x) {
+  const rt_node *sw = g->nodes[x->edges[0].node];
+  if (sw->n_data_inputs < 1) return "";
+  const rt_node *m = g->nodes[sw->edges[0].node];
+  if (m->n_data_inputs < 1) return "";
+  const rt_node *e = g->nodes[m->edges[0].node];
+  return rt_node_string(e, "frame_name", "");
+}
+
+/* Node i is an Exit: build its loop's gradient loop once, for all the loop's Exits, and
+ * hand what it gives to the values that went into the loop. */
+static int loop_grad(rt_graph *g, int n0, int i, glist **grads, const char *scope, char ***done,
+                     int *n_done, rt_status *st) {
+  const char *frame = rt_grad_exit_frame(g, g->nodes[i]);
+  for (int d = 0; d < *n_done; d++)
+    if (!strcmp((*done)[d], frame)) return RT_OK;
+  *done = xrealloc(*done, (size_t)(*n_done + 1) * sizeof **done);
+  (*done)[(*n_done)++] = xstrdup(frame);
+  int n_exits = 0, *ids = xcalloc((size_t)n0 + 1, sizeof *ids);
+  char **dys = xcalloc((size_t)n0 + 1, sizeof *dys);
+  int rc = RT_OK;
+  for (int e = 0; e < n0 && !rc; e++) {
+    const rt_node *x = g->nodes[e];
+    if (strcmp(x->op, "Exit") || strcmp(rt_grad_exit_frame(g, x), frame)) continue;
+    ids[n_exits] = e;
+    if (grads[e]) {
+      char base[300];
+      snprintf(base, sizeof base, "%s_grad", x->name);
+      dys[n_exits] = aggregate(g, &grads[e][0], scope, base, st);
+      if (!dys[n_exits] && st->code) rc = st->code;
+    }
+    n_exits++;
+  }
+  rt_grad_out *outs = NULL;
+  int n_outs = 0;
+  if (!rc) rc = rt_grad_while(g, n0, frame, (const char *const *)dys, ids, n_exits, scope, &outs, &n_outs, st);
+  for (int o = 0; o < n_outs; o++) {
+    rt_grad_out *go = &outs[o];
+    if (!grads[go->node]) grads[go->node] = calloc((size_t)g->nodes[go->node]->n_outputs, sizeof(glist));
+    glist_add(&grads[go->node][go->index], go->grad);
+  }
+  free(outs);
+  for (int e = 0; e < n_exits; e++) free(dys[e]);
+  free(dys);
+  free(ids);
+  return rc;
 }
 
 static int add_node(rt_graph *g, rt_node *n, rt_status *st) { return rt_graph_add(g, n, st); }
@@ -72,16 +125,24 @@ int rt_gradients(rt_graph *g, int n_ys, const char *const *ys, const char *const
   int idx;
   for (int i = 0; i < n_xs && !rc; i++)
     if (!(rc = rt_graph_output(g, xs[i], &nd, &idx, st))) fwd[nd->id] = true;
-  /* Node order is topological (inputs are added first), so one pass forward... */
-  for (int i = 0; i < n0 && !rc; i++)
-    for (int k = 0; k < g->nodes[i]->n_data_inputs && !fwd[i]; k++)
-      fwd[i] = fwd[g->nodes[i]->edges[k].node];
+  /* Node order is topological (inputs are added first), so one pass forward... (a loop's
+   * back edge, NextIteration -> Merge, points forward: passes again until nothing changes) */
+  for (bool changed = true; changed && !rc;) {
+    changed = false;
+    for (int i = 0; i < n0; i++)
+      for (int k = 0; k < g->nodes[i]->n_data_inputs && !fwd[i]; k++)
+        changed |= fwd[i] = fwd[g->nodes[i]->edges[k].node];
+  }
   for (int i = 0; i < n_ys && !rc; i++)
     if (!(rc = rt_graph_output(g, ys[i], &nd, &idx, st))) bwd[nd->id] = true;
-  /* ...and one backward. */
-  for (int i = n0 - 1; i >= 0 && !rc; i--)
-    if (bwd[i])
-      for (int k = 0; k < g->nodes[i]->n_data_inputs; k++) bwd[g->nodes[i]->edges[k].node] = true;
+  /* ...and one backward (again, loops: until nothing changes). */
+  for (bool changed = true; changed && !rc;) {
+    changed = false;
+    for (int i = n0 - 1; i >= 0; i--)
+      if (bwd[i])
+        for (int k = 0; k < g->nodes[i]->n_data_inputs; k++)
+          if (!bwd[g->nodes[i]->edges[k].node]) changed = bwd[g->nodes[i]->edges[k].node] = true;
+  }
   if (rc) goto out;
 
   /* Seed with grad_ys (or ones). */
@@ -97,9 +158,15 @@ int rt_gradients(rt_graph *g, int n_ys, const char *const *ys, const char *const
     glist_add(&grads[nd->id][idx], seed);
   }
 
+  char **done = NULL;   /* loops whose gradient loop is built */
+  int n_done = 0;
   for (int i = n0 - 1; i >= 0 && !rc; i--) {
     if (!fwd[i] || !bwd[i] || !grads[i]) continue;
     rt_node *n = g->nodes[i];
+    if (!strcmp(n->op, "Exit")) {
+      rc = loop_grad(g, n0, i, grads, scope, &done, &n_done, st);
+      continue;
+    }
     bool is_x = false;
     for (int k = 0; k < n_xs; k++) {
       char node[256];
@@ -137,7 +204,7 @@ int rt_gradients(rt_graph *g, int n_ys, const char *const *ys, const char *const
         char sc[600];
         snprintf(sc, sizeof sc, "%s%s_grad/", scope, n->name);
         char **in_grads = calloc((size_t)n->n_data_inputs + 1, sizeof *in_grads);
-        rt_grad_ctx ctx = {g, n, (const char *const *)dy, in_grads, sc, st};
+        rt_grad_ctx ctx = {.g = g, .node = n, .dy = (const char *const *)dy, .dx = in_grads, .scope = sc, .st = st};
         rc = def->grad(&ctx);
         n = g->nodes[i];   /* g->nodes may have moved */
         for (int k = 0; k < n->n_data_inputs; k++) {
@@ -157,6 +224,8 @@ int rt_gradients(rt_graph *g, int n_ys, const char *const *ys, const char *const
     for (int o = 0; o < n->n_outputs; o++) free(dy[o]);
     free(dy);
   }
+  for (int d = 0; d < n_done; d++) free(done[d]);
+  free(done);
 out:
   for (int i = 0; i < n0; i++)
     if (grads && grads[i]) {

@@ -300,6 +300,7 @@ void rt_graph_free(rt_graph *g) {
   for (int i = 0; i < g->n_nodes; i++) rt_node_free(g->nodes[i]);
   free(g->nodes);
   free(g->index);
+  free(g->fwd);
   free(g);
 }
 
@@ -525,6 +526,15 @@ static int resolve_edges(rt_graph *g, rt_node *n, rt_status *st) {
                       "node '%s': data input '%s' after a control input", n->name, n->inputs[i]);
     seen_control |= idx < 0;
     rt_node *src = rt_graph_find(g, name);
+    if (!src && i > 0 && idx >= 0 && n->edges[0].index >= 0 &&
+        (!strcmp(n->op, "Merge") || !strcmp(n->op, "RefMerge"))) {
+      /* a loop's back edge: its NextIteration comes later (see rt_graph.fwd) */
+      n->edges[i] = n->edges[0];
+      n->n_data_inputs++;
+      g->fwd = xrealloc(g->fwd, (size_t)(g->n_fwd + 1) * sizeof *g->fwd);
+      g->fwd[g->n_fwd++] = (struct rt_graph_fwd){-1, i};   /* node id set once added */
+      continue;
+    }
     if (!src)
       return rt_error(st, RT_INVALID_ARGUMENT, "node '%s': unknown input node '%s'", n->name,
                       n->inputs[i]);
@@ -630,6 +640,55 @@ static void append(rt_graph *g, rt_node *n, uint32_t hash) {
   index_put(g->index, g->index_cap, hash, n->id);
 }
 
+/* The back edges waiting before n came (the first `before` of g->fwd) that name n: checked
+ * (apply false, before n is added), or pointed at n (apply true, once it has its id). */
+static int resolve_fwd(rt_graph *g, int before, const rt_node *n, bool apply, rt_status *st) {
+  for (int i = 0; i < before;) {
+    rt_node *m = g->nodes[g->fwd[i].node];
+    int k = g->fwd[i].input, idx;
+    char name[256];
+    if (!rt_tensor_name_parse(m->inputs[k], name, sizeof name, &idx) || strcmp(name, n->name)) {
+      i++;
+      continue;
+    }
+    if (!apply) {
+      if (idx >= n->n_outputs || n->out_types[idx] != m->out_types[0])
+        return rt_error(st, RT_INVALID_ARGUMENT, "node '%s': input '%s' is not a %s output",
+                        m->name, m->inputs[k], rt_dtype_name(m->out_types[0]));
+      i++;
+      continue;
+    }
+    m->edges[k] = (rt_edge){n->id, idx};
+    g->fwd[i] = g->fwd[--before];       /* keep the entries after `before` (n's own) in place */
+    g->fwd[before] = g->fwd[--g->n_fwd];
+  }
+  return RT_OK;
+}
+
+int rt_graph_check_complete(const rt_graph *g, rt_status *st) {
+  if (!g->n_fwd) return RT_OK;
+  const rt_node *m = g->nodes[g->fwd[0].node];
+  return rt_error(st, RT_INVALID_ARGUMENT, "node '%s': unknown input node '%s'", m->name,
+                  m->inputs[g->fwd[0].input]);
+}
+
+int rt_graph_update_input(rt_graph *g, int node, int k, const char *tensor, rt_status *st) {
+  rt_node *m = g->nodes[node], *src;
+  int idx;
+  if (k < 0 || k >= m->n_data_inputs)
+    return rt_error(st, RT_INVALID_ARGUMENT, "node '%s' has no input %d", m->name, k);
+  if (rt_graph_output(g, tensor, &src, &idx, st)) return st->code;
+  const rt_node *old = g->nodes[m->edges[k].node];
+  if (src->out_types[idx] != old->out_types[m->edges[k].index])
+    return rt_error(st, RT_INVALID_ARGUMENT, "node '%s': input %d is a %s, '%s' a %s", m->name,
+                    k, rt_dtype_name(old->out_types[m->edges[k].index]), tensor,
+                    rt_dtype_name(src->out_types[idx]));
+  free(m->inputs[k]);
+  m->inputs[k] = xstrdup(tensor);
+  m->edges[k] = (rt_edge){src->id, idx};
+  return RT_OK;
+}
+
 int rt_graph_add(rt_graph *g, rt_node *n, rt_status *st) {
   int rc = RT_OK;
   const rt_op_sig *sig = rt_op_find_cached(n->op);
@@ -641,6 +700,7 @@ int rt_graph_add(rt_graph *g, rt_node *n, rt_status *st) {
     rc = rt_error(st, RT_INVALID_ARGUMENT, "Duplicate node name in graph: '%s'", n->name);
   else if (!sig)
     rc = rt_error(st, RT_NOT_FOUND, "node '%s': Op type not registered '%s'", n->name, n->op);
+  int fwd_before = g->n_fwd;
   if (!rc) rc = resolve_edges(g, n, st);
   if (!rc) rc = check_attrs(n, sig, st);
   if (!rc) rc = count_inputs(n, sig, counts, st);
@@ -650,11 +710,17 @@ int rt_graph_add(rt_graph *g, rt_node *n, rt_status *st) {
     n->def = sig->def;
     rc = infer_outputs(g, n, sig, st);
   }
+  if (!rc && fwd_before) rc = resolve_fwd(g, fwd_before, n, false, st);
   if (rc) {
+    g->n_fwd = fwd_before;
     rt_node_free(n);
     return rc;
   }
   append(g, n, hash);
+  if (fwd_before) resolve_fwd(g, fwd_before, n, true, st);
+  /* n's own back edges (a Merge's) wait for their NextIteration */
+  for (int i = 0; i < g->n_fwd; i++)
+    if (g->fwd[i].node < 0) g->fwd[i].node = n->id;
   return RT_OK;
 }
 

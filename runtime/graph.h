@@ -92,6 +92,10 @@ typedef struct rt_graph {
   /* open-addressing name index (linear probing, at most half full) */
   rt_graph_slot *index;
   int index_cap;
+  /* Loops: a Merge's back edge names a NextIteration added after it. Until that node comes,
+   * the edge points at the Merge's first input and waits here (node id, input index). */
+  int n_fwd;
+  struct rt_graph_fwd { int node, input; } *fwd;
 } rt_graph;
 
 /* attrs */
@@ -150,6 +154,11 @@ rt_node *rt_graph_find(const rt_graph *g, const char *name);
 const struct rt_op_sig *rt_op_find_cached(const char *op);
 /* Make room for n nodes in all (a hint: adding more still works). */
 void rt_graph_reserve(rt_graph *g, int n);
+/* Point data input k of node `node` at `tensor` (TF's _update_input: a loop's Merge gets
+ * its NextIteration once the body is built). The dtype must not change. */
+int rt_graph_update_input(rt_graph *g, int node, int k, const char *tensor, rt_status *st);
+/* RT_OK when no Merge still waits for a back edge's node, else an error naming it. */
+int rt_graph_check_complete(const rt_graph *g, rt_status *st);
 /* A fresh name from base: "MatMul", "MatMul_1", ... as TF1 names nodes. */
 void rt_graph_unique_name(const rt_graph *g, const char *base, char *buf, size_t n);
 /* Resolve "x:1" to a node and output index, checking the index. */

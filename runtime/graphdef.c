@@ -374,7 +374,8 @@ typedef struct ni {   /* a node's name and index, sorted by name for lookups */
 } ni;
 static int ni_cmp(const void *a, const void *b) { return strcmp(((const ni *)a)->name, ((const ni *)b)->name); }
 
-/* Nodes in an order where every input comes first (a GraphDef need not be sorted). */
+/* Nodes in an order where every input comes first (a GraphDef need not be sorted), but for
+ * loops' back edges (NextIteration -> Merge). */
 int *rt_graphdef_order(const rt_graphdef *gd, rt_status *st) {
   int n = gd->n, *order = xcalloc((size_t)n + 1, sizeof *order), *state = xcalloc((size_t)n + 1, sizeof *state);
   int *stack = xcalloc((size_t)n + 1, sizeof *stack), *pos = xcalloc((size_t)n + 1, sizeof *pos), k = 0;
@@ -396,8 +397,12 @@ int *rt_graphdef_order(const rt_graphdef *gd, rt_status *st) {
         if (!rt_tensor_name_parse(in, nm, sizeof nm, &oi)) continue;
         ni key = {nm, 0}, *f = bsearch(&key, idx, (size_t)n, sizeof *idx, ni_cmp);
         if (!f) continue;   /* an input_map'd or outside name: checked when added */
+        const char *sop = gd->nodes[f->i]->op;
+        if ((!strcmp(x->op, "Merge") || !strcmp(x->op, "RefMerge")) &&
+            (!strcmp(sop, "NextIteration") || !strcmp(sop, "RefNextIteration")))
+          continue;   /* a loop's back edge: the Merge may come first (rt_graph's forward inputs) */
         if (state[f->i] == 1) {
-          rc = rt_error(st, RT_INVALID_ARGUMENT, "GraphDef has a cycle through node '%s' (tfsh has no while loops)", x->name);
+          rc = rt_error(st, RT_INVALID_ARGUMENT, "GraphDef has a cycle through node '%s' that is not a loop's", x->name);
           break;
         }
         if (!state[f->i]) stack[sp++] = f->i, state[f->i] = 1, pos[f->i] = 0;

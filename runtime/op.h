@@ -97,6 +97,12 @@ typedef struct rt_grad_ctx {
   char **dx;                  /* to fill: malloc'd tensor name per data input, or NULL */
   const char *scope;          /* name prefix for new nodes, e.g. "gradients/MatMul_grad/" */
   rt_status *st;
+  /* Inside a tf.while_loop's gradient loop (gradients_loop.c): each input of a new node goes
+   * through remap (a forward value becomes its popped copy), and a new node without inputs
+   * waits on pivot, so that it runs once per iteration. NULL elsewhere. */
+  const char *(*remap)(void *arg, const char *tensor);
+  void *remap_arg;
+  const char *pivot;
 } rt_grad_ctx;
 
 typedef int (*rt_grad_fn)(rt_grad_ctx *ctx);

@@ -22,7 +22,10 @@ struct tf_graph {
   sh_obj *controls;      /* list of lists of op names (None: clear outer) */
   sh_obj *colocate;      /* list of op names */
   int64_t seed;          /* tf.set_random_seed; -1 unset */
+  tf_cf_state cf;        /* control-flow contexts (tf.while_loop, tf.cond): cflow.c */
 };
+
+tf_cf_state *tf_graph_cf(tf_graph *g) { return &g->cf; }
 
 static void graph_destroy(sh_obj *self) {
   tf_graph *g = (tf_graph *)self;
@@ -32,6 +35,8 @@ static void graph_destroy(sh_obj *self) {
   sh_decref(g->devices);
   sh_decref(g->controls);
   sh_decref(g->colocate);
+  sh_decref(g->cf.hook);
+  free(g->cf.ctx_of);
 }
 
 static tf_graph *graph_new(void) {
@@ -741,6 +746,19 @@ int tf_node_input(rt_node *n, sh_obj *x, rt_dtype hint) {
     rt_node_free(n);
     return -1;
   }
+  if (g->cf.hook && !g->cf.busy && tf_cf_ctx_of(g, tt->id) != g->cf.ctx) {
+    /* a value from outside the current loop or branch: it goes in through an Enter/Switch */
+    sh_obj *r = tf_cf_call(g, t, n->name, input_is_ref(n, n->n_inputs));
+    sh_decref(t);
+    if (!r || r->type != &tf_tensor_type) {
+      if (r) sh_raise(sh_TypeError, "control-flow context hook must return a Tensor");
+      sh_decref(r);
+      rt_node_free(n);
+      return -1;
+    }
+    t = r;
+    tt = (tf_tensor *)t;
+  }
   rt_node_add_input(n, tf_tensor_name(tt, name, sizeof name));
   sh_decref(t);
   return 0;
@@ -776,9 +794,20 @@ sh_obj *tf_node_finish(rt_node *n) {
     const char *v[] = {cls};
     rt_node_set_strings(n, "_class", 1, v);
   }
+  if (g->cf.hook && !g->cf.busy && n->n_inputs == 0) {
+    /* a source inside a loop or branch runs once per iteration / when taken: its pivot */
+    sh_obj *r = tf_cf_call(g, SH_NONE, n->name, false);
+    if (!r) {
+      rt_node_free(n);
+      return NULL;
+    }
+    if (sh_is_str(r)) rt_node_add_control(n, sh_str_cstr(r));
+    sh_decref(r);
+  }
   rt_status st = {0};
   int id = g->g->n_nodes;
   if (rt_graph_add(g->g, n, &st)) return raise_build(&st);
+  tf_cf_record(g, id);
   if (coloc) {
     rt_node *other = rt_graph_find(g->g, coloc);
     if (other) rt_node_set_device(g->g->nodes[id], other->device);

@@ -18,6 +18,12 @@ static const char prelude_src[] =
 static const char train_src[] =
 #include "shell/tf/train.py.inc"
 ;
+static const char control_flow_src[] =
+#include "shell/tf/control_flow.py.inc"
+;
+static const char rnn_src[] =
+#include "shell/tf/rnn.py.inc"
+;
 static const char saver_src[] =
 #include "shell/tf/saver.py.inc"
 ;
@@ -320,6 +326,7 @@ static sh_obj *tf_init(void) {
   sh_module_add_sub(contrib, "training", ctrain);
   sh_module_add_sub(tf, "contrib", contrib);
   tf_core_add(tf);
+  tf_cflow_add(tf);
   tf_session_add(tf);
   tf_ops_add(tf);
   sh_module_add_funcs(tf, module_funcs);
@@ -334,6 +341,8 @@ static sh_obj *tf_init(void) {
   sh_obj *dict = ((sh_module_obj *)tf)->dict;
   if (sh_exec_string(prelude_src, "<tensorflow>", dict) < 0 ||
       sh_exec_string(train_src, "<tensorflow.train>", dict) < 0 ||
+      sh_exec_string(control_flow_src, "<tensorflow.control_flow>", dict) < 0 ||
+      sh_exec_string(rnn_src, "<tensorflow.rnn>", dict) < 0 ||
       sh_exec_string(saver_src, "<tensorflow.saver>", dict) < 0 ||
       sh_exec_string(session_helpers_src, "<tensorflow.session_helpers>", dict) < 0 ||
       tf_keras_add(tf) < 0) {

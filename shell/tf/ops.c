@@ -279,7 +279,7 @@ static const tf_opfn rows[] = {
   {"identity", "Identity", "input", "The same tensor (a new node)."},
   {"stop_gradient", "StopGradient", "input", "The same tensor; gradients stop here."},
   {"reshape", "Reshape", "tensor shape", "The same values in a new shape."},
-  {"transpose", "Transpose", "a |perm", "Permute dimensions (reversed when perm is None)."},
+  {"transpose", "Transpose", "a:x |perm", "Permute dimensions (reversed when perm is None)."},
   {"expand_dims", "ExpandDims", "input |axis:dim dim", "Insert a dimension of size 1."},
   {"squeeze", "Squeeze", "input |axis:squeeze_dims squeeze_dims", "Remove dimensions of size 1."},
   {"concat", "ConcatV2", "values axis", "Join tensors along an axis."},

@@ -62,6 +62,19 @@ int tf_keras_add(sh_obj *tf);
 void tf_api_add(sh_obj *tf);
 
 tf_graph *tf_default_graph(void);              /* borrowed */
+/* Control-flow contexts (cflow.c): while a tf.while_loop body or a tf.cond branch is built,
+ * ctx names it, and hook(tensor, consumer_name, is_ref) turns a tensor from outside into
+ * one inside (an Enter, a Switch); hook(None, name, False) gives the pivot a new source
+ * node waits on. ctx_of[id]: the context each op was made in. */
+typedef struct tf_cf_state {
+  sh_obj *hook;
+  int ctx, busy, cap;
+  int *ctx_of;
+} tf_cf_state;
+tf_cf_state *tf_graph_cf(tf_graph *g);
+int tf_cf_ctx_of(tf_graph *g, int id);
+sh_obj *tf_cf_call(tf_graph *g, sh_obj *t, const char *consumer, bool is_ref);
+void tf_cf_record(tf_graph *g, int id);
 rt_graph *tf_rt(tf_graph *g);
 rt_node *tf_op_node(const tf_op *op);
 rt_node *tf_tensor_node(const tf_tensor *t);
@@ -146,6 +159,7 @@ sh_obj *tf_start_runner(sh_obj *self, int argc, sh_obj **argv, sh_obj *kw);
 
 /* Module construction pieces. */
 void tf_core_add(sh_obj *tf);                  /* Graph, dtypes, ... (core.c) */
+void tf_cflow_add(sh_obj *tf);                 /* control-flow contexts (cflow.c) */
 void tf_session_add(sh_obj *tf);               /* Session, ConfigProto, ... (session.c) */
 void tf_ops_add(sh_obj *tf);                   /* op functions (ops.c) */
 void tf_cluster_add(sh_obj *train);            /* ClusterSpec, Server (cluster.c) */

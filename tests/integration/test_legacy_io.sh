@@ -199,8 +199,8 @@ check "tf.where: values, gradient, a bad condition" "[[1.0, 0.0], [0.0, 4.0]] [[
 [[1.0, -20.0, 9.0], [2.0, 10.0, 6.0]]
 InvalidArgumentError: condition must be a scalar, a vector over the first dimension of 'then', or the shape of 'then'; got 3 elements for 4" "$("$TFSH" where.py 2>&1)"
 # tf.cond: a Python bool or a constant picks the branch while building; a tensor pred
-# selects between the branches' results (values and gradients follow the branch taken);
-# tf.layers.dropout(training=tensor); a branch that assigns is refused with the reason.
+# builds Switch/Merge (values and gradients follow the branch taken);
+# tf.layers.dropout(training=tensor); a branch that assigns runs only when taken.
 cat >cond.py <<'PY'
 import numpy as np
 import tensorflow as tf
@@ -217,16 +217,15 @@ d = tf.layers.dropout(tf.ones([1000]), rate=0.5, training=t, seed=1)
 on, off = s.run(d, {t: True}), s.run(d, {t: False})
 print(float(off.sum()), 300 < int((on > 0).sum()) < 700, float(on.max()))
 v = tf.Variable(1.0)
-try:
-    tf.cond(t, lambda: tf.assign(v, 2.0), lambda: tf.identity(v))
-except NotImplementedError as e:
-    print("NotImplementedError:", e)
+c = tf.cond(t, lambda: tf.assign(v, 2.0), lambda: tf.identity(v))
+s.run(v.initializer)
+print(s.run(c, {t: False}), s.run(v), s.run(c, {t: True}), s.run(v))
 PY
-check "tf.cond: build-time branches, selected results and gradients, dropout, state refused" \
+check "tf.cond: build-time branches, Switch/Merge results and gradients, dropout, stateful branches" \
 "[2.0, 4.0, 6.0, 8.0] [0.0, 1.0, 2.0, 3.0] [2.0, 2.0, 2.0, 2.0] [1.0, 1.0, 1.0, 1.0]
 [[0.0, 0.0, 0.0, 0.0], [0.0, 0.0, 0.0, 0.0]] yes 2
 1000.0 True 2.0
-NotImplementedError: tf.cond on a tensor with a branch that changes state (cond_2/true/Assign): tfsh runs both branches and selects the results, so state changes cannot be conditional; run the update in a separate sess.run, or decide with a Python bool" "$("$TFSH" cond.py 2>&1)"
+1.0 1.0 2.0 2.0" "$("$TFSH" cond.py 2>&1)"
 # Regularizers reach REGULARIZATION_LOSSES once per variable (get_variable, a scope's
 # regularizer, layers' kernel_regularizer, contrib.layers.fully_connected):
 # 0.5*l2(12 ones) + 0.5*l2(6 ones) + 0.1*|[-3, -3]| = 3 + 1.5 + 0.6 = 5.1; losses by hand:

@@ -1,0 +1,72 @@
+/* The executor's insides, shared by exec.c (graphs without control flow) and exec_cf.c
+ * (frames and iterations, for graphs with Switch/Merge/Enter/Exit/NextIteration). */
+#ifndef TFSH_EXEC_INT_H
+#define TFSH_EXEC_INT_H
+
+#include "runtime/exec.h"
+#include "runtime/op.h"
+
+typedef struct xnode {
+  const rt_node *node;
+  rt_kernel_fn kernel;
+  int first_out;       /* slot of output 0 */
+  int *in_slots;       /* slot per data input */
+  int n_consumers;     /* nodes that wait on this one (data or control) */
+  int *consumers;
+  bool *ref_in;        /* per data input: the op takes a reference (Assign's ref) */
+  bool is_send, is_recv;
+  bool forwards;       /* a control-flow op: passes any value on, initialized or not */
+  char *key;           /* rendezvous key for _Send/_Recv */
+} xnode;
+
+struct rt_exec {
+  const rt_graph *g;
+  rt_device *dev;
+  int n, n_slots;
+  xnode *nodes;
+  int *in_all, *cons_all;   /* every node's in_slots and consumers, in one block each */
+  bool *ref_all;            /* every node's ref_in */
+  rt_tensor **reuse;   /* per slot: last step's output */
+  void **state;        /* per node: kernel state (rt_kernel_ctx.state), the executor's own */
+  void ***slot;        /* per node: where its state lives (own, or a session's table) */
+  /* per-run scratch, sized once */
+  rt_tensor **values;
+  int *pending, *ready, *uses;
+  bool *needed, *fed;
+  struct cf_exec *cf;  /* control flow (Switch, Merge, frames): exec_cf.c; NULL without */
+};
+
+/* Run xn's kernel on inputs (n_data_inputs of them) into outputs (n_outputs, NULL or
+ * recyclable), as the plain executor does; reuse may be NULL. */
+int rt_exec_kernel(rt_exec *x, xnode *xn, rt_step *step, rt_tensor **inputs, rt_tensor **outputs,
+                   rt_tensor **reuse, rt_status *st);
+/* views: one trace record for xn (outputs as given), `where` ("" or " [frame:iter]"). */
+void rt_exec_trace(rt_exec *x, xnode *xn, rt_step *step, int64_t t0, uint32_t tid,
+                   rt_tensor *const *outputs, const char *where);
+
+/* Slot of tensor "x:1" in x's graph, or -1 (st set). */
+int rt_exec_slot_of(rt_exec *x, const char *name, rt_status *st);
+/* x->needed: what the fetches and targets need, stopping at fed outputs (x->fed). stack
+ * holds n + fetches + targets ints. */
+int rt_exec_mark_needed(rt_exec *x, const rt_run_args *a, int *stack, rt_status *st);
+/* t, or a copy when its buffer is shared (a variable's): what leaves the executor. */
+rt_tensor *rt_exec_private_value(rt_tensor *t);
+
+/* A tensor arriving (_Recv, feed) moved to x's device; *t replaced (gpu.h's hook). */
+int rt_exec_accept(rt_exec *x, rt_tensor **t, rt_status *st);
+/* Set the feeds (x->values, x->fed) and clear a->fetched. */
+int rt_exec_feed(rt_exec *x, const rt_run_args *a, rt_status *st);
+/* Nothing else to run: wait for whichever deferred _Recv's tensor comes first. */
+int rt_exec_wait_recv(rt_exec *x, rt_step *step, const int *deferred, int n_def, int *which,
+                      rt_tensor **t, rt_status *st);
+/* Unless rc: a->fetched from x->values (a missing value is TF's "Retval[i] does not have
+ * value" where dead_is_user_error, else an internal error). On failure nothing is fetched. */
+int rt_exec_fetch(rt_exec *x, const rt_run_args *a, int rc, bool dead_is_user_error, rt_status *st);
+
+/* exec_cf.c */
+bool rt_cf_graph(const rt_graph *g);                 /* any control-flow op? */
+int rt_cf_new(rt_exec *x, rt_status *st);             /* frames of x's graph: x->cf */
+void rt_cf_free(struct cf_exec *cf);
+int rt_cf_run(rt_exec *x, rt_step *step, const rt_run_args *a, rt_status *st);
+
+#endif
