@@ -1009,8 +1009,8 @@ sh_obj *tf_getitem(sh_obj *t, sh_obj *key) {
     sh_obj *k = SH_TUPLE_ITEMS(items)[i];
     begin[i] = end[i] = 0;
     strides[i] = 1;
-    if (sh_is_int(k)) {
-      begin[i] = sh_int_value(k);
+    if (sh_is_int(k) || (np_is_scalar(k) && rt_dtype_is_int(((np_array *)k)->t->dtype))) {   /* t[i], i fetched */
+      if (sh_as_int(k, &begin[i]) < 0) goto bad;
       end[i] = begin[i] + 1;
       shrink |= 1 << i;
     } else if (k->type == &sh_slice_type) {
