@@ -140,6 +140,9 @@ sh_obj *tf_make_variable_scoped(const char *scope, sh_obj *initial, bool trainab
 
 /* tf.train.QueueRunner's loop: op run on its own thread and session (runner.c). */
 sh_obj *tf_start_runner(sh_obj *self, int argc, sh_obj **argv, sh_obj *kw);
+/* Stop the runners started on session (which is closing), or every runner (NULL): their
+ * steps in flight are cancelled and their sessions closed. */
+void tf_runners_stop(const sh_obj *session);
 
 /* Module construction pieces. */
 void tf_core_add(sh_obj *tf);                  /* Graph, dtypes, ... (core.c) */
