@@ -964,6 +964,7 @@ sh_obj *tf_gradients_impl(sh_obj *ys, sh_obj *xs, sh_obj *grad_ys, const char *s
   } else {
     for (int i = first; i < tf_rt(g)->n_nodes; i++)
       if (tf_apply_device_stack(g, i) < 0) break;
+    if (!sh_err_occurred()) tf_apply_controls_after(g, first);
     if (!sh_err_occurred()) {
       result = sh_list_new(0);
       for (int i = 0; i < nx; i++) {

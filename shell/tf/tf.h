@@ -44,6 +44,8 @@ sh_obj *tf_unique_scope(tf_graph *g, const char *name);
 char *tf_graph_scope(tf_graph *g);
 /* Apply the device scopes in force to node id (after it was added). */
 int tf_apply_device_stack(tf_graph *g, int id);
+/* tf.control_dependencies in force, applied to nodes [first, ...) a graph pass added. */
+int tf_apply_controls_after(tf_graph *g, int first);
 sh_obj *tf_gradients_impl(sh_obj *ys, sh_obj *xs, sh_obj *grad_ys, const char *scope_name);
 sh_obj *tf_ctx_new(int kind, tf_graph *g, sh_obj *arg);
 sh_obj *tf_device_ctx(sh_obj *entry);
