@@ -5,6 +5,8 @@
  *                                   accumulator's global step): stale ones are dropped
  *   _AccumTake(num_required)        waits for num_required gradients, outputs their mean,
  *                                   resets, and advances the accumulator's global step
+ *   _AccumSetGlobalStep(step)       sets the accumulator's global step (the chief's init:
+ *                                   the training's global step, restored or not)
  *   _TokenEnqueue(tokens)           appends int64 tokens
  *   _TokenDequeue()                 waits for a token and takes it
  *
@@ -119,6 +121,15 @@ static int accum_take(rt_kernel_ctx *c) {
   return rc;
 }
 
+static int accum_set_step(rt_kernel_ctx *c) {
+  rt_resource *r = named(c, new_accum, accum_free);
+  if (!r) return rt_kernel_error(c, RT_RESOURCE_EXHAUSTED, "out of memory");
+  pthread_mutex_lock(&r->mu);
+  ((accum *)r->state)->global_step = rt_tensor_get_i64(c->inputs[0], 0);
+  pthread_mutex_unlock(&r->mu);
+  return RT_OK;
+}
+
 static int token_enqueue(rt_kernel_ctx *c) {
   rt_resource *r = named(c, new_tokens, tokens_free);
   if (!r) return rt_kernel_error(c, RT_RESOURCE_EXHAUSTED, "out of memory");
@@ -179,6 +190,9 @@ static const rt_op_def sync_ops[] = {
    .attrs = "dtype: {float, double}, shared_name: string",
    .help = "Wait for num_required gradients and output their mean.", .kernel = {[RT_DEV_CPU] = accum_take},
    .flags = RT_OP_STATEFUL},
+  {.name = "_AccumSetGlobalStep", .inputs = "new_global_step: int64", .attrs = "shared_name: string",
+   .help = "Set an accumulator's global step (gradients computed before it are stale).",
+   .kernel = {[RT_DEV_CPU] = accum_set_step}, .flags = RT_OP_STATEFUL},
   {.name = "_TokenEnqueue", .inputs = "tokens: int64", .attrs = "shared_name: string",
    .help = "Append tokens to a sync token queue.", .kernel = {[RT_DEV_CPU] = token_enqueue},
    .flags = RT_OP_STATEFUL},

@@ -689,6 +689,17 @@ int rt_graph_update_input(rt_graph *g, int node, int k, const char *tensor, rt_s
   return RT_OK;
 }
 
+int rt_graph_add_control(rt_graph *g, rt_node *n, const char *dep, rt_status *st) {
+  rt_node *src = rt_graph_find(g, dep);
+  if (!src) return rt_error(st, RT_INVALID_ARGUMENT, "node '%s': unknown control input '%s'", n->name, dep);
+  for (int i = 0; i < n->n_inputs; i++)
+    if (n->edges[i].node == src->id) return RT_OK;
+  rt_node_add_control(n, dep);
+  n->edges = xrealloc(n->edges, (size_t)n->n_inputs * sizeof *n->edges);
+  n->edges[n->n_inputs - 1] = (rt_edge){src->id, -1};
+  return RT_OK;
+}
+
 int rt_graph_add(rt_graph *g, rt_node *n, rt_status *st) {
   int rc = RT_OK;
   const rt_op_sig *sig = rt_op_find_cached(n->op);

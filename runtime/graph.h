@@ -150,6 +150,9 @@ int rt_graph_add_copy(rt_graph *g, const rt_node *src, const int *id_map, rt_sta
  * outputs (so src->id and src->edges hold in g). A shared node must not change. */
 int rt_graph_add_shared(rt_graph *g, rt_node *src, rt_status *st);
 rt_node *rt_graph_find(const rt_graph *g, const char *name);
+/* A control input from node dep added to node n, already in g (ops built under
+ * tf.control_dependencies by a graph pass, such as gradients). No-op if n has it. */
+int rt_graph_add_control(rt_graph *g, rt_node *n, const char *dep, rt_status *st);
 /* rt_op_find, remembering recent answers per thread. */
 const struct rt_op_sig *rt_op_find_cached(const char *op);
 /* Make room for n nodes in all (a hint: adding more still works). */

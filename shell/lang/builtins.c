@@ -406,7 +406,16 @@ static int class_match(sh_obj *o, sh_obj *cls, bool sub) {
     }
     return 0;
   }
+  sh_obj *check = sh_isinstance(cls, &sh_type_type) ? NULL : sh_getattr_opt(cls, sub ? "__subclasscheck__" : "__instancecheck__");
+  if (check) {   /* a class-like object (np.float32, a dtype that stands for numpy's scalar type) */
+    sh_obj *r = sh_call(check, 1, &o, NULL);
+    sh_decref(check);
+    int t = r ? sh_truth(r) : -1;
+    sh_decref(r);
+    return t;
+  }
   if (!sh_isinstance(cls, &sh_type_type)) {
+    sh_err_clear();
     sh_raise(sh_TypeError, "%s() arg 2 must be a type, a tuple of types, or a union", sub ? "issubclass" : "isinstance");
     return -1;
   }

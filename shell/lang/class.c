@@ -422,7 +422,10 @@ static sh_obj *type_call(sh_obj *o, int argc, sh_obj **argv, sh_obj *kw) {
 }
 static sh_obj *type_getattr(sh_obj *o, const char *name) {
   sh_type *t = (sh_type *)o;
-  if (!strcmp(name, "__name__")) return sh_str(t->name);
+  if (!strcmp(name, "__name__")) {   /* a native type's name after its module: numpy.float32 */
+    const char *dot = t->flags & SH_TF_HEAP ? NULL : strrchr(t->name, '.');
+    return sh_str(dot ? dot + 1 : t->name);
+  }
   if (!strcmp(name, "__doc__") && t->help) return sh_str(t->help);
   if (!strcmp(name, "__base__") || !strcmp(name, "__bases__")) {
     sh_obj *b = t->base ? (sh_obj *)t->base : (sh_obj *)&sh_object_type;

@@ -1794,7 +1794,15 @@ static void clear_namespace_cycles(sh_obj *globals) {
       sh_dict_clear(((sh_type *)v)->dict);
 }
 
+static void (*fini_hooks[8])(void);
+static int n_fini_hooks;
+
+void sh_at_fini(void (*fn)(void)) {
+  if (n_fini_hooks < (int)(sizeof fini_hooks / sizeof *fini_hooks)) fini_hooks[n_fini_hooks++] = fn;
+}
+
 void sh_fini(void) {
+  while (n_fini_hooks > 0) fini_hooks[--n_fini_hooks]();
   sh_err_clear();
   /* Python waits for the threads that are not daemons before it shuts down; daemons stay
    * blocked on the GIL, which this thread keeps from now on. */

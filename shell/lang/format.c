@@ -139,6 +139,20 @@ static sh_obj *format_float(double v, const spec *sp) {
 }
 
 sh_obj *sh_format_spec(sh_obj *v, const char *s) {
+  if (!sh_is_int(v) && !sh_is_float(v) && !sh_is_str(v)) {   /* a type's own __format__ */
+    sh_obj *f = sh_getattr_opt(v, "__format__");
+    if (f) {
+      sh_obj *spec = sh_str(s), *r = sh_call(f, 1, &spec, NULL);
+      sh_decref(spec);
+      sh_decref(f);
+      if (r && !sh_is_str(r)) {
+        sh_raise(sh_TypeError, "__format__ must return a str, not %s", sh_type_name(r));
+        sh_clear(&r);
+      }
+      return r;
+    }
+    sh_err_clear();
+  }
   if (!*s) return sh_to_str(v);
   spec sp;
   if (parse_spec(s, &sp) < 0) return NULL;

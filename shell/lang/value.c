@@ -441,7 +441,27 @@ int sh_hash(sh_obj *o, int64_t *out) {
   return 0;
 }
 
+/* A built-in sequence indexed by an object with __index__ (a numpy int fetched by
+ * sess.run): the int it stands for (new ref), else NULL without an exception. */
+static sh_obj *index_key(sh_obj *o, sh_obj *key) {
+  if (sh_is_int(key) || key->type == &sh_slice_type || sh_is_str(key)) return NULL;
+  if (o->type != &sh_list_type && o->type != &sh_tuple_type && o->type != &sh_str_type && o->type != &sh_range_type)
+    return NULL;
+  sh_obj *f = sh_getattr_opt(key, "__index__"), *r = f ? sh_call(f, 0, NULL, NULL) : NULL;
+  sh_decref(f);
+  if (r && sh_is_int(r)) return r;
+  sh_decref(r);
+  sh_err_clear();
+  return NULL;
+}
+
 sh_obj *sh_getitem(sh_obj *o, sh_obj *key) {
+  sh_obj *ik = index_key(o, key);
+  if (ik) {
+    sh_obj *r = sh_getitem(o, ik);
+    sh_decref(ik);
+    return r;
+  }
   for (sh_type *t = o->type; t; t = t->base)
     if (t->getitem) return t->getitem(o, key);
   if (o->type == &sh_type_type)   /* list[int] style annotations: return the class */
@@ -450,6 +470,12 @@ sh_obj *sh_getitem(sh_obj *o, sh_obj *key) {
 }
 
 int sh_setitem(sh_obj *o, sh_obj *key, sh_obj *value) {
+  sh_obj *ik = index_key(o, key);
+  if (ik) {
+    int r = sh_setitem(o, ik, value);
+    sh_decref(ik);
+    return r;
+  }
   for (sh_type *t = o->type; t; t = t->base)
     if (t->setitem) return t->setitem(o, key, value);
   sh_raise(sh_TypeError, value ? "'%s' object does not support item assignment"

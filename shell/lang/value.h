@@ -415,6 +415,10 @@ sh_obj *sh_dir(sh_obj *o);
 /* ---- the interpreter ---------------------------------------------------------------- */
 void sh_init(int argc, char **argv);            /* argv: sys.argv */
 void sh_fini(void);
+/* Run fn first thing in sh_fini, before __main__'s and the modules' values are released
+ * (the last registered runs first; at most 8): the tf module stops its runner threads and
+ * closes the sessions a script left open while the servers they talk to still exist. */
+void sh_at_fini(void (*fn)(void));
 sh_obj *sh_main_globals(void);                  /* __main__'s dict (borrowed) */
 sh_obj *sh_builtins_dict(void);                 /* borrowed */
 /* Run source text in a globals dict (NULL: __main__). filename names it in errors.

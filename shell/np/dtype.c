@@ -33,9 +33,29 @@ static sh_obj *np_dtype_getattr(sh_obj *self, const char *name) {
   return NULL;
 }
 
+/* isinstance(x, np.float32): np.float32 stands for numpy's scalar type too. */
+static sh_obj *np_dtype_instancecheck(sh_obj *self, int argc, sh_obj **argv, sh_obj *kw) {
+  sh_obj *x;
+  if (sh_parse_args("__instancecheck__", argc, argv, kw, "instance", &x) < 0) return NULL;
+  return sh_bool(np_is_scalar(x) && ((np_array *)x)->t->dtype == ((sh_dtype *)self)->t);
+}
+
+static sh_obj *np_dtype_subclasscheck(sh_obj *self, int argc, sh_obj **argv, sh_obj *kw) {
+  sh_obj *c;
+  if (sh_parse_args("__subclasscheck__", argc, argv, kw, "subclass", &c) < 0) return NULL;
+  sh_type *st = np_scalar_type_of(((sh_dtype *)self)->t);
+  return sh_bool(st && c == (sh_obj *)st);
+}
+
+static const sh_method np_dtype_methods[] = {
+  {"__instancecheck__", np_dtype_instancecheck, "__instancecheck__(instance)", "isinstance(x, np.float32)"},
+  {"__subclasscheck__", np_dtype_subclasscheck, "__subclasscheck__(subclass)", "issubclass(type(x), np.float32)"},
+  {NULL},
+};
+
 sh_type np_dtype_type = {
   SH_TYPE_HEAD, .name = "dtype", .size = sizeof(sh_dtype), .help = "A numpy scalar type.",
-  .repr = np_dtype_repr, .str = np_dtype_str, .getattr = np_dtype_getattr,
+  .repr = np_dtype_repr, .str = np_dtype_str, .getattr = np_dtype_getattr, .methods = np_dtype_methods,
   .call = np_scalar_ctor, .compare = dtype_compare,
 };
 
@@ -76,7 +96,7 @@ static struct { sh_dtype np, tf, ref; } dtypes[] = {
   ROW(RT_DOUBLE, "float64", "float64"),
   ROW(RT_INT32, "int32", "int32"),
   ROW(RT_INT64, "int64", "int64"),
-  ROW(RT_BOOL, "bool_", "bool"),
+  ROW(RT_BOOL, "bool", "bool"),     /* np.bool_ too (np.c) */
   ROW(RT_STRING, "bytes_", "string"),
 };
 #undef ROW
@@ -110,6 +130,9 @@ rt_dtype np_dtype_of(sh_obj *o) {
     rt_dtype t;
     return rt_dtype_from_name(sh_str_cstr(o), &t) ? t : RT_INVALID;
   }
+  static const rt_dtype scalar_dtypes[NP_N_SCALAR_TYPES] = {RT_FLOAT, RT_DOUBLE, RT_INT32, RT_INT64, RT_BOOL};
+  for (int i = 0; i < NP_N_SCALAR_TYPES; i++)   /* type(x) of a numpy scalar: numpy.float32 */
+    if (o == (sh_obj *)&np_scalar_type[i]) return scalar_dtypes[i];
   if (o == (sh_obj *)&sh_float_type) return RT_DOUBLE;
   if (o == (sh_obj *)&sh_int_type) return RT_INT64;
   if (o == (sh_obj *)&sh_bool_type) return RT_BOOL;

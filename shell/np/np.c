@@ -180,13 +180,9 @@ static sh_obj *owned_str(char *s) {
   return r;
 }
 
-/* A 0-d float32 array stands in for numpy's float32 scalar (what sess.run returns), whose
- * repr in numpy 1.x is its str: print(sess.run([loss, acc])) shows [0.5, 0.25]. */
-static sh_obj *array_repr(sh_obj *self) {
-  const rt_tensor *t = ((np_array *)self)->t;
-  if (t->shape.ndims == 0 && t->dtype == RT_FLOAT) return owned_str(rt_tensor_format(t));
-  return owned_str(rt_tensor_repr(t));
-}
+static sh_obj *array_repr(sh_obj *self) { return owned_str(rt_tensor_repr(((np_array *)self)->t)); }
+/* A numpy scalar's repr is its str, as in numpy 1.x: print(sess.run([loss, acc])) shows
+ * [0.5, 0.25] (numpy 2 would show [np.float32(0.5), ...]). */
 static sh_obj *array_str(sh_obj *self) { return owned_str(rt_tensor_format(((np_array *)self)->t)); }
 
 /* Element i as a Python object. */
@@ -312,17 +308,47 @@ static sh_obj *index_axis0(rt_tensor *t, sh_obj *key) {
                   "integer or boolean arrays are valid indices");
 }
 
-/* A 0-d result as numpy gives it: a Python scalar, except float32, whose numpy scalar
- * prints differently from a Python float (0.1, not 0.10000000149011612). Steals r. */
+/* A result as numpy gives it: a 0-d one is a numpy scalar (numpy.float32, numpy.int64, ...;
+ * a Python str for strings, which tfsh has no numpy type for). Steals r (NULL passes). */
 static sh_obj *scalar_or_array(sh_obj *r) {
+  if (!r) return NULL;
   rt_tensor *t = ((np_array *)r)->t;
-  if (t->shape.ndims != 0 || t->dtype == RT_FLOAT) return r;
-  sh_obj *e = element(t, 0);
+  if (t->shape.ndims != 0 || np_is_scalar(r)) return r;
+  sh_type *st = np_scalar_type_of(t->dtype);
+  sh_obj *e;
+  if (st) {
+    np_array *a = sh_new(st);
+    a->t = rt_tensor_ref(t);
+    e = (sh_obj *)a;
+  } else {
+    e = element(t, 0);
+  }
   sh_decref(r);
   return e;
 }
 
+/* numpy integer scalars index as the ints they hold: a[step % n], a[i, j] with i, j fetched */
+static sh_obj *int_key(sh_obj *k) {
+  if (np_is_scalar(k) && rt_dtype_is_int(((np_array *)k)->t->dtype))
+    return sh_int(rt_tensor_get_i64(((np_array *)k)->t, 0));
+  return sh_incref(k);
+}
+static sh_obj *plain_key(sh_obj *key) {
+  if (key->type != &sh_tuple_type) return int_key(key);
+  sh_obj *t = sh_tuple_new(SH_TUPLE_N(key));
+  for (int64_t i = 0; i < SH_TUPLE_N(key); i++) SH_TUPLE_ITEMS(t)[i] = int_key(SH_TUPLE_ITEMS(key)[i]);
+  return t;
+}
+
+static sh_obj *getitem_plain(sh_obj *self, sh_obj *key);
 static sh_obj *array_getitem(sh_obj *self, sh_obj *key) {
+  sh_obj *k = plain_key(key);
+  sh_obj *r = getitem_plain(self, k);
+  sh_decref(k);
+  return r;
+}
+
+static sh_obj *getitem_plain(sh_obj *self, sh_obj *key) {
   rt_tensor *t = ((np_array *)self)->t;
   if (key->type != &sh_tuple_type) {
     sh_obj *r = index_axis0(t, key);
@@ -354,7 +380,7 @@ static sh_obj *array_getitem(sh_obj *self, sh_obj *key) {
         sh_obj *ri = sh_int(r);
         sh_obj *row = index_axis0(c, ri);
         sh_decref(ri);
-        sh_obj *sub = row ? array_getitem(row, ix) : NULL;
+        sh_obj *sub = row ? getitem_plain(row, ix) : NULL;
         sh_decref(row);
         if (!sub) { sh_clear(&list); break; }
         sh_list_append_steal(list, sub);
@@ -383,7 +409,15 @@ static const char *shape_text(const rt_shape *s, char *buf, size_t n) {
  * place, v broadcast over the selection when it is a scalar or matches its trailing axes,
  * as numpy does. The array's buffer is made its own first (copy on write): it may be shared
  * with another array or be read-only memory a fetched tensor wraps. */
+static int setitem_plain(sh_obj *self, sh_obj *key, sh_obj *value);
 static int array_setitem(sh_obj *self, sh_obj *key, sh_obj *value) {
+  sh_obj *k = plain_key(key);
+  int r = setitem_plain(self, k, value);
+  sh_decref(k);
+  return r;
+}
+
+static int setitem_plain(sh_obj *self, sh_obj *key, sh_obj *value) {
   np_array *a = (np_array *)self;
   if (!value) {
     sh_raise(sh_ValueError, "cannot delete array elements");
@@ -589,8 +623,11 @@ static sh_obj *m_flatten(sh_obj *self, int argc, sh_obj **argv, sh_obj *kw) {
   return np_wrap(c);
 }
 
+/* on a numpy scalar, a scalar again (np.float32(1).astype(np.float64) is a numpy.float64) */
+static sh_obj *same_kind(sh_obj *self, sh_obj *r) { return np_is_scalar(self) ? scalar_or_array(r) : r; }
+
 static sh_obj *m_copy(sh_obj *self, int argc, sh_obj **argv, sh_obj *kw) {
-  return np_wrap(rt_tensor_copy(((np_array *)self)->t));
+  return same_kind(self, np_wrap(rt_tensor_copy(((np_array *)self)->t)));
 }
 
 static sh_obj *m_astype(sh_obj *self, int argc, sh_obj **argv, sh_obj *kw) {
@@ -603,7 +640,7 @@ static sh_obj *m_astype(sh_obj *self, int argc, sh_obj **argv, sh_obj *kw) {
     rt_tensor_unref(x);
     x = rt_tensor_copy(((np_array *)self)->t);
   }
-  return x ? np_wrap(x) : NULL;
+  return x ? same_kind(self, np_wrap(x)) : NULL;
 }
 
 /* ---- reductions ------------------------------------------------------------------- */
@@ -708,7 +745,62 @@ static sh_obj *m_index(sh_obj *self, int argc, sh_obj **argv, sh_obj *kw) {
   return sh_int(rt_tensor_get_i64(t, 0));
 }
 
+/* format(x, spec), "{}".format(x): numpy formats a scalar as the Python number it holds
+ * (so "{}" of np.float32(0.1) is 0.10000000149011612, while str() is 0.1), an ndarray
+ * with an empty spec as str(a). */
+static sh_obj *m_format(sh_obj *self, int argc, sh_obj **argv, sh_obj *kw) {
+  sh_obj *spec;
+  if (sh_parse_args("__format__", argc, argv, kw, "format_spec", &spec) < 0) return NULL;
+  const char *fs = sh_as_cstr(spec);
+  rt_tensor *t = ((np_array *)self)->t;
+  if (!fs) return NULL;
+  if (!np_is_scalar(self) && !*fs) return array_str(self);
+  if (t->shape.ndims > 0) return sh_raise(sh_TypeError, "unsupported format string passed to numpy.ndarray.__format__");
+  sh_obj *n = element(t, 0);
+  sh_obj *r = n ? sh_format_spec(n, fs) : NULL;
+  sh_decref(n);
+  return r;
+}
+
+static sh_obj *m_abs(sh_obj *self, int argc, sh_obj **argv, sh_obj *kw) {
+  rt_tensor *t = ((np_array *)self)->t;
+  if (t->dtype == RT_STRING) return sh_raise(sh_TypeError, "bad operand type for abs(): '%s'", sh_type_name(self));
+  rt_tensor *r = rt_tensor_new(t->dtype, &t->shape);
+  for (int64_t i = 0; r && i < rt_tensor_numel(t); i++) {
+    int64_t iv = rt_tensor_get_i64(t, i);
+    store(r, i, fabs(rt_tensor_get_f64(t, i)), iv < 0 ? -iv : iv);
+  }
+  return same_kind(self, np_wrap(r));
+}
+
+/* round(x): an int; round(x, n): the same kind rounded half to even at n decimals, as numpy */
+static sh_obj *m_round(sh_obj *self, int argc, sh_obj **argv, sh_obj *kw) {
+  sh_obj *nd = NULL;
+  if (sh_parse_args("__round__", argc, argv, kw, "|ndigits", &nd) < 0) return NULL;
+  rt_tensor *t = ((np_array *)self)->t;
+  if (t->dtype == RT_STRING) return sh_raise(sh_TypeError, "type %s doesn't define __round__ method", sh_type_name(self));
+  if (!nd || nd == SH_NONE) {
+    if (rt_tensor_numel(t) != 1) return sh_raise(sh_TypeError, "only size-1 arrays can be converted to Python scalars");
+    double v = rt_tensor_get_f64(t, 0);
+    if (isnan(v)) return sh_raise(sh_ValueError, "cannot convert float NaN to integer");
+    if (isinf(v)) return sh_raise(sh_OverflowError, "cannot convert float infinity to integer");
+    return sh_int(rt_dtype_is_float(t->dtype) ? (int64_t)rint(v) : rt_tensor_get_i64(t, 0));
+  }
+  int64_t n;
+  if (sh_as_int(nd, &n) < 0) return NULL;
+  double p = pow(10.0, (double)n);
+  rt_tensor *r = rt_tensor_new(t->dtype, &t->shape);
+  for (int64_t i = 0; r && i < rt_tensor_numel(t); i++) {
+    double v = rt_tensor_get_f64(t, i), x = rt_dtype_is_float(t->dtype) ? rint(v * p) / p : v;
+    store(r, i, x, rt_tensor_get_i64(t, i));
+  }
+  return same_kind(self, np_wrap(r));
+}
+
 static const sh_method array_methods[] = {
+  {"__abs__", m_abs, "__abs__()", "abs(a): elementwise absolute value."},
+  {"__round__", m_round, "__round__(ndigits=None)", "round(x): an int; round(x, n): rounded to n decimals."},
+  {"__format__", m_format, "__format__(format_spec)", "format(x, spec): a scalar as the Python number it holds."},
   {"__float__", m_float, "__float__()", "The value as a Python float (size-1 arrays)."},
   {"__int__", m_int, "__int__()", "The value as a Python int (size-1 arrays)."},
   {"__index__", m_index, "__index__()", "The value as an index (integer size-1 arrays)."},
@@ -764,12 +856,14 @@ static rt_dtype result_type(sh_obj *a, sh_obj *b, int op) {
       r = (ta == RT_DOUBLE || tb == RT_DOUBLE || !rt_dtype_is_float(ta) || !rt_dtype_is_float(tb))
               ? (ta == RT_FLOAT && tb == RT_FLOAT ? RT_FLOAT : RT_DOUBLE) : RT_FLOAT;
     else if (ta == RT_BOOL && tb == RT_BOOL) r = RT_BOOL;
-    else r = (ta == RT_INT64 || tb == RT_INT64 || ta == RT_BOOL || tb == RT_BOOL) ? RT_INT64 : RT_INT32;
+    else if (ta == RT_BOOL || tb == RT_BOOL) r = ta == RT_BOOL ? tb : ta;
+    else r = ta == RT_INT64 || tb == RT_INT64 ? RT_INT64 : RT_INT32;
     if (rt_dtype_is_float(ta) && rt_dtype_is_float(tb)) r = (ta == RT_DOUBLE || tb == RT_DOUBLE) ? RT_DOUBLE : RT_FLOAT;
   } else {
     rt_dtype t = ta ? ta : tb;
     bool f = ta ? fb : fa;
-    r = f && !rt_dtype_is_float(t) ? RT_DOUBLE : t == RT_BOOL && op != SH_TRUEDIV ? RT_INT64 : t;
+    bool pybool = (ta ? b : a)->type == &sh_bool_type;   /* np.True_ & True stays bool */
+    r = f && !rt_dtype_is_float(t) ? RT_DOUBLE : t == RT_BOOL && !pybool && op != SH_TRUEDIV ? RT_INT64 : t;
   }
   if (op == SH_TRUEDIV && !rt_dtype_is_float(r)) r = RT_DOUBLE;
   return r;
@@ -846,7 +940,7 @@ static sh_obj *array_binop(int op, sh_obj *a, sh_obj *b) {
   }
   rt_tensor_unref(x);
   rt_tensor_unref(y);
-  return np_wrap(r);
+  return scalar_or_array(np_wrap(r));
 }
 
 static sh_obj *array_unop(int op, sh_obj *a) {
@@ -856,7 +950,7 @@ static sh_obj *array_unop(int op, sh_obj *a) {
   rt_tensor *r = rt_tensor_new(t->dtype, &t->shape);
   for (int64_t i = 0; i < rt_tensor_numel(t); i++)
     store(r, i, -rt_tensor_get_f64(t, i), -rt_tensor_get_i64(t, i));
-  return np_wrap(r);
+  return scalar_or_array(np_wrap(r));
 }
 
 static sh_obj *array_compare(int op, sh_obj *a, sh_obj *b) {
@@ -877,7 +971,7 @@ static sh_obj *array_compare(int op, sh_obj *a, sh_obj *b) {
     ((bool *)rt_tensor_data(r))[i] = res;
   }
   sh_decref(diff);
-  return np_wrap(r);
+  return scalar_or_array(np_wrap(r));
 }
 
 sh_type np_array_type = {
@@ -888,6 +982,50 @@ sh_type np_array_type = {
   .getitem = array_getitem, .setitem = array_setitem, .iter = array_iter, .len = array_len, .truth = array_truth,
 };
 
+/* ---- numpy scalars ------------------------------------------------------------------ */
+
+/* x[()] is x and x[...] a 0-d array, as in numpy; anything else indexes nothing. */
+static sh_obj *scalar_getitem(sh_obj *self, sh_obj *key) {
+  if (key->type == &sh_tuple_type && SH_TUPLE_N(key) == 0) return sh_incref(self);
+  if (key == SH_ELLIPSIS) return np_wrap(rt_tensor_ref(((np_array *)self)->t));
+  return sh_raise(sh_IndexError, "invalid index to scalar variable.");
+}
+
+static sh_obj *scalar_iter(sh_obj *self) {
+  return sh_raise(sh_TypeError, "'%s' object is not iterable", sh_type_name(self));
+}
+
+/* Hashes as the Python number it holds, so np.int64(3) and 3 are the same dict key. */
+static int scalar_hash(sh_obj *self, int64_t *out) {
+  sh_obj *n = element(((np_array *)self)->t, 0);
+  int r = sh_hash(n, out);
+  sh_decref(n);
+  return r;
+}
+
+#define NP_SCALAR(NAME, WHAT)                                                                       \
+  {SH_TYPE_HEAD, .name = "numpy." NAME, .size = sizeof(np_array),                                  \
+   .help = "A numpy " WHAT " scalar (sess.run's value of a 0-d tensor, an element of an array).",  \
+   .methods = array_methods, .destroy = array_destroy, .repr = array_str, .str = array_str,         \
+   .getattr = array_getattr, .binop = array_binop, .unop = array_unop, .compare = array_compare,    \
+   .getitem = scalar_getitem, .iter = scalar_iter, .truth = array_truth, .hash = scalar_hash}
+sh_type np_scalar_type[NP_N_SCALAR_TYPES] = {
+  NP_SCALAR("float32", "float32"), NP_SCALAR("float64", "float64"), NP_SCALAR("int32", "int32"),
+  NP_SCALAR("int64", "int64"), NP_SCALAR("bool_", "bool"),
+};
+#undef NP_SCALAR
+
+sh_type *np_scalar_type_of(rt_dtype t) {
+  switch (t) {
+  case RT_FLOAT: return &np_scalar_type[0];
+  case RT_DOUBLE: return &np_scalar_type[1];
+  case RT_INT32: return &np_scalar_type[2];
+  case RT_INT64: return &np_scalar_type[3];
+  case RT_BOOL: return &np_scalar_type[4];
+  default: return NULL;
+  }
+}
+
 /* ---- the numpy module ------------------------------------------------------------- */
 
 sh_obj *np_scalar_ctor(sh_obj *self, int argc, sh_obj **argv, sh_obj *kw) {
@@ -895,10 +1033,10 @@ sh_obj *np_scalar_ctor(sh_obj *self, int argc, sh_obj **argv, sh_obj *kw) {
   if (sh_parse_args(((sh_dtype *)self)->name, argc, argv, kw, "|x", &v) < 0) return NULL;
   if (!v) {
     rt_shape s = rt_shape_scalar();
-    return np_wrap(rt_tensor_new(((sh_dtype *)self)->t, &s));
+    return scalar_or_array(np_wrap(rt_tensor_new(((sh_dtype *)self)->t, &s)));
   }
   rt_tensor *t = np_to_tensor(v, ((sh_dtype *)self)->t, true);
-  return t ? np_wrap(t) : NULL;
+  return t ? scalar_or_array(np_wrap(t)) : NULL;
 }
 
 static sh_obj *f_array(sh_obj *self, int argc, sh_obj **argv, sh_obj *kw) {
@@ -994,7 +1132,7 @@ static sh_obj *unary_math(const char *name, int argc, sh_obj **argv, sh_obj *kw,
   rt_tensor *r = rt_tensor_new(rt, &t->shape);
   for (int64_t i = 0; i < rt_tensor_numel(t); i++) store(r, i, fn(rt_tensor_get_f64(t, i)), 0);
   rt_tensor_unref(t);
-  return np_wrap(r);
+  return scalar_or_array(np_wrap(r));
 }
 static sh_obj *f_sqrt(sh_obj *s, int c, sh_obj **v, sh_obj *k) { return unary_math("sqrt", c, v, k, sqrt); }
 static sh_obj *f_exp(sh_obj *s, int c, sh_obj **v, sh_obj *k) { return unary_math("exp", c, v, k, exp); }
@@ -1008,14 +1146,8 @@ static sh_obj *predicate(const char *name, int argc, sh_obj **argv, sh_obj *kw, 
   if (!t) return NULL;
   rt_tensor *r = rt_tensor_new(RT_BOOL, &t->shape);
   for (int64_t i = 0; i < rt_tensor_numel(t); i++) ((bool *)rt_tensor_data(r))[i] = fn(rt_tensor_get_f64(t, i));
-  bool scalar = t->shape.ndims == 0;
   rt_tensor_unref(t);
-  if (scalar) {
-    sh_obj *b = sh_bool(*(bool *)rt_tensor_data(r));
-    rt_tensor_unref(r);
-    return b;
-  }
-  return np_wrap(r);
+  return scalar_or_array(np_wrap(r));
 }
 static int is_nan(double d) { return isnan(d); }
 static int is_inf(double d) { return isinf(d); }
@@ -1097,7 +1229,7 @@ sh_obj *np_module_init(void) {
   const sh_dtype *d;
   for (int i = 0; (d = np_dtype_nth(i)); i++) sh_module_add(m, d->name, sh_incref((sh_obj *)d));
   sh_module_add(m, "float", sh_incref(np_dtype_obj(RT_DOUBLE)));
-  sh_module_add(m, "bool", sh_incref(np_dtype_obj(RT_BOOL)));
+  sh_module_add(m, "bool_", sh_incref(np_dtype_obj(RT_BOOL)));
   sh_module_add(m, "ndarray", sh_incref((sh_obj *)&np_array_type));
   sh_module_add(m, "newaxis", sh_none());
   sh_module_add(m, "pi", sh_float(M_PI));

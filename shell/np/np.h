@@ -30,18 +30,27 @@ sh_obj *np_scalar_ctor(sh_obj *self, int argc, sh_obj **argv, sh_obj *kw);
 
 /* ---- numpy ------------------------------------------------------------------------ */
 
-/* numpy.ndarray over a runtime tensor (0-d arrays stand in for numpy scalars). */
+/* numpy.ndarray over a runtime tensor. A numpy scalar (numpy.float32, numpy.int64, ...:
+ * what sess.run returns for a 0-d tensor, a[i, j], a.sum()) is the same struct holding a
+ * 0-d tensor, with a type of its own per dtype (np_scalar_type). */
 typedef struct np_array {
   sh_obj head;
   rt_tensor *t;
 } np_array;
 
-extern sh_type np_array_type;
+enum { NP_N_SCALAR_TYPES = 5 };   /* float32, float64, int32, int64, bool_ */
+extern sh_type np_array_type, np_scalar_type[NP_N_SCALAR_TYPES];
 sh_obj *np_wrap(rt_tensor *t);                 /* steals t */
-/* What sess.run returns for a tensor: an ndarray, or a scalar as numpy gives it (a Python
- * scalar, except a float32 0-d array, which prints as numpy's float32). Steals t. */
+/* What sess.run returns for a tensor: an ndarray, or for a 0-d tensor a numpy scalar (a
+ * Python str for strings). Steals t. */
 sh_obj *np_result(rt_tensor *t);
-static inline bool np_check(const sh_obj *o) { return o->type == &np_array_type; }
+static inline bool np_is_scalar(const sh_obj *o) {
+  return (uintptr_t)o->type - (uintptr_t)np_scalar_type < sizeof np_scalar_type;
+}
+/* An ndarray or a numpy scalar: both are np_array. */
+static inline bool np_check(const sh_obj *o) { return o->type == &np_array_type || np_is_scalar(o); }
+/* The numpy scalar type of dtype t (np.float32's instances), NULL if none. */
+sh_type *np_scalar_type_of(rt_dtype t);
 /* A Python value (scalar, nested lists, ndarray) as a tensor. want: RT_INVALID to infer
  * (float32 for floats, int32 for ints, as TF1 converts Python values; ndarrays keep their
  * dtype, float64 included), else convert to that dtype. NULL with an exception. */

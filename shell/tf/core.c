@@ -782,6 +782,27 @@ static void add_controls(tf_graph *g, rt_node *n) {
   }
 }
 
+/* The control dependencies in force, given to nodes [first, n_nodes) that a graph pass
+ * (gradients) added: as TF, each such node that has no data input from another of them. */
+int tf_apply_controls_after(tf_graph *g, int first) {
+  rt_graph *rg = g->g;
+  for (int id = first; id < rg->n_nodes; id++) {
+    rt_node *n = rg->nodes[id];
+    bool inner = false;
+    for (int j = 0; j < n->n_data_inputs && !inner; j++) inner = n->edges[j].node >= first;
+    if (inner) continue;
+    for (int64_t i = SH_LIST_N(g->controls) - 1; i >= 0; i--) {
+      sh_obj *ops = SH_LIST_ITEMS(g->controls)[i];
+      if (ops == SH_NONE) break;
+      for (int64_t k = 0; k < SH_LIST_N(ops); k++) {
+        rt_status st = {0};
+        if (rt_graph_add_control(rg, n, sh_str_cstr(SH_LIST_ITEMS(ops)[k]), &st)) return tf_raise_status(&st), -1;
+      }
+    }
+  }
+  return 0;
+}
+
 sh_obj *tf_graph_devices(tf_graph *g) { return g->devices; }
 
 sh_obj *tf_node_finish(rt_node *n) {

@@ -202,7 +202,7 @@ static sh_obj *f_make_node(sh_obj *self, int argc, sh_obj **argv, sh_obj *kw) {
           rt_node_set_ints(n, key, (int)(cnt < 64 ? cnt : 64), iv);
         }
         sh_decref(tup);
-      } else if (v->type == &np_array_type) {
+      } else if (np_check(v)) {
         rt_node_set_tensor(n, key, ((np_array *)v)->t);
       }
     }

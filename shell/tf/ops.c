@@ -966,6 +966,7 @@ sh_obj *tf_gradients_impl(sh_obj *ys, sh_obj *xs, sh_obj *grad_ys, const char *s
   } else {
     for (int i = first; i < tf_rt(g)->n_nodes; i++)
       if (tf_apply_device_stack(g, i) < 0) break;
+    if (!sh_err_occurred()) tf_apply_controls_after(g, first);
     if (!sh_err_occurred()) {
       result = sh_list_new(0);
       for (int i = 0; i < nx; i++) {
@@ -1011,8 +1012,8 @@ sh_obj *tf_getitem(sh_obj *t, sh_obj *key) {
     sh_obj *k = SH_TUPLE_ITEMS(items)[i];
     begin[i] = end[i] = 0;
     strides[i] = 1;
-    if (sh_is_int(k)) {
-      begin[i] = sh_int_value(k);
+    if (sh_is_int(k) || (np_is_scalar(k) && rt_dtype_is_int(((np_array *)k)->t->dtype))) {   /* t[i], i fetched */
+      if (sh_as_int(k, &begin[i]) < 0) goto bad;
       end[i] = begin[i] + 1;
       shrink |= 1 << i;
     } else if (k->type == &sh_slice_type) {

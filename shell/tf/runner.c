@@ -1,6 +1,12 @@
 /* A runner: one op run over and over by a thread of its own, on its own session to the
  * same master — what TF1's QueueRunner threads do (the language has no threads). Used by
- * SyncReplicasOptimizer's chief to aggregate gradients while its own steps run. */
+ * SyncReplicasOptimizer's chief to aggregate gradients while its own steps run.
+ *
+ * Its op usually waits (for gradients, in _AccumTake), so stopping it cancels the step in
+ * flight on the cluster (CancelRun: the ps's wait ends within its 50 ms poll) and closes
+ * its session. As in TF, where closing a session cancels its pending ops and the queue
+ * runner exits quietly, closing the session a runner was started on stops it, and so does
+ * the end of the program (tf_runners_stop), before the servers go. */
 #include <pthread.h>
 #include <stdatomic.h>
 #include <stdio.h>
@@ -22,7 +28,12 @@ typedef struct tf_runner {
   char *target;
   char err[512];
   int64_t runs;
+  const sh_obj *owner;  /* the tf.Session it was started on (borrowed; NULL once closed) */
 } tf_runner;
+
+/* The runners alive (the interpreter's thread alone touches this). */
+static tf_runner **live;
+static int n_live, cap_live;
 
 static void *runner_main(void *arg) {
   tf_runner *r = arg;
@@ -46,10 +57,24 @@ static void runner_stop(tf_runner *r) {
   r->started = false;
 }
 
-static void runner_destroy(sh_obj *self) {
-  tf_runner *r = (tf_runner *)self;
+/* Stopped for good: the step in flight cancelled, the session closed. */
+static void runner_close(tf_runner *r) {
   runner_stop(r);
   rt_session_free(r->s);
+  r->s = NULL;
+  r->owner = NULL;
+}
+
+void tf_runners_stop(const sh_obj *session) {
+  for (int i = 0; i < n_live; i++)
+    if (!session || live[i]->owner == session) runner_close(live[i]);
+}
+
+static void runner_destroy(sh_obj *self) {
+  tf_runner *r = (tf_runner *)self;
+  runner_close(r);
+  for (int i = 0; i < n_live; i++)
+    if (live[i] == r) live[i] = live[--n_live];
   rt_graph_free(r->g);
   free(r->target);
 }
@@ -99,6 +124,11 @@ sh_obj *tf_start_runner(sh_obj *self, int argc, sh_obj **argv, sh_obj *kw) {
     }
   }
   r->target = xstrdup(tf_op_node((tf_op *)op)->name);
+  if (n_live == cap_live) {
+    cap_live = cap_live ? 2 * cap_live : 8;
+    live = xrealloc(live, (size_t)cap_live * sizeof *live);
+  }
+  live[n_live++] = r;   /* from here on runner_destroy unlists it */
   r->s = rt_session_new(rt_session_endpoint(rs), r->g, NULL, &st);
   if (!r->s) {
     sh_decref((sh_obj *)r);
@@ -109,5 +139,6 @@ sh_obj *tf_start_runner(sh_obj *self, int argc, sh_obj **argv, sh_obj *kw) {
     return sh_raise(sh_RuntimeError, "cannot start a runner thread");
   }
   r->started = true;
+  r->owner = sess;   /* a tf.Session: tf_session_rt checked */
   return (sh_obj *)r;
 }

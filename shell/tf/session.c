@@ -18,6 +18,11 @@ typedef struct tf_session {
 } tf_session;
 
 static sh_obj *session_stack;   /* default sessions, innermost last */
+/* Sessions alive (borrowed; unlisted when destroyed), closed at the end of the program
+ * before the servers they talk to go (a session closed after its in-process server waited
+ * a second for the master that had gone). */
+static sh_obj **live;
+static int n_live, cap_live;
 static const tf_run_observer *observer;   /* the views (shell/app), or NULL */
 
 void tf_set_run_observer(const tf_run_observer *o) { observer = o; }
@@ -29,10 +34,12 @@ sh_obj *tf_default_session(void) {
   return SH_LIST_ITEMS(session_stack)[SH_LIST_N(session_stack) - 1];
 }
 
-/* Other threads' runs in flight (queue runners) are cancelled by the close and return
- * before the session is freed. */
+/* Closing a session stops the runners started on it first (their steps are cancelled), as
+ * TF's close cancels the session's pending ops; other threads' runs in flight (queue
+ * runners) are cancelled by the close and return before the session is freed. */
 static void session_close(tf_session *s) {
   if (!s->s) return;
+  tf_runners_stop((sh_obj *)s);
   rt_session *rs = s->s;
   s->s = NULL;
   if (s->running > 0) {
@@ -48,8 +55,16 @@ static void session_close(tf_session *s) {
   rt_session_free(rs);
 }
 
+/* sh_at_fini: every runner stopped and every session closed while the servers exist. */
+static void close_all_at_exit(void) {
+  tf_runners_stop(NULL);
+  for (int i = 0; i < n_live; i++) session_close((tf_session *)live[i]);
+}
+
 static void session_destroy(sh_obj *self) {
   tf_session *s = (tf_session *)self;
+  for (int i = 0; i < n_live; i++)
+    if (live[i] == self) live[i] = live[--n_live];
   if (observer && observer->session_gone) observer->session_gone(self);
   session_close(s);
   sh_decref((sh_obj *)s->graph);
@@ -465,6 +480,11 @@ static sh_obj *session_new(sh_obj *target, sh_obj *graph, sh_obj *config, bool i
     sh_decref((sh_obj *)s);
     return tf_raise_status(&st);
   }
+  if (n_live == cap_live) {
+    cap_live = cap_live ? 2 * cap_live : 8;
+    live = xrealloc(live, (size_t)cap_live * sizeof *live);
+  }
+  live[n_live++] = (sh_obj *)s;
   if (interactive) {
     if (!session_stack) session_stack = sh_list_new(0);
     sh_list_append(session_stack, (sh_obj *)s);
@@ -547,6 +567,9 @@ static sh_obj *f_session_reset(sh_obj *self, int argc, sh_obj **argv, sh_obj *kw
 }
 
 void tf_session_add(sh_obj *tf) {
+  static bool hooked;
+  if (!hooked) sh_at_fini(close_all_at_exit);
+  hooked = true;
   if (!tf_session_type.dict) tf_session_type.dict = sh_dict_new();   /* a static method */
   sh_obj *rf = sh_builtin_new("reset", f_session_reset, NULL, "reset(target, containers=None, config=None)",
                               "Clear the resource containers (variables) of target's cluster and close its sessions.");

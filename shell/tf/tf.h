@@ -44,6 +44,8 @@ sh_obj *tf_unique_scope(tf_graph *g, const char *name);
 char *tf_graph_scope(tf_graph *g);
 /* Apply the device scopes in force to node id (after it was added). */
 int tf_apply_device_stack(tf_graph *g, int id);
+/* tf.control_dependencies in force, applied to nodes [first, ...) a graph pass added. */
+int tf_apply_controls_after(tf_graph *g, int first);
 sh_obj *tf_gradients_impl(sh_obj *ys, sh_obj *xs, sh_obj *grad_ys, const char *scope_name);
 sh_obj *tf_ctx_new(int kind, tf_graph *g, sh_obj *arg);
 sh_obj *tf_device_ctx(sh_obj *entry);
@@ -156,6 +158,9 @@ sh_obj *tf_make_variable_scoped(const char *scope, sh_obj *initial, bool trainab
 
 /* tf.train.QueueRunner's loop: op run on its own thread and session (runner.c). */
 sh_obj *tf_start_runner(sh_obj *self, int argc, sh_obj **argv, sh_obj *kw);
+/* Stop the runners started on session (which is closing), or every runner (NULL): their
+ * steps in flight are cancelled and their sessions closed. */
+void tf_runners_stop(const sh_obj *session);
 
 /* Module construction pieces. */
 void tf_core_add(sh_obj *tf);                  /* Graph, dtypes, ... (core.c) */
