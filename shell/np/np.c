@@ -348,52 +348,106 @@ static sh_obj *array_getitem(sh_obj *self, sh_obj *key) {
   return r;
 }
 
+/* Basic indexing as numpy's: ints, slices, None (a new axis of 1) and one Ellipsis, over
+ * the axes after the first `skip` (kept whole). The result's axes are the sliced and new ones
+ * in order; its elements are copied, a contiguous innermost run at a time. */
+static sh_obj *basic_index(rt_tensor *t, int skip, sh_obj *const *ix, int64_t n, bool *made_scalar) {
+  int nd = t->shape.ndims, n_real = 0, n_ell = 0;
+  for (int64_t k = 0; k < n; k++) {
+    if (ix[k] == SH_ELLIPSIS) n_ell++;
+    else if (ix[k] != SH_NONE) n_real++;
+  }
+  if (n_ell > 1) return sh_raise(sh_IndexError, "an index can only have a single ellipsis ('...')");
+  if (skip + n_real > nd)
+    return sh_raise(sh_IndexError, "too many indices for array: array is %d-dimensional, but %d were indexed", nd,
+                    skip + n_real);
+  int64_t stride[RT_MAX_DIMS + 1], ostride[RT_MAX_DIMS], base = 0;
+  stride[nd] = 1;
+  for (int d = nd - 1; d >= 0; d--) stride[d] = stride[d + 1] * t->shape.dims[d];
+  rt_shape os = {.ndims = 0};
+#define OUT_AXIS(count, str)                                                             \
+  do {                                                                                   \
+    if (os.ndims == RT_MAX_DIMS) return sh_raise(sh_IndexError, "too many dimensions in the result"); \
+    os.dims[os.ndims] = (count), ostride[os.ndims++] = (str);                            \
+  } while (0)
+  int d = 0;
+  for (; d < skip; d++) OUT_AXIS(t->shape.dims[d], stride[d + 1]);
+  for (int64_t k = 0; k < n; k++) {
+    sh_obj *o = ix[k];
+    if (o == SH_ELLIPSIS) {
+      for (int e = skip + n_real; e < nd; e++, d++) OUT_AXIS(t->shape.dims[d], stride[d + 1]);
+    } else if (o == SH_NONE) {
+      OUT_AXIS(1, 0);
+    } else if (sh_is_int(o)) {
+      int64_t i = sh_int_value(o), len = t->shape.dims[d];
+      if (i < -len || i >= len)
+        return sh_raise(sh_IndexError, "index %lld is out of bounds for axis %d with size %lld", (long long)i, d,
+                        (long long)len);
+      base += (i < 0 ? i + len : i) * stride[d + 1];
+      d++;
+    } else if (o->type == &sh_slice_type) {
+      int64_t start, stop, step, count;
+      if (sh_slice_indices(o, t->shape.dims[d], &start, &stop, &step, &count) < 0) return NULL;
+      base += start * stride[d + 1];
+      OUT_AXIS(count, step * stride[d + 1]);
+      d++;
+    } else if (np_check(o) || o->type == &sh_list_type) {
+      return sh_raise(sh_IndexError, "tfsh's numpy takes an integer or boolean array index on the first axis only");
+    } else {
+      return sh_raise(sh_IndexError, "only integers, slices (`:`), ellipsis (`...`), numpy.newaxis (`None`) and "
+                      "integer or boolean arrays are valid indices");
+    }
+  }
+  for (; d < nd; d++) OUT_AXIS(t->shape.dims[d], stride[d + 1]);
+#undef OUT_AXIS
+  *made_scalar = os.ndims == 0 && !n_ell;
+  rt_tensor *r = rt_tensor_new(t->dtype, &os);
+  if (!r) return sh_raise(sh_ValueError, "out of memory");
+  int64_t total = rt_tensor_numel(r);
+  /* the innermost axis, when it steps by one element, is copied as a run */
+  int64_t run = os.ndims && ostride[os.ndims - 1] == 1 ? os.dims[os.ndims - 1] : 1;
+  int outer = run > 1 ? os.ndims - 1 : os.ndims;
+  int64_t at[RT_MAX_DIMS] = {0}, src = base;
+  size_t es = rt_dtype_size(t->dtype);
+  const rt_str *ss = t->dtype == RT_STRING ? rt_tensor_data(t) : NULL;
+  for (int64_t o = 0; o < total && run; o += run) {
+    if (ss)
+      for (int64_t j = 0; j < run; j++)
+        rt_tensor_set_str(r, o + j, ss[src + j].ptr ? ss[src + j].ptr : "", ss[src + j].len);
+    else
+      memcpy((char *)rt_tensor_data(r) + (size_t)o * es, (const char *)rt_tensor_data(t) + (size_t)src * es,
+             (size_t)run * es);
+    for (int a = outer - 1; a >= 0; a--) {   /* the next position, odometer-wise */
+      src += ostride[a];
+      if (++at[a] < os.dims[a]) break;
+      src -= ostride[a] * os.dims[a];
+      at[a] = 0;
+    }
+  }
+  return np_wrap(r);
+}
+
 static sh_obj *getitem_plain(sh_obj *self, sh_obj *key) {
   rt_tensor *t = ((np_array *)self)->t;
+  bool scalar = false;
+  if (key == SH_ELLIPSIS || key == SH_NONE) return basic_index(t, 0, &key, 1, &scalar);
   if (key->type != &sh_tuple_type) {
     sh_obj *r = index_axis0(t, key);
     return r && sh_is_int(key) ? scalar_or_array(r) : r;
   }
-  /* a[i, j, ...]: apply one index per axis, keeping sliced axes in place. */
   int64_t n = SH_TUPLE_N(key);
-  if (n > t->shape.ndims)
-    return sh_raise(sh_IndexError, "too many indices for array: array is %d-dimensional, but %lld were indexed",
-                    t->shape.ndims, (long long)n);
-  sh_obj *cur = np_wrap(rt_tensor_ref(t));
-  int axis = 0;
-  for (int64_t k = 0; k < n && cur; k++) {
-    rt_tensor *c = ((np_array *)cur)->t;
-    sh_obj *ix = SH_TUPLE_ITEMS(key)[k];
-    /* Move axis `axis` to the front by indexing each leading row. Only the first index may
-     * act on a non-leading axis simply, so we handle leading ints and a final slice. */
-    if (axis == 0) {
-      sh_obj *next = index_axis0(c, ix);
-      sh_decref(cur);
-      cur = next;
-      if (cur && !sh_is_int(ix)) axis++;
-    } else {
-      /* Index axis `axis` of every row: build the result row by row. */
-      int64_t rows = c->shape.dims[0];
-      rt_dtype dt = c->dtype;
-      sh_obj *list = sh_list_new(0);
-      for (int64_t r = 0; r < rows && list; r++) {
-        sh_obj *ri = sh_int(r);
-        sh_obj *row = index_axis0(c, ri);
-        sh_decref(ri);
-        sh_obj *sub = row ? getitem_plain(row, ix) : NULL;
-        sh_decref(row);
-        if (!sub) { sh_clear(&list); break; }
-        sh_list_append_steal(list, sub);
-      }
-      sh_decref(cur);
-      if (!list) return NULL;
-      rt_tensor *joined = np_to_tensor(list, dt, true);
-      sh_decref(list);
-      cur = joined ? np_wrap(joined) : NULL;
-      if (cur && !sh_is_int(ix)) axis++;
-    }
+  sh_obj *const *ix = SH_TUPLE_ITEMS(key);
+  if (n && (np_check(ix[0]) || ix[0]->type == &sh_list_type)) {
+    /* an array index on the first axis, then basic indexing of the axes after its own */
+    sh_obj *rows = index_axis0(t, ix[0]);
+    if (!rows) return NULL;
+    rt_tensor *rt = ((np_array *)rows)->t;
+    sh_obj *r = basic_index(rt, rt->shape.ndims - (t->shape.ndims - 1), ix + 1, n - 1, &scalar);
+    sh_decref(rows);
+    return r;
   }
-  return cur ? scalar_or_array(cur) : NULL;
+  sh_obj *r = basic_index(t, 0, ix, n, &scalar);
+  return r && scalar ? scalar_or_array(r) : r;
 }
 
 /* a shape as numpy's broadcast errors write it: (2,3), (3,), () */
