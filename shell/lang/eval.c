@@ -302,6 +302,19 @@ sh_obj *sh_func_call(sh_obj *o, int argc, sh_obj **argv, sh_obj *kw) {
 #define STACK_DEREGISTER(id) ((void)(id))
 #endif
 
+/* Under AddressSanitizer a switch is getcontext/setcontext told to ASan as a fiber switch
+ * (its swapcontext interceptor warns on every process and cannot follow the stacks). */
+#if defined(__SANITIZE_ADDRESS__)
+#define GEN_ASAN 1
+#elif defined(__has_feature)
+#if __has_feature(address_sanitizer)
+#define GEN_ASAN 1
+#endif
+#endif
+#ifdef GEN_ASAN
+#include <sanitizer/common_interface_defs.h>
+#endif
+
 typedef struct sh_gen {
   sh_obj head;
   sh_func *fn;
@@ -315,18 +328,44 @@ typedef struct sh_gen {
   sh_frame *caller_frame;
   int caller_depth;
   struct sh_gen *outer;   /* the generator that was running when this one was resumed */
+  const void *caller_stack;   /* ASan: the stack that resumed it, and its size */
+  size_t caller_size;
 } sh_gen;
+
+/* Save the running context in from and run to, whose stack is (stack, size); back here
+ * when something switches to from. ending: the stack left is done with (ASan frees its
+ * record); came_stack/came_size: where ASan says the switch back came from. */
+static void gen_switch(ucontext_t *from, ucontext_t *to, const void *stack, size_t size, bool ending,
+                       const void **came_stack, size_t *came_size) {
+#ifdef GEN_ASAN
+  void *fake = NULL;
+  volatile bool back = false;
+  __sanitizer_start_switch_fiber(ending ? NULL : &fake, stack, size);
+  getcontext(from);
+  if (!back) {
+    back = true;
+    setcontext(to);
+  }
+  __sanitizer_finish_switch_fiber(fake, came_stack, came_size);
+#else
+  (void)stack, (void)size, (void)ending, (void)came_stack, (void)came_size;
+  swapcontext(from, to);
+#endif
+}
 
 static _Thread_local sh_gen *cur_gen;
 static sh_type *GeneratorExit;
 
 static void gen_body(void) {
   sh_gen *g = cur_gen;
+#ifdef GEN_ASAN
+  __sanitizer_finish_switch_fiber(NULL, &g->caller_stack, &g->caller_size);
+#endif
   int st = exec_block(&g->frame, g->fn->code->body);
   if (st == ST_ERR) add_traceback(&g->frame);
   g->done = true;
   g->yielded = NULL;
-  swapcontext(&g->ctx, &g->caller);
+  gen_switch(&g->ctx, &g->caller, g->caller_stack, g->caller_size, true, NULL, NULL);
 }
 
 /* Switch into g until it yields or finishes. Returns the yielded value, or NULL: finished
@@ -352,7 +391,7 @@ static sh_obj *gen_resume(sh_gen *g) {
   depth++;
   cur_gen = g;
   g->running = true;
-  swapcontext(&g->caller, &g->ctx);
+  gen_switch(&g->caller, &g->ctx, g->stack, GEN_STACK, false, NULL, NULL);
   g->running = false;
   cur_gen = g->outer;
   cur_frame = g->caller_frame;
@@ -366,7 +405,7 @@ static sh_obj *eval_yield(sh_frame *f, sh_obj *v) {   /* steals v */
   sh_gen *g = cur_gen;
   if (!g || &g->frame != f) { sh_decref(v); return sh_raise(sh_RuntimeError, "yield outside a running generator"); }
   g->yielded = v;
-  swapcontext(&g->ctx, &g->caller);
+  gen_switch(&g->ctx, &g->caller, g->caller_stack, g->caller_size, false, &g->caller_stack, &g->caller_size);
   if (g->closing) {
     sh_err_restore(sh_exc_new(GeneratorExit, sh_tuple_new(0)));
     return NULL;
