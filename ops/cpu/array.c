@@ -429,12 +429,23 @@ int op_cpu_pack(rt_kernel_ctx *c) {
     }
   if (x0->shape.ndims >= RT_MAX_DIMS)
     return rt_kernel_error(c, RT_INVALID_ARGUMENT, "Too many dimensions");
-  if (bytes_only(c, x0->dtype)) return c->st->code;
   rt_shape o = {.ndims = x0->shape.ndims + 1};
   for (int d = 0, k = 0; d < o.ndims; d++) o.dims[d] = d == ax ? n : x0->shape.dims[k++];
   rt_tensor *y = rt_kernel_output(c, 0, x0->dtype, &o);
   if (!y) return c->st->code;
   blocks b = blocks_at(&o, (int)ax);
+  if (x0->dtype == RT_STRING) {   /* element by element: each string owns its bytes */
+    for (int i = 0; i < n; i++) {
+      const rt_str *in = rt_tensor_data(c->inputs[i]);
+      for (int64_t q = 0; q < b.outer; q++)
+        for (int64_t j = 0; j < b.inner; j++) {
+          const rt_str *e = &in[q * b.inner + j];
+          if (rt_tensor_set_str(y, (q * n + i) * b.inner + j, e->ptr, e->len))
+            return rt_kernel_error(c, RT_RESOURCE_EXHAUSTED, "out of memory");
+        }
+    }
+    return RT_OK;
+  }
   for (int i = 0; i < n; i++)
     join_part(rt_tensor_data(y), rt_tensor_data(c->inputs[i]), b, i, 1, n,
               rt_dtype_size(x0->dtype), true);

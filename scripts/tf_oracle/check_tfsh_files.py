@@ -103,6 +103,15 @@ for sub in sorted(k for k in want if not k.startswith("_")):
                           np.allclose(losses, tr["losses"], rtol=1e-5), losses)
                 check("%s: TF imports tfsh's MetaGraph (%d ops), its collections, and its Saver restores"
                       % (sub, len(g.get_operations())), ok, names)
+                if sub == "sharded":   # tfsh's sharded Saver (MergeV2Checkpoints over packed prefixes) run by TF
+                    import tempfile
+                    with tempfile.TemporaryDirectory() as t, tf.Session() as sess:
+                        s.restore(sess, prefix)
+                        again = s.save(sess, os.path.join(t, "again"), write_meta_graph=False)
+                        r2 = tf.train.NewCheckpointReader(again)
+                        check("sharded: TF saves through tfsh's sharded Saver (MergeV2Checkpoints), the same values",
+                              sorted(r2.get_variable_to_shape_map()) == sorted(want[sub]) and
+                              all(same(r2.get_tensor(k), want[sub][k]) for k in want[sub]), os.listdir(t))
             except Exception as e:  # noqa
                 check("%s: tf.train.import_meta_graph" % sub, False, e)
 

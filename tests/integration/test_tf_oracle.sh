@@ -68,8 +68,7 @@ with g.as_default():
         s2 = tf.train.Saver(sharded=True)
     with tf.Session("grpc://localhost:$W0") as sess:
         sess.run(tf.global_variables_initializer())
-        # (no .meta: tfsh's MergeV2Checkpoints takes its shards as N inputs, TF's one string vector)
-        s2.save(sess, D + "/sharded/model.ckpt", global_step=5, write_meta_graph=False)
+        s2.save(sess, D + "/sharded/model.ckpt", global_step=5)
         expected["sharded"] = {"a": sess.run(a).tolist(), "c": sess.run(c).tolist()}
 # TF's own training directory (tests/fixtures/tf/train) resumed here and saved again
 g = tf.Graph()
@@ -120,7 +119,7 @@ print("written")
 PY
 out=$(timeout 120 "$TFSH" "$WORK/write.py" 2>&1)
 check "tfsh writes the files" "written" "$(echo "$out" | tail -1)"
-check "sharded: one data file per ps" "checkpoint model.ckpt-5.data-00000-of-00002 model.ckpt-5.data-00001-of-00002 model.ckpt-5.index" \
+check "sharded: one data file per ps" "checkpoint model.ckpt-5.data-00000-of-00002 model.ckpt-5.data-00001-of-00002 model.ckpt-5.index model.ckpt-5.meta" \
   "$(ls "$D/sharded" | tr '\n' ' ' | sed 's/ $//')"
 res=$(timeout 240 "$PY" "$TFSH_SRC/scripts/tf_oracle/check_tfsh_files.py" "$D" 2>&1 | grep -E "^(ok|FAIL|skip)")
 echo "$res"
