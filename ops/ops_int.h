@@ -29,6 +29,7 @@ void op_sync_register(void);    /* ops/sync.c */
 void op_io_register(void);      /* ops/io.c: checkpoints and summaries */
 void op_imported_register(void);   /* ops/imported.c: ops of TF-written graphs */
 int op_cpu_gather_v2(rt_kernel_ctx *c);
+int op_cpu_where(rt_kernel_ctx *c);
 int op_cpu_broadcast_gradient_args(rt_kernel_ctx *c);
 void op_gpu_register(void);     /* ops/gpu/table.c: the GPU kernels' rows (after the others) */
 

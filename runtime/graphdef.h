@@ -24,6 +24,9 @@ int rt_graphdef_encode(const rt_graph *g, rt_graphdef_devices devices, unsigned 
  * the last under n's name (the caller frees them and the array); 0 when n is written as it
  * is. */
 int rt_graphdef_tf_ops(const rt_graph *g, const rt_node *n, rt_node ***out);
+/* The first node of g that has no TensorFlow form (tfsh's own ops the encoder writes as they
+ * are: a file only tfsh imports), with why; NULL when TF can load every node. */
+const rt_node *rt_graphdef_tf_unexportable(const rt_graph *g, const char **why);
 
 typedef struct rt_graphdef {
   int n;

@@ -130,6 +130,22 @@ if "partitioned" in want:   # into TF's own partitioned variables, as TF1 makes 
             except Exception as e:  # noqa
                 check("partitioned: TF's Saver restores tfsh's slices", False, e)
 
+rd = want.get("_ready")
+if rd:   # a Scaffold's ready ops (tfsh's _ReportUninitialized, written as TF's ops) run by TF
+    g = tf.Graph()
+    with g.as_default():
+        try:
+            tf.train.import_meta_graph(os.path.join(d, "ready.meta"))
+            ops = [tf.get_collection("ready_op")[0], tf.get_collection("ready_for_local_init_op")[0]]
+            with tf.Session() as sess:
+                before = [[x.decode() for x in v] for v in sess.run(ops)]
+                sess.run(tf.get_collection("init_op")[0])
+                after = [v.tolist() for v in sess.run(ops)]
+            check("ready.meta: TF runs the Scaffold's ready ops tfsh wrote (uninitialized %s, then %s)" % (before, after),
+                  before == rd["before"] and after == rd["after"], (before, after, rd))
+        except Exception as e:  # noqa
+            check("ready.meta: TF imports and runs the ready ops", False, e)
+
 gp = os.path.join(d, "graph.pb")
 if os.path.exists(gp):
     gd = tf.GraphDef()

@@ -95,6 +95,19 @@ static sh_obj *f_graphdef_bytes(sh_obj *self, int argc, sh_obj **argv, sh_obj *k
   return r;
 }
 
+/* _graphdef_unexportable(graph=None) -> (node name, op, why) of the first node TensorFlow
+ * could not load (tfsh's own ops with no TF form), or None */
+static sh_obj *f_graphdef_unexportable(sh_obj *self, int argc, sh_obj **argv, sh_obj *kw) {
+  sh_obj *go = NULL;
+  if (sh_parse_args("_graphdef_unexportable", argc, argv, kw, "|graph", &go) < 0) return NULL;
+  tf_graph *g = graph_arg(go);
+  if (!g) return NULL;
+  const char *why = NULL;
+  const rt_node *n = rt_graphdef_tf_unexportable(tf_rt(g), &why);
+  if (!n) return sh_incref(SH_NONE);
+  return sh_tuple_of(3, sh_str(n->name), sh_str(n->op), sh_str(why));
+}
+
 bool tf_bytes_arg(sh_obj *o, const char **p, size_t *n) {
   if (o && tf_bytes_of(o, p, n)) return true;
   sh_raise(sh_TypeError, "expected bytes, got %s", o ? sh_type_name(o) : "nothing");
@@ -315,6 +328,7 @@ fail:
 }
 
 static const sh_method files_funcs[] = {
+  {"_graphdef_unexportable", f_graphdef_unexportable, "_graphdef_unexportable(graph=None)", "The first node TF could not load, or None (internal)."},
   {"_graphdef_bytes", f_graphdef_bytes, "_graphdef_bytes(graph=None, clear_devices=False)", "A graph as TF's binary GraphDef (internal)."},
   {"_graphdef_nodes", f_graphdef_nodes, "_graphdef_nodes(data, what='GraphDef')", "The nodes of a binary GraphDef (internal)."},
   {"_import_graph_def", f_import_graph_def, "_import_graph_def(data, prefix, input_map=None, return_elements=None, what='GraphDef', clear_devices=False)", "Add a binary GraphDef's nodes to the default graph (internal)."},

@@ -114,6 +114,19 @@ with g.as_default():   # partitioned variables: TF's slice layout
         sess.run(sets)
         tf.train.Saver().save(sess, D + "/partitioned/model.ckpt")
     expected["partitioned"] = {"m": mv.tolist(), "n": nv.tolist()}
+g = tf.Graph()
+with g.as_default():   # a MonitoredTrainingSession's Scaffold: its ready ops written as TF's ops
+    v = tf.Variable([1.0, 2.0], name="v")
+    with tf.name_scope("inner"):
+        u = tf.Variable(0, name="u")
+    scaffold = tf.train.Scaffold()
+    scaffold.finalize()
+    tf.train.export_meta_graph(D + "/ready.meta")
+    with tf.Session() as sess:
+        before = [x.tolist() for x in sess.run([scaffold.ready_op, scaffold.ready_for_local_init_op])]
+        sess.run(scaffold.init_op)
+        after = [x.tolist() for x in sess.run([scaffold.ready_op, scaffold.ready_for_local_init_op])]
+    expected["_ready"] = {"before": [[s.decode() for s in x] for x in before], "after": after}
 json.dump(expected, open(D + "/expected.json", "w"))
 print("written")
 PY
