@@ -26,6 +26,9 @@ static void *palloc(pool *pl, size_t n) {
   }
   return pl->p[pl->n++] = xcalloc(1, n ? n : 1);
 }
+static void *pool_alloc(void *pl, size_t n) { return palloc(pl, n); }
+static void pool_keep(void *pl, void *p) { (void)pl, (void)p; }   /* freed with the pool */
+
 static void pool_free(pool *pl) {
   for (int i = 0; i < pl->n; i++) free(pl->p[i]);
   free(pl->p);
@@ -93,6 +96,12 @@ static Tensorflow__AttrValue *attr_pb(pool *pl, const rt_attr_value *v) {
   case RT_ATTR_TYPE: a->value_case = TENSORFLOW__ATTR_VALUE__VALUE_TYPE, a->type = (Tensorflow__DataType)v->type; break;
   case RT_ATTR_SHAPE: a->value_case = TENSORFLOW__ATTR_VALUE__VALUE_SHAPE, a->shape = shape_pb(pl, &v->shape); break;
   case RT_ATTR_TENSOR: a->value_case = TENSORFLOW__ATTR_VALUE__VALUE_TENSOR, a->tensor = tensor_pb(pl, v->tensor); break;
+  case RT_ATTR_RAW: {   /* the TensorProto as it was read, its memory from the pool */
+    ProtobufCAllocator al = {pool_alloc, pool_keep, pl};
+    a->tensor = tensorflow__tensor_proto__unpack(&al, (size_t)v->list.n, v->list.v);
+    if (a->tensor) a->value_case = TENSORFLOW__ATTR_VALUE__VALUE_TENSOR;
+    break;
+  }
   case RT_ATTR_LIST_INT:
     l->n_i = n, l->i = palloc(pl, sizeof *l->i * n);
     memcpy(l->i, v->list.v, sizeof *l->i * n);
@@ -274,6 +283,12 @@ static int attr_from(const Tensorflow__AttrValue *a, rt_attr_value *v, const cha
   case TENSORFLOW__ATTR_VALUE__VALUE_TYPE: v->kind = RT_ATTR_TYPE, v->type = (rt_dtype)a->type; return RT_OK;
   case TENSORFLOW__ATTR_VALUE__VALUE_SHAPE: v->kind = RT_ATTR_SHAPE; return shape_from(a->shape, &v->shape, where, st);
   case TENSORFLOW__ATTR_VALUE__VALUE_TENSOR: {
+    if (a->tensor && !dtype_ok(a->tensor->dtype) && a->tensor->dtype > 0) {   /* kept as bytes (RT_ATTR_RAW) */
+      size_t len = tensorflow__tensor_proto__get_packed_size(a->tensor);
+      v->kind = RT_ATTR_RAW, v->list.n = (int)len, v->list.v = xmalloc(len ? len : 1);
+      tensorflow__tensor_proto__pack(a->tensor, v->list.v);
+      return RT_OK;
+    }
     int rc = tensor_from(a->tensor, &v->tensor, where, st);
     if (!rc) v->kind = RT_ATTR_TENSOR;
     return rc;
@@ -431,8 +446,8 @@ void rt_graphdef_fit_attrs(rt_node *x, const rt_op_sig *sig) {
         a->value.kind = as->kind;   /* an empty list of another kind */
       else if (a->value.kind == RT_ATTR_FLOAT && as->kind == RT_ATTR_INT)
         keep = false;
-      else
-        keep = a->value.kind == as->kind;
+      else   /* a tensor of a dtype tfsh lacks: kept, so that validation names the node */
+        keep = a->value.kind == as->kind || (a->value.kind == RT_ATTR_RAW && as->kind == RT_ATTR_TENSOR);
     }
     if (keep) {
       k++;

@@ -122,6 +122,7 @@ static sh_obj *attr_py(const rt_attr_value *v) {
   case RT_ATTR_BOOL: val = sh_bool(v->b); break;
   case RT_ATTR_STRING: val = sh_str(v->s ? v->s : ""); break;
   case RT_ATTR_TYPE: val = sh_int(v->type); break;
+  case RT_ATTR_RAW: val = sh_strn((const char *)v->list.v, (size_t)v->list.n); break;   /* the TensorProto's bytes */
   case RT_ATTR_SHAPE: val = v->shape.ndims < 0 ? sh_none() : shape_list(&v->shape); break;
   case RT_ATTR_TENSOR: {
     const rt_tensor *t = v->tensor;
