@@ -1,5 +1,7 @@
-/* CPU kernels of ops/imported.c: GatherV2, Where and BroadcastGradientArgs. */
+/* CPU kernels of ops/imported.c: GatherV2, Where, StaticRegexFullMatch and BroadcastGradientArgs. */
+#include <regex.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "ops/ops_int.h"
@@ -101,5 +103,28 @@ int op_cpu_where(rt_kernel_ctx *c) {
     }
     j++;
   }
+  return RT_OK;
+}
+
+/* Whether each string matches the pattern attr whole (POSIX extended syntax, which covers
+ * the patterns TF's own graphs hold: a sharded Saver's "^s3://.*"). */
+int op_cpu_static_regex_full_match(rt_kernel_ctx *c) {
+  const rt_tensor *x = c->inputs[0];
+  const char *pat = rt_node_string(c->node, "pattern", "");
+  size_t pl = strlen(pat);
+  char *full = malloc(pl + 5);
+  if (!full) return rt_kernel_error(c, RT_RESOURCE_EXHAUSTED, "out of memory");
+  snprintf(full, pl + 5, "^(%s)$", pat);
+  regex_t re;
+  int bad = regcomp(&re, full, REG_EXTENDED | REG_NOSUB);
+  free(full);
+  if (bad) return rt_kernel_error(c, RT_INVALID_ARGUMENT, "StaticRegexFullMatch: invalid pattern %s", pat);
+  rt_tensor *y = rt_kernel_output(c, 0, RT_BOOL, &x->shape);
+  if (!y) return regfree(&re), c->st->code;
+  const rt_str *s = rt_tensor_data(x);
+  bool *out = rt_tensor_data(y);
+  for (int64_t i = 0; i < rt_tensor_numel(x); i++)   /* strings with NULs match up to the first */
+    out[i] = regexec(&re, s[i].ptr ? s[i].ptr : "", 0, NULL, 0) == 0;
+  regfree(&re);
   return RT_OK;
 }

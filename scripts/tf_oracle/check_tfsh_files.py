@@ -21,6 +21,7 @@ except Exception as e:  # noqa
     sys.exit(77)
 tf.disable_v2_behavior()
 tf.get_logger().setLevel("ERROR")
+from google.protobuf import text_format  # noqa: E402
 
 d = sys.argv[1]
 want = json.load(open(os.path.join(d, "expected.json")))
@@ -129,6 +130,24 @@ if "partitioned" in want:   # into TF's own partitioned variables, as TF1 makes 
                       same(got[0], want["partitioned"]["m"]) and same(got[1], want["partitioned"]["n"]), got)
             except Exception as e:  # noqa
                 check("partitioned: TF's Saver restores tfsh's slices", False, e)
+
+tm = os.path.join(d, "built_text.meta")
+if os.path.exists(tm) and "built" in want:   # the built graph's MetaGraph in text format (as_text=True)
+    g = tf.Graph()
+    with g.as_default():
+        try:
+            mg = tf.MetaGraphDef()
+            text_format.Merge(open(tm).read(), mg)
+            s = tf.train.import_meta_graph(tm)
+            with tf.Session() as sess:
+                s.restore(sess, tf.train.latest_checkpoint(os.path.join(d, "built")) or
+                          sorted(glob.glob(os.path.join(d, "built", "*.index")))[-1][:-len(".index")])
+                got = dict((v.op.name, sess.run(v)) for v in tf.global_variables())
+            check("built_text.meta: TF's text_format reads tfsh's text MetaGraph (%d nodes), import_meta_graph "
+                  "restores through its Saver" % len(mg.graph_def.node),
+                  sorted(got) == sorted(want["built"]) and all(same(got[k], want["built"][k]) for k in got), got)
+        except Exception as e:  # noqa
+            check("built_text.meta: TF reads the text MetaGraph", False, e)
 
 rd = want.get("_ready")
 if rd:   # a Scaffold's ready ops (tfsh's _ReportUninitialized, written as TF's ops) run by TF

@@ -97,6 +97,7 @@ with g.as_default():
         sess.run(tf.global_variables_initializer())
         sess.run(train_op, feed)
         saver.save(sess, D + "/built/model.ckpt", global_step=gs)
+        saver.export_meta_graph(D + "/built_text.meta", as_text=True)
         expected["built"] = dict((v.op.name, np.asarray(sess.run(v)).tolist()) for v in tf.global_variables())
         expected["_train_built"] = {"feed": {"x:0": feed[x]}, "losses": [float(sess.run([loss, train_op], feed)[0]) for _ in range(2)]}
 g = tf.Graph()
