@@ -161,6 +161,10 @@ with g.as_default():
     tf.identity(x * 2.0, name="y")
     tf.train.write_graph(g, os.path.join(root, "image"), "graph.pb", as_text=False)
     tf.train.write_graph(g, os.path.join(root, "image"), "graph.pbtxt", as_text=True)
+g = tf.Graph()
+with g.as_default():   # a uint8 constant: a kernel would need it, so tfsh's import names the node
+    tf.constant([1, 2], tf.uint8, name="c8")
+    tf.train.write_graph(g, os.path.join(root, "image"), "const_u8.pb", as_text=False)
 
 # 7. A MetaGraph in text format (export_meta_graph(as_text=True)) of a graph whose Saver is
 # sharded (MergeV2Checkpoints over the packed prefixes), with its checkpoint.
