@@ -95,6 +95,30 @@ static sh_obj *f_graphdef_bytes(sh_obj *self, int argc, sh_obj **argv, sh_obj *k
   return r;
 }
 
+/* _graphdef_scoped(data, scope) -> (the GraphDef's nodes under scope/, renamed, [unbound inputs]) */
+static sh_obj *f_graphdef_scoped(sh_obj *self, int argc, sh_obj **argv, sh_obj *kw) {
+  sh_obj *data, *scope;
+  if (sh_parse_args("_graphdef_scoped", argc, argv, kw, "data scope", &data, &scope) < 0) return NULL;
+  const char *p, *sc = sh_as_cstr(scope);
+  size_t n;
+  if (!sc || !tf_bytes_arg(data, &p, &n)) return NULL;
+  unsigned char *out = NULL;
+  size_t on = 0;
+  char **ub = NULL;
+  int nub = 0;
+  rt_status st = {0};
+  if (rt_graphdef_scope((const unsigned char *)p, n, sc, &out, &on, &ub, &nub, &st)) return tf_raise_status(&st);
+  sh_obj *l = sh_list_new(0);
+  for (int i = 0; i < nub; i++) {
+    sh_list_append_steal(l, sh_str(ub[i]));
+    free(ub[i]);
+  }
+  free(ub);
+  sh_obj *r = sh_tuple_of(2, sh_strn((const char *)out, on), l);
+  free(out);
+  return r;
+}
+
 /* _graphdef_unexportable(graph=None) -> (node name, op, why) of the first node TensorFlow
  * could not load (tfsh's own ops with no TF form), or None */
 static sh_obj *f_graphdef_unexportable(sh_obj *self, int argc, sh_obj **argv, sh_obj *kw) {
@@ -329,6 +353,7 @@ fail:
 }
 
 static const sh_method files_funcs[] = {
+  {"_graphdef_scoped", f_graphdef_scoped, "_graphdef_scoped(data, scope)", "A GraphDef's nodes under a scope, renamed (internal)."},
   {"_graphdef_unexportable", f_graphdef_unexportable, "_graphdef_unexportable(graph=None)", "The first node TF could not load, or None (internal)."},
   {"_graphdef_bytes", f_graphdef_bytes, "_graphdef_bytes(graph=None, clear_devices=False)", "A graph as TF's binary GraphDef (internal)."},
   {"_graphdef_nodes", f_graphdef_nodes, "_graphdef_nodes(data, what='GraphDef')", "The nodes of a binary GraphDef (internal)."},
