@@ -1,6 +1,7 @@
 /* Ops that only graphs written by TensorFlow use (a TF-written training graph's gradient and
- * saver nodes, imported from a GraphDef or a MetaGraph): PlaceholderWithDefault, GatherV2
- * and BroadcastGradientArgs. tfsh's own builders write Identity, Gather and _SumToShapeOf. */
+ * saver nodes, imported from a GraphDef or a MetaGraph): PlaceholderWithDefault, GatherV2,
+ * Where (tf.boolean_mask's, as in report_uninitialized_variables), StaticRegexFullMatch (a
+ * sharded Saver's) and BroadcastGradientArgs. tfsh's own builders write Identity, Gather and _SumToShapeOf. */
 #include <stdlib.h>
 #include <string.h>
 
@@ -33,6 +34,16 @@ static int gather_v2_shape(rt_shape_ctx *c) {
   return RT_OK;
 }
 
+static int where_shape(rt_shape_ctx *c) {
+  c->out_shapes[0] = rt_shape_make(2, (int64_t[]){-1, c->in_shapes[0].ndims < 0 ? -1 : c->in_shapes[0].ndims});
+  return RT_OK;
+}
+
+static int same_shape(rt_shape_ctx *c) {
+  c->out_shapes[0] = c->in_shapes[0];
+  return RT_OK;
+}
+
 static int bga_shape(rt_shape_ctx *c) {
   c->out_shapes[0] = c->out_shapes[1] = rt_shape_make(1, (int64_t[]){-1});
   return RT_OK;
@@ -47,6 +58,12 @@ static const rt_op_def imported_ops[] = {
    .attrs = "batch_dims: int = 0, Tparams: type, Tindices: " IDX ", Taxis: " IDX,
    .help = "Slices of params along axis picked by indices (TF's tf.gather).",
    .shape = gather_v2_shape, .kernel = {[RT_DEV_CPU] = op_cpu_gather_v2}, .grad = op_no_grad},
+  {.name = "Where", .inputs = "input: T", .outputs = "index: int64", .attrs = "T: {bool} = bool",
+   .help = "The coordinates of the true elements of input, one row each ([n, rank]).",
+   .shape = where_shape, .kernel = {[RT_DEV_CPU] = op_cpu_where}, .grad = op_no_grad},
+  {.name = "StaticRegexFullMatch", .inputs = "input: string", .outputs = "output: bool", .attrs = "pattern: string",
+   .help = "Whether each string matches pattern whole (a TF sharded Saver's s3:// test).",
+   .shape = same_shape, .kernel = {[RT_DEV_CPU] = op_cpu_static_regex_full_match}, .grad = op_no_grad},
   {.name = "BroadcastGradientArgs", .inputs = "s0: T, s1: T", .outputs = "r0: T, r1: T",
    .attrs = "T: " IDX " = int32",
    .help = "The axes to sum a broadcast gradient over for each of two shapes.",

@@ -362,11 +362,16 @@ static int save_shape(rt_shape_ctx *c) {
 /* ---- sharded saves: MergeV2Checkpoints, StringJoin, ShardedFilename -------------------- */
 
 static int merge_kernel(rt_kernel_ctx *c) {
-  int np = c->n_inputs - 1;
-  for (int k = 0; k <= np; k++)
-    if (check_string_vec(c, k, k < np ? "checkpoint_prefixes" : "destination_prefix", 1)) return c->st->code;
-  const char *dest = str_at(c->inputs[np], 0);
-#define PART(k) str_at(c->inputs[k], 0)
+  if (check_string_vec(c, 0, "checkpoint_prefixes", -1) || check_string_vec(c, 1, "destination_prefix", 1))
+    return c->st->code;
+  if (c->inputs[0]->shape.ndims > 1)
+    return rt_kernel_error(c, RT_INVALID_ARGUMENT, "checkpoint_prefixes must be a scalar or a vector");
+  int np = (int)rt_tensor_numel(c->inputs[0]);
+  if (np < 1) return rt_kernel_error(c, RT_INVALID_ARGUMENT, "checkpoint_prefixes is empty");
+  if (rt_node_bool(c->node, "allow_missing_files", false))
+    return rt_kernel_error(c, RT_UNIMPLEMENTED, "MergeV2Checkpoints: allow_missing_files=true is not supported by tfsh");
+  const char *dest = str_at(c->inputs[1], 0);
+#define PART(k) str_at(c->inputs[0], k)
   rt_bundle_index all = {RT_BUNDLE_TF, (uint32_t)np, 0, NULL};
   int cap = 0, rc = RT_OK;
   for (int k = 0; k < np && !rc; k++) {
@@ -850,8 +855,8 @@ static const rt_op_def io_ops[] = {
    .outputs = "tensors: N * dtypes", .attrs = "N: int >= 0, dtypes: list(type)",
    .help = "Read the named tensors of checkpoint PREFIX, checking each one's CRC32C.",
    .shape = restore_shape, .kernel = {[RT_DEV_CPU] = restore_kernel}, .flags = RT_OP_STATEFUL},
-  {.name = "MergeV2Checkpoints", .inputs = "checkpoint_prefixes: N * string, destination_prefix: string",
-   .attrs = "N: int >= 1, delete_old_dirs: bool = true",
+  {.name = "MergeV2Checkpoints", .inputs = "checkpoint_prefixes: string, destination_prefix: string",
+   .attrs = "delete_old_dirs: bool = true, allow_missing_files: bool = false",
    .help = "Merge the per-device checkpoints of a sharded save into one PREFIX.index.",
    .kernel = {[RT_DEV_CPU] = merge_kernel}, .flags = RT_OP_STATEFUL},
   {.name = "StringJoin", .inputs = "inputs: N * string", .outputs = "output: string",

@@ -39,6 +39,8 @@ int op_queue_take_string(rt_kernel_ctx *c, rt_tensor *handle, char **out);
 void op_io_register(void);      /* ops/io.c: checkpoints and summaries */
 void op_imported_register(void);   /* ops/imported.c: ops of TF-written graphs */
 int op_cpu_gather_v2(rt_kernel_ctx *c);
+int op_cpu_where(rt_kernel_ctx *c);
+int op_cpu_static_regex_full_match(rt_kernel_ctx *c);
 int op_cpu_broadcast_gradient_args(rt_kernel_ctx *c);
 void op_gpu_register(void);     /* ops/gpu/table.c: the GPU kernels' rows (after the others) */
 void op_control_register(void); /* ops/control.c: Switch, Merge, Enter, Exit, ... */

@@ -62,6 +62,10 @@ static void pack_attr(net_msg *m, msgpack_packer *pk, const rt_attr_value *v) {
   case RT_ATTR_FLOAT: msgpack_pack_double(pk, v->f); break;
   case RT_ATTR_BOOL: v->b ? msgpack_pack_true(pk) : msgpack_pack_false(pk); break;
   case RT_ATTR_STRING: pack_str(pk, v->s); break;
+  case RT_ATTR_RAW:
+    msgpack_pack_str(pk, (size_t)v->list.n);
+    msgpack_pack_str_body(pk, v->list.v, (size_t)v->list.n);
+    break;
   case RT_ATTR_TYPE: msgpack_pack_int(pk, v->type); break;
   case RT_ATTR_SHAPE: pack_shape(pk, &v->shape); break;
   case RT_ATTR_TENSOR:
@@ -433,6 +437,17 @@ static int unpack_attr(const net_in *m, const msgpack_object *o, const char *wha
     if ((rc = net_obj_str(x, what, &p, &len, st))) return rc;
     v->s = strndup(p, len);
     return v->s ? RT_OK : rt_error(st, RT_RESOURCE_EXHAUSTED, "out of memory");
+  }
+  case RT_ATTR_RAW: {
+    const char *p;
+    size_t len;
+    if ((rc = net_obj_str(x, what, &p, &len, st))) return rc;
+    if (len > INT32_MAX) return rt_error(st, RT_INVALID_ARGUMENT, "%s: a raw tensor attr of %zu bytes", what, len);
+    v->list.v = malloc(len ? len : 1);
+    if (!v->list.v) return rt_error(st, RT_RESOURCE_EXHAUSTED, "out of memory");
+    if (len) memcpy(v->list.v, p, len);
+    v->list.n = (int)len;
+    return RT_OK;
   }
   case RT_ATTR_TYPE: return unpack_dtype(x, what, &v->type, st);
   case RT_ATTR_SHAPE: return unpack_shape(x, what, &v->shape, st);

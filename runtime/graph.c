@@ -20,6 +20,7 @@ static size_t list_elem_size(rt_attr_kind k) {
   case RT_ATTR_LIST_STRING: return sizeof(char *);
   case RT_ATTR_LIST_TYPE: return sizeof(rt_dtype);
   case RT_ATTR_LIST_SHAPE: return sizeof(rt_shape);
+  case RT_ATTR_RAW: return 1;
   default: return 0;
   }
 }
@@ -33,7 +34,7 @@ void rt_attr_value_clear(rt_attr_value *v) {
     free(v->list.v);
     break;
   case RT_ATTR_LIST_INT: case RT_ATTR_LIST_FLOAT: case RT_ATTR_LIST_TYPE:
-  case RT_ATTR_LIST_SHAPE:
+  case RT_ATTR_LIST_SHAPE: case RT_ATTR_RAW:
     free(v->list.v);
     break;
   default: break;
@@ -47,7 +48,7 @@ int rt_attr_value_copy(rt_attr_value *dst, const rt_attr_value *src) {
   case RT_ATTR_STRING: dst->s = dup_str(src->s); break;
   case RT_ATTR_TENSOR: rt_tensor_ref(dst->tensor); break;
   case RT_ATTR_LIST_INT: case RT_ATTR_LIST_FLOAT: case RT_ATTR_LIST_TYPE:
-  case RT_ATTR_LIST_SHAPE: case RT_ATTR_LIST_STRING: {
+  case RT_ATTR_LIST_SHAPE: case RT_ATTR_LIST_STRING: case RT_ATTR_RAW: {
     size_t es = list_elem_size(src->kind);
     dst->list.v = xcalloc((size_t)src->list.n, es);
     if (src->list.n) memcpy(dst->list.v, src->list.v, (size_t)src->list.n * es);
@@ -401,6 +402,12 @@ static int check_attrs(rt_node *n, const rt_op_sig *sig, rt_status *st) {
                       n->name, n->op, name, names);
     }
     rt_attr_kind got = n->attrs[i].value.kind;
+    if (got == RT_ATTR_RAW && as->kind == RT_ATTR_TENSOR) {   /* its op's kernel would read it */
+      const unsigned char *raw = n->attrs[i].value.list.v;   /* a TensorProto: field 1 (dtype) first */
+      int dt = n->attrs[i].value.list.n >= 2 && raw[0] == 0x08 && raw[1] < 0x80 ? raw[1] : 0;
+      return rt_error(st, RT_UNIMPLEMENTED, "node '%s': attr '%s' of op %s is a tensor of DataType %d, which tfsh does not have",
+                      n->name, name, n->op, dt);
+    }
     if (got != as->kind)
       return rt_error(st, RT_INVALID_ARGUMENT,
                       "node '%s': attr '%s' of op %s must be %s, not %s", n->name, name, n->op,

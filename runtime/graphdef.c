@@ -26,6 +26,9 @@ static void *palloc(pool *pl, size_t n) {
   }
   return pl->p[pl->n++] = xcalloc(1, n ? n : 1);
 }
+static void *pool_alloc(void *pl, size_t n) { return palloc(pl, n); }
+static void pool_keep(void *pl, void *p) { (void)pl, (void)p; }   /* freed with the pool */
+
 static void pool_free(pool *pl) {
   for (int i = 0; i < pl->n; i++) free(pl->p[i]);
   free(pl->p);
@@ -93,6 +96,12 @@ static Tensorflow__AttrValue *attr_pb(pool *pl, const rt_attr_value *v) {
   case RT_ATTR_TYPE: a->value_case = TENSORFLOW__ATTR_VALUE__VALUE_TYPE, a->type = (Tensorflow__DataType)v->type; break;
   case RT_ATTR_SHAPE: a->value_case = TENSORFLOW__ATTR_VALUE__VALUE_SHAPE, a->shape = shape_pb(pl, &v->shape); break;
   case RT_ATTR_TENSOR: a->value_case = TENSORFLOW__ATTR_VALUE__VALUE_TENSOR, a->tensor = tensor_pb(pl, v->tensor); break;
+  case RT_ATTR_RAW: {   /* the TensorProto as it was read, its memory from the pool */
+    ProtobufCAllocator al = {pool_alloc, pool_keep, pl};
+    a->tensor = tensorflow__tensor_proto__unpack(&al, (size_t)v->list.n, v->list.v);
+    if (a->tensor) a->value_case = TENSORFLOW__ATTR_VALUE__VALUE_TENSOR;
+    break;
+  }
   case RT_ATTR_LIST_INT:
     l->n_i = n, l->i = palloc(pl, sizeof *l->i * n);
     memcpy(l->i, v->list.v, sizeof *l->i * n);
@@ -274,6 +283,12 @@ static int attr_from(const Tensorflow__AttrValue *a, rt_attr_value *v, const cha
   case TENSORFLOW__ATTR_VALUE__VALUE_TYPE: v->kind = RT_ATTR_TYPE, v->type = (rt_dtype)a->type; return RT_OK;
   case TENSORFLOW__ATTR_VALUE__VALUE_SHAPE: v->kind = RT_ATTR_SHAPE; return shape_from(a->shape, &v->shape, where, st);
   case TENSORFLOW__ATTR_VALUE__VALUE_TENSOR: {
+    if (a->tensor && !dtype_ok(a->tensor->dtype) && a->tensor->dtype > 0) {   /* kept as bytes (RT_ATTR_RAW) */
+      size_t len = tensorflow__tensor_proto__get_packed_size(a->tensor);
+      v->kind = RT_ATTR_RAW, v->list.n = (int)len, v->list.v = xmalloc(len ? len : 1);
+      tensorflow__tensor_proto__pack(a->tensor, v->list.v);
+      return RT_OK;
+    }
     int rc = tensor_from(a->tensor, &v->tensor, where, st);
     if (!rc) v->kind = RT_ATTR_TENSOR;
     return rc;
@@ -436,8 +451,8 @@ void rt_graphdef_fit_attrs(rt_node *x, const rt_op_sig *sig) {
         a->value.kind = as->kind;   /* an empty list of another kind */
       else if (a->value.kind == RT_ATTR_FLOAT && as->kind == RT_ATTR_INT)
         keep = false;
-      else
-        keep = a->value.kind == as->kind;
+      else   /* a tensor of a dtype tfsh lacks: kept, so that validation names the node */
+        keep = a->value.kind == as->kind || (a->value.kind == RT_ATTR_RAW && as->kind == RT_ATTR_TENSOR);
     }
     if (keep) {
       k++;
@@ -463,4 +478,86 @@ const char *rt_graphdef_op(const char *op) {
   for (size_t i = 0; i < sizeof alias / sizeof alias[0]; i++)
     if (!strcmp(op, alias[i][0]) && rt_op_find(alias[i][1])) return alias[i][1];
   return op;
+}
+
+/* ---- export_meta_graph(export_scope=...) ---------------------------------------------------- */
+
+/* TF's rules (meta_graph.py): a name is exported when it starts with the scope as given
+ * ("tower" takes "tower_1/x" too); "scope/" (the scope without its trailing '/', then any
+ * slashes) is taken off where it is there. The result points into s. */
+static const char *strip_scope(const char *s, const char *scope, size_t sl) {
+  if (strncmp(s, scope, sl) || s[sl] != '/') return s;
+  for (s += sl; *s == '/'; s++) {}
+  return s;
+}
+
+int rt_graphdef_scope(const unsigned char *p, size_t n, const char *scope, unsigned char **out, size_t *out_n,
+                      char ***unbound, int *n_unbound, rt_status *st) {
+  Tensorflow__GraphDef *g = tensorflow__graph_def__unpack(NULL, n, p);
+  if (!g) return rt_error(st, RT_INTERNAL, "export_scope: the graph's own GraphDef does not read back");
+  size_t raw = strlen(scope), sl = raw;
+  while (sl && scope[sl - 1] == '/') sl--;
+  pool pl = {0};
+  *unbound = NULL, *n_unbound = 0;
+  Tensorflow__NodeDef **kept = xcalloc(g->n_node + 1, sizeof *kept), **all = g->node;
+  size_t nk = 0, n_all = g->n_node;
+  for (size_t i = 0; i < g->n_node; i++) {
+    Tensorflow__NodeDef *src = g->node[i];
+    if (strncmp(src->name, scope, raw)) continue;
+    const char *name = strip_scope(src->name, scope, sl);
+    Tensorflow__NodeDef *x = palloc(&pl, sizeof *x);   /* a shallow copy: its strings are g's or the pool's */
+    *x = *src;
+    x->name = (char *)name;
+    x->input = palloc(&pl, (src->n_input + 1) * sizeof *x->input);
+    for (size_t k = 0; k < src->n_input; k++) {
+      const char *in = src->input[k];
+      bool ctl = in[0] == '^';
+      const char *u = strncmp(in + ctl, scope, raw) ? NULL : strip_scope(in + ctl, scope, sl);
+      if (u && !ctl) {
+        x->input[k] = (char *)u;
+      } else if (u) {
+        x->input[k] = palloc(&pl, strlen(u) + 2);
+        sprintf(x->input[k], "^%s", u);
+      } else {   /* from outside the scope: TF's "$unbound_inputs_" mark, listed for the collection */
+        x->input[k] = palloc(&pl, strlen(in) + 18);
+        sprintf(x->input[k], "%s$unbound_inputs_%s", ctl ? "^" : "", in + ctl);
+        *unbound = xrealloc(*unbound, (size_t)(*n_unbound + 1) * sizeof **unbound);
+        (*unbound)[(*n_unbound)++] = xstrdup(x->input[k]);
+      }
+    }
+    x->attr = palloc(&pl, (src->n_attr + 1) * sizeof *x->attr);
+    for (size_t k = 0; k < src->n_attr; k++) {
+      x->attr[k] = src->attr[k];
+      Tensorflow__AttrValue *v = src->attr[k]->value;
+      if (strcmp(src->attr[k]->key, "_class") || !v || v->value_case != TENSORFLOW__ATTR_VALUE__VALUE_LIST) continue;
+      Tensorflow__AttrEntry *e = palloc(&pl, sizeof *e);
+      Tensorflow__AttrValue *nv = palloc(&pl, sizeof *nv);
+      Tensorflow__AttrValue__ListValue *l = palloc(&pl, sizeof *l);
+      *e = *src->attr[k], *nv = *v, *l = *v->list;
+      e->value = nv, nv->list = l;
+      l->s = palloc(&pl, (l->n_s + 1) * sizeof *l->s);
+      for (size_t j = 0; j < l->n_s; j++) {   /* loc:@scope/x -> loc:@x */
+        l->s[j] = v->list->s[j];
+        const char *s = (const char *)l->s[j].data;
+        if (l->s[j].len > 5 && !strncmp(s, "loc:@", 5)) {
+          char *t = palloc(&pl, l->s[j].len + 1);
+          memcpy(t, s, l->s[j].len);
+          const char *rest = strip_scope(t + 5, scope, sl);
+          memmove(t + 5, rest, strlen(rest) + 1);
+          l->s[j].data = (uint8_t *)t, l->s[j].len = strlen(t);
+        }
+      }
+      x->attr[k] = e;
+    }
+    kept[nk++] = x;
+  }
+  g->node = kept, g->n_node = nk;
+  *out_n = tensorflow__graph_def__get_packed_size(g);
+  *out = xmalloc(*out_n ? *out_n : 1);
+  tensorflow__graph_def__pack(g, *out);
+  g->node = all, g->n_node = n_all;
+  free(kept);
+  pool_free(&pl);
+  tensorflow__graph_def__free_unpacked(g, NULL);
+  return RT_OK;
 }

@@ -19,11 +19,21 @@ typedef enum rt_graphdef_devices { RT_GD_REQUESTED, RT_GD_ASSIGNED, RT_GD_CLEARE
 /* Encode g (assigned devices where placed, requested ones, or none). *out is malloc'd. */
 int rt_graphdef_encode(const rt_graph *g, rt_graphdef_devices devices, unsigned char **out, size_t *n, rt_status *st);
 
+/* export_meta_graph(export_scope=SCOPE): the nodes of the binary GraphDef p whose names start
+ * with SCOPE, "SCOPE/" taken off their names, inputs and _class colocations (TF's rules); an
+ * input from outside is written "$unbound_inputs_NAME" (TF's mark) and listed in *unbound
+ * (malloc'd). */
+int rt_graphdef_scope(const unsigned char *p, size_t n, const char *scope, unsigned char **out, size_t *out_n,
+                      char ***unbound, int *n_unbound, rt_status *st);
+
 /* A node of g written as TF's ops where it is one of tfsh's own gradient helpers
  * (_SumToShapeOf, _ReduceGrad), which TF has no kernel for: *out gets new unvalidated nodes,
  * the last under n's name (the caller frees them and the array); 0 when n is written as it
  * is. */
 int rt_graphdef_tf_ops(const rt_graph *g, const rt_node *n, rt_node ***out);
+/* The first node of g that has no TensorFlow form (tfsh's own ops the encoder writes as they
+ * are: a file only tfsh imports), with why; NULL when TF can load every node. */
+const rt_node *rt_graphdef_tf_unexportable(const rt_graph *g, const char **why);
 
 typedef struct rt_graphdef {
   int n;

@@ -1,5 +1,6 @@
-/* tfsh's own gradient helpers as TensorFlow's ops, for GraphDefs that leave tfsh (files TF
- * reads): _SumToShapeOf and _ReduceGrad have no TF kernel, so the encoder writes each as a
+/* tfsh's own helper ops as TensorFlow's ops, for GraphDefs that leave tfsh (files TF
+ * reads): _SumToShapeOf, _ReduceGrad (gradients) and _ReportUninitialized (the ready op of a
+ * Supervisor or MonitoredTrainingSession) have no TF kernel, so the encoder writes each as a
  * few nodes of TF's (and tfsh's) ops computing the same thing, the last one under the
  * helper's name so that its consumers need not change. See rt_graphdef_tf_ops. */
 #include <stdio.h>
@@ -136,11 +137,53 @@ static bool reduce_grad(builder *b, const rt_graph *g) {
   return true;
 }
 
+/* tf.report_uninitialized_variables as TF builds it: the variables' names masked by
+ * LogicalNot(Pack(IsVariableInitialized...)) (boolean_mask: Where, Squeeze, GatherV2); no
+ * variables: an empty string vector. */
+static void report_uninitialized(builder *b) {
+  const rt_node *s = b->src;
+  const rt_attr_value *names = rt_node_attr(s, "var_names");
+  int n = s->n_data_inputs;
+  rt_shape vs = rt_shape_make(1, (int64_t[]){n});
+  rt_tensor *nt = rt_tensor_new(RT_STRING, &vs);
+  for (int i = 0; nt && i < n; i++) {
+    const char *v = names && names->kind == RT_ATTR_LIST_STRING && i < names->list.n ? ((char **)names->list.v)[i] : "?";
+    rt_tensor_set_str(nt, i, v, strlen(v));
+  }
+  rt_node *c = n ? emit(b, "Const", "Const", 0, NULL) : emit_last(b, "Const", 0, NULL);
+  rt_node_set_type(c, "dtype", RT_STRING);
+  if (nt) rt_node_set_tensor(c, "value", nt);
+  rt_tensor_unref(nt);
+  if (!n) return;
+  rt_node *pk = emit(b, "stack", "Pack", n, (const char *const *)s->inputs);
+  rt_node_set_type(pk, "T", RT_BOOL);
+  rt_node_set_int(pk, "N", n);
+  rt_node_set_int(pk, "axis", 0);
+  const char *in[3] = {out0(pk)};
+  rt_node *not = emit(b, "LogicalNot", "LogicalNot", 1, in);
+  in[0] = out0(not);
+  rt_node *wh = emit(b, "boolean_mask/Where", "Where", 1, in);
+  rt_node_set_type(wh, "T", RT_BOOL);
+  in[0] = out0(wh);
+  rt_node *sq = emit(b, "boolean_mask/Squeeze", "Squeeze", 1, in);
+  rt_node_set_type(sq, "T", RT_INT64);
+  rt_node_set_ints(sq, "squeeze_dims", 1, (int64_t[]){1});
+  int32_t zero = 0;
+  rt_node *ax = int_const(b, "boolean_mask/GatherV2/axis", 1, &zero, false);
+  in[0] = out0(c), in[1] = out0(sq), in[2] = out0(ax);
+  rt_node *gv = emit_last(b, "GatherV2", 3, in);
+  rt_node_set_type(gv, "Tparams", RT_STRING);
+  rt_node_set_type(gv, "Tindices", RT_INT64);
+  rt_node_set_type(gv, "Taxis", RT_INT32);
+  rt_node_set_int(gv, "batch_dims", 0);
+}
+
 int rt_graphdef_tf_ops(const rt_graph *g, const rt_node *n, rt_node ***out) {
   builder b = {n, NULL, 0};
   *out = NULL;
-  if (!n->edges) return 0;
-  if (!strcmp(n->op, "_SumToShapeOf") && n->n_data_inputs == 2) sum_to_shape(&b, g);
+  if (!strcmp(n->op, "_ReportUninitialized")) report_uninitialized(&b);
+  else if (!n->edges) return 0;
+  else if (!strcmp(n->op, "_SumToShapeOf") && n->n_data_inputs == 2) sum_to_shape(&b, g);
   else if (!strcmp(n->op, "_ReduceGrad") && n->n_data_inputs == 3 && !reduce_grad(&b, g)) {
     for (int i = 0; i < b.n; i++) rt_node_free(b.out[i]);
     b.n = 0;
@@ -151,4 +194,33 @@ int rt_graphdef_tf_ops(const rt_graph *g, const rt_node *n, rt_node ***out) {
   }
   *out = b.out;
   return b.n;
+}
+
+const rt_node *rt_graphdef_tf_unexportable(const rt_graph *g, const char **why) {
+  static const char *const own[][2] = {
+    {"_AccumApply", "SyncReplicasOptimizer's gradient accumulator"},
+    {"_AccumTake", "SyncReplicasOptimizer's gradient accumulator"},
+    {"_TokenEnqueue", "SyncReplicasOptimizer's token queue"},
+    {"_TokenDequeue", "SyncReplicasOptimizer's token queue"},
+  };
+  for (int i = 0; i < g->n_nodes; i++) {
+    const rt_node *n = g->nodes[i];
+    if (n->op[0] != '_') continue;
+    for (size_t k = 0; k < sizeof own / sizeof own[0]; k++)
+      if (!strcmp(n->op, own[k][0])) {
+        *why = own[k][1];
+        return n;
+      }
+    if (!strcmp(n->op, "_ReduceGrad")) {   /* written as TF's ops only when its axes and rank are known */
+      rt_node **x = NULL;
+      int nx = rt_graphdef_tf_ops(g, n, &x);
+      for (int k = 0; k < nx; k++) rt_node_free(x[k]);
+      free(x);
+      if (!nx) {
+        *why = "a reduction's gradient over axes or a rank not known when the graph was built";
+        return n;
+      }
+    }
+  }
+  return NULL;
 }

@@ -167,7 +167,7 @@ static const struct { const char *name; rt_attr_kind kind; } attr_kinds[] = {
 const char *rt_attr_kind_name(rt_attr_kind k) {
   for (size_t i = 0; i < sizeof attr_kinds / sizeof *attr_kinds; i++)
     if (attr_kinds[i].kind == k) return attr_kinds[i].name;
-  return "none";
+  return k == RT_ATTR_RAW ? "tensor (of a dtype tfsh lacks)" : "none";
 }
 
 static void parse_default(const rt_op_def *d, rt_attr_sig *a, char *v) {

@@ -3,6 +3,7 @@
  * parser serve every message in runtime/proto/. */
 #include "runtime/pbmsg.h"
 
+#include <ctype.h>
 #include <errno.h>
 #include <math.h>
 #include <stdarg.h>
@@ -773,4 +774,25 @@ int rt_pb_text_parse(const ProtobufCMessageDescriptor *d, const char *text, size
   }
   *out = m;
   return 0;
+}
+
+bool rt_pb_looks_text(const void *p, size_t n) {
+  const unsigned char *b = p;
+  size_t k = 0, lim = n < 256 ? n : 256;
+  while (k < lim && (b[k] == ' ' || b[k] == '\t' || b[k] == '\n' || b[k] == '\r')) k++;
+  if (k == lim || !(isalpha(b[k]) || b[k] == '#')) return false;
+  for (; k < lim; k++)
+    if ((b[k] < 0x20 && b[k] != '\t' && b[k] != '\n' && b[k] != '\r') || b[k] == 0x7f) return false;
+  return true;
+}
+
+int rt_pb_text_to_binary(const ProtobufCMessageDescriptor *d, const char *text, size_t n, const char *what,
+                         unsigned char **out, size_t *out_n, rt_status *st) {
+  ProtobufCMessage *m;
+  if (rt_pb_text_parse(d, text, n, what, &m, st)) return st->code;
+  *out_n = protobuf_c_message_get_packed_size(m);
+  *out = xmalloc(*out_n ? *out_n : 1);
+  protobuf_c_message_pack(m, *out);
+  protobuf_c_message_free_unpacked(m, NULL);
+  return RT_OK;
 }

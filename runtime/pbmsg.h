@@ -30,6 +30,15 @@ void rt_pb_text_print(const ProtobufCMessage *m, int indent, bytes_buf *out);
 int rt_pb_text_parse(const ProtobufCMessageDescriptor *d, const char *text, size_t n, const char *what,
                      ProtobufCMessage **out, rt_status *st);
 
+/* Do the first bytes of a file look like text format (printable ASCII and white space) rather
+ * than a binary message (whose tags and lengths are control bytes)? */
+bool rt_pb_looks_text(const void *p, size_t n);
+
+/* Text format to a binary message of type d (*out malloc'd, *n its length); errors as
+ * rt_pb_text_parse's. */
+int rt_pb_text_to_binary(const ProtobufCMessageDescriptor *d, const char *text, size_t n, const char *what,
+                         unsigned char **out, size_t *out_n, rt_status *st);
+
 /* Python's repr of a float or double (shortest digits that read back the same value of
  * that width: 0.1 as a float is 0.1, not 0.10000000149011612). */
 void rt_pb_float_repr(double v, int is_float, char *buf, size_t n);

@@ -230,7 +230,6 @@ int op_cpu_zeros_like(rt_kernel_ctx *c) { return fill_like(c, false); }
  * scalar, or a vector over t's first dimension (whole rows chosen), as TF1's Select. */
 int op_cpu_select(rt_kernel_ctx *c) {
   const rt_tensor *cond = c->inputs[0], *t = c->inputs[1], *e = c->inputs[2];
-  if (bytes_only(c, t->dtype)) return c->st->code;
   if (!rt_shape_equal(&t->shape, &e->shape))
     return rt_kernel_error(c, RT_INVALID_ARGUMENT, "'then' and 'else' must have the same size.  but "
                            "received: %lld vs. %lld", (long long)rt_tensor_numel(t), (long long)rt_tensor_numel(e));
@@ -247,8 +246,15 @@ int op_cpu_select(rt_kernel_ctx *c) {
                            (long long)nc, (long long)n);
   rt_tensor *y = rt_kernel_output(c, 0, t->dtype, &t->shape);
   if (!y) return c->st->code;
-  size_t es = rt_dtype_size(t->dtype);
   const bool *cv = rt_tensor_data(cond);
+  if (t->dtype == RT_STRING) {   /* element by element: each string owns its bytes */
+    for (int64_t i = 0; block && i < n; i++) {
+      const rt_str *x = (const rt_str *)rt_tensor_data(cv[i / block] ? t : e) + i;
+      if (rt_tensor_set_str(y, i, x->ptr, x->len)) return rt_kernel_error(c, RT_RESOURCE_EXHAUSTED, "out of memory");
+    }
+    return RT_OK;
+  }
+  size_t es = rt_dtype_size(t->dtype);
   const char *tv = rt_tensor_data(t), *ev = rt_tensor_data(e);
   char *yv = rt_tensor_data(y);
   for (int64_t k = 0; block && k < n / block; k++)
@@ -429,12 +435,23 @@ int op_cpu_pack(rt_kernel_ctx *c) {
     }
   if (x0->shape.ndims >= RT_MAX_DIMS)
     return rt_kernel_error(c, RT_INVALID_ARGUMENT, "Too many dimensions");
-  if (bytes_only(c, x0->dtype)) return c->st->code;
   rt_shape o = {.ndims = x0->shape.ndims + 1};
   for (int d = 0, k = 0; d < o.ndims; d++) o.dims[d] = d == ax ? n : x0->shape.dims[k++];
   rt_tensor *y = rt_kernel_output(c, 0, x0->dtype, &o);
   if (!y) return c->st->code;
   blocks b = blocks_at(&o, (int)ax);
+  if (x0->dtype == RT_STRING) {   /* element by element: each string owns its bytes */
+    for (int i = 0; i < n; i++) {
+      const rt_str *in = rt_tensor_data(c->inputs[i]);
+      for (int64_t q = 0; q < b.outer; q++)
+        for (int64_t j = 0; j < b.inner; j++) {
+          const rt_str *e = &in[q * b.inner + j];
+          if (rt_tensor_set_str(y, (q * n + i) * b.inner + j, e->ptr, e->len))
+            return rt_kernel_error(c, RT_RESOURCE_EXHAUSTED, "out of memory");
+        }
+    }
+    return RT_OK;
+  }
   for (int i = 0; i < n; i++)
     join_part(rt_tensor_data(y), rt_tensor_data(c->inputs[i]), b, i, 1, n,
               rt_dtype_size(x0->dtype), true);

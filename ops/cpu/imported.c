@@ -1,5 +1,7 @@
-/* CPU kernels of ops/imported.c: GatherV2 and BroadcastGradientArgs. */
+/* CPU kernels of ops/imported.c: GatherV2, Where, StaticRegexFullMatch and BroadcastGradientArgs. */
+#include <regex.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "ops/ops_int.h"
@@ -11,7 +13,6 @@ int op_cpu_gather_v2(rt_kernel_ctx *c) {
   if (axis < -nd || axis >= nd)
     return rt_kernel_error(c, RT_INVALID_ARGUMENT, "Expected axis in the range [%d, %d), but got %lld", -nd, nd, (long long)axis);
   if (axis < 0) axis += nd;
-  if (p->dtype == RT_STRING) return rt_kernel_error(c, RT_UNIMPLEMENTED, "GatherV2 of string tensors is not supported on CPU");
   if (nd - 1 + ix->shape.ndims > RT_MAX_DIMS) return rt_kernel_error(c, RT_INVALID_ARGUMENT, "Too many dimensions");
   rt_shape o = {.ndims = 0};
   int64_t outer = 1, inner = 1, rows = p->shape.dims[axis];
@@ -27,6 +28,17 @@ int op_cpu_gather_v2(rt_kernel_ctx *c) {
   }
   rt_tensor *y = rt_kernel_output(c, 0, p->dtype, &o);
   if (!y) return c->st->code;
+  if (p->dtype == RT_STRING) {   /* element by element: each string owns its bytes */
+    const rt_str *ps = rt_tensor_data(p);
+    for (int64_t a = 0; a < outer; a++)
+      for (int64_t i = 0; i < n; i++)
+        for (int64_t j = 0; j < inner; j++) {
+          const rt_str *e = &ps[(a * rows + rt_tensor_get_i64(ix, i)) * inner + j];
+          if (rt_tensor_set_str(y, (a * n + i) * inner + j, e->ptr, e->len))
+            return rt_kernel_error(c, RT_RESOURCE_EXHAUSTED, "out of memory");
+        }
+    return RT_OK;
+  }
   size_t es = rt_dtype_size(p->dtype), row = (size_t)inner * es;
   char *yd = rt_tensor_data(y);
   const char *pd = rt_tensor_data(p);
@@ -68,5 +80,51 @@ int op_cpu_broadcast_gradient_args(rt_kernel_ctx *c) {
       if (t == RT_INT32) ((int32_t *)rt_tensor_data(y))[i] = (int32_t)r[o][i];
       else ((int64_t *)rt_tensor_data(y))[i] = r[o][i];
   }
+  return RT_OK;
+}
+
+/* The coordinates of the true (non-zero) elements of x, in row-major order: [k, rank] int64. */
+int op_cpu_where(rt_kernel_ctx *c) {
+  const rt_tensor *x = c->inputs[0];
+  int64_t n = rt_tensor_numel(x), k = 0;
+  int r = x->shape.ndims;
+  if (x->dtype != RT_BOOL) return rt_kernel_error(c, RT_UNIMPLEMENTED, "Where: tfsh takes a bool condition only");
+  const bool *v = rt_tensor_data(x);
+  for (int64_t i = 0; i < n; i++) k += v[i];
+  rt_shape o = rt_shape_make(2, (int64_t[]){k, r});
+  rt_tensor *y = rt_kernel_output(c, 0, RT_INT64, &o);
+  if (!y) return c->st->code;
+  int64_t *yd = rt_tensor_data(y);
+  for (int64_t i = 0, j = 0; i < n; i++) {
+    if (!v[i]) continue;
+    for (int64_t d = r - 1, rest = i; d >= 0; d--) {
+      yd[j * r + d] = rest % x->shape.dims[d];
+      rest /= x->shape.dims[d];
+    }
+    j++;
+  }
+  return RT_OK;
+}
+
+/* Whether each string matches the pattern attr whole (POSIX extended syntax, which covers
+ * the patterns TF's own graphs hold: a sharded Saver's "^s3://.*"). */
+int op_cpu_static_regex_full_match(rt_kernel_ctx *c) {
+  const rt_tensor *x = c->inputs[0];
+  const char *pat = rt_node_string(c->node, "pattern", "");
+  size_t pl = strlen(pat);
+  char *full = malloc(pl + 5);
+  if (!full) return rt_kernel_error(c, RT_RESOURCE_EXHAUSTED, "out of memory");
+  snprintf(full, pl + 5, "^(%s)$", pat);
+  regex_t re;
+  int bad = regcomp(&re, full, REG_EXTENDED | REG_NOSUB);
+  free(full);
+  if (bad) return rt_kernel_error(c, RT_INVALID_ARGUMENT, "StaticRegexFullMatch: invalid pattern %s", pat);
+  rt_tensor *y = rt_kernel_output(c, 0, RT_BOOL, &x->shape);
+  if (!y) return regfree(&re), c->st->code;
+  const rt_str *s = rt_tensor_data(x);
+  bool *out = rt_tensor_data(y);
+  for (int64_t i = 0; i < rt_tensor_numel(x); i++)   /* strings with NULs match up to the first */
+    out[i] = regexec(&re, s[i].ptr ? s[i].ptr : "", 0, NULL, 0) == 0;
+  regfree(&re);
   return RT_OK;
 }

@@ -21,6 +21,7 @@ except Exception as e:  # noqa
     sys.exit(77)
 tf.disable_v2_behavior()
 tf.get_logger().setLevel("ERROR")
+from google.protobuf import text_format  # noqa: E402
 
 d = sys.argv[1]
 want = json.load(open(os.path.join(d, "expected.json")))
@@ -103,6 +104,15 @@ for sub in sorted(k for k in want if not k.startswith("_")):
                           np.allclose(losses, tr["losses"], rtol=1e-5), losses)
                 check("%s: TF imports tfsh's MetaGraph (%d ops), its collections, and its Saver restores"
                       % (sub, len(g.get_operations())), ok, names)
+                if sub == "sharded":   # tfsh's sharded Saver (MergeV2Checkpoints over packed prefixes) run by TF
+                    import tempfile
+                    with tempfile.TemporaryDirectory() as t, tf.Session() as sess:
+                        s.restore(sess, prefix)
+                        again = s.save(sess, os.path.join(t, "again"), write_meta_graph=False)
+                        r2 = tf.train.NewCheckpointReader(again)
+                        check("sharded: TF saves through tfsh's sharded Saver (MergeV2Checkpoints), the same values",
+                              sorted(r2.get_variable_to_shape_map()) == sorted(want[sub]) and
+                              all(same(r2.get_tensor(k), want[sub][k]) for k in want[sub]), os.listdir(t))
             except Exception as e:  # noqa
                 check("%s: tf.train.import_meta_graph" % sub, False, e)
 
@@ -120,6 +130,40 @@ if "partitioned" in want:   # into TF's own partitioned variables, as TF1 makes 
                       same(got[0], want["partitioned"]["m"]) and same(got[1], want["partitioned"]["n"]), got)
             except Exception as e:  # noqa
                 check("partitioned: TF's Saver restores tfsh's slices", False, e)
+
+tm = os.path.join(d, "built_text.meta")
+if os.path.exists(tm) and "built" in want:   # the built graph's MetaGraph in text format (as_text=True)
+    g = tf.Graph()
+    with g.as_default():
+        try:
+            mg = tf.MetaGraphDef()
+            text_format.Merge(open(tm).read(), mg)
+            s = tf.train.import_meta_graph(tm)
+            with tf.Session() as sess:
+                s.restore(sess, tf.train.latest_checkpoint(os.path.join(d, "built")) or
+                          sorted(glob.glob(os.path.join(d, "built", "*.index")))[-1][:-len(".index")])
+                got = dict((v.op.name, sess.run(v)) for v in tf.global_variables())
+            check("built_text.meta: TF's text_format reads tfsh's text MetaGraph (%d nodes), import_meta_graph "
+                  "restores through its Saver" % len(mg.graph_def.node),
+                  sorted(got) == sorted(want["built"]) and all(same(got[k], want["built"][k]) for k in got), got)
+        except Exception as e:  # noqa
+            check("built_text.meta: TF reads the text MetaGraph", False, e)
+
+rd = want.get("_ready")
+if rd:   # a Scaffold's ready ops (tfsh's _ReportUninitialized, written as TF's ops) run by TF
+    g = tf.Graph()
+    with g.as_default():
+        try:
+            tf.train.import_meta_graph(os.path.join(d, "ready.meta"))
+            ops = [tf.get_collection("ready_op")[0], tf.get_collection("ready_for_local_init_op")[0]]
+            with tf.Session() as sess:
+                before = [[x.decode() for x in v] for v in sess.run(ops)]
+                sess.run(tf.get_collection("init_op")[0])
+                after = [v.tolist() for v in sess.run(ops)]
+            check("ready.meta: TF runs the Scaffold's ready ops tfsh wrote (uninitialized %s, then %s)" % (before, after),
+                  before == rd["before"] and after == rd["after"], (before, after, rd))
+        except Exception as e:  # noqa
+            check("ready.meta: TF imports and runs the ready ops", False, e)
 
 gp = os.path.join(d, "graph.pb")
 if os.path.exists(gp):

@@ -153,9 +153,40 @@ with g.as_default():
         writer.add_run_metadata(rm, "step1", 1)
         writer.close()
 
+# 6. A GraphDef with a uint8 tensor attr (ImageSummary's bad_color, DataType 4), both formats.
+g = tf.Graph()
+with g.as_default():
+    x = tf.placeholder(tf.float32, [1, 2, 2, 3], name="x")
+    tf.summary.image("pic", x)
+    tf.identity(x * 2.0, name="y")
+    tf.train.write_graph(g, os.path.join(root, "image"), "graph.pb", as_text=False)
+    tf.train.write_graph(g, os.path.join(root, "image"), "graph.pbtxt", as_text=True)
+g = tf.Graph()
+with g.as_default():   # a uint8 constant: a kernel would need it, so tfsh's import names the node
+    tf.constant([1, 2], tf.uint8, name="c8")
+    tf.train.write_graph(g, os.path.join(root, "image"), "const_u8.pb", as_text=False)
+
+# 7. A MetaGraph in text format (export_meta_graph(as_text=True)) of a graph whose Saver is
+# sharded (MergeV2Checkpoints over the packed prefixes), with its checkpoint.
+g = tf.Graph()
+with g.as_default():
+    w = tf.Variable([[1.0, -2.0], [0.5, 4.0]], name="w")
+    b = tf.Variable([0.25, 0.75], name="b")
+    x = tf.placeholder(tf.float32, [None, 2], name="x")
+    tf.identity(tf.matmul(x, w) + b, name="out")
+    gs = tf.train.get_or_create_global_step()
+    saver = tf.train.Saver(sharded=True)
+    with tf.Session() as sess:
+        sess.run(tf.global_variables_initializer())
+        sess.run(tf.assign_add(gs, 2))
+        os.makedirs(os.path.join(root, "textmeta"))
+        saver.save(sess, os.path.join(root, "textmeta", "model.ckpt"), write_meta_graph=False)
+        record("textmeta/model.ckpt", sess, tf.global_variables())
+    tf.train.export_meta_graph(os.path.join(root, "textmeta", "model.meta"), as_text=True, saver_def=saver.as_saver_def())
+
 # TF writes the state files with absolute paths; the fixtures keep them relative to their
 # directory (as TF reads them), so they are the same wherever the tree is.
-for sub in ("train", "sharded", "partitioned", "partsharded"):
+for sub in ("train", "sharded", "partitioned", "partsharded", "textmeta"):
     state = os.path.join(root, sub, "checkpoint")
     text = open(state).read().replace(os.path.join(root, sub) + "/", "")
     open(state, "w").write(text)

@@ -19,6 +19,7 @@
 #include "runtime/device.h"
 #include "runtime/graphdef.h"
 #include "runtime/metagraph.h"
+#include "runtime/pbmsg.h"
 #include "runtime/op.h"
 #include "shell/app/cmd.h"
 #include "shell/app/repl.h"
@@ -26,7 +27,7 @@
 
 static const char inspect_usage[] =
     "usage: tfsh inspect FILE [--cluster SPEC]\n"
-    "  FILE            a binary GraphDef (.pb, write_graph(as_text=False)) or a MetaGraph (.meta)\n"
+    "  FILE            a GraphDef (.pb or .pbtxt, write_graph) or a MetaGraph (.meta, binary or text)\n"
     "  --cluster SPEC  the cluster to place it on: job counts (ps=2 worker=2, {\"ps\": 2}), a\n"
     "                  ClusterSpec's JSON ({\"ps\": [\"h:p\", ...], ...}) or ps|h:p;h:p,worker|h:p;\n"
     "                  default: the jobs and tasks the graph's device fields name\n"
@@ -137,16 +138,23 @@ static int load(const char *path, rt_graphdef *gd, char *what, size_t wn, rt_sta
   size_t n = 0;
   unsigned char *data = read_file(path, &n, st);
   if (!data) return st->code;
-  size_t k = 0;
-  while (k < n && isspace(data[k])) k++;
-  if (k + 5 < n && (!strncmp((char *)data + k, "node ", 5) || !strncmp((char *)data + k, "node{", 5))) {
+  bool text = rt_pb_looks_text(data, n), meta = ends_with(path, ".meta");
+  if (text) {   /* text format: a GraphDef (.pbtxt, "node {" first) or a MetaGraph; read as binary */
+    size_t k = 0;
+    while (k < n && isspace(data[k])) k++;
+    bool graph = n - k >= 4 && (!strncmp((char *)data + k, "node", 4) || !strncmp((char *)data + k, "versions", 8) ||
+                                !strncmp((char *)data + k, "library", 7));
+    meta = !graph;
+    unsigned char *bin = NULL;
+    size_t bn = 0;
+    int trc = rt_pb_text_to_binary(rt_pb_find(graph ? "tensorflow.GraphDef" : "tensorflow.MetaGraphDef"),
+                                   (const char *)data, n, path, &bin, &bn, st);
     free(data);
-    return rt_error(st, RT_UNIMPLEMENTED, "%s: a GraphDef in text format: tfsh inspect reads binary GraphDefs "
-                    "(write_graph(as_text=False)) and MetaGraphs", path);
+    if (trc) return trc;
+    data = bin, n = bn;
   }
   rt_metagraph mg;
   int rc;
-  bool meta = ends_with(path, ".meta");
   if (!meta) {
     rc = rt_graphdef_decode(data, n, path, gd, st);
     if (!rc && gd->n > 0) {

@@ -115,6 +115,7 @@ static sh_obj *attr_obj(const rt_attr_value *v) {
     case RT_ATTR_STRING: return sh_str(v->s ? v->s : "");
     case RT_ATTR_TYPE: return sh_int(v->type);
     case RT_ATTR_SHAPE: return shape_list(&v->shape);
+    case RT_ATTR_RAW: return sh_strn((const char *)v->list.v, (size_t)v->list.n);
     case RT_ATTR_TENSOR: {
       sh_obj *vals = NULL, *arr = np_result(rt_tensor_ref(v->tensor));
       sh_obj *flat = arr ? sh_call_method(arr, "flatten", 0, NULL, NULL) : NULL;

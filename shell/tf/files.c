@@ -95,6 +95,43 @@ static sh_obj *f_graphdef_bytes(sh_obj *self, int argc, sh_obj **argv, sh_obj *k
   return r;
 }
 
+/* _graphdef_scoped(data, scope) -> (the GraphDef's nodes under scope/, renamed, [unbound inputs]) */
+static sh_obj *f_graphdef_scoped(sh_obj *self, int argc, sh_obj **argv, sh_obj *kw) {
+  sh_obj *data, *scope;
+  if (sh_parse_args("_graphdef_scoped", argc, argv, kw, "data scope", &data, &scope) < 0) return NULL;
+  const char *p, *sc = sh_as_cstr(scope);
+  size_t n;
+  if (!sc || !tf_bytes_arg(data, &p, &n)) return NULL;
+  unsigned char *out = NULL;
+  size_t on = 0;
+  char **ub = NULL;
+  int nub = 0;
+  rt_status st = {0};
+  if (rt_graphdef_scope((const unsigned char *)p, n, sc, &out, &on, &ub, &nub, &st)) return tf_raise_status(&st);
+  sh_obj *l = sh_list_new(0);
+  for (int i = 0; i < nub; i++) {
+    sh_list_append_steal(l, sh_str(ub[i]));
+    free(ub[i]);
+  }
+  free(ub);
+  sh_obj *r = sh_tuple_of(2, sh_strn((const char *)out, on), l);
+  free(out);
+  return r;
+}
+
+/* _graphdef_unexportable(graph=None) -> (node name, op, why) of the first node TensorFlow
+ * could not load (tfsh's own ops with no TF form), or None */
+static sh_obj *f_graphdef_unexportable(sh_obj *self, int argc, sh_obj **argv, sh_obj *kw) {
+  sh_obj *go = NULL;
+  if (sh_parse_args("_graphdef_unexportable", argc, argv, kw, "|graph", &go) < 0) return NULL;
+  tf_graph *g = graph_arg(go);
+  if (!g) return NULL;
+  const char *why = NULL;
+  const rt_node *n = rt_graphdef_tf_unexportable(tf_rt(g), &why);
+  if (!n) return sh_incref(SH_NONE);
+  return sh_tuple_of(3, sh_str(n->name), sh_str(n->op), sh_str(why));
+}
+
 bool tf_bytes_arg(sh_obj *o, const char **p, size_t *n) {
   if (o && tf_bytes_of(o, p, n)) return true;
   sh_raise(sh_TypeError, "expected bytes, got %s", o ? sh_type_name(o) : "nothing");
@@ -109,6 +146,7 @@ static sh_obj *attr_py(const rt_attr_value *v) {
   case RT_ATTR_BOOL: val = sh_bool(v->b); break;
   case RT_ATTR_STRING: val = sh_str(v->s ? v->s : ""); break;
   case RT_ATTR_TYPE: val = sh_int(v->type); break;
+  case RT_ATTR_RAW: val = sh_strn((const char *)v->list.v, (size_t)v->list.n); break;   /* the TensorProto's bytes */
   case RT_ATTR_SHAPE: val = v->shape.ndims < 0 ? sh_none() : shape_list(&v->shape); break;
   case RT_ATTR_TENSOR: {
     const rt_tensor *t = v->tensor;
@@ -315,6 +353,8 @@ fail:
 }
 
 static const sh_method files_funcs[] = {
+  {"_graphdef_scoped", f_graphdef_scoped, "_graphdef_scoped(data, scope)", "A GraphDef's nodes under a scope, renamed (internal)."},
+  {"_graphdef_unexportable", f_graphdef_unexportable, "_graphdef_unexportable(graph=None)", "The first node TF could not load, or None (internal)."},
   {"_graphdef_bytes", f_graphdef_bytes, "_graphdef_bytes(graph=None, clear_devices=False)", "A graph as TF's binary GraphDef (internal)."},
   {"_graphdef_nodes", f_graphdef_nodes, "_graphdef_nodes(data, what='GraphDef')", "The nodes of a binary GraphDef (internal)."},
   {"_import_graph_def", f_import_graph_def, "_import_graph_def(data, prefix, input_map=None, return_elements=None, what='GraphDef', clear_devices=False)", "Add a binary GraphDef's nodes to the default graph (internal)."},

@@ -559,6 +559,16 @@ static sh_obj *f_pb_text_parse(sh_obj *self, int argc, sh_obj **argv, sh_obj *kw
   return r;
 }
 
+/* _pb_looks_text(data) -> whether data looks like text format rather than binary */
+static sh_obj *f_pb_looks_text(sh_obj *self, int argc, sh_obj **argv, sh_obj *kw) {
+  sh_obj *data;
+  const char *p;
+  size_t n;
+  if (sh_parse_args("_pb_looks_text", argc, argv, kw, "data", &data) < 0) return NULL;
+  if (!tf_bytes_arg(data, &p, &n)) return NULL;
+  return sh_bool(rt_pb_looks_text(p, n));
+}
+
 /* _pb_text_format(type, data) -> a binary message in text format */
 static sh_obj *f_pb_text_format(sh_obj *self, int argc, sh_obj **argv, sh_obj *kw) {
   const ProtobufCMessageDescriptor *d;
@@ -621,6 +631,7 @@ static const sh_method pbobj_funcs[] = {
   {"_pb_decode", f_pb_decode, "_pb_decode(type, data, what=None)", "Parse a binary message (internal)."},
   {"_pb_encode", f_pb_encode, "_pb_encode(type, obj)", "Serialize a message, dict or record (internal)."},
   {"_pb_text_parse", f_pb_text_parse, "_pb_text_parse(type, text, what=None)", "Text format to binary (internal)."},
+  {"_pb_looks_text", f_pb_looks_text, "_pb_looks_text(data)", "Text format rather than binary? (internal)"},
   {"_pb_text_format", f_pb_text_format, "_pb_text_format(type, data)", "Binary to text format (internal)."},
   {"_records_read", f_records_read, "_records_read(path)", "The records of a TFRecord file (internal)."},
   {NULL},

@@ -30,9 +30,19 @@ head -c 300 "$FX/dist/train.pb" >"$D/cut.pb"
 check "a truncated GraphDef: the file and the offset" \
   "tfsh inspect: $D/cut.pb: not a binary GraphDef (damaged at offset 242: a length past the end)
 rc=2" "$(run "$D" "$D/cut.pb" 2>&1)"
-check "a text GraphDef" \
-  "tfsh inspect: forward.pbtxt: a GraphDef in text format: tfsh inspect reads binary GraphDefs (write_graph(as_text=False)) and MetaGraphs
-rc=2" "$(run "$FX" forward.pbtxt 2>&1)"
+check "a text GraphDef: the same tables as its binary form" \
+  "$(run "$FX" forward.pb --cluster '{"ps": ["ps0:2222"], "worker": ["w0:2222"]}' | sed 1s/forward.pb:/forward.pbtxt:/)" \
+  "$(run "$FX" forward.pbtxt --cluster '{"ps": ["ps0:2222"], "worker": ["w0:2222"]}')"
+check "a text MetaGraph (export_meta_graph(as_text=True), a sharded Saver)" "$(cat "$EX/textmeta.out")" \
+  "$(run "$FX/textmeta" model.meta --cluster "localhost=1")"
+head -c 500 "$FX/textmeta/model.meta" >"$D/cut_text.meta"
+check "a truncated text MetaGraph: the file, line and column" \
+  "tfsh inspect: $D/cut_text.meta:27:1: expected '}', got end of input
+rc=2" "$(run "$D" "$D/cut_text.meta" 2>&1)"
+printf 'node {\n  name: "a"\n  op: "Const"\n  attr { key: "x" value { i: zz } }\n}\n' >"$D/bad.pbtxt"
+check "a damaged text GraphDef: the file, line and column" \
+  "tfsh inspect: $D/bad.pbtxt:4:30: field \"i\": not a valid integer: zz
+rc=2" "$(run "$D" "$D/bad.pbtxt" 2>&1)"
 check "a missing file" "tfsh inspect: nope.pb: No such file or directory
 rc=2" "$(run "$D" nope.pb 2>&1)"
 check "a bad spec" "tfsh inspect: cluster spec: job ps has 0 tasks (1 to 1024)

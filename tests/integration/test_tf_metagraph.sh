@@ -139,9 +139,15 @@ PY
 head -c 5000 "$FX/train/model.ckpt-3.meta" >"$D/trunc.meta"
 check "a truncated .meta" "DataLossError: $D/trunc.meta: not a MetaGraphDef (damaged at offset 3025: a length past the end)" \
   "$(timeout 30 "$TFSH" "$WORK/one.py" "$D/trunc.meta" 2>&1)"
+printf '\077not a protocol buffer' >"$D/junk.meta"
+check "a file that is not one" "DataLossError: $D/junk.meta: not a MetaGraphDef (damaged at offset 0: an unknown wire type)" \
+  "$(timeout 30 "$TFSH" "$WORK/one.py" "$D/junk.meta" 2>&1)"
 printf 'not a protocol buffer' >"$D/text.meta"
-check "a file that is not one" "DataLossError: $D/text.meta: not a MetaGraphDef (damaged at offset 0: an unknown wire type)" \
+check "text that is not a MetaGraph: the file, line and column" "InvalidArgumentError: $D/text.meta:1:5: expected ':', got \"a\"" \
   "$(timeout 30 "$TFSH" "$WORK/one.py" "$D/text.meta" 2>&1)"
+sed '30,$d' "$FX/textmeta/model.meta" >"$D/cut_text.meta"
+check "a text MetaGraph cut short: the file, line and column" "InvalidArgumentError: $D/cut_text.meta:30:1: expected '}', got end of input" \
+  "$(timeout 30 "$TFSH" "$WORK/one.py" "$D/cut_text.meta" 2>&1)"
 head -c 20 "$FX/train/model.ckpt-3.meta" >"$D/short.meta"
 check "a .meta cut in its first field" "$(printf 'DataLossError: %s/short.meta: not a MetaGraphDef (damaged at offset 0: a length past the end)' "$D")" \
   "$(timeout 30 "$TFSH" "$WORK/one.py" "$D/short.meta" 2>&1)"

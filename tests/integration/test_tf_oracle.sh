@@ -68,8 +68,7 @@ with g.as_default():
         s2 = tf.train.Saver(sharded=True)
     with tf.Session("grpc://localhost:$W0") as sess:
         sess.run(tf.global_variables_initializer())
-        # (no .meta: tfsh's MergeV2Checkpoints takes its shards as N inputs, TF's one string vector)
-        s2.save(sess, D + "/sharded/model.ckpt", global_step=5, write_meta_graph=False)
+        s2.save(sess, D + "/sharded/model.ckpt", global_step=5)
         expected["sharded"] = {"a": sess.run(a).tolist(), "c": sess.run(c).tolist()}
 # TF's own training directory (tests/fixtures/tf/train) resumed here and saved again
 g = tf.Graph()
@@ -98,6 +97,7 @@ with g.as_default():
         sess.run(tf.global_variables_initializer())
         sess.run(train_op, feed)
         saver.save(sess, D + "/built/model.ckpt", global_step=gs)
+        saver.export_meta_graph(D + "/built_text.meta", as_text=True)
         expected["built"] = dict((v.op.name, np.asarray(sess.run(v)).tolist()) for v in tf.global_variables())
         expected["_train_built"] = {"feed": {"x:0": feed[x]}, "losses": [float(sess.run([loss, train_op], feed)[0]) for _ in range(2)]}
 g = tf.Graph()
@@ -115,12 +115,25 @@ with g.as_default():   # partitioned variables: TF's slice layout
         sess.run(sets)
         tf.train.Saver().save(sess, D + "/partitioned/model.ckpt")
     expected["partitioned"] = {"m": mv.tolist(), "n": nv.tolist()}
+g = tf.Graph()
+with g.as_default():   # a MonitoredTrainingSession's Scaffold: its ready ops written as TF's ops
+    v = tf.Variable([1.0, 2.0], name="v")
+    with tf.name_scope("inner"):
+        u = tf.Variable(0, name="u")
+    scaffold = tf.train.Scaffold()
+    scaffold.finalize()
+    tf.train.export_meta_graph(D + "/ready.meta")
+    with tf.Session() as sess:
+        before = [x.tolist() for x in sess.run([scaffold.ready_op, scaffold.ready_for_local_init_op])]
+        sess.run(scaffold.init_op)
+        after = [x.tolist() for x in sess.run([scaffold.ready_op, scaffold.ready_for_local_init_op])]
+    expected["_ready"] = {"before": [[s.decode() for s in x] for x in before], "after": after}
 json.dump(expected, open(D + "/expected.json", "w"))
 print("written")
 PY
 out=$(timeout 120 "$TFSH" "$WORK/write.py" 2>&1)
 check "tfsh writes the files" "written" "$(echo "$out" | tail -1)"
-check "sharded: one data file per ps" "checkpoint model.ckpt-5.data-00000-of-00002 model.ckpt-5.data-00001-of-00002 model.ckpt-5.index" \
+check "sharded: one data file per ps" "checkpoint model.ckpt-5.data-00000-of-00002 model.ckpt-5.data-00001-of-00002 model.ckpt-5.index model.ckpt-5.meta" \
   "$(ls "$D/sharded" | tr '\n' ' ' | sed 's/ $//')"
 res=$(timeout 240 "$PY" "$TFSH_SRC/scripts/tf_oracle/check_tfsh_files.py" "$D" 2>&1 | grep -E "^(ok|FAIL|skip)")
 echo "$res"
