@@ -20,6 +20,11 @@ static sh_obj *file_repr(sh_obj *o) {
   file_obj *f = (file_obj *)o;
   return sh_strf("<_io.TextIOWrapper name=%s mode='%s'>", f->name ? sh_str_cstr(f->name) : "?", f->mode);
 }
+/* A file opened in binary mode ('rb', 'wb', ...) reads bytes and writes bytes, as Python's. */
+static bool file_binary(const file_obj *f) { return strchr(f->mode, 'b') != NULL; }
+static sh_obj *file_text(const file_obj *f, const char *p, size_t n) {
+  return file_binary(f) ? sh_bytes(p, n) : sh_strn(p, n);
+}
 static int file_check(file_obj *f) {
   if (!f->fp) { sh_raise(sh_ValueError, "I/O operation on closed file."); return -1; }
   return 0;
@@ -35,7 +40,10 @@ static sh_obj *file_read(ARGS) {
   while ((n < 0 || (int64_t)b.len < n) &&
          (got = fread(buf, 1, n < 0 || n - (int64_t)b.len > (int64_t)sizeof buf ? sizeof buf : (size_t)(n - b.len), f->fp)) > 0)
     sh_buf_put(&b, buf, got);
-  return sh_buf_finish(&b);
+  if (!file_binary(f)) return sh_buf_finish(&b);
+  sh_obj *r = sh_bytes(b.data ? b.data : "", b.len);
+  free(b.data);
+  return r;
 }
 static sh_obj *file_readline(ARGS) {
   file_obj *f = (file_obj *)self;
@@ -43,7 +51,7 @@ static sh_obj *file_readline(ARGS) {
   char *line = NULL;
   size_t cap = 0;
   ssize_t n = getline(&line, &cap, f->fp);
-  sh_obj *r = sh_strn(n > 0 ? line : "", n > 0 ? (size_t)n : 0);
+  sh_obj *r = file_text(f, n > 0 ? line : "", n > 0 ? (size_t)n : 0);
   free(line);
   return r;
 }
@@ -51,7 +59,7 @@ static sh_obj *file_next(sh_obj *o) {
   file_obj *f = (file_obj *)o;
   if (!f->fp) return sh_raise(sh_ValueError, "I/O operation on closed file.");
   sh_obj *line = file_readline(o, 0, NULL, NULL);
-  if (line && sh_str_len(line) == 0) { sh_decref(line); return NULL; }
+  if (line && (sh_is_bytes(line) ? sh_bytes_len(line) : sh_str_len(line)) == 0) { sh_decref(line); return NULL; }
   return line;
 }
 static sh_obj *file_readlines(ARGS) {
@@ -66,7 +74,13 @@ static sh_obj *file_write(ARGS) {
   file_obj *f = (file_obj *)self;
   if (file_check(f) < 0) return NULL;
   NARGS("write", 1, 1);
-  if (!sh_is_str(argv[0])) return sh_raise(sh_TypeError, "write() argument must be str, not %s", sh_type_name(argv[0]));
+  if (sh_is_bytes(argv[0]) && file_binary(f)) {   /* (a str is taken too, as its UTF-8) */
+    fwrite(sh_bytes_data(argv[0]), 1, (size_t)sh_bytes_len(argv[0]), f->fp);
+    return sh_int(sh_bytes_len(argv[0]));
+  }
+  if (!sh_is_str(argv[0]))
+    return sh_raise(sh_TypeError, file_binary(f) ? "a bytes-like object is required, not '%s'" : "write() argument must be str, not %s",
+                    sh_type_name(argv[0]));
   if (f->fp == stdout || f->fp == stderr) sh_screen_clear(false);
   fwrite(sh_str_cstr(argv[0]), 1, sh_str_len(argv[0]), f->fp);
   if (f->fp == stderr) fflush(stderr);

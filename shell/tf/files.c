@@ -90,7 +90,7 @@ static sh_obj *f_graphdef_bytes(sh_obj *self, int argc, sh_obj **argv, sh_obj *k
   size_t n = 0;
   rt_status st = {0};
   if (rt_graphdef_encode(tf_rt(g), cd && sh_truth(cd) > 0 ? RT_GD_CLEARED : RT_GD_REQUESTED, &b, &n, &st)) return tf_raise_status(&st);
-  sh_obj *r = sh_strn((const char *)b, n);
+  sh_obj *r = sh_bytes((const char *)b, n);
   free(b);
   return r;
 }
@@ -114,7 +114,7 @@ static sh_obj *f_graphdef_scoped(sh_obj *self, int argc, sh_obj **argv, sh_obj *
     free(ub[i]);
   }
   free(ub);
-  sh_obj *r = sh_tuple_of(2, sh_strn((const char *)out, on), l);
+  sh_obj *r = sh_tuple_of(2, sh_bytes((const char *)out, on), l);
   free(out);
   return r;
 }
@@ -146,7 +146,7 @@ static sh_obj *attr_py(const rt_attr_value *v) {
   case RT_ATTR_BOOL: val = sh_bool(v->b); break;
   case RT_ATTR_STRING: val = sh_str(v->s ? v->s : ""); break;
   case RT_ATTR_TYPE: val = sh_int(v->type); break;
-  case RT_ATTR_RAW: val = sh_strn((const char *)v->list.v, (size_t)v->list.n); break;   /* the TensorProto's bytes */
+  case RT_ATTR_RAW: val = sh_bytes((const char *)v->list.v, (size_t)v->list.n); break;   /* the TensorProto's bytes */
   case RT_ATTR_SHAPE: val = v->shape.ndims < 0 ? sh_none() : shape_list(&v->shape); break;
   case RT_ATTR_TENSOR: {
     const rt_tensor *t = v->tensor;

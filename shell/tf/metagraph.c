@@ -33,7 +33,7 @@ static sh_obj *f_metagraph_parse(sh_obj *self, int argc, sh_obj **argv, sh_obj *
   rt_status st = {0};
   if (rt_metagraph_decode((const unsigned char *)p, n, what, &mg, &st)) return tf_raise_status(&st);
   sh_obj *d = sh_dict_new();
-  set_steal(d, "graph_def", mg.graph_def ? sh_strn((const char *)mg.graph_def, mg.graph_def_len) : sh_none());
+  set_steal(d, "graph_def", mg.graph_def ? sh_bytes((const char *)mg.graph_def, mg.graph_def_len) : sh_none());
   if (mg.has_saver) {
     sh_obj *s = sh_dict_new();
     set_steal(s, "filename_tensor_name", sh_str(mg.filename_tensor_name));
@@ -160,7 +160,7 @@ static sh_obj *f_metagraph_bytes(sh_obj *self, int argc, sh_obj **argv, sh_obj *
     tf_raise_status(&st);
     goto done;
   }
-  r = sh_strn((const char *)out, on);
+  r = sh_bytes((const char *)out, on);
   free(out);
 done:
   for (int i = 0; i < mg.n_coll; i++) free(mg.coll[i].v), free(mg.coll[i].len), free(mg.coll[i].i), free(mg.coll[i].f);
@@ -205,7 +205,7 @@ static sh_obj *f_variable_def_bytes(sh_obj *self, int argc, sh_obj **argv, sh_ob
   size_t n;
   rt_status st = {0};
   if (rt_variable_def_encode(&v, &out, &n, &st)) return tf_raise_status(&st);
-  sh_obj *r = sh_strn((const char *)out, n);
+  sh_obj *r = sh_bytes((const char *)out, n);
   free(out);
   return r;
 }
