@@ -1,0 +1,80 @@
+# tf.keras recurrent layers in graph mode as TF 1.x's Keras builds them (expected output
+# from real TF through scripts/tf_oracle): SimpleRNN, GRU and LSTM (v1: hard_sigmoid
+# recurrent activation, GRU reset_after=False), their cells under RNN, Bidirectional;
+# variable names and shapes, outputs and states with weights from set_weights, gradients,
+# the orthogonal initializer, and a small sequence classifier whose loss falls.
+import numpy as np
+import tensorflow as tf
+
+L = tf.keras.layers
+
+
+def r4(a):
+    return [round(float(v), 4) + 0.0 for v in np.asarray(a).reshape(-1)]
+
+
+def det(shape, k):
+    n = int(np.prod(shape))
+    vals = [((i * 37 + int(k * 10) * 11) % 29 - 14) / 28.0 for i in range(n)]
+    return np.array(vals, dtype=np.float32).reshape(shape)
+
+
+def fill(layer, k):
+    layer.set_weights([det(w.shape.as_list(), k + i) for i, w in enumerate(layer.weights)])
+
+
+xv = det([2, 5, 3], 0.1)
+x = tf.placeholder(tf.float32, [None, 5, 3], name="x")
+lstm = L.LSTM(4)
+gru = L.GRU(4, return_sequences=True)
+srnn = L.SimpleRNN(4, return_state=True, activation="relu")
+lstm_s = L.LSTM(3, return_sequences=True, return_state=True, go_backwards=True)
+gru_b = L.GRU(2, use_bias=False, recurrent_activation="sigmoid", go_backwards=True)
+rnn = L.RNN(L.LSTMCell(3, unit_forget_bias=False), return_sequences=True)
+bi = L.Bidirectional(L.LSTM(2, return_sequences=True))
+outs = [lstm(x), gru(x)] + srnn(x) + lstm_s(x) + [gru_b(x), rnn(x), bi(x)]
+for layer in (lstm, gru, srnn, lstm_s, gru_b, rnn, bi):
+    print(layer.name, [(w.name, w.shape.as_list()) for w in layer.weights])
+print([o.shape.as_list() for o in outs])
+print(lstm.cell.recurrent_activation.__name__, gru.cell.reset_after, lstm.units, gru.cell.units)
+sess = tf.keras.backend.get_session()
+sess.run(tf.global_variables_initializer())
+b = sess.run(lstm.cell.bias)
+print("unit_forget_bias", r4(b), r4(sess.run(rnn.cell.bias)))
+k = lstm.cell.recurrent_kernel
+print("orthogonal rows", r4(sess.run(tf.matmul(k, k, transpose_b=True))))
+k = srnn.cell.recurrent_kernel
+print("orthogonal square", r4(sess.run(tf.matmul(k, k, transpose_a=True))))
+for i, layer in enumerate((lstm, gru, srnn, lstm_s, gru_b, rnn, bi)):
+    fill(layer, i)
+vals = sess.run(outs, {x: xv})
+for o, v in zip(outs, vals):
+    print(o.shape.as_list(), r4(v))
+loss = tf.add_n([tf.reduce_sum(o * o) for o in outs])
+ws = tf.trainable_variables()
+grads = tf.gradients(loss, ws)
+for w, g in zip(ws, sess.run(grads, {x: xv})):
+    print("grad", w.name, r4(g))
+
+# a small sequence classifier: is the sum of the sequence positive?
+tf.reset_default_graph()
+data = det([64, 6, 2], 0.3) * 2
+labels = (data.sum(axis=2).sum(axis=1) > 0).astype(np.int32)
+xs = tf.placeholder(tf.float32, [None, 6, 2])
+ys = tf.placeholder(tf.int32, [None])
+model = tf.keras.Sequential([L.LSTM(8), L.Dense(2)])
+logits = model(xs)
+loss = tf.reduce_mean(tf.nn.sparse_softmax_cross_entropy_with_logits(labels=ys, logits=logits))
+train = tf.train.AdamOptimizer(0.05).minimize(loss)
+sess = tf.keras.backend.get_session()
+sess.run(tf.global_variables_initializer())
+for i, layer in enumerate(model.layers):
+    fill(layer, 10 + i)
+first = None
+for step in range(60):
+    l, _ = sess.run([loss, train], {xs: data, ys: labels})
+    if step % 10 == 0:
+        print("step", step, round(float(l), 3))
+    first = l if first is None else first
+final = sess.run(loss, {xs: data, ys: labels})
+print("loss falls", final < first * 0.5, "final below 0.25", final < 0.25)
