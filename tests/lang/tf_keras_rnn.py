@@ -56,6 +56,27 @@ grads = tf.gradients(loss, ws)
 for w, g in zip(ws, sess.run(grads, {x: xv})):
     print("grad", w.name, r4(g))
 
+# dropout and recurrent_dropout (masks from a cond on the learning phase, made before the
+# loop: the identity when not training) and GRU(reset_after=True)
+tf.reset_default_graph()
+xd = tf.placeholder(tf.float32, [None, 5, 3])
+drops = [L.LSTM(4, dropout=0.5, recurrent_dropout=0.3), L.GRU(3, dropout=0.2, recurrent_dropout=0.2),
+         L.SimpleRNN(2, dropout=0.4), L.GRU(3, reset_after=True, recurrent_activation="sigmoid"),
+         L.GRU(2, reset_after=True, recurrent_dropout=0.5, return_sequences=True)]
+yd = [d(xd) for d in drops]
+print([[(w.name, w.shape.as_list()) for w in d.weights] for d in drops[3:]])
+sess = tf.keras.backend.get_session()
+sess.run(tf.global_variables_initializer())
+for i, layer in enumerate(drops):
+    fill(layer, 20 + i)
+infer = sess.run(yd, {xd: xv})
+for v in infer:
+    print("infer", r4(v))
+train = sess.run(yd, {xd: xv, tf.keras.backend.learning_phase(): True})
+print("train differs", [bool(np.abs(a - b).max() > 1e-4) for a, b in zip(infer, train)])
+g = tf.gradients(tf.add_n([tf.reduce_sum(y * y) for y in yd]), drops[3].weights)
+print("grad reset_after", [r4(v) for v in sess.run(g, {xd: xv})])
+
 # a small sequence classifier: is the sum of the sequence positive?
 tf.reset_default_graph()
 data = det([64, 6, 2], 0.3) * 2
