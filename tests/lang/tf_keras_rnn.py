@@ -99,3 +99,32 @@ for step in range(60):
     first = l if first is None else first
 final = sess.run(loss, {xs: data, ys: labels})
 print("loss falls", final < first * 0.5, "final below 0.25", final < 0.25)
+
+# inputs of the wrong rank; Sequential from input_shape; initial_state; return_state through
+# Bidirectional; a cell called on its own
+tf.reset_default_graph()
+x2 = tf.placeholder(tf.float32, [None, 3])
+try:
+    L.LSTM(2)(x2)
+except ValueError as e:
+    print("ValueError", e)
+x = tf.placeholder(tf.float32, [None, 4, 3])
+m = tf.keras.Sequential([L.LSTM(5, input_shape=(4, 3), return_sequences=True), L.GRU(2)])
+print(m.output.shape, [w.name for w in m.weights])
+h0 = tf.placeholder(tf.float32, [None, 2])
+c0 = tf.placeholder(tf.float32, [None, 2])
+lst = L.LSTM(2, return_state=True)
+o = lst(x, initial_state=[h0, c0])
+print([t.shape.as_list() for t in o])
+b = L.Bidirectional(L.GRU(2, return_state=True), merge_mode="sum")(x)
+print([t.shape.as_list() for t in b])
+cell = L.LSTMCell(3)
+out, st = cell(x2, [tf.zeros([1, 3]), tf.zeros([1, 3])])
+print(out.shape.as_list(), len(st), [w.name for w in cell.weights])
+print(lst.count_params(), m.count_params())
+sess = tf.keras.backend.get_session()
+sess.run(tf.global_variables_initializer())
+fill(lst, 30)
+xv4 = det([2, 4, 3], 0.5)
+hv, cv = det([2, 2], 0.6), det([2, 2], 0.7)
+print("initial_state", [r4(v) for v in sess.run(o, {x: xv4, h0: hv, c0: cv})])
