@@ -128,3 +128,17 @@ fill(lst, 30)
 xv4 = det([2, 4, 3], 0.5)
 hv, cv = det([2, 2], 0.6), det([2, 2], 0.7)
 print("initial_state", [r4(v) for v in sess.run(o, {x: xv4, h0: hv, c0: cv})])
+
+# RNN over a list of cells (StackedRNNCells): nested final states, weights in its scope
+tf.reset_default_graph()
+x = tf.placeholder(tf.float32, [None, 5, 3])
+stk = L.RNN([L.LSTMCell(4), L.GRUCell(2), L.SimpleRNNCell(3)], return_state=True, return_sequences=True)
+o = stk(x)
+print(len(o), o[0].shape.as_list(), [w.name for w in stk.weights], list(stk.cell.state_size[0]),
+      stk.cell.state_size[1:])
+sess = tf.keras.backend.get_session()
+sess.run(tf.global_variables_initializer())
+fill(stk, 40)
+vals = sess.run([o[0], o[1][0], o[1][1], o[2], o[3]], {x: xv})
+print("stacked", [r4(v) for v in vals])
+print("grads", [r4(v) for v in sess.run(tf.gradients(tf.reduce_sum(o[0] * o[0]), stk.weights[:3]), {x: xv})])
