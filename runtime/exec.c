@@ -177,24 +177,32 @@ int rt_exec_mark_needed(rt_exec *x, const rt_run_args *a, int *stack, rt_status 
     rt_node *n;
     int idx;
     rt_graph_output(x->g, a->fetch_names[i], &n, &idx, st);
-    stack[sp++] = n->id;
+    if (!x->needed[n->id]) {
+      x->needed[n->id] = true;
+      stack[sp++] = n->id;
+    }
   }
   for (int i = 0; i < a->n_targets; i++) {
     rt_node *n = rt_graph_find(x->g, a->targets[i]);
     if (!n)
       return rt_error(st, RT_NOT_FOUND, "The operation '%s' does not exist in the graph.",
                       a->targets[i]);
-    stack[sp++] = n->id;
+    if (!x->needed[n->id]) {
+      x->needed[n->id] = true;
+      stack[sp++] = n->id;
+    }
   }
+  /* marked when pushed, so each node is pushed once and the stack (n) cannot overrun */
   while (sp) {
     int id = stack[--sp];
-    if (x->needed[id]) continue;
-    x->needed[id] = true;
     const rt_node *n = x->g->nodes[id];
     for (int k = 0; k < n->n_inputs; k++) {
       const rt_edge *e = &n->edges[k];
       if (e->index >= 0 && x->fed[x->nodes[e->node].first_out + e->index]) continue;
-      if (!x->needed[e->node]) stack[sp++] = e->node;
+      if (!x->needed[e->node]) {
+        x->needed[e->node] = true;
+        stack[sp++] = e->node;
+      }
     }
   }
   return RT_OK;

@@ -240,24 +240,34 @@ int rt_graph_needed(const rt_graph *g, int n_feeds, const char *const *feeds, in
   for (int i = 0; i < n_fetches && !rc; i++) {
     rt_node *nd;
     int idx;
-    if (!(rc = rt_graph_output(g, fetches[i], &nd, &idx, st))) stack[sp++] = nd->id;
+    if (!(rc = rt_graph_output(g, fetches[i], &nd, &idx, st)) && !needed[nd->id]) {
+      needed[nd->id] = true;
+      stack[sp++] = nd->id;
+    }
   }
   for (int i = 0; i < n_targets && !rc; i++) {
     rt_node *nd = rt_graph_find(g, targets[i]);
     if (!nd)
       rc = rt_error(st, RT_NOT_FOUND, "The operation '%s' does not exist in the graph.",
                     targets[i]);
-    else
+    else if (!needed[nd->id]) {
+      needed[nd->id] = true;
       stack[sp++] = nd->id;
+    }
   }
+  /* a node is marked when pushed, so it is pushed once: the stack holds at most n (a node
+   * reached by several paths, pushed by each, overran it) */
   while (!rc && sp) {
     int id = stack[--sp];
-    if (needed[id]) continue;
-    needed[id] = true;
     if (fed_node[id]) continue;
     const rt_node *nd = g->nodes[id];
-    for (int k = 0; k < nd->n_inputs; k++)
-      if (!needed[nd->edges[k].node]) stack[sp++] = nd->edges[k].node;
+    for (int k = 0; k < nd->n_inputs; k++) {
+      int in = nd->edges[k].node;
+      if (!needed[in]) {
+        needed[in] = true;
+        stack[sp++] = in;
+      }
+    }
   }
   free(stack);
   free(fed_node);

@@ -1514,8 +1514,9 @@ static int add_free(scope *S, sh_obj *name, scope *owner, int owner_slot) {
   sh_funcdef *f = S->fn;
   for (int i = 0; i < f->nfree; i++)
     if (f->freenames[i] == name) return i;
+  /* through every scope between, class bodies too: a method's closure is made in the
+   * class body's frame, so the class body passes the variable on */
   scope *parent = S->parent;
-  while (parent && parent->kind == 2 && parent != owner) parent = parent->parent;
   struct sh_freevar fv;
   if (parent == owner) fv = (struct sh_freevar){true, owner_slot};
   else fv = (struct sh_freevar){false, add_free(parent, name, owner, owner_slot)};

@@ -1,5 +1,6 @@
 /* tf.keras in graph mode: the namespaces (tf.keras, tf.keras.layers, ...), then
  * keras.py.inc run in a module of its own whose globals hold tf and those namespaces,
+ * (then keras_rnn.py.inc, the recurrent layers, in the same module),
  * so its classes keep their names (Dense, not _KerasDense) without landing in tf's dict.
  * Also tf.get_default_session, which Keras's get_session needs. */
 #include <stdio.h>
@@ -8,6 +9,10 @@
 
 static const char keras_src[] =
 #include "shell/tf/keras.py.inc"
+;
+
+static const char keras_rnn_src[] =
+#include "shell/tf/keras_rnn.py.inc"
 ;
 
 static sh_obj *keras_impl;   /* the module keras.py.inc ran in: kept for its functions */
@@ -36,5 +41,6 @@ int tf_keras_add(sh_obj *tf) {
     sh_module_add_sub(keras, subs[i], m);
   }
   sh_module_add_sub(tf, "keras", keras);
-  return sh_exec_string(keras_src, "<tensorflow.keras>", dict);
+  if (sh_exec_string(keras_src, "<tensorflow.keras>", dict) < 0) return -1;
+  return sh_exec_string(keras_rnn_src, "<tensorflow.keras.rnn>", dict);
 }
