@@ -344,15 +344,19 @@ static int pb_setattr(sh_obj *self, const char *name, sh_obj *value) {
   return sh_dict_set_str(o->vals, name, value);
 }
 
-static sh_obj *pb_text(sh_obj *self) {
-  ProtobufCMessage *m = to_msg(((pb_obj *)self)->d, self, 0);
-  if (!m) return NULL;
+/* m in protobuf's text format, as a str; m is freed. */
+static sh_obj *text_of(ProtobufCMessage *m) {
   bytes_buf b = {0};
   rt_pb_text_print(m, 0, &b);
   protobuf_c_message_free_unpacked(m, NULL);
   sh_obj *r = sh_strn(b.p ? (const char *)b.p : "", b.n);
   free(b.p);
   return r;
+}
+
+static sh_obj *pb_text(sh_obj *self) {
+  ProtobufCMessage *m = to_msg(((pb_obj *)self)->d, self, 0);
+  return m ? text_of(m) : NULL;
 }
 
 static sh_obj *m_serialize(sh_obj *self, int argc, sh_obj **argv, sh_obj *kw) {
@@ -577,12 +581,7 @@ static sh_obj *f_pb_text_format(sh_obj *self, int argc, sh_obj **argv, sh_obj *k
   if (typed_bytes_args("_pb_text_format", argc, argv, kw, &d, &p, &n, &w) < 0) return NULL;
   ProtobufCMessage *m = protobuf_c_message_unpack(d, NULL, n, (const uint8_t *)p);
   if (!m) return sh_raise(sh_ValueError, "%s: not a valid %s (%zu bytes)", w ? w : "text_format", d->name, n);
-  bytes_buf b = {0};
-  rt_pb_text_print(m, 0, &b);
-  protobuf_c_message_free_unpacked(m, NULL);
-  sh_obj *r = sh_strn(b.p ? (const char *)b.p : "", b.n);
-  free(b.p);
-  return r;
+  return text_of(m);
 }
 
 /* _records_read(path) -> ([(offset, bytes)], error message or None): the records of a
