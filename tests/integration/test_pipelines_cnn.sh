@@ -9,11 +9,7 @@
 set -u
 : "${TFSH:?set TFSH to the tfsh binary}"
 here=$(cd "$(dirname "$0")" && pwd)
-data=${FASHION_MNIST_DIR:-/usr/share/datasets/fashion-mnist}
-if [ ! -f "$data/train-images-idx3-ubyte.gz" ]; then
-  echo "SKIP: no Fashion-MNIST under $data (apt install dataset-fashion-mnist)"
-  exit 77
-fi
+. "$(dirname "$0")/need_fashion.sh"
 out=$(mktemp)
 trap 'rm -f "$out"' EXIT
 status=0
