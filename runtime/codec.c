@@ -45,7 +45,7 @@ static void pack_meta(msgpack_packer *pk, const rt_tensor *t, const char *key) {
 
 void rt_pack_tensor_inline(msgpack_packer *pk, const rt_tensor *t) {
   pack_meta(pk, t, "data");
-  if (t->dtype == RT_STRING) {
+  if (rt_dtype_is_str(t->dtype)) {
     pack_strings(pk, t);
   } else {
     size_t n = rt_tensor_nbytes(t);
@@ -69,7 +69,7 @@ static void pack_attr(net_msg *m, msgpack_packer *pk, const rt_attr_value *v) {
   case RT_ATTR_TYPE: msgpack_pack_int(pk, v->type); break;
   case RT_ATTR_SHAPE: pack_shape(pk, &v->shape); break;
   case RT_ATTR_TENSOR:
-    if (m && v->tensor->dtype != RT_STRING && rt_tensor_nbytes(v->tensor) > 4096)
+    if (m && !rt_dtype_is_str(v->tensor->dtype) && rt_tensor_nbytes(v->tensor) > 4096)
       rt_pack_tensor_msg(m, pk, v->tensor);   /* a big constant: its own frame */
     else
       rt_pack_tensor_inline(pk, v->tensor);
@@ -241,7 +241,7 @@ static int tensor_inline(const msgpack_object *o, const char *what, rt_tensor **
   const char *wd = sub(w, sizeof w, quiet, "%s.data", what);
   const msgpack_object *d = field(o, "data");
   rt_tensor *x = NULL;
-  if (t == RT_STRING) {
+  if (rt_dtype_is_str(t)) {
     /* one entry per element, checked before anything is allocated for them */
     if (d->type != MSGPACK_OBJECT_ARRAY || (int64_t)d->via.array.size != rt_shape_numel(&s))
       return rt_error(st, RT_INVALID_ARGUMENT, "%s: %lld strings expected", wd, (long long)rt_shape_numel(&s));
@@ -280,7 +280,7 @@ static void release_buffer(void *data, void *arg) {
 }
 
 void rt_pack_tensor_msg(net_msg *m, msgpack_packer *pk, const rt_tensor *t) {
-  if (t->dtype == RT_STRING) {
+  if (rt_dtype_is_str(t->dtype)) {
     rt_pack_tensor_inline(pk, t);
     return;
   }
@@ -304,7 +304,7 @@ static int tensor_msg(const net_in *m, const msgpack_object *o, const char *what
   char w[160];
   int rc = unpack_meta(o, what, &t, &s, &nbytes, quiet, st);
   if (rc) return rc;
-  if (t == RT_STRING)
+  if (rt_dtype_is_str(t))
     return rt_error(st, RT_INVALID_ARGUMENT, "%s: string tensors travel inline", what);
   uint64_t fi;
   const char *wf = sub(w, sizeof w, quiet, "%s.frame", what);
@@ -384,7 +384,7 @@ int rt_unpack_tensor_shm(const msgpack_object *o, const char *what,
   size_t plen = 0;
   uint64_t off = 0;
   char path[80];
-  if (!rc && t == RT_STRING)
+  if (!rc && rt_dtype_is_str(t))
     rc = rt_error(st, RT_INVALID_ARGUMENT, "%s: string tensors travel inline", what);
   if (!rc) rc = net_obj_str(net_obj_key(shm, "path"), "shm.path", &p, &plen, st);
   if (!rc) rc = net_obj_uint(net_obj_key(shm, "off"), "shm.off", &off, st);

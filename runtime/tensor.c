@@ -15,6 +15,7 @@ typedef struct {
 static const dtype_info dtypes[] = {
   {RT_FLOAT, "float32", 4}, {RT_DOUBLE, "float64", 8}, {RT_INT32, "int32", 4},
   {RT_INT64, "int64", 8},   {RT_BOOL, "bool", 1},      {RT_STRING, "string", sizeof(rt_str)},
+  {RT_RESOURCE, "resource", sizeof(rt_str)},
 };
 
 static const dtype_info *dtype_find(rt_dtype t) {
@@ -156,7 +157,7 @@ rt_tensor *rt_tensor_wrap(rt_dtype t, const rt_shape *shape, rt_buffer *buf) {
 rt_tensor *rt_tensor_new_uninit(rt_dtype t, const rt_shape *shape) {
   int64_t n = rt_shape_numel(shape);
   if (n < 0 || rt_dtype_size(t) == 0) return NULL;
-  rt_buffer *b = rt_buffer_new((size_t)n * rt_dtype_size(t), t == RT_STRING);
+  rt_buffer *b = rt_buffer_new((size_t)n * rt_dtype_size(t), rt_dtype_is_str(t));
   if (!b) return NULL;
   rt_tensor *x = rt_tensor_wrap(t, shape, b);
   rt_buffer_unref(b);
@@ -165,7 +166,7 @@ rt_tensor *rt_tensor_new_uninit(rt_dtype t, const rt_shape *shape) {
 
 rt_tensor *rt_tensor_new(rt_dtype t, const rt_shape *shape) {
   rt_tensor *x = rt_tensor_new_uninit(t, shape);
-  if (x && t != RT_STRING) memset(rt_tensor_data(x), 0, x->buf->nbytes);
+  if (x && !rt_dtype_is_str(t)) memset(rt_tensor_data(x), 0, x->buf->nbytes);
   return x;
 }
 
@@ -200,7 +201,7 @@ int rt_tensor_set_str(rt_tensor *t, int64_t i, const char *s, size_t len) {
 rt_tensor *rt_tensor_copy(const rt_tensor *t) {
   rt_tensor *c = rt_tensor_new(t->dtype, &t->shape);
   if (!c) return NULL;
-  if (t->dtype == RT_STRING) {
+  if (rt_dtype_is_str(t->dtype)) {
     const rt_str *s = rt_tensor_data(t);
     for (int64_t i = 0; i < rt_tensor_numel(t); i++)
       if (rt_tensor_set_str(c, i, s[i].ptr ? s[i].ptr : "", s[i].len)) {
@@ -211,6 +212,38 @@ rt_tensor *rt_tensor_copy(const rt_tensor *t) {
     memcpy(rt_tensor_data(c), rt_tensor_data(t), rt_tensor_nbytes(t));
   }
   return c;
+}
+
+int rt_handle_set(rt_tensor *t, int64_t i, const rt_handle *h) {
+  const char *part[4] = {h->device, h->container, h->name, h->kind};
+  size_t len[4], n = 0;
+  for (int k = 0; k < 4; k++) n += (len[k] = part[k] ? strlen(part[k]) : 0) + 1;
+  char *p = malloc(n);
+  if (!p) return RT_RESOURCE_EXHAUSTED;
+  char *q = p;
+  for (int k = 0; k < 4; k++) {
+    if (len[k]) memcpy(q, part[k], len[k]);
+    q += len[k];
+    *q++ = '\0';
+  }
+  int rc = rt_tensor_set_str(t, i, p, n - 1);   /* the last NUL is the string's own */
+  free(p);
+  return rc;
+}
+
+bool rt_handle_get(const rt_tensor *t, int64_t i, rt_handle *h) {
+  if (t->dtype != RT_RESOURCE || i < 0 || i >= rt_tensor_numel(t) || !t->buf) return false;
+  const rt_str *s = (const rt_str *)rt_tensor_data(t) + i;
+  if (!s->ptr) return false;
+  const char *part[4], *p = s->ptr, *end = s->ptr + s->len;
+  for (int k = 0; k < 4; k++) {
+    if (p > end) return false;
+    part[k] = p;
+    p += strlen(p) + 1;
+  }
+  if (p != end + 1) return false;   /* exactly four parts */
+  *h = (rt_handle){part[0], part[1], part[2], part[3]};
+  return true;
 }
 
 #define SCALAR_CTOR(fn, ctype, dt)                 \

@@ -20,6 +20,7 @@ typedef enum rt_dtype {
   RT_STRING = 7,
   RT_INT64 = 9,
   RT_BOOL = 10,
+  RT_RESOURCE = 20,   /* a handle naming a resource (variable, queue, ...) on one device */
 } rt_dtype;
 
 typedef enum rt_device_type {
@@ -72,6 +73,8 @@ size_t rt_dtype_size(rt_dtype t);             /* bytes per element; rt_str for s
 bool rt_dtype_from_name(const char *name, rt_dtype *out); /* "float32"/"float", "int32", ... */
 bool rt_dtype_is_float(rt_dtype t);
 bool rt_dtype_is_int(rt_dtype t);
+/* Elements are rt_str (strings, and resource handles, which are strings inside). */
+static inline bool rt_dtype_is_str(rt_dtype t) { return t == RT_STRING || t == RT_RESOURCE; }
 
 /* shapes */
 rt_shape rt_shape_scalar(void);
@@ -110,6 +113,16 @@ rt_tensor *rt_tensor_scalar_str(const char *s);
 /* Element i as a double / int64 (any numeric or bool dtype). */
 double rt_tensor_get_f64(const rt_tensor *t, int64_t i);
 int64_t rt_tensor_get_i64(const rt_tensor *t, int64_t i);
+
+/* Resource handles (DT_RESOURCE). Element i names a resource: the device that holds it,
+ * its container and name, and what kind it is ("Var", "FIFOQueue", ...). Inside, the four
+ * parts are one string separated by NULs, so a handle travels as a string does. */
+typedef struct rt_handle {
+  const char *device, *container, *name, *kind;   /* point into the tensor (or a copy) */
+} rt_handle;
+int rt_handle_set(rt_tensor *t, int64_t i, const rt_handle *h);
+/* The handle in element i; false if it is not a well-formed handle (e.g. never set). */
+bool rt_handle_get(const rt_tensor *t, int64_t i, rt_handle *h);
 
 /* buffers */
 rt_buffer *rt_buffer_new(size_t nbytes, bool strings);

@@ -218,11 +218,58 @@ static void test_busy(void **state) {
   (void)state;
 }
 
+/* A resource handle: four NUL-separated parts in one string element; it crosses the wire
+ * as a string does, and anything but four parts is not a handle. */
+static void test_resource_handle(void **state) {
+  (void)state;
+  rt_status st = {0};
+  rt_shape two = rt_shape_make(1, (int64_t[]){2});
+  rt_tensor *h = rt_tensor_new(RT_RESOURCE, &two);
+  assert_non_null(h);
+  assert_string_equal(rt_dtype_name(RT_RESOURCE), "resource");
+  rt_handle in = {"/job:ps/replica:0/task:0/device:CPU:0", "", "w", "Var"}, out;
+  assert_false(rt_handle_get(h, 0, &out));   /* never set */
+  assert_int_equal(rt_handle_set(h, 0, &in), RT_OK);
+  assert_int_equal(rt_handle_set(h, 1, &(rt_handle){"", "c", "q", NULL}), RT_OK);
+  net_msg *m = net_msg_new("RunStep");
+  rt_pack_tensor_inline(net_msg_field(m, "tensor"), h);
+  net_in *nin = roundtrip(m, &st);
+  rt_tensor *x = NULL;
+  assert_int_equal(rt_unpack_tensor_inline(net_get(nin, "tensor"), "t", &x, &st), RT_OK);
+  assert_int_equal(x->dtype, RT_RESOURCE);
+  assert_true(rt_handle_get(x, 0, &out));
+  assert_string_equal(out.device, in.device);
+  assert_string_equal(out.container, "");
+  assert_string_equal(out.name, "w");
+  assert_string_equal(out.kind, "Var");
+  assert_true(rt_handle_get(x, 1, &out));
+  assert_string_equal(out.container, "c");
+  assert_string_equal(out.kind, "");
+  assert_false(rt_handle_get(x, 2, &out));   /* out of range */
+  rt_tensor *c = rt_tensor_copy(x);
+  assert_true(rt_handle_get(c, 0, &out));
+  assert_string_equal(out.name, "w");
+  rt_tensor_unref(c);
+  net_in_free(nin);
+  net_msg_free(m);
+  rt_tensor_unref(x);
+  /* three parts, five parts, and a string tensor are not handles */
+  assert_int_equal(rt_tensor_set_str(h, 0, "a\0b\0c", 5), RT_OK);
+  assert_false(rt_handle_get(h, 0, &out));
+  assert_int_equal(rt_tensor_set_str(h, 0, "a\0b\0c\0d\0e", 9), RT_OK);
+  assert_false(rt_handle_get(h, 0, &out));
+  rt_tensor *s = rt_tensor_scalar_str("x");
+  assert_false(rt_handle_get(s, 0, &out));
+  rt_tensor_unref(s);
+  rt_tensor_unref(h);
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
     cmocka_unit_test(test_node_encoding),
     cmocka_unit_test(test_tensor_frames),
     cmocka_unit_test(test_hostile_values),
+    cmocka_unit_test(test_resource_handle),
     cmocka_unit_test(test_busy),
   };
   return cmocka_run_group_tests(tests, setup, NULL);
