@@ -7,7 +7,11 @@
  *   _HostIteratorInit      start (again) from the first element: the initializer
  *
  * They run where the interpreter is: the client's own process (a local session, or a
- * device of an in-process server). Elsewhere they fail with Unimplemented. */
+ * device of an in-process server). They are RT_OP_CLIENT ops: the master places them on its
+ * own task when the client is its process (whatever device the script asked for; the
+ * elements go to their consumers by Send/Recv), and refuses the graph otherwise. A kernel
+ * that finds itself in another process (an imported graph) refuses too, rather than serve
+ * the elements of some other iterator. */
 #include <string.h>
 
 #include "ops/ops.h"
@@ -20,8 +24,12 @@ void op_set_host_iterator(op_host_iterator_fn next, op_host_iterator_fn init) {
   op_host_iterator_init = init;
 }
 
+static bool here(rt_kernel_ctx *c, op_host_iterator_fn fn) {
+  return fn && rt_node_int(c->node, "owner", 0) == rt_process_token();
+}
+
 static int get_next_kernel(rt_kernel_ctx *c) {
-  if (!op_host_iterator_next)
+  if (!here(c, op_host_iterator_next))
     return rt_kernel_error(c, RT_UNIMPLEMENTED, "a tf.data iterator runs only in the process that built it");
   int rc = op_host_iterator_next(rt_node_int(c->node, "id", 0), c->n_outputs, c->outputs, c->st);
   if (rc && c->st->code == RT_OUT_OF_RANGE) return rt_kernel_error(c, RT_OUT_OF_RANGE, "End of sequence");
@@ -34,7 +42,7 @@ static int get_next_kernel(rt_kernel_ctx *c) {
 }
 
 static int init_kernel(rt_kernel_ctx *c) {
-  if (!op_host_iterator_init)
+  if (!here(c, op_host_iterator_init))
     return rt_kernel_error(c, RT_UNIMPLEMENTED, "a tf.data iterator runs only in the process that built it");
   int rc = op_host_iterator_init(rt_node_int(c->node, "id", 0), 0, NULL, c->st);
   return rc ? rt_kernel_error(c, c->st->code, "%s", c->st->msg) : RT_OK;
@@ -53,12 +61,12 @@ static int get_next_shape(rt_shape_ctx *c) {
 
 static const rt_op_def dataset_ops[] = {
   {.name = "_HostIteratorGetNext", .outputs = "components: N * output_types",
-   .attrs = "id: int, N: int >= 1, output_types: list(type), output_shapes: list(shape) = []",
+   .attrs = "id: int, owner: int = 0, N: int >= 1, output_types: list(type), output_shapes: list(shape) = []",
    .help = "The next element of a tf.data iterator (its pipeline runs in the interpreter).",
-   .shape = get_next_shape, .kernel = {[RT_DEV_CPU] = get_next_kernel}, .flags = RT_OP_STATEFUL | RT_OP_SOURCE},
-  {.name = "_HostIteratorInit", .attrs = "id: int",
+   .shape = get_next_shape, .kernel = {[RT_DEV_CPU] = get_next_kernel}, .flags = RT_OP_STATEFUL | RT_OP_SOURCE | RT_OP_CLIENT},
+  {.name = "_HostIteratorInit", .attrs = "id: int, owner: int = 0",
    .help = "Start a tf.data iterator from its first element.", .kernel = {[RT_DEV_CPU] = init_kernel},
-   .flags = RT_OP_STATEFUL | RT_OP_SOURCE},
+   .flags = RT_OP_STATEFUL | RT_OP_SOURCE | RT_OP_CLIENT},
 };
 
 void op_dataset_register(void) { rt_op_register(dataset_ops, OP_COUNT(dataset_ops)); }

@@ -18,6 +18,7 @@
 
 #include "base/alloc.h"
 #include "runtime/codec.h"
+#include "runtime/op.h"
 #include "runtime/partition.h"
 #include "runtime/placer.h"
 #include "runtime/server_int.h"
@@ -392,6 +393,30 @@ static char *unshared_variables(rt_master *m, const rt_graph *g, const bool *nee
   return w;
 }
 
+/* RT_OP_CLIENT nodes (tf.data's iterators) run in the process whose interpreter built them:
+ * when that is this process, they go to this task's CPU, whatever device the script named
+ * (their elements reach their consumers by Send/Recv); from any other process they could
+ * run nowhere in the cluster, so a step that needs them is refused before it starts. */
+static int pin_client_ops(rt_graph *g, const bool *needed, const char *here, rt_status *st) {
+  for (int i = 0; i < g->n_nodes; i++) {
+    rt_node *n = g->nodes[i];
+    if (!n->def || !(n->def->flags & RT_OP_CLIENT)) continue;
+    bool mine = rt_node_int(n, "owner", 0) == rt_process_token();
+    if (!mine && !needed[i]) continue;   /* the placer places every node: pin them all */
+    if (!mine)
+      return rt_error(st, RT_UNIMPLEMENTED,
+                      "node '%s' (%s): a tf.data iterator runs in the process whose script built it, "
+                      "and that process is not this session's master: start a tf.train.Server in "
+                      "the script and run the session on its target, or feed the elements with "
+                      "feed_dict", n->name, n->op);
+    if (strcmp(n->device, here)) {
+      free(n->device);
+      n->device = xstrdup(here);
+    }
+  }
+  return RT_OK;
+}
+
 static int prepare(rt_master *m, msess *s, int nf, char **feeds, int nx, char **fetches, int nt,
                    char **targets, mrun **out, rt_status *st) {
   int rc;
@@ -403,6 +428,7 @@ static int prepare(rt_master *m, msess *s, int nf, char **feeds, int nx, char **
   rt_place_opts po = {.soft = s->soft, .default_device = dflt};
   rc = rt_graph_needed(s->g, nf, (const char *const *)feeds, nx, (const char *const *)fetches, nt,
                        (const char *const *)targets, needed, st);
+  if (!rc) rc = pin_client_ops(s->g, needed, dflt, st);
   if (!rc) rc = rt_place(s->g, names, s->n_devs, &po, st);
   if (!rc && s->log_placement)
     for (int i = 0; i < s->g->n_nodes; i++)
@@ -780,6 +806,7 @@ static void handle_placement(rt_master *m, net_req *req) {
   else
     for (int i = 0; i < s->g->n_nodes; i++) needed[i] = true;
   rt_placement pl = {0};
+  if (!rc) rc = pin_client_ops(s->g, needed, dflt, &st);
   if (!rc) rc = rt_placement_compute(s->g, needed, names, s->n_devs, &po, dev_incarnation, s, &pl, &st);
   if (rc) {
     reply_status(req, rc, &st);

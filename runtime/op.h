@@ -113,7 +113,13 @@ enum {
   RT_OP_STATEFUL = 1 << 0,   /* never constant-folded, never deduplicated */
   RT_OP_SOURCE = 1 << 1,     /* Const, Placeholder, Variable: no data inputs */
   RT_OP_INTERNAL = 1 << 2,   /* _Send, _Recv: not for users, not in completion */
+  RT_OP_CLIENT = 1 << 3,     /* runs in the process whose interpreter built it (tf.data's
+                                iterators): its attr "owner" is that process's token */
 };
+
+/* This process's token (random, positive, the same for its whole life): the "owner" of its
+ * RT_OP_CLIENT nodes, so the master can place them here and a kernel elsewhere refuses. */
+int64_t rt_process_token(void);
 
 typedef struct rt_op_def {
   const char *name;

@@ -41,6 +41,16 @@ uint64_t rt_random_u64(void) {
   return z ? z : 1;
 }
 
+static int64_t process_token;
+
+static void token_init(void) { process_token = (int64_t)(rt_random_u64() >> 2) | 1; }
+
+int64_t rt_process_token(void) {   /* runtime/op.h */
+  static pthread_once_t once = PTHREAD_ONCE_INIT;
+  pthread_once(&once, token_init);
+  return process_token;
+}
+
 /* ---- the server --------------------------------------------------------------------- */
 
 static void dispatch(void *user, net_req *req) {

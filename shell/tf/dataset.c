@@ -7,6 +7,7 @@
 #include <stdlib.h>
 
 #include "ops/ops.h"
+#include "runtime/op.h"
 #include "shell/tf/tf.h"
 
 static sh_obj *iterators;   /* id -> the Python iterator object */
@@ -81,7 +82,13 @@ static sh_obj *f_register(sh_obj *self, int argc, sh_obj **argv, sh_obj *kw) {
   return k;
 }
 
+static sh_obj *f_owner(sh_obj *self, int argc, sh_obj **argv, sh_obj *kw) {
+  (void)self, (void)argc, (void)argv, (void)kw;
+  return sh_int(rt_process_token());
+}
+
 static const sh_method dataset_funcs[] = {
+  {"_hostiter_owner", f_owner, "_hostiter_owner()", "This process's token, the owner of its iterators' ops (internal)."},
   {"_hostiter_register", f_register, "_hostiter_register(iterator)", "Make a Python iterator reachable from get_next ops (internal)."},
   {NULL},
 };
