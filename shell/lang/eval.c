@@ -9,9 +9,9 @@
 #include <string.h>
 #include <sys/mman.h>
 #include <sys/stat.h>
-#include <ucontext.h>
 #include <unistd.h>
 
+#include "shell/lang/fiber.h"
 #include "shell/lang/interp.h"
 
 enum { ST_OK, ST_ERR, ST_BREAK, ST_CONTINUE, ST_RETURN };
@@ -289,7 +289,7 @@ sh_obj *sh_func_call(sh_obj *o, int argc, sh_obj **argv, sh_obj *kw) {
 }
 
 /* ---- generators ------------------------------------------------------------------------ */
-/* A generator runs its function body on a stack of its own (ucontext); `yield` switches
+/* A generator runs its function body on a stack of its own (shell/lang/fiber.c); `yield` switches
  * back to whoever called next(). Closing an unfinished generator resumes it with
  * GeneratorExit so that its finally blocks run and its frame's references are released. */
 #define GEN_STACK (8 << 20)   /* like the main thread's; pages are touched lazily */
@@ -302,25 +302,12 @@ sh_obj *sh_func_call(sh_obj *o, int argc, sh_obj **argv, sh_obj *kw) {
 #define STACK_DEREGISTER(id) ((void)(id))
 #endif
 
-/* Under AddressSanitizer a switch is getcontext/setcontext told to ASan as a fiber switch
- * (its swapcontext interceptor warns on every process and cannot follow the stacks). */
-#if defined(__SANITIZE_ADDRESS__)
-#define GEN_ASAN 1
-#elif defined(__has_feature)
-#if __has_feature(address_sanitizer)
-#define GEN_ASAN 1
-#endif
-#endif
-#ifdef GEN_ASAN
-#include <sanitizer/common_interface_defs.h>
-#endif
-
 typedef struct sh_gen {
   sh_obj head;
   sh_func *fn;
   sh_obj **slots;
   sh_frame frame;
-  ucontext_t ctx, caller;
+  sh_fiber ctx, caller;
   void *stack;
   unsigned stack_id;      /* valgrind's */
   sh_obj *yielded;        /* value passed out by yield */
@@ -332,40 +319,17 @@ typedef struct sh_gen {
   size_t caller_size;
 } sh_gen;
 
-/* Save the running context in from and run to, whose stack is (stack, size); back here
- * when something switches to from. ending: the stack left is done with (ASan frees its
- * record); came_stack/came_size: where ASan says the switch back came from. */
-static void gen_switch(ucontext_t *from, ucontext_t *to, const void *stack, size_t size, bool ending,
-                       const void **came_stack, size_t *came_size) {
-#ifdef GEN_ASAN
-  void *fake = NULL;
-  volatile bool back = false;
-  __sanitizer_start_switch_fiber(ending ? NULL : &fake, stack, size);
-  getcontext(from);
-  if (!back) {
-    back = true;
-    setcontext(to);
-  }
-  __sanitizer_finish_switch_fiber(fake, came_stack, came_size);
-#else
-  (void)stack, (void)size, (void)ending, (void)came_stack, (void)came_size;
-  swapcontext(from, to);
-#endif
-}
-
 static _Thread_local sh_gen *cur_gen;
 static sh_type *GeneratorExit;
 
-static void gen_body(void) {
-  sh_gen *g = cur_gen;
-#ifdef GEN_ASAN
-  __sanitizer_finish_switch_fiber(NULL, &g->caller_stack, &g->caller_size);
-#endif
+static void gen_body(void *arg) {
+  sh_gen *g = arg;
+  sh_fiber_started(&g->caller_stack, &g->caller_size);
   int st = exec_block(&g->frame, g->fn->code->body);
   if (st == ST_ERR) add_traceback(&g->frame);
   g->done = true;
   g->yielded = NULL;
-  gen_switch(&g->ctx, &g->caller, g->caller_stack, g->caller_size, true, NULL, NULL);
+  sh_fiber_switch(&g->ctx, &g->caller, g->caller_stack, g->caller_size, true, NULL, NULL);
 }
 
 /* Switch into g until it yields or finishes. Returns the yielded value, or NULL: finished
@@ -376,11 +340,7 @@ static sh_obj *gen_resume(sh_gen *g) {
     g->stack = mmap(NULL, GEN_STACK, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
     if (g->stack == MAP_FAILED) { g->stack = NULL; g->done = true; return sh_raise(sh_RuntimeError, "cannot allocate a generator stack"); }
     g->stack_id = STACK_REGISTER(g->stack, GEN_STACK);
-    getcontext(&g->ctx);
-    g->ctx.uc_stack.ss_sp = g->stack;
-    g->ctx.uc_stack.ss_size = GEN_STACK;
-    g->ctx.uc_link = NULL;
-    makecontext(&g->ctx, gen_body, 0);
+    sh_fiber_make(&g->ctx, g->stack, GEN_STACK, gen_body, g);
     g->started = true;
   }
   g->caller_frame = cur_frame;
@@ -391,7 +351,7 @@ static sh_obj *gen_resume(sh_gen *g) {
   depth++;
   cur_gen = g;
   g->running = true;
-  gen_switch(&g->caller, &g->ctx, g->stack, GEN_STACK, false, NULL, NULL);
+  sh_fiber_switch(&g->caller, &g->ctx, g->stack, GEN_STACK, false, NULL, NULL);
   g->running = false;
   cur_gen = g->outer;
   cur_frame = g->caller_frame;
@@ -405,7 +365,7 @@ static sh_obj *eval_yield(sh_frame *f, sh_obj *v) {   /* steals v */
   sh_gen *g = cur_gen;
   if (!g || &g->frame != f) { sh_decref(v); return sh_raise(sh_RuntimeError, "yield outside a running generator"); }
   g->yielded = v;
-  gen_switch(&g->ctx, &g->caller, g->caller_stack, g->caller_size, false, &g->caller_stack, &g->caller_size);
+  sh_fiber_switch(&g->ctx, &g->caller, g->caller_stack, g->caller_size, false, &g->caller_stack, &g->caller_size);
   if (g->closing) {
     sh_err_restore(sh_exc_new(GeneratorExit, sh_tuple_new(0)));
     return NULL;
