@@ -2,9 +2,11 @@
  * next()/yield is a switch; glibc's swapcontext makes an rt_sigprocmask system call per
  * switch, which made a lazy generator expression ~6x slower than a list comprehension. So
  * on x86-64 and aarch64 a switch is a few instructions of our own: push the callee-saved
- * registers (and the floating-point control words) on the running stack, store its stack
- * pointer, load the other one's, pop. The signal mask is per thread and never differs
- * between a generator and its caller, so it need not be switched.
+ * registers on the running stack, store its stack pointer, load the other one's, pop.
+ * The signal mask and the floating-point control registers (MXCSR, x87 control word,
+ * FPCR) are per-thread state that a generator shares with whoever resumes it, like a
+ * called function does, and tfsh never changes them, so they are not switched (reading
+ * MXCSR alone cost more than the rest of the switch).
  *
  * Shadow stacks (x86 CET, arm64 GCS): with one on, the `ret` into another stack faults,
  * since the hardware's copy of the return addresses was not switched with it. Whether the
@@ -44,7 +46,7 @@
 
 #if defined(__x86_64__) && defined(__linux__)
 #define FIBER_ASM 1
-/* fiber_swap(save, sp): push rbp rbx r12-r15 and MXCSR + x87 control word, *save = rsp,
+/* fiber_swap(save, sp): push rbp rbx r12-r15, *save = rsp,
  * rsp = sp, pop the same from there, ret. fiber_boot is where a new context's first
  * switch returns to: entry (rbx) called with arg (r12) on an aligned stack. */
 __asm__(
@@ -58,14 +60,8 @@ __asm__(
     "  pushq %r13\n"
     "  pushq %r14\n"
     "  pushq %r15\n"
-    "  subq $8, %rsp\n"
-    "  stmxcsr (%rsp)\n"
-    "  fnstcw 4(%rsp)\n"
     "  movq %rsp, (%rdi)\n"
     "  movq %rsi, %rsp\n"
-    "  ldmxcsr (%rsp)\n"
-    "  fldcw 4(%rsp)\n"
-    "  addq $8, %rsp\n"
     "  popq %r15\n"
     "  popq %r14\n"
     "  popq %r13\n"
@@ -84,21 +80,17 @@ __asm__(
     "  ud2\n"
     "  .cfi_endproc\n"
     ".size fiber_boot, .-fiber_boot\n");
-enum { SAVED_WORDS = 8 };   /* control words, r15 r14 r13 r12 rbx rbp, return address */
+enum { SAVED_WORDS = 7 };   /* r15 r14 r13 r12 rbx rbp, return address */
 
 static void *asm_frame(void *stack, size_t size, void (*entry)(void *), void *arg) {
   extern char fiber_boot[];
   uintptr_t top = ((uintptr_t)stack + size) & ~(uintptr_t)15;
   uint64_t *w = (uint64_t *)top - SAVED_WORDS;
-  uint32_t mxcsr = 0;   /* the creator's MXCSR and x87 control word */
-  uint16_t fcw = 0;
-  __asm__ volatile("stmxcsr %0\n fnstcw %1" : "=m"(mxcsr), "=m"(fcw));
-  w[0] = mxcsr | (uint64_t)fcw << 32;
-  w[1] = w[2] = w[3] = 0;            /* r15 r14 r13 */
-  w[4] = (uint64_t)(uintptr_t)arg;   /* r12 */
-  w[5] = (uint64_t)(uintptr_t)entry; /* rbx */
-  w[6] = 0;                          /* rbp: the end of the frame-pointer chain */
-  w[7] = (uint64_t)(uintptr_t)fiber_boot;   /* after its ret, rsp = top: aligned for the call */
+  w[0] = w[1] = w[2] = 0;            /* r15 r14 r13 */
+  w[3] = (uint64_t)(uintptr_t)arg;   /* r12 */
+  w[4] = (uint64_t)(uintptr_t)entry; /* rbx */
+  w[5] = 0;                          /* rbp: the end of the frame-pointer chain */
+  w[6] = (uint64_t)(uintptr_t)fiber_boot;   /* its ret leaves rsp = top: aligned for the call */
   return w;
 }
 
@@ -111,7 +103,7 @@ static int shadow_stack_on(void) {
 }
 #elif defined(__aarch64__) && defined(__linux__)
 #define FIBER_ASM 1
-/* fiber_swap(save, sp): store x19-x30, d8-d15 and FPCR below sp, *save = sp, sp = sp
+/* fiber_swap(save, sp): store x19-x30 and d8-d15 below sp, *save = sp, sp = sp
  * given, load the same, ret (to the loaded x30). fiber_boot: entry (x19) called with arg
  * (x20). */
 __asm__(
@@ -119,7 +111,7 @@ __asm__(
     ".p2align 4\n"
     ".type fiber_swap, %function\n"
     "fiber_swap:\n"
-    "  sub sp, sp, #176\n"
+    "  sub sp, sp, #160\n"
     "  stp x19, x20, [sp, #0]\n"
     "  stp x21, x22, [sp, #16]\n"
     "  stp x23, x24, [sp, #32]\n"
@@ -130,8 +122,6 @@ __asm__(
     "  stp d10, d11, [sp, #112]\n"
     "  stp d12, d13, [sp, #128]\n"
     "  stp d14, d15, [sp, #144]\n"
-    "  mrs x9, fpcr\n"
-    "  str x9, [sp, #160]\n"
     "  mov x9, sp\n"
     "  str x9, [x0]\n"
     "  mov sp, x1\n"
@@ -145,9 +135,7 @@ __asm__(
     "  ldp d10, d11, [sp, #112]\n"
     "  ldp d12, d13, [sp, #128]\n"
     "  ldp d14, d15, [sp, #144]\n"
-    "  ldr x9, [sp, #160]\n"
-    "  msr fpcr, x9\n"
-    "  add sp, sp, #176\n"
+    "  add sp, sp, #160\n"
     "  ret\n"
     ".size fiber_swap, .-fiber_swap\n"
     ".p2align 4\n"
@@ -160,7 +148,7 @@ __asm__(
     "  brk #0\n"
     "  .cfi_endproc\n"
     ".size fiber_boot, .-fiber_boot\n");
-enum { SAVED_WORDS = 22 };   /* 176 bytes */
+enum { SAVED_WORDS = 20 };   /* 160 bytes */
 
 static void *asm_frame(void *stack, size_t size, void (*entry)(void *), void *arg) {
   extern char fiber_boot[];
@@ -171,9 +159,6 @@ static void *asm_frame(void *stack, size_t size, void (*entry)(void *), void *ar
   w[1] = (uint64_t)(uintptr_t)arg;     /* x20 */
   w[10] = 0;                           /* x29: the end of the frame-pointer chain */
   w[11] = (uint64_t)(uintptr_t)fiber_boot;   /* x30 */
-  uint64_t fpcr;
-  __asm__ volatile("mrs %0, fpcr" : "=r"(fpcr));
-  w[20] = fpcr;
   return w;
 }
 
