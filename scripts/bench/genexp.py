@@ -27,6 +27,8 @@ cases = [
     ("sum_squares", lambda: sum(x * x for x in range(n)), lambda: sum([x * x for x in range(n)])),
     ("list_call", lambda: list(f(x) for x in big), lambda: list([f(x) for x in big])),
     ("filter_any", lambda: any(x < 0 for x in big), lambda: any([x < 0 for x in big])),
+    ("many_small", lambda: [sum(x for x in range(5)) for _ in range(n // 10)],
+     lambda: [sum([x for x in range(5)]) for _ in range(n // 10)]),
 ]
 for name, gen, lst in cases:
     assert gen() == lst()

@@ -7,7 +7,6 @@
 
 #include <stdlib.h>
 #include <string.h>
-#include <sys/mman.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -292,16 +291,6 @@ sh_obj *sh_func_call(sh_obj *o, int argc, sh_obj **argv, sh_obj *kw) {
 /* A generator runs its function body on a stack of its own (shell/lang/fiber.c); `yield` switches
  * back to whoever called next(). Closing an unfinished generator resumes it with
  * GeneratorExit so that its finally blocks run and its frame's references are released. */
-#define GEN_STACK (8 << 20)   /* like the main thread's; pages are touched lazily */
-#if __has_include(<valgrind/valgrind.h>)   /* tell valgrind about the extra stacks */
-#include <valgrind/valgrind.h>
-#define STACK_REGISTER(p, n) VALGRIND_STACK_REGISTER((p), (char *)(p) + (n))
-#define STACK_DEREGISTER(id) VALGRIND_STACK_DEREGISTER(id)
-#else
-#define STACK_REGISTER(p, n) 0u
-#define STACK_DEREGISTER(id) ((void)(id))
-#endif
-
 typedef struct sh_gen {
   sh_obj head;
   sh_func *fn;
@@ -309,7 +298,7 @@ typedef struct sh_gen {
   sh_frame frame;
   sh_fiber ctx, caller;
   void *stack;
-  unsigned stack_id;      /* valgrind's */
+  unsigned stack_id;      /* sh_fiber_stack_new's */
   sh_obj *yielded;        /* value passed out by yield */
   bool started, running, done, closing;
   sh_frame *caller_frame;
@@ -337,10 +326,9 @@ static void gen_body(void *arg) {
 static sh_obj *gen_resume(sh_gen *g) {
   if (g->running) return sh_raise(sh_ValueError, "generator already executing");
   if (!g->started) {
-    g->stack = mmap(NULL, GEN_STACK, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
-    if (g->stack == MAP_FAILED) { g->stack = NULL; g->done = true; return sh_raise(sh_RuntimeError, "cannot allocate a generator stack"); }
-    g->stack_id = STACK_REGISTER(g->stack, GEN_STACK);
-    sh_fiber_make(&g->ctx, g->stack, GEN_STACK, gen_body, g);
+    g->stack = sh_fiber_stack_new(&g->stack_id);
+    if (!g->stack) { g->done = true; return sh_raise(sh_RuntimeError, "cannot allocate a generator stack"); }
+    sh_fiber_make(&g->ctx, g->stack, SH_FIBER_STACK, gen_body, g);
     g->started = true;
   }
   g->caller_frame = cur_frame;
@@ -351,7 +339,7 @@ static sh_obj *gen_resume(sh_gen *g) {
   depth++;
   cur_gen = g;
   g->running = true;
-  sh_fiber_switch(&g->caller, &g->ctx, g->stack, GEN_STACK, false, NULL, NULL);
+  sh_fiber_switch(&g->caller, &g->ctx, g->stack, SH_FIBER_STACK, false, NULL, NULL);
   g->running = false;
   cur_gen = g->outer;
   cur_frame = g->caller_frame;
@@ -404,7 +392,7 @@ static void gen_destroy(sh_obj *o) {
   for (int i = 0; i < g->fn->code->nslots; i++) sh_decref(g->slots[i]);
   free(g->slots);
   sh_decref(g->frame.retval);
-  if (g->stack) { STACK_DEREGISTER(g->stack_id); munmap(g->stack, GEN_STACK); }
+  if (g->stack) sh_fiber_stack_free(g->stack, g->stack_id);
   SH_DECREF(g->fn);
 }
 

@@ -14,6 +14,13 @@ typedef struct sh_fiber {
   void *arg;
 } sh_fiber;
 
+/* A stack for a fiber: SH_FIBER_STACK bytes (like the main thread's; pages are touched
+ * lazily), told to valgrind (*id: its registration). NULL if none could be mapped. Freed
+ * stacks are kept for the next few fibers, so a short-lived generator costs no mmap. */
+#define SH_FIBER_STACK ((size_t)8 << 20)
+void *sh_fiber_stack_new(unsigned *id);
+void sh_fiber_stack_free(void *stack, unsigned id);
+
 /* Prepare f to run entry(arg) on (stack, size) when first switched to. entry must never
  * return: it ends with an sh_fiber_switch(..., ending = true). */
 void sh_fiber_make(sh_fiber *f, void *stack, size_t size, void (*entry)(void *), void *arg);
