@@ -290,13 +290,17 @@ sh_obj *sh_func_call(sh_obj *o, int argc, sh_obj **argv, sh_obj *kw) {
 /* ---- generators ------------------------------------------------------------------------ */
 /* A generator runs its function body on a stack of its own (shell/lang/fiber.c); `yield` switches
  * back to whoever called next(). Closing an unfinished generator resumes it with
- * GeneratorExit so that its finally blocks run and its frame's references are released. */
+ * GeneratorExit so that its finally blocks run and its frame's references are released.
+ * A flat generator needs no stack: its body is nested `for`s and `if`s (no else) around
+ * one `yield expr` statement, as every generator expression's is, so next() keeps the
+ * loops' iterators and steps them itself, like a comprehension that stops at each value. */
+enum { GEN_FLAT_MAX = 8 };
 typedef struct sh_gen {
   sh_obj head;
   sh_func *fn;
   sh_obj **slots;
   sh_frame frame;
-  sh_fiber ctx, caller;
+  struct gen_fibers { sh_fiber ctx, caller; } *fib;   /* with the stack: flat ones have none */
   void *stack;
   unsigned stack_id;      /* sh_fiber_stack_new's */
   sh_obj *yielded;        /* value passed out by yield */
@@ -304,6 +308,10 @@ typedef struct sh_gen {
   sh_frame *caller_frame;
   int caller_depth;
   struct sh_gen *outer;   /* the generator that was running when this one was resumed */
+  int nflat;              /* > 0: flat, of nflat levels (fn->code->body's nesting) */
+  int at;                 /* flat: the innermost `for` level whose iterator is live, or -1 */
+  sh_node *flat[GEN_FLAT_MAX];
+  sh_obj *its[GEN_FLAT_MAX];   /* flat: each `for` level's iterator while it runs */
   const void *caller_stack;   /* ASan: the stack that resumed it, and its size */
   size_t caller_size;
 } sh_gen;
@@ -318,7 +326,7 @@ static void gen_body(void *arg) {
   if (st == ST_ERR) add_traceback(&g->frame);
   g->done = true;
   g->yielded = NULL;
-  sh_fiber_switch(&g->ctx, &g->caller, g->caller_stack, g->caller_size, true, NULL, NULL);
+  sh_fiber_switch(&g->fib->ctx, &g->fib->caller, g->caller_stack, g->caller_size, true, NULL, NULL);
 }
 
 /* Switch into g until it yields or finishes. Returns the yielded value, or NULL: finished
@@ -328,7 +336,8 @@ static sh_obj *gen_resume(sh_gen *g) {
   if (!g->started) {
     g->stack = sh_fiber_stack_new(&g->stack_id);
     if (!g->stack) { g->done = true; return sh_raise(sh_RuntimeError, "cannot allocate a generator stack"); }
-    sh_fiber_make(&g->ctx, g->stack, SH_FIBER_STACK, gen_body, g);
+    g->fib = xmalloc(sizeof *g->fib);
+    sh_fiber_make(&g->fib->ctx, g->stack, SH_FIBER_STACK, gen_body, g);
     g->started = true;
   }
   g->caller_frame = cur_frame;
@@ -339,7 +348,7 @@ static sh_obj *gen_resume(sh_gen *g) {
   depth++;
   cur_gen = g;
   g->running = true;
-  sh_fiber_switch(&g->caller, &g->ctx, g->stack, SH_FIBER_STACK, false, NULL, NULL);
+  sh_fiber_switch(&g->fib->caller, &g->fib->ctx, g->stack, SH_FIBER_STACK, false, NULL, NULL);
   g->running = false;
   cur_gen = g->outer;
   cur_frame = g->caller_frame;
@@ -353,7 +362,7 @@ static sh_obj *eval_yield(sh_frame *f, sh_obj *v) {   /* steals v */
   sh_gen *g = cur_gen;
   if (!g || &g->frame != f) { sh_decref(v); return sh_raise(sh_RuntimeError, "yield outside a running generator"); }
   g->yielded = v;
-  sh_fiber_switch(&g->ctx, &g->caller, g->caller_stack, g->caller_size, false, &g->caller_stack, &g->caller_size);
+  sh_fiber_switch(&g->fib->ctx, &g->fib->caller, g->caller_stack, g->caller_size, false, &g->caller_stack, &g->caller_size);
   if (g->closing) {
     sh_err_restore(sh_exc_new(GeneratorExit, sh_tuple_new(0)));
     return NULL;
@@ -361,11 +370,124 @@ static sh_obj *eval_yield(sh_frame *f, sh_obj *v) {   /* steals v */
   return sh_none();
 }
 
+/* ---- flat generators ---- */
+static bool has_yield(const sh_node *n);
+static bool list_has_yield(sh_nodelist l) {
+  for (int i = 0; i < l.n; i++)
+    if (has_yield(l.v[i])) return true;
+  return false;
+}
+/* Whether an expression holds a yield of this scope (inner functions' bodies are theirs). */
+static bool has_yield(const sh_node *n) {
+  if (!n) return false;
+  if (n->kind == E_YIELD || n->kind == E_YIELDFROM) return true;
+  return has_yield(n->a) || has_yield(n->b) || has_yield(n->c) || list_has_yield(n->list) ||
+         list_has_yield(n->list2) || list_has_yield(n->list3) || list_has_yield(n->list4);
+}
+
+/* The levels of a flat body into out (GEN_FLAT_MAX at most): its count, or -1. */
+static int flat_shape(sh_funcdef *c, sh_node **out) {
+  sh_nodelist b = c->body;
+  for (int n = 0; n < GEN_FLAT_MAX; n++) {
+    if (b.n != 1) return -1;
+    sh_node *s = b.v[0];
+    out[n] = s;
+    if (s->kind == S_FOR && !s->list2.n && !has_yield(s->a) && !has_yield(s->b)) b = s->list;
+    else if (s->kind == S_IF && !s->list2.n && !has_yield(s->a)) b = s->list;
+    else if (s->kind == S_EXPR && !s->op && s->a->kind == E_YIELD && !has_yield(s->a->a)) return n + 1;
+    else return -1;
+  }
+  return -1;
+}
+
+static int prev_for(const sh_gen *g, int k) {
+  while (--k >= 0 && g->flat[k]->kind != S_FOR) {}
+  return k;
+}
+
+static void flat_release(sh_gen *g) {
+  for (int k = 0; k < g->nflat; k++) sh_clear(&g->its[k]);
+  g->at = -1;
+  g->done = true;
+}
+
+/* next() of a flat generator: the value of its yield, or NULL (finished; an exception
+ * pending if it raised). Steps the innermost live loop, or on the first call enters them. */
+static sh_obj *flat_next(sh_gen *g) {
+  if (g->running) return sh_raise(sh_ValueError, "generator already executing");
+  if (depth >= MAX_DEPTH) return sh_raise(sh_RecursionError, "maximum recursion depth exceeded");
+  sh_frame *f = &g->frame;
+  f->back = cur_frame;
+  cur_frame = f;
+  depth++;
+  g->running = true;
+  sh_obj *result = NULL;
+  int k = 0;
+  bool step = false;   /* level k is a `for` to take the next value of */
+  if (g->started) {
+    k = g->at;
+    step = true;
+  }
+  g->started = true;
+  while (k >= 0) {
+    sh_node *s = g->flat[k];
+    if (step) {
+      sh_obj *x = sh_next(g->its[k]);
+      if (!x) {
+        if (sh_err_occurred()) goto error;
+        sh_clear(&g->its[k]);
+        k = g->at = prev_for(g, k);
+        continue;
+      }
+      if (SH_EVAL_BREAK()) { sh_decref(x); goto error; }
+      int rc = assign(f, s->a, x);
+      sh_decref(x);
+      if (rc < 0) goto error;
+      step = false;
+      k++;
+      continue;
+    }
+    f->line = s->line;
+    if (s->kind == S_FOR) {
+      sh_obj *seq = eval(f, s->b);
+      if (!seq) goto error;
+      g->its[k] = sh_iter(seq);
+      sh_decref(seq);
+      if (!g->its[k]) goto error;
+      g->at = k;
+      step = true;
+    } else if (s->kind == S_IF) {
+      sh_obj *v = eval(f, s->a);
+      if (!v) goto error;
+      int t = sh_truth(v);
+      sh_decref(v);
+      if (t < 0) goto error;
+      if (t) k++;
+      else k = g->at, step = true;
+    } else {
+      result = s->a->a ? eval(f, s->a->a) : sh_none();
+      if (!result) goto error;
+      if (g->at < 0) g->done = true;   /* no loop: its one value */
+      goto out;
+    }
+  }
+  flat_release(g);   /* every loop ran out */
+  goto out;
+error:
+  add_traceback(f);
+  flat_release(g);
+out:
+  g->running = false;
+  cur_frame = f->back;
+  depth--;
+  return result;
+}
+
 static sh_obj *gen_next(sh_obj *o) {
   sh_gen *g = (sh_gen *)o;
   if (g->done) return NULL;
   sh_incref(o);   /* the body may drop the last other reference to its generator */
-  sh_obj *v = gen_resume(g);
+  sh_obj *v = g->nflat ? flat_next(g) : gen_resume(g);
   sh_decref(o);
   if (!v && sh_err_matches(sh_StopIteration)) {
     sh_err_clear();
@@ -376,6 +498,10 @@ static sh_obj *gen_next(sh_obj *o) {
 
 static void gen_close(sh_gen *g) {
   if (!g->started || g->done) return;
+  if (g->nflat) {
+    flat_release(g);
+    return;
+  }
   sh_obj *pending = sh_err_fetch();
   g->closing = true;
   sh_obj *v = gen_resume(g);
@@ -393,6 +519,7 @@ static void gen_destroy(sh_obj *o) {
   free(g->slots);
   sh_decref(g->frame.retval);
   if (g->stack) sh_fiber_stack_free(g->stack, g->stack_id);
+  free(g->fib);
   SH_DECREF(g->fn);
 }
 
@@ -413,6 +540,13 @@ static sh_type gen_type = {SH_TYPE_HEAD, .name = "generator", .size = sizeof(sh_
 
 static sh_obj *gen_new(sh_func *fn, sh_obj **slots) {   /* takes slots */
   sh_gen *g = sh_new(&gen_type);
+  sh_funcdef *c = fn->code;
+  if (c->flat >= 0) {
+    int n = flat_shape(c, g->flat);
+    if (!c->flat) c->flat = (int8_t)n;
+    g->nflat = n > 0 ? n : 0;
+    g->at = -1;
+  }
   g->fn = (sh_func *)SH_INCREF(fn);
   g->slots = slots;
   g->frame = (sh_frame){.code = fn->code, .slots = slots, .closure = fn->closure,

@@ -157,3 +157,50 @@ t = threading.Thread(target=lambda: middle.extend([next(shared), next(shared), n
 t.start()
 t.join()
 print(first, middle, list(shared))
+
+
+# bodies of nested for/if around one yield (every generator expression's) run without a
+# stack of their own: the same semantics
+def one():
+    yield 5
+
+
+def maybe(c):
+    if c:
+        yield "yes"
+
+
+def grid(n):
+    for i in range(n):
+        if i % 2:
+            for j in range(i):
+                if j != 1:
+                    yield i, j
+
+
+print(list(one()), list(maybe(True)), list(maybe(False)), list(grid(6)))
+print(list((a, b) for a, b in [(1, 2), (3, 4)] if a > 1), list(x for x in [] if x), list(x for x in [1] if False))
+print([list(y for y in range(x)) for x in range(4)], list(c for w in ['ab', '', 'c'] for c in w))
+g = (x for x in range(5))
+print(next(g), next(g))
+g.close()
+print(next(g, "closed"), list(g))
+g = grid(4)
+print(next(g))
+del g
+try:
+    list(len(w) for w in ['ab', 3])
+except TypeError as e:
+    print("TypeError:", e)
+try:
+    list(x for x in 5)
+except TypeError as e:
+    print("TypeError:", e)
+try:
+    list(x for x in [1] for y in x)
+except TypeError as e:
+    print("TypeError:", e)
+k = 10
+print(list(x + k for x in range(3)), sum(x for x in range(100) if x % 7 == 0))
+it = iter([1, 2, 3, 4])
+print(list(x * y for x in it for y in it))
