@@ -184,15 +184,12 @@ static int32_t number_width(rt_dtype t) {
   }
 }
 
-/* One element as the Python value astype would store: for numbers, the text numpy's
- * scalar prints; for an object array of bytes to str, str() of the bytes. */
+/* One element as the Python value astype would store: strings as they are (bytes and
+ * str both UTF-8; an object array's bytes decode, as numpy's astype(str) does there), and
+ * for numbers the text numpy's scalar prints. */
 static sh_obj *element_text(np_array *src, int64_t i) {
   rt_tensor *t = src->t;
-  if (t->dtype == RT_STRING) {
-    sh_obj *e = np_element(t, i, src->skind), *r = src->skind == NP_STR_OBJECT ? sh_to_str(e) : sh_incref(e);
-    sh_decref(e);
-    return r;
-  }
+  if (t->dtype == RT_STRING) return np_element(t, i, src->skind);
   rt_shape s = rt_shape_scalar();
   rt_tensor *one = rt_tensor_new(t->dtype, &s);
   if (!one) return sh_raise(sh_ValueError, "out of memory");
@@ -207,6 +204,8 @@ static sh_obj *element_text(np_array *src, int64_t i) {
 sh_obj *np_str_astype(np_array *src, rt_dtype to, int kind, int32_t width) {
   rt_tensor *t = src->t;
   int64_t n = rt_tensor_numel(t);
+  if (to == RT_STRING && kind == NP_STR_OBJECT && t->dtype != RT_STRING)
+    return sh_raise(sh_TypeError, "tfsh's numpy holds strings only in object arrays, not %s", rt_dtype_name(t->dtype));
   if (to == RT_STRING) {
     rt_tensor *r = rt_tensor_new(RT_STRING, &t->shape);
     if (!r) return sh_raise(sh_ValueError, "out of memory");

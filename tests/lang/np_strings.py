@@ -46,3 +46,11 @@ with tf.Session() as sess:
     print(repr(s), type(s).__name__)
     r3 = sess.run(tf.constant(np.array([['p', 'q']])))
     print(repr(r3), r3.shape)
+    c = tf.constant(a)
+    q = tf.placeholder(a.dtype, [2])
+    print(c.dtype, q.dtype)
+    r = sess.run(c)
+    print(repr(r), r == b'a', r == 'a', repr(r.astype(str)), repr(r.astype(bytes)), r.dtype, str(r.dtype), repr(r.dtype))
+    print(sess.run(tf.identity(q), {q: ['x', 'y']}), sess.run(tf.identity(q), {q: np.array([b'x', b'y'])}))
+for row in np.array([['a', 'b'], ['c', 'd']]):
+    print(repr(row), row[0])
