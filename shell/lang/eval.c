@@ -385,16 +385,17 @@ static bool has_yield(const sh_node *n) {
          list_has_yield(n->list2) || list_has_yield(n->list3) || list_has_yield(n->list4);
 }
 
-/* The levels of a flat body into out (GEN_FLAT_MAX at most): its count, or -1. */
-static int flat_shape(sh_funcdef *c, sh_node **out) {
+/* The levels of a flat body into out (GEN_FLAT_MAX at most): its count, or -1. known: it
+ * was found flat before (its expressions need no second look for yields). */
+static int flat_shape(sh_funcdef *c, sh_node **out, bool known) {
   sh_nodelist b = c->body;
   for (int n = 0; n < GEN_FLAT_MAX; n++) {
     if (b.n != 1) return -1;
     sh_node *s = b.v[0];
     out[n] = s;
-    if (s->kind == S_FOR && !s->list2.n && !has_yield(s->a) && !has_yield(s->b)) b = s->list;
-    else if (s->kind == S_IF && !s->list2.n && !has_yield(s->a)) b = s->list;
-    else if (s->kind == S_EXPR && !s->op && s->a->kind == E_YIELD && !has_yield(s->a->a)) return n + 1;
+    if (s->kind == S_FOR && !s->list2.n && (known || (!has_yield(s->a) && !has_yield(s->b)))) b = s->list;
+    else if (s->kind == S_IF && !s->list2.n && (known || !has_yield(s->a))) b = s->list;
+    else if (s->kind == S_EXPR && !s->op && s->a->kind == E_YIELD && (known || !has_yield(s->a->a))) return n + 1;
     else return -1;
   }
   return -1;
@@ -542,7 +543,7 @@ static sh_obj *gen_new(sh_func *fn, sh_obj **slots) {   /* takes slots */
   sh_gen *g = sh_new(&gen_type);
   sh_funcdef *c = fn->code;
   if (c->flat >= 0) {
-    int n = flat_shape(c, g->flat);
+    int n = flat_shape(c, g->flat, c->flat > 0);
     if (!c->flat) c->flat = (int8_t)n;
     g->nflat = n > 0 ? n : 0;
     g->at = -1;
