@@ -336,7 +336,7 @@ static sh_obj *gen_resume(sh_gen *g) {
   if (!g->started) {
     g->stack = sh_fiber_stack_new(&g->stack_id);
     if (!g->stack) { g->done = true; return sh_raise(sh_RuntimeError, "cannot allocate a generator stack"); }
-    g->fib = xmalloc(sizeof *g->fib);
+    g->fib = xcalloc(1, sizeof *g->fib);   /* fib->caller: zeroed, as sh_fiber_switch wants */
     sh_fiber_make(&g->fib->ctx, g->stack, SH_FIBER_STACK, gen_body, g);
     g->started = true;
   }

@@ -286,7 +286,8 @@ static inline void raw_switch(sh_fiber *from, sh_fiber *to) {
     uc_start.arg = to->arg;
     to->entry = NULL;
   }
-  from->sp = NULL;
+  from->sp = NULL;      /* from: a ucontext one from now on */
+  from->entry = NULL;
 #ifdef FIBER_ASAN
   volatile bool back = false;
   getcontext(&from->uc);

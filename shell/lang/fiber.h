@@ -25,7 +25,9 @@ void sh_fiber_stack_free(void *stack, unsigned id);
  * return: it ends with an sh_fiber_switch(..., ending = true). */
 void sh_fiber_make(sh_fiber *f, void *stack, size_t size, void (*entry)(void *), void *arg);
 
-/* Save the running context in from and run to, whose stack is (stack, size); back here
+/* A fiber that is only ever switched from before it is switched to (the caller's side)
+ * needs no sh_fiber_make, but must start zeroed.
+ * Save the running context in from and run to, whose stack is (stack, size); back here
  * when something switches to from. ending: the stack left is done with (ASan forgets it);
  * came_stack/came_size (may be NULL): where ASan says the switch back came from. */
 void sh_fiber_switch(sh_fiber *from, sh_fiber *to, const void *stack, size_t size, bool ending,
