@@ -54,3 +54,9 @@ with tf.Session() as sess:
     print(sess.run(tf.identity(q), {q: ['x', 'y']}), sess.run(tf.identity(q), {q: np.array([b'x', b'y'])}))
 for row in np.array([['a', 'b'], ['c', 'd']]):
     print(repr(row), row[0])
+# numpy's layout: line wrapping, summaries, escapes
+w = np.array(['word%d' % i for i in range(40)])
+print(w)
+print(repr(w))
+print(np.array(['x%d' % i for i in range(2000)]))
+print(repr(np.array([['é' * 3, 'ab'], ['c', "q'"]])), repr(np.array(['a\nb', 'é\x01'])), repr(np.array([b'\xff', b'a\nb'])))
