@@ -33,7 +33,7 @@ static int scan(sh_obj *v, int depth, conv *c) {
     else if (t->dtype == RT_BOOL) c->any_bool = true;
     else {
       c->any_str = true;
-      if (((np_array *)v)->skind == NP_STR_TEXT) c->any_text = true;
+      if (np_str_is_text(((np_array *)v)->skind)) c->any_text = true;
       else c->any_bytes = true;
     }
     if (c->array_dtype == RT_INVALID || rt_dtype_size(t->dtype) > rt_dtype_size(c->array_dtype))
@@ -199,7 +199,8 @@ static sh_obj *owned_str(char *s) {
 
 static sh_obj *array_repr(sh_obj *self) {
   np_array *a = (np_array *)self;
-  if (a->t->dtype != RT_STRING || a->skind == NP_STR_OBJECT) return owned_str(rt_tensor_repr(a->t));
+  if (a->t->dtype != RT_STRING) return owned_str(rt_tensor_repr(a->t));
+  if (np_str_is_object(a->skind)) return owned_str(rt_tensor_repr_as(a->t, np_str_is_text(a->skind), NULL));
   char dt[32];
   snprintf(dt, sizeof dt, "'%c%c%d'", a->skind == NP_STR_TEXT ? '<' : '|', a->skind == NP_STR_TEXT ? 'U' : 'S',
            (int)a->swidth);
@@ -209,7 +210,7 @@ static sh_obj *array_repr(sh_obj *self) {
  * [0.5, 0.25] (numpy 2 would show [np.float32(0.5), ...]). */
 static sh_obj *array_str(sh_obj *self) {
   np_array *a = (np_array *)self;
-  return owned_str(rt_tensor_format_as(a->t, a->t->dtype == RT_STRING && a->skind == NP_STR_TEXT));
+  return owned_str(rt_tensor_format_as(a->t, a->t->dtype == RT_STRING && np_str_is_text(a->skind)));
 }
 
 /* r (a new array cut from self, or NULL) holds the same kind of strings as self */
@@ -1169,7 +1170,7 @@ static sh_obj *make_array(sh_obj *v, sh_obj *dt, bool copy) {
     if (!src) return NULL;
     bool same = ((np_array *)src)->t->dtype == RT_STRING && ((np_array *)src)->skind == skind && !width;
     sh_obj *r = same && !copy ? sh_incref(src) : np_str_astype((np_array *)src, RT_STRING, skind, width);
-    if (r && !width && !np_check(v) && skind != NP_STR_OBJECT)   /* np.array([1, 22], dtype=str): '<U2' */
+    if (r && !width && !np_check(v) && !np_str_is_object(skind))   /* np.array([1, 22], dtype=str): '<U2' */
       ((np_array *)r)->swidth = np_str_width(((np_array *)r)->t, skind);
     sh_decref(src);
     return r;

@@ -38,11 +38,14 @@ typedef struct np_array {
   rt_tensor *t;
   /* string arrays (RT_STRING): what numpy would hold. NP_STR_OBJECT: an object array of
    * bytes, as TF's fetches are (the default); NP_STR_BYTES: dtype '|S<width>';
-   * NP_STR_TEXT: dtype '<U<width>', elements str (kept as UTF-8). */
+   * NP_STR_TEXT: dtype '<U<width>', elements str (kept as UTF-8); NP_STR_OBJTEXT: an
+   * object array of str (np.array(['a'], dtype=object)). */
   uint8_t skind;
   int32_t swidth;
 } np_array;
-enum { NP_STR_OBJECT, NP_STR_BYTES, NP_STR_TEXT };
+enum { NP_STR_OBJECT, NP_STR_BYTES, NP_STR_TEXT, NP_STR_OBJTEXT };
+static inline bool np_str_is_text(int kind) { return kind == NP_STR_TEXT || kind == NP_STR_OBJTEXT; }
+static inline bool np_str_is_object(int kind) { return kind == NP_STR_OBJECT || kind == NP_STR_OBJTEXT; }
 
 enum { NP_N_SCALAR_TYPES = 5 };   /* float32, float64, int32, int64, bool_ */
 extern sh_type np_array_type, np_scalar_type[NP_N_SCALAR_TYPES];

@@ -19,6 +19,7 @@ typedef struct np_sdtype {
 
 static sh_obj *sdtype_make(int kind, int32_t width, const char *name) {
   np_sdtype *d = sh_new(&np_sdtype_type);
+  if (kind == NP_STR_OBJTEXT) kind = NP_STR_OBJECT;   /* dtype('O') either way */
   d->d.t = RT_STRING;
   d->kind = kind;
   d->width = width;
@@ -124,7 +125,7 @@ static size_t utf8_chars(const char *p, size_t n) {
 }
 
 int32_t np_str_width(const rt_tensor *t, int kind) {
-  if (kind == NP_STR_OBJECT) return 0;
+  if (np_str_is_object(kind)) return 0;
   const rt_str *s = rt_tensor_data(t);
   size_t w = 1;
   for (int64_t i = 0, n = rt_tensor_numel(t); i < n; i++) {
@@ -146,7 +147,7 @@ sh_obj *np_wrap_str(rt_tensor *t, int kind, int32_t width) {
 sh_obj *np_element(const rt_tensor *t, int64_t i, int kind) {
   const rt_str *s = (const rt_str *)rt_tensor_data(t) + i;
   const char *p = s->ptr ? s->ptr : "";
-  return kind == NP_STR_TEXT ? sh_strn(p, s->len) : sh_bytes(p, s->len);
+  return np_str_is_text(kind) ? sh_strn(p, s->len) : sh_bytes(p, s->len);
 }
 
 /* Cut every element of t (its own) to width characters or bytes, as numpy stores them. */
@@ -206,6 +207,8 @@ sh_obj *np_str_astype(np_array *src, rt_dtype to, int kind, int32_t width) {
   int64_t n = rt_tensor_numel(t);
   if (to == RT_STRING && kind == NP_STR_OBJECT && t->dtype != RT_STRING)
     return sh_raise(sh_TypeError, "tfsh's numpy holds strings only in object arrays, not %s", rt_dtype_name(t->dtype));
+  if (to == RT_STRING && kind == NP_STR_OBJECT && t->dtype == RT_STRING && np_str_is_text(src->skind))
+    kind = NP_STR_OBJTEXT;   /* str objects stay str */
   if (to == RT_STRING) {
     rt_tensor *r = rt_tensor_new(RT_STRING, &t->shape);
     if (!r) return sh_raise(sh_ValueError, "out of memory");
@@ -216,9 +219,9 @@ sh_obj *np_str_astype(np_array *src, rt_dtype to, int kind, int32_t width) {
       else rt_tensor_set_str(r, i, sh_bytes_data(e), (size_t)sh_bytes_len(e));
       sh_decref(e);
     }
-    if (width && kind != NP_STR_OBJECT) truncate_to(r, kind, width);
+    if (width && !np_str_is_object(kind)) truncate_to(r, kind, width);
     if (!width && t->dtype != RT_STRING) width = number_width(t->dtype);
-    if (!width && src->skind != NP_STR_OBJECT) width = src->swidth;
+    if (!width && !np_str_is_object(src->skind)) width = src->swidth;
     return np_wrap_str(r, kind, width);
   }
   /* strings to numbers: each element through int() / float() (bool: non-empty) */
@@ -251,7 +254,7 @@ static rt_tensor *as_strings(sh_obj *v, bool *text) {
   if (np_check(v)) {
     np_array *a = (np_array *)v;
     if (a->t->dtype != RT_STRING) return NULL;
-    *text = a->skind == NP_STR_TEXT;
+    *text = np_str_is_text(a->skind);
     return rt_tensor_ref(a->t);
   }
   if (sh_is_str(v) || sh_is_bytes(v)) {

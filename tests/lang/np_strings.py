@@ -60,3 +60,7 @@ print(w)
 print(repr(w))
 print(np.array(['x%d' % i for i in range(2000)]))
 print(repr(np.array([['é' * 3, 'ab'], ['c', "q'"]])), repr(np.array(['a\nb', 'é\x01'])), repr(np.array([b'\xff', b'a\nb'])))
+# object arrays of str stay str
+o = np.array(['a', 'bc'], dtype=object)
+print(o, repr(o), o.dtype, repr(o[0]), o.tolist(), o == 'a', repr(o.astype(str)), repr(o[:1]))
+print(repr(np.array(['a']).astype(object)), repr(np.array([b'x'], dtype=object)))
