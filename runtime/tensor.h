@@ -133,5 +133,9 @@ void rt_buffer_unref(rt_buffer *b);
  * Returns a malloc'd string. */
 char *rt_tensor_format(const rt_tensor *t);
 char *rt_tensor_repr(const rt_tensor *t);
+/* The same with string elements shown as str when text (numpy's '<U' arrays; else bytes)
+ * and, when dtype_text is not NULL, repr's dtype= written as it says ("'<U2'"). */
+char *rt_tensor_format_as(const rt_tensor *t, bool text);
+char *rt_tensor_repr_as(const rt_tensor *t, bool text, const char *dtype_text);
 
 #endif

@@ -187,6 +187,7 @@ static void scalar_float(sb *b, double v, bool f32) {
 typedef struct efmt {
   rt_dtype dtype;
   bool scalar;                 /* a 0-d array: no padding for bools */
+  bool text;                   /* strings are str (numpy's '<U'), not bytes */
   /* floats */
   bool exp;
   int pad_left, pad_right, prec, exp_size;
@@ -260,23 +261,24 @@ static void efmt_init(efmt *f, const rt_tensor *t, const int64_t *idx, int64_t n
   }
 }
 
-/* Python's repr of a bytes object. */
-static void bytes_repr(sb *b, const rt_str *s) {
+/* Python's repr of a bytes object, or of a str (text: UTF-8, its non-ASCII kept). */
+static void bytes_repr_as(sb *b, const rt_str *s, bool text) {
   const char *p = s->ptr ? s->ptr : "";
   bool sq = memchr(p, '\'', s->len) != NULL, dq = memchr(p, '"', s->len) != NULL;
   char q = sq && !dq ? '"' : '\'';
-  sb_printf(b, "b%c", q);
+  sb_printf(b, "%s%c", text ? "" : "b", q);
   for (size_t i = 0; i < s->len; i++) {
     unsigned char c = (unsigned char)p[i];
     if (c == (unsigned char)q || c == '\\') sb_printf(b, "\\%c", c);
     else if (c == '\t') sb_add(b, "\\t");
     else if (c == '\n') sb_add(b, "\\n");
     else if (c == '\r') sb_add(b, "\\r");
-    else if (c < 0x20 || c >= 0x7f) sb_printf(b, "\\x%02x", c);
+    else if (c < 0x20 || c == 0x7f || (c > 0x7f && !text)) sb_printf(b, "\\x%02x", c);
     else sb_addn(b, (const char *)&c, 1);
   }
   sb_addn(b, &q, 1);
 }
+static void bytes_repr(sb *b, const rt_str *s) { bytes_repr_as(b, s, false); }
 
 static void efmt_elem(const efmt *f, const rt_tensor *t, int64_t i, sb *b) {
   switch (t->dtype) {
@@ -288,7 +290,7 @@ static void efmt_elem(const efmt *f, const rt_tensor *t, int64_t i, sb *b) {
     sb_add(b, ((const bool *)rt_tensor_data(t))[i] ? (f->scalar ? "True" : " True") : "False");
     return;
   case RT_STRING:
-    bytes_repr(b, (const rt_str *)rt_tensor_data(t) + i);
+    bytes_repr_as(b, (const rt_str *)rt_tensor_data(t) + i, f->text);
     return;
   case RT_FLOAT:
   case RT_DOUBLE: break;
@@ -431,7 +433,7 @@ static char *recurse(const layout *L, int axis, int64_t off, const char *hang, i
 }
 
 /* array2string(t, separator=sep, prefix) with `width` already reduced by any suffix. */
-static char *array2string(const rt_tensor *t, const char *sep, int prefix_len, int width) {
+static char *array2string(const rt_tensor *t, const char *sep, int prefix_len, int width, bool text) {
   int64_t n = rt_tensor_numel(t);
   if (n == 0) return strdup("[]");
   layout L = {.t = t, .sep = sep, .summarize = n > THRESHOLD};
@@ -444,6 +446,7 @@ static char *array2string(const rt_tensor *t, const char *sep, int prefix_len, i
   int64_t m = 0;
   collect(&L, 0, 0, idx, &m);
   efmt_init(&L.f, t, idx, m);
+  L.f.text = text;
   free(idx);
   char hang[96];
   int hl = prefix_len + 1 < (int)sizeof hang - 1 ? prefix_len + 1 : (int)sizeof hang - 1;
@@ -452,8 +455,11 @@ static char *array2string(const rt_tensor *t, const char *sep, int prefix_len, i
   return recurse(&L, 0, 0, hang, width);
 }
 
-char *rt_tensor_format(const rt_tensor *t) {
-  if (t->shape.ndims != 0) return array2string(t, " ", 0, LINE_WIDTH);
+char *rt_tensor_format(const rt_tensor *t) { return rt_tensor_format_as(t, false); }
+char *rt_tensor_repr(const rt_tensor *t) { return rt_tensor_repr_as(t, false, NULL); }
+
+char *rt_tensor_format_as(const rt_tensor *t, bool text) {
+  if (t->shape.ndims != 0) return array2string(t, " ", 0, LINE_WIDTH, text);
   /* A 0-d result is a numpy scalar (or bytes): printed as Python prints it. */
   sb b = {0};
   switch (t->dtype) {
@@ -462,16 +468,21 @@ char *rt_tensor_format(const rt_tensor *t) {
   case RT_INT32:
   case RT_INT64: sb_printf(&b, "%lld", (long long)rt_tensor_get_i64(t, 0)); break;
   case RT_BOOL: sb_add(&b, ((const bool *)rt_tensor_data(t))[0] ? "True" : "False"); break;
-  case RT_STRING: bytes_repr(&b, rt_tensor_data(t)); break;
+  case RT_STRING: {
+    const rt_str *s = rt_tensor_data(t);
+    if (text) sb_addn(&b, s->ptr ? s->ptr : "", s->len);
+    else bytes_repr(&b, s);
+    break;
+  }
   default: sb_add(&b, "?"); break;
   }
   return sb_take(&b);
 }
 
-char *rt_tensor_repr(const rt_tensor *t) {
+char *rt_tensor_repr_as(const rt_tensor *t, bool text, const char *dtype_text) {
   static const char prefix[] = "array(";
   int plen = (int)sizeof prefix - 1;
-  char *body = array2string(t, ", ", plen, LINE_WIDTH - 1);
+  char *body = array2string(t, ", ", plen, LINE_WIDTH - 1, text);
   sb b = {0};
   sb_add(&b, prefix);
   sb_add(&b, body);
@@ -487,7 +498,7 @@ char *rt_tensor_repr(const rt_tensor *t) {
     sb_add(&extra, t->shape.ndims == 1 ? ",)" : ")");
   }
   if (!implied || n == 0) {
-    const char *dn = t->dtype == RT_STRING ? "object" : rt_dtype_name(t->dtype);
+    const char *dn = dtype_text ? dtype_text : t->dtype == RT_STRING ? "object" : rt_dtype_name(t->dtype);
     sb_printf(&extra, "%sdtype=%s", extra.len ? ", " : "", dn);
   }
   if (!extra.len) {

@@ -101,6 +101,8 @@ struct sh_funcdef {
   sh_obj *doc;            /* docstring or NULL */
   bool is_class, is_module;
   bool is_generator;      /* contains yield: calling it makes a generator */
+  int8_t flat;            /* a generator's shape (eval.c): 0 not looked at yet, -1 runs on a
+                           * stack of its own, n > 0: n nested for/if levels and a yield */
   /* filled by the resolver */
   int nslots;
   sh_obj **slotnames;     /* nslots names (for errors and %who) */

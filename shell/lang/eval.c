@@ -7,11 +7,10 @@
 
 #include <stdlib.h>
 #include <string.h>
-#include <sys/mman.h>
 #include <sys/stat.h>
-#include <ucontext.h>
 #include <unistd.h>
 
+#include "shell/lang/fiber.h"
 #include "shell/lang/interp.h"
 
 enum { ST_OK, ST_ERR, ST_BREAK, ST_CONTINUE, ST_RETURN };
@@ -289,83 +288,45 @@ sh_obj *sh_func_call(sh_obj *o, int argc, sh_obj **argv, sh_obj *kw) {
 }
 
 /* ---- generators ------------------------------------------------------------------------ */
-/* A generator runs its function body on a stack of its own (ucontext); `yield` switches
+/* A generator runs its function body on a stack of its own (shell/lang/fiber.c); `yield` switches
  * back to whoever called next(). Closing an unfinished generator resumes it with
- * GeneratorExit so that its finally blocks run and its frame's references are released. */
-#define GEN_STACK (8 << 20)   /* like the main thread's; pages are touched lazily */
-#if __has_include(<valgrind/valgrind.h>)   /* tell valgrind about the extra stacks */
-#include <valgrind/valgrind.h>
-#define STACK_REGISTER(p, n) VALGRIND_STACK_REGISTER((p), (char *)(p) + (n))
-#define STACK_DEREGISTER(id) VALGRIND_STACK_DEREGISTER(id)
-#else
-#define STACK_REGISTER(p, n) 0u
-#define STACK_DEREGISTER(id) ((void)(id))
-#endif
-
-/* Under AddressSanitizer a switch is getcontext/setcontext told to ASan as a fiber switch
- * (its swapcontext interceptor warns on every process and cannot follow the stacks). */
-#if defined(__SANITIZE_ADDRESS__)
-#define GEN_ASAN 1
-#elif defined(__has_feature)
-#if __has_feature(address_sanitizer)
-#define GEN_ASAN 1
-#endif
-#endif
-#ifdef GEN_ASAN
-#include <sanitizer/common_interface_defs.h>
-#endif
-
+ * GeneratorExit so that its finally blocks run and its frame's references are released.
+ * A flat generator needs no stack: its body is nested `for`s and `if`s (no else) around
+ * one `yield expr` statement, as every generator expression's is, so next() keeps the
+ * loops' iterators and steps them itself, like a comprehension that stops at each value. */
+enum { GEN_FLAT_MAX = 8 };
 typedef struct sh_gen {
   sh_obj head;
   sh_func *fn;
   sh_obj **slots;
   sh_frame frame;
-  ucontext_t ctx, caller;
+  struct gen_fibers { sh_fiber ctx, caller; } *fib;   /* with the stack: flat ones have none */
   void *stack;
-  unsigned stack_id;      /* valgrind's */
+  unsigned stack_id;      /* sh_fiber_stack_new's */
   sh_obj *yielded;        /* value passed out by yield */
   bool started, running, done, closing;
   sh_frame *caller_frame;
   int caller_depth;
   struct sh_gen *outer;   /* the generator that was running when this one was resumed */
+  int nflat;              /* > 0: flat, of nflat levels (fn->code->body's nesting) */
+  int at;                 /* flat: the innermost `for` level whose iterator is live, or -1 */
+  sh_node *flat[GEN_FLAT_MAX];
+  sh_obj *its[GEN_FLAT_MAX];   /* flat: each `for` level's iterator while it runs */
   const void *caller_stack;   /* ASan: the stack that resumed it, and its size */
   size_t caller_size;
 } sh_gen;
 
-/* Save the running context in from and run to, whose stack is (stack, size); back here
- * when something switches to from. ending: the stack left is done with (ASan frees its
- * record); came_stack/came_size: where ASan says the switch back came from. */
-static void gen_switch(ucontext_t *from, ucontext_t *to, const void *stack, size_t size, bool ending,
-                       const void **came_stack, size_t *came_size) {
-#ifdef GEN_ASAN
-  void *fake = NULL;
-  volatile bool back = false;
-  __sanitizer_start_switch_fiber(ending ? NULL : &fake, stack, size);
-  getcontext(from);
-  if (!back) {
-    back = true;
-    setcontext(to);
-  }
-  __sanitizer_finish_switch_fiber(fake, came_stack, came_size);
-#else
-  (void)stack, (void)size, (void)ending, (void)came_stack, (void)came_size;
-  swapcontext(from, to);
-#endif
-}
-
 static _Thread_local sh_gen *cur_gen;
 static sh_type *GeneratorExit;
 
-static void gen_body(void) {
-  sh_gen *g = cur_gen;
-#ifdef GEN_ASAN
-  __sanitizer_finish_switch_fiber(NULL, &g->caller_stack, &g->caller_size);
-#endif
+static void gen_body(void *arg) {
+  sh_gen *g = arg;
+  sh_fiber_started(&g->caller_stack, &g->caller_size);
   int st = exec_block(&g->frame, g->fn->code->body);
   if (st == ST_ERR) add_traceback(&g->frame);
   g->done = true;
   g->yielded = NULL;
-  gen_switch(&g->ctx, &g->caller, g->caller_stack, g->caller_size, true, NULL, NULL);
+  sh_fiber_switch(&g->fib->ctx, &g->fib->caller, g->caller_stack, g->caller_size, true, NULL, NULL);
 }
 
 /* Switch into g until it yields or finishes. Returns the yielded value, or NULL: finished
@@ -373,14 +334,10 @@ static void gen_body(void) {
 static sh_obj *gen_resume(sh_gen *g) {
   if (g->running) return sh_raise(sh_ValueError, "generator already executing");
   if (!g->started) {
-    g->stack = mmap(NULL, GEN_STACK, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
-    if (g->stack == MAP_FAILED) { g->stack = NULL; g->done = true; return sh_raise(sh_RuntimeError, "cannot allocate a generator stack"); }
-    g->stack_id = STACK_REGISTER(g->stack, GEN_STACK);
-    getcontext(&g->ctx);
-    g->ctx.uc_stack.ss_sp = g->stack;
-    g->ctx.uc_stack.ss_size = GEN_STACK;
-    g->ctx.uc_link = NULL;
-    makecontext(&g->ctx, gen_body, 0);
+    g->stack = sh_fiber_stack_new(&g->stack_id);
+    if (!g->stack) { g->done = true; return sh_raise(sh_RuntimeError, "cannot allocate a generator stack"); }
+    g->fib = xcalloc(1, sizeof *g->fib);   /* fib->caller: zeroed, as sh_fiber_switch wants */
+    sh_fiber_make(&g->fib->ctx, g->stack, SH_FIBER_STACK, gen_body, g);
     g->started = true;
   }
   g->caller_frame = cur_frame;
@@ -391,7 +348,7 @@ static sh_obj *gen_resume(sh_gen *g) {
   depth++;
   cur_gen = g;
   g->running = true;
-  gen_switch(&g->caller, &g->ctx, g->stack, GEN_STACK, false, NULL, NULL);
+  sh_fiber_switch(&g->fib->caller, &g->fib->ctx, g->stack, SH_FIBER_STACK, false, NULL, NULL);
   g->running = false;
   cur_gen = g->outer;
   cur_frame = g->caller_frame;
@@ -405,7 +362,7 @@ static sh_obj *eval_yield(sh_frame *f, sh_obj *v) {   /* steals v */
   sh_gen *g = cur_gen;
   if (!g || &g->frame != f) { sh_decref(v); return sh_raise(sh_RuntimeError, "yield outside a running generator"); }
   g->yielded = v;
-  gen_switch(&g->ctx, &g->caller, g->caller_stack, g->caller_size, false, &g->caller_stack, &g->caller_size);
+  sh_fiber_switch(&g->fib->ctx, &g->fib->caller, g->caller_stack, g->caller_size, false, &g->caller_stack, &g->caller_size);
   if (g->closing) {
     sh_err_restore(sh_exc_new(GeneratorExit, sh_tuple_new(0)));
     return NULL;
@@ -413,11 +370,125 @@ static sh_obj *eval_yield(sh_frame *f, sh_obj *v) {   /* steals v */
   return sh_none();
 }
 
+/* ---- flat generators ---- */
+static bool has_yield(const sh_node *n);
+static bool list_has_yield(sh_nodelist l) {
+  for (int i = 0; i < l.n; i++)
+    if (has_yield(l.v[i])) return true;
+  return false;
+}
+/* Whether an expression holds a yield of this scope (inner functions' bodies are theirs). */
+static bool has_yield(const sh_node *n) {
+  if (!n) return false;
+  if (n->kind == E_YIELD || n->kind == E_YIELDFROM) return true;
+  return has_yield(n->a) || has_yield(n->b) || has_yield(n->c) || list_has_yield(n->list) ||
+         list_has_yield(n->list2) || list_has_yield(n->list3) || list_has_yield(n->list4);
+}
+
+/* The levels of a flat body into out (GEN_FLAT_MAX at most): its count, or -1. known: it
+ * was found flat before (its expressions need no second look for yields). */
+static int flat_shape(sh_funcdef *c, sh_node **out, bool known) {
+  sh_nodelist b = c->body;
+  for (int n = 0; n < GEN_FLAT_MAX; n++) {
+    if (b.n != 1) return -1;
+    sh_node *s = b.v[0];
+    out[n] = s;
+    if (s->kind == S_FOR && !s->list2.n && (known || (!has_yield(s->a) && !has_yield(s->b)))) b = s->list;
+    else if (s->kind == S_IF && !s->list2.n && (known || !has_yield(s->a))) b = s->list;
+    else if (s->kind == S_EXPR && !s->op && s->a->kind == E_YIELD && (known || !has_yield(s->a->a))) return n + 1;
+    else return -1;
+  }
+  return -1;
+}
+
+static int prev_for(const sh_gen *g, int k) {
+  while (--k >= 0 && g->flat[k]->kind != S_FOR) {}
+  return k;
+}
+
+static void flat_release(sh_gen *g) {
+  for (int k = 0; k < g->nflat; k++) sh_clear(&g->its[k]);
+  g->at = -1;
+  g->done = true;
+}
+
+/* next() of a flat generator: the value of its yield, or NULL (finished; an exception
+ * pending if it raised). Steps the innermost live loop, or on the first call enters them. */
+static sh_obj *flat_next(sh_gen *g) {
+  if (g->running) return sh_raise(sh_ValueError, "generator already executing");
+  if (depth >= MAX_DEPTH) return sh_raise(sh_RecursionError, "maximum recursion depth exceeded");
+  sh_frame *f = &g->frame;
+  f->back = cur_frame;
+  cur_frame = f;
+  depth++;
+  g->running = true;
+  sh_obj *result = NULL;
+  int k = 0;
+  bool step = false;   /* level k is a `for` to take the next value of */
+  if (g->started) {
+    k = g->at;
+    step = true;
+  }
+  g->started = true;
+  while (k >= 0) {
+    sh_node *s = g->flat[k];
+    if (step) {
+      sh_obj *x = sh_next(g->its[k]);
+      if (!x) {
+        if (sh_err_occurred()) goto error;
+        sh_clear(&g->its[k]);
+        k = g->at = prev_for(g, k);
+        continue;
+      }
+      if (SH_EVAL_BREAK()) { sh_decref(x); goto error; }
+      int rc = assign(f, s->a, x);
+      sh_decref(x);
+      if (rc < 0) goto error;
+      step = false;
+      k++;
+      continue;
+    }
+    f->line = s->line;
+    if (s->kind == S_FOR) {
+      sh_obj *seq = eval(f, s->b);
+      if (!seq) goto error;
+      g->its[k] = sh_iter(seq);
+      sh_decref(seq);
+      if (!g->its[k]) goto error;
+      g->at = k;
+      step = true;
+    } else if (s->kind == S_IF) {
+      sh_obj *v = eval(f, s->a);
+      if (!v) goto error;
+      int t = sh_truth(v);
+      sh_decref(v);
+      if (t < 0) goto error;
+      if (t) k++;
+      else k = g->at, step = true;
+    } else {
+      result = s->a->a ? eval(f, s->a->a) : sh_none();
+      if (!result) goto error;
+      if (g->at < 0) g->done = true;   /* no loop: its one value */
+      goto out;
+    }
+  }
+  flat_release(g);   /* every loop ran out */
+  goto out;
+error:
+  add_traceback(f);
+  flat_release(g);
+out:
+  g->running = false;
+  cur_frame = f->back;
+  depth--;
+  return result;
+}
+
 static sh_obj *gen_next(sh_obj *o) {
   sh_gen *g = (sh_gen *)o;
   if (g->done) return NULL;
   sh_incref(o);   /* the body may drop the last other reference to its generator */
-  sh_obj *v = gen_resume(g);
+  sh_obj *v = g->nflat ? flat_next(g) : gen_resume(g);
   sh_decref(o);
   if (!v && sh_err_matches(sh_StopIteration)) {
     sh_err_clear();
@@ -428,6 +499,10 @@ static sh_obj *gen_next(sh_obj *o) {
 
 static void gen_close(sh_gen *g) {
   if (!g->started || g->done) return;
+  if (g->nflat) {
+    flat_release(g);
+    return;
+  }
   sh_obj *pending = sh_err_fetch();
   g->closing = true;
   sh_obj *v = gen_resume(g);
@@ -444,7 +519,8 @@ static void gen_destroy(sh_obj *o) {
   for (int i = 0; i < g->fn->code->nslots; i++) sh_decref(g->slots[i]);
   free(g->slots);
   sh_decref(g->frame.retval);
-  if (g->stack) { STACK_DEREGISTER(g->stack_id); munmap(g->stack, GEN_STACK); }
+  if (g->stack) sh_fiber_stack_free(g->stack, g->stack_id);
+  free(g->fib);
   SH_DECREF(g->fn);
 }
 
@@ -465,6 +541,13 @@ static sh_type gen_type = {SH_TYPE_HEAD, .name = "generator", .size = sizeof(sh_
 
 static sh_obj *gen_new(sh_func *fn, sh_obj **slots) {   /* takes slots */
   sh_gen *g = sh_new(&gen_type);
+  sh_funcdef *c = fn->code;
+  if (c->flat >= 0) {
+    int n = flat_shape(c, g->flat, c->flat > 0);
+    if (!c->flat) c->flat = (int8_t)n;
+    g->nflat = n > 0 ? n : 0;
+    g->at = -1;
+  }
   g->fn = (sh_func *)SH_INCREF(fn);
   g->slots = slots;
   g->frame = (sh_frame){.code = fn->code, .slots = slots, .closure = fn->closure,

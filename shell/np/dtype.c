@@ -125,7 +125,7 @@ sh_obj *tf_ref_dtype_obj(rt_dtype t) {
 
 rt_dtype np_dtype_of(sh_obj *o) {
   if (!o || o == SH_NONE) return RT_INVALID;
-  if (o->type == &np_dtype_type || o->type == &tf_dtype_type) return ((sh_dtype *)o)->t;
+  if (o->type == &np_dtype_type || o->type == &tf_dtype_type || o->type == &np_sdtype_type) return ((sh_dtype *)o)->t;
   if (sh_is_str(o)) {
     rt_dtype t;
     return rt_dtype_from_name(sh_str_cstr(o), &t) ? t : RT_INVALID;

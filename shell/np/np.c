@@ -13,6 +13,7 @@
 typedef struct conv {
   rt_shape shape;
   bool any_float, any_int, any_bool, any_str, any_array;
+  bool any_text, any_bytes;   /* str (or str arrays) / bytes (or other string arrays) */
   rt_dtype array_dtype;
 } conv;
 
@@ -30,7 +31,11 @@ static int scan(sh_obj *v, int depth, conv *c) {
     if (rt_dtype_is_float(t->dtype)) c->any_float = true;
     else if (rt_dtype_is_int(t->dtype)) c->any_int = true;
     else if (t->dtype == RT_BOOL) c->any_bool = true;
-    else c->any_str = true;
+    else {
+      c->any_str = true;
+      if (np_str_is_text(((np_array *)v)->skind)) c->any_text = true;
+      else c->any_bytes = true;
+    }
     if (c->array_dtype == RT_INVALID || rt_dtype_size(t->dtype) > rt_dtype_size(c->array_dtype))
       c->array_dtype = t->dtype;
     return 0;
@@ -53,7 +58,8 @@ static int scan(sh_obj *v, int depth, conv *c) {
   if (v->type == &sh_bool_type) c->any_bool = true;
   else if (sh_is_int(v)) c->any_int = true;
   else if (sh_is_float(v)) c->any_float = true;
-  else if (sh_is_str(v) || sh_is_bytes(v)) c->any_str = true;
+  else if (sh_is_str(v)) c->any_str = c->any_text = true;
+  else if (sh_is_bytes(v)) c->any_str = c->any_bytes = true;
   else {
     sh_raise(sh_TypeError, "Expected a number, a string or a (nested) list of them, got %s",
              sh_type_name(v));
@@ -130,11 +136,17 @@ static int fill(sh_obj *v, rt_tensor *t, int64_t *pos) {
   return 0;
 }
 
-rt_tensor *np_to_tensor(sh_obj *v, rt_dtype want, bool numpy_defaults) {
-  if (np_check(v) && (want == RT_INVALID || want == ((np_array *)v)->t->dtype))
+/* np_to_tensor, and in *kind the string kind numpy would give the values: text if any
+ * str occurs, else bytes (an object array's kind when v is one). */
+static rt_tensor *to_tensor_kind(sh_obj *v, rt_dtype want, bool numpy_defaults, int *kind) {
+  *kind = NP_STR_OBJECT;
+  if (np_check(v) && (want == RT_INVALID || want == ((np_array *)v)->t->dtype)) {
+    *kind = ((np_array *)v)->skind;
     return rt_tensor_ref(((np_array *)v)->t);
+  }
   conv c = {.shape = {.ndims = 0}};
   if (scan(v, 0, &c) < 0) return NULL;
+  *kind = c.any_text ? NP_STR_TEXT : NP_STR_BYTES;
   rt_dtype t = want;
   if (t == RT_INVALID) {
     if (c.any_str) t = RT_STRING;
@@ -162,6 +174,11 @@ rt_tensor *np_to_tensor(sh_obj *v, rt_dtype want, bool numpy_defaults) {
   return x;
 }
 
+rt_tensor *np_to_tensor(sh_obj *v, rt_dtype want, bool numpy_defaults) {
+  int kind;
+  return to_tensor_kind(v, want, numpy_defaults, &kind);
+}
+
 /* ---- ndarray ----------------------------------------------------------------------- */
 
 sh_obj *np_wrap(rt_tensor *t) {
@@ -180,10 +197,31 @@ static sh_obj *owned_str(char *s) {
   return r;
 }
 
-static sh_obj *array_repr(sh_obj *self) { return owned_str(rt_tensor_repr(((np_array *)self)->t)); }
+static sh_obj *array_repr(sh_obj *self) {
+  np_array *a = (np_array *)self;
+  if (a->t->dtype != RT_STRING) return owned_str(rt_tensor_repr(a->t));
+  if (np_str_is_object(a->skind)) return owned_str(rt_tensor_repr_as(a->t, np_str_is_text(a->skind), NULL));
+  char dt[32];
+  snprintf(dt, sizeof dt, "'%c%c%d'", a->skind == NP_STR_TEXT ? '<' : '|', a->skind == NP_STR_TEXT ? 'U' : 'S',
+           (int)a->swidth);
+  return owned_str(rt_tensor_repr_as(a->t, a->skind == NP_STR_TEXT, dt));
+}
 /* A numpy scalar's repr is its str, as in numpy 1.x: print(sess.run([loss, acc])) shows
  * [0.5, 0.25] (numpy 2 would show [np.float32(0.5), ...]). */
-static sh_obj *array_str(sh_obj *self) { return owned_str(rt_tensor_format(((np_array *)self)->t)); }
+static sh_obj *array_str(sh_obj *self) {
+  np_array *a = (np_array *)self;
+  return owned_str(rt_tensor_format_as(a->t, a->t->dtype == RT_STRING && np_str_is_text(a->skind)));
+}
+
+/* r (a new array cut from self, or NULL) holds the same kind of strings as self */
+static sh_obj *adopt(sh_obj *r, sh_obj *self) {
+  np_array *a = (np_array *)self;
+  if (r && np_check(r) && ((np_array *)r)->t->dtype == RT_STRING && a->t->dtype == RT_STRING) {
+    ((np_array *)r)->skind = a->skind;
+    ((np_array *)r)->swidth = a->swidth;
+  }
+  return r;
+}
 
 /* Element i as a Python object. */
 static sh_obj *element(const rt_tensor *t, int64_t i) {
@@ -191,10 +229,7 @@ static sh_obj *element(const rt_tensor *t, int64_t i) {
   case RT_FLOAT: case RT_DOUBLE: return sh_float(rt_tensor_get_f64(t, i));
   case RT_INT32: case RT_INT64: return sh_int(rt_tensor_get_i64(t, i));
   case RT_BOOL: return sh_bool(rt_tensor_get_i64(t, i) != 0);
-  case RT_STRING: {
-    const rt_str *s = (const rt_str *)rt_tensor_data(t) + i;   /* TF fetches bytes */
-    return sh_bytes(s->ptr ? s->ptr : "", s->len);
-  }
+  case RT_STRING: return np_element(t, i, NP_STR_OBJECT);   /* TF fetches bytes */
   default: return sh_none();
   }
 }
@@ -321,11 +356,12 @@ static sh_obj *scalar_or_array(sh_obj *r) {
     a->t = rt_tensor_ref(t);
     e = (sh_obj *)a;
   } else {
-    e = element(t, 0);
+    e = t->dtype == RT_STRING ? np_element(t, 0, ((np_array *)r)->skind) : element(t, 0);
   }
   sh_decref(r);
   return e;
 }
+sh_obj *np_scalar_or_array(sh_obj *r) { return scalar_or_array(r); }
 
 /* numpy integer scalars index as the ints they hold: a[step % n], a[i, j] with i, j fetched */
 static sh_obj *int_key(sh_obj *k) {
@@ -430,9 +466,9 @@ static sh_obj *basic_index(rt_tensor *t, int skip, sh_obj *const *ix, int64_t n,
 static sh_obj *getitem_plain(sh_obj *self, sh_obj *key) {
   rt_tensor *t = ((np_array *)self)->t;
   bool scalar = false;
-  if (key == SH_ELLIPSIS || key == SH_NONE) return basic_index(t, 0, &key, 1, &scalar);
+  if (key == SH_ELLIPSIS || key == SH_NONE) return adopt(basic_index(t, 0, &key, 1, &scalar), self);
   if (key->type != &sh_tuple_type) {
-    sh_obj *r = index_axis0(t, key);
+    sh_obj *r = adopt(index_axis0(t, key), self);
     return r && sh_is_int(key) ? scalar_or_array(r) : r;
   }
   int64_t n = SH_TUPLE_N(key);
@@ -442,11 +478,11 @@ static sh_obj *getitem_plain(sh_obj *self, sh_obj *key) {
     sh_obj *rows = index_axis0(t, ix[0]);
     if (!rows) return NULL;
     rt_tensor *rt = ((np_array *)rows)->t;
-    sh_obj *r = basic_index(rt, rt->shape.ndims - (t->shape.ndims - 1), ix + 1, n - 1, &scalar);
+    sh_obj *r = adopt(basic_index(rt, rt->shape.ndims - (t->shape.ndims - 1), ix + 1, n - 1, &scalar), self);
     sh_decref(rows);
     return r;
   }
-  sh_obj *r = basic_index(t, 0, ix, n, &scalar);
+  sh_obj *r = adopt(basic_index(t, 0, ix, n, &scalar), self);
   return r && scalar ? scalar_or_array(r) : r;
 }
 
@@ -603,11 +639,11 @@ static int array_truth(sh_obj *self) {
 }
 
 /* tolist(): nested Python lists (a scalar for 0-d). */
-static sh_obj *tolist_rec(const rt_tensor *t, int axis, int64_t *pos) {
-  if (axis == t->shape.ndims) return element(t, (*pos)++);
+static sh_obj *tolist_rec(const rt_tensor *t, int axis, int64_t *pos, int kind) {
+  if (axis == t->shape.ndims) return t->dtype == RT_STRING ? np_element(t, (*pos)++, kind) : element(t, (*pos)++);
   sh_obj *l = sh_list_new(0);
   for (int64_t i = 0; i < t->shape.dims[axis]; i++) {
-    sh_obj *e = tolist_rec(t, axis + 1, pos);
+    sh_obj *e = tolist_rec(t, axis + 1, pos, kind);
     if (!e) { sh_decref(l); return NULL; }
     sh_list_append_steal(l, e);
   }
@@ -616,14 +652,14 @@ static sh_obj *tolist_rec(const rt_tensor *t, int axis, int64_t *pos) {
 
 static sh_obj *m_tolist(sh_obj *self, int argc, sh_obj **argv, sh_obj *kw) {
   int64_t pos = 0;
-  return tolist_rec(((np_array *)self)->t, 0, &pos);
+  return tolist_rec(((np_array *)self)->t, 0, &pos, ((np_array *)self)->skind);
 }
 
 static sh_obj *m_item(sh_obj *self, int argc, sh_obj **argv, sh_obj *kw) {
   rt_tensor *t = ((np_array *)self)->t;
   if (rt_tensor_numel(t) != 1)
     return sh_raise(sh_ValueError, "can only convert an array of size 1 to a Python scalar");
-  return element(t, 0);
+  return t->dtype == RT_STRING ? np_element(t, 0, ((np_array *)self)->skind) : element(t, 0);
 }
 
 /* Parse a shape from (2, 3), [2, 3] or 2, 3 — with one -1 to infer. */
@@ -665,7 +701,7 @@ static sh_obj *m_reshape(sh_obj *self, int argc, sh_obj **argv, sh_obj *kw) {
   rt_tensor *t = ((np_array *)self)->t;
   rt_shape s;
   if (parse_shape(argc, argv, rt_tensor_numel(t), &s) < 0) return NULL;
-  return np_wrap(rt_tensor_wrap(t->dtype, &s, t->buf));
+  return adopt(np_wrap(rt_tensor_wrap(t->dtype, &s, t->buf)), self);
 }
 
 static sh_obj *m_flatten(sh_obj *self, int argc, sh_obj **argv, sh_obj *kw) {
@@ -674,20 +710,25 @@ static sh_obj *m_flatten(sh_obj *self, int argc, sh_obj **argv, sh_obj *kw) {
   rt_shape s = rt_shape_make(1, &n);
   rt_tensor *c = rt_tensor_copy(t);
   if (c) c->shape = s;
-  return np_wrap(c);
+  return adopt(np_wrap(c), self);
 }
 
 /* on a numpy scalar, a scalar again (np.float32(1).astype(np.float64) is a numpy.float64) */
 static sh_obj *same_kind(sh_obj *self, sh_obj *r) { return np_is_scalar(self) ? scalar_or_array(r) : r; }
 
 static sh_obj *m_copy(sh_obj *self, int argc, sh_obj **argv, sh_obj *kw) {
-  return same_kind(self, np_wrap(rt_tensor_copy(((np_array *)self)->t)));
+  return same_kind(self, adopt(np_wrap(rt_tensor_copy(((np_array *)self)->t)), self));
 }
 
 static sh_obj *m_astype(sh_obj *self, int argc, sh_obj **argv, sh_obj *kw) {
   sh_obj *dt;
   if (sh_parse_args("astype", argc, argv, kw, "dtype", &dt) < 0) return NULL;
+  np_array *a = (np_array *)self;
+  int kind;
+  int32_t width;
+  if (np_str_kind_arg(dt, &kind, &width)) return np_str_astype(a, RT_STRING, kind, width);
   rt_dtype t = np_dtype_of(dt);
+  if (t != RT_INVALID && t != RT_STRING && a->t->dtype == RT_STRING) return np_str_astype(a, t, NP_STR_OBJECT, 0);
   if (t == RT_INVALID) return sh_raise(sh_TypeError, "data type not understood");
   rt_tensor *x = np_to_tensor(self, t, true);
   if (x == ((np_array *)self)->t) {
@@ -880,7 +921,9 @@ static const sh_method array_methods[] = {
 static sh_obj *array_getattr(sh_obj *self, const char *name) {
   rt_tensor *t = ((np_array *)self)->t;
   if (!strcmp(name, "shape")) return shape_tuple(&t->shape);
-  if (!strcmp(name, "dtype")) return sh_incref(np_dtype_obj(t->dtype));
+  if (!strcmp(name, "dtype"))
+    return t->dtype == RT_STRING ? np_str_dtype(((np_array *)self)->skind, ((np_array *)self)->swidth)
+                                 : sh_incref(np_dtype_obj(t->dtype));
   if (!strcmp(name, "ndim")) return sh_int(t->shape.ndims);
   if (!strcmp(name, "size")) return sh_int(rt_tensor_numel(t));
   if (!strcmp(name, "nbytes")) return sh_int((int64_t)rt_tensor_nbytes(t));
@@ -889,10 +932,13 @@ static sh_obj *array_getattr(sh_obj *self, const char *name) {
     int64_t r = t->shape.dims[0], c = t->shape.dims[1];
     rt_shape s = rt_shape_make(2, (int64_t[]){c, r});
     rt_tensor *x = rt_tensor_new(t->dtype, &s);
+    if (!x) return sh_raise(sh_ValueError, "out of memory");
+    const rt_str *ss = t->dtype == RT_STRING ? rt_tensor_data(t) : NULL;
     for (int64_t i = 0; i < r; i++)
       for (int64_t j = 0; j < c; j++)
-        store(x, j * r + i, rt_tensor_get_f64(t, i * c + j), rt_tensor_get_i64(t, i * c + j));
-    return np_wrap(x);
+        if (ss) rt_tensor_set_str(x, j * r + i, ss[i * c + j].ptr ? ss[i * c + j].ptr : "", ss[i * c + j].len);
+        else store(x, j * r + i, rt_tensor_get_f64(t, i * c + j), rt_tensor_get_i64(t, i * c + j));
+    return adopt(np_wrap(x), self);
   }
   return NULL;
 }
@@ -940,6 +986,35 @@ static double apply(int op, double x, double y, bool integral) {
   }
 }
 
+int np_broadcast_shape(const rt_tensor *x, const rt_tensor *y, rt_shape *s) {
+  s->ndims = x->shape.ndims > y->shape.ndims ? x->shape.ndims : y->shape.ndims;
+  for (int i = 0; i < s->ndims; i++) {
+    int ix = i - (s->ndims - x->shape.ndims), iy = i - (s->ndims - y->shape.ndims);
+    int64_t dx = ix >= 0 ? x->shape.dims[ix] : 1, dy = iy >= 0 ? y->shape.dims[iy] : 1;
+    if (dx != dy && dx != 1 && dy != 1) {
+      char b1[128], b2[128];
+      sh_raise(sh_ValueError, "operands could not be broadcast together with shapes %s %s",
+               rt_shape_str(&x->shape, b1, sizeof b1), rt_shape_str(&y->shape, b2, sizeof b2));
+      return -1;
+    }
+    s->dims[i] = dx == 1 ? dy : dx;
+  }
+  return 0;
+}
+
+void np_broadcast_index(const rt_shape *s, const rt_tensor *x, const rt_tensor *y, int64_t k, int64_t *ix,
+                        int64_t *iy) {
+  int64_t rem = k, sx = 1, sy = 1;
+  *ix = *iy = 0;
+  for (int i = s->ndims - 1; i >= 0; i--) {
+    int64_t c = rem % s->dims[i];
+    rem /= s->dims[i];
+    int jx = i - (s->ndims - x->shape.ndims), jy = i - (s->ndims - y->shape.ndims);
+    if (jx >= 0) { if (x->shape.dims[jx] != 1) *ix += c * sx; sx *= x->shape.dims[jx]; }
+    if (jy >= 0) { if (y->shape.dims[jy] != 1) *iy += c * sy; sy *= y->shape.dims[jy]; }
+  }
+}
+
 static sh_obj *array_binop(int op, sh_obj *a, sh_obj *b) {
   if (op > SH_POW || op == SH_MATMUL) return SH_NOTIMPL;
   /* Only plain Python numbers and ndarrays: leave Tensors to their own hook. */
@@ -954,34 +1029,25 @@ static sh_obj *array_binop(int op, sh_obj *a, sh_obj *b) {
     rt_tensor_unref(x);
     return NULL;
   }
+  if (x->dtype == RT_STRING || y->dtype == RT_STRING) {
+    rt_tensor_unref(x);
+    rt_tensor_unref(y);
+    return sh_raise(sh_TypeError, "numpy: arithmetic on string arrays is not supported");
+  }
   rt_dtype rt = result_type(np_check(a) ? a : np_check(b) ? b : a, np_check(a) ? b : a, op);
   if (!np_check(a) || !np_check(b)) rt = result_type(a, b, op);
-  /* broadcast shapes */
-  rt_shape s = {.ndims = x->shape.ndims > y->shape.ndims ? x->shape.ndims : y->shape.ndims};
-  for (int i = 0; i < s.ndims; i++) {
-    int ix = i - (s.ndims - x->shape.ndims), iy = i - (s.ndims - y->shape.ndims);
-    int64_t dx = ix >= 0 ? x->shape.dims[ix] : 1, dy = iy >= 0 ? y->shape.dims[iy] : 1;
-    if (dx != dy && dx != 1 && dy != 1) {
-      char b1[128], b2[128];
-      rt_tensor_unref(x);
-      rt_tensor_unref(y);
-      return sh_raise(sh_ValueError, "operands could not be broadcast together with shapes %s %s",
-                      rt_shape_str(&x->shape, b1, sizeof b1), rt_shape_str(&y->shape, b2, sizeof b2));
-    }
-    s.dims[i] = dx == 1 ? dy : dx;
+  rt_shape s;
+  if (np_broadcast_shape(x, y, &s) < 0) {
+    rt_tensor_unref(x);
+    rt_tensor_unref(y);
+    return NULL;
   }
   rt_tensor *r = rt_tensor_new(rt, &s);
   int64_t n = rt_shape_numel(&s);
   bool integral = !rt_dtype_is_float(rt);
   for (int64_t k = 0; k < n; k++) {
-    int64_t rem = k, ix = 0, iy = 0, sx = 1, sy = 1;
-    for (int i = s.ndims - 1; i >= 0; i--) {
-      int64_t c = rem % s.dims[i];
-      rem /= s.dims[i];
-      int jx = i - (s.ndims - x->shape.ndims), jy = i - (s.ndims - y->shape.ndims);
-      if (jx >= 0) { if (x->shape.dims[jx] != 1) ix += c * sx; sx *= x->shape.dims[jx]; }
-      if (jy >= 0) { if (y->shape.dims[jy] != 1) iy += c * sy; sy *= y->shape.dims[jy]; }
-    }
+    int64_t ix, iy;
+    np_broadcast_index(&s, x, y, k, &ix, &iy);
     double v = apply(op, rt_tensor_get_f64(x, ix), rt_tensor_get_f64(y, iy), integral);
     int64_t iv;
     if (integral && (op == SH_ADD || op == SH_SUB || op == SH_MUL)) {
@@ -1009,6 +1075,8 @@ static sh_obj *array_unop(int op, sh_obj *a) {
 
 static sh_obj *array_compare(int op, sh_obj *a, sh_obj *b) {
   if (!np_check(a) && !np_check(b)) return SH_NOTIMPL;
+  if ((np_check(a) && ((np_array *)a)->t->dtype == RT_STRING) || (np_check(b) && ((np_array *)b)->t->dtype == RT_STRING))
+    return np_str_compare(op, a, b);
   for (sh_obj *o = a;; o = b) {
     if (!np_check(o) && !sh_is_int(o) && !sh_is_float(o) && o->type != &sh_list_type)
       return SH_NOTIMPL;
@@ -1093,25 +1161,48 @@ sh_obj *np_scalar_ctor(sh_obj *self, int argc, sh_obj **argv, sh_obj *kw) {
   return t ? scalar_or_array(np_wrap(t)) : NULL;
 }
 
-static sh_obj *f_array(sh_obj *self, int argc, sh_obj **argv, sh_obj *kw) {
-  sh_obj *v, *dt = NULL;
-  if (sh_parse_args("array", argc, argv, kw, "object |dtype **", &v, &dt) < 0) return NULL;
+/* np.array(v, dtype) (copy) and np.asarray(v, dtype) */
+static sh_obj *make_array(sh_obj *v, sh_obj *dt, bool copy) {
+  int skind;
+  int32_t width;
+  if (np_str_kind_arg(dt, &skind, &width)) {   /* to strings: as astype does */
+    sh_obj *src = np_check(v) ? sh_incref(v) : make_array(v, NULL, false);
+    if (!src) return NULL;
+    bool same = ((np_array *)src)->t->dtype == RT_STRING && ((np_array *)src)->skind == skind && !width;
+    sh_obj *r = same && !copy ? sh_incref(src) : np_str_astype((np_array *)src, RT_STRING, skind, width);
+    if (r && !width && !np_check(v) && !np_str_is_object(skind))   /* np.array([1, 22], dtype=str): '<U2' */
+      ((np_array *)r)->swidth = np_str_width(((np_array *)r)->t, skind);
+    sh_decref(src);
+    return r;
+  }
   rt_dtype t = np_dtype_of(dt);
   if (dt && dt != SH_NONE && t == RT_INVALID) return sh_raise(sh_TypeError, "data type not understood");
-  rt_tensor *x = np_to_tensor(v, t, true);
+  if (np_check(v) && ((np_array *)v)->t->dtype == RT_STRING && t != RT_INVALID && t != RT_STRING)
+    return np_str_astype((np_array *)v, t, NP_STR_OBJECT, 0);
+  int kind;
+  rt_tensor *x = to_tensor_kind(v, t, true, &kind);
   if (x && np_check(v) && x == ((np_array *)v)->t) {
+    if (!copy) return sh_incref(v);
     rt_tensor *c = rt_tensor_copy(x);   /* np.array copies */
     rt_tensor_unref(x);
     x = c;
   }
-  return x ? np_wrap(x) : NULL;
+  if (!x) return NULL;
+  if (x->dtype != RT_STRING) return np_wrap(x);
+  if (np_check(v)) return np_wrap_str(x, ((np_array *)v)->skind, ((np_array *)v)->swidth);
+  return np_wrap_str(x, kind, 0);
+}
+
+static sh_obj *f_array(sh_obj *self, int argc, sh_obj **argv, sh_obj *kw) {
+  sh_obj *v, *dt = NULL;
+  if (sh_parse_args("array", argc, argv, kw, "object |dtype **", &v, &dt) < 0) return NULL;
+  return make_array(v, dt, true);
 }
 
 static sh_obj *f_asarray(sh_obj *self, int argc, sh_obj **argv, sh_obj *kw) {
   sh_obj *v, *dt = NULL;
   if (sh_parse_args("asarray", argc, argv, kw, "a |dtype **", &v, &dt) < 0) return NULL;
-  rt_tensor *x = np_to_tensor(v, np_dtype_of(dt), true);
-  return x ? np_wrap(x) : NULL;
+  return make_array(v, dt, false);
 }
 
 static sh_obj *filled(const char *fn, int argc, sh_obj **argv, sh_obj *kw, double value) {
@@ -1284,6 +1375,8 @@ sh_obj *np_module_init(void) {
   for (int i = 0; (d = np_dtype_nth(i)); i++) sh_module_add(m, d->name, sh_incref((sh_obj *)d));
   sh_module_add(m, "float", sh_incref(np_dtype_obj(RT_DOUBLE)));
   sh_module_add(m, "bool_", sh_incref(np_dtype_obj(RT_BOOL)));
+  sh_module_add(m, "str_", np_str_dtype(NP_STR_TEXT, 0));
+  sh_module_add(m, "object_", np_str_dtype(NP_STR_OBJECT, 0));
   sh_module_add(m, "ndarray", sh_incref((sh_obj *)&np_array_type));
   sh_module_add(m, "newaxis", sh_none());
   sh_module_add(m, "pi", sh_float(M_PI));

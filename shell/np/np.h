@@ -36,7 +36,16 @@ sh_obj *np_scalar_ctor(sh_obj *self, int argc, sh_obj **argv, sh_obj *kw);
 typedef struct np_array {
   sh_obj head;
   rt_tensor *t;
+  /* string arrays (RT_STRING): what numpy would hold. NP_STR_OBJECT: an object array of
+   * bytes, as TF's fetches are (the default); NP_STR_BYTES: dtype '|S<width>';
+   * NP_STR_TEXT: dtype '<U<width>', elements str (kept as UTF-8); NP_STR_OBJTEXT: an
+   * object array of str (np.array(['a'], dtype=object)). */
+  uint8_t skind;
+  int32_t swidth;
 } np_array;
+enum { NP_STR_OBJECT, NP_STR_BYTES, NP_STR_TEXT, NP_STR_OBJTEXT };
+static inline bool np_str_is_text(int kind) { return kind == NP_STR_TEXT || kind == NP_STR_OBJTEXT; }
+static inline bool np_str_is_object(int kind) { return kind == NP_STR_OBJECT || kind == NP_STR_OBJTEXT; }
 
 enum { NP_N_SCALAR_TYPES = 5 };   /* float32, float64, int32, int64, bool_ */
 extern sh_type np_array_type, np_scalar_type[NP_N_SCALAR_TYPES];
@@ -56,6 +65,27 @@ sh_type *np_scalar_type_of(rt_dtype t);
  * dtype, float64 included), else convert to that dtype. NULL with an exception. */
 rt_tensor *np_to_tensor(sh_obj *v, rt_dtype want, bool numpy_defaults);
 sh_obj *np_module_init(void);
+
+/* ---- string arrays (np_str.c) -------------------------------------------------------- */
+/* t (RT_STRING) as an array of kind, width (0: its longest element's, at least 1). Steals t. */
+sh_obj *np_wrap_str(rt_tensor *t, int kind, int32_t width);
+/* Whether dt names a string dtype (str, bytes, np.str_, np.bytes_, object, 'U5', '<U5',
+ * 'S', '|S2', a string array's dtype): 1 with *kind and *width (0: unsized), else 0. */
+int np_str_kind_arg(sh_obj *dt, int *kind, int32_t *width);
+sh_obj *np_str_dtype(int kind, int32_t width);   /* new reference: dtype('<U2'), dtype('O') */
+int32_t np_str_width(const rt_tensor *t, int kind);
+extern sh_type np_sdtype_type;
+/* a.astype(kind): to or from a string kind (src or kind a string one). */
+sh_obj *np_str_astype(np_array *src, rt_dtype to, int kind, int32_t width);
+/* a <op> b where a or b is a string array; SH_NOTIMPL when the other is not strings. */
+sh_obj *np_str_compare(int op, sh_obj *a, sh_obj *b);
+/* The element i of t as numpy gives it: str for NP_STR_TEXT, else bytes (strings). */
+sh_obj *np_element(const rt_tensor *t, int64_t i, int kind);
+sh_obj *np_scalar_or_array(sh_obj *r);   /* 0-d -> numpy scalar or str/bytes; steals r */
+/* numpy's broadcasting of x and y: the result's shape (-1 and a ValueError if none), and
+ * for its k-th element the elements of x and y it comes from. */
+int np_broadcast_shape(const rt_tensor *x, const rt_tensor *y, rt_shape *s);
+void np_broadcast_index(const rt_shape *s, const rt_tensor *x, const rt_tensor *y, int64_t k, int64_t *ix, int64_t *iy);
 sh_obj *np_random_module(void);                /* numpy.random (np_random.c) */
 
 #endif
