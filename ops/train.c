@@ -107,9 +107,24 @@ static void adadelta(const rt_kernel_ctx *c, update *u, bool f32) {
   });
 }
 
-/* Inputs: n_refs references, n_scalars scalars, then the gradient. */
+/* Inputs: n_refs variables (references, or resource handles for the ResourceApply* ops),
+ * n_scalars scalars, then the gradient. */
 static int apply(rt_kernel_ctx *c, int n_refs, int n_scalars, update_fn fn) {
-  rt_resource *r = c->inputs[0]->ref;
+  bool handles = c->inputs[0]->dtype == RT_RESOURCE && !c->inputs[0]->ref;
+  rt_resource *res[MAX_SLOTS] = {0};
+  const char *names_of[MAX_SLOTS] = {0};
+  for (int k = 0; k < n_refs; k++) {
+    names_of[k] = c->node->inputs[k];
+    if (!handles) {
+      res[k] = c->inputs[k]->ref;
+    } else if (!(res[k] = op_resource_of(c, k, false, &names_of[k])) && c->st->code) {
+      return c->st->code;
+    }
+  }
+  rt_resource *r = res[0];
+  if (!r && handles)
+    return rt_kernel_error(c, RT_FAILED_PRECONDITION, "Attempting to use uninitialized value %s",
+                           names_of[0]);
   if (!r) return rt_kernel_error(c, RT_INVALID_ARGUMENT, "%s needs a variable as input 0", c->node->op);
   const rt_tensor *grad = c->inputs[n_refs + n_scalars];
   update u = {.n_refs = n_refs, .n_scalars = n_scalars, .grad = rt_tensor_data(grad)};
@@ -119,11 +134,11 @@ static int apply(rt_kernel_ctx *c, int n_refs, int n_scalars, update_fn fn) {
   pthread_mutex_lock(&r->mu);
   rt_tensor *var = r->value;
   for (int k = 0; k < n_refs && !rc; k++) {
-    rt_resource *rk = c->inputs[k]->ref;
+    rt_resource *rk = res[k];
     rt_tensor *t = !rk ? NULL : k ? rk->value : var;
     if (!t || !t->buf)
       rc = rt_kernel_error(c, RT_FAILED_PRECONDITION, "Attempting to use uninitialized value %s",
-                           c->node->inputs[k]);
+                           names_of[k]);
     else if (t->dtype != grad->dtype || !rt_shape_equal(&t->shape, &grad->shape))
       rc = rt_kernel_error(c, RT_INVALID_ARGUMENT, "%s and grad do not have the same shape%s %s",
                            names[k ? 1 : 0], op_shape_tf(&t->shape, sa, sizeof sa),
@@ -145,9 +160,9 @@ static int apply(rt_kernel_ctx *c, int n_refs, int n_scalars, update_fn fn) {
     u.n = rt_tensor_numel(grad);
     fn(c, &u, grad->dtype == RT_FLOAT);
   }
-  rt_tensor *out = rc ? NULL : rt_tensor_wrap(var->dtype, &var->shape, var->buf);
+  rt_tensor *out = rc || handles ? NULL : rt_tensor_wrap(var->dtype, &var->shape, var->buf);
   pthread_mutex_unlock(&r->mu);
-  if (rc) return rc;
+  if (rc || handles) return rc;   /* the ResourceApply* ops have no output */
   if (!out) return rt_kernel_error(c, RT_RESOURCE_EXHAUSTED, "out of memory");
   out->ref = r;
   rt_tensor_unref(c->outputs[0]);
@@ -201,6 +216,34 @@ static const rt_op_def train_ops[] = {
         "Adam: m, v moving averages; var -= lr_t * m / (sqrt(v) + epsilon)."),
 };
 
+/* The same updates on resource variables (handles in, no output), as TF's optimizers
+ * build them for ResourceVariables. */
+#define RTRAIN(nm, in, extra, k, h)                                                     \
+  {.name = nm, .inputs = in, .attrs = "T: {float, double}, use_locking: bool = false" extra, \
+   .help = h, .kernel = {[RT_DEV_CPU] = k}, .grad = op_no_grad, .flags = RT_OP_STATEFUL}
+
+static const rt_op_def resource_train_ops[] = {
+  RTRAIN("ResourceApplyGradientDescent", "var: resource, alpha: T, delta: T", "", gd_kernel,
+         "var -= alpha * delta, on a resource variable."),
+  RTRAIN("ResourceApplyMomentum",
+         "var: resource, accum: resource, lr: T, grad: T, momentum: T",
+         ", use_nesterov: bool = false", momentum_kernel,
+         "ApplyMomentum on resource variables."),
+  RTRAIN("ResourceApplyAdagrad", "var: resource, accum: resource, lr: T, grad: T",
+         ", update_slots: bool = true", adagrad_kernel, "ApplyAdagrad on resource variables."),
+  RTRAIN("ResourceApplyRMSProp",
+         "var: resource, ms: resource, mom: resource, lr: T, rho: T, momentum: T, epsilon: T, "
+         "grad: T", "", rmsprop_kernel, "ApplyRMSProp on resource variables."),
+  RTRAIN("ResourceApplyAdadelta",
+         "var: resource, accum: resource, accum_update: resource, lr: T, rho: T, epsilon: T, "
+         "grad: T", "", adadelta_kernel, "ApplyAdadelta on resource variables."),
+  RTRAIN("ResourceApplyAdam",
+         "var: resource, m: resource, v: resource, beta1_power: T, beta2_power: T, lr: T, "
+         "beta1: T, beta2: T, epsilon: T, grad: T",
+         ", use_nesterov: bool = false", adam_kernel, "ApplyAdam on resource variables."),
+};
+
 void op_train_register(void) {
   rt_op_register(train_ops, OP_COUNT(train_ops));
+  rt_op_register(resource_train_ops, OP_COUNT(resource_train_ops));
 }

@@ -18,14 +18,18 @@ static void unite(int *parent, int a, int b) {
   if (a != b) parent[a < b ? b : a] = a < b ? a : b;   /* the older node is the root */
 }
 
-/* Colocation: reference inputs and "_class": ["loc:@name"]. */
+/* Colocation: reference inputs, resource inputs (TF's rule: an op that takes a resource
+ * handle runs with the op that made it, so a variable's reads and updates run where it
+ * lives) and "_class": ["loc:@name"]. */
 static void build_groups(const rt_graph *g, int *parent) {
   for (int i = 0; i < g->n_nodes; i++) parent[i] = i;
   for (int i = 0; i < g->n_nodes; i++) {
     const rt_node *n = g->nodes[i];
     for (int k = 0; k < n->n_data_inputs; k++) {
       const rt_edge *e = &n->edges[k];
-      if (g->nodes[e->node]->out_refs[e->index]) unite(parent, i, e->node);
+      const rt_node *src = g->nodes[e->node];
+      if (src->out_refs[e->index] || src->out_types[e->index] == RT_RESOURCE)
+        unite(parent, i, e->node);
     }
     const rt_attr_value *cls = rt_node_attr(n, "_class");
     if (cls && cls->kind == RT_ATTR_LIST_STRING)

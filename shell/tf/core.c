@@ -652,7 +652,11 @@ sh_obj *tf_convert(sh_obj *x, rt_dtype hint) {
     }
     return sh_incref(x);
   }
-  if (tf_variable_check(x)) return tf_convert(tf_variable_value(x), hint);
+  if (tf_variable_check(x)) {
+    sh_obj *r = tf_variable_read(x), *c = r ? tf_convert(r, hint) : NULL;
+    sh_decref(r);
+    return c;
+  }
   if (x->type == &tf_op_type)
     return sh_raise(sh_TypeError, "Can not convert a Operation into a Tensor.");
   if (x->type->flags & SH_TF_INSTANCE) {   /* a class of the language that is a tensor (PartitionedVariable) */
@@ -721,15 +725,15 @@ static bool input_is_ref(const rt_node *n, int k) {
   const rt_op_sig *sig = rt_op_find(n->op);
   if (!sig || sig->n_in == 0) return false;
   int a = k < sig->n_in ? k : sig->n_in - 1;
-  return sig->in[a].ref;
+  return sig->in[a].ref || sig->in[a].fixed == RT_RESOURCE;
 }
 
 int tf_node_input(rt_node *n, sh_obj *x, rt_dtype hint) {
   tf_graph *g = tf_default_graph();
   char name[400];
   sh_obj *t = NULL;
-  if (tf_variable_check(x))
-    t = sh_incref(input_is_ref(n, n->n_inputs) ? tf_variable_ref(x) : tf_variable_value(x));
+  if (tf_variable_check(x))   /* a ref or resource input takes the variable itself */
+    t = input_is_ref(n, n->n_inputs) ? sh_incref(tf_variable_ref(x)) : tf_variable_read(x);
   else if (x->type == &tf_tensor_type)
     t = sh_incref(x);
   else
