@@ -42,6 +42,21 @@ static void build_groups(const rt_graph *g, int *parent) {
   }
 }
 
+/* TF's rule for a node with an explicit device that takes a resource handle made by a node
+ * with one: the handle's device wins and the node's own request is ignored ("Ignoring device
+ * specification ... because the input edge from 'v' is a reference connection and already
+ * has a device field set"). An explicit "_class" colocation still conflicts. Returns the
+ * maker, or -1. */
+static int resource_maker_with_device(const rt_graph *g, const rt_node *n) {
+  if (rt_node_attr(n, "_class")) return -1;
+  for (int k = 0; k < n->n_data_inputs; k++) {
+    const rt_edge *e = &n->edges[k];
+    const rt_node *src = g->nodes[e->node];
+    if (src->out_types[e->index] == RT_RESOURCE && src->device[0]) return e->node;
+  }
+  return -1;
+}
+
 static void list_devices(const char *const *devices, int n, char *buf, size_t len) {
   size_t off = (size_t)snprintf(buf, len, "[ ");
   for (int i = 0; i < n && off < len; i++)
@@ -149,6 +164,9 @@ int rt_place(rt_graph *g, const char *const *devices, int n_devices, const rt_pl
       rt_devname merged = spec[r];
       rt_devname_merge(&merged, &req);
       /* Two explicit requests in one group that disagree: keep the first unless soft. */
+      if (owner[r] >= 0 && !rt_devname_matches(&spec[r], &merged) &&
+          resource_maker_with_device(g, nd) >= 0)
+        continue;   /* the resource's device wins */
       if (owner[r] >= 0 && !rt_devname_matches(&spec[r], &merged) && !o->soft) {
         char a[160], b[160];
         rc = rt_error(st, RT_INVALID_ARGUMENT,
