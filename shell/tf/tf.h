@@ -190,7 +190,8 @@ int tf_files_add(sh_obj *tf);                  /* TF's files: checkpoints, Graph
 bool tf_bytes_arg(sh_obj *o, const char **p, size_t *n);
 int tf_metagraph_add(sh_obj *tf);              /* MetaGraphs (metagraph.c), after tf_files_add */
 /* A Variable over nodes a graph already has (an imported MetaGraph's VariableDef). */
-sh_obj *tf_variable_over(sh_obj *ref, sh_obj *value, sh_obj *init, sh_obj *initial, bool trainable);
+sh_obj *tf_variable_over(sh_obj *ref, sh_obj *value, sh_obj *init, sh_obj *initial, bool trainable,
+                         bool resource);
 int tf_pbobj_add(sh_obj *tf);                  /* protobuf messages, summary_iterator (pbobj.c) */
 bool tf_bytes_of(sh_obj *o, const char **p, size_t *n);   /* a str or a 1-element string array (pbobj.c) */
 void tf_pbobj_register_modules(void);           /* google.protobuf.text_format */

@@ -364,13 +364,15 @@ static sh_obj *make_variable(const char *scope, sh_obj *initial, bool trainable,
   return add_to_collections(v, collections);
 }
 
-sh_obj *tf_variable_over(sh_obj *ref, sh_obj *value, sh_obj *init, sh_obj *initial, bool trainable) {
+sh_obj *tf_variable_over(sh_obj *ref, sh_obj *value, sh_obj *init, sh_obj *initial, bool trainable,
+                         bool resource) {
   tf_var *v = sh_new(&tf_variable_type);
   v->ref = sh_incref(ref);
   v->value = sh_incref(value);
   v->init = sh_incref(init);
   v->initial = sh_incref(initial);
   v->trainable = trainable;
+  v->resource = resource;
   return (sh_obj *)v;
 }
 
