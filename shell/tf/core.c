@@ -732,8 +732,17 @@ int tf_node_input(rt_node *n, sh_obj *x, rt_dtype hint) {
   tf_graph *g = tf_default_graph();
   char name[400];
   sh_obj *t = NULL;
-  if (tf_variable_check(x))   /* a ref or resource input takes the variable itself */
-    t = input_is_ref(n, n->n_inputs) ? sh_incref(tf_variable_ref(x)) : tf_variable_read(x);
+  if (tf_variable_check(x) && input_is_ref(n, n->n_inputs)) {
+    t = sh_incref(tf_variable_ref(x));   /* a ref or resource input takes the variable itself */
+  } else if (tf_variable_check(x)) {
+    /* a resource variable is read for its consumer, in the consumer's scope (as TF names it:
+     * "dense/MatMul/ReadVariableOp") */
+    char saved[TF_SCOPE_MAX];
+    snprintf(saved, sizeof saved, "%s", g->scope);
+    snprintf(g->scope, sizeof g->scope, "%s/", n->name);
+    t = tf_variable_read(x);
+    snprintf(g->scope, sizeof g->scope, "%s", saved);
+  }
   else if (x->type == &tf_tensor_type)
     t = sh_incref(x);
   else
@@ -752,7 +761,9 @@ int tf_node_input(rt_node *n, sh_obj *x, rt_dtype hint) {
   }
   if (g->cf.hook && !g->cf.busy && tf_cf_ctx_of(g, tt->id) != g->cf.ctx) {
     /* a value from outside the current loop or branch: it goes in through an Enter/Switch */
-    sh_obj *r = tf_cf_call(g, t, n->name, input_is_ref(n, n->n_inputs));
+    /* a resource handle enters a loop or branch as a plain value (Enter / Switch of resource) */
+    sh_obj *r = tf_cf_call(g, t, n->name, input_is_ref(n, n->n_inputs) &&
+                           tf_tensor_node(tt)->out_types[tt->index] != RT_RESOURCE);
     sh_decref(t);
     if (!r || r->type != &tf_tensor_type) {
       if (r) sh_raise(sh_TypeError, "control-flow context hook must return a Tensor");
@@ -982,7 +993,7 @@ static sh_obj *op_names(sh_obj *items) {
   sh_obj *it = sh_iter(items);
   if (!it) { sh_decref(l); return NULL; }
   for (sh_obj *x; (x = sh_next(it));) {
-    sh_obj *t = tf_variable_check(x) ? tf_variable_ref(x) : x;
+    sh_obj *t = tf_variable_check(x) ? tf_variable_control(x) : x;
     const char *name = NULL;
     if (t->type == &tf_op_type) name = tf_op_node((tf_op *)t)->name;
     else if (t->type == &tf_tensor_type) name = tf_tensor_node((tf_tensor *)t)->name;

@@ -61,6 +61,9 @@ sh_obj *tf_variable_value(sh_obj *v);          /* borrowed Tensor */
  * that tf.enable_resource_variables() sets; Assign / AssignAdd / AssignSub on one. */
 bool tf_variable_is_resource(sh_obj *v);
 sh_obj *tf_variable_read(sh_obj *v);
+/* What a control dependency on v means: the assignment for an assign's result (TF's
+ * _UnreadVariable), else the variable's own node (borrowed). */
+sh_obj *tf_variable_control(sh_obj *v);
 bool tf_resource_default(void);
 void tf_set_resource_default(bool on);
 sh_obj *tf_resource_assign(const char *op, sh_obj *var, sh_obj *value, sh_obj *name, bool read);

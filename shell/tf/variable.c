@@ -20,6 +20,9 @@ typedef struct tf_var {
    * "v/Read/ReadVariableOp", init "v/Assign" (an AssignVariableOp); each use as a tensor
    * reads it afresh (a ReadVariableOp where it is used), as TF does. */
   bool resource;
+  /* What assign / assign_add / assign_sub return with read_value (TF's _UnreadVariable):
+   * op is the assignment (init here), and its value the read made after it (value). */
+  bool unread;
 } tf_var;
 
 bool tf_variable_check(sh_obj *o) { return o->type == &tf_variable_type; }
@@ -51,8 +54,15 @@ static sh_obj *read_op(sh_obj *self, const char *name, const char *after) {
   return tf_node_finish_tensor(n);
 }
 
+sh_obj *tf_variable_control(sh_obj *v) {
+  return ((tf_var *)v)->unread ? ((tf_var *)v)->init : ((tf_var *)v)->ref;
+}
+
 sh_obj *tf_variable_read(sh_obj *v) {
-  if (!tf_variable_is_resource(v)) return sh_incref(tf_variable_value(v));
+  if (!tf_variable_is_resource(v) || ((tf_var *)v)->unread) return sh_incref(tf_variable_value(v));
+  /* Inside a loop body or a branch: the variable's own read, made outside, enters as a value
+   * (as a ref variable's v/read does), so gradients flow through the loop as for any value. */
+  if (tf_graph_cf(tf_default_graph())->ctx != 0) return sh_incref(tf_variable_value(v));
   return read_op(v, "ReadVariableOp", NULL);
 }
 
@@ -104,8 +114,17 @@ sh_obj *tf_resource_assign(const char *op, sh_obj *self, sh_obj *value, sh_obj *
   if (!o || !read) return o;
   char after[512];
   snprintf(after, sizeof after, "%s", tf_op_node((tf_op *)o)->name);
-  sh_decref(o);
-  return read_op(self, "ReadVariableOp", after);
+  sh_obj *rd = read_op(self, "ReadVariableOp", after);
+  if (!rd) {
+    sh_decref(o);
+    return NULL;
+  }
+  tf_var *u = sh_new(&tf_variable_type);
+  u->ref = sh_incref(v->ref);
+  u->value = rd;
+  u->init = o;
+  u->resource = u->unread = true;
+  return (sh_obj *)u;
 }
 
 static sh_obj *m_assign_generic(const char *op, sh_obj *self, int argc, sh_obj **argv, sh_obj *kw) {
@@ -120,13 +139,13 @@ static sh_obj *m_assign_add(sh_obj *s, int c, sh_obj **v, sh_obj *k) { return m_
 static sh_obj *m_assign_sub(sh_obj *s, int c, sh_obj **v, sh_obj *k) { return m_assign_generic("AssignSub", s, c, v, k); }
 
 static sh_obj *m_value(sh_obj *self, int argc, sh_obj **argv, sh_obj *kw) {
-  if (((tf_var *)self)->resource) return read_op(self, "ReadVariableOp", NULL);
+  if (((tf_var *)self)->resource && !((tf_var *)self)->unread) return read_op(self, "ReadVariableOp", NULL);
   return sh_incref(((tf_var *)self)->value);
 }
 
 /* read_value(): on a resource variable, "Read/ReadVariableOp" and an Identity of it, as TF. */
 static sh_obj *m_read_value(sh_obj *self, int argc, sh_obj **argv, sh_obj *kw) {
-  if (!((tf_var *)self)->resource) return sh_incref(((tf_var *)self)->value);
+  if (!((tf_var *)self)->resource || ((tf_var *)self)->unread) return sh_incref(((tf_var *)self)->value);
   rt_node *n = tf_node_begin_c("ReadVariableOp", "Read/ReadVariableOp");
   rt_node_set_type(n, "dtype", var_dtype((tf_var *)self));
   if (tf_node_input(n, ((tf_var *)self)->ref, RT_INVALID) < 0) return NULL;
@@ -193,6 +212,7 @@ static sh_obj *var_getattr(sh_obj *self, const char *name) {
   tf_tensor *t = (tf_tensor *)v->ref;
   rt_node *n = tf_tensor_node(t);
   if (!strcmp(name, "name")) return sh_strf("%s:0", n->name);
+  if (!strcmp(name, "op") && v->unread) return sh_incref(v->init);
   if (!strcmp(name, "op")) return tf_op_new(t->graph, t->id);
   if (!strcmp(name, "dtype") && v->resource) return sh_incref(tf_dtype_obj(var_dtype(v)));
   if (!strcmp(name, "dtype")) return sh_incref(tf_ref_dtype_obj(n->out_types[0]));   /* float32_ref */
