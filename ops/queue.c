@@ -457,90 +457,51 @@ static int scalar_shape(rt_shape_ctx *c) {
   "component_types: list(type), shapes: list(shape) = [], capacity: int = -1, container: string = '', " \
   "shared_name: string = ''"
 
-static const rt_op_def queue_ops[] = {
-  {.name = "FIFOQueueV2", .outputs = "handle: resource", .attrs = QUEUE_ATTRS,
-   .help = "A first-in first-out queue of tensor tuples, kept on its device.", .shape = handle_shape,
-   .kernel = {[RT_DEV_CPU] = fifo_kernel}, .flags = RT_OP_STATEFUL | RT_OP_SOURCE},
-  {.name = "RandomShuffleQueueV2", .outputs = "handle: resource",
-   .attrs = QUEUE_ATTRS ", min_after_dequeue: int = 0, seed: int = 0, seed2: int = 0",
-   .help = "A queue that dequeues in random order, keeping min_after_dequeue elements to draw from.",
-   .shape = handle_shape, .kernel = {[RT_DEV_CPU] = random_kernel}, .flags = RT_OP_STATEFUL | RT_OP_SOURCE},
-  {.name = "PaddingFIFOQueueV2", .outputs = "handle: resource", .attrs = QUEUE_ATTRS,
-   .help = "A FIFO queue whose dequeue_many pads components to the batch's largest shape.",
-   .shape = handle_shape, .kernel = {[RT_DEV_CPU] = padding_kernel}, .flags = RT_OP_STATEFUL | RT_OP_SOURCE},
-  {.name = "QueueEnqueueV2", .inputs = "handle: resource, components: N * Tcomponents",
-   .attrs = "N: int >= 1, Tcomponents: list(type), timeout_ms: int = -1",
-   .help = "Add one element (waits while the queue is full).", .kernel = {[RT_DEV_CPU] = enqueue_kernel},
+/* The queue ops, named NAME SFX, their handle of type H: TF's V2 ops pass a resource
+ * handle, its older ones (no suffix) a Ref(string). */
+#define QUEUE_OPS(SFX, H) \
+  {.name = "FIFOQueue" SFX, .outputs = "handle: " H, .attrs = QUEUE_ATTRS, \
+   .help = "A first-in first-out queue of tensor tuples, kept on its device.", .shape = handle_shape, \
+   .kernel = {[RT_DEV_CPU] = fifo_kernel}, .flags = RT_OP_STATEFUL | RT_OP_SOURCE}, \
+  {.name = "RandomShuffleQueue" SFX, .outputs = "handle: " H, \
+   .attrs = QUEUE_ATTRS ", min_after_dequeue: int = 0, seed: int = 0, seed2: int = 0", \
+   .help = "A queue that dequeues in random order, keeping min_after_dequeue elements to draw from.", \
+   .shape = handle_shape, .kernel = {[RT_DEV_CPU] = random_kernel}, .flags = RT_OP_STATEFUL | RT_OP_SOURCE}, \
+  {.name = "PaddingFIFOQueue" SFX, .outputs = "handle: " H, .attrs = QUEUE_ATTRS, \
+   .help = "A FIFO queue whose dequeue_many pads components to the batch's largest shape.", \
+   .shape = handle_shape, .kernel = {[RT_DEV_CPU] = padding_kernel}, .flags = RT_OP_STATEFUL | RT_OP_SOURCE}, \
+  {.name = "QueueEnqueue" SFX, .inputs = "handle: " H ", components: N * Tcomponents", \
+   .attrs = "N: int >= 1, Tcomponents: list(type), timeout_ms: int = -1", \
+   .help = "Add one element (waits while the queue is full).", .kernel = {[RT_DEV_CPU] = enqueue_kernel}, \
+   .flags = RT_OP_STATEFUL}, \
+  {.name = "QueueEnqueueMany" SFX, .inputs = "handle: " H ", components: N * Tcomponents", \
+   .attrs = "N: int >= 1, Tcomponents: list(type), timeout_ms: int = -1", \
+   .help = "Add the rows of the components (axis 0) as elements.", .kernel = {[RT_DEV_CPU] = enqueue_many_kernel}, \
+   .flags = RT_OP_STATEFUL}, \
+  {.name = "QueueDequeue" SFX, .inputs = "handle: " H, .outputs = "components: N * component_types", \
+   .attrs = "N: int >= 1, component_types: list(type), timeout_ms: int = -1, _shapes: list(shape) = []", \
+   .help = "Take one element (waits while empty; OutOfRange once closed and empty).", .shape = dequeue_shape, \
+   .kernel = {[RT_DEV_CPU] = dequeue_kernel}, .flags = RT_OP_STATEFUL}, \
+  {.name = "QueueDequeueMany" SFX, .inputs = "handle: " H ", n: int32", .outputs = "components: N * component_types", \
+   .attrs = "N: int >= 1, component_types: list(type), timeout_ms: int = -1, _shapes: list(shape) = []", \
+   .help = "Take n elements, stacked along a new axis 0.", .shape = dequeue_many_shape, \
+   .kernel = {[RT_DEV_CPU] = dequeue_many_kernel}, .flags = RT_OP_STATEFUL}, \
+  {.name = "QueueDequeueUpTo" SFX, .inputs = "handle: " H ", n: int32", .outputs = "components: N * component_types", \
+   .attrs = "N: int >= 1, component_types: list(type), timeout_ms: int = -1, _shapes: list(shape) = []", \
+   .help = "Take n elements, or fewer once the queue is closed (the last, smaller batch).", \
+   .shape = dequeue_many_shape, .kernel = {[RT_DEV_CPU] = dequeue_up_to_kernel}, .flags = RT_OP_STATEFUL}, \
+  {.name = "QueueClose" SFX, .inputs = "handle: " H, .attrs = "cancel_pending_enqueues: bool = false", \
+   .help = "Close the queue: no more enqueues; dequeues drain it, then fail with OutOfRange.", \
+   .kernel = {[RT_DEV_CPU] = close_kernel}, .flags = RT_OP_STATEFUL}, \
+  {.name = "QueueSize" SFX, .inputs = "handle: " H, .outputs = "size: int32", \
+   .help = "How many elements the queue holds.", .shape = scalar_shape, .kernel = {[RT_DEV_CPU] = size_kernel}, \
+   .flags = RT_OP_STATEFUL}, \
+  {.name = "QueueIsClosed" SFX, .inputs = "handle: " H, .outputs = "is_closed: bool", \
+   .help = "Whether the queue is closed.", .shape = scalar_shape, .kernel = {[RT_DEV_CPU] = is_closed_kernel}, \
    .flags = RT_OP_STATEFUL},
-  {.name = "QueueEnqueueManyV2", .inputs = "handle: resource, components: N * Tcomponents",
-   .attrs = "N: int >= 1, Tcomponents: list(type), timeout_ms: int = -1",
-   .help = "Add the rows of the components (axis 0) as elements.", .kernel = {[RT_DEV_CPU] = enqueue_many_kernel},
-   .flags = RT_OP_STATEFUL},
-  {.name = "QueueDequeueV2", .inputs = "handle: resource", .outputs = "components: N * component_types",
-   .attrs = "N: int >= 1, component_types: list(type), timeout_ms: int = -1, _shapes: list(shape) = []",
-   .help = "Take one element (waits while empty; OutOfRange once closed and empty).", .shape = dequeue_shape,
-   .kernel = {[RT_DEV_CPU] = dequeue_kernel}, .flags = RT_OP_STATEFUL},
-  {.name = "QueueDequeueManyV2", .inputs = "handle: resource, n: int32", .outputs = "components: N * component_types",
-   .attrs = "N: int >= 1, component_types: list(type), timeout_ms: int = -1, _shapes: list(shape) = []",
-   .help = "Take n elements, stacked along a new axis 0.", .shape = dequeue_many_shape,
-   .kernel = {[RT_DEV_CPU] = dequeue_many_kernel}, .flags = RT_OP_STATEFUL},
-  {.name = "QueueDequeueUpToV2", .inputs = "handle: resource, n: int32", .outputs = "components: N * component_types",
-   .attrs = "N: int >= 1, component_types: list(type), timeout_ms: int = -1, _shapes: list(shape) = []",
-   .help = "Take n elements, or fewer once the queue is closed (the last, smaller batch).",
-   .shape = dequeue_many_shape, .kernel = {[RT_DEV_CPU] = dequeue_up_to_kernel}, .flags = RT_OP_STATEFUL},
-  {.name = "QueueCloseV2", .inputs = "handle: resource", .attrs = "cancel_pending_enqueues: bool = false",
-   .help = "Close the queue: no more enqueues; dequeues drain it, then fail with OutOfRange.",
-   .kernel = {[RT_DEV_CPU] = close_kernel}, .flags = RT_OP_STATEFUL},
-  {.name = "QueueSizeV2", .inputs = "handle: resource", .outputs = "size: int32",
-   .help = "How many elements the queue holds.", .shape = scalar_shape, .kernel = {[RT_DEV_CPU] = size_kernel},
-   .flags = RT_OP_STATEFUL},
-  {.name = "QueueIsClosedV2", .inputs = "handle: resource", .outputs = "is_closed: bool",
-   .help = "Whether the queue is closed.", .shape = scalar_shape, .kernel = {[RT_DEV_CPU] = is_closed_kernel},
-   .flags = RT_OP_STATEFUL},
-};
 
-/* TF's older queue ops: the same queues, the handle a Ref(string). */
-static const rt_op_def queue_v1_ops[] = {
-  {.name = "FIFOQueue", .outputs = "handle: Ref(string)", .attrs = QUEUE_ATTRS,
-   .help = "A first-in first-out queue of tensor tuples, kept on its device.", .shape = handle_shape,
-   .kernel = {[RT_DEV_CPU] = fifo_kernel}, .flags = RT_OP_STATEFUL | RT_OP_SOURCE},
-  {.name = "RandomShuffleQueue", .outputs = "handle: Ref(string)",
-   .attrs = QUEUE_ATTRS ", min_after_dequeue: int = 0, seed: int = 0, seed2: int = 0",
-   .help = "A queue that dequeues in random order, keeping min_after_dequeue elements to draw from.",
-   .shape = handle_shape, .kernel = {[RT_DEV_CPU] = random_kernel}, .flags = RT_OP_STATEFUL | RT_OP_SOURCE},
-  {.name = "PaddingFIFOQueue", .outputs = "handle: Ref(string)", .attrs = QUEUE_ATTRS,
-   .help = "A FIFO queue whose dequeue_many pads components to the batch's largest shape.",
-   .shape = handle_shape, .kernel = {[RT_DEV_CPU] = padding_kernel}, .flags = RT_OP_STATEFUL | RT_OP_SOURCE},
-  {.name = "QueueEnqueue", .inputs = "handle: Ref(string), components: N * Tcomponents",
-   .attrs = "N: int >= 1, Tcomponents: list(type), timeout_ms: int = -1",
-   .help = "Add one element (waits while the queue is full).", .kernel = {[RT_DEV_CPU] = enqueue_kernel},
-   .flags = RT_OP_STATEFUL},
-  {.name = "QueueEnqueueMany", .inputs = "handle: Ref(string), components: N * Tcomponents",
-   .attrs = "N: int >= 1, Tcomponents: list(type), timeout_ms: int = -1",
-   .help = "Add the rows of the components (axis 0) as elements.", .kernel = {[RT_DEV_CPU] = enqueue_many_kernel},
-   .flags = RT_OP_STATEFUL},
-  {.name = "QueueDequeue", .inputs = "handle: Ref(string)", .outputs = "components: N * component_types",
-   .attrs = "N: int >= 1, component_types: list(type), timeout_ms: int = -1, _shapes: list(shape) = []",
-   .help = "Take one element (waits while empty; OutOfRange once closed and empty).", .shape = dequeue_shape,
-   .kernel = {[RT_DEV_CPU] = dequeue_kernel}, .flags = RT_OP_STATEFUL},
-  {.name = "QueueDequeueMany", .inputs = "handle: Ref(string), n: int32", .outputs = "components: N * component_types",
-   .attrs = "N: int >= 1, component_types: list(type), timeout_ms: int = -1, _shapes: list(shape) = []",
-   .help = "Take n elements, stacked along a new axis 0.", .shape = dequeue_many_shape,
-   .kernel = {[RT_DEV_CPU] = dequeue_many_kernel}, .flags = RT_OP_STATEFUL},
-  {.name = "QueueDequeueUpTo", .inputs = "handle: Ref(string), n: int32", .outputs = "components: N * component_types",
-   .attrs = "N: int >= 1, component_types: list(type), timeout_ms: int = -1, _shapes: list(shape) = []",
-   .help = "Take n elements, or fewer once the queue is closed (the last, smaller batch).",
-   .shape = dequeue_many_shape, .kernel = {[RT_DEV_CPU] = dequeue_up_to_kernel}, .flags = RT_OP_STATEFUL},
-  {.name = "QueueClose", .inputs = "handle: Ref(string)", .attrs = "cancel_pending_enqueues: bool = false",
-   .help = "Close the queue: no more enqueues; dequeues drain it, then fail with OutOfRange.",
-   .kernel = {[RT_DEV_CPU] = close_kernel}, .flags = RT_OP_STATEFUL},
-  {.name = "QueueSize", .inputs = "handle: Ref(string)", .outputs = "size: int32",
-   .help = "How many elements the queue holds.", .shape = scalar_shape, .kernel = {[RT_DEV_CPU] = size_kernel},
-   .flags = RT_OP_STATEFUL},
-  {.name = "QueueIsClosed", .inputs = "handle: Ref(string)", .outputs = "is_closed: bool",
-   .help = "Whether the queue is closed.", .shape = scalar_shape, .kernel = {[RT_DEV_CPU] = is_closed_kernel},
-   .flags = RT_OP_STATEFUL},
-};
+static const rt_op_def queue_ops[] = {QUEUE_OPS("V2", "resource")};
+static const rt_op_def queue_v1_ops[] = {QUEUE_OPS("", "Ref(string)")};
 
 void op_queue_register(void) {
   rt_op_register(queue_ops, OP_COUNT(queue_ops));

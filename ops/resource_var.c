@@ -119,17 +119,8 @@ static int assign_kernel(rt_kernel_ctx *c) {
     rc = rt_kernel_error(c, RT_INVALID_ARGUMENT,
                          "Trying to assign variable with wrong dtype. Expected %s got %s",
                          op_tf_type(r->value->dtype), op_tf_type(v->dtype));
-  } else if (r->value && r->value->buf && rt_shape_equal(&r->value->shape, &v->shape) &&
-             !rt_dtype_is_str(v->dtype)) {
-    memcpy(rt_tensor_data(r->value), rt_tensor_data(v), rt_tensor_nbytes(v));   /* in place */
-  } else {
-    rt_tensor *copy = rt_tensor_copy(v);
-    if (!copy) {
-      rc = rt_kernel_error(c, RT_RESOURCE_EXHAUSTED, "out of memory");
-    } else {
-      rt_tensor_unref(r->value);
-      r->value = copy;
-    }
+  } else if (!op_store_value(r, v)) {
+    rc = rt_kernel_error(c, RT_RESOURCE_EXHAUSTED, "out of memory");
   }
   pthread_mutex_unlock(&r->mu);
   return rc;

@@ -25,6 +25,19 @@ typedef struct tf_var {
   bool unread;
 } tf_var;
 
+/* A Variable over its nodes (takes the references). */
+static tf_var *var_new(sh_obj *ref, sh_obj *value, sh_obj *init, sh_obj *initial, bool trainable,
+                       bool resource) {
+  tf_var *v = sh_new(&tf_variable_type);
+  v->ref = ref;
+  v->value = value;
+  v->init = init;
+  v->initial = initial;
+  v->trainable = trainable;
+  v->resource = resource;
+  return v;
+}
+
 bool tf_variable_check(sh_obj *o) { return o->type == &tf_variable_type; }
 sh_obj *tf_variable_ref(sh_obj *v) { return ((tf_var *)v)->ref; }
 sh_obj *tf_variable_value(sh_obj *v) { return ((tf_var *)v)->value; }
@@ -119,11 +132,8 @@ sh_obj *tf_resource_assign(const char *op, sh_obj *self, sh_obj *value, sh_obj *
     sh_decref(o);
     return NULL;
   }
-  tf_var *u = sh_new(&tf_variable_type);
-  u->ref = sh_incref(v->ref);
-  u->value = rd;
-  u->init = o;
-  u->resource = u->unread = true;
+  tf_var *u = var_new(sh_incref(v->ref), rd, o, NULL, false, true);
+  u->unread = true;
   return (sh_obj *)u;
 }
 
@@ -324,14 +334,7 @@ static sh_obj *make_resource_variable(const char *scope, sh_obj *initial, bool t
     sh_decref(assign);
     return NULL;
   }
-  tf_var *v = sh_new(&tf_variable_type);
-  v->ref = h;
-  v->value = value;
-  v->init = assign;
-  v->initial = sh_incref(initial);
-  v->trainable = trainable;
-  v->resource = true;
-  return add_to_collections(v, collections);
+  return add_to_collections(var_new(h, value, assign, sh_incref(initial), trainable, true), collections);
 }
 
 /* Build v, v/Assign, v/read in scope `scope` ("v/"), from an initial value tensor. */
@@ -375,25 +378,13 @@ static sh_obj *make_variable(const char *scope, sh_obj *initial, bool trainable,
   }
   sh_obj *value = tf_node_finish_tensor(r);
   if (!value) { sh_decref(ref); sh_decref(assign); return NULL; }
-  tf_var *v = sh_new(&tf_variable_type);
-  v->ref = ref;
-  v->value = value;
-  v->init = assign;
-  v->initial = sh_incref(initial);
-  v->trainable = trainable;
-  return add_to_collections(v, collections);
+  return add_to_collections(var_new(ref, value, assign, sh_incref(initial), trainable, false), collections);
 }
 
 sh_obj *tf_variable_over(sh_obj *ref, sh_obj *value, sh_obj *init, sh_obj *initial, bool trainable,
                          bool resource) {
-  tf_var *v = sh_new(&tf_variable_type);
-  v->ref = sh_incref(ref);
-  v->value = sh_incref(value);
-  v->init = sh_incref(init);
-  v->initial = sh_incref(initial);
-  v->trainable = trainable;
-  v->resource = resource;
-  return (sh_obj *)v;
+  return (sh_obj *)var_new(sh_incref(ref), sh_incref(value), sh_incref(init), sh_incref(initial), trainable,
+                          resource);
 }
 
 /* tf.enable_resource_variables(): variables made without use_resource are resource ones. */
