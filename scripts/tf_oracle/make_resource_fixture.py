@@ -3,7 +3,8 @@
 the build or the tests): a TF1 graph of resource variables (get_variable(use_resource=True)),
 trained 3 steps with AdamOptimizer and a global step, saved by tf.train.Saver with its
 MetaGraph (model.ckpt-3.meta: VariableDef.is_resource set, VarHandleOp, ReadVariableOp,
-AssignVariableOp, ResourceApplyAdam). Run with TF's Python:
+AssignVariableOp, ResourceApplyAdam); and queue_v1.pb, a GraphDef of TF's older queue ops
+(FIFOQueue and the ops taking its Ref(string) handle), built with tf.raw_ops. Run with TF's Python:
     /root/tfvenv/bin/python3 scripts/tf_oracle/make_resource_fixture.py [FIXTURES_TF_DIR]"""
 import os
 import shutil
@@ -37,4 +38,19 @@ with g.as_default():
         for _ in range(3):
             sess.run("train", feed)
         saver.save(sess, os.path.join(out, "model.ckpt"), global_step=3)
-print("wrote", out)
+ck = os.path.join(out, "checkpoint")   # relative paths, so the fixture can move
+with open(ck) as f:
+    text = f.read().replace(out + "/", "")
+with open(ck, "w") as f:
+    f.write(text)
+g = tf.Graph()
+with g.as_default():
+    q = tf.raw_ops.FIFOQueue(component_types=[tf.float32], shapes=[[2]], capacity=4, name="q1")
+    x = tf.placeholder(tf.float32, [2], name="x")
+    tf.raw_ops.QueueEnqueue(handle=q, components=[x], name="enq")
+    tf.raw_ops.QueueDequeue(handle=q, component_types=[tf.float32], name="deq")
+    tf.raw_ops.QueueSize(handle=q, name="size")
+    tf.raw_ops.QueueClose(handle=q, name="close")
+    with open(os.path.join(root, "queue_v1.pb"), "wb") as f:
+        f.write(g.as_graph_def().SerializeToString())
+print("wrote", out, "and queue_v1.pb")
