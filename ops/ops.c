@@ -14,6 +14,7 @@ static void register_all(void) {
   op_conv_register();
   op_random_register();
   op_state_register();
+  op_resource_var_register();
   op_sync_register();
   op_queue_register();
   op_reader_register();

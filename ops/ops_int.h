@@ -25,6 +25,15 @@ struct rt_resource;
 /* ops/state.c: output 0 becomes a reference viewing variable r's value (no buffer while
  * uninitialized, then of dtype). */
 int op_output_ref(rt_kernel_ctx *c, struct rt_resource *r, rt_dtype dtype);
+/* ops/state.c: variable r (its mu held) takes v's value (in place when shape and dtype
+ * stay); false when out of memory. */
+bool op_store_value(struct rt_resource *r, const rt_tensor *v);
+/* ops/resource_var.c: resource variables (VarHandleOp, ReadVariableOp, ...). */
+void op_resource_var_register(void);
+/* The resource the handle in input i names, on this kernel's device (created if create);
+ * NULL when absent, or with the error set when the handle is bad or of another device.
+ * *name (if given) gets the handle's resource name. */
+struct rt_resource *op_resource_of(rt_kernel_ctx *c, int i, bool create, const char **name);
 void op_sync_register(void);    /* ops/sync.c */
 void op_queue_register(void);   /* ops/queue.c: TF1 queues */
 void op_reader_register(void);

@@ -1,9 +1,9 @@
 /* TF1's queues: FIFOQueueV2, RandomShuffleQueueV2 and PaddingFIFOQueueV2 keep tuples of
  * tensors in a resource of their device (a ps may hold one that workers feed and drain);
- * the enqueue, dequeue, close and size ops take the queue's handle as a reference input,
- * so the placer puts them where the queue is. (TF's handle is a DT_RESOURCE; tfsh has no
- * resource dtype, so the handle is a Ref(string) holding the queue's name, as TF 1.0's
- * queues had.)
+ * the enqueue, dequeue, close and size ops take the queue's handle, so the placer puts them
+ * where the queue is. The V2 ops (what tf.FIFOQueue builds) pass a DT_RESOURCE handle, as
+ * TF's do; TF's older ops (FIFOQueue, QueueEnqueue, ...) a Ref(string) holding the queue's
+ * name, as TF 1.0's queues had. Both run the same kernels.
  *
  * Blocking: an enqueue into a full queue and a dequeue from an empty one wait on the
  * resource's condition variable in 50 ms slices, looking at the step's cancellation each
@@ -94,12 +94,19 @@ static rt_tensor **pop(queue *q) {
   return q->items[q->head++];
 }
 
-/* The queue a handle input refers to (its resource, mu not held). */
-static rt_resource *handle_of(rt_kernel_ctx *c) {
-  rt_resource *r = c->inputs[0]->ref;
-  if (!r || !r->state) rt_kernel_error(c, RT_INVALID_ARGUMENT, "input 0 is not a queue handle");
+/* The queue handle input i refers to (its resource, mu not held): a reference (TF's v1
+ * ops) or a resource handle of this device (V2). */
+static rt_resource *queue_of(rt_kernel_ctx *c, int i) {
+  rt_resource *r = c->inputs[i]->ref;
+  if (!r && c->inputs[i]->dtype == RT_RESOURCE) {
+    r = op_resource_of(c, i, false, NULL);
+    if (!r && c->st->code) return NULL;
+  }
+  if (!r || !r->state) rt_kernel_error(c, RT_INVALID_ARGUMENT, "input %d is not a queue handle", i);
   return r && r->state ? r : NULL;
 }
+
+static rt_resource *handle_of(rt_kernel_ctx *c) { return queue_of(c, 0); }
 
 /* ---- the queue ops ------------------------------------------------------------------- */
 
@@ -139,10 +146,19 @@ static int queue_create(rt_kernel_ctx *c, int kind) {
   pthread_mutex_unlock(&r->mu);
   if (rc) return rc;
   rt_shape sc = rt_shape_scalar();
-  rt_tensor *h = rt_tensor_new(RT_STRING, &sc);
+  bool resource = c->node->n_outputs > 0 && c->node->out_types[0] == RT_RESOURCE;
+  rt_tensor *h = rt_tensor_new(resource ? RT_RESOURCE : RT_STRING, &sc);
   if (!h) return rt_kernel_error(c, RT_RESOURCE_EXHAUSTED, "out of memory");
-  rt_tensor_set_str(h, 0, ((queue *)r->state)->name, strlen(((queue *)r->state)->name));
-  h->ref = r;
+  if (resource) {   /* V2: a handle naming the queue's resource on this device */
+    rt_handle hd = {c->device->name, r->container, r->name, kind_name(kind)};
+    if (rt_handle_set(h, 0, &hd)) {
+      rt_tensor_unref(h);
+      return rt_kernel_error(c, RT_RESOURCE_EXHAUSTED, "out of memory");
+    }
+  } else {
+    rt_tensor_set_str(h, 0, ((queue *)r->state)->name, strlen(((queue *)r->state)->name));
+    h->ref = r;
+  }
   rt_tensor_unref(c->outputs[0]);
   c->outputs[0] = h;
   return RT_OK;
@@ -441,55 +457,63 @@ static int scalar_shape(rt_shape_ctx *c) {
   "component_types: list(type), shapes: list(shape) = [], capacity: int = -1, container: string = '', " \
   "shared_name: string = ''"
 
-static const rt_op_def queue_ops[] = {
-  {.name = "FIFOQueueV2", .outputs = "handle: Ref(string)", .attrs = QUEUE_ATTRS,
-   .help = "A first-in first-out queue of tensor tuples, kept on its device.", .shape = handle_shape,
-   .kernel = {[RT_DEV_CPU] = fifo_kernel}, .flags = RT_OP_STATEFUL | RT_OP_SOURCE},
-  {.name = "RandomShuffleQueueV2", .outputs = "handle: Ref(string)",
-   .attrs = QUEUE_ATTRS ", min_after_dequeue: int = 0, seed: int = 0, seed2: int = 0",
-   .help = "A queue that dequeues in random order, keeping min_after_dequeue elements to draw from.",
-   .shape = handle_shape, .kernel = {[RT_DEV_CPU] = random_kernel}, .flags = RT_OP_STATEFUL | RT_OP_SOURCE},
-  {.name = "PaddingFIFOQueueV2", .outputs = "handle: Ref(string)", .attrs = QUEUE_ATTRS,
-   .help = "A FIFO queue whose dequeue_many pads components to the batch's largest shape.",
-   .shape = handle_shape, .kernel = {[RT_DEV_CPU] = padding_kernel}, .flags = RT_OP_STATEFUL | RT_OP_SOURCE},
-  {.name = "QueueEnqueueV2", .inputs = "handle: Ref(string), components: N * Tcomponents",
-   .attrs = "N: int >= 1, Tcomponents: list(type), timeout_ms: int = -1",
-   .help = "Add one element (waits while the queue is full).", .kernel = {[RT_DEV_CPU] = enqueue_kernel},
+/* The queue ops, named NAME SFX, their handle of type H: TF's V2 ops pass a resource
+ * handle, its older ones (no suffix) a Ref(string). */
+#define QUEUE_OPS(SFX, H) \
+  {.name = "FIFOQueue" SFX, .outputs = "handle: " H, .attrs = QUEUE_ATTRS, \
+   .help = "A first-in first-out queue of tensor tuples, kept on its device.", .shape = handle_shape, \
+   .kernel = {[RT_DEV_CPU] = fifo_kernel}, .flags = RT_OP_STATEFUL | RT_OP_SOURCE}, \
+  {.name = "RandomShuffleQueue" SFX, .outputs = "handle: " H, \
+   .attrs = QUEUE_ATTRS ", min_after_dequeue: int = 0, seed: int = 0, seed2: int = 0", \
+   .help = "A queue that dequeues in random order, keeping min_after_dequeue elements to draw from.", \
+   .shape = handle_shape, .kernel = {[RT_DEV_CPU] = random_kernel}, .flags = RT_OP_STATEFUL | RT_OP_SOURCE}, \
+  {.name = "PaddingFIFOQueue" SFX, .outputs = "handle: " H, .attrs = QUEUE_ATTRS, \
+   .help = "A FIFO queue whose dequeue_many pads components to the batch's largest shape.", \
+   .shape = handle_shape, .kernel = {[RT_DEV_CPU] = padding_kernel}, .flags = RT_OP_STATEFUL | RT_OP_SOURCE}, \
+  {.name = "QueueEnqueue" SFX, .inputs = "handle: " H ", components: N * Tcomponents", \
+   .attrs = "N: int >= 1, Tcomponents: list(type), timeout_ms: int = -1", \
+   .help = "Add one element (waits while the queue is full).", .kernel = {[RT_DEV_CPU] = enqueue_kernel}, \
+   .flags = RT_OP_STATEFUL}, \
+  {.name = "QueueEnqueueMany" SFX, .inputs = "handle: " H ", components: N * Tcomponents", \
+   .attrs = "N: int >= 1, Tcomponents: list(type), timeout_ms: int = -1", \
+   .help = "Add the rows of the components (axis 0) as elements.", .kernel = {[RT_DEV_CPU] = enqueue_many_kernel}, \
+   .flags = RT_OP_STATEFUL}, \
+  {.name = "QueueDequeue" SFX, .inputs = "handle: " H, .outputs = "components: N * component_types", \
+   .attrs = "N: int >= 1, component_types: list(type), timeout_ms: int = -1, _shapes: list(shape) = []", \
+   .help = "Take one element (waits while empty; OutOfRange once closed and empty).", .shape = dequeue_shape, \
+   .kernel = {[RT_DEV_CPU] = dequeue_kernel}, .flags = RT_OP_STATEFUL}, \
+  {.name = "QueueDequeueMany" SFX, .inputs = "handle: " H ", n: int32", .outputs = "components: N * component_types", \
+   .attrs = "N: int >= 1, component_types: list(type), timeout_ms: int = -1, _shapes: list(shape) = []", \
+   .help = "Take n elements, stacked along a new axis 0.", .shape = dequeue_many_shape, \
+   .kernel = {[RT_DEV_CPU] = dequeue_many_kernel}, .flags = RT_OP_STATEFUL}, \
+  {.name = "QueueDequeueUpTo" SFX, .inputs = "handle: " H ", n: int32", .outputs = "components: N * component_types", \
+   .attrs = "N: int >= 1, component_types: list(type), timeout_ms: int = -1, _shapes: list(shape) = []", \
+   .help = "Take n elements, or fewer once the queue is closed (the last, smaller batch).", \
+   .shape = dequeue_many_shape, .kernel = {[RT_DEV_CPU] = dequeue_up_to_kernel}, .flags = RT_OP_STATEFUL}, \
+  {.name = "QueueClose" SFX, .inputs = "handle: " H, .attrs = "cancel_pending_enqueues: bool = false", \
+   .help = "Close the queue: no more enqueues; dequeues drain it, then fail with OutOfRange.", \
+   .kernel = {[RT_DEV_CPU] = close_kernel}, .flags = RT_OP_STATEFUL}, \
+  {.name = "QueueSize" SFX, .inputs = "handle: " H, .outputs = "size: int32", \
+   .help = "How many elements the queue holds.", .shape = scalar_shape, .kernel = {[RT_DEV_CPU] = size_kernel}, \
+   .flags = RT_OP_STATEFUL}, \
+  {.name = "QueueIsClosed" SFX, .inputs = "handle: " H, .outputs = "is_closed: bool", \
+   .help = "Whether the queue is closed.", .shape = scalar_shape, .kernel = {[RT_DEV_CPU] = is_closed_kernel}, \
    .flags = RT_OP_STATEFUL},
-  {.name = "QueueEnqueueManyV2", .inputs = "handle: Ref(string), components: N * Tcomponents",
-   .attrs = "N: int >= 1, Tcomponents: list(type), timeout_ms: int = -1",
-   .help = "Add the rows of the components (axis 0) as elements.", .kernel = {[RT_DEV_CPU] = enqueue_many_kernel},
-   .flags = RT_OP_STATEFUL},
-  {.name = "QueueDequeueV2", .inputs = "handle: Ref(string)", .outputs = "components: N * component_types",
-   .attrs = "N: int >= 1, component_types: list(type), timeout_ms: int = -1, _shapes: list(shape) = []",
-   .help = "Take one element (waits while empty; OutOfRange once closed and empty).", .shape = dequeue_shape,
-   .kernel = {[RT_DEV_CPU] = dequeue_kernel}, .flags = RT_OP_STATEFUL},
-  {.name = "QueueDequeueManyV2", .inputs = "handle: Ref(string), n: int32", .outputs = "components: N * component_types",
-   .attrs = "N: int >= 1, component_types: list(type), timeout_ms: int = -1, _shapes: list(shape) = []",
-   .help = "Take n elements, stacked along a new axis 0.", .shape = dequeue_many_shape,
-   .kernel = {[RT_DEV_CPU] = dequeue_many_kernel}, .flags = RT_OP_STATEFUL},
-  {.name = "QueueDequeueUpToV2", .inputs = "handle: Ref(string), n: int32", .outputs = "components: N * component_types",
-   .attrs = "N: int >= 1, component_types: list(type), timeout_ms: int = -1, _shapes: list(shape) = []",
-   .help = "Take n elements, or fewer once the queue is closed (the last, smaller batch).",
-   .shape = dequeue_many_shape, .kernel = {[RT_DEV_CPU] = dequeue_up_to_kernel}, .flags = RT_OP_STATEFUL},
-  {.name = "QueueCloseV2", .inputs = "handle: Ref(string)", .attrs = "cancel_pending_enqueues: bool = false",
-   .help = "Close the queue: no more enqueues; dequeues drain it, then fail with OutOfRange.",
-   .kernel = {[RT_DEV_CPU] = close_kernel}, .flags = RT_OP_STATEFUL},
-  {.name = "QueueSizeV2", .inputs = "handle: Ref(string)", .outputs = "size: int32",
-   .help = "How many elements the queue holds.", .shape = scalar_shape, .kernel = {[RT_DEV_CPU] = size_kernel},
-   .flags = RT_OP_STATEFUL},
-  {.name = "QueueIsClosedV2", .inputs = "handle: Ref(string)", .outputs = "is_closed: bool",
-   .help = "Whether the queue is closed.", .shape = scalar_shape, .kernel = {[RT_DEV_CPU] = is_closed_kernel},
-   .flags = RT_OP_STATEFUL},
-};
 
-void op_queue_register(void) { rt_op_register(queue_ops, OP_COUNT(queue_ops)); }
+static const rt_op_def queue_ops[] = {QUEUE_OPS("V2", "resource")};
+static const rt_op_def queue_v1_ops[] = {QUEUE_OPS("", "Ref(string)")};
+
+void op_queue_register(void) {
+  rt_op_register(queue_ops, OP_COUNT(queue_ops));
+  rt_op_register(queue_v1_ops, OP_COUNT(queue_v1_ops));
+}
 
 /* For the readers (ops/reader.c): take the next element of the queue a handle names,
  * whose component 0 must be a string scalar (a file name), into a malloc'd string. */
 int op_queue_take_string(rt_kernel_ctx *c, rt_tensor *handle, char **out) {
-  rt_resource *r = handle->ref;
-  if (!r || !r->state) return rt_kernel_error(c, RT_INVALID_ARGUMENT, "input 1 is not a queue handle");
+  (void)handle;
+  rt_resource *r = queue_of(c, 1);
+  if (!r) return c->st->code;
   queue *q = r->state;
   int rc = RT_OK;
   rt_tensor **e = NULL;

@@ -356,7 +356,7 @@ static const rt_op_def reader_ops[] = {
    .attrs = "container: string = '', shared_name: string = '', compression_type: string = ''",
    .help = "A reader of TFRecord files' records.", .shape = scalar_shape,
    .kernel = {[RT_DEV_CPU] = tfrecord_reader_kernel}, .flags = RT_OP_STATEFUL | RT_OP_SOURCE},
-  {.name = "ReaderReadV2", .inputs = "reader_handle: Ref(string), queue_handle: Ref(string)",
+  {.name = "ReaderReadV2", .inputs = "reader_handle: Ref(string), queue_handle: resource",
    .outputs = "key: string, value: string",
    .help = "The next record (key, value); the next file name comes from the queue.", .shape = scalar_shape,
    .kernel = {[RT_DEV_CPU] = read_kernel}, .flags = RT_OP_STATEFUL},

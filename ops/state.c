@@ -37,6 +37,20 @@ static int variable_kernel(rt_kernel_ctx *c) {
   return op_output_ref(c, r, rt_node_type(c->node, "dtype", RT_FLOAT));
 }
 
+/* ops_int.h: in place when the shape and dtype stay, else a copy of v. */
+bool op_store_value(rt_resource *r, const rt_tensor *v) {
+  if (r->value && r->value->buf && rt_shape_equal(&r->value->shape, &v->shape) &&
+      r->value->dtype == v->dtype && !rt_dtype_is_str(v->dtype)) {
+    memcpy(rt_tensor_data(r->value), rt_tensor_data((rt_tensor *)v), rt_tensor_nbytes(v));
+    return true;
+  }
+  rt_tensor *copy = rt_tensor_copy(v);
+  if (!copy) return false;
+  rt_tensor_unref(r->value);
+  r->value = copy;
+  return true;
+}
+
 static int assign_kernel(rt_kernel_ctx *c) {
   rt_resource *r = c->inputs[0]->ref;
   rt_tensor *v = c->inputs[1];
@@ -50,17 +64,8 @@ static int assign_kernel(rt_kernel_ctx *c) {
                          "Assign requires shapes of both tensors to match. lhs shape= %s rhs "
                          "shape= %s", op_shape_tf(&r->value->shape, a, sizeof a),
                          op_shape_tf(&v->shape, b, sizeof b));
-  } else if (r->value && rt_shape_equal(&r->value->shape, &v->shape) &&
-             r->value->dtype == v->dtype && v->dtype != RT_STRING) {
-    memcpy(rt_tensor_data(r->value), rt_tensor_data(v), rt_tensor_nbytes(v));   /* in place */
-  } else {
-    rt_tensor *copy = rt_tensor_copy(v);
-    if (!copy) {
-      rc = rt_kernel_error(c, RT_RESOURCE_EXHAUSTED, "out of memory");
-    } else {
-      rt_tensor_unref(r->value);
-      r->value = copy;
-    }
+  } else if (!op_store_value(r, v)) {
+    rc = rt_kernel_error(c, RT_RESOURCE_EXHAUSTED, "out of memory");
   }
   pthread_mutex_unlock(&r->mu);
   return rc ? rc : op_output_ref(c, r, v->dtype);

@@ -626,7 +626,7 @@ static int infer_outputs(rt_graph *g, rt_node *n, const rt_op_sig *sig, rt_statu
     }
   }
   rt_shape_ctx ctx = {n, nd, in_types, in_shapes, in_values, total, n->out_types,
-                      n->out_shapes, st};
+                      n->out_shapes, st, g};
   int rc = sig->def->shape(&ctx);
   if (!small) {
     free(in_types);

@@ -465,8 +465,11 @@ void rt_graphdef_fit_attrs(rt_node *x, const rt_op_sig *sig) {
   }
   bool wants_n = false;
   for (int j = 0; j < sig->n_attrs; j++) wants_n |= !strcmp(sig->attrs[j].name, "N") && sig->attrs[j].kind == RT_ATTR_INT;
-  if (wants_n && !rt_node_attr(x, "N")) {
-    const rt_attr_value *dt = rt_node_attr(x, "dtypes");
+  /* TF sizes a type list by the list itself (RestoreV2's dtypes, a queue's component
+   * types); tfsh's signatures by N */
+  static const char *const lists[] = {"dtypes", "component_types", "Tcomponents"};
+  for (size_t l = 0; wants_n && !rt_node_attr(x, "N") && l < sizeof lists / sizeof *lists; l++) {
+    const rt_attr_value *dt = rt_node_attr(x, lists[l]);
     if (dt && dt->kind == RT_ATTR_LIST_TYPE) rt_node_set_int(x, "N", dt->list.n);
   }
 }

@@ -39,6 +39,7 @@ typedef struct rt_shape_ctx {
   rt_dtype *out_types;                 /* pre-filled from the signature */
   rt_shape *out_shapes;                /* pre-filled unknown; the function refines */
   rt_status *st;
+  const struct rt_graph *g;            /* the graph (resource ops find their handle's maker) */
 } rt_shape_ctx;
 
 typedef int (*rt_shape_fn)(rt_shape_ctx *ctx);

@@ -18,14 +18,18 @@ static void unite(int *parent, int a, int b) {
   if (a != b) parent[a < b ? b : a] = a < b ? a : b;   /* the older node is the root */
 }
 
-/* Colocation: reference inputs and "_class": ["loc:@name"]. */
+/* Colocation: reference inputs, resource inputs (TF's rule: an op that takes a resource
+ * handle runs with the op that made it, so a variable's reads and updates run where it
+ * lives) and "_class": ["loc:@name"]. */
 static void build_groups(const rt_graph *g, int *parent) {
   for (int i = 0; i < g->n_nodes; i++) parent[i] = i;
   for (int i = 0; i < g->n_nodes; i++) {
     const rt_node *n = g->nodes[i];
     for (int k = 0; k < n->n_data_inputs; k++) {
       const rt_edge *e = &n->edges[k];
-      if (g->nodes[e->node]->out_refs[e->index]) unite(parent, i, e->node);
+      const rt_node *src = g->nodes[e->node];
+      if (src->out_refs[e->index] || src->out_types[e->index] == RT_RESOURCE)
+        unite(parent, i, e->node);
     }
     const rt_attr_value *cls = rt_node_attr(n, "_class");
     if (cls && cls->kind == RT_ATTR_LIST_STRING)
@@ -36,6 +40,21 @@ static void build_groups(const rt_graph *g, int *parent) {
         if (other) unite(parent, i, other->id);
       }
   }
+}
+
+/* TF's rule for a node with an explicit device that takes a resource handle made by a node
+ * with one: the handle's device wins and the node's own request is ignored ("Ignoring device
+ * specification ... because the input edge from 'v' is a reference connection and already
+ * has a device field set"). An explicit "_class" colocation still conflicts. Returns the
+ * maker, or -1. */
+static int resource_maker_with_device(const rt_graph *g, const rt_node *n) {
+  if (rt_node_attr(n, "_class")) return -1;
+  for (int k = 0; k < n->n_data_inputs; k++) {
+    const rt_edge *e = &n->edges[k];
+    const rt_node *src = g->nodes[e->node];
+    if (src->out_types[e->index] == RT_RESOURCE && src->device[0]) return e->node;
+  }
+  return -1;
 }
 
 static void list_devices(const char *const *devices, int n, char *buf, size_t len) {
@@ -145,6 +164,9 @@ int rt_place(rt_graph *g, const char *const *devices, int n_devices, const rt_pl
       rt_devname merged = spec[r];
       rt_devname_merge(&merged, &req);
       /* Two explicit requests in one group that disagree: keep the first unless soft. */
+      if (owner[r] >= 0 && !rt_devname_matches(&spec[r], &merged) &&
+          resource_maker_with_device(g, nd) >= 0)
+        continue;   /* the resource's device wins */
       if (owner[r] >= 0 && !rt_devname_matches(&spec[r], &merged) && !o->soft) {
         char a[160], b[160];
         rc = rt_error(st, RT_INVALID_ARGUMENT,

@@ -1,7 +1,7 @@
 /* The placer: gives every node a full device name, and says why.
  *
  * Nodes that must share a device (a reference input such as a variable and the ops that
- * update it, or an explicit colocation "_class": ["loc:@x"]) form a group (union-find);
+ * update it, a resource input (DT_RESOURCE handle) and the op that made the handle, or an explicit colocation "_class": ["loc:@x"]) form a group (union-find);
  * the group's requested specs are merged, matched against the devices that exist, and
  * one device is chosen for all. An unconstrained node goes to the default device (the
  * client's task). With soft placement an impossible request falls back (first dropping the

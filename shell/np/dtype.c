@@ -98,6 +98,7 @@ static struct { sh_dtype np, tf, ref; } dtypes[] = {
   ROW(RT_INT64, "int64", "int64"),
   ROW(RT_BOOL, "bool", "bool"),     /* np.bool_ too (np.c) */
   ROW(RT_STRING, "bytes_", "string"),
+  ROW(RT_RESOURCE, "resource", "resource"),   /* tf.resource: handles (numpy has no such type) */
 };
 #undef ROW
 enum { N_DTYPES = sizeof dtypes / sizeof *dtypes };

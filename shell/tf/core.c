@@ -652,7 +652,11 @@ sh_obj *tf_convert(sh_obj *x, rt_dtype hint) {
     }
     return sh_incref(x);
   }
-  if (tf_variable_check(x)) return tf_convert(tf_variable_value(x), hint);
+  if (tf_variable_check(x)) {
+    sh_obj *r = tf_variable_read(x), *c = r ? tf_convert(r, hint) : NULL;
+    sh_decref(r);
+    return c;
+  }
   if (x->type == &tf_op_type)
     return sh_raise(sh_TypeError, "Can not convert a Operation into a Tensor.");
   if (x->type->flags & SH_TF_INSTANCE) {   /* a class of the language that is a tensor (PartitionedVariable) */
@@ -721,15 +725,24 @@ static bool input_is_ref(const rt_node *n, int k) {
   const rt_op_sig *sig = rt_op_find(n->op);
   if (!sig || sig->n_in == 0) return false;
   int a = k < sig->n_in ? k : sig->n_in - 1;
-  return sig->in[a].ref;
+  return sig->in[a].ref || sig->in[a].fixed == RT_RESOURCE;
 }
 
 int tf_node_input(rt_node *n, sh_obj *x, rt_dtype hint) {
   tf_graph *g = tf_default_graph();
   char name[400];
   sh_obj *t = NULL;
-  if (tf_variable_check(x))
-    t = sh_incref(input_is_ref(n, n->n_inputs) ? tf_variable_ref(x) : tf_variable_value(x));
+  if (tf_variable_check(x) && input_is_ref(n, n->n_inputs)) {
+    t = sh_incref(tf_variable_ref(x));   /* a ref or resource input takes the variable itself */
+  } else if (tf_variable_check(x)) {
+    /* a resource variable is read for its consumer, in the consumer's scope (as TF names it:
+     * "dense/MatMul/ReadVariableOp") */
+    char saved[TF_SCOPE_MAX];
+    snprintf(saved, sizeof saved, "%s", g->scope);
+    snprintf(g->scope, sizeof g->scope, "%s/", n->name);
+    t = tf_variable_read(x);
+    snprintf(g->scope, sizeof g->scope, "%s", saved);
+  }
   else if (x->type == &tf_tensor_type)
     t = sh_incref(x);
   else
@@ -748,7 +761,9 @@ int tf_node_input(rt_node *n, sh_obj *x, rt_dtype hint) {
   }
   if (g->cf.hook && !g->cf.busy && tf_cf_ctx_of(g, tt->id) != g->cf.ctx) {
     /* a value from outside the current loop or branch: it goes in through an Enter/Switch */
-    sh_obj *r = tf_cf_call(g, t, n->name, input_is_ref(n, n->n_inputs));
+    /* a resource handle enters a loop or branch as a plain value (Enter / Switch of resource) */
+    sh_obj *r = tf_cf_call(g, t, n->name, input_is_ref(n, n->n_inputs) &&
+                           tf_tensor_node(tt)->out_types[tt->index] != RT_RESOURCE);
     sh_decref(t);
     if (!r || r->type != &tf_tensor_type) {
       if (r) sh_raise(sh_TypeError, "control-flow context hook must return a Tensor");
@@ -978,7 +993,7 @@ static sh_obj *op_names(sh_obj *items) {
   sh_obj *it = sh_iter(items);
   if (!it) { sh_decref(l); return NULL; }
   for (sh_obj *x; (x = sh_next(it));) {
-    sh_obj *t = tf_variable_check(x) ? tf_variable_ref(x) : x;
+    sh_obj *t = tf_variable_check(x) ? tf_variable_control(x) : x;
     const char *name = NULL;
     if (t->type == &tf_op_type) name = tf_op_node((tf_op *)t)->name;
     else if (t->type == &tf_tensor_type) name = tf_tensor_node((tf_tensor *)t)->name;

@@ -212,13 +212,13 @@ static sh_obj *f_variable_def_bytes(sh_obj *self, int argc, sh_obj **argv, sh_ob
 
 /* _variable_over(ref, value, initializer, initial_value, trainable) -> Variable */
 static sh_obj *f_variable_over(sh_obj *self, int argc, sh_obj **argv, sh_obj *kw) {
-  sh_obj *ref, *value, *init, *initial, *tr;
-  if (sh_parse_args("_variable_over", argc, argv, kw, "ref value initializer initial_value trainable", &ref, &value, &init,
-                    &initial, &tr) < 0)
+  sh_obj *ref, *value, *init, *initial, *tr, *res = NULL;
+  if (sh_parse_args("_variable_over", argc, argv, kw, "ref value initializer initial_value trainable |is_resource", &ref,
+                    &value, &init, &initial, &tr, &res) < 0)
     return NULL;
   if (ref->type != &tf_tensor_type || value->type != &tf_tensor_type)
     return sh_raise(sh_TypeError, "_variable_over: ref and value must be tensors");
-  return tf_variable_over(ref, value, init, initial, sh_truth(tr) > 0);
+  return tf_variable_over(ref, value, init, initial, sh_truth(tr) > 0, res && sh_truth(res) > 0);
 }
 
 static const sh_method metagraph_funcs[] = {
@@ -226,7 +226,7 @@ static const sh_method metagraph_funcs[] = {
   {"_metagraph_bytes", f_metagraph_bytes, "_metagraph_bytes(graph_def, saver_def, collections, info)", "A binary MetaGraphDef (internal)."},
   {"_variable_def_parse", f_variable_def_parse, "_variable_def_parse(data, what='VariableDef')", "A VariableDef's fields (internal)."},
   {"_variable_def_bytes", f_variable_def_bytes, "_variable_def_bytes(fields)", "A binary VariableDef (internal)."},
-  {"_variable_over", f_variable_over, "_variable_over(ref, value, initializer, initial_value, trainable)", "A Variable over existing nodes (internal)."},
+  {"_variable_over", f_variable_over, "_variable_over(ref, value, initializer, initial_value, trainable, is_resource=False)", "A Variable over existing nodes (internal)."},
   {NULL},
 };
 

@@ -101,7 +101,7 @@ static sh_obj *f_is_variable_initialized(sh_obj *self, int argc, sh_obj **argv, 
   sh_obj *v, *name = NULL;
   if (sh_parse_args("is_variable_initialized", argc, argv, kw, "variable |name", &v, &name) < 0) return NULL;
   if (!tf_variable_check(v)) return sh_raise(sh_TypeError, "is_variable_initialized needs a Variable");
-  rt_node *n = tf_node_begin("IsVariableInitialized", name);
+  rt_node *n = tf_node_begin(tf_variable_is_resource(v) ? "VarIsInitializedOp" : "IsVariableInitialized", name);
   if (tf_node_input(n, tf_variable_ref(v), RT_INVALID) < 0) return NULL;
   return tf_node_finish_tensor(n);
 }
@@ -125,7 +125,8 @@ static sh_obj *f_report_uninitialized(sh_obj *self, int argc, sh_obj **argv, sh_
     }
     names[i] = tf_tensor_node((tf_tensor *)tf_variable_ref(v))->name;
     /* one IsVariableInitialized per variable, on the variable's device (its ref input) */
-    rt_node *flag = tf_node_begin_c("IsVariableInitialized", "IsVariableInitialized");
+    const char *fop = tf_variable_is_resource(v) ? "VarIsInitializedOp" : "IsVariableInitialized";
+    rt_node *flag = tf_node_begin_c(fop, fop);
     sh_obj *f = tf_node_input(flag, tf_variable_ref(v), RT_INVALID) < 0 ? NULL : tf_node_finish_tensor(flag);
     if (!f || tf_node_input(n, f, RT_BOOL) < 0) {
       sh_decref(f);
@@ -148,6 +149,7 @@ static sh_obj *assign_fn(const char *op, int argc, sh_obj **argv, sh_obj *kw) {
   if (sh_parse_args(op, argc, argv, kw, "ref value |validate_shape use_locking name", &ref, &value, &validate,
                     &lock, &name) < 0)
     return NULL;
+  if (tf_variable_is_resource(ref)) return tf_resource_assign(op, ref, value, name, true);
   sh_obj *r = tf_variable_check(ref) ? tf_variable_ref(ref) : ref;
   rt_node *n = tf_node_begin(op, name);
   if (tf_node_input(n, r, RT_INVALID) < 0) return NULL;
@@ -230,6 +232,9 @@ static sh_obj *f_make_node(sh_obj *self, int argc, sh_obj **argv, sh_obj *kw) {
 }
 
 static sh_obj *f_make_variable(sh_obj *self, int argc, sh_obj **argv, sh_obj *kw);
+static sh_obj *f_enable_resource(sh_obj *self, int argc, sh_obj **argv, sh_obj *kw);
+static sh_obj *f_disable_resource(sh_obj *self, int argc, sh_obj **argv, sh_obj *kw);
+static sh_obj *f_resource_enabled(sh_obj *self, int argc, sh_obj **argv, sh_obj *kw);
 
 /* _bench_sgemm(n, reps=3, threads=0): raw BLIS sgemm in this process, best seconds — the
  * baseline benchmark scripts compare sess.run against (threads 0: every core). */
@@ -286,7 +291,10 @@ static const sh_method module_funcs[] = {
   {"_bench_gpu", f_bench_gpu, "_bench_gpu(what, n, reps=3)", "GPU baseline seconds: sgemm, h2d_raw, h2d_runtime."},
   {"_start_runner", tf_start_runner, "_start_runner(session, op)", "Run op in a loop on its own thread and session (internal)."},
   {"_main_function", f_main_function, "_main_function()", "The script's main (internal)."},
-  {"_make_variable", f_make_variable, "_make_variable(scope, initial, trainable, collections)", "Build a variable under a scope (internal)."},
+  {"_make_variable", f_make_variable, "_make_variable(scope, initial, trainable, collections, use_resource=None)", "Build a variable under a scope (internal)."},
+  {"enable_resource_variables", f_enable_resource, "enable_resource_variables()", "Variables made from now on are resource variables."},
+  {"disable_resource_variables", f_disable_resource, "disable_resource_variables()", "Variables made from now on are ref variables (TF1's default)."},
+  {"resource_variables_enabled", f_resource_enabled, "resource_variables_enabled()", "Whether new variables are resource variables."},
   {NULL},
 };
 
@@ -298,13 +306,30 @@ static const sh_method train_funcs[] = {
 };
 
 static sh_obj *f_make_variable(sh_obj *self, int argc, sh_obj **argv, sh_obj *kw) {
-  sh_obj *scope, *initial, *trainable = NULL, *collections = NULL;
-  if (sh_parse_args("_make_variable", argc, argv, kw, "scope initial |trainable collections", &scope, &initial,
-                    &trainable, &collections) < 0)
+  sh_obj *scope, *initial, *trainable = NULL, *collections = NULL, *use_resource = NULL;
+  if (sh_parse_args("_make_variable", argc, argv, kw, "scope initial |trainable collections use_resource", &scope,
+                    &initial, &trainable, &collections, &use_resource) < 0)
     return NULL;
   const char *s = sh_as_cstr(scope);
   if (!s) return NULL;
-  return tf_make_variable_scoped(s, initial, !trainable || sh_truth(trainable) > 0, collections);
+  bool resource = use_resource && use_resource != SH_NONE ? sh_truth(use_resource) > 0 : tf_resource_default();
+  return tf_make_variable_scoped(s, initial, !trainable || sh_truth(trainable) > 0, collections, resource);
+}
+
+/* tf.enable_resource_variables() / disable_resource_variables() / resource_variables_enabled() */
+static sh_obj *f_enable_resource(sh_obj *self, int argc, sh_obj **argv, sh_obj *kw) {
+  if (sh_parse_args("enable_resource_variables", argc, argv, kw, "") < 0) return NULL;
+  tf_set_resource_default(true);
+  return sh_none();
+}
+static sh_obj *f_disable_resource(sh_obj *self, int argc, sh_obj **argv, sh_obj *kw) {
+  if (sh_parse_args("disable_resource_variables", argc, argv, kw, "") < 0) return NULL;
+  tf_set_resource_default(false);
+  return sh_none();
+}
+static sh_obj *f_resource_enabled(sh_obj *self, int argc, sh_obj **argv, sh_obj *kw) {
+  if (sh_parse_args("resource_variables_enabled", argc, argv, kw, "") < 0) return NULL;
+  return sh_bool(tf_resource_default());
 }
 
 static sh_obj *tf_init(void) {

@@ -542,7 +542,7 @@ static int add_controls_from(rt_node *n, sh_obj *items) {
   sh_obj *it = sh_iter(items);
   if (!it) return -1;
   for (sh_obj *x; (x = sh_next(it));) {
-    sh_obj *o = tf_variable_check(x) ? tf_variable_ref(x) : x;
+    sh_obj *o = tf_variable_check(x) ? tf_variable_control(x) : x;
     if (o->type == &tf_op_type) rt_node_add_control(n, tf_op_node((tf_op *)o)->name);
     else if (o->type == &tf_tensor_type) rt_node_add_control(n, tf_tensor_node((tf_tensor *)o)->name);
     else if (o->type == &sh_list_type || o->type == &sh_tuple_type) {
@@ -916,7 +916,8 @@ static sh_obj *f_split(sh_obj *self, int argc, sh_obj **argv, sh_obj *kw) {
 }
 
 /* tf.gradients(ys, xs, grad_ys=None, name='gradients') */
-static sh_obj *names_of(sh_obj *seq, int *n, char ***out, bool allow_none) {
+/* handles: a resource variable stands for its handle (the xs of tf.gradients, as TF). */
+static sh_obj *names_of(sh_obj *seq, int *n, char ***out, bool allow_none, bool handles) {
   sh_obj *l = tf_is_tensorlike(seq) ? sh_tuple_of(1, sh_incref(seq)) : sh_sequence_to_tuple(seq);
   if (!l) return NULL;
   *n = (int)SH_TUPLE_N(l);
@@ -924,7 +925,8 @@ static sh_obj *names_of(sh_obj *seq, int *n, char ***out, bool allow_none) {
   for (int i = 0; i < *n; i++) {
     sh_obj *x = SH_TUPLE_ITEMS(l)[i];
     if (allow_none && x == SH_NONE) continue;
-    sh_obj *t = tf_variable_check(x) ? sh_incref(tf_variable_value(x)) : tf_convert(x, RT_INVALID);
+    sh_obj *t = handles && tf_variable_is_resource(x) ? sh_incref(tf_variable_ref(x))
+                : tf_variable_check(x) ? sh_incref(tf_variable_value(x)) : tf_convert(x, RT_INVALID);
     if (!t) { sh_decref(l); return NULL; }
     char buf[400];
     (*out)[i] = xstrdup(tf_tensor_name((tf_tensor *)t, buf, sizeof buf));
@@ -942,9 +944,9 @@ static void free_names(char **v, int n) {
 sh_obj *tf_gradients_impl(sh_obj *ys, sh_obj *xs, sh_obj *grad_ys, const char *scope_name) {
   int ny = 0, nx = 0, ng = 0;
   char **yn = NULL, **xn = NULL, **gn = NULL;
-  sh_obj *hold_y = names_of(ys, &ny, &yn, false);
-  sh_obj *hold_x = hold_y ? names_of(xs, &nx, &xn, false) : NULL;
-  sh_obj *hold_g = hold_x && grad_ys && grad_ys != SH_NONE ? names_of(grad_ys, &ng, &gn, true) : NULL;
+  sh_obj *hold_y = names_of(ys, &ny, &yn, false, false);
+  sh_obj *hold_x = hold_y ? names_of(xs, &nx, &xn, false, true) : NULL;
+  sh_obj *hold_g = hold_x && grad_ys && grad_ys != SH_NONE ? names_of(grad_ys, &ng, &gn, true, false) : NULL;
   sh_obj *result = NULL;
   if (!hold_x || (grad_ys && grad_ys != SH_NONE && !hold_g)) goto out;
   tf_graph *g = tf_default_graph();

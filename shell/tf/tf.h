@@ -56,6 +56,17 @@ int tf_shape_from_obj(sh_obj *o, rt_shape *s);
 bool tf_variable_check(sh_obj *o);
 sh_obj *tf_variable_ref(sh_obj *v);            /* borrowed Tensor */
 sh_obj *tf_variable_value(sh_obj *v);          /* borrowed Tensor */
+/* Resource variables (variable.c): is it one; a new read of its value (a fresh
+ * ReadVariableOp for a resource variable, the value tensor for a ref one); the default
+ * that tf.enable_resource_variables() sets; Assign / AssignAdd / AssignSub on one. */
+bool tf_variable_is_resource(sh_obj *v);
+sh_obj *tf_variable_read(sh_obj *v);
+/* What a control dependency on v means: the assignment for an assign's result (TF's
+ * _UnreadVariable), else the variable's own node (borrowed). */
+sh_obj *tf_variable_control(sh_obj *v);
+bool tf_resource_default(void);
+void tf_set_resource_default(bool on);
+sh_obj *tf_resource_assign(const char *op, sh_obj *var, sh_obj *value, sh_obj *name, bool read);
 
 /* tf.keras in graph mode (keras.c, keras.py.inc); 0 or -1 with an exception. */
 int tf_keras_add(sh_obj *tf);
@@ -154,7 +165,7 @@ sh_obj *tf_variable_initializer(sh_obj *v);
 bool tf_variable_trainable(sh_obj *v);
 /* A variable built under a variable scope (get_variable in the prelude). */
 sh_obj *tf_make_variable_scoped(const char *scope, sh_obj *initial, bool trainable,
-                                sh_obj *collections);
+                                sh_obj *collections, bool resource);
 
 /* tf.train.QueueRunner's loop: op run on its own thread and session (runner.c). */
 sh_obj *tf_start_runner(sh_obj *self, int argc, sh_obj **argv, sh_obj *kw);
@@ -182,7 +193,8 @@ int tf_files_add(sh_obj *tf);                  /* TF's files: checkpoints, Graph
 bool tf_bytes_arg(sh_obj *o, const char **p, size_t *n);
 int tf_metagraph_add(sh_obj *tf);              /* MetaGraphs (metagraph.c), after tf_files_add */
 /* A Variable over nodes a graph already has (an imported MetaGraph's VariableDef). */
-sh_obj *tf_variable_over(sh_obj *ref, sh_obj *value, sh_obj *init, sh_obj *initial, bool trainable);
+sh_obj *tf_variable_over(sh_obj *ref, sh_obj *value, sh_obj *init, sh_obj *initial, bool trainable,
+                         bool resource);
 int tf_pbobj_add(sh_obj *tf);                  /* protobuf messages, summary_iterator (pbobj.c) */
 bool tf_bytes_of(sh_obj *o, const char **p, size_t *n);   /* a str or a 1-element string array (pbobj.c) */
 void tf_pbobj_register_modules(void);           /* google.protobuf.text_format */
