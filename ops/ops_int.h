@@ -27,6 +27,7 @@ struct rt_resource;
 int op_output_ref(rt_kernel_ctx *c, struct rt_resource *r, rt_dtype dtype);
 void op_sync_register(void);    /* ops/sync.c */
 void op_queue_register(void);   /* ops/queue.c: TF1 queues */
+void op_tensor_array_register(void);   /* ops/tensor_array.c: TensorArrayV3 and its family */
 void op_reader_register(void);
 void op_dataset_register(void); /* ops/dataset.c: tf.data iterators */  /* ops/reader.c: readers, DecodeCSV, CountUpTo */
 /* The next file name of the queue `handle` refers to (ops/queue.c, for the readers):
