@@ -16,7 +16,7 @@ def timed(name, train, feed):
         sess.run(tf.global_variables_initializer())
         sess.run(train, feed)
         best = 1e9
-        for _ in range(5):
+        for _ in range(10):
             t0 = time.time()
             sess.run(train, feed)
             best = min(best, time.time() - t0)
