@@ -120,6 +120,11 @@ static rt_resource *lock_array(rt_kernel_ctx *c, tarray **out) {
     rt_kernel_error(c, RT_INVALID_ARGUMENT, "input 0 is not a TensorArray handle");
     return NULL;
   }
+  if (c->device && h.device[0] && strcmp(h.device, c->device->name)) {
+    rt_kernel_error(c, RT_INVALID_ARGUMENT, "TensorArray %s lives on %s, not on %s where this op runs", h.name,
+                    h.device, c->device->name);
+    return NULL;
+  }
   rt_resource *r = c->device ? rt_device_resource(c->device, h.container, h.name, false) : NULL;
   if (r) pthread_mutex_lock(&r->mu);
   if (!r || !r->state) {
@@ -566,11 +571,10 @@ static void grad_source(const rt_grad_ctx *c, char *buf, size_t n) {
 
 static void set_source(rt_node *n, const void *arg) { rt_node_set_string(n, "source", arg); }
 
-typedef struct { rt_dtype t; const char *attr; rt_shape elem; } dt_arg;
+typedef struct { rt_dtype t; const char *attr; } dt_arg;
 static void set_dt(rt_node *n, const void *arg) {
   const dt_arg *a = arg;
   rt_node_set_type(n, a->attr, a->t);
-  if (a->elem.ndims >= 0) rt_node_set_shape(n, "element_shape", &a->elem);
 }
 
 static char *out1(const char *node) {
@@ -580,102 +584,55 @@ static char *out1(const char *node) {
   return s;
 }
 
-/* The gradient array of handle (with flow): its node's name, or NULL. */
-static char *grad_array(rt_grad_ctx *c, const char *handle, const char *flow) {
+/* One gradient builder as data: on the gradient array of the forward handle (its flow the
+ * forward input flow_in, or dy when flow_in < 0), op takes the gradient handle, the `mid`
+ * tensors (forward input i; MID_DY: dy; MID_OUT1: the forward output 1) and the gradient
+ * array's flow; its output is dx[out], and dx[pass] is dy (the flow passes) unless pass < 0.
+ * The dtype attr `from` of the forward op is the new op's attr `to`. */
+enum { MID_DY = -1, MID_OUT1 = -2 };
+typedef struct grad_spec {
+  const char *op, *base, *from, *to;
+  int flow_in, n_mid, mid[2], out, pass;
+} grad_spec;
+
+static const grad_spec grad_specs[] = {
+  {"TensorArrayWriteV3", "TensorArrayWrite/TensorArrayWriteV3", "dtype", "T", 2, 2, {1, MID_DY}, 2, -1},   /* Read */
+  {"TensorArrayReadV3", "TensorArrayReadV3", "T", "dtype", -1, 1, {1}, 2, 3},                               /* Write */
+  {"TensorArrayScatterV3", "TensorArrayScatter/TensorArrayScatterV3", "dtype", "T", 2, 2, {1, MID_DY}, 2, -1},  /* Gather */
+  {"TensorArrayGatherV3", "TensorArrayGatherV3", "T", "dtype", -1, 1, {1}, 2, 3},                           /* Scatter */
+  {"TensorArraySplitV3", "TensorArraySplit/TensorArraySplitV3", "dtype", "T", 1, 2, {MID_DY, MID_OUT1}, 1, -1},  /* Concat */
+  {"TensorArrayConcatV3", "TensorArrayConcatV3", "T", "dtype", -1, 0, {0}, 1, 3},                           /* Split */
+};
+
+static int ta_grad(rt_grad_ctx *c, const grad_spec *s) {
+  if (!c->dy[0]) return RT_OK;
   char src[128];
   grad_source(c, src, sizeof src);
-  const char *in[] = {handle, flow};
-  return op_grad_node(c, "TensorArrayGradV3", "TensorArrayGrad/TensorArrayGradV3", 2, in, set_source, src);
-}
-
-static rt_dtype node_dtype(const rt_grad_ctx *c, const char *attr) { return rt_node_type(c->node, attr, RT_FLOAT); }
-
-/* Read: the gradient is written into the gradient array; its flow goes to our flow. */
-static int read_grad(rt_grad_ctx *c) {
-  if (!c->dy[0]) return RT_OK;
-  char *g = grad_array(c, c->node->inputs[0], c->node->inputs[2]);
+  const char *gin[] = {c->node->inputs[0], s->flow_in < 0 ? c->dy[0] : c->node->inputs[s->flow_in]};
+  char *g = op_grad_node(c, "TensorArrayGradV3", "TensorArrayGrad/TensorArrayGradV3", 2, gin, set_source, src);
   if (!g) return c->st->code;
-  char *gf = out1(g);
-  const char *in[] = {g, c->node->inputs[1], c->dy[0], gf};
-  dt_arg d = {node_dtype(c, "dtype"), "T", rt_shape_unknown()};
-  c->dx[2] = op_grad_node(c, "TensorArrayWriteV3", "TensorArrayWrite/TensorArrayWriteV3", 4, in, set_dt, &d);
+  char *gf = out1(g), *o1 = out1(c->node->name);
+  const char *in[4] = {g};
+  int n = 1;
+  for (int i = 0; i < s->n_mid; i++)
+    in[n++] = s->mid[i] == MID_DY ? c->dy[0] : s->mid[i] == MID_OUT1 ? o1 : c->node->inputs[s->mid[i]];
+  in[n++] = gf;
+  dt_arg d = {rt_node_type(c->node, s->from, RT_FLOAT), s->to};
+  c->dx[s->out] = op_grad_node(c, s->op, s->base, n, in, set_dt, &d);
   free(g);
   free(gf);
-  return c->dx[2] ? RT_OK : c->st->code;
-}
-
-/* Write: the value's gradient is read back from the gradient array; the flow passes. */
-static int write_grad(rt_grad_ctx *c) {
-  if (!c->dy[0]) return RT_OK;
-  char *g = grad_array(c, c->node->inputs[0], c->dy[0]);
-  if (!g) return c->st->code;
-  char *gf = out1(g);
-  const char *in[] = {g, c->node->inputs[1], gf};
-  dt_arg d = {node_dtype(c, "T"), "dtype", rt_shape_unknown()};
-  c->dx[2] = op_grad_node(c, "TensorArrayReadV3", "TensorArrayReadV3", 3, in, set_dt, &d);
-  free(g);
-  free(gf);
-  if (!c->dx[2]) return c->st->code;
-  c->dx[3] = xstrdup(c->dy[0]);
+  free(o1);
+  if (!c->dx[s->out]) return c->st->code;
+  if (s->pass >= 0) c->dx[s->pass] = xstrdup(c->dy[0]);
   return RT_OK;
 }
 
-static int gather_grad(rt_grad_ctx *c) {
-  if (!c->dy[0]) return RT_OK;
-  char *g = grad_array(c, c->node->inputs[0], c->node->inputs[2]);
-  if (!g) return c->st->code;
-  char *gf = out1(g);
-  const char *in[] = {g, c->node->inputs[1], c->dy[0], gf};
-  dt_arg d = {node_dtype(c, "dtype"), "T", rt_shape_unknown()};
-  c->dx[2] = op_grad_node(c, "TensorArrayScatterV3", "TensorArrayScatter/TensorArrayScatterV3", 4, in, set_dt, &d);
-  free(g);
-  free(gf);
-  return c->dx[2] ? RT_OK : c->st->code;
-}
-
-static int scatter_grad(rt_grad_ctx *c) {
-  if (!c->dy[0]) return RT_OK;
-  char *g = grad_array(c, c->node->inputs[0], c->dy[0]);
-  if (!g) return c->st->code;
-  char *gf = out1(g);
-  const char *in[] = {g, c->node->inputs[1], gf};
-  dt_arg d = {node_dtype(c, "T"), "dtype", rt_shape_unknown()};
-  c->dx[2] = op_grad_node(c, "TensorArrayGatherV3", "TensorArrayGatherV3", 3, in, set_dt, &d);
-  free(g);
-  free(gf);
-  if (!c->dx[2]) return c->st->code;
-  c->dx[3] = xstrdup(c->dy[0]);
-  return RT_OK;
-}
-
-static int concat_grad(rt_grad_ctx *c) {
-  if (!c->dy[0]) return RT_OK;
-  char *g = grad_array(c, c->node->inputs[0], c->node->inputs[1]);
-  if (!g) return c->st->code;
-  char *gf = out1(g), *lengths = out1(c->node->name);
-  const char *in[] = {g, c->dy[0], lengths, gf};
-  dt_arg d = {node_dtype(c, "dtype"), "T", rt_shape_unknown()};
-  c->dx[1] = op_grad_node(c, "TensorArraySplitV3", "TensorArraySplit/TensorArraySplitV3", 4, in, set_dt, &d);
-  free(g);
-  free(gf);
-  free(lengths);
-  return c->dx[1] ? RT_OK : c->st->code;
-}
-
-static int split_grad(rt_grad_ctx *c) {
-  if (!c->dy[0]) return RT_OK;
-  char *g = grad_array(c, c->node->inputs[0], c->dy[0]);
-  if (!g) return c->st->code;
-  char *gf = out1(g);
-  const char *in[] = {g, gf};
-  dt_arg d = {node_dtype(c, "T"), "dtype", rt_shape_unknown()};
-  c->dx[1] = op_grad_node(c, "TensorArrayConcatV3", "TensorArrayConcatV3", 2, in, set_dt, &d);
-  free(g);
-  free(gf);
-  if (!c->dx[1]) return c->st->code;
-  c->dx[3] = xstrdup(c->dy[0]);
-  return RT_OK;
-}
+static int read_grad(rt_grad_ctx *c) { return ta_grad(c, &grad_specs[0]); }
+static int write_grad(rt_grad_ctx *c) { return ta_grad(c, &grad_specs[1]); }
+static int gather_grad(rt_grad_ctx *c) { return ta_grad(c, &grad_specs[2]); }
+static int scatter_grad(rt_grad_ctx *c) { return ta_grad(c, &grad_specs[3]); }
+static int concat_grad(rt_grad_ctx *c) { return ta_grad(c, &grad_specs[4]); }
+static int split_grad(rt_grad_ctx *c) { return ta_grad(c, &grad_specs[5]); }
 
 /* ---- the table ------------------------------------------------------------------------- */
 

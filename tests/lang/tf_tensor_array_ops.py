@@ -169,3 +169,15 @@ tf.map_fn(lambda v: v * 2, tf.constant([1., 2., 3.]))
 tf.scan(lambda a, v: a + v, tf.constant([1., 2., 3.]))
 for n, t in sorted((o.name, o.type) for o in tf.get_default_graph().get_operations() if o.type.startswith("TensorArray")):
     print(n, t)
+
+# grad(): a gradient array keyed by source, sharing the size; writes to one index add up
+tf.reset_default_graph()
+ta = tf.TensorArray(tf.float32, size=2).write(0, [1., 2.]).write(1, [3., 4.])
+g = ta.grad("mysrc")
+g2 = g.write(0, [1., 1.]).write(0, [2., 2.])
+r = g2.read(0)
+print(g.flow.op.name, g.flow.op.type, g.handle.op.name, g.handle.op.type, g.handle.op.get_attr("source") in ("mysrc", b"mysrc"))
+print(r.op.name, ta.identity().flow.op.type)
+with tf.Session() as s:
+    a, b, n = s.run([r, g2.read(1), g2.size()])
+    print(a.tolist(), b.tolist(), int(n))
