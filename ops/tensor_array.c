@@ -236,11 +236,24 @@ static int read_one(rt_kernel_ctx *c, tarray *a, int64_t i, rt_tensor **out) {
 
 /* ---- kernels --------------------------------------------------------------------------- */
 
+/* Input i must be a scalar (TF's words: "<what> must be scalar, but had shape: [2]"). */
+static int need_scalar(rt_kernel_ctx *c, int i, const char *what) {
+  if (c->inputs[i]->shape.ndims == 0) return RT_OK;
+  return rt_kernel_error(c, RT_INVALID_ARGUMENT, "%s must be scalar, but had shape: %s", what,
+                         op_shape_tf(&c->inputs[i]->shape, (char[128]){0}, 128));
+}
+
+/* The dtype attr of a reading op against the array's. */
+static int check_dtype(rt_kernel_ctx *c, const tarray *a) {
+  rt_dtype want = rt_node_type(c->node, "dtype", a->dtype);
+  if (want == a->dtype) return RT_OK;
+  return rt_kernel_error(c, RT_INVALID_ARGUMENT, "TensorArray dtype is %s but Op requested dtype %s.",
+                         op_tf_type(a->dtype), op_tf_type(want));
+}
+
 static int create_kernel(rt_kernel_ctx *c) {
+  if (need_scalar(c, 0, "TensorArray size")) return c->st->code;
   int64_t size = rt_tensor_get_i64(c->inputs[0], 0);
-  if (c->inputs[0]->shape.ndims != 0)
-    return rt_kernel_error(c, RT_INVALID_ARGUMENT, "TensorArray size must be scalar, but had shape: %s",
-                           op_shape_tf(&c->inputs[0]->shape, (char[64]){0}, 64));
   if (size < 0) return rt_kernel_error(c, RT_INVALID_ARGUMENT, "Size should be >= 0.");
   tarray *a = xcalloc(1, sizeof *a);
   const char *base = rt_node_string(c->node, "tensor_array_name", "");
@@ -296,6 +309,7 @@ static int grad_kernel(rt_kernel_ctx *c) {
 }
 
 static int write_kernel(rt_kernel_ctx *c) {
+  if (need_scalar(c, 1, "TensorArray index")) return c->st->code;
   tarray *a;
   rt_resource *r = lock_array(c, &a);
   if (!r) return c->st->code;
@@ -305,11 +319,13 @@ static int write_kernel(rt_kernel_ctx *c) {
 }
 
 static int read_kernel(rt_kernel_ctx *c) {
+  if (need_scalar(c, 1, "TensorArray index")) return c->st->code;
   tarray *a;
   rt_resource *r = lock_array(c, &a);
   if (!r) return c->st->code;
-  rt_tensor *v;
-  int rc = read_one(c, a, rt_tensor_get_i64(c->inputs[1], 0), &v);
+  rt_tensor *v = NULL;
+  int rc = check_dtype(c, a);
+  if (!rc) rc = read_one(c, a, rt_tensor_get_i64(c->inputs[1], 0), &v);
   pthread_mutex_unlock(&r->mu);
   if (rc) return rc;
   rt_tensor_unref(c->outputs[0]);
@@ -340,7 +356,11 @@ static int gather_kernel(rt_kernel_ctx *c) {
   tarray *a;
   rt_resource *r = lock_array(c, &a);
   if (!r) return c->st->code;
-  int rc = RT_OK;
+  int rc = check_dtype(c, a);
+  if (rc) {
+    pthread_mutex_unlock(&r->mu);
+    return rc;
+  }
   if (n == 0) {
     rt_shape e = attr_shape(c->node, "element_shape");
     if (!rt_shape_fully_known(&e)) e = a->elem;
@@ -416,7 +436,7 @@ static int concat_kernel(rt_kernel_ctx *c) {
   if (!r) return c->st->code;
   int64_t n = a->size;
   rt_tensor **v = xcalloc((size_t)n + 1, sizeof *v);
-  int rc = RT_OK;
+  int rc = check_dtype(c, a);
   for (int64_t i = 0; !rc && i < n; i++) rc = read_one(c, a, i, &v[i]);
   pthread_mutex_unlock(&r->mu);
   char s1[128], s2[128];

@@ -93,10 +93,39 @@ static void test_step_container(void **state) {
   rt_graph_free(g);
 }
 
+/* Inputs the kernels refuse with TF's words (the shape functions let them through). */
+static void test_bad_inputs(void **state) {
+  rt_graph *g = graph();
+  rt_shape s2 = rt_shape_make(1, (int64_t[]){2});
+  konst(g, "iv", rt_tensor_new(RT_INT32, &s2));
+  op(g, "wv", "TensorArrayWriteV3", 4, (const char *[]){"ta", "iv", "v", "ta:1"}, "T");
+  rt_node *rd = rt_node_new("ri", "TensorArrayReadV3");
+  rt_node_add_input(rd, "ta");
+  rt_node_add_input(rd, "i0");
+  rt_node_add_input(rd, "w");
+  rt_node_set_type(rd, "dtype", RT_INT32);
+  add(g, rd);
+  rt_status st = {0};
+  rt_device *dev = rt_device_new("/job:localhost/replica:0/task:0/device:CPU:0", RT_DEV_CPU, 7);
+  rt_exec *x = NULL;
+  assert_int_equal(rt_exec_new(g, dev, &x, &st), RT_OK);
+  rt_tensor *t = NULL;
+  assert_int_equal(run(x, "wv", &t, &st), RT_INVALID_ARGUMENT);
+  assert_non_null(strstr(st.msg, "TensorArray index must be scalar, but had shape: [2]"));
+  st = (rt_status){0};
+  assert_int_equal(run(x, "ri", &t, &st), RT_INVALID_ARGUMENT);
+  assert_non_null(strstr(st.msg, "TensorArray dtype is float but Op requested dtype int32."));
+  assert_null(dev->resources);
+  rt_exec_free(x);
+  rt_device_free(dev);
+  rt_graph_free(g);
+}
+
 int main(void) {
   op_register_all();
   const struct CMUnitTest tests[] = {
     cmocka_unit_test(test_step_container),
+    cmocka_unit_test(test_bad_inputs),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }
