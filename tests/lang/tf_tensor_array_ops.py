@@ -181,3 +181,23 @@ print(r.op.name, ta.identity().flow.op.type)
 with tf.Session() as s:
     a, b, n = s.run([r, g2.read(1), g2.size()])
     print(a.tolist(), b.tolist(), int(n))
+
+# through tf.cond branches (outside and inside a loop), gradients included
+tf.reset_default_graph()
+p = tf.placeholder(tf.bool, [])
+ta = tf.TensorArray(tf.float32, size=2)
+ta2 = tf.cond(p, lambda: ta.write(0, 1.0).write(1, 2.0), lambda: ta.write(0, 5.0).write(1, 6.0))
+s = ta2.stack()
+
+
+def body(i, t):
+    return i + 1, tf.cond(i > 0, lambda: t.write(i, tf.cast(i, tf.float32)), lambda: t.write(i, -1.0))
+
+
+_, t3 = tf.while_loop(lambda i, t: i < 3, body, [0, tf.TensorArray(tf.float32, size=3)])
+x = tf.constant(2.0)
+g = tf.gradients(tf.reduce_sum(tf.cond(p, lambda: ta.write(0, x * x).write(1, x).stack(),
+                                       lambda: ta.write(0, x).write(1, x).stack())), x)[0]
+with tf.Session() as sess:
+    print(sess.run(s, {p: True}).tolist(), sess.run(s, {p: False}).tolist(), sess.run(t3.stack()).tolist())
+    print(float(sess.run(g, {p: True})), float(sess.run(g, {p: False})))
