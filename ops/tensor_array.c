@@ -284,9 +284,24 @@ static int grad_kernel(rt_kernel_ctx *c) {
   tarray *a;
   rt_resource *r = lock_array(c, &a);
   if (!r) return c->st->code;
+  rt_handle h;
+  rt_handle_get(c->inputs[0], 0, &h);
+  char container[256], name[300];
+  snprintf(container, sizeof container, "%s", h.container);
+  snprintf(name, sizeof name, "%s@%s", a->name, rt_node_string(c->node, "source", ""));
+  rt_resource *have = rt_device_resource(c->device, container, name, false);
+  if (have) {
+    pthread_mutex_lock(&have->mu);
+    if (!have->state) have = (pthread_mutex_unlock(&have->mu), NULL);
+  }
+  if (have) {
+    pthread_mutex_unlock(&have->mu);   /* made by an earlier call (each iteration of a gradient loop asks) */
+    pthread_mutex_unlock(&r->mu);
+    int rc = out_handle(c, 0, container, name);
+    return rc ? rc : out_flow(c, 1, 1);
+  }
   tarray *g = xcalloc(1, sizeof *g);
-  const char *source = rt_node_string(c->node, "source", "");
-  snprintf(g->name, sizeof g->name, "%s@%s", a->name, source);
+  snprintf(g->name, sizeof g->name, "%s", name);
   g->dtype = a->dtype;
   g->elem = a->elem;
   g->identical = a->identical;
@@ -298,12 +313,7 @@ static int grad_kernel(rt_kernel_ctx *c) {
     ta_free(g);
     return rt_kernel_error(c, RT_RESOURCE_EXHAUSTED, "out of memory");
   }
-  rt_handle h;
-  rt_handle_get(c->inputs[0], 0, &h);
-  char container[256], name[300];
-  snprintf(container, sizeof container, "%s", h.container);
-  snprintf(name, sizeof name, "%s", g->name);
-  if (!new_array(c, container, name, g)) return c->st->code;   /* an existing one is kept */
+  if (!new_array(c, container, name, g)) return c->st->code;   /* one made meanwhile is kept */
   rc = out_handle(c, 0, container, name);
   return rc ? rc : out_flow(c, 1, 1);
 }
