@@ -17,6 +17,7 @@ static void register_all(void) {
   op_resource_var_register();
   op_sync_register();
   op_queue_register();
+  op_tensor_array_register();
   op_reader_register();
   op_dataset_register();
   op_train_register();

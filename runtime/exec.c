@@ -427,8 +427,19 @@ int rt_exec_fetch(rt_exec *x, const rt_run_args *a, int rc, bool dead_is_user_er
   return rc;
 }
 
+static int exec_run_plain(rt_exec *x, rt_step *step, const rt_run_args *a, rt_status *st);
+
 int rt_exec_run(rt_exec *x, rt_step *step, const rt_run_args *a, rt_status *st) {
-  if (x->cf) return rt_cf_run(x, step, a, st);
+  int rc = x->cf ? rt_cf_run(x, step, a, st) : exec_run_plain(x, step, a, st);
+  if (atomic_exchange(&step->has_step_resources, false)) {   /* the step's TensorArrays go */
+    char container[64];
+    rt_step_container(step, container, sizeof container);
+    rt_device_clear_resources(x->dev, container);
+  }
+  return rc;
+}
+
+static int exec_run_plain(rt_exec *x, rt_step *step, const rt_run_args *a, rt_status *st) {
   int rc = RT_OK;
   int *stack = calloc((size_t)x->n + (size_t)a->n_fetches + (size_t)a->n_targets + 1,
                       sizeof *stack);

@@ -171,9 +171,22 @@ static bool loop_var(gl *L, const char *frame, const char *init, const char *lc,
   return *ident && *exit_out;
 }
 
+/* "x" and "x:0" name one tensor: one cache entry (one stack) for both. */
+static bool same_tensor(const char *a, const char *b) {
+  size_t la = strlen(a), lb = strlen(b);
+  if (la == lb) return !memcmp(a, b, la);
+  if (la > lb) {
+    const char *t = a;
+    a = b, b = t;
+    size_t tl = la;
+    la = lb, lb = tl;
+  }
+  return lb == la + 2 && !memcmp(a, b, la) && !strcmp(b + la, ":0") && !strchr(a, ':');
+}
+
 static const char *cache_get(gl *L, const char *from) {
   for (int i = 0; i < L->n_cache; i++)
-    if (!strcmp(L->cache_from[i], from)) return L->cache_to[i];
+    if (same_tensor(L->cache_from[i], from)) return L->cache_to[i];
   return NULL;
 }
 
@@ -320,6 +333,26 @@ static const char *stacked(gl *L, const char *t, const rt_node *src, int idx) {
   return cache_put(L, t, r);
 }
 
+static void set_like(rt_node *n, const void *a) {
+  const rt_node *m = a;
+  rt_node_set_tensor(n, "value", rt_node_attr(m, "value")->tensor);
+  rt_node_set_type(n, "dtype", rt_node_type(m, "dtype", RT_FLOAT));
+}
+
+/* A Const of F (its inputs control edges at most) as a Const of G: the same value each
+ * iteration, no stack needed. */
+static const char *const_g(gl *L, const char *t, const rt_node *m) {
+  const char *c = cache_get(L, t);
+  if (c) return c;
+  const rt_attr_value *v = rt_node_attr(m, "value");
+  if (!v || v->kind != RT_ATTR_TENSOR || !v->tensor) return stacked(L, t, m, 0);
+  nspec s = {"Const", "Const", 0, .ctl = L->pivot_g, .where = AT_G};
+  char *n = mk(L, &s, set_like, m);
+  char *r = n ? out_of(n, 0) : NULL;
+  free(n);
+  return cache_put(L, t, r);
+}
+
 static const char *remap(void *arg, const char *t) {
   gl *L = arg;
   char name[400];
@@ -334,6 +367,7 @@ static const char *remap(void *arg, const char *t) {
   }
   if (!L->in_f[m->id]) return into_g(L, t);
   if (is_op(m, "Enter", "RefEnter") && rt_node_bool(m, "is_constant", false)) return into_g(L, m->inputs[0]);
+  if (is_op(m, "Const", NULL) && m->n_data_inputs == 0) return const_g(L, t, m);
   return stacked(L, t, m, idx);
 }
 

@@ -7,6 +7,7 @@
 #include <stdatomic.h>
 #include <stdbool.h>
 #include <stdint.h>
+#include <stdio.h>
 
 #include "base/status.h"
 #include "runtime/tensor.h"
@@ -48,6 +49,16 @@ struct rt_step {
    * waiting for a _Recv) to busy_us: the busy share of the live view's loops. */
   bool timed;
   int64_t busy_us;
+  /* Per-step resources (TensorArrays): a kernel that made one in its device's container
+   * rt_step_container names sets this; the executor drops that container when its run ends,
+   * whether it succeeded, failed or was cancelled. */
+  atomic_bool has_step_resources;
 };
+
+/* The container of the step's own resources on each device ("_step_<id>_<address>": the
+ * address tells apart two steps that share an id). */
+static inline void rt_step_container(const rt_step *s, char *buf, size_t n) {
+  snprintf(buf, n, "_step_%llu_%p", s ? (unsigned long long)s->id : 0ULL, (const void *)s);
+}
 
 #endif

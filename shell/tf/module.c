@@ -8,6 +8,7 @@
 
 #include "base/alloc.h"
 #include "ops/ops.h"
+#include "runtime/op.h"
 #include "shell/lang/lang.h"
 #include "shell/tf/tf.h"
 
@@ -162,6 +163,33 @@ static sh_obj *f_assign(sh_obj *s, int c, sh_obj **v, sh_obj *k) { return assign
 static sh_obj *f_assign_add(sh_obj *s, int c, sh_obj **v, sh_obj *k) { return assign_fn("AssignAdd", c, v, k); }
 static sh_obj *f_assign_sub(sh_obj *s, int c, sh_obj **v, sh_obj *k) { return assign_fn("AssignSub", c, v, k); }
 
+/* Whether attr `key` of op is a shape (a list then gives its dims, None unknown). */
+static bool attr_is_shape(const char *op, const char *key) {
+  const rt_op_sig *sig = rt_op_find(op);
+  for (int i = 0; sig && i < sig->n_attrs; i++)
+    if (!strcmp(sig->attrs[i].name, key)) return sig->attrs[i].kind == RT_ATTR_SHAPE;
+  return false;
+}
+
+static int set_shape_attr(rt_node *n, const char *key, sh_obj *v) {
+  sh_obj *tup = sh_sequence_to_tuple(v);
+  if (!tup) return -1;
+  rt_shape s = {.ndims = (int)SH_TUPLE_N(tup)};
+  int rc = 0;
+  if (s.ndims > RT_MAX_DIMS) {
+    sh_raise(sh_ValueError, "a shape has at most %d dimensions", RT_MAX_DIMS);
+    rc = -1;
+  }
+  for (int i = 0; !rc && i < s.ndims; i++) {
+    sh_obj *d = SH_TUPLE_ITEMS(tup)[i];
+    if (d == SH_NONE) s.dims[i] = -1;
+    else if (sh_as_int(d, &s.dims[i]) < 0) rc = -1;
+  }
+  sh_decref(tup);
+  if (!rc) rt_node_set_shape(n, key, &s);
+  return rc;
+}
+
 /* _make_node(op, name, inputs, attrs, device=None) for the prelude: inputs is a list of
  * tensors / values; attrs a dict of Python values, set as the op's signature says. Returns
  * the Operation. */
@@ -189,6 +217,8 @@ static sh_obj *f_make_node(sh_obj *self, int argc, sh_obj **argv, sh_obj *kw) {
         rt_node_set_float(n, key, sh_float_value(v));
       } else if (sh_is_str(v)) {
         rt_node_set_string(n, key, sh_str_cstr(v));
+      } else if ((v->type == &sh_list_type || v->type == &sh_tuple_type) && attr_is_shape(ops, key)) {
+        if (set_shape_attr(n, key, v) < 0) { rt_node_free(n); return NULL; }
       } else if (v->type == &sh_list_type || v->type == &sh_tuple_type) {
         sh_obj *tup = sh_sequence_to_tuple(v);
         int64_t cnt = SH_TUPLE_N(tup);

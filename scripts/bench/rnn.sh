@@ -1,0 +1,23 @@
+#!/usr/bin/env bash
+# tfsh vs TensorFlow 1.x on one training step of an LSTM(64) over 100 time steps, Keras's
+# LSTM(return_sequences=True) and tf.nn.dynamic_rnn: the same script (scripts/bench/rnn.py)
+# under both, in the same run; prints each best time per step and the ratio TF/tfsh
+# (above 1: tfsh is faster).
+#   scripts/bench/rnn.sh [TIME_STEPS]
+# Environment: TFSH (default build/tfsh), TF_PYTHON (default /root/tfvenv/bin/python).
+set -u
+root=$(cd "$(dirname "$0")/../.." && pwd)
+tfsh=${TFSH:-$root/build/tfsh}
+py=${TF_PYTHON:-/root/tfvenv/bin/python}
+n=${1:-100}
+[ -x "$py" ] || { echo "rnn.sh: no TensorFlow python at $py (set TF_PYTHON)" >&2; exit 77; }
+a=$("$tfsh" "$root/scripts/bench/rnn.py" "$n" | grep '^BEST ')
+b=$("$py" "$root/scripts/tf_oracle/shim.py" "$root/scripts/bench/rnn.py" "$n" 2>/dev/null | grep '^BEST ')
+[ -n "$a" ] && [ -n "$b" ] || { echo "rnn.sh: a run failed (tfsh '$a', TF '$b')" >&2; exit 1; }
+for what in keras dynamic_rnn; do
+  ta=$(echo "$a" | awk -v w="$what" '$2 == w {print $3}')
+  tb=$(echo "$b" | awk -v w="$what" '$2 == w {print $3}')
+  awk -v a="$ta" -v b="$tb" -v w="$what" -v n="$n" 'BEGIN {
+    printf "%s LSTM(64) training step over %d steps: tfsh %.1f ms, TF %.1f ms, TF/tfsh %.2f\n",
+           w, n, a * 1e3, b * 1e3, b / a }'
+done
