@@ -49,5 +49,11 @@ try:
     L.SimpleRNN(2).reset_states()
 except AttributeError as e:
     print("AttributeError", e)
-m = K.Sequential([L.SimpleRNN(2, stateful=True, batch_input_shape=(2, 3, 4))])
+m = K.Sequential([L.SimpleRNN(2, stateful=True, batch_input_shape=(2, 3, 4)), L.Dense(1)])
 print([v.name for v in m.layers[0].states], m.layers[0].states[0].shape)
+fixed(m.layers[0])
+first = sess.run(m.outputs[0], {m.inputs[0]: xv})
+sess.run(m.updates, {m.inputs[0]: xv})
+print("carried", np.abs(sess.run(m.outputs[0], {m.inputs[0]: xv}) - first).max() > 1e-4)
+m.reset_states()
+print("model reset", r4(sess.run(m.layers[0].states[0])), np.abs(sess.run(m.outputs[0], {m.inputs[0]: xv}) - first).max() < 1e-6)
