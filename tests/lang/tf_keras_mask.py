@@ -1,7 +1,8 @@
 # Keras masks in graph mode (expected output from real TF through scripts/tf_oracle):
 # Embedding(mask_zero=True) and Masking give a mask that Dense carries and SimpleRNN, GRU,
 # LSTM and Bidirectional read: a masked step keeps the previous states, and its output
-# repeats the previous one (zeros in Bidirectional's sequences); numbers from fixed weights.
+# repeats the previous one (zeros in Bidirectional's sequences); Concatenate and Add merge
+# their inputs' masks; numbers from fixed weights.
 import numpy as np
 import tensorflow as tf
 
@@ -49,4 +50,19 @@ vals = sess.run([h, hd] + [o for o in outs if not isinstance(o, list)] + outs[2]
 for v in vals:
     print(r4(v))
 for v in sess.run([mx, mo, mg], {xm: xmv}):
+    print(r4(v))
+
+# the merge layers: Concatenate's mask (all True where an input has none), Add's and-ed
+ea = L.Embedding(7, 2, mask_zero=True)
+eb = L.Embedding(7, 3)
+ec = L.Embedding(7, 2, mask_zero=True)
+other = ids * 0 + 1 - tf.cast(tf.equal(ids, 3), tf.int32)
+cat = L.Concatenate()([ea(ids), eb(ids)])
+add = L.Add()([ea(ids), ec(other)])
+catr, addr = L.SimpleRNN(2, return_sequences=True), L.SimpleRNN(2, return_sequences=True)
+rc, ra = catr(cat), addr(add)
+sess = K.backend.get_session()
+for l in (ea, eb, ec, catr, addr):
+    fixed(l)
+for v in sess.run([rc, ra], {ids: idv}):
     print(r4(v))
