@@ -33,9 +33,10 @@ static int bn_check_x(rt_kernel_ctx *c, const rt_tensor *x, const char *what, bn
   int nd = x->shape.ndims;
   const char *f = rt_node_string(c->node, "data_format", "NHWC");
   if (!format_ok(f)) return rt_kernel_error(c, RT_INVALID_ARGUMENT, "Invalid data format: %s", f);
-  if (nd != 4 && !(v3 && nd == 5))
-    return rt_kernel_error(c, RT_INVALID_ARGUMENT, "%s must be %s: %d", what,
-                           v3 ? "4 or 5-dimensional" : "4-dimensional", nd);
+  char sb[160];
+  if (nd != 4 && !(v3 && nd == 5))   /* TF's words (its shape string right after) */
+    return rt_kernel_error(c, RT_INVALID_ARGUMENT, "%s must be 4-dimensional%s", what,
+                           op_shape_tf(&x->shape, sb, sizeof sb));
   int cd = channels_first(c->node) ? 1 : nd - 1;
   l->outer = l->inner = 1;
   l->ch = x->shape.dims[cd];
@@ -210,7 +211,7 @@ static int fused_bn_grad_kernel(rt_kernel_ctx *c) {
   bool training = rt_node_bool(c->node, "is_training", true);
   double eps = rt_node_float(c->node, "epsilon", 1e-4);
   if (x->dtype != RT_FLOAT) return rt_kernel_error(c, RT_UNIMPLEMENTED, "no CPU kernel for %s", rt_dtype_name(x->dtype));
-  if (bn_check_x(c, dy, "y_backprop", &l) || bn_check_x(c, x, "x", &l)) return c->st->code;
+  if (bn_check_x(c, dy, "input", &l) || bn_check_x(c, x, "input", &l)) return c->st->code;
   if (!rt_shape_equal(&dy->shape, &x->shape))
     return rt_kernel_error(c, RT_INVALID_ARGUMENT, "x and y_backprop must have same shape");
   if (bn_check_vec(c, 2, "scale", l.ch, false) || bn_check_vec(c, 3, "reserve_space_1", l.ch, false) ||

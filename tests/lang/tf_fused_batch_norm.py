@@ -62,6 +62,25 @@ try:
     tf.nn.fused_batch_norm(x, sc, of, is_training=False)
 except ValueError as e:
     print("ValueError", str(e)[:93])
+for bad in ([2, 3, 4], [2, 3, 4, 5]):
+    try:
+        tf.nn.fused_batch_norm(tf.zeros(bad), tf.ones([4]), tf.zeros([4]))
+    except ValueError as e:
+        print("ValueError", str(e).split(" for ")[0])
+# run-time checks (shapes unknown while building)
+pu = tf.placeholder(tf.float32, name="pu")
+for feed_x, feed_s in ((np.ones((2, 5), np.float32), np.ones(5, np.float32)),
+                       (np.ones((2, 3, 4, 5), np.float32), np.ones(4, np.float32))):
+    ps = tf.placeholder(tf.float32, name="ps")
+    yb = tf.nn.fused_batch_norm(pu, ps, tf.zeros([5]))[0]
+    try:
+        sess.run(yb, {pu: feed_x, ps: feed_s})
+    except tf.errors.InvalidArgumentError as e:
+        print("InvalidArgumentError", [l for l in e.message.split("\n") if "must" in l][0])
+# 5-D (NDHWC)
+y5 = tf.nn.fused_batch_norm(pu, tf.ones([5]), tf.zeros([5]), data_format="NDHWC")
+for t in sess.run(y5, {pu: (np.arange(60, dtype=np.float32).reshape(2, 3, 2, 1, 5) % 7)}):
+    print(t.shape, r4(t.reshape(-1)[:6]))
 
 # Keras: the fused layer under the learning phase
 K = tf.keras
