@@ -284,35 +284,65 @@ static int fused_bn_grad_shape(rt_shape_ctx *c) {
 
 /* ---- gradient -------------------------------------------------------------------- */
 
+typedef struct {
+  const rt_node *fwd;
+  const char *format;   /* the gradient op's data_format */
+} bn_grad_arg;
+
 static void copy_bn_attrs(rt_node *n, const void *arg) {
-  const rt_node *f = arg;
-  rt_node_set_float(n, "epsilon", rt_node_float(f, "epsilon", 1e-4));
-  rt_node_set_string(n, "data_format", rt_node_string(f, "data_format", "NHWC"));
-  rt_node_set_bool(n, "is_training", rt_node_bool(f, "is_training", true));
+  const bn_grad_arg *a = arg;
+  rt_node_set_float(n, "epsilon", rt_node_float(a->fwd, "epsilon", 1e-4));
+  rt_node_set_string(n, "data_format", a->format);
+  rt_node_set_bool(n, "is_training", rt_node_bool(a->fwd, "is_training", true));
 }
 
-/* TF's _BaseFusedBatchNormGrad: the saved batch moments when training, the population
- * mean and variance (inputs 3 and 4) otherwise. */
+/* x transposed by perm (rank nd) */
+static char *transposed(rt_grad_ctx *c, const char *x, int nd, const int64_t *perm) {
+  char *p = op_gints(c, nd, perm), *t = p ? op_g2(c, "Transpose", x, p) : NULL;
+  free(p);
+  return t;
+}
+
+/* TF's _BaseFusedBatchNormGrad: the saved batch moments when training; otherwise the
+ * population mean and variance (inputs 3 and 4), with channels-first x and dy transposed
+ * to channels-last around the gradient op as TF does. */
 static int fused_bn_grad(rt_grad_ctx *c) {
   if (!c->dy[0]) return RT_OK;
   const rt_node *n = c->node;
   bool v3 = !strcmp(n->op, "FusedBatchNormV3"), training = rt_node_bool(n, "is_training", true);
+  const char *fmt = rt_node_string(n, "data_format", "NHWC");
+  bool first = !training && channels_first(n);
+  int nd = !strcmp(fmt, "NCDHW") ? 5 : 4;
+  static const int64_t to_last4[] = {0, 2, 3, 1}, to_first4[] = {0, 3, 1, 2};
+  static const int64_t to_last5[] = {0, 2, 3, 4, 1}, to_first5[] = {0, 4, 1, 2, 3};
   char r1[300], r2[300], r3[300];
   snprintf(r1, sizeof r1, "%s:3", n->name);
   snprintf(r2, sizeof r2, "%s:4", n->name);
   snprintf(r3, sizeof r3, "%s:5", n->name);
-  const char *in[6] = {c->dy[0], n->inputs[0], n->inputs[1], training ? r1 : n->inputs[3],
-                       training ? r2 : n->inputs[4], r3};
+  char *x = NULL, *dy = NULL;
+  if (first) {
+    x = transposed(c, n->inputs[0], nd, nd == 5 ? to_last5 : to_last4);
+    dy = x ? transposed(c, c->dy[0], nd, nd == 5 ? to_last5 : to_last4) : NULL;
+    if (!dy) {
+      free(x);
+      return c->st->code;
+    }
+  }
+  const char *in[6] = {first ? dy : c->dy[0], first ? x : n->inputs[0], n->inputs[1],
+                       training ? r1 : n->inputs[3], training ? r2 : n->inputs[4], r3};
   const char *op = v3 ? "FusedBatchNormGradV3" : !strcmp(n->op, "FusedBatchNormV2") ? "FusedBatchNormGradV2"
                                                                                    : "FusedBatchNormGrad";
-  char *g = op_grad_node(c, op, op, v3 ? 6 : 5, in, copy_bn_attrs, n);
+  bn_grad_arg arg = {n, first ? (nd == 5 ? "NDHWC" : "NHWC") : fmt};
+  char *g = op_grad_node(c, op, op, v3 ? 6 : 5, in, copy_bn_attrs, &arg);
+  free(x), free(dy);
   if (!g) return c->st->code;
   char buf[300];
-  c->dx[0] = g;
+  c->dx[0] = first ? transposed(c, g, nd, nd == 5 ? to_first5 : to_first4) : xstrdup(g);
   snprintf(buf, sizeof buf, "%s:1", g);
   c->dx[1] = xstrdup(buf);
   snprintf(buf, sizeof buf, "%s:2", g);
   c->dx[2] = xstrdup(buf);
+  free(g);
   return c->st->code;
 }
 

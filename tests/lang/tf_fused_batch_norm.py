@@ -58,6 +58,12 @@ for yy, training in ((y, True), (yi, False)):
         worst = max(worst, abs((lp - lm) / 2e-2 - gxv.reshape(-1)[i]))
     print("finite differences agree", worst < 2e-2)
 
+# NCHW inference: TF's gradient transposes x and dy to NHWC around FusedBatchNormGradV3
+yci = tf.nn.fused_batch_norm(xc, sc, of, m, v, epsilon=0.01, is_training=False, data_format="NCHW")[0]
+gci = tf.gradients(tf.reduce_sum(yci * tf.transpose(w, [0, 3, 1, 2])), [xc, sc, of])
+gop = gci[1].op
+print(gop.type, gop.get_attr("data_format") in ("NHWC", b"NHWC"), [t.op.type for t in gop.inputs][:2])
+print([r4(t)[:6] for t in sess.run(gci, {x: xv})])
 try:
     tf.nn.fused_batch_norm(x, sc, of, is_training=False)
 except ValueError as e:
