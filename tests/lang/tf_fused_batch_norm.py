@@ -133,3 +133,21 @@ with g2.as_default():
     print(r4(a[1, 1]), r4(b[1, 1]), np.abs(a - c).max() < 1e-4)
     ls.run(tf.get_collection(tf.GraphKeys.UPDATE_OPS), {lx: xv})
     print([r4(ls.run(vv)) for vv in tf.global_variables() if "moving" in vv.name])
+
+# trainable=False (TF1's v1 layer): still the batch's moments when training, but no updates
+g3 = tf.Graph()
+with g3.as_default():
+    fx = tf.placeholder(tf.float32, [None, 2, 3, 4], name="fx")
+    fb = K.layers.BatchNormalization(trainable=False)
+    fy = fb(fx)
+    fx2 = tf.placeholder(tf.float32, [None, 4], name="fx2")
+    fb2 = K.layers.BatchNormalization(trainable=False)
+    fy2 = fb2(fx2)
+    ft = tf.layers.batch_normalization(fx, training=True, trainable=False)
+    print(len(fb.updates), len(fb2.updates), len(tf.get_collection(tf.GraphKeys.UPDATE_OPS)), len(fb.weights),
+          len(fb.trainable_weights))
+    fph = K.backend.learning_phase()
+    fs = tf.Session()
+    fs.run(tf.global_variables_initializer())
+    print(r4(fs.run(fy, {fx: xv, fph: True})[0, 0]), r4(fs.run(fy, {fx: xv})[0, 0]))
+    print(r4(fs.run(fy2, {fx2: xv[0, 0], fph: True})), r4(fs.run(ft, {fx: xv})[0, 0]))
