@@ -4,7 +4,7 @@
 # gradients checked against finite differences; Keras's BatchNormalization on a 4-D input
 # builds TF's fused graph (a cond on keras_learning_phase, a PlaceholderWithDefault, over
 # a training and an inference FusedBatchNormV3, momentum 1 when not training), and
-# tf.layers.batch_normalization with fused=None does the same.
+# tf.layers.batch_normalization with fused=None does the same; TF's errors; trainable=False.
 import numpy as np
 import tensorflow as tf
 
