@@ -10,6 +10,8 @@ static void register_all(void) {
   op_const_register();
   op_math_register();
   op_nn_register();
+  op_fused_bn_register();
+  op_linalg_register();
   op_array_register();
   op_conv_register();
   op_random_register();
