@@ -751,7 +751,11 @@ static int select_shape(rt_shape_ctx *c) {
   if (cs->ndims > 1 && t->ndims >= 0 && cs->ndims != t->ndims)
     return op_shape_error(c, 3, "condition of rank %d for 'then' of rank %d: give a scalar, a "
                           "vector over the first dimension, or the same shape", cs->ndims, t->ndims);
+  /* as TF: 'then' and 'else' merged, a dimension one of them does not know taken from the other */
   c->out_shapes[0] = t->ndims >= 0 ? *t : *e;
+  if (t->ndims >= 0 && e->ndims == t->ndims)
+    for (int i = 0; i < t->ndims; i++)
+      if (c->out_shapes[0].dims[i] < 0) c->out_shapes[0].dims[i] = e->dims[i];
   return RT_OK;
 }
 
