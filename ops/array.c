@@ -394,14 +394,33 @@ static int slice_shape(rt_shape_ctx *c) {
   return RT_OK;
 }
 
+/* begin and end not known (tensor[0:n] with n a tensor) but strides known: the rank and the
+ * dimensions the masks alone decide, as TF's shape function gives them. Three probes with
+ * different bounds; a dimension all three agree on does not depend on the bounds. */
+static int strided_slice_partial(rt_shape_ctx *c, const rt_shape *x, const int64_t *s, int n) {
+  static const int64_t probe[3][2] = {{0, 1}, {0, 2}, {1, 1}};
+  int64_t b[2 * RT_MAX_DIMS], e[2 * RT_MAX_DIMS];
+  rt_shape out[3];
+  for (int k = 0; k < 3; k++) {
+    for (int i = 0; i < n; i++) b[i] = probe[k][0], e[i] = probe[k][1];
+    op_slice_spec sp;
+    rt_status st = {0};
+    if (op_strided_spec(x, n, b, e, s, c->node, &sp, &st)) return RT_OK;   /* left unknown */
+    out[k] = sp.out;
+  }
+  for (int d = 0; d < out[0].ndims; d++)
+    if (out[0].dims[d] != out[1].dims[d] || out[0].dims[d] != out[2].dims[d]) out[0].dims[d] = -1;
+  c->out_shapes[0] = out[0];
+  return RT_OK;
+}
+
 static int strided_slice_shape(rt_shape_ctx *c) {
   const rt_shape *x = IN_SHAPE(0);
   int64_t b[2 * RT_MAX_DIMS], e[2 * RT_MAX_DIMS], s[2 * RT_MAX_DIMS];
   int nb, ne, nsd;
-  if (x->ndims < 0 || !op_const_ints(c, 1, b, 2 * RT_MAX_DIMS, &nb) ||
-      !op_const_ints(c, 2, e, 2 * RT_MAX_DIMS, &ne) ||
-      !op_const_ints(c, 3, s, 2 * RT_MAX_DIMS, &nsd))
-    return RT_OK;
+  if (x->ndims < 0 || !op_const_ints(c, 3, s, 2 * RT_MAX_DIMS, &nsd)) return RT_OK;
+  if (!op_const_ints(c, 1, b, 2 * RT_MAX_DIMS, &nb) || !op_const_ints(c, 2, e, 2 * RT_MAX_DIMS, &ne))
+    return strided_slice_partial(c, x, s, nsd);
   if (nb != ne || nb != nsd)
     return op_shape_error(c, 0, "Expected begin, end, and strides to be 1D equal size tensors, "
                                 "but got shapes [%d], [%d], and [%d] instead.", nb, ne, nsd);
@@ -751,7 +770,11 @@ static int select_shape(rt_shape_ctx *c) {
   if (cs->ndims > 1 && t->ndims >= 0 && cs->ndims != t->ndims)
     return op_shape_error(c, 3, "condition of rank %d for 'then' of rank %d: give a scalar, a "
                           "vector over the first dimension, or the same shape", cs->ndims, t->ndims);
+  /* as TF: 'then' and 'else' merged, a dimension one of them does not know taken from the other */
   c->out_shapes[0] = t->ndims >= 0 ? *t : *e;
+  if (t->ndims >= 0 && e->ndims == t->ndims)
+    for (int i = 0; i < t->ndims; i++)
+      if (c->out_shapes[0].dims[i] < 0) c->out_shapes[0].dims[i] = e->dims[i];
   return RT_OK;
 }
 

@@ -4,7 +4,8 @@
  *
  *   _HostIteratorGetNext   the iterator's next element (OutOfRange "End of sequence" when
  *                          it is exhausted)
- *   _HostIteratorInit      start (again) from the first element: the initializer
+ *   _HostIteratorInit      start (again) from the first element: the initializer; its
+ *                          inputs are the tensors the dataset captured (placeholders)
  *
  * They run where the interpreter is: the client's own process (a local session, or a
  * device of an in-process server). They are RT_OP_CLIENT ops: the master places them on its
@@ -44,7 +45,8 @@ static int get_next_kernel(rt_kernel_ctx *c) {
 static int init_kernel(rt_kernel_ctx *c) {
   if (!here(c, op_host_iterator_init))
     return rt_kernel_error(c, RT_UNIMPLEMENTED, "a tf.data iterator runs only in the process that built it");
-  int rc = op_host_iterator_init(rt_node_int(c->node, "id", 0), 0, NULL, c->st);
+  /* the inputs: the values of the tensors the dataset captured (placeholders fed to this run) */
+  int rc = op_host_iterator_init(rt_node_int(c->node, "id", 0), c->n_inputs, c->inputs, c->st);
   return rc ? rt_kernel_error(c, c->st->code, "%s", c->st->msg) : RT_OK;
 }
 
@@ -64,8 +66,10 @@ static const rt_op_def dataset_ops[] = {
    .attrs = "id: int, owner: int = 0, N: int >= 1, output_types: list(type), output_shapes: list(shape) = []",
    .help = "The next element of a tf.data iterator (its pipeline runs in the interpreter).",
    .shape = get_next_shape, .kernel = {[RT_DEV_CPU] = get_next_kernel}, .flags = RT_OP_STATEFUL | RT_OP_SOURCE | RT_OP_CLIENT},
-  {.name = "_HostIteratorInit", .attrs = "id: int, owner: int = 0",
-   .help = "Start a tf.data iterator from its first element.", .kernel = {[RT_DEV_CPU] = init_kernel},
+  {.name = "_HostIteratorInit", .inputs = "components: N * dtypes",
+   .attrs = "id: int, owner: int = 0, N: int >= 0 = 0, dtypes: list(type) = []",
+   .help = "Start a tf.data iterator from its first element; components: the values of the tensors its "
+           "dataset captured (from_tensor_slices of placeholders).", .kernel = {[RT_DEV_CPU] = init_kernel},
    .flags = RT_OP_STATEFUL | RT_OP_SOURCE | RT_OP_CLIENT},
 };
 

@@ -584,6 +584,29 @@ static int print_kernel(rt_kernel_ctx *c) {
   return RT_OK;
 }
 
+/* Assert: fails with "assertion failed: [d0] [d1] ..." (each data tensor's first summarize
+ * values) when the condition is false, as TF's kernel words it. */
+static int assert_kernel(rt_kernel_ctx *c) {
+  const rt_tensor *cond = c->inputs[0];
+  if (rt_tensor_numel(cond) != 1 || cond->dtype != RT_BOOL)
+    return rt_kernel_error(c, RT_INVALID_ARGUMENT, "In[0] expects a scalar boolean condition");
+  if (((const bool *)rt_tensor_data(cond))[0]) return RT_OK;
+  const rt_attr_value *sm = rt_node_attr(c->node, "summarize");
+  char *buf = NULL;
+  size_t len = 0;
+  FILE *f = open_memstream(&buf, &len);
+  if (!f) return rt_kernel_error(c, RT_RESOURCE_EXHAUSTED, "out of memory");
+  fputs("assertion failed: ", f);
+  for (int i = 1; i < c->n_inputs; i++) {
+    if (i > 1) fputc(' ', f);
+    print_summary(f, c->inputs[i], sm ? sm->i : 3);
+  }
+  fclose(f);
+  int rc = rt_kernel_error(c, RT_INVALID_ARGUMENT, "%s", buf);
+  free(buf);
+  return rc;
+}
+
 /* The gradient passes through to input; data gets none. */
 static int print_grad(rt_grad_ctx *c) {
   c->dx[0] = c->dy[0] ? xstrdup(c->dy[0]) : NULL;
@@ -873,6 +896,9 @@ static const rt_op_def io_ops[] = {
    .attrs = "T: {float, double, int32, int64}",
    .help = "A serialized Summary protobuf holding a histogram of the values (TF's buckets).",
    .shape = scalar_out_shape, .kernel = {[RT_DEV_CPU] = histogram_summary_kernel}, .flags = RT_OP_STATEFUL},
+  {.name = "Assert", .inputs = "condition: bool, data: N * T", .attrs = "N: int >= 0, T: list(type), summarize: int = 3",
+   .help = "Fail (InvalidArgument, naming the first summarize values of each data tensor) unless condition holds.",
+   .kernel = {[RT_DEV_CPU] = assert_kernel}, .flags = RT_OP_STATEFUL},
   {.name = "Print", .inputs = "input: T, data: N * U", .outputs = "output: T",
    .attrs = "T: type, N: int >= 0, U: list(type), message: string = '', first_n: int = -1, summarize: int = 3",
    .help = "input, unchanged; prints message and the first values of each data tensor to stderr where it runs.",

@@ -18,6 +18,7 @@ void op_register_all(void);
 /* tf.data's host iterators (ops/dataset.c): the shell sets these. next replaces out[0..n)
  * (unref what is there) with owned tensors; init starts over (n, out unused). Both return
  * RT_OK or a code with st set (RT_OUT_OF_RANGE: the iterator is exhausted). */
+/* next: fills out[0..n); init: gets the initializer's n inputs in out (borrowed) */
 typedef int (*op_host_iterator_fn)(int64_t id, int n, rt_tensor **out, rt_status *st);
 void op_set_host_iterator(op_host_iterator_fn next, op_host_iterator_fn init);
 

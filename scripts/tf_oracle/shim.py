@@ -43,6 +43,64 @@ sys.modules["tensorflow.examples.tutorials.mnist.input_data"] = input_data
 tut = _module("tensorflow.examples.tutorials", mnist=pkg)
 tf.examples = _module("tensorflow.examples", tutorials=tut)
 
+
+# tf.contrib, gone from TF 2: the parts TF 1.x-era scripts use, as TF 1.15 defined them
+# (contrib.rnn and contrib.data re-exported the core classes; legacy_seq2seq's two
+# functions are written here after TF 1.15's definitions)
+def _rnn_decoder(decoder_inputs, initial_state, cell, loop_function=None, scope=None):
+    with tf.variable_scope(scope or "rnn_decoder"):
+        state = initial_state
+        outputs = []
+        prev = None
+        for i, inp in enumerate(decoder_inputs):
+            if loop_function is not None and prev is not None:
+                with tf.variable_scope("loop_function", reuse=True):
+                    inp = loop_function(prev, i)
+            if i > 0:
+                tf.get_variable_scope().reuse_variables()
+            output, state = cell(inp, state)
+            outputs.append(output)
+            if loop_function is not None:
+                prev = output
+    return outputs, state
+
+
+def _sequence_loss_by_example(logits, targets, weights, average_across_timesteps=True,
+                              softmax_loss_function=None, name=None):
+    with tf.name_scope(name, "sequence_loss_by_example", logits + targets + weights):
+        log_perp_list = []
+        for logit, target, weight in zip(logits, targets, weights):
+            if softmax_loss_function is None:
+                target = tf.reshape(target, [-1])
+                crossent = tf.nn.sparse_softmax_cross_entropy_with_logits(labels=target, logits=logit)
+            else:
+                crossent = softmax_loss_function(labels=target, logits=logit)
+            log_perp_list.append(crossent * weight)
+        log_perps = tf.add_n(log_perp_list)
+        if average_across_timesteps:
+            total_size = tf.add_n(weights) + 1e-12
+            log_perps /= total_size
+    return log_perps
+
+
+_rnn_names = ("RNNCell", "BasicRNNCell", "BasicLSTMCell", "LSTMCell", "GRUCell", "MultiRNNCell",
+              "DropoutWrapper", "LSTMStateTuple")
+c_rnn = _module("tensorflow.contrib.rnn", static_rnn=tf.nn.static_rnn,
+                static_bidirectional_rnn=tf.nn.static_bidirectional_rnn,
+                **{n: getattr(tf.nn.rnn_cell, n) for n in _rnn_names})
+c_data = _module("tensorflow.contrib.data", Dataset=tf.data.Dataset, TFRecordDataset=tf.data.TFRecordDataset,
+                 TextLineDataset=tf.data.TextLineDataset, Iterator=tf.data.Iterator)
+c_layers = _module("tensorflow.contrib.layers", flatten=tf.layers.flatten)
+c_seq2seq = _module("tensorflow.contrib.legacy_seq2seq", rnn_decoder=_rnn_decoder,
+                    sequence_loss_by_example=_sequence_loss_by_example)
+c_mnist = _module("tensorflow.contrib.learn.python.learn.datasets.mnist", read_data_sets=input_data.read_data_sets)
+c_datasets = _module("tensorflow.contrib.learn.python.learn.datasets", mnist=c_mnist)
+_module("tensorflow.contrib.learn.python.learn", datasets=c_datasets)
+_module("tensorflow.contrib.learn.python", learn=sys.modules["tensorflow.contrib.learn.python.learn"])
+c_learn = _module("tensorflow.contrib.learn", python=sys.modules["tensorflow.contrib.learn.python"])
+tf.contrib = _module("tensorflow.contrib", rnn=c_rnn, data=c_data, layers=c_layers, legacy_seq2seq=c_seq2seq,
+                     learn=c_learn)
+
 prog = sys.argv[1]
 sys.argv = sys.argv[1:]
 sys.path[0] = os.path.dirname(os.path.abspath(prog))

@@ -20,17 +20,10 @@
 # Each run is bounded ($LIMIT seconds, default 900); every process started is killed by pid.
 set -u
 here=$(cd "$(dirname "$0")" && pwd)
-root=$(cd "$here/../.." && pwd)
-py=${TF_PYTHON:-/root/tfvenv/bin/python}
-tfsh=${TFSH:-$root/build/tfsh}
-data=${DATA_DIR:-/usr/share/datasets/fashion-mnist}
-limit=${LIMIT:-900}
 src=$(cd "${1:?usage: tutorials.sh SRC [NAME...]}" && pwd) || exit 2
 shift
-OUT=${OUT:-$(mktemp -d)}
-mkdir -p "$OUT"
-[ -x "$py" ] || { echo "tutorials.sh: no TensorFlow python at $py (set TF_PYTHON)" >&2; exit 77; }
-echo "logs in $OUT" >&2
+# shellcheck source=harness_env.sh
+. "$here/harness_env.sh"
 PIDS=()
 # each pid is a timeout(1), which passes the TERM on to the program it runs
 trap 'for p in "${PIDS[@]}"; do kill -TERM "$p" 2>/dev/null; done' EXIT

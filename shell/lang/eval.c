@@ -1882,6 +1882,7 @@ static void register_builtin_modules(void) {
   sh_register_module("_thread", sh_mod_thread_init);
   sh_register_module("threading", sh_mod_threading_init);
   sh_register_module("queue", sh_mod_queue_init);
+  sh_register_module("collections", sh_mod_collections_init);
 }
 
 void sh_init(int argc, char **argv) {

@@ -1,5 +1,5 @@
 /* Standard modules written in the language itself (the subset is enough for them):
- * argparse, shutil, six and six.moves. */
+ * argparse, shutil, six and six.moves, threading, queue, collections. */
 #define _GNU_SOURCE
 #include "shell/lang/interp.h"
 
@@ -17,6 +17,9 @@ static const char threading_src[] =
 ;
 static const char queue_src[] =
 #include "shell/lang/queue.py.inc"
+;
+static const char collections_src[] =
+#include "shell/lang/collections.py.inc"
 ;
 static const char six_moves_src[] =
     "\"\"\"six.moves: the Python 3 names.\"\"\"\n"
@@ -37,6 +40,7 @@ sh_obj *sh_mod_argparse_init(void) { return module_from("argparse", argparse_src
 sh_obj *sh_mod_shutil_init(void) { return module_from("shutil", shutil_src); }
 sh_obj *sh_mod_threading_init(void) { return module_from("threading", threading_src); }
 sh_obj *sh_mod_queue_init(void) { return module_from("queue", queue_src); }
+sh_obj *sh_mod_collections_init(void) { return module_from("collections", collections_src); }
 sh_obj *sh_mod_six_moves_init(void) { return module_from("six.moves", six_moves_src); }
 
 /* six, with six.moves made and added to it (as os does os.path): importing the submodule

@@ -446,6 +446,17 @@ void tf_data_add(sh_obj *tf) {
     sh_obj *have = sh_getattr_opt(contrib, "layers");
     if (have) sh_decref(have);
     else sh_module_add_sub(contrib, "layers", sh_module_new("tensorflow.contrib.layers"));
+    /* tensorflow.contrib.learn.python.learn.datasets.mnist (read_data_sets: the prelude),
+     * which TF's convert_to_records.py imports */
+    static const char *const chain[] = {"learn", "python", "learn", "datasets", "mnist"};
+    sh_obj *at = contrib;
+    char full[128] = "tensorflow.contrib";
+    for (size_t i = 0; i < sizeof chain / sizeof *chain; i++) {
+      snprintf(full + strlen(full), sizeof full - strlen(full), ".%s", chain[i]);
+      sh_obj *sub = sh_module_new(full);
+      sh_module_add_sub(at, chain[i], sub);
+      at = sub;
+    }
     sh_decref(contrib);
   }
 }

@@ -60,13 +60,19 @@ static int hook_next(int64_t id, int n, rt_tensor **out, rt_status *st) {
   return rc;
 }
 
-static int hook_init(int64_t id, int n, rt_tensor **out, rt_status *st) {
-  (void)n, (void)out;
+/* in: the values of the tensors the iterator's dataset captured, passed on to _restart */
+static int hook_init(int64_t id, int n, rt_tensor **in, rt_status *st) {
   sh_gil_acquire();
   int rc = RT_OK;
-  sh_obj *it = lookup(id), *r = NULL;
-  if (!it) rc = rt_error(st, RT_NOT_FOUND, "no tf.data iterator %lld", (long long)id);
-  else if (!(r = sh_call_method(it, "_restart", 0, NULL, NULL))) rc = exc_status(st);
+  sh_obj *it = lookup(id), *r = NULL, *vals = sh_tuple_new(n);
+  for (int i = 0; i < n; i++) {
+    sh_obj *v = np_wrap(rt_tensor_ref(in[i]));
+    if (!v && !rc) rc = exc_status(st);
+    SH_TUPLE_ITEMS(vals)[i] = v ? v : sh_incref(SH_NONE);
+  }
+  if (!rc && !it) rc = rt_error(st, RT_NOT_FOUND, "no tf.data iterator %lld", (long long)id);
+  else if (!rc && !(r = sh_call_method(it, "_restart", 1, &vals, NULL))) rc = exc_status(st);
+  sh_decref(vals);
   sh_decref(r);
   sh_gil_release();
   return rc;

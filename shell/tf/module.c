@@ -31,6 +31,9 @@ static const char saver_src[] =
 static const char session_helpers_src[] =
 #include "shell/tf/session_helpers.py.inc"
 ;
+static const char testing_src[] =
+#include "shell/tf/testing.py.inc"
+;
 static const char mnist_tutorial_src[] =
 #include "shell/tf/mnist_tutorial.py.inc"
 ;
@@ -301,7 +304,15 @@ static sh_obj *f_main_function(sh_obj *self, int argc, sh_obj **argv, sh_obj *kw
   return sh_incref(m);
 }
 
+/* _main_globals(): the main program's namespace, where tf.test.main finds its TestCases (internal) */
+static sh_obj *f_main_globals(sh_obj *self, int argc, sh_obj **argv, sh_obj *kw) {
+  (void)self;
+  if (sh_parse_args("_main_globals", argc, argv, kw, "") < 0) return NULL;
+  return sh_incref(sh_main_globals());
+}
+
 static const sh_method module_funcs[] = {
+  {"_main_globals", f_main_globals, "_main_globals()", "The main program's namespace (internal)."},
   {"device", tf_device, "device(device_name_or_function)", "Ops created inside go to this device (a spec, a function, or None to clear)."},
   {"global_variables", f_global_variables, "global_variables(scope=None)", "Variables in the GLOBAL_VARIABLES collection."},
   {"all_variables", f_global_variables, "all_variables()", "Deprecated name of global_variables."},
@@ -400,6 +411,7 @@ static sh_obj *tf_init(void) {
       sh_exec_string(rnn_src, "<tensorflow.rnn>", dict) < 0 ||
       sh_exec_string(saver_src, "<tensorflow.saver>", dict) < 0 ||
       sh_exec_string(session_helpers_src, "<tensorflow.session_helpers>", dict) < 0 ||
+      sh_exec_string(testing_src, "<tensorflow.test>", dict) < 0 ||
       tf_keras_add(tf) < 0) {
     sh_decref(tf);
     return NULL;

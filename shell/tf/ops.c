@@ -1003,10 +1003,35 @@ static sh_obj *f_gradients(sh_obj *self, int argc, sh_obj **argv, sh_obj *kw) {
   return tf_gradients_impl(ys, xs, grad_ys, name && sh_is_str(name) ? sh_str_cstr(name) : "gradients");
 }
 
-/* tensor[...]: StridedSlice with TF1's masks. */
+/* Whether an index of tensor[...] is a tensor, or a slice with a tensor bound. */
+static bool dynamic_index(sh_obj *items) {
+  for (int64_t i = 0; i < SH_TUPLE_N(items); i++) {
+    sh_obj *k = SH_TUPLE_ITEMS(items)[i];
+    if (tf_is_tensorlike(k)) return true;
+    if (k->type == &sh_slice_type) {
+      sh_slice_obj *s = (sh_slice_obj *)k;
+      if ((s->start && tf_is_tensorlike(s->start)) || (s->stop && tf_is_tensorlike(s->stop)) ||
+          (s->step && tf_is_tensorlike(s->step)))
+        return true;
+    }
+  }
+  return false;
+}
+
+/* tensor[...]: StridedSlice with TF1's masks (indices that are tensors: prelude's _getitem_dynamic). */
 sh_obj *tf_getitem(sh_obj *t, sh_obj *key) {
   sh_obj *items = key->type == &sh_tuple_type ? sh_incref(key) : sh_tuple_of(1, sh_incref(key));
   int64_t n = SH_TUPLE_N(items);
+  if (dynamic_index(items)) {
+    sh_decref(items);
+    sh_obj *tfm = sh_import("tensorflow"), *f = tfm ? sh_getattr(tfm, "_getitem_dynamic") : NULL;
+    sh_decref(tfm);
+    if (!f) return NULL;
+    sh_obj *args[2] = {t, key};
+    sh_obj *r = sh_call(f, 2, args, NULL);
+    sh_decref(f);
+    return r;
+  }
   if (n > 16) { sh_decref(items); return sh_raise(sh_ValueError, "too many indices"); }
   int64_t begin[16], end[16], strides[16];
   int64_t bm = 0, em = 0, ellipsis = 0, newaxis = 0, shrink = 0;
