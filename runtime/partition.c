@@ -208,6 +208,12 @@ static int control_loop(pctx *c, int f, int p, const char *device) {
   cloop *L = &c->loops[c->n_loops];
   *L = (cloop){.frame = f, .part = p, .device = strdup(device)};
   snprintf(L->base, sizeof L->base, "%s/_cloop_%d", c->fr[f].name, p);
+  for (int k = 1;; k++) {   /* a second partitioning (per device, in a worker) names its own */
+    char probe[340];
+    snprintf(probe, sizeof probe, "%s/merge", L->base);
+    if (!rt_graph_find(c->g, probe)) break;
+    snprintf(L->base, sizeof L->base, "%s/_cloop_%d_%d", c->fr[f].name, p, k);
+  }
   c->n_loops++;
   char name[400], in2[400];
   if (c->fr[f].parent <= 0) {
@@ -401,6 +407,9 @@ int rt_partition_graph(const rt_graph *g, const bool *needed, const rt_partition
       id[i] = dst->n_nodes - 1;
       continue;
     }
+    /* A Merge waits for its back edge's node: that one goes through rt_graph_add, which
+     * points the Merge at it (a copy would not). */
+    same &= dst->n_fwd == 0;
     if (same) {   /* nothing to rewrite: a copy that keeps the validated node's outputs */
       /* Where the fragment so far is g itself (ids and inputs alike), the node itself. */
       bool at_home = dst->n_nodes == i;

@@ -10,7 +10,8 @@ start_task ps --cluster "$SPEC" --job ps --task 0
 cat >"$WORK/loops.py" <<PY
 import tensorflow as tf
 cluster = tf.train.ClusterSpec($SPEC)
-server = tf.train.Server(cluster, job_name="worker", task_index=0)
+server = tf.train.Server(cluster, job_name="worker", task_index=0,
+                         config=tf.ConfigProto(device_count={"CPU": 2}))
 PS, WK = "/job:ps/task:0", "/job:worker/task:0"
 with tf.device(PS):
     w = tf.Variable([1.0, 2.0], name="w")
@@ -59,6 +60,23 @@ with tf.device(WK):
         return i + 1, acc + y
     ne, te = tf.while_loop(lambda i, acc: i < 100, body_e, [tf.constant(0), tf.constant(0.0)],
                            parallel_iterations=10)
+    # (g) the loop variable comes straight back from ps (its NextIteration's input), and a
+    # nested loop split over ps and both CPUs of the worker (partitioned again per device)
+    def body_g(i, s):
+        with tf.device(PS):
+            t = s + 1.0
+        return i + 1, t
+    ng, tg = tf.while_loop(lambda i, s: i < 10, body_g, [tf.constant(0), tf.constant(0.0)])
+    def outer_h(i, acc):
+        def inner(j, a):
+            with tf.device(PS):
+                z = w * tf.cast(i * 10 + j, tf.float32)
+            with tf.device(WK + "/cpu:1"):
+                z2 = z * 2.0
+            return j + 1, a + z2
+        _, a2 = tf.while_loop(lambda j, a: j < i, inner, [tf.constant(0), acc])
+        return i + 1, a2
+    _, th = tf.while_loop(lambda i, acc: i < 4, outer_h, [tf.constant(0), tf.zeros([2])])
 with tf.Session(server.target) as sess:
     sess.run(tf.global_variables_initializer())
     v = sess.run([na, ta]); print("a", int(v[0]), v[1].tolist(), sess.run(counter))
@@ -66,6 +84,7 @@ with tf.Session(server.target) as sess:
     print("c", sess.run(r, {p: False}), sess.run(r, {p: True}))
     v = sess.run([td, loss, gw, gt]); print("d", v[0].tolist(), float(v[1]), v[2].tolist(), v[3].tolist())
     v = sess.run([ne, te]); print("e", int(v[0]), float(v[1]))
+    v = sess.run([ng, tg, th]); print("g", int(v[0]), float(v[1]), v[2].tolist())
 PY
 wait_for "$WORK/ps.log" "serving on"
 check "split loop bodies, a nested split loop, a split cond, gradients, parallel iterations" \
@@ -73,7 +92,8 @@ check "split loop bodies, a nested split loop, a split cond, gradients, parallel
 b 4 [144.0, 288.0]
 c 2.0 8.0
 d [22.0, 56.0] 3620.0 [968.0, 3136.0] [[44.0, 224.0], [88.0, 448.0], [132.0, 672.0]]
-e 100 14850.0" "$(timeout 120 "$TFSH" "$WORK/loops.py" 2>&1 | tail -5)"
+e 100 14850.0
+g 10 10.0 [288.0, 576.0]" "$(timeout 120 "$TFSH" "$WORK/loops.py" 2>&1 | tail -6)"
 # (f) an error in the ps part of a loop body ends the step on both tasks, naming the task
 # and the node. TF: "From /job:ps/replica:0/task:0:\nindices[0] = 3 is not in [0, 3)\n\t
 # [[{{node while_1/GatherV2}}]]" and "ratio : Tensor had Inf values\n\t [[{{node
