@@ -10,8 +10,14 @@
  * ends the loop there); an Enter with is_constant gives its value to every iteration. When
  * a frame finishes, an Exit that never had a live value gives its consumers a dead one.
  *
- * exec.c hands runs here only for graphs that hold one of these ops, so the plain
- * executor pays nothing for them. */
+ * Split over devices (partition.c), a _Send in a loop sends once per iteration under a
+ * rendezvous key whose last field names the frame instance and iteration, and sends a dead
+ * value too (RT_DEAD: TF's is_dead); a _Recv runs even when its control input is dead, and
+ * what it gets decides whether its output is. So each iteration's _Send meets that
+ * iteration's _Recv and an untaken branch or a loop's last iteration ends on every side.
+ *
+ * exec.c hands runs here only for graphs that hold one of these ops (or a _Recv that may get
+ * a dead value), so the plain executor pays nothing for them. */
 #include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>

@@ -97,7 +97,9 @@ g 10 10.0 [288.0, 576.0]" "$(timeout 120 "$TFSH" "$WORK/loops.py" 2>&1 | tail -6
 # (f) an error in the ps part of a loop body ends the step on both tasks, naming the task
 # and the node. TF: "From /job:ps/replica:0/task:0:\nindices[0] = 3 is not in [0, 3)\n\t
 # [[{{node while_1/GatherV2}}]]" and "ratio : Tensor had Inf values\n\t [[{{node
-# while_2/CheckNumerics}}]]" (tfsh's tf.gather builds a Gather), then w is unchanged.
+# while_2/CheckNumerics}}]]" (tfsh's tf.gather builds a Gather), then w is unchanged. Last,
+# tfsh's own views (not TF's): the trace records of the ps task's part of a loop name their
+# frame and iteration, as the loop's own device's do.
 cat >"$WORK/errors.py" <<PY
 import tensorflow as tf
 cluster = tf.train.ClusterSpec($SPEC)
@@ -128,9 +130,16 @@ with tf.Session(server.target) as sess:
         except tf.errors.InvalidArgumentError as e:
             print(repr(str(e)))
     print(sess.run(td).tolist(), sess.run(w))
+    # views: the ps task's records of the loop's nodes carry frame and iteration too
+    md = tf.RunMetadata()
+    sess.run(td, options=tf.RunOptions(trace_level=tf.RunOptions.FULL_TRACE), run_metadata=md)
+    for d in md.step_stats.dev_stats:
+        if "ps" in d.device:
+            print(sorted(n.timeline_label.split(" [")[1] for n in d.node_stats if n.node_name == "while/mul"))
 PY
 check "an error in the remote part of a loop ends the step, naming task and node" \
 "'/job:ps/replica:0/task:0: indices[0] = 3 is not in [0, 3)\\n\\t [[node while_1/Gather (op: Gather)]]'
 '/job:ps/replica:0/task:0: ratio : Tensor had Inf values\\n\\t [[node while_2/CheckNumerics (op: CheckNumerics)]]'
-[22.0, 56.0] [1. 2.]" "$(timeout 60 "$TFSH" "$WORK/errors.py" 2>&1 | tail -3)"
+[22.0, 56.0] [1. 2.]
+['while/while_context:0]', 'while/while_context:1]', 'while/while_context:2]']" "$(timeout 60 "$TFSH" "$WORK/errors.py" 2>&1 | tail -4)"
 finish
