@@ -53,6 +53,9 @@ with tf.device(WK):
     loss = tf.reduce_sum(td * td)
     gw, gt = tf.gradients(loss, [w, table])
     gt = tf.convert_to_tensor(gt)
+    with tf.device(PS):   # the gradient loop on ps: the forward loop pushes on ps's stacks
+        gw2, gt2 = tf.gradients(loss, [w, table])
+        gt2 = tf.convert_to_tensor(gt2)
     # (e) parallel_iterations=10, split body
     def body_e(i, acc):
         with tf.device(PS):
@@ -83,6 +86,7 @@ with tf.Session(server.target) as sess:
     v = sess.run([nb, tb]); print("b", int(v[0]), v[1].tolist())
     print("c", sess.run(r, {p: False}), sess.run(r, {p: True}))
     v = sess.run([td, loss, gw, gt]); print("d", v[0].tolist(), float(v[1]), v[2].tolist(), v[3].tolist())
+    v = sess.run([gw2, gt2]); print("d2", v[0].tolist(), v[1].tolist())
     v = sess.run([ne, te]); print("e", int(v[0]), float(v[1]))
     v = sess.run([ng, tg, th]); print("g", int(v[0]), float(v[1]), v[2].tolist())
 PY
@@ -92,8 +96,9 @@ check "split loop bodies, a nested split loop, a split cond, gradients, parallel
 b 4 [144.0, 288.0]
 c 2.0 8.0
 d [22.0, 56.0] 3620.0 [968.0, 3136.0] [[44.0, 224.0], [88.0, 448.0], [132.0, 672.0]]
+d2 [968.0, 3136.0] [[44.0, 224.0], [88.0, 448.0], [132.0, 672.0]]
 e 100 14850.0
-g 10 10.0 [288.0, 576.0]" "$(timeout 120 "$TFSH" "$WORK/loops.py" 2>&1 | tail -6)"
+g 10 10.0 [288.0, 576.0]" "$(timeout 120 "$TFSH" "$WORK/loops.py" 2>&1 | tail -7)"
 # (f) an error in the ps part of a loop body ends the step on both tasks, naming the task
 # and the node. TF: "From /job:ps/replica:0/task:0:\nindices[0] = 3 is not in [0, 3)\n\t
 # [[{{node while_1/GatherV2}}]]" and "ratio : Tensor had Inf values\n\t [[{{node
