@@ -705,7 +705,7 @@ int rt_cf_run(rt_exec *x, rt_step *step, const rt_run_args *a, rt_status *st) {
           dkeys[n_def++] = xstrdup(key);
           continue;
         }
-        if (!r && t == RT_DEAD) item.dead = true, t = NULL;
+        if (!r && t == RT_DEAD) item.dead = true, rt_tensor_unref(t), t = NULL;
         else if (!r) r = rt_exec_accept(x, &t, st);
         if ((rc = r)) break;
         if (item.dead) rt_tensor_unref(t), t = NULL;
@@ -728,7 +728,7 @@ int rt_cf_run(rt_exec *x, rt_step *step, const rt_run_args *a, rt_status *st) {
       n_def--;
       memmove(deferred + which, deferred + which + 1, (size_t)(n_def - which) * sizeof *deferred);
       memmove(dkeys + which, dkeys + which + 1, (size_t)(n_def - which) * sizeof *dkeys);
-      if (t == RT_DEAD) item.dead = true, t = NULL;
+      if (t == RT_DEAD) item.dead = true, rt_tensor_unref(t), t = NULL;
       else if ((rc = rt_exec_accept(x, &t, st))) break;
       if (item.dead) rt_tensor_unref(t), t = NULL;
       out[0] = t;

@@ -913,7 +913,7 @@ static void handle_push(rt_worker *w, net_req *req) {
   bool dead = false;
   if (!rc && net_has(in, "dead")) rc = net_get_bool(in, "dead", &dead, &st);
   const msgpack_object *tv = rc || dead ? NULL : net_get(in, "tensor");
-  if (dead) t = RT_DEAD;
+  if (dead) t = rt_tensor_ref(RT_DEAD);
   else if (!rc && !tv) rc = rt_error(&st, RT_INVALID_ARGUMENT, "PushTensor: missing field \"tensor\"");
   char k[1024];
   snprintf(k, sizeof k, "%.*s", (int)len, key);

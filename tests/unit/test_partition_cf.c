@@ -226,6 +226,7 @@ static void run_split(int32_t limit, int par) {
   assert_int_equal(sends, 4 * (limit + 1));
   assert_int_equal(dead_sends, 3);
   assert_int_equal(n_table, 0);
+  assert_int_equal(atomic_load(&rt_dead_value.refs), 1 << 30);   /* taken as often as sent */
   rt_partitions_free(parts, np);
   rt_graph_free(g);
 }
