@@ -407,9 +407,9 @@ int rt_partition_graph(const rt_graph *g, const bool *needed, const rt_partition
       id[i] = dst->n_nodes - 1;
       continue;
     }
-    /* A Merge waits for its back edge's node: that one goes through rt_graph_add, which
-     * points the Merge at it (a copy would not). */
-    same &= dst->n_fwd == 0;
+    /* A Merge waits for its back edge's NextIteration: that one goes through rt_graph_add,
+     * which points the Merge at it (a copy would not). */
+    same &= !(dst->n_fwd && op_is(n, "NextIteration", "RefNextIteration"));
     if (same) {   /* nothing to rewrite: a copy that keeps the validated node's outputs */
       /* Where the fragment so far is g itself (ids and inputs alike), the node itself. */
       bool at_home = dst->n_nodes == i;
