@@ -741,7 +741,10 @@ int rt_cf_run(rt_exec *x, rt_step *step, const rt_run_args *a, rt_status *st) {
     }
     if (++done <= total) atomic_store(&step->ops_done, done);
     complete(cf, x, &item, out);
-    for (int i = 0; i < cf->max_outputs; i++) rt_tensor_unref(out[i]);
+    for (int i = 0; i < cf->max_outputs; i++) {   /* NULL: a cancel before the next memset */
+      rt_tensor_unref(out[i]);
+      out[i] = NULL;
+    }
     /* A deferred _Recv gets another chance every 64 nodes (exec.c does the same); with
      * nothing else to run, the wait above takes whichever comes first. */
     if (n_def && cf->nq && ++since_sweep >= 64) {
