@@ -10,6 +10,7 @@
 #include "runtime/op.h"
 #include "runtime/trace.h"   /* views: per-node trace records */
 #include "runtime/exec_int.h"
+#include "runtime/step.h"
 
 void rt_rendezvous_key(const rt_node *n, char *buf, size_t len) {
   snprintf(buf, len, "%s;%016" PRIx64 ";%s;%s;0:0", rt_node_string(n, "send_device", ""),
@@ -224,6 +225,8 @@ rt_tensor *rt_exec_private_value(rt_tensor *t) {
 
 /* A tensor arriving at this executor (_Recv, feed) goes to its device (gpu.h's hook). */
 int rt_exec_accept(rt_exec *x, rt_tensor **t, rt_status *st) {
+  if (*t == RT_DEAD)   /* partition.c marks the _Recvs that may get one (exec_cf.c takes them) */
+    return rt_error(st, RT_INTERNAL, "a dead value reached a part of the graph without control flow");
   if (x->dev->type == RT_DEV_CPU || x->dev->fake_gpu || !*t) return RT_OK;
   rt_tensor *d = NULL;
   int rc = rt_device_accept(x->dev, *t, &d, st);

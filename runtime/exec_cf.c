@@ -10,8 +10,14 @@
  * ends the loop there); an Enter with is_constant gives its value to every iteration. When
  * a frame finishes, an Exit that never had a live value gives its consumers a dead one.
  *
- * exec.c hands runs here only for graphs that hold one of these ops, so the plain
- * executor pays nothing for them. */
+ * Split over devices (partition.c), a _Send in a loop sends once per iteration under a
+ * rendezvous key whose last field names the frame instance and iteration, and sends a dead
+ * value too (RT_DEAD: TF's is_dead); a _Recv runs even when its control input is dead, and
+ * what it gets decides whether its output is. So each iteration's _Send meets that
+ * iteration's _Recv and an untaken branch or a loop's last iteration ends on every side.
+ *
+ * exec.c hands runs here only for graphs that hold one of these ops (or a _Recv that may get
+ * a dead value), so the plain executor pays nothing for them. */
 #include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -19,7 +25,11 @@
 
 #include "base/alloc.h"
 #include "runtime/exec_int.h"
+#include "runtime/step.h"
 #include "runtime/trace.h"
+
+/* The dead value of a rendezvous (step.h): no bytes, and a count no one brings to zero. */
+rt_tensor rt_dead_value = {.refs = 1 << 30, .dtype = RT_FLOAT, .shape = {.ndims = 1}};
 
 enum { K_NORMAL, K_SWITCH, K_MERGE, K_ENTER, K_EXIT, K_NEXT, K_FORWARD };
 
@@ -54,6 +64,7 @@ typedef struct cf_val {
 
 typedef struct cf_frame {
   int sf;
+  uint64_t fid;            /* names this instance in rendezvous keys: 0 for the root */
   struct cf_frame *parent, *sibling;    /* sibling: next child of the same parent iteration */
   struct cf_frame *all_prev, *all_next; /* every live frame, to free them after an error */
   int64_t parent_iter, iter_count, oldest;
@@ -97,10 +108,13 @@ struct cf_exec {
 
 bool rt_cf_graph(const rt_graph *g) {
   for (int i = 0; i < g->n_nodes; i++) {
-    const char *op = g->nodes[i]->op;
+    const rt_node *n = g->nodes[i];
+    const char *op = n->op;
     if (!strcmp(op, "Switch") || !strcmp(op, "RefSwitch") || !strcmp(op, "Merge") ||
         !strcmp(op, "RefMerge") || !strcmp(op, "Enter") || !strcmp(op, "RefEnter"))
       return true;
+    /* a part of a graph with control flow may receive a dead value (partition.c) */
+    if (op[0] == '_' && !strcmp(op, "_Recv") && rt_node_bool(n, "_maybe_dead", false)) return true;
   }
   return false;
 }
@@ -243,41 +257,12 @@ int rt_cf_new(rt_exec *x, rt_status *st) {
     cf->local[i] = s->n_nodes++;
     cf->in_off[i] = s->n_slots;
     s->n_slots += g->nodes[i]->n_data_inputs;
-    if ((x->nodes[i].is_send || x->nodes[i].is_recv) && cf->frame[i] != 0)
-      rc = rt_error(st, RT_UNIMPLEMENTED,
-                    "node '%s' sends or receives inside the loop frame '%s': tfsh runs a loop's "
-                    "body on one device (place the loop's ops together)", g->nodes[i]->name, s->name);
     if (cf->kind[i] == K_EXIT) {
       cf_sframe *f = &cf->sf[cf->frame[i]];
       f->exits = xrealloc(f->exits, (size_t)(f->n_exits + 1) * sizeof *f->exits);
       cf->exit_idx[i] = f->n_exits;
       f->exits[f->n_exits++] = i;
     }
-  }
-  /* A value of a tf.cond branch may be dead, and a dead value is never sent: the other
-   * device would wait for it. Refuse a _Send downstream of a Switch (not past a Merge or an
-   * Exit, whose outputs are live). */
-  if (!rc) {
-    bool *maybe_dead = xcalloc(nn, sizeof *maybe_dead);
-    int *work = xcalloc(nn, sizeof *work), nw = 0;
-    for (int i = 0; i < n; i++)
-      if (cf->kind[i] == K_SWITCH) maybe_dead[i] = true, work[nw++] = i;
-    while (nw && !rc) {
-      int u = work[--nw];
-      for (int e = cf->out_first[u]; e < cf->out_first[u + 1]; e++) {
-        int v = cf->outs[e].dst;
-        if (maybe_dead[v] || cf->kind[v] == K_MERGE || cf->kind[v] == K_EXIT || cf->kind[v] == K_NEXT) continue;
-        maybe_dead[v] = true;
-        work[nw++] = v;
-        if (x->nodes[v].is_send)
-          rc = rt_error(st, RT_UNIMPLEMENTED,
-                        "node '%s' sends a value of a tf.cond branch (dead when the branch is not taken) "
-                        "to another device: tfsh runs a branch's ops on one device (place them together)",
-                        g->nodes[v]->name);
-      }
-    }
-    free(maybe_dead);
-    free(work);
   }
   for (int s = 0; s < cf->n_sf; s++)
     cf->sf[s].init_pending = xcalloc((size_t)cf->sf[s].n_nodes + 1, sizeof(int));
@@ -337,6 +322,12 @@ static cf_frame *frame_new(struct cf_exec *cf, int sfi, cf_frame *parent, int64_
                            int max_par) {
   cf_frame *f = xcalloc(1, sizeof *f);
   f->sf = sfi;
+  if (parent) {   /* the same on every device that runs this frame: names and iterations */
+    uint64_t h = (parent->fid ^ (uint64_t)parent_iter * 0x9e3779b97f4a7c15ull) * 1099511628211ull;
+    for (const unsigned char *p = (const unsigned char *)cf->sf[sfi].name; *p; p++)
+      h = (h ^ *p) * 1099511628211ull;
+    f->fid = h ? h : 1;
+  }
   f->parent = parent;
   f->parent_iter = parent_iter;
   f->max_par = max_par < 1 ? 1 : max_par;
@@ -522,6 +513,17 @@ static void propagate(struct cf_exec *cf, rt_exec *x, int src, cf_frame *f, int6
 
 /* ---- running --------------------------------------------------------------------------- */
 
+/* The rendezvous key of xn (a _Send or _Recv) in iteration iter of f: TF's, whose last
+ * field is "frame_id:iter_id" ("0:0" in the root frame), so that iteration i of a loop
+ * split over devices meets iteration i on the other side. */
+static const char *frame_key(const xnode *xn, const cf_frame *f, int64_t iter, char *buf, size_t n) {
+  if (!f->fid) return xn->key;
+  const char *semi = strrchr(xn->key, ';');
+  int pre = semi ? (int)(semi - xn->key) : (int)strlen(xn->key);
+  snprintf(buf, n, "%.*s;%016" PRIx64 ":%" PRId64, pre, xn->key, f->fid, iter);
+  return buf;
+}
+
 static int run_item(struct cf_exec *cf, rt_exec *x, const cf_item *item, rt_tensor **out,
                     rt_status *st) {
   xnode *xn = &x->nodes[item->node];
@@ -529,6 +531,10 @@ static int run_item(struct cf_exec *cf, rt_exec *x, const cf_item *item, rt_tens
   cf_iter *it = iter_at(item->f, item->iter);
   rt_tensor **in = it->in + cf->in_off[item->node];
   int rc = RT_OK;
+  char kb[1200];
+  if (item->dead && xn->is_send)   /* the other side learns it is dead (TF's is_dead) */
+    rc = cf->step->send ? cf->step->send(cf->step, frame_key(xn, item->f, item->iter, kb, sizeof kb), RT_DEAD, st)
+                        : rt_error(st, RT_INTERNAL, "node '%s': no rendezvous for _Send", n->name);
   if (!item->dead) switch (cf->kind[item->node]) {
     case K_MERGE: {
       int k = 0;
@@ -561,7 +567,14 @@ static int run_item(struct cf_exec *cf, rt_exec *x, const cf_item *item, rt_tens
       out[0] = rt_tensor_ref(in[0]);
       break;
     default:
-      rc = rt_exec_kernel(x, xn, cf->step, in, out, NULL, st);
+      if (xn->is_send && item->f->fid) {   /* in a loop: the key names frame and iteration */
+        char *root_key = xn->key;
+        xn->key = (char *)frame_key(xn, item->f, item->iter, kb, sizeof kb);
+        rc = rt_exec_kernel(x, xn, cf->step, in, out, NULL, st);
+        xn->key = root_key;
+      } else {
+        rc = rt_exec_kernel(x, xn, cf->step, in, out, NULL, st);
+      }
     }
   for (int k = 0; k < n->n_data_inputs; k++)
     if (in[k]) {
@@ -658,7 +671,10 @@ int rt_cf_run(rt_exec *x, rt_step *step, const rt_run_args *a, rt_status *st) {
         push(cf, i, cf->root, 0, false);
   }
 
-  int *deferred = stack, n_def = 0, done = 0, since_sweep = 0;
+  /* _Recvs whose tensor is not there yet, with their keys */
+  cf_item *deferred = NULL;
+  char **dkeys = NULL;
+  int n_def = 0, cap_def = 0, done = 0, since_sweep = 0;
   rt_tensor **out = cf->scratch;
   uint32_t trace_tid = step->trace ? rt_trace_thread_id() : 0;   /* views */
   char where[300];
@@ -673,16 +689,26 @@ int rt_cf_run(rt_exec *x, rt_step *step, const rt_run_args *a, rt_status *st) {
     if (cf->nq) {
       item = cf->q[--cf->nq];
       xnode *xn = &x->nodes[item.node];
-      if (xn->is_recv && !item.dead) {
+      if (xn->is_recv) {   /* runs even when dead (its control input): the send comes anyway */
         rt_tensor *t = NULL;
-        int r = step->recv ? step->recv(step, xn->key, false, &t, st)
+        char kb[1200];
+        const char *key = frame_key(xn, item.f, item.iter, kb, sizeof kb);
+        int r = step->recv ? step->recv(step, key, false, &t, st)
                            : rt_error(st, RT_INTERNAL, "no rendezvous for _Recv");
         if (r == RT_UNAVAILABLE) {
-          deferred[n_def++] = item.node;
+          if (n_def == cap_def) {
+            cap_def = cap_def ? 2 * cap_def : 16;
+            deferred = xrealloc(deferred, (size_t)cap_def * sizeof *deferred);
+            dkeys = xrealloc(dkeys, (size_t)cap_def * sizeof *dkeys);
+          }
+          deferred[n_def] = item;
+          dkeys[n_def++] = xstrdup(key);
           continue;
         }
-        if (!r) r = rt_exec_accept(x, &t, st);
+        if (!r && t == RT_DEAD) item.dead = true, rt_tensor_unref(t), t = NULL;
+        else if (!r) r = rt_exec_accept(x, &t, st);
         if ((rc = r)) break;
+        if (item.dead) rt_tensor_unref(t), t = NULL;
         out[0] = t;
       } else {
         int64_t t0 = step->timed ? rt_trace_micros() : 0;   /* views: busy share */
@@ -693,10 +719,18 @@ int rt_cf_run(rt_exec *x, rt_step *step, const rt_run_args *a, rt_status *st) {
     } else {
       int which = 0;
       rt_tensor *t = NULL;
-      if ((rc = rt_exec_wait_recv(x, step, deferred, n_def, &which, &t, st))) break;
-      if ((rc = rt_exec_accept(x, &t, st))) break;
-      item = (cf_item){deferred[which], cf->root, 0, false};
-      memmove(deferred + which, deferred + which + 1, (size_t)(--n_def - which) * sizeof *deferred);
+      atomic_store(&step->current_op, x->nodes[deferred[0].node].node->name);   /* views */
+      if ((rc = step->recv_any ? step->recv_any(step, (const char *const *)dkeys, n_def, &which, &t, st)
+                               : step->recv(step, dkeys[0], true, &t, st)))
+        break;
+      item = deferred[which];
+      free(dkeys[which]);
+      n_def--;
+      memmove(deferred + which, deferred + which + 1, (size_t)(n_def - which) * sizeof *deferred);
+      memmove(dkeys + which, dkeys + which + 1, (size_t)(n_def - which) * sizeof *dkeys);
+      if (t == RT_DEAD) item.dead = true, rt_tensor_unref(t), t = NULL;
+      else if ((rc = rt_exec_accept(x, &t, st))) break;
+      if (item.dead) rt_tensor_unref(t), t = NULL;
       out[0] = t;
     }
     if (step->trace && !item.dead) {   /* views: which frame and iteration (dead nodes did not run) */
@@ -707,11 +741,18 @@ int rt_cf_run(rt_exec *x, rt_step *step, const rt_run_args *a, rt_status *st) {
     }
     if (++done <= total) atomic_store(&step->ops_done, done);
     complete(cf, x, &item, out);
-    for (int i = 0; i < cf->max_outputs; i++) rt_tensor_unref(out[i]);
+    for (int i = 0; i < cf->max_outputs; i++) {   /* NULL: a cancel before the next memset */
+      rt_tensor_unref(out[i]);
+      out[i] = NULL;
+    }
     /* A deferred _Recv gets another chance every 64 nodes (exec.c does the same); with
      * nothing else to run, the wait above takes whichever comes first. */
     if (n_def && cf->nq && ++since_sweep >= 64) {
-      for (int d = 0; d < n_def; d++) push(cf, deferred[d], cf->root, 0, false);
+      for (int d = 0; d < n_def; d++) {   /* back in the queue, still outstanding */
+        push(cf, deferred[d].node, deferred[d].f, deferred[d].iter, deferred[d].dead);
+        iter_at(deferred[d].f, deferred[d].iter)->outstanding--;
+        free(dkeys[d]);
+      }
       n_def = 0;
       since_sweep = 0;
     }
@@ -722,6 +763,9 @@ int rt_cf_run(rt_exec *x, rt_step *step, const rt_run_args *a, rt_status *st) {
       out[i] = NULL;
     }
   }
+  for (int d = 0; d < n_def; d++) free(dkeys[d]);
+  free(deferred);
+  free(dkeys);
   atomic_store(&step->current_op, NULL);
   if (!rc && (cf->root_done < cf->root_total || cf->root->iters[0]->child_frames))
     rc = rt_error(st, RT_INTERNAL, "graph has a cycle or a missing input (%d of %d ran)",

@@ -14,10 +14,17 @@
 
 typedef struct rt_step rt_step;
 
+/* A dead value (the untaken output of a Switch, a loop's last iteration) crossing a
+ * rendezvous: a _Send of a dead value sends this, and the _Recv that gets it yields a dead
+ * value (TF's is_dead). It holds no bytes and is never freed (exec_cf.c defines it). */
+extern rt_tensor rt_dead_value;
+#define RT_DEAD (&rt_dead_value)
+
 struct rt_step {
   uint64_t id;
   atomic_bool cancelled;
-  /* Rendezvous. send hands a tensor over under `key` (takes a new reference).
+  /* Rendezvous. send hands a tensor over under `key` (takes a new reference; RT_DEAD for
+   * a dead value, which recv then returns).
    * recv with block=false returns RT_OK and *t, or RT_UNAVAILABLE when not there yet;
    * with block=true it waits until it arrives or the step is cancelled. */
   int (*send)(rt_step *s, const char *key, rt_tensor *t, rt_status *st);

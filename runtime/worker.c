@@ -347,7 +347,7 @@ static void item_put(wstep *s, const char *key, rt_tensor *t) {
   uint64_t h = key_hash(key);
   rdv_item **slot = item_slot(s, key, h);
   rdv_item *it = *slot ? *slot : item_new(slot, key, h);
-  if (it->t) {   /* sent twice: the newer wins (no loops yet: a key is sent once a step) */
+  if (it->t) {   /* sent twice: the newer wins (a key names its loop iteration: sent once) */
     rt_tensor_unref(it->t);
     s->n_items--;
   }
@@ -428,7 +428,8 @@ static int push_remote(rt_worker *w, uint64_t step, const char *key, const char 
   net_msg *m = net_msg_new("PushTensor");
   net_msg_uint(m, "step", step);
   net_msg_str(m, "key", key);
-  if (shm) rt_pack_tensor_shm(net_msg_field(m, "tensor"), t, path, off);
+  if (t == RT_DEAD) net_msg_bool(m, "dead", true);   /* no tensor: the receiver's value is dead */
+  else if (shm) rt_pack_tensor_shm(net_msg_field(m, "tensor"), t, path, off);
   else rt_pack_tensor_msg(m, net_msg_field(m, "tensor"), t);
   return net_peer_send_oneway(p, m, st);
 }
@@ -909,11 +910,16 @@ static void handle_push(rt_worker *w, net_req *req) {
   int rc = net_get_uint(in, "step", &step, &st);
   if (!rc) rc = net_get_str(in, "key", &key, &len, &st);
   if (!rc && len >= 1024) rc = rt_error(&st, RT_INVALID_ARGUMENT, "PushTensor: key of %zu bytes", len);
-  const msgpack_object *tv = rc ? NULL : net_get(in, "tensor");
-  if (!rc && !tv) rc = rt_error(&st, RT_INVALID_ARGUMENT, "PushTensor: missing field \"tensor\"");
+  bool dead = false;
+  if (!rc && net_has(in, "dead")) rc = net_get_bool(in, "dead", &dead, &st);
+  const msgpack_object *tv = rc || dead ? NULL : net_get(in, "tensor");
+  if (dead) t = rt_tensor_ref(RT_DEAD);
+  else if (!rc && !tv) rc = rt_error(&st, RT_INVALID_ARGUMENT, "PushTensor: missing field \"tensor\"");
   char k[1024];
   snprintf(k, sizeof k, "%.*s", (int)len, key);
-  if (!rc && rt_tensor_msg_is_shm(tv)) {   /* its bytes wait in the sender's outbox */
+  if (!rc && dead) {
+    /* t is RT_DEAD */
+  } else if (!rc && rt_tensor_msg_is_shm(tv)) {   /* its bytes wait in the sender's outbox */
     net_peer *from = sender_peer(w, k, &st);
     rc = from ? rt_unpack_tensor_shm(tv, "PushTensor.tensor", shm_release, from, &t, &st) : st.code;
   } else if (!rc) {
