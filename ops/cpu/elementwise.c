@@ -332,9 +332,31 @@ UN_KERNEL(op_cpu_log1p, log1p_f32, log1p_f64, NULL, NULL)
   case RT_INT32: for (int64_t i = 0; i < n; i++) to[i] = (TO)((const int32_t *)xd)[i]; break; \
   case RT_INT64: for (int64_t i = 0; i < n; i++) to[i] = (TO)((const int64_t *)xd)[i]; break; \
   case RT_BOOL: for (int64_t i = 0; i < n; i++) to[i] = (TO)((const bool *)xd)[i]; break;     \
+  case RT_UINT8: for (int64_t i = 0; i < n; i++) to[i] = (TO)((const uint8_t *)xd)[i]; break; \
   default: return rt_kernel_error(c, RT_UNIMPLEMENTED, "Cast from %s is not supported",       \
                                   rt_dtype_name(x->dtype));                                   \
   }
+
+/* A float's uint8 as TF's CPU kernel makes it: truncated to int32 (NaN and values out of
+ * int32's range become INT32_MIN, as x86 does), then the low byte. */
+static uint8_t u8_of(double v) {
+  int32_t i = isnan(v) || v <= -2147483649.0 || v >= 2147483648.0 ? INT32_MIN : (int32_t)v;
+  return (uint8_t)i;
+}
+
+static int cast_to_u8(rt_kernel_ctx *c, const rt_tensor *x, uint8_t *o, int64_t n) {
+  const void *xd = rt_tensor_data(x);
+  switch (x->dtype) {
+  case RT_FLOAT: for (int64_t i = 0; i < n; i++) o[i] = u8_of(((const float *)xd)[i]); break;
+  case RT_DOUBLE: for (int64_t i = 0; i < n; i++) o[i] = u8_of(((const double *)xd)[i]); break;
+  case RT_INT32: for (int64_t i = 0; i < n; i++) o[i] = (uint8_t)((const int32_t *)xd)[i]; break;
+  case RT_INT64: for (int64_t i = 0; i < n; i++) o[i] = (uint8_t)((const int64_t *)xd)[i]; break;
+  case RT_BOOL: for (int64_t i = 0; i < n; i++) o[i] = ((const bool *)xd)[i]; break;
+  case RT_UINT8: memcpy(o, xd, (size_t)n); break;
+  default: return rt_kernel_error(c, RT_UNIMPLEMENTED, "Cast from %s is not supported", rt_dtype_name(x->dtype));
+  }
+  return RT_OK;
+}
 
 int op_cpu_cast(rt_kernel_ctx *c) {
   const rt_tensor *x = c->inputs[0];
@@ -350,6 +372,7 @@ int op_cpu_cast(rt_kernel_ctx *c) {
   case RT_INT32: { int32_t *o = yd; CAST_FROM(int32_t, o) break; }
   case RT_INT64: { int64_t *o = yd; CAST_FROM(int64_t, o) break; }
   case RT_BOOL: { bool *o = yd; CAST_FROM(bool, o) break; }
+  case RT_UINT8: return cast_to_u8(c, x, yd, n);
   default:
     return rt_kernel_error(c, RT_UNIMPLEMENTED, "Cast to %s is not supported", rt_dtype_name(dst));
   }

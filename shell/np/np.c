@@ -82,6 +82,7 @@ static void store(rt_tensor *t, int64_t i, double d, int64_t n) {
   case RT_DOUBLE: ((double *)p)[i] = d; break;
   case RT_INT32: ((int32_t *)p)[i] = (int32_t)n; break;
   case RT_INT64: ((int64_t *)p)[i] = n; break;
+  case RT_UINT8: ((uint8_t *)p)[i] = (uint8_t)n; break;
   case RT_BOOL: ((bool *)p)[i] = n != 0 || d != 0; break;
   default: break;
   }
@@ -227,7 +228,7 @@ static sh_obj *adopt(sh_obj *r, sh_obj *self) {
 static sh_obj *element(const rt_tensor *t, int64_t i) {
   switch (t->dtype) {
   case RT_FLOAT: case RT_DOUBLE: return sh_float(rt_tensor_get_f64(t, i));
-  case RT_INT32: case RT_INT64: return sh_int(rt_tensor_get_i64(t, i));
+  case RT_INT32: case RT_INT64: case RT_UINT8: return sh_int(rt_tensor_get_i64(t, i));
   case RT_BOOL: return sh_bool(rt_tensor_get_i64(t, i) != 0);
   case RT_STRING: return np_element(t, i, NP_STR_OBJECT);   /* TF fetches bytes */
   default: return sh_none();
@@ -957,6 +958,7 @@ static rt_dtype result_type(sh_obj *a, sh_obj *b, int op) {
               ? (ta == RT_FLOAT && tb == RT_FLOAT ? RT_FLOAT : RT_DOUBLE) : RT_FLOAT;
     else if (ta == RT_BOOL && tb == RT_BOOL) r = RT_BOOL;
     else if (ta == RT_BOOL || tb == RT_BOOL) r = ta == RT_BOOL ? tb : ta;
+    else if (ta == RT_UINT8 && tb == RT_UINT8) r = RT_UINT8;
     else r = ta == RT_INT64 || tb == RT_INT64 ? RT_INT64 : RT_INT32;
     if (rt_dtype_is_float(ta) && rt_dtype_is_float(tb)) r = (ta == RT_DOUBLE || tb == RT_DOUBLE) ? RT_DOUBLE : RT_FLOAT;
   } else {
@@ -1133,7 +1135,7 @@ static int scalar_hash(sh_obj *self, int64_t *out) {
    .getitem = scalar_getitem, .iter = scalar_iter, .truth = array_truth, .hash = scalar_hash}
 sh_type np_scalar_type[NP_N_SCALAR_TYPES] = {
   NP_SCALAR("float32", "float32"), NP_SCALAR("float64", "float64"), NP_SCALAR("int32", "int32"),
-  NP_SCALAR("int64", "int64"), NP_SCALAR("bool_", "bool"),
+  NP_SCALAR("int64", "int64"), NP_SCALAR("bool_", "bool"), NP_SCALAR("uint8", "uint8"),
 };
 #undef NP_SCALAR
 
@@ -1144,6 +1146,7 @@ sh_type *np_scalar_type_of(rt_dtype t) {
   case RT_INT32: return &np_scalar_type[2];
   case RT_INT64: return &np_scalar_type[3];
   case RT_BOOL: return &np_scalar_type[4];
+  case RT_UINT8: return &np_scalar_type[5];
   default: return NULL;
   }
 }
