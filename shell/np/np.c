@@ -721,6 +721,14 @@ static sh_obj *m_copy(sh_obj *self, int argc, sh_obj **argv, sh_obj *kw) {
   return same_kind(self, adopt(np_wrap(rt_tensor_copy(((np_array *)self)->t)), self));
 }
 
+/* a.tobytes() (and numpy 1.x's a.tostring()): the elements' bytes in C order. */
+static sh_obj *m_tobytes(sh_obj *self, int argc, sh_obj **argv, sh_obj *kw) {
+  if (sh_parse_args("tobytes", argc, argv, kw, "") < 0) return NULL;
+  const rt_tensor *t = ((np_array *)self)->t;
+  if (rt_dtype_is_str(t->dtype)) return sh_raise(sh_TypeError, "tobytes: tfsh has no raw bytes for a string array");
+  return sh_bytes(rt_tensor_data(t), rt_tensor_nbytes(t));
+}
+
 static sh_obj *m_astype(sh_obj *self, int argc, sh_obj **argv, sh_obj *kw) {
   sh_obj *dt;
   if (sh_parse_args("astype", argc, argv, kw, "dtype", &dt) < 0) return NULL;
@@ -907,6 +915,8 @@ static const sh_method array_methods[] = {
   {"ravel", m_flatten, "ravel()", "A 1-d copy."},
   {"copy", m_copy, "copy()", "A copy."},
   {"astype", m_astype, "astype(dtype)", "A copy converted to dtype."},
+  {"tobytes", m_tobytes, "tobytes()", "The elements' raw bytes in C order."},
+  {"tostring", m_tobytes, "tostring()", "numpy 1.x's name for tobytes()."},
   {"sum", m_sum, "sum(axis=None)", "Sum of elements."},
   {"mean", m_mean, "mean(axis=None)", "Mean of elements."},
   {"max", m_max, "max(axis=None)", "Largest element."},
@@ -1235,6 +1245,32 @@ static sh_obj *filled(const char *fn, int argc, sh_obj **argv, sh_obj *kw, doubl
 static sh_obj *f_zeros(sh_obj *self, int argc, sh_obj **argv, sh_obj *kw) { return filled("zeros", argc, argv, kw, 0); }
 static sh_obj *f_ones(sh_obj *self, int argc, sh_obj **argv, sh_obj *kw) { return filled("ones", argc, argv, kw, 1); }
 
+/* np.frombuffer(buffer, dtype=float64, count=-1, offset=0): a 1-d array of buffer's bytes. */
+static sh_obj *f_frombuffer(sh_obj *self, int argc, sh_obj **argv, sh_obj *kw) {
+  sh_obj *buf, *dt = NULL, *count_o = NULL, *off_o = NULL;
+  if (sh_parse_args("frombuffer", argc, argv, kw, "buffer |dtype count offset", &buf, &dt, &count_o, &off_o) < 0) return NULL;
+  if (!sh_is_bytes(buf)) return sh_raise(sh_TypeError, "frombuffer: a bytes-like object is required");
+  rt_dtype t = dt && dt != SH_NONE ? np_dtype_of(dt) : RT_DOUBLE;
+  size_t w = rt_dtype_size(t);
+  if (t == RT_INVALID || rt_dtype_is_str(t) || !w) return sh_raise(sh_TypeError, "frombuffer: data type not understood");
+  int64_t count = -1, off = 0, len = sh_bytes_len(buf);
+  if (count_o && count_o != SH_NONE && sh_as_int(count_o, &count) < 0) return NULL;
+  if (off_o && off_o != SH_NONE && sh_as_int(off_o, &off) < 0) return NULL;
+  if (off < 0 || off > len) return sh_raise(sh_ValueError, "offset must be non-negative and no greater than buffer length (%lld)", (long long)len);
+  int64_t avail = len - off;
+  if (count < 0) {
+    if (avail % (int64_t)w) return sh_raise(sh_ValueError, "buffer size must be a multiple of element size");
+    count = avail / (int64_t)w;
+  } else if (count * (int64_t)w > avail) {
+    return sh_raise(sh_ValueError, "buffer is smaller than requested size");
+  }
+  rt_shape s = rt_shape_make(1, &count);
+  rt_tensor *x = rt_tensor_new_uninit(t, &s);
+  if (!x) return sh_raise(sh_ValueError, "out of memory");
+  if (count) memcpy(rt_tensor_data(x), sh_bytes_data(buf) + off, (size_t)count * w);
+  return np_wrap(x);
+}
+
 static sh_obj *f_arange(sh_obj *self, int argc, sh_obj **argv, sh_obj *kw) {
   sh_obj *a = NULL, *b = NULL, *c = NULL, *dt = NULL;
   if (sh_parse_args("arange", argc, argv, kw, "start |stop step dtype", &a, &b, &c, &dt) < 0) return NULL;
@@ -1347,6 +1383,7 @@ static const sh_method np_funcs[] = {
   {"array", f_array, "array(object, dtype=None)", "An array from nested lists or another array."},
   {"asarray", f_asarray, "asarray(a, dtype=None)", "a as an array (no copy when possible)."},
   {"zeros", f_zeros, "zeros(shape, dtype=float64)", "An array of zeros."},
+  {"frombuffer", f_frombuffer, "frombuffer(buffer, dtype=float64, count=-1, offset=0)", "A 1-d array of a bytes object's raw elements."},
   {"ones", f_ones, "ones(shape, dtype=float64)", "An array of ones."},
   {"arange", f_arange, "arange([start,] stop[, step], dtype=None)", "Evenly spaced values."},
   {"sum", f_sum, "sum(a, axis=None)", "Sum of elements."},
