@@ -757,7 +757,7 @@ static sh_obj *reduce(rt_tensor *t, int kind, sh_obj *axis_obj) {
   rt_dtype out_t = arg ? RT_INT64
                  : kind == R_MEAN ? (t->dtype == RT_FLOAT ? RT_FLOAT : RT_DOUBLE)
                  : kind == R_ANY || kind == R_ALL ? RT_BOOL
-                 : (t->dtype == RT_BOOL || t->dtype == RT_INT32) && kind != R_MAX && kind != R_MIN ? RT_INT64
+                 : (t->dtype == RT_BOOL || t->dtype == RT_INT32 || t->dtype == RT_UINT8) && kind != R_MAX && kind != R_MIN ? RT_INT64
                  : t->dtype;
   if (t->dtype == RT_STRING) return sh_raise(sh_TypeError, "cannot reduce a string array");
   int axis = -1;
@@ -1085,6 +1085,16 @@ static sh_obj *array_unop(int op, sh_obj *a) {
   return scalar_or_array(np_wrap(r));
 }
 
+/* o, or a uint8 array as int64 (comparisons subtract, which must not wrap); a new reference. */
+static sh_obj *widen_u8(sh_obj *o) {
+  if (!np_check(o) || ((np_array *)o)->t->dtype != RT_UINT8) return sh_incref(o);
+  const rt_tensor *t = ((np_array *)o)->t;
+  rt_tensor *x = rt_tensor_new(RT_INT64, &t->shape);
+  if (!x) return sh_raise(sh_ValueError, "out of memory");
+  for (int64_t i = 0; i < rt_tensor_numel(t); i++) ((int64_t *)rt_tensor_data(x))[i] = rt_tensor_get_i64(t, i);
+  return np_wrap(x);
+}
+
 static sh_obj *array_compare(int op, sh_obj *a, sh_obj *b) {
   if (!np_check(a) && !np_check(b)) return SH_NOTIMPL;
   if ((np_check(a) && ((np_array *)a)->t->dtype == RT_STRING) || (np_check(b) && ((np_array *)b)->t->dtype == RT_STRING))
@@ -1094,7 +1104,10 @@ static sh_obj *array_compare(int op, sh_obj *a, sh_obj *b) {
       return SH_NOTIMPL;
     if (o == b) break;
   }
-  sh_obj *diff = array_binop(SH_SUB, a, b);
+  sh_obj *wa = widen_u8(a), *wb = wa ? widen_u8(b) : NULL;
+  sh_obj *diff = wb ? array_binop(SH_SUB, wa, wb) : NULL;
+  if (wa) sh_decref(wa);
+  if (wb) sh_decref(wb);
   if (!diff || diff == SH_NOTIMPL) return diff;
   rt_tensor *d = ((np_array *)diff)->t;
   rt_tensor *r = rt_tensor_new(RT_BOOL, &d->shape);
