@@ -38,3 +38,10 @@ a = np.arange(6, dtype=np.uint8).reshape(2, 3)
 print(a + a, a.sum(), a.max(), a[0] > 1, a[1] == 4, a.sum(), a[1].sum(), np.uint8(7), a.tolist())
 print(np.array([1, 2], dtype=np.uint8) * np.array([200, 200], dtype=np.uint8))
 print(repr(np.frombuffer(b"\x00\x00\x80\x3f\x00\x00\x00\x40", dtype=np.float32)), repr(np.frombuffer(b"abcd", np.uint8, 2, 1)))
+
+# over the wire: a session on a local server feeds and fetches uint8
+server = tf.train.Server.create_local_server()
+with tf.Graph().as_default():
+    p = tf.placeholder(tf.uint8, [None])
+    with tf.Session(server.target) as s:
+        print(s.run([tf.gather(p, [2, 1, 0]), tf.cast(p, tf.int32)], {p: np.array([1, 200, 255], np.uint8)}))
