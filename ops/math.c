@@ -349,14 +349,14 @@ static int prod_grad(rt_grad_ctx *c) {
    .shape = op_shape_broadcast, .kernel = {[RT_DEV_CPU] = k}, .grad = op_no_grad}
 #define ARG(nm, k, h)                                                                   \
   {.name = nm, .inputs = "input: T, dimension: Tidx", .outputs = "output: output_type", \
-   .attrs = "T: " NUM ", Tidx: {int32, int64} = int32, output_type: {int32, int64} = int64", \
+   .attrs = "T: " NUM8 ", Tidx: {int32, int64} = int32, output_type: {int32, int64} = int64", \
    .help = h, .shape = argmax_shape, .kernel = {[RT_DEV_CPU] = k}, .grad = op_no_grad}
 #define UNARY(nm, types, k, g, h)                                                       \
   {.name = nm, .inputs = "x: T", .outputs = "y: T", .attrs = "T: " types, .help = h,    \
    .shape = op_shape_unchanged, .kernel = {[RT_DEV_CPU] = k}, .grad = g}
 #define REDUCE(nm, k, g, h)                                                             \
   {.name = nm, .inputs = "input: T, reduction_indices: Tidx", .outputs = "output: T",   \
-   .attrs = "keep_dims: bool = false, T: " NUM ", Tidx: {int32, int64} = int32",        \
+   .attrs = "keep_dims: bool = false, T: " NUM8 ", Tidx: {int32, int64} = int32",       \
    .help = h, .shape = reduce_shape, .kernel = {[RT_DEV_CPU] = k}, .grad = g}
 
 static const rt_op_def math_ops[] = {

@@ -11,3 +11,11 @@ with tf.Session() as s:
               tf.ones(tf.shape(u), tf.uint8), tf.ones([1000], tf.uint8)[998:], tf.add_n([u, w, w]),
               tf.cast(p, tf.float32) * (1. / 255) - 0.5]:
         print(repr(s.run(t, {p: np.array([0, 51, 255], np.uint8)})))
+
+# reductions: sums and products wrap, means do not; argmax of uint8
+x = tf.constant([[200, 200, 3], [1, 250, 7]], tf.uint8)
+with tf.Session() as s:
+    for f in [tf.reduce_sum, tf.reduce_mean, tf.reduce_max, tf.reduce_min, tf.reduce_prod]:
+        for v in s.run([f(x), f(x, 0), f(x, 1)]):
+            print(v)
+    print(s.run(tf.argmax(x, 1)))
