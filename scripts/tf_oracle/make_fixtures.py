@@ -162,7 +162,7 @@ with g.as_default():
     tf.train.write_graph(g, os.path.join(root, "image"), "graph.pb", as_text=False)
     tf.train.write_graph(g, os.path.join(root, "image"), "graph.pbtxt", as_text=True)
 g = tf.Graph()
-with g.as_default():   # a uint8 constant: a kernel would need it, so tfsh's import names the node
+with g.as_default():   # a uint8 constant (tfsh imports it since it has uint8)
     tf.constant([1, 2], tf.uint8, name="c8")
     tf.train.write_graph(g, os.path.join(root, "image"), "const_u8.pb", as_text=False)
 
