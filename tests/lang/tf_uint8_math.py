@@ -19,3 +19,11 @@ with tf.Session() as s:
         for v in s.run([f(x), f(x, 0), f(x, 1)]):
             print(v)
     print(s.run(tf.argmax(x, 1)))
+
+# an image summary of uint8 pixels
+im = tf.summary.image("im", tf.constant(np.array([[[[0], [255]], [[128], [7]]]], np.uint8)))
+with tf.Session() as sess:
+    summ = tf.Summary()
+    summ.ParseFromString(sess.run(im))
+    v = summ.value[0]
+    print(v.tag, v.image.height, v.image.width, v.image.colorspace, len(v.image.encoded_image_string) > 0)
