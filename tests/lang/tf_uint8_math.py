@@ -19,6 +19,7 @@ with tf.Session() as s:
         for v in s.run([f(x), f(x, 0), f(x, 1)]):
             print(v)
     print(s.run(tf.argmax(x, 1)))
+    print(s.run(tf.one_hot(x[0] - 198, 4)))
 
 # an image summary of uint8 pixels
 im = tf.summary.image("im", tf.constant(np.array([[[[0], [255]], [[128], [7]]]], np.uint8)))
