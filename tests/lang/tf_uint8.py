@@ -29,6 +29,7 @@ print(d8, d32)
 with tf.Session() as s:
     print(repr(s.run(f, {p: a})))
     print(repr(s.run(r, {p: a})))
+    print(s.run([p, r], {p: a}))   # a fed tensor fetched is the fed value
     print(repr(s.run(tf.concat([c, c], 0))))
     print(repr(s.run(tf.gather(c, [2, 0]))))
     print(repr(s.run(tf.stack([c, c])[:, 1:])))
