@@ -34,6 +34,13 @@ with g2.as_default():
         print(repr(s.run("v/initial_value:0")))
 shutil.rmtree(d)
 
+# a uint8 checkpoint TensorFlow wrote (scripts/tf_oracle/make_fixtures.py)
+with tf.Graph().as_default():
+    v = tf.Variable(np.zeros([1, 3], np.uint8), name="v")
+    with tf.Session() as s:
+        tf.train.Saver().restore(s, "../fixtures/tf/uint8/model")
+        print(repr(s.run(v)))
+
 a = np.arange(6, dtype=np.uint8).reshape(2, 3)
 print(a + a, a.sum(), a.max(), a[0] > 1, a[1] == 4, a.sum(), a[1].sum(), np.uint8(7), a.tolist())
 print(np.array([1, 2], dtype=np.uint8) * np.array([200, 200], dtype=np.uint8))
