@@ -610,7 +610,8 @@ static int decode_raw_kernel(rt_kernel_ctx *c) {
   const rt_tensor *in = c->inputs[0];
   rt_dtype t = rt_node_type(c->node, "out_type", RT_UINT8);
   size_t w = rt_dtype_size(t);
-  if (rt_dtype_is_str(t) || !w) return rt_kernel_error(c, RT_INVALID_ARGUMENT, "DecodeRaw: out_type %s is not a number type", rt_dtype_name(t));
+  if (rt_dtype_is_str(t) || !w)
+    return rt_kernel_error(c, RT_INVALID_ARGUMENT, "DecodeRaw: out_type %s is not a number type", rt_dtype_name(t));
   bool swap = !rt_node_bool(c->node, "little_endian", true) && w > 1;
   int64_t n = rt_tensor_numel(in);
   const rt_str *s = rt_tensor_data(in);
@@ -618,13 +619,16 @@ static int decode_raw_kernel(rt_kernel_ctx *c) {
   for (int64_t i = 1; i < n; i++)
     if (s[i].len != len)
       return rt_kernel_error(c, RT_INVALID_ARGUMENT,
-                             "DecodeRaw requires input strings to all be the same size, but element %lld has size %zu != %zu",
-                             (long long)i, len, s[i].len);
+                             "DecodeRaw requires input strings to all be the same size, "
+                             "but element %lld has size %zu != %zu", (long long)i, len, s[i].len);
   if (len % w)
-    return rt_kernel_error(c, RT_INVALID_ARGUMENT, "Input to DecodeRaw has length %zu that is not a multiple of %zu, the size of %s",
-                           len, w, rt_dtype_name(t));
+    return rt_kernel_error(c, RT_INVALID_ARGUMENT,
+                           "Input to DecodeRaw has length %zu that is not a multiple of %zu, the size of %s", len, w,
+                           rt_dtype_name(t));
   rt_shape os = in->shape;
-  if (os.ndims >= RT_MAX_DIMS) return rt_kernel_error(c, RT_UNIMPLEMENTED, "DecodeRaw: input of rank %d (tfsh has at most %d dims)", os.ndims, RT_MAX_DIMS);
+  if (os.ndims >= RT_MAX_DIMS)
+    return rt_kernel_error(c, RT_UNIMPLEMENTED, "DecodeRaw: input of rank %d (tfsh has at most %d dims)", os.ndims,
+                           RT_MAX_DIMS);
   os.dims[os.ndims++] = (int64_t)(len / w);
   rt_tensor *o = rt_kernel_output(c, 0, t, &os);
   if (!o) return c->st->code;

@@ -1269,7 +1269,9 @@ static sh_obj *f_frombuffer(sh_obj *self, int argc, sh_obj **argv, sh_obj *kw) {
   int64_t count = -1, off = 0, len = sh_bytes_len(buf);
   if (count_o && count_o != SH_NONE && sh_as_int(count_o, &count) < 0) return NULL;
   if (off_o && off_o != SH_NONE && sh_as_int(off_o, &off) < 0) return NULL;
-  if (off < 0 || off > len) return sh_raise(sh_ValueError, "offset must be non-negative and no greater than buffer length (%lld)", (long long)len);
+  if (off < 0 || off > len)
+    return sh_raise(sh_ValueError, "offset must be non-negative and no greater than buffer length (%lld)",
+                    (long long)len);
   int64_t avail = len - off;
   if (count < 0) {
     if (avail % (int64_t)w) return sh_raise(sh_ValueError, "buffer size must be a multiple of element size");
