@@ -881,7 +881,7 @@ static const rt_op_def array_ops[] = {
    .help = "Sums the rows of data that share a segment id; ids out of range are an error.",
    .shape = segment_sum_shape, K(op_cpu_unsorted_segment_sum)},
   {.name = "OneHot", .inputs = "indices: TI, depth: int32, on_value: T, off_value: T",
-   .outputs = "output: T", .attrs = "axis: int = -1, T: type, TI: " IDX " = int64",
+   .outputs = "output: T", .attrs = "axis: int = -1, T: type, TI: {uint8, int32, int64} = int64",
    .help = "One-hot vectors: on_value where the index matches, off_value elsewhere.",
    .shape = one_hot_shape, K(op_cpu_one_hot), .grad = op_no_grad},
   {.name = "Tile", .inputs = "input: T, multiples: Tmultiples", .outputs = "output: T",

@@ -905,7 +905,7 @@ static const rt_op_def io_ops[] = {
    .shape = print_shape, .kernel = {[RT_DEV_CPU] = print_kernel}, .grad = print_grad,
    .flags = RT_OP_STATEFUL},
   {.name = "ImageSummary", .inputs = "tag: string, tensor: T", .outputs = "summary: string",
-   .attrs = "max_images: int >= 1 = 3, T: {float, double, int32, int64}",
+   .attrs = "max_images: int >= 1 = 3, T: {float, double, int32, int64, uint8}",
    .help = "A serialized Summary protobuf with up to max_images PNG images from a [batch, h, w, c] tensor.",
    .shape = scalar_out_shape, .kernel = {[RT_DEV_CPU] = image_summary_kernel}, .flags = RT_OP_STATEFUL},
   {.name = "MergeSummary", .inputs = "inputs: N * string", .outputs = "summary: string",

@@ -9,7 +9,8 @@
 
 #define NUM "{float, double, int32, int64}"
 #define FLT "{float, double}"
-#define EQ "{float, double, int32, int64, bool}"
+#define EQ "{float, double, int32, int64, bool, uint8}"
+#define NUM8 "{float, double, int32, int64, uint8}"   /* ops with uint8 kernels too */
 
 /* ---- shape functions ---------------------------------------------------------------- */
 
@@ -348,34 +349,34 @@ static int prod_grad(rt_grad_ctx *c) {
    .shape = op_shape_broadcast, .kernel = {[RT_DEV_CPU] = k}, .grad = op_no_grad}
 #define ARG(nm, k, h)                                                                   \
   {.name = nm, .inputs = "input: T, dimension: Tidx", .outputs = "output: output_type", \
-   .attrs = "T: " NUM ", Tidx: {int32, int64} = int32, output_type: {int32, int64} = int64", \
+   .attrs = "T: " NUM8 ", Tidx: {int32, int64} = int32, output_type: {int32, int64} = int64", \
    .help = h, .shape = argmax_shape, .kernel = {[RT_DEV_CPU] = k}, .grad = op_no_grad}
 #define UNARY(nm, types, k, g, h)                                                       \
   {.name = nm, .inputs = "x: T", .outputs = "y: T", .attrs = "T: " types, .help = h,    \
    .shape = op_shape_unchanged, .kernel = {[RT_DEV_CPU] = k}, .grad = g}
 #define REDUCE(nm, k, g, h)                                                             \
   {.name = nm, .inputs = "input: T, reduction_indices: Tidx", .outputs = "output: T",   \
-   .attrs = "keep_dims: bool = false, T: " NUM ", Tidx: {int32, int64} = int32",        \
+   .attrs = "keep_dims: bool = false, T: " NUM8 ", Tidx: {int32, int64} = int32",       \
    .help = h, .shape = reduce_shape, .kernel = {[RT_DEV_CPU] = k}, .grad = g}
 
 static const rt_op_def math_ops[] = {
-  BINARY("Add", NUM, op_cpu_add, add_grad, "x + y elementwise, with numpy broadcasting."),
-  BINARY("Sub", NUM, op_cpu_sub, sub_grad, "x - y elementwise, with numpy broadcasting."),
-  BINARY("Mul", NUM, op_cpu_mul, mul_grad, "x * y elementwise, with numpy broadcasting."),
+  BINARY("Add", NUM8, op_cpu_add, add_grad, "x + y elementwise, with numpy broadcasting."),
+  BINARY("Sub", NUM8, op_cpu_sub, sub_grad, "x - y elementwise, with numpy broadcasting."),
+  BINARY("Mul", NUM8, op_cpu_mul, mul_grad, "x * y elementwise, with numpy broadcasting."),
   BINARY("RealDiv", NUM, op_cpu_div, div_grad, "x / y elementwise (true division for floats)."),
   BINARY("Div", NUM, op_cpu_div, div_grad, "x / y elementwise; integers truncate (TF1's tf.div)."),
-  BINARY("Maximum", NUM, op_cpu_maximum, minmax_grad, "max(x, y) elementwise, broadcasting."),
-  BINARY("Minimum", NUM, op_cpu_minimum, minmax_grad, "min(x, y) elementwise, broadcasting."),
+  BINARY("Maximum", NUM8, op_cpu_maximum, minmax_grad, "max(x, y) elementwise, broadcasting."),
+  BINARY("Minimum", NUM8, op_cpu_minimum, minmax_grad, "min(x, y) elementwise, broadcasting."),
   BINARY("Pow", NUM, op_cpu_pow, pow_grad, "x ** y elementwise, with numpy broadcasting."),
   BINARY("FloorDiv", NUM, op_cpu_floor_div, op_no_grad, "x // y elementwise (rounds down)."),
   BINARY("FloorMod", NUM, op_cpu_floor_mod, floor_mod_grad,
          "x % y elementwise; the result takes y's sign (Python's %)."),
   COMPARE("Equal", EQ, op_cpu_equal, "x == y elementwise, as bool."),
   COMPARE("NotEqual", EQ, op_cpu_not_equal, "x != y elementwise, as bool."),
-  COMPARE("Greater", NUM, op_cpu_greater, "x > y elementwise, as bool."),
-  COMPARE("GreaterEqual", NUM, op_cpu_greater_equal, "x >= y elementwise, as bool."),
-  COMPARE("Less", NUM, op_cpu_less, "x < y elementwise, as bool."),
-  COMPARE("LessEqual", NUM, op_cpu_less_equal, "x <= y elementwise, as bool."),
+  COMPARE("Greater", NUM8, op_cpu_greater, "x > y elementwise, as bool."),
+  COMPARE("GreaterEqual", NUM8, op_cpu_greater_equal, "x >= y elementwise, as bool."),
+  COMPARE("Less", NUM8, op_cpu_less, "x < y elementwise, as bool."),
+  COMPARE("LessEqual", NUM8, op_cpu_less_equal, "x <= y elementwise, as bool."),
   LOGICAL("LogicalAnd", op_cpu_logical_and, "x and y elementwise, with broadcasting."),
   LOGICAL("LogicalOr", op_cpu_logical_or, "x or y elementwise, with broadcasting."),
   {.name = "LogicalNot", .inputs = "x: bool", .outputs = "y: bool", .help = "not x elementwise.",
@@ -400,7 +401,7 @@ static const rt_op_def math_ops[] = {
    .help = "Converts x to DstT (floats to integers truncate toward zero).",
    .shape = op_shape_unchanged, .kernel = {[RT_DEV_CPU] = op_cpu_cast}, .grad = cast_grad},
   {.name = "AddN", .inputs = "inputs: N * T", .outputs = "sum: T",
-   .attrs = "N: int >= 1, T: " NUM, .help = "Sums a list of tensors of the same shape.",
+   .attrs = "N: int >= 1, T: " NUM8, .help = "Sums a list of tensors of the same shape.",
    .shape = addn_shape, .kernel = {[RT_DEV_CPU] = op_cpu_addn}, .grad = addn_grad},
   {.name = "MatMul", .inputs = "a: T, b: T", .outputs = "product: T",
    .attrs = "transpose_a: bool = false, transpose_b: bool = false, T: " NUM,

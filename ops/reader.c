@@ -604,7 +604,60 @@ static int parse_sparse_shape(rt_shape_ctx *c) {
   return RT_OK;
 }
 
+/* DecodeRaw(bytes): each string's bytes as out_type values, [bytes.shape..., n]; every
+ * string must have the same length, a multiple of out_type's size (TF's messages). */
+static int decode_raw_kernel(rt_kernel_ctx *c) {
+  const rt_tensor *in = c->inputs[0];
+  rt_dtype t = rt_node_type(c->node, "out_type", RT_UINT8);
+  size_t w = rt_dtype_size(t);
+  if (rt_dtype_is_str(t) || !w)
+    return rt_kernel_error(c, RT_INVALID_ARGUMENT, "DecodeRaw: out_type %s is not a number type", rt_dtype_name(t));
+  bool swap = !rt_node_bool(c->node, "little_endian", true) && w > 1;
+  int64_t n = rt_tensor_numel(in);
+  const rt_str *s = rt_tensor_data(in);
+  size_t len = n > 0 ? s[0].len : 0;
+  for (int64_t i = 1; i < n; i++)
+    if (s[i].len != len)
+      return rt_kernel_error(c, RT_INVALID_ARGUMENT,
+                             "DecodeRaw requires input strings to all be the same size, "
+                             "but element %lld has size %zu != %zu", (long long)i, len, s[i].len);
+  if (len % w)
+    return rt_kernel_error(c, RT_INVALID_ARGUMENT,
+                           "Input to DecodeRaw has length %zu that is not a multiple of %zu, the size of %s", len, w,
+                           rt_dtype_name(t));
+  rt_shape os = in->shape;
+  if (os.ndims >= RT_MAX_DIMS)
+    return rt_kernel_error(c, RT_UNIMPLEMENTED, "DecodeRaw: input of rank %d (tfsh has at most %d dims)", os.ndims,
+                           RT_MAX_DIMS);
+  os.dims[os.ndims++] = (int64_t)(len / w);
+  rt_tensor *o = rt_kernel_output(c, 0, t, &os);
+  if (!o) return c->st->code;
+  unsigned char *d = rt_tensor_data(o);
+  for (int64_t i = 0; i < n; i++, d += len) {
+    if (len) memcpy(d, s[i].ptr, len);
+    for (size_t k = 0; swap && k < len; k += w)
+      for (size_t a = k, b = k + w - 1; a < b; a++, b--) {
+        unsigned char x = d[a];
+        d[a] = d[b], d[b] = x;
+      }
+  }
+  return RT_OK;
+}
+
+static int decode_raw_shape(rt_shape_ctx *c) {
+  c->out_types[0] = rt_node_type(c->node, "out_type", RT_UINT8);
+  rt_shape s = c->in_shapes[0];
+  if (s.ndims >= 0 && s.ndims < RT_MAX_DIMS) s.dims[s.ndims++] = -1;
+  else s = rt_shape_unknown();
+  c->out_shapes[0] = s;
+  return RT_OK;
+}
+
 static const rt_op_def example_ops[] = {
+  {.name = "DecodeRaw", .inputs = "bytes: string", .outputs = "output: out_type",
+   .attrs = "out_type: {float, double, int32, uint8, int64, bool}, little_endian: bool = true",
+   .help = "Each string's bytes reinterpreted as a vector of out_type (all strings the same length).",
+   .shape = decode_raw_shape, .kernel = {[RT_DEV_CPU] = decode_raw_kernel}},
   {.name = "_ParseExampleDense", .inputs = "serialized: string, dense_defaults: N * Tdense",
    .outputs = "dense_values: N * Tdense",
    .attrs = "N: int >= 1, Tdense: list(type), dense_keys: list(string), dense_shapes: list(shape)",

@@ -876,7 +876,8 @@ static int read_bytes(const char *prefix, const rt_bundle_index *ix, const rt_bu
 }
 
 static bool dtype_known(rt_dtype t) {
-  return t == RT_FLOAT || t == RT_DOUBLE || t == RT_INT32 || t == RT_INT64 || t == RT_BOOL || t == RT_STRING;
+  return t == RT_FLOAT || t == RT_DOUBLE || t == RT_INT32 || t == RT_UINT8 || t == RT_INT64 || t == RT_BOOL ||
+         t == RT_STRING;
 }
 
 /* One stored (unpartitioned) tensor of the given shape. */

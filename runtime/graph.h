@@ -28,7 +28,7 @@ typedef enum rt_attr_kind {
   RT_ATTR_LIST_STRING,
   RT_ATTR_LIST_TYPE,
   RT_ATTR_LIST_SHAPE,
-  /* A tensor attr of a dtype tfsh lacks (uint8, half, ...), read from a GraphDef: its
+  /* A tensor attr of a dtype tfsh lacks (half, int16, ...), read from a GraphDef: its
    * TensorProto's bytes in list.v (list.n of them), written back as they came; a tensor attr
    * for the op's signature, which no kernel can read. */
   RT_ATTR_RAW,

@@ -208,7 +208,8 @@ int rt_graphdef_encode(const rt_graph *g, rt_graphdef_devices devices, unsigned 
 /* ---- decoding ------------------------------------------------------------------------------ */
 
 static bool dtype_ok(int t) {
-  return t == RT_FLOAT || t == RT_DOUBLE || t == RT_INT32 || t == RT_INT64 || t == RT_BOOL || t == RT_STRING;
+  return t == RT_FLOAT || t == RT_DOUBLE || t == RT_INT32 || t == RT_UINT8 || t == RT_INT64 || t == RT_BOOL ||
+         t == RT_STRING;
 }
 
 static int shape_from(const Tensorflow__TensorShapeProto *sp, rt_shape *s, const char *where, rt_status *st) {
@@ -243,7 +244,7 @@ static int tensor_from(const Tensorflow__TensorProto *tp, rt_tensor **out, const
   switch (dt) {
   case RT_FLOAT: have = tp->n_float_val; break;
   case RT_DOUBLE: have = tp->n_double_val; break;
-  case RT_INT32: have = tp->n_int_val; break;
+  case RT_INT32: case RT_UINT8: have = tp->n_int_val; break;
   case RT_INT64: have = tp->n_int64_val; break;
   case RT_BOOL: have = tp->n_bool_val; break;
   case RT_STRING: have = tp->n_string_val; break;
@@ -262,6 +263,7 @@ static int tensor_from(const Tensorflow__TensorProto *tp, rt_tensor **out, const
       case RT_FLOAT: ((float *)d)[i] = tp->float_val[k]; break;
       case RT_DOUBLE: ((double *)d)[i] = tp->double_val[k]; break;
       case RT_INT32: ((int32_t *)d)[i] = tp->int_val[k]; break;
+      case RT_UINT8: ((uint8_t *)d)[i] = (uint8_t)tp->int_val[k]; break;
       case RT_INT64: ((int64_t *)d)[i] = tp->int64_val[k]; break;
       case RT_BOOL: ((bool *)d)[i] = tp->bool_val[k]; break;
       case RT_STRING: rt_tensor_set_str(t, i, (const char *)tp->string_val[k].data, tp->string_val[k].len); break;

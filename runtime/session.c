@@ -238,7 +238,17 @@ int rt_session_run_step_views(rt_session *s, const rt_session_run *r, const rt_s
     msgpack_pack_str_body(pk, "tensor", 6);
     rt_pack_tensor_msg(req, pk, r->feeds[i]);
   }
-  pack_strs(net_msg_field(req, "fetches"), r->n_fetches, r->fetch_names);
+  /* A fetch that is also fed is the fed value, as in TF: the master is not asked for it. */
+  int *fed = xcalloc((size_t)r->n_fetches + 1, sizeof *fed), n_asked = 0;
+  const char **asked = xcalloc((size_t)r->n_fetches + 1, sizeof *asked);
+  for (int i = 0; i < r->n_fetches; i++) {
+    fed[i] = -1;
+    for (int j = 0; j < r->n_feeds && fed[i] < 0; j++)
+      if (!strcmp(r->fetch_names[i], r->feed_names[j])) fed[i] = j;
+    if (fed[i] < 0) asked[n_asked++] = r->fetch_names[i];
+  }
+  pack_strs(net_msg_field(req, "fetches"), n_asked, asked);
+  free(asked);
   pack_strs(net_msg_field(req, "targets"), r->n_targets, r->targets);
   if (v->trace_level > 0 || v->output_partition_graphs || v->busy) {   /* views: RunOptions */
     pk = net_msg_field(req, "options");
@@ -260,11 +270,14 @@ int rt_session_run_step_views(rt_session *s, const rt_session_run *r, const rt_s
   if (rc == RT_CANCELLED && r->interrupt && *r->interrupt) interrupted(s, st);
   const msgpack_object_array *ts = NULL;
   if (!rc) rc = net_get_array(rep, "tensors", &ts, st);
-  if (!rc && ts->size != (uint32_t)r->n_fetches)
+  if (!rc && ts->size != (uint32_t)n_asked)
     rc = rt_error(st, RT_INTERNAL, "RunStep returned %u tensors for %d fetches", ts->size,
-                  r->n_fetches);
-  for (int i = 0; !rc && i < r->n_fetches; i++)
-    rc = rt_unpack_tensor_msg(rep, &ts->ptr[i], "RunStep.tensors", &r->fetched[i], st);
+                  n_asked);
+  for (int i = 0, k = 0; !rc && i < r->n_fetches; i++)
+    if (fed[i] < 0) rc = rt_unpack_tensor_msg(rep, &ts->ptr[k++], "RunStep.tensors", &r->fetched[i], st);
+    else if (!(r->fetched[i] = rt_tensor_copy(r->feeds[fed[i]])))   /* a copy: the fetch is not the feed */
+      rc = rt_error(st, RT_RESOURCE_EXHAUSTED, "out of memory for fetch %s", r->fetch_names[i]);
+  free(fed);
   const char *wp;
   size_t wl;
   if (!rc && net_has(rep, "warning") && !net_get_str(rep, "warning", &wp, &wl, st) && first_time(wp, wl))

@@ -14,6 +14,7 @@ typedef struct {
 
 static const dtype_info dtypes[] = {
   {RT_FLOAT, "float32", 4}, {RT_DOUBLE, "float64", 8}, {RT_INT32, "int32", 4},
+  {RT_UINT8, "uint8", 1},
   {RT_INT64, "int64", 8},   {RT_BOOL, "bool", 1},      {RT_STRING, "string", sizeof(rt_str)},
   {RT_RESOURCE, "resource", sizeof(rt_str)},
 };
@@ -47,7 +48,7 @@ bool rt_dtype_from_name(const char *name, rt_dtype *out) {
 }
 
 bool rt_dtype_is_float(rt_dtype t) { return t == RT_FLOAT || t == RT_DOUBLE; }
-bool rt_dtype_is_int(rt_dtype t) { return t == RT_INT32 || t == RT_INT64; }
+bool rt_dtype_is_int(rt_dtype t) { return t == RT_INT32 || t == RT_INT64 || t == RT_UINT8; }
 
 /* ---- shapes ---------------------------------------------------------------------- */
 
@@ -276,6 +277,7 @@ double rt_tensor_get_f64(const rt_tensor *t, int64_t i) {
   case RT_DOUBLE: return ((const double *)d)[i];
   case RT_INT32: return ((const int32_t *)d)[i];
   case RT_INT64: return (double)((const int64_t *)d)[i];
+  case RT_UINT8: return ((const uint8_t *)d)[i];
   case RT_BOOL: return ((const bool *)d)[i];
   default: return 0;
   }
@@ -288,6 +290,7 @@ int64_t rt_tensor_get_i64(const rt_tensor *t, int64_t i) {
   case RT_DOUBLE: return (int64_t)((const double *)d)[i];
   case RT_INT32: return ((const int32_t *)d)[i];
   case RT_INT64: return ((const int64_t *)d)[i];
+  case RT_UINT8: return ((const uint8_t *)d)[i];
   case RT_BOOL: return ((const bool *)d)[i];
   default: return 0;
   }

@@ -17,6 +17,7 @@ typedef enum rt_dtype {
   RT_FLOAT = 1,
   RT_DOUBLE = 2,
   RT_INT32 = 3,
+  RT_UINT8 = 4,
   RT_STRING = 7,
   RT_INT64 = 9,
   RT_BOOL = 10,

@@ -284,6 +284,7 @@ static void efmt_elem(const efmt *f, const rt_tensor *t, int64_t i, sb *b) {
   switch (t->dtype) {
   case RT_INT32:
   case RT_INT64:
+  case RT_UINT8:
     sb_printf(b, "%*lld", f->width, (long long)rt_tensor_get_i64(t, i));
     return;
   case RT_BOOL:
@@ -466,7 +467,8 @@ char *rt_tensor_format_as(const rt_tensor *t, bool text) {
   case RT_FLOAT: scalar_float(&b, ((const float *)rt_tensor_data(t))[0], true); break;
   case RT_DOUBLE: scalar_float(&b, ((const double *)rt_tensor_data(t))[0], false); break;
   case RT_INT32:
-  case RT_INT64: sb_printf(&b, "%lld", (long long)rt_tensor_get_i64(t, 0)); break;
+  case RT_INT64:
+  case RT_UINT8: sb_printf(&b, "%lld", (long long)rt_tensor_get_i64(t, 0)); break;
   case RT_BOOL: sb_add(&b, ((const bool *)rt_tensor_data(t))[0] ? "True" : "False"); break;
   case RT_STRING: {
     const rt_str *s = rt_tensor_data(t);

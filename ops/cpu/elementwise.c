@@ -80,6 +80,18 @@ BIN_LOOP(softplus_grad_f32, float, float, a / (1 + expf(-b)))       /* (gradient
 BIN_LOOP(softplus_grad_f64, double, double, a / (1 + exp(-b)))
 BIN_LOOP(rsqrt_grad_f32, float, float, -0.5f * b * a * a * a)       /* (y, dy) */
 BIN_LOOP(rsqrt_grad_f64, double, double, -0.5 * b * a * a * a)
+/* uint8 (images): wrapping arithmetic, min/max and comparisons */
+BIN_LOOP(add_u8, uint8_t, uint8_t, (uint8_t)(a + b))
+BIN_LOOP(sub_u8, uint8_t, uint8_t, (uint8_t)(a - b))
+BIN_LOOP(mul_u8, uint8_t, uint8_t, (uint8_t)(a * b))
+BIN_LOOP(max_u8, uint8_t, uint8_t, a > b ? a : b)
+BIN_LOOP(min_u8, uint8_t, uint8_t, a < b ? a : b)
+BIN_LOOP(eq_u8, uint8_t, bool, a == b)
+BIN_LOOP(ne_u8, uint8_t, bool, a != b)
+BIN_LOOP(lt_u8, uint8_t, bool, a < b)
+BIN_LOOP(le_u8, uint8_t, bool, a <= b)
+BIN_LOOP(gt_u8, uint8_t, bool, a > b)
+BIN_LOOP(ge_u8, uint8_t, bool, a >= b)
 CMP_OP(ne, a != b)
 CMP_OP(lt, a < b)
 CMP_OP(le, a <= b)
@@ -107,13 +119,14 @@ BIN_LOOP(floormod_i32, int32_t, int32_t, (int32_t)floormod_i(a, b))
 BIN_LOOP(floormod_i64, int64_t, int64_t, floormod_i(a, b))
 
 typedef struct binop {
-  bin_loop f[5];      /* float, double, int32, int64, bool */
+  bin_loop f[6];      /* float, double, int32, int64, bool, uint8 */
   bool to_bool;
   bool int_divisor;   /* integer y must not be 0 */
   bool int_exponent;  /* integer y must not be negative */
 } binop;
 
 #define LOOPS(op) {op##_f32, op##_f64, op##_i32, op##_i64}
+#define LOOPS_U8(op) {op##_f32, op##_f64, op##_i32, op##_i64, NULL, op##_u8}
 
 static int type_slot(rt_dtype t) {
   switch (t) {
@@ -122,6 +135,7 @@ static int type_slot(rt_dtype t) {
   case RT_INT32: return 2;
   case RT_INT64: return 3;
   case RT_BOOL: return 4;
+  case RT_UINT8: return 5;
   default: return -1;
   }
 }
@@ -213,18 +227,18 @@ static int binary(rt_kernel_ctx *c, const binop *op) {
     static const binop op = {.f = __VA_ARGS__};       \
     return binary(c, &op);                         \
   }
-BIN_KERNEL(op_cpu_add, LOOPS(add))
-BIN_KERNEL(op_cpu_sub, LOOPS(sub))
-BIN_KERNEL(op_cpu_mul, LOOPS(mul))
+BIN_KERNEL(op_cpu_add, LOOPS_U8(add))
+BIN_KERNEL(op_cpu_sub, LOOPS_U8(sub))
+BIN_KERNEL(op_cpu_mul, LOOPS_U8(mul))
 BIN_KERNEL(op_cpu_div, LOOPS(div), .int_divisor = true)
-BIN_KERNEL(op_cpu_maximum, LOOPS(max))
-BIN_KERNEL(op_cpu_minimum, LOOPS(min))
+BIN_KERNEL(op_cpu_maximum, LOOPS_U8(max))
+BIN_KERNEL(op_cpu_minimum, LOOPS_U8(min))
 BIN_KERNEL(op_cpu_pow, LOOPS(pow), .int_exponent = true)
-BIN_KERNEL(op_cpu_equal, {eq_f32, eq_f64, eq_i32, eq_i64, eq_b}, .to_bool = true)
-BIN_KERNEL(op_cpu_not_equal, {ne_f32, ne_f64, ne_i32, ne_i64, ne_b}, .to_bool = true)
-BIN_KERNEL(op_cpu_less, LOOPS(lt), .to_bool = true)
-BIN_KERNEL(op_cpu_less_equal, LOOPS(le), .to_bool = true)
-BIN_KERNEL(op_cpu_greater_equal, LOOPS(ge), .to_bool = true)
+BIN_KERNEL(op_cpu_equal, {eq_f32, eq_f64, eq_i32, eq_i64, eq_b, eq_u8}, .to_bool = true)
+BIN_KERNEL(op_cpu_not_equal, {ne_f32, ne_f64, ne_i32, ne_i64, ne_b, ne_u8}, .to_bool = true)
+BIN_KERNEL(op_cpu_less, LOOPS_U8(lt), .to_bool = true)
+BIN_KERNEL(op_cpu_less_equal, LOOPS_U8(le), .to_bool = true)
+BIN_KERNEL(op_cpu_greater_equal, LOOPS_U8(ge), .to_bool = true)
 BIN_KERNEL(op_cpu_logical_and, {[4] = and_b}, .to_bool = true)
 BIN_KERNEL(op_cpu_logical_or, {[4] = or_b}, .to_bool = true)
 BIN_KERNEL(op_cpu_floor_div, LOOPS(floordiv), .int_divisor = true)
@@ -233,7 +247,7 @@ BIN_KERNEL(op_cpu_relu6_grad, LOOPS(relu6_grad))
 BIN_KERNEL(op_cpu_elu_grad, {elu_grad_f32, elu_grad_f64})
 BIN_KERNEL(op_cpu_softplus_grad, {softplus_grad_f32, softplus_grad_f64})
 BIN_KERNEL(op_cpu_rsqrt_grad, {rsqrt_grad_f32, rsqrt_grad_f64})
-BIN_KERNEL(op_cpu_greater, LOOPS(gt), .to_bool = true)
+BIN_KERNEL(op_cpu_greater, LOOPS_U8(gt), .to_bool = true)
 BIN_KERNEL(op_cpu_relu_grad, LOOPS(relu_grad))
 BIN_KERNEL(op_cpu_sigmoid_grad, LOOPS(sigmoid_grad))
 BIN_KERNEL(op_cpu_tanh_grad, LOOPS(tanh_grad))
@@ -282,7 +296,7 @@ UN_FLOAT(log1p, log1pf(a), log1p(a))
 static int unary(rt_kernel_ctx *c, const un_loop f[5]) {
   const rt_tensor *x = c->inputs[0];
   int slot = type_slot(x->dtype);
-  if (slot < 0 || !f[slot])
+  if (slot < 0 || slot > 4 || !f[slot])   /* no unary loops for uint8 */
     return rt_kernel_error(c, RT_UNIMPLEMENTED, "no CPU kernel for %s", rt_dtype_name(x->dtype));
   rt_tensor *y = rt_kernel_output(c, 0, x->dtype, &x->shape);
   if (!y) return c->st->code;
@@ -332,9 +346,31 @@ UN_KERNEL(op_cpu_log1p, log1p_f32, log1p_f64, NULL, NULL)
   case RT_INT32: for (int64_t i = 0; i < n; i++) to[i] = (TO)((const int32_t *)xd)[i]; break; \
   case RT_INT64: for (int64_t i = 0; i < n; i++) to[i] = (TO)((const int64_t *)xd)[i]; break; \
   case RT_BOOL: for (int64_t i = 0; i < n; i++) to[i] = (TO)((const bool *)xd)[i]; break;     \
+  case RT_UINT8: for (int64_t i = 0; i < n; i++) to[i] = (TO)((const uint8_t *)xd)[i]; break; \
   default: return rt_kernel_error(c, RT_UNIMPLEMENTED, "Cast from %s is not supported",       \
                                   rt_dtype_name(x->dtype));                                   \
   }
+
+/* A float's uint8 as TF's CPU kernel makes it: truncated to int32 (NaN and values out of
+ * int32's range become INT32_MIN, as x86 does), then the low byte. */
+static uint8_t u8_of(double v) {
+  int32_t i = isnan(v) || v <= -2147483649.0 || v >= 2147483648.0 ? INT32_MIN : (int32_t)v;
+  return (uint8_t)i;
+}
+
+static int cast_to_u8(rt_kernel_ctx *c, const rt_tensor *x, uint8_t *o, int64_t n) {
+  const void *xd = rt_tensor_data(x);
+  switch (x->dtype) {
+  case RT_FLOAT: for (int64_t i = 0; i < n; i++) o[i] = u8_of(((const float *)xd)[i]); break;
+  case RT_DOUBLE: for (int64_t i = 0; i < n; i++) o[i] = u8_of(((const double *)xd)[i]); break;
+  case RT_INT32: for (int64_t i = 0; i < n; i++) o[i] = (uint8_t)((const int32_t *)xd)[i]; break;
+  case RT_INT64: for (int64_t i = 0; i < n; i++) o[i] = (uint8_t)((const int64_t *)xd)[i]; break;
+  case RT_BOOL: for (int64_t i = 0; i < n; i++) o[i] = ((const bool *)xd)[i]; break;
+  case RT_UINT8: memcpy(o, xd, (size_t)n); break;
+  default: return rt_kernel_error(c, RT_UNIMPLEMENTED, "Cast from %s is not supported", rt_dtype_name(x->dtype));
+  }
+  return RT_OK;
+}
 
 int op_cpu_cast(rt_kernel_ctx *c) {
   const rt_tensor *x = c->inputs[0];
@@ -350,6 +386,7 @@ int op_cpu_cast(rt_kernel_ctx *c) {
   case RT_INT32: { int32_t *o = yd; CAST_FROM(int32_t, o) break; }
   case RT_INT64: { int64_t *o = yd; CAST_FROM(int64_t, o) break; }
   case RT_BOOL: { bool *o = yd; CAST_FROM(bool, o) break; }
+  case RT_UINT8: return cast_to_u8(c, x, yd, n);
   default:
     return rt_kernel_error(c, RT_UNIMPLEMENTED, "Cast to %s is not supported", rt_dtype_name(dst));
   }
@@ -361,7 +398,7 @@ int op_cpu_cast(rt_kernel_ctx *c) {
 int op_cpu_addn(rt_kernel_ctx *c) {
   const rt_tensor *x0 = c->inputs[0];
   int slot = type_slot(x0->dtype);
-  if (slot < 0) return rt_kernel_error(c, RT_UNIMPLEMENTED, "no CPU kernel for %s",
+  if (slot < 0 || slot == 4) return rt_kernel_error(c, RT_UNIMPLEMENTED, "no CPU kernel for %s",
                                        rt_dtype_name(x0->dtype));
   for (int i = 1; i < c->n_inputs; i++)
     if (!rt_shape_equal(&c->inputs[i]->shape, &x0->shape)) {
@@ -372,7 +409,7 @@ int op_cpu_addn(rt_kernel_ctx *c) {
     }
   rt_tensor *z = rt_kernel_output(c, 0, x0->dtype, &x0->shape);
   if (!z) return c->st->code;
-  static const bin_loop adds[4] = LOOPS(add);
+  static const bin_loop adds[6] = LOOPS_U8(add);
   size_t es = rt_dtype_size(x0->dtype);
   int64_t n = rt_tensor_numel(x0);
   if (c->n_inputs == 1) {

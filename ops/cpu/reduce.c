@@ -76,6 +76,7 @@ REDUCE_T(float, double)
 REDUCE_T(double, double)
 REDUCE_T(int32_t, int64_t)
 REDUCE_T(int64_t, int64_t)
+REDUCE_T(uint8_t, uint64_t)   /* sums and products wrap as in TF, means do not */
 
 static int reduce(rt_kernel_ctx *c, int kind) {
   const rt_tensor *x = c->inputs[0];
@@ -104,6 +105,7 @@ static int reduce(rt_kernel_ctx *c, int kind) {
   case RT_DOUBLE: ok = reduce_double(xd, &x->shape, st, yd, ny, kind, count); break;
   case RT_INT32: ok = reduce_int32_t(xd, &x->shape, st, yd, ny, kind, count); break;
   case RT_INT64: ok = reduce_int64_t(xd, &x->shape, st, yd, ny, kind, count); break;
+  case RT_UINT8: ok = reduce_uint8_t(xd, &x->shape, st, yd, ny, kind, count); break;
   default:
     return rt_kernel_error(c, RT_UNIMPLEMENTED, "no CPU kernel for %s", rt_dtype_name(x->dtype));
   }

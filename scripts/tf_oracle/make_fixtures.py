@@ -162,9 +162,16 @@ with g.as_default():
     tf.train.write_graph(g, os.path.join(root, "image"), "graph.pb", as_text=False)
     tf.train.write_graph(g, os.path.join(root, "image"), "graph.pbtxt", as_text=True)
 g = tf.Graph()
-with g.as_default():   # a uint8 constant: a kernel would need it, so tfsh's import names the node
+with g.as_default():   # a uint8 constant (tfsh imports it since it has uint8)
     tf.constant([1, 2], tf.uint8, name="c8")
     tf.train.write_graph(g, os.path.join(root, "image"), "const_u8.pb", as_text=False)
+g = tf.Graph()
+with g.as_default(), tf.Session() as sess:   # a uint8 variable's checkpoint (tests/lang/tf_uint8_io)
+    v8 = tf.Variable(np.array([[1, 2, 255]], np.uint8), name="v")
+    sess.run(v8.initializer)
+    os.makedirs(os.path.join(root, "uint8"), exist_ok=True)
+    tf.train.Saver([v8]).save(sess, os.path.join(root, "uint8", "model"), write_meta_graph=False)
+    os.remove(os.path.join(root, "uint8", "checkpoint"))
 
 # 7. A MetaGraph in text format (export_meta_graph(as_text=True)) of a graph whose Saver is
 # sharded (MergeV2Checkpoints over the packed prefixes), with its checkpoint.

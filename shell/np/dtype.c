@@ -96,6 +96,7 @@ static struct { sh_dtype np, tf, ref; } dtypes[] = {
   ROW(RT_DOUBLE, "float64", "float64"),
   ROW(RT_INT32, "int32", "int32"),
   ROW(RT_INT64, "int64", "int64"),
+  ROW(RT_UINT8, "uint8", "uint8"),
   ROW(RT_BOOL, "bool", "bool"),     /* np.bool_ too (np.c) */
   ROW(RT_STRING, "bytes_", "string"),
   ROW(RT_RESOURCE, "resource", "resource"),   /* tf.resource: handles (numpy has no such type) */
@@ -131,7 +132,8 @@ rt_dtype np_dtype_of(sh_obj *o) {
     rt_dtype t;
     return rt_dtype_from_name(sh_str_cstr(o), &t) ? t : RT_INVALID;
   }
-  static const rt_dtype scalar_dtypes[NP_N_SCALAR_TYPES] = {RT_FLOAT, RT_DOUBLE, RT_INT32, RT_INT64, RT_BOOL};
+  static const rt_dtype scalar_dtypes[NP_N_SCALAR_TYPES] = {RT_FLOAT, RT_DOUBLE, RT_INT32, RT_INT64, RT_BOOL,
+                                                                RT_UINT8};
   for (int i = 0; i < NP_N_SCALAR_TYPES; i++)   /* type(x) of a numpy scalar: numpy.float32 */
     if (o == (sh_obj *)&np_scalar_type[i]) return scalar_dtypes[i];
   if (o == (sh_obj *)&sh_float_type) return RT_DOUBLE;

@@ -82,6 +82,7 @@ static void store(rt_tensor *t, int64_t i, double d, int64_t n) {
   case RT_DOUBLE: ((double *)p)[i] = d; break;
   case RT_INT32: ((int32_t *)p)[i] = (int32_t)n; break;
   case RT_INT64: ((int64_t *)p)[i] = n; break;
+  case RT_UINT8: ((uint8_t *)p)[i] = (uint8_t)n; break;
   case RT_BOOL: ((bool *)p)[i] = n != 0 || d != 0; break;
   default: break;
   }
@@ -227,7 +228,7 @@ static sh_obj *adopt(sh_obj *r, sh_obj *self) {
 static sh_obj *element(const rt_tensor *t, int64_t i) {
   switch (t->dtype) {
   case RT_FLOAT: case RT_DOUBLE: return sh_float(rt_tensor_get_f64(t, i));
-  case RT_INT32: case RT_INT64: return sh_int(rt_tensor_get_i64(t, i));
+  case RT_INT32: case RT_INT64: case RT_UINT8: return sh_int(rt_tensor_get_i64(t, i));
   case RT_BOOL: return sh_bool(rt_tensor_get_i64(t, i) != 0);
   case RT_STRING: return np_element(t, i, NP_STR_OBJECT);   /* TF fetches bytes */
   default: return sh_none();
@@ -720,6 +721,14 @@ static sh_obj *m_copy(sh_obj *self, int argc, sh_obj **argv, sh_obj *kw) {
   return same_kind(self, adopt(np_wrap(rt_tensor_copy(((np_array *)self)->t)), self));
 }
 
+/* a.tobytes() (and numpy 1.x's a.tostring()): the elements' bytes in C order. */
+static sh_obj *m_tobytes(sh_obj *self, int argc, sh_obj **argv, sh_obj *kw) {
+  if (sh_parse_args("tobytes", argc, argv, kw, "") < 0) return NULL;
+  const rt_tensor *t = ((np_array *)self)->t;
+  if (rt_dtype_is_str(t->dtype)) return sh_raise(sh_TypeError, "tobytes: tfsh has no raw bytes for a string array");
+  return sh_bytes(rt_tensor_data(t), rt_tensor_nbytes(t));
+}
+
 static sh_obj *m_astype(sh_obj *self, int argc, sh_obj **argv, sh_obj *kw) {
   sh_obj *dt;
   if (sh_parse_args("astype", argc, argv, kw, "dtype", &dt) < 0) return NULL;
@@ -748,7 +757,7 @@ static sh_obj *reduce(rt_tensor *t, int kind, sh_obj *axis_obj) {
   rt_dtype out_t = arg ? RT_INT64
                  : kind == R_MEAN ? (t->dtype == RT_FLOAT ? RT_FLOAT : RT_DOUBLE)
                  : kind == R_ANY || kind == R_ALL ? RT_BOOL
-                 : (t->dtype == RT_BOOL || t->dtype == RT_INT32) && kind != R_MAX && kind != R_MIN ? RT_INT64
+                 : (t->dtype == RT_BOOL || t->dtype == RT_INT32 || t->dtype == RT_UINT8) && kind != R_MAX && kind != R_MIN ? RT_INT64
                  : t->dtype;
   if (t->dtype == RT_STRING) return sh_raise(sh_TypeError, "cannot reduce a string array");
   int axis = -1;
@@ -906,6 +915,8 @@ static const sh_method array_methods[] = {
   {"ravel", m_flatten, "ravel()", "A 1-d copy."},
   {"copy", m_copy, "copy()", "A copy."},
   {"astype", m_astype, "astype(dtype)", "A copy converted to dtype."},
+  {"tobytes", m_tobytes, "tobytes()", "The elements' raw bytes in C order."},
+  {"tostring", m_tobytes, "tostring()", "numpy 1.x's name for tobytes()."},
   {"sum", m_sum, "sum(axis=None)", "Sum of elements."},
   {"mean", m_mean, "mean(axis=None)", "Mean of elements."},
   {"max", m_max, "max(axis=None)", "Largest element."},
@@ -957,6 +968,7 @@ static rt_dtype result_type(sh_obj *a, sh_obj *b, int op) {
               ? (ta == RT_FLOAT && tb == RT_FLOAT ? RT_FLOAT : RT_DOUBLE) : RT_FLOAT;
     else if (ta == RT_BOOL && tb == RT_BOOL) r = RT_BOOL;
     else if (ta == RT_BOOL || tb == RT_BOOL) r = ta == RT_BOOL ? tb : ta;
+    else if (ta == RT_UINT8 && tb == RT_UINT8) r = RT_UINT8;
     else r = ta == RT_INT64 || tb == RT_INT64 ? RT_INT64 : RT_INT32;
     if (rt_dtype_is_float(ta) && rt_dtype_is_float(tb)) r = (ta == RT_DOUBLE || tb == RT_DOUBLE) ? RT_DOUBLE : RT_FLOAT;
   } else {
@@ -1073,6 +1085,16 @@ static sh_obj *array_unop(int op, sh_obj *a) {
   return scalar_or_array(np_wrap(r));
 }
 
+/* o, or a uint8 array as int64 (comparisons subtract, which must not wrap); a new reference. */
+static sh_obj *widen_u8(sh_obj *o) {
+  if (!np_check(o) || ((np_array *)o)->t->dtype != RT_UINT8) return sh_incref(o);
+  const rt_tensor *t = ((np_array *)o)->t;
+  rt_tensor *x = rt_tensor_new(RT_INT64, &t->shape);
+  if (!x) return sh_raise(sh_ValueError, "out of memory");
+  for (int64_t i = 0; i < rt_tensor_numel(t); i++) ((int64_t *)rt_tensor_data(x))[i] = rt_tensor_get_i64(t, i);
+  return np_wrap(x);
+}
+
 static sh_obj *array_compare(int op, sh_obj *a, sh_obj *b) {
   if (!np_check(a) && !np_check(b)) return SH_NOTIMPL;
   if ((np_check(a) && ((np_array *)a)->t->dtype == RT_STRING) || (np_check(b) && ((np_array *)b)->t->dtype == RT_STRING))
@@ -1082,7 +1104,10 @@ static sh_obj *array_compare(int op, sh_obj *a, sh_obj *b) {
       return SH_NOTIMPL;
     if (o == b) break;
   }
-  sh_obj *diff = array_binop(SH_SUB, a, b);
+  sh_obj *wa = widen_u8(a), *wb = wa ? widen_u8(b) : NULL;
+  sh_obj *diff = wb ? array_binop(SH_SUB, wa, wb) : NULL;
+  if (wa) sh_decref(wa);
+  if (wb) sh_decref(wb);
   if (!diff || diff == SH_NOTIMPL) return diff;
   rt_tensor *d = ((np_array *)diff)->t;
   rt_tensor *r = rt_tensor_new(RT_BOOL, &d->shape);
@@ -1133,7 +1158,7 @@ static int scalar_hash(sh_obj *self, int64_t *out) {
    .getitem = scalar_getitem, .iter = scalar_iter, .truth = array_truth, .hash = scalar_hash}
 sh_type np_scalar_type[NP_N_SCALAR_TYPES] = {
   NP_SCALAR("float32", "float32"), NP_SCALAR("float64", "float64"), NP_SCALAR("int32", "int32"),
-  NP_SCALAR("int64", "int64"), NP_SCALAR("bool_", "bool"),
+  NP_SCALAR("int64", "int64"), NP_SCALAR("bool_", "bool"), NP_SCALAR("uint8", "uint8"),
 };
 #undef NP_SCALAR
 
@@ -1144,6 +1169,7 @@ sh_type *np_scalar_type_of(rt_dtype t) {
   case RT_INT32: return &np_scalar_type[2];
   case RT_INT64: return &np_scalar_type[3];
   case RT_BOOL: return &np_scalar_type[4];
+  case RT_UINT8: return &np_scalar_type[5];
   default: return NULL;
   }
 }
@@ -1231,6 +1257,34 @@ static sh_obj *filled(const char *fn, int argc, sh_obj **argv, sh_obj *kw, doubl
 
 static sh_obj *f_zeros(sh_obj *self, int argc, sh_obj **argv, sh_obj *kw) { return filled("zeros", argc, argv, kw, 0); }
 static sh_obj *f_ones(sh_obj *self, int argc, sh_obj **argv, sh_obj *kw) { return filled("ones", argc, argv, kw, 1); }
+
+/* np.frombuffer(buffer, dtype=float64, count=-1, offset=0): a 1-d array of buffer's bytes. */
+static sh_obj *f_frombuffer(sh_obj *self, int argc, sh_obj **argv, sh_obj *kw) {
+  sh_obj *buf, *dt = NULL, *count_o = NULL, *off_o = NULL;
+  if (sh_parse_args("frombuffer", argc, argv, kw, "buffer |dtype count offset", &buf, &dt, &count_o, &off_o) < 0) return NULL;
+  if (!sh_is_bytes(buf)) return sh_raise(sh_TypeError, "frombuffer: a bytes-like object is required");
+  rt_dtype t = dt && dt != SH_NONE ? np_dtype_of(dt) : RT_DOUBLE;
+  size_t w = rt_dtype_size(t);
+  if (t == RT_INVALID || rt_dtype_is_str(t) || !w) return sh_raise(sh_TypeError, "frombuffer: data type not understood");
+  int64_t count = -1, off = 0, len = sh_bytes_len(buf);
+  if (count_o && count_o != SH_NONE && sh_as_int(count_o, &count) < 0) return NULL;
+  if (off_o && off_o != SH_NONE && sh_as_int(off_o, &off) < 0) return NULL;
+  if (off < 0 || off > len)
+    return sh_raise(sh_ValueError, "offset must be non-negative and no greater than buffer length (%lld)",
+                    (long long)len);
+  int64_t avail = len - off;
+  if (count < 0) {
+    if (avail % (int64_t)w) return sh_raise(sh_ValueError, "buffer size must be a multiple of element size");
+    count = avail / (int64_t)w;
+  } else if (count * (int64_t)w > avail) {
+    return sh_raise(sh_ValueError, "buffer is smaller than requested size");
+  }
+  rt_shape s = rt_shape_make(1, &count);
+  rt_tensor *x = rt_tensor_new_uninit(t, &s);
+  if (!x) return sh_raise(sh_ValueError, "out of memory");
+  if (count) memcpy(rt_tensor_data(x), sh_bytes_data(buf) + off, (size_t)count * w);
+  return np_wrap(x);
+}
 
 static sh_obj *f_arange(sh_obj *self, int argc, sh_obj **argv, sh_obj *kw) {
   sh_obj *a = NULL, *b = NULL, *c = NULL, *dt = NULL;
@@ -1344,6 +1398,7 @@ static const sh_method np_funcs[] = {
   {"array", f_array, "array(object, dtype=None)", "An array from nested lists or another array."},
   {"asarray", f_asarray, "asarray(a, dtype=None)", "a as an array (no copy when possible)."},
   {"zeros", f_zeros, "zeros(shape, dtype=float64)", "An array of zeros."},
+  {"frombuffer", f_frombuffer, "frombuffer(buffer, dtype=float64, count=-1, offset=0)", "A 1-d array of a bytes object's raw elements."},
   {"ones", f_ones, "ones(shape, dtype=float64)", "An array of ones."},
   {"arange", f_arange, "arange([start,] stop[, step], dtype=None)", "Evenly spaced values."},
   {"sum", f_sum, "sum(a, axis=None)", "Sum of elements."},

@@ -47,7 +47,7 @@ enum { NP_STR_OBJECT, NP_STR_BYTES, NP_STR_TEXT, NP_STR_OBJTEXT };
 static inline bool np_str_is_text(int kind) { return kind == NP_STR_TEXT || kind == NP_STR_OBJTEXT; }
 static inline bool np_str_is_object(int kind) { return kind == NP_STR_OBJECT || kind == NP_STR_OBJTEXT; }
 
-enum { NP_N_SCALAR_TYPES = 5 };   /* float32, float64, int32, int64, bool_ */
+enum { NP_N_SCALAR_TYPES = 6 };   /* float32, float64, int32, int64, bool_, uint8 */
 extern sh_type np_array_type, np_scalar_type[NP_N_SCALAR_TYPES];
 sh_obj *np_wrap(rt_tensor *t);                 /* steals t */
 /* What sess.run returns for a tensor: an ndarray, or for a 0-d tensor a numpy scalar (a

@@ -100,7 +100,7 @@ static uint32_t be32(const unsigned char *b) {
 
 /* _idx_read(path, kind, reshape=True, scale=True) where kind is "images" or "labels".
  * images: float32 [n, rows*cols] (reshape) or [n, rows, cols, 1], scaled to [0, 1] when
- * scale (else 0..255). labels: int64 [n]. Errors name the file and what was wrong. */
+ * scale (else uint8 0..255). labels: int64 [n]. Errors name the file and what was wrong. */
 static sh_obj *f_idx_read(sh_obj *self, int argc, sh_obj **argv, sh_obj *kw) {
   sh_obj *path_o, *kind_o, *reshape_o = NULL, *scale_o = NULL;
   if (sh_parse_args("_idx_read", argc, argv, kw, "path kind |reshape scale", &path_o, &kind_o, &reshape_o,
@@ -179,11 +179,12 @@ static sh_obj *f_idx_read(sh_obj *self, int argc, sh_obj **argv, sh_obj *kw) {
   if (images) {
     int64_t d4[4] = {n, rows, cols, 1}, d2[2] = {n, per};
     rt_shape s = reshape ? rt_shape_make(2, d2) : rt_shape_make(4, d4);
-    t = rt_tensor_new_uninit(RT_FLOAT, &s);
-    if (t) {
+    t = rt_tensor_new_uninit(scale ? RT_FLOAT : RT_UINT8, &s);   /* unscaled: read_data_sets(dtype=uint8) */
+    if (t && !scale) {
+      memcpy(rt_tensor_data(t), raw, (size_t)total);
+    } else if (t) {
       float *o = rt_tensor_data(t);
-      const float k = scale ? 1.0f / 255.0f : 1.0f;
-      for (int64_t i = 0; i < total; i++) o[i] = (float)raw[i] * k;
+      for (int64_t i = 0; i < total; i++) o[i] = (float)raw[i] * (1.0f / 255.0f);
     }
   } else {
     rt_shape s = rt_shape_make(1, &n);

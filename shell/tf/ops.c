@@ -455,6 +455,13 @@ static sh_obj *f_placeholder_with_default(sh_obj *self, int argc, sh_obj **argv,
   return t;
 }
 
+static rt_tensor *uint8_scalar(double v) {
+  rt_shape s = rt_shape_scalar();
+  rt_tensor *t = rt_tensor_new(RT_UINT8, &s);
+  if (t) *(uint8_t *)rt_tensor_data(t) = (uint8_t)v;
+  return t;
+}
+
 static sh_obj *filled(const char *fname, int argc, sh_obj **argv, sh_obj *kw, double v) {
   sh_obj *shape, *dtype = NULL, *name = NULL;
   if (sh_parse_args(fname, argc, argv, kw, "shape |dtype name", &shape, &dtype, &name) < 0) return NULL;
@@ -463,7 +470,7 @@ static sh_obj *filled(const char *fname, int argc, sh_obj **argv, sh_obj *kw, do
   if (tf_is_tensorlike(shape)) {   /* a dynamic shape: Fill */
     rt_tensor *val = t == RT_FLOAT ? rt_tensor_scalar_f32((float)v) : t == RT_DOUBLE ? rt_tensor_scalar_f64(v)
                    : t == RT_INT32 ? rt_tensor_scalar_i32((int32_t)v) : t == RT_INT64 ? rt_tensor_scalar_i64((int64_t)v)
-                   : rt_tensor_scalar_bool(v != 0);
+                   : t == RT_UINT8 ? uint8_scalar(v) : rt_tensor_scalar_bool(v != 0);
     sh_obj *vt = tf_make_const(val, NULL);
     rt_tensor_unref(val);
     if (!vt) return NULL;
@@ -481,7 +488,7 @@ static sh_obj *filled(const char *fname, int argc, sh_obj **argv, sh_obj *kw, do
     sh_obj *r = NULL;
     rt_tensor *val = t == RT_FLOAT ? rt_tensor_scalar_f32((float)v) : t == RT_DOUBLE ? rt_tensor_scalar_f64(v)
                    : t == RT_INT32 ? rt_tensor_scalar_i32((int32_t)v) : t == RT_INT64 ? rt_tensor_scalar_i64((int64_t)v)
-                   : rt_tensor_scalar_bool(v != 0);
+                   : t == RT_UINT8 ? uint8_scalar(v) : rt_tensor_scalar_bool(v != 0);
     sh_obj *vt = tf_make_const(val, NULL);
     rt_tensor_unref(val);
     rt_node *n = vt ? tf_node_begin_c("Fill", name && sh_is_str(name) ? sh_str_cstr(name) : fname) : NULL;
@@ -499,6 +506,7 @@ static sh_obj *filled(const char *fname, int argc, sh_obj **argv, sh_obj *kw, do
     case RT_DOUBLE: ((double *)p)[i] = v; break;
     case RT_INT32: ((int32_t *)p)[i] = (int32_t)v; break;
     case RT_INT64: ((int64_t *)p)[i] = (int64_t)v; break;
+    case RT_UINT8: ((uint8_t *)p)[i] = (uint8_t)v; break;
     case RT_BOOL: ((bool *)p)[i] = true; break;
     default: break;
     }

@@ -1,5 +1,5 @@
-# A GraphDef written by TF with a uint8 tensor attr (ImageSummary's bad_color, DataType 4,
-# which tfsh has no tensors of): parsed from binary and text, written out again with the attr
+# A GraphDef written by TF with a uint8 tensor attr (ImageSummary's bad_color, DataType 4):
+# parsed from binary and text, written out again with the attr
 # as it came, imported and run (no kernel of tfsh's reads it; tfsh's ImageSummary has no
 # bad_color, so a graph it imported is written without it: TF's default) (tests/fixtures/tf/image).
 import tensorflow.compat.v1 as tf
