@@ -58,10 +58,6 @@ static int bn_check_vec(rt_kernel_ctx *c, int i, const char *what, int64_t ch, b
                          what, (long long)t->shape.dims[0], (long long)ch);
 }
 
-static inline int64_t at(const bn_layout *l, int64_t o, int64_t k, int64_t i) {
-  return (o * l->ch + k) * l->inner + i;
-}
-
 /* Per-channel sums over outer and inner, threaded over outer with per-thread partial sums:
  * mode SUM: s1 = sum x; SQDEV: s1 = sum (x - m)^2; GRAD: s1 = sum g, s2 = sum g * (x - m).
  * NHWC (inner 1) walks rows of C contiguous values. */
