@@ -21,6 +21,7 @@
 #include "runtime/op.h"
 #include "runtime/partition.h"
 #include "runtime/step.h"
+#include "tests/unit/graph_build.h"
 
 #define WK "/job:worker/replica:0/task:0/device:CPU:0"
 #define PS "/job:ps/replica:0/task:0/device:CPU:0"
@@ -29,23 +30,6 @@ static void add(rt_graph *g, rt_node *n, const char *dev) {
   rt_status st = {0};
   n->assigned = strdup(dev);
   if (rt_graph_add(g, n, &st)) fail_msg("%s", st.msg);
-}
-
-static rt_node *node(const char *name, const char *op, const char *in0, const char *in1) {
-  rt_node *n = rt_node_new(name, op);
-  if (in0) rt_node_add_input(n, in0);
-  if (in1) rt_node_add_input(n, in1);
-  return n;
-}
-
-static rt_node *iconst(const char *name, int32_t v, const char *ctl) {
-  rt_node *n = rt_node_new(name, "Const");
-  rt_tensor *t = rt_tensor_scalar_i32(v);
-  rt_node_set_tensor(n, "value", t);
-  rt_node_set_type(n, "dtype", RT_INT32);
-  rt_tensor_unref(t);
-  if (ctl) rt_node_add_control(n, ctl);
-  return n;
 }
 
 /* i = 0; while i < limit: i += one, where the Add (and its constant) run on ps */

@@ -1,0 +1,25 @@
+/* Small builders of graph nodes for the unit tests of the executors and the partitioner
+ * (include after cmocka.h and runtime/graph.h). */
+#ifndef TFSH_TEST_GRAPH_BUILD_H
+#define TFSH_TEST_GRAPH_BUILD_H
+
+/* A node with up to two data inputs (NULL: none). */
+static inline rt_node *node(const char *name, const char *op, const char *in0, const char *in1) {
+  rt_node *n = rt_node_new(name, op);
+  if (in0) rt_node_add_input(n, in0);
+  if (in1) rt_node_add_input(n, in1);
+  return n;
+}
+
+/* An int32 scalar Const, with a control input ctl unless NULL. */
+static inline rt_node *iconst(const char *name, int32_t v, const char *ctl) {
+  rt_node *n = rt_node_new(name, "Const");
+  rt_tensor *t = rt_tensor_scalar_i32(v);
+  rt_node_set_tensor(n, "value", t);
+  rt_node_set_type(n, "dtype", RT_INT32);
+  rt_tensor_unref(t);
+  if (ctl) rt_node_add_control(n, ctl);
+  return n;
+}
+
+#endif
