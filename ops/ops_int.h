@@ -18,6 +18,7 @@ void op_math_register(void);
 void op_nn_register(void);
 void op_fused_bn_register(void);   /* ops/fused_bn.c: FusedBatchNorm{,V2,V3} and gradients */
 void op_linalg_register(void);     /* ops/linalg.c: Qr, DiagPart */
+void op_strings_register(void);    /* ops/strings.c: StringJoin, Substr, StringSplit, SparseToDense, ... */
 void op_array_register(void);
 void op_conv_register(void);
 void op_random_register(void);

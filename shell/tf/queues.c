@@ -285,7 +285,13 @@ static const char queues_src[] =
 #include "shell/tf/queues.py.inc"
     ;
 
+static const char strings_src[] =
+#include "shell/tf/strings.py.inc"
+    ;
+
 int tf_queues_add(sh_obj *tf) {
   sh_module_add_funcs(tf, queue_funcs);
-  return sh_exec_string(queues_src, "<tensorflow.queues>", ((sh_module_obj *)tf)->dict);
+  sh_obj *d = ((sh_module_obj *)tf)->dict;
+  if (sh_exec_string(queues_src, "<tensorflow.queues>", d) < 0) return -1;
+  return sh_exec_string(strings_src, "<tensorflow.strings>", d);
 }

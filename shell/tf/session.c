@@ -101,6 +101,16 @@ static sh_obj *fetch_type_error(sh_obj *f) {
                   f == SH_NONE ? "None" : "of this kind", sh_type_name(f), sh_type_name(f));
 }
 
+/* An object made of tensors that fetches as a value of its own (tf.SparseTensor ->
+ * SparseTensorValue): it has _tf_fetches() and _tf_rebuild(values). */
+static bool is_composite(sh_obj *f) {
+  if (f->type == &sh_list_type || f->type == &sh_tuple_type || f->type == &sh_dict_type || sh_is_str(f)) return false;
+  sh_obj *m = sh_getattr_opt(f, "_tf_fetches");
+  if (!m) return false;
+  sh_decref(m);
+  return true;
+}
+
 /* Collect the leaves of a fetch structure. */
 static int collect(tf_session *s, sh_obj *f, plan *p) {
   if (tf_variable_check(f)) f = tf_variable_value(f);
@@ -157,6 +167,12 @@ static int collect(tf_session *s, sh_obj *f, plan *p) {
       if (collect(s, v, p) < 0) return -1;
     return 0;
   }
+  if (is_composite(f)) {   /* a SparseTensor: its parts */
+    sh_obj *parts = sh_call_method(f, "_tf_fetches", 0, NULL, NULL);
+    int rc = parts ? collect(s, parts, p) : -1;
+    sh_decref(parts);
+    return rc;
+  }
   fetch_type_error(f);
   return -1;
 }
@@ -169,6 +185,14 @@ static sh_obj *rebuild(sh_obj *f, rt_tensor **out, int *k) {
     return np_result(rt_tensor_ref(t));
   }
   if (f->type == &tf_op_type || sh_is_str(f)) return sh_none();
+  if (is_composite(f)) {   /* parts fetched, then the value made of them */
+    sh_obj *parts = sh_call_method(f, "_tf_fetches", 0, NULL, NULL);
+    sh_obj *vals = parts ? rebuild(parts, out, k) : NULL;
+    sh_obj *r = vals ? sh_call_method(f, "_tf_rebuild", 1, &vals, NULL) : NULL;
+    sh_decref(parts);
+    sh_decref(vals);
+    return r;
+  }
   if (f->type == &sh_list_type || f->type == &sh_tuple_type) {
     bool list = f->type == &sh_list_type;
     int64_t n = list ? SH_LIST_N(f) : SH_TUPLE_N(f);
