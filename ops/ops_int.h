@@ -19,6 +19,7 @@ void op_nn_register(void);
 void op_fused_bn_register(void);   /* ops/fused_bn.c: FusedBatchNorm{,V2,V3} and gradients */
 void op_linalg_register(void);     /* ops/linalg.c: Qr, DiagPart */
 void op_strings_register(void);    /* ops/strings.c: StringJoin, Substr, StringSplit, SparseToDense, ... */
+void op_lookup_register(void);     /* ops/lookup.c: HashTableV2 and the lookup-table ops */
 void op_array_register(void);
 void op_conv_register(void);
 void op_random_register(void);

@@ -98,8 +98,17 @@ c_datasets = _module("tensorflow.contrib.learn.python.learn.datasets", mnist=c_m
 _module("tensorflow.contrib.learn.python.learn", datasets=c_datasets)
 _module("tensorflow.contrib.learn.python", learn=sys.modules["tensorflow.contrib.learn.python.learn"])
 c_learn = _module("tensorflow.contrib.learn", python=sys.modules["tensorflow.contrib.learn.python"])
+from tensorflow.python.ops import lookup_ops as _lk
+c_lookup = _module("tensorflow.contrib.lookup", HashTable=_lk.HashTable, MutableHashTable=_lk.MutableHashTable,
+                   IdTableWithHashBuckets=_lk.IdTableWithHashBuckets, KeyValueTensorInitializer=_lk.KeyValueTensorInitializer,
+                   TextFileInitializer=_lk.TextFileInitializer, TextFileIndex=_lk.TextFileIndex,
+                   TextFileIdTableInitializer=_lk.TextFileIdTableInitializer,
+                   TextFileStringTableInitializer=_lk.TextFileStringTableInitializer,
+                   index_table_from_file=_lk.index_table_from_file, index_table_from_tensor=_lk.index_table_from_tensor,
+                   index_to_string_table_from_file=_lk.index_to_string_table_from_file,
+                   index_to_string_table_from_tensor=_lk.index_to_string_table_from_tensor)
 tf.contrib = _module("tensorflow.contrib", rnn=c_rnn, data=c_data, layers=c_layers, legacy_seq2seq=c_seq2seq,
-                     learn=c_learn)
+                     learn=c_learn, lookup=c_lookup)
 
 prog = sys.argv[1]
 sys.argv = sys.argv[1:]

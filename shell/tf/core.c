@@ -1213,6 +1213,7 @@ void tf_core_add(sh_obj *tf) {
     {"LOCAL_INIT_OP", "local_init_op"}, {"READY_OP", "ready_op"}, {"SAVERS", "savers"},
     {"QUEUE_RUNNERS", "queue_runners"}, {"REGULARIZATION_LOSSES", "regularization_losses"},
     {"VARIABLES", "variables"}, {"SUMMARY_OP", "summary_op"}, {"METRIC_VARIABLES", "metric_variables"},
+    {"TABLE_INITIALIZERS", "table_initializer"}, {"ASSET_FILEPATHS", "asset_filepaths"},
   };
   for (size_t i = 0; i < sizeof gk / sizeof *gk; i++) sh_module_add(keys, gk[i][0], sh_str(gk[i][1]));
   sh_module_add(tf, "GraphKeys", keys);

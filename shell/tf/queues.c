@@ -289,9 +289,14 @@ static const char strings_src[] =
 #include "shell/tf/strings.py.inc"
     ;
 
+static const char lookup_src[] =
+#include "shell/tf/lookup.py.inc"
+    ;
+
 int tf_queues_add(sh_obj *tf) {
   sh_module_add_funcs(tf, queue_funcs);
   sh_obj *d = ((sh_module_obj *)tf)->dict;
   if (sh_exec_string(queues_src, "<tensorflow.queues>", d) < 0) return -1;
-  return sh_exec_string(strings_src, "<tensorflow.strings>", d);
+  if (sh_exec_string(strings_src, "<tensorflow.strings>", d) < 0) return -1;
+  return sh_exec_string(lookup_src, "<tensorflow.lookup>", d);
 }
