@@ -311,6 +311,20 @@ static int log1p_grad(rt_grad_ctx *c) {
   return c->st->code;
 }
 
+static int sin_grad(rt_grad_ctx *c) {   /* dy * cos(x) */
+  char *cx = op_g1(c, "Cos", IN(0));
+  c->dx[0] = op_g2(c, "Mul", DY, cx);
+  free(cx);
+  return c->st->code;
+}
+
+static int cos_grad(rt_grad_ctx *c) {   /* -dy * sin(x) */
+  char *sx = op_g1(c, "Sin", IN(0)), *n = op_g1(c, "Neg", sx);
+  c->dx[0] = op_g2(c, "Mul", DY, n);
+  free(sx), free(n);
+  return c->st->code;
+}
+
 static int rsqrt_grad(rt_grad_ctx *c) {
   c->dx[0] = op_g2(c, "RsqrtGrad", c->node->name, DY);
   return c->st->code;
@@ -386,6 +400,9 @@ static const rt_op_def math_ops[] = {
   UNARY("Square", NUM, op_cpu_square, square_grad, "x * x elementwise."),
   UNARY("Sqrt", FLT, op_cpu_sqrt, sqrt_grad, "Square root elementwise."),
   UNARY("Floor", FLT, op_cpu_floor, op_no_grad, "Largest integer not above x, elementwise."),
+  UNARY("Sin", FLT, op_cpu_sin, sin_grad, "Sine elementwise."),
+  UNARY("Cos", FLT, op_cpu_cos, cos_grad, "Cosine elementwise."),
+  UNARY("Round", FLT, op_cpu_round, op_no_grad, "The nearest integer to x, halves to even, elementwise."),
   UNARY("Ceil", FLT, op_cpu_ceil, op_no_grad, "Smallest integer not below x, elementwise."),
   UNARY("Log1p", FLT, op_cpu_log1p, log1p_grad, "log(1 + x) elementwise, exact for small x."),
   UNARY("Exp", FLT, op_cpu_exp, exp_grad, "e ** x elementwise."),

@@ -20,6 +20,7 @@ void op_fused_bn_register(void);   /* ops/fused_bn.c: FusedBatchNorm{,V2,V3} and
 void op_linalg_register(void);     /* ops/linalg.c: Qr, DiagPart */
 void op_strings_register(void);    /* ops/strings.c: StringJoin, Substr, StringSplit, SparseToDense, ... */
 void op_lookup_register(void);     /* ops/lookup.c: HashTableV2 and the lookup-table ops */
+void op_image_register(void);      /* ops/image.c: ReverseV2, resizing, LRN, ReadFile, PNG */
 void op_array_register(void);
 void op_conv_register(void);
 void op_random_register(void);
@@ -150,6 +151,9 @@ int op_cpu_neg(rt_kernel_ctx *c);
 int op_cpu_square(rt_kernel_ctx *c);
 int op_cpu_sqrt(rt_kernel_ctx *c);
 int op_cpu_floor(rt_kernel_ctx *c);
+int op_cpu_round(rt_kernel_ctx *c);
+int op_cpu_sin(rt_kernel_ctx *c);
+int op_cpu_cos(rt_kernel_ctx *c);
 int op_cpu_ceil(rt_kernel_ctx *c);
 int op_cpu_log1p(rt_kernel_ctx *c);
 int op_cpu_exp(rt_kernel_ctx *c);

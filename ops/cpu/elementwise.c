@@ -290,6 +290,9 @@ UN_FLOAT(softplus, a > 0 ? a + log1pf(expf(-a)) : log1pf(expf(a)),
          a > 0 ? a + log1p(exp(-a)) : log1p(exp(a)))
 UN_LOOP(not_b, bool, !a)
 UN_FLOAT(floor, floorf(a), floor(a))
+UN_FLOAT(round_even, rintf(a), rint(a))   /* half to even, as TF's Round */
+UN_FLOAT(sin, sinf(a), sin(a))
+UN_FLOAT(cos, cosf(a), cos(a))
 UN_FLOAT(ceil, ceilf(a), ceil(a))
 UN_FLOAT(log1p, log1pf(a), log1p(a))
 
@@ -334,6 +337,9 @@ UN_KERNEL(op_cpu_elu, elu_f32, elu_f64, NULL, NULL)
 UN_KERNEL(op_cpu_softplus, softplus_f32, softplus_f64, NULL, NULL)
 UN_KERNEL(op_cpu_logical_not, NULL, NULL, NULL, NULL, not_b)
 UN_KERNEL(op_cpu_floor, floor_f32, floor_f64, NULL, NULL)
+UN_KERNEL(op_cpu_round, round_even_f32, round_even_f64, NULL, NULL)
+UN_KERNEL(op_cpu_sin, sin_f32, sin_f64, NULL, NULL)
+UN_KERNEL(op_cpu_cos, cos_f32, cos_f64, NULL, NULL)
 UN_KERNEL(op_cpu_ceil, ceil_f32, ceil_f64, NULL, NULL)
 UN_KERNEL(op_cpu_log1p, log1p_f32, log1p_f64, NULL, NULL)
 

@@ -77,6 +77,18 @@ static sh_obj *tf_dtype_getattr(sh_obj *self, const char *name) {
   if (!strcmp(name, "is_integer")) return sh_bool(rt_dtype_is_int(d->t));
   if (!strcmp(name, "is_bool")) return sh_bool(d->t == RT_BOOL);
   if (!strcmp(name, "size")) return sh_int((int64_t)rt_dtype_size(d->t));
+  if (!strcmp(name, "max") || !strcmp(name, "min")) {   /* the largest and smallest values */
+    bool mx = name[1] == 'a';
+    switch (d->t) {
+    case RT_FLOAT: return sh_float(mx ? 3.4028234663852886e38 : -3.4028234663852886e38);
+    case RT_DOUBLE: return sh_float(mx ? 1.7976931348623157e308 : -1.7976931348623157e308);
+    case RT_INT32: return sh_int(mx ? INT32_MAX : INT32_MIN);
+    case RT_INT64: return sh_int(mx ? INT64_MAX : INT64_MIN);
+    case RT_UINT8: return sh_int(mx ? 255 : 0);
+    case RT_BOOL: return sh_bool(mx);
+    default: return sh_raise(sh_TypeError, "Cannot find %s value of %s.", mx ? "maximum" : "minimum", d->name);
+    }
+  }
   return NULL;
 }
 

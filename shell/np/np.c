@@ -1337,6 +1337,36 @@ static sh_obj *f_sqrt(sh_obj *s, int c, sh_obj **v, sh_obj *k) { return unary_ma
 static sh_obj *f_exp(sh_obj *s, int c, sh_obj **v, sh_obj *k) { return unary_math("exp", c, v, k, exp); }
 static sh_obj *f_log(sh_obj *s, int c, sh_obj **v, sh_obj *k) { return unary_math("log", c, v, k, log); }
 static sh_obj *f_abs(sh_obj *s, int c, sh_obj **v, sh_obj *k) { return unary_math("abs", c, v, k, fabs); }
+static sh_obj *f_sin(sh_obj *s, int c, sh_obj **v, sh_obj *k) { return unary_math("sin", c, v, k, sin); }
+static sh_obj *f_cos(sh_obj *s, int c, sh_obj **v, sh_obj *k) { return unary_math("cos", c, v, k, cos); }
+static sh_obj *f_tanh(sh_obj *s, int c, sh_obj **v, sh_obj *k) { return unary_math("tanh", c, v, k, tanh); }
+
+/* np.round / np.around: x * 10**d rounded half to even, / 10**d, in x's own float type (as
+ * numpy does for float32); integer arrays come back unchanged for d >= 0. */
+static sh_obj *f_round(sh_obj *self, int argc, sh_obj **argv, sh_obj *kw) {
+  sh_obj *a, *dec = NULL;
+  if (sh_parse_args("round", argc, argv, kw, "a |decimals", &a, &dec) < 0) return NULL;
+  int64_t d = 0;
+  if (dec && dec != SH_NONE && sh_as_int(dec, &d) < 0) return NULL;
+  rt_tensor *t = np_to_tensor(a, RT_INVALID, true);
+  if (!t) return NULL;
+  rt_tensor *r = rt_tensor_copy(t);
+  rt_tensor_unref(t);
+  if (!r) return sh_raise(sh_RuntimeError, "out of memory");
+  double p = pow(10.0, (double)(d < 0 ? -d : d));
+  for (int64_t i = 0, n = rt_tensor_numel(r); i < n; i++) {
+    if (r->dtype == RT_FLOAT) {
+      float *x = (float *)rt_tensor_data(r) + i, fp = (float)p;
+      *x = d >= 0 ? rintf(*x * fp) / fp : rintf(*x / fp) * fp;
+    } else if (r->dtype == RT_DOUBLE) {
+      double *x = (double *)rt_tensor_data(r) + i;
+      *x = d >= 0 ? rint(*x * p) / p : rint(*x / p) * p;
+    } else if (d < 0 && (r->dtype == RT_INT32 || r->dtype == RT_INT64)) {
+      store(r, i, rint(rt_tensor_get_f64(r, i) / p) * p, (int64_t)(rint(rt_tensor_get_f64(r, i) / p) * p));
+    }
+  }
+  return scalar_or_array(np_wrap(r));
+}
 
 static sh_obj *predicate(const char *name, int argc, sh_obj **argv, sh_obj *kw, int (*fn)(double)) {
   sh_obj *a;
@@ -1411,6 +1441,11 @@ static const sh_method np_funcs[] = {
   {"argmin", f_argmin, "argmin(a, axis=None)", "Index of the smallest element."},
   {"prod", f_prod, "prod(a, axis=None)", "Product of elements."},
   {"sqrt", f_sqrt, "sqrt(x)", "Elementwise square root."},
+  {"sin", f_sin, "sin(x)", "Elementwise sine."},
+  {"cos", f_cos, "cos(x)", "Elementwise cosine."},
+  {"tanh", f_tanh, "tanh(x)", "Elementwise hyperbolic tangent."},
+  {"round", f_round, "round(a, decimals=0)", "Round to the given number of decimals, halves to even."},
+  {"around", f_round, "around(a, decimals=0)", "Round to the given number of decimals, halves to even."},
   {"exp", f_exp, "exp(x)", "Elementwise exponential."},
   {"log", f_log, "log(x)", "Elementwise natural logarithm."},
   {"abs", f_abs, "abs(x)", "Elementwise absolute value."},
