@@ -1883,6 +1883,7 @@ static void register_builtin_modules(void) {
   sh_register_module("threading", sh_mod_threading_init);
   sh_register_module("queue", sh_mod_queue_init);
   sh_register_module("collections", sh_mod_collections_init);
+  sh_register_module("multiprocessing", sh_mod_multiprocessing_init);
 }
 
 void sh_init(int argc, char **argv) {

@@ -87,6 +87,7 @@ sh_obj *sh_mod_thread_init(void);                     /* _thread (thread.c) */
 sh_obj *sh_mod_threading_init(void);                  /* threading, queue (mod_pylib.c) */
 sh_obj *sh_mod_queue_init(void);
 sh_obj *sh_mod_collections_init(void);
+sh_obj *sh_mod_multiprocessing_init(void);
 
 /* eval.c */
 sh_obj *sh_func_call(sh_obj *f, int argc, sh_obj **argv, sh_obj *kw);

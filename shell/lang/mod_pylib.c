@@ -1,5 +1,5 @@
 /* Standard modules written in the language itself (the subset is enough for them):
- * argparse, shutil, six and six.moves, threading, queue, collections. */
+ * argparse, shutil, six and six.moves, threading, queue, collections, multiprocessing. */
 #define _GNU_SOURCE
 #include "shell/lang/interp.h"
 
@@ -21,6 +21,15 @@ static const char queue_src[] =
 static const char collections_src[] =
 #include "shell/lang/collections.py.inc"
 ;
+static const char multiprocessing_src[] =
+    "\"\"\"multiprocessing: cpu_count, which TF1 input pipelines size their threads by. tfsh runs\n"
+    "no processes of its own: Pool and Process refuse.\"\"\"\n"
+    "import os as _os\n"
+    "def cpu_count():\n    return _os.cpu_count()\n"
+    "class Pool(object):\n    def __init__(self, *args, **kwargs):\n"
+    "        raise NotImplementedError('multiprocessing.Pool is not available in tfsh (use threading)')\n"
+    "class Process(object):\n    def __init__(self, *args, **kwargs):\n"
+    "        raise NotImplementedError('multiprocessing.Process is not available in tfsh (use threading)')\n";
 static const char six_moves_src[] =
     "\"\"\"six.moves: the Python 3 names.\"\"\"\n"
     "xrange = range\nrange = range\nzip = zip\nmap = map\nfilter = filter\ninput = input\n";
@@ -41,6 +50,7 @@ sh_obj *sh_mod_shutil_init(void) { return module_from("shutil", shutil_src); }
 sh_obj *sh_mod_threading_init(void) { return module_from("threading", threading_src); }
 sh_obj *sh_mod_queue_init(void) { return module_from("queue", queue_src); }
 sh_obj *sh_mod_collections_init(void) { return module_from("collections", collections_src); }
+sh_obj *sh_mod_multiprocessing_init(void) { return module_from("multiprocessing", multiprocessing_src); }
 sh_obj *sh_mod_six_moves_init(void) { return module_from("six.moves", six_moves_src); }
 
 /* six, with six.moves made and added to it (as os does os.path): importing the submodule
