@@ -76,7 +76,7 @@ for bad in (lambda: tf.image.random_contrast(u8, 1.0, 0.5), lambda: tf.image.ran
         print("ValueError:", e)
 print(tf.round(tf.constant([0.5, 1.5, 2.5, -0.5, -1.7])).eval(session=s))
 
-for f in sorted(os.listdir(pngs)):
+for f in sorted(n for n in os.listdir(pngs) if n.endswith(".png")):
     data = tf.read_file(os.path.join(pngs, f))
     print(f)
     run(tf.transpose(tf.image.decode_png(data), [2, 0, 1]))
