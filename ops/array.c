@@ -879,7 +879,7 @@ static const rt_op_def array_ops[] = {
    .inputs = "data: T, segment_ids: Tindices, num_segments: Tnumsegments", .outputs = "output: T",
    .attrs = "T: {float, double, int32, int64}, Tindices: " IDX ", Tnumsegments: " IDX " = int32",
    .help = "Sums the rows of data that share a segment id; ids out of range are an error.",
-   .shape = segment_sum_shape, K(op_cpu_unsorted_segment_sum)},
+   .shape = segment_sum_shape, K(op_cpu_unsorted_segment_sum), .grad = op_unsorted_segment_sum_grad},
   {.name = "OneHot", .inputs = "indices: TI, depth: int32, on_value: T, off_value: T",
    .outputs = "output: T", .attrs = "axis: int = -1, T: type, TI: {uint8, int32, int64} = int64",
    .help = "One-hot vectors: on_value where the index matches, off_value elsewhere.",

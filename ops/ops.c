@@ -15,6 +15,7 @@ static void register_all(void) {
   op_strings_register();
   op_lookup_register();
   op_image_register();
+  op_scan_register();
   op_array_register();
   op_conv_register();
   op_random_register();

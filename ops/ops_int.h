@@ -21,6 +21,8 @@ void op_linalg_register(void);     /* ops/linalg.c: Qr, DiagPart */
 void op_strings_register(void);    /* ops/strings.c: StringJoin, Substr, StringSplit, SparseToDense, ... */
 void op_lookup_register(void);     /* ops/lookup.c: HashTableV2 and the lookup-table ops */
 void op_image_register(void);      /* ops/image.c: ReverseV2, resizing, LRN, ReadFile, PNG */
+void op_scan_register(void);       /* ops/scan.c: Cumsum, Cumprod, GatherNd, ScatterNd, Unique */
+int op_unsorted_segment_sum_grad(rt_grad_ctx *c);   /* ops/scan.c */
 void op_array_register(void);
 void op_conv_register(void);
 void op_random_register(void);

@@ -297,11 +297,16 @@ static const char image_src[] =
 #include "shell/tf/image.py.inc"
     ;
 
+static const char array_more_src[] =
+#include "shell/tf/array_more.py.inc"
+    ;
+
 int tf_queues_add(sh_obj *tf) {
   sh_module_add_funcs(tf, queue_funcs);
   sh_obj *d = ((sh_module_obj *)tf)->dict;
   if (sh_exec_string(queues_src, "<tensorflow.queues>", d) < 0) return -1;
   if (sh_exec_string(strings_src, "<tensorflow.strings>", d) < 0) return -1;
   if (sh_exec_string(lookup_src, "<tensorflow.lookup>", d) < 0) return -1;
-  return sh_exec_string(image_src, "<tensorflow.image>", d);
+  if (sh_exec_string(image_src, "<tensorflow.image>", d) < 0) return -1;
+  return sh_exec_string(array_more_src, "<tensorflow.array_more>", d);
 }
