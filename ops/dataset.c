@@ -61,7 +61,39 @@ static int get_next_shape(rt_shape_ctx *c) {
   return RT_OK;
 }
 
+/* ---- tf.py_func: a Python function of the building interpreter as an op ---------------- */
+
+op_host_pyfunc_fn op_host_pyfunc;
+
+void op_set_host_pyfunc(op_host_pyfunc_fn fn) { op_host_pyfunc = fn; }
+
+static int pyfunc_kernel(rt_kernel_ctx *c) {
+  if (!op_host_pyfunc || rt_node_int(c->node, "owner", 0) != rt_process_token())
+    return rt_kernel_error(c, RT_UNIMPLEMENTED, "a tf.py_func runs only in the process whose interpreter built it");
+  const rt_attr_value *t = rt_node_attr(c->node, "Tout");
+  const rt_dtype *types = t && t->kind == RT_ATTR_LIST_TYPE ? t->list.v : NULL;
+  int rc = op_host_pyfunc(rt_node_int(c->node, "id", 0), c->node->name, c->n_inputs, c->inputs, c->n_outputs, types,
+                          c->outputs, c->st);
+  return rc ? rt_kernel_error(c, c->st->code, "%s", c->st->msg) : RT_OK;
+}
+
+static int pyfunc_shape(rt_shape_ctx *c) {
+  const rt_attr_value *t = rt_node_attr(c->node, "Tout");
+  for (int i = 0; t && t->kind == RT_ATTR_LIST_TYPE && i < c->n_outputs && i < t->list.n; i++)
+    c->out_types[i] = ((rt_dtype *)t->list.v)[i];
+  return RT_OK;
+}
+
+#define PYFUNC(NAME, FLAGS)                                                                           \
+  {.name = NAME, .inputs = "input: Nin * Tin", .outputs = "output: Nout * Tout",                      \
+   .attrs = "id: int, owner: int = 0, Nin: int >= 0 = 0, Tin: list(type) = [], Nout: int >= 0 = 0, "  \
+            "Tout: list(type) = []",                                                                  \
+   .help = "A Python function of the interpreter that built the graph, called on numpy arrays.",       \
+   .shape = pyfunc_shape, .kernel = {[RT_DEV_CPU] = pyfunc_kernel}, .grad = op_no_grad, .flags = FLAGS}
+
 static const rt_op_def dataset_ops[] = {
+  PYFUNC("PyFunc", RT_OP_STATEFUL | RT_OP_CLIENT),
+  PYFUNC("PyFuncStateless", RT_OP_CLIENT),
   {.name = "_HostIteratorGetNext", .outputs = "components: N * output_types",
    .attrs = "id: int, owner: int = 0, N: int >= 1, output_types: list(type), output_shapes: list(shape) = []",
    .help = "The next element of a tf.data iterator (its pipeline runs in the interpreter).",

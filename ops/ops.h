@@ -21,6 +21,11 @@ void op_register_all(void);
 /* next: fills out[0..n); init: gets the initializer's n inputs in out (borrowed) */
 typedef int (*op_host_iterator_fn)(int64_t id, int n, rt_tensor **out, rt_status *st);
 void op_set_host_iterator(op_host_iterator_fn next, op_host_iterator_fn init);
+/* tf.py_func's callback (shell/tf/dataset.c): call the function registered as id on the
+ * inputs; fill out[0..n_out) with tensors of types[i]. Node names the op in messages. */
+typedef int (*op_host_pyfunc_fn)(int64_t id, const char *node, int n_in, rt_tensor **in, int n_out,
+                                 const rt_dtype *types, rt_tensor **out, rt_status *st);
+void op_set_host_pyfunc(op_host_pyfunc_fn fn);
 
 /* Benchmark baseline: the best time (seconds) of `reps` raw BLIS sgemm calls of size n×n×n
  * on `threads` threads, in this process. */

@@ -78,6 +78,83 @@ static int hook_init(int64_t id, int n, rt_tensor **in, rt_status *st) {
   return rc;
 }
 
+/* ---- tf.py_func ------------------------------------------------------------------------ */
+
+static sh_obj *pyfuncs;     /* id -> the Python callable */
+static int64_t last_pyfunc;
+
+/* TF's word for a dtype in messages ("float", "double", "int32", ...). */
+static const char *tf_type_word(rt_dtype t) {
+  return t == RT_FLOAT ? "float" : t == RT_DOUBLE ? "double" : rt_dtype_name(t);
+}
+
+/* The function's results as the op's outputs: each converted to its declared type; an
+ * ndarray of another dtype is TF's error (a Python number converts). */
+static int hook_pyfunc(int64_t id, const char *node, int n_in, rt_tensor **in, int n_out, const rt_dtype *types,
+                       rt_tensor **out, rt_status *st) {
+  sh_gil_acquire();
+  int rc = RT_OK;
+  sh_obj *k = sh_int(id), *fn = pyfuncs ? sh_dict_get(pyfuncs, k) : NULL, *args = sh_tuple_new(n_in), *r = NULL;
+  sh_decref(k);
+  for (int i = 0; i < n_in; i++) {
+    sh_obj *v = np_wrap(rt_tensor_ref(in[i]));
+    if (!v && !rc) rc = exc_status(st);
+    SH_TUPLE_ITEMS(args)[i] = v ? v : sh_incref(SH_NONE);
+  }
+  if (!rc && !fn) rc = rt_error(st, RT_NOT_FOUND, "no tf.py_func function %lld in this process", (long long)id);
+  if (!rc && !(r = sh_call(fn, n_in, SH_TUPLE_ITEMS(args), NULL))) {   /* TF's codes for Python's errors */
+    int code = sh_err_matches(sh_ValueError) || sh_err_matches(sh_TypeError) ? RT_INVALID_ARGUMENT
+               : sh_err_matches(sh_StopIteration) || sh_err_matches(sh_IndexError) ? RT_OUT_OF_RANGE
+               : sh_err_matches(sh_NotImplementedError) ? RT_UNIMPLEMENTED : RT_UNKNOWN;
+    sh_obj *e = sh_err_fetch();
+    char *m = sh_exc_message(e);
+    rc = rt_error(st, code, "%s", m ? m : "error in a tf.py_func");
+    sh_decref(e);
+    free(m);
+  }
+  sh_obj *list = NULL;
+  if (!rc) {
+    bool seq = r->type == &sh_list_type || r->type == &sh_tuple_type;
+    list = seq ? sh_sequence_to_tuple(r) : NULL;
+    int64_t got = list ? SH_TUPLE_N(list) : (r == SH_NONE ? 0 : 1);
+    if (got != n_out)
+      rc = rt_error(st, RT_INVALID_ARGUMENT, "pyfunc_%lld returns %lld values, but expects to see %d values.", (long long)id,
+                    (long long)got, n_out);
+  }
+  for (int i = 0; !rc && i < n_out; i++) {
+    sh_obj *v = list ? SH_TUPLE_ITEMS(list)[i] : r;
+    rt_dtype want = types ? types[i] : RT_INVALID;
+    if (v->type == &np_array_type && want != RT_INVALID && ((np_array *)v)->t->dtype != want) {
+      rc = rt_error(st, RT_INVALID_ARGUMENT, "%d-th value returned by pyfunc_%lld is %s, but expects %s", i, (long long)id,
+                    tf_type_word(((np_array *)v)->t->dtype), tf_type_word(want));
+      break;
+    }
+    rt_tensor *t = np_to_tensor(v, want, true);
+    if (!t) {
+      rc = exc_status(st);
+      break;
+    }
+    rt_tensor_unref(out[i]);
+    out[i] = t;
+  }
+  (void)node;
+  sh_decref(list);
+  sh_decref(r);
+  sh_decref(args);
+  sh_gil_release();
+  return rc;
+}
+
+/* _pyfunc_register(fn) -> id (internal) */
+static sh_obj *f_pyfunc_register(sh_obj *self, int argc, sh_obj **argv, sh_obj *kw) {
+  sh_obj *fn;
+  if (sh_parse_args("_pyfunc_register", argc, argv, kw, "fn", &fn) < 0) return NULL;
+  if (!pyfuncs) pyfuncs = sh_dict_new();
+  sh_obj *k = sh_int(last_pyfunc++);   /* pyfunc_0, pyfunc_1, ... as TF numbers them */
+  sh_dict_set(pyfuncs, k, fn);
+  return k;
+}
+
 /* _hostiter_register(iterator) -> id (internal) */
 static sh_obj *f_register(sh_obj *self, int argc, sh_obj **argv, sh_obj *kw) {
   sh_obj *it;
@@ -95,6 +172,7 @@ static sh_obj *f_owner(sh_obj *self, int argc, sh_obj **argv, sh_obj *kw) {
 
 static const sh_method dataset_funcs[] = {
   {"_hostiter_owner", f_owner, "_hostiter_owner()", "This process's token, the owner of its iterators' ops (internal)."},
+  {"_pyfunc_register", f_pyfunc_register, "_pyfunc_register(fn)", "Make a Python function callable from PyFunc ops (internal)."},
   {"_hostiter_register", f_register, "_hostiter_register(iterator)", "Make a Python iterator reachable from get_next ops (internal)."},
   {NULL},
 };
@@ -105,6 +183,7 @@ static const char dataset_src[] =
 
 int tf_dataset_add(sh_obj *tf) {
   op_set_host_iterator(hook_next, hook_init);
+  op_set_host_pyfunc(hook_pyfunc);
   sh_module_add_funcs(tf, dataset_funcs);
   return sh_exec_string(dataset_src, "<tensorflow.data>", ((sh_module_obj *)tf)->dict);
 }

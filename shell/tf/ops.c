@@ -341,13 +341,21 @@ static int fill_all_axes(bound *b, const char *op, sh_obj **made) {
   if (!t) return -1;
   rt_node *node = tf_tensor_node((tf_tensor *)t);
   int rank = node->out_shapes[((tf_tensor *)t)->index].ndims;
-  if (rank < 0) {
-    sh_decref(t);
-    sh_raise(sh_ValueError, "reduction over all axes of a tensor of unknown rank is not supported; pass axis");
-    return -1;
+  sh_obj *axes;
+  if (rank < 0) {   /* unknown rank: range(rank(x)), computed in the step, as TF builds it */
+    sh_obj *tfm = sh_import("tensorflow");
+    sh_obj *rk = tfm ? sh_call_method(tfm, "rank", 1, &t, NULL) : NULL;
+    axes = rk ? sh_call_method(tfm, "range", 1, &rk, NULL) : NULL;
+    sh_decref(rk);
+    sh_decref(tfm);
+    if (!axes) {
+      sh_decref(t);
+      return -1;
+    }
+  } else {
+    axes = sh_list_new(0);
+    for (int i = 0; i < rank; i++) sh_list_append_steal(axes, sh_int(i));
   }
-  sh_obj *axes = sh_list_new(0);
-  for (int i = 0; i < rank; i++) sh_list_append_steal(axes, sh_int(i));
   b->val[0] = t;
   *made = sh_tuple_of(2, t, axes);
   for (int i = 0; i < b->n; i++)
