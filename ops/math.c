@@ -325,6 +325,68 @@ static int cos_grad(rt_grad_ctx *c) {   /* -dy * sin(x) */
   return c->st->code;
 }
 
+/* dy * f(x): the derivatives below that are one op of x */
+static int grad_times(rt_grad_ctx *c, const char *op) {
+  char *d = op_g1(c, op, IN(0));
+  c->dx[0] = d ? op_g2(c, "Mul", DY, d) : NULL;
+  free(d);
+  return c->st->code;
+}
+static int sinh_grad(rt_grad_ctx *c) { return grad_times(c, "Cosh"); }
+static int cosh_grad(rt_grad_ctx *c) { return grad_times(c, "Sinh"); }
+static int expm1_grad(rt_grad_ctx *c) { return grad_times(c, "Exp"); }
+
+static int tan_grad(rt_grad_ctx *c) {   /* dy / cos(x)^2 */
+  char *cx = op_g1(c, "Cos", IN(0)), *one = op_gconst(c, op_gin_type(c, 0), 1);   /* as TF: dy * square(1 / cos x) */
+  char *sec = cx && one ? op_g2(c, "RealDiv", one, cx) : NULL, *s2 = sec ? op_g1(c, "Square", sec) : NULL;
+  c->dx[0] = s2 ? op_g2(c, "Mul", DY, s2) : NULL;
+  free(cx), free(one), free(sec), free(s2);
+  return c->st->code;
+}
+
+/* dy * sign / sqrt(1 - x^2): asin (+1) and acos (-1) */
+static int arc_grad(rt_grad_ctx *c, bool neg) {
+  char *x2 = op_g1(c, "Square", IN(0)), *one = op_gconst(c, op_gin_type(c, 0), 1);
+  char *d = x2 && one ? op_g2(c, "Sub", one, x2) : NULL, *r = d ? op_g1(c, "Rsqrt", d) : NULL;
+  char *m = r ? op_g2(c, "Mul", DY, r) : NULL;
+  c->dx[0] = m && neg ? op_g1(c, "Neg", m) : m;
+  if (neg) free(m);
+  free(x2), free(one), free(d), free(r);
+  return c->st->code;
+}
+static int asin_grad(rt_grad_ctx *c) { return arc_grad(c, false); }
+static int acos_grad(rt_grad_ctx *c) { return arc_grad(c, true); }
+
+static int atan_grad(rt_grad_ctx *c) {   /* dy / (1 + x^2) */
+  char *x2 = op_g1(c, "Square", IN(0)), *one = op_gconst(c, op_gin_type(c, 0), 1);
+  char *d = x2 && one ? op_g2(c, "Add", one, x2) : NULL;
+  c->dx[0] = d ? op_g2(c, "RealDiv", DY, d) : NULL;
+  free(x2), free(one), free(d);
+  return c->st->code;
+}
+
+/* erf: dy * 2/sqrt(pi) * exp(-x^2); erfc: the negative */
+static int erf_like_grad(rt_grad_ctx *c, double k) {
+  char *x2 = op_g1(c, "Square", IN(0)), *n = x2 ? op_g1(c, "Neg", x2) : NULL, *e = n ? op_g1(c, "Exp", n) : NULL;
+  char *kk = op_gconst(c, op_gin_type(c, 0), k), *m = e && kk ? op_g2(c, "Mul", DY, kk) : NULL;   /* (dy * k) * e, TF's order */
+  c->dx[0] = m ? op_g2(c, "Mul", m, e) : NULL;
+  free(x2), free(n), free(e), free(kk), free(m);
+  return c->st->code;
+}
+static int erf_grad(rt_grad_ctx *c) { return erf_like_grad(c, 1.1283791670955126); }
+static int erfc_grad(rt_grad_ctx *c) { return erf_like_grad(c, -1.1283791670955126); }
+
+/* atan2(y, x): dy * x / (x^2 + y^2) for y, -dy * y / (x^2 + y^2) for x */
+static int atan2_grad(rt_grad_ctx *c) {
+  char *y2 = op_g1(c, "Square", IN(0)), *x2 = op_g1(c, "Square", IN(1)), *d = y2 && x2 ? op_g2(c, "Add", x2, y2) : NULL;
+  char *r = d ? op_g2(c, "RealDiv", DY, d) : NULL;
+  char *gy = r ? op_g2(c, "Mul", r, IN(1)) : NULL, *t = r ? op_g2(c, "Mul", r, IN(0)) : NULL, *gx = t ? op_g1(c, "Neg", t) : NULL;
+  c->dx[0] = gy ? op_gsum_to(c, gy, IN(0)) : NULL;
+  c->dx[1] = gx ? op_gsum_to(c, gx, IN(1)) : NULL;
+  free(y2), free(x2), free(d), free(r), free(gy), free(t), free(gx);
+  return c->st->code;
+}
+
 static int rsqrt_grad(rt_grad_ctx *c) {
   c->dx[0] = op_g2(c, "RsqrtGrad", c->node->name, DY);
   return c->st->code;
@@ -402,6 +464,16 @@ static const rt_op_def math_ops[] = {
   UNARY("Floor", FLT, op_cpu_floor, op_no_grad, "Largest integer not above x, elementwise."),
   UNARY("Sin", FLT, op_cpu_sin, sin_grad, "Sine elementwise."),
   UNARY("Cos", FLT, op_cpu_cos, cos_grad, "Cosine elementwise."),
+  UNARY("Tan", FLT, op_cpu_tan, tan_grad, "Tangent elementwise."),
+  UNARY("Asin", FLT, op_cpu_asin, asin_grad, "Arcsine elementwise."),
+  UNARY("Acos", FLT, op_cpu_acos, acos_grad, "Arccosine elementwise."),
+  UNARY("Atan", FLT, op_cpu_atan, atan_grad, "Arctangent elementwise."),
+  UNARY("Sinh", FLT, op_cpu_sinh, sinh_grad, "Hyperbolic sine elementwise."),
+  UNARY("Cosh", FLT, op_cpu_cosh, cosh_grad, "Hyperbolic cosine elementwise."),
+  UNARY("Expm1", FLT, op_cpu_expm1, expm1_grad, "exp(x) - 1 elementwise, exact for small x."),
+  UNARY("Erf", FLT, op_cpu_erf, erf_grad, "The error function elementwise."),
+  UNARY("Erfc", FLT, op_cpu_erfc, erfc_grad, "1 - erf(x) elementwise."),
+  BINARY("Atan2", FLT, op_cpu_atan2, atan2_grad, "The angle of the point (x, y) in (-pi, pi], elementwise (inputs y, x)."),
   UNARY("Round", FLT, op_cpu_round, op_no_grad, "The nearest integer to x, halves to even, elementwise."),
   UNARY("Ceil", FLT, op_cpu_ceil, op_no_grad, "Smallest integer not below x, elementwise."),
   UNARY("Log1p", FLT, op_cpu_log1p, log1p_grad, "log(1 + x) elementwise, exact for small x."),
