@@ -263,6 +263,116 @@ static void im2col(const geom *g, const char *x, char *col, int64_t r0, int64_t 
 COL2IM(float)
 COL2IM(double)
 
+/* ---- direct float Conv2D for short columns (first layers: one to a few channels) ------
+ * With cols = kh*kw*ic of at most DIRECT_MAX_COLS, im2col writes far more than the gemm
+ * computes (25 floats a row for a 5x5 window over one channel). Where the CPU has AVX2
+ * and FMA and oc is 8, 16, 32 or 64, each output pixel's channels sit in 8-float
+ * registers and take one fused multiply-add per column, in column order from zero, with
+ * a zero for padding: the same operations as BLIS's microkernel does on the im2col
+ * matrix (k is far below its KC block), so the result is bit for bit the gemm's. */
+#if defined(__x86_64__) && defined(__GNUC__)
+#include <immintrin.h>
+enum { DIRECT_MAX_COLS = 32 };
+#define DIRECT_TARGET __attribute__((target("avx2,fma")))
+
+/* acc[q][v] += xs[q] * the filter row wp, for np pixels and nv registers of channels. */
+static inline __attribute__((always_inline)) DIRECT_TARGET void
+direct_tap(__m256 acc[2][8], const float *xs, const float *wp, const int nv, const int np) {
+  __m256 xv[2];
+#pragma GCC unroll 2
+  for (int q = 0; q < np; q++) xv[q] = _mm256_set1_ps(xs[q]);
+#pragma GCC unroll 8
+  for (int v = 0; v < nv; v++) {
+    __m256 wv = _mm256_loadu_ps(wp + 8 * v);
+#pragma GCC unroll 2
+    for (int q = 0; q < np; q++) acc[q][v] = _mm256_fmadd_ps(xv[q], wv, acc[q][v]);
+  }
+}
+
+/* np output pixels from (oy, ox) of image img, nv registers of channels each. */
+static inline __attribute__((always_inline)) DIRECT_TARGET void
+direct_pixels(const geom *g, const float *img, const float *w, float *out, int64_t oy,
+              int64_t ox, const int nv, const int np) {
+  __m256 acc[2][8];
+#pragma GCC unroll 2
+  for (int q = 0; q < np; q++)
+#pragma GCC unroll 8
+    for (int v = 0; v < nv; v++) acc[q][v] = _mm256_setzero_ps();
+  int64_t y0 = oy * g->sh - g->pt, x0 = ox * g->sw - g->pl, run = g->kw * g->ic;
+  int64_t step = g->sw * g->ic;
+  const float *wp = w;
+  if (y0 >= 0 && y0 + g->kh <= g->ih && x0 >= 0 && x0 + (np - 1) * g->sw + g->kw <= g->iw) {
+    /* inside the image: each window row is run contiguous floats, as is the filter's */
+    for (int64_t i = 0; i < g->kh; i++) {
+      const float *xr = img + ((y0 + i) * g->iw + x0) * g->ic;
+      for (int64_t t = 0; t < run; t++, wp += g->oc) {
+        float xs[2];
+#pragma GCC unroll 2
+        for (int q = 0; q < np; q++) xs[q] = xr[q * step + t];
+        direct_tap(acc, xs, wp, nv, np);
+      }
+    }
+  } else {   /* at an edge: padding taps multiply zeros, as im2col's zeros do */
+    for (int64_t i = 0; i < g->kh; i++) {
+      int64_t yy = y0 + i;
+      for (int64_t j = 0; j < g->kw; j++)
+        for (int64_t ch = 0; ch < g->ic; ch++, wp += g->oc) {
+          float xs[2];
+#pragma GCC unroll 2
+          for (int q = 0; q < np; q++) {
+            int64_t xx = x0 + q * g->sw + j;
+            bool in = yy >= 0 && yy < g->ih && xx >= 0 && xx < g->iw;
+            xs[q] = in ? img[(yy * g->iw + xx) * g->ic + ch] : 0.0f;
+          }
+          direct_tap(acc, xs, wp, nv, np);
+        }
+    }
+  }
+#pragma GCC unroll 2
+  for (int q = 0; q < np; q++)
+#pragma GCC unroll 8
+    for (int v = 0; v < nv; v++) _mm256_storeu_ps(out + q * g->oc + 8 * v, acc[q][v]);
+}
+
+/* One (image, output row): pixels two at a time (one at a time for 64 channels). */
+static inline __attribute__((always_inline)) DIRECT_TARGET void
+direct_row(const geom *g, const float *x, const float *w, float *y, int64_t by, const int nv) {
+  int64_t b = by / g->oh, oy = by % g->oh, ox = 0;
+  const float *img = x + b * g->ih * g->iw * g->ic;
+  float *out = y + by * g->ow * g->oc;
+  if (nv <= 4)
+    for (; ox + 2 <= g->ow; ox += 2) direct_pixels(g, img, w, out + ox * g->oc, oy, ox, nv, 2);
+  for (; ox < g->ow; ox++) direct_pixels(g, img, w, out + ox * g->oc, oy, ox, nv, 1);
+}
+
+static DIRECT_TARGET void conv_direct(const geom *g, const float *x, const float *w, float *y) {
+  int64_t rows = g->n * g->oh, nv = g->oc / 8;
+  int team = rows * g->ow * g->oc * g->kh * g->kw * g->ic >= (1 << 20) ? n_threads() : 1;
+#pragma omp parallel for schedule(static) num_threads(team) if (team > 1)
+  for (int64_t by = 0; by < rows; by++) {
+    if (nv == 1) direct_row(g, x, w, y, by, 1);
+    else if (nv == 2) direct_row(g, x, w, y, by, 2);
+    else if (nv == 4) direct_row(g, x, w, y, by, 4);
+    else direct_row(g, x, w, y, by, 8);
+  }
+}
+
+static bool direct_ok(const geom *g, bool f32) {
+  static _Atomic int cpu = -1;
+  if (cpu < 0) {
+    __builtin_cpu_init();
+    cpu = __builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma");
+  }
+  int64_t cols = g->kh * g->kw * g->ic;
+  int64_t nv = g->oc / 8;
+  return cpu && f32 && cols <= DIRECT_MAX_COLS && g->oc % 8 == 0 &&
+         (nv == 1 || nv == 2 || nv == 4 || nv == 8);
+}
+#else
+static bool direct_ok(const geom *g, bool f32) { (void)g, (void)f32; return false; }
+static void conv_direct(const geom *g, const float *x, const float *w, float *y) {}
+#endif
+
 /* y[rows, oc] = im2col(x) @ w[cols, oc] on plan p; col holds p.nt buffers of R * cols. */
 static void conv_fwd(const geom *g, const plan *p, bool f32, size_t es, const char *x,
                      const char *w, char *y, char *col) {
@@ -317,6 +427,10 @@ int op_cpu_conv2d(rt_kernel_ctx *c) {
   }
   if (g.kh == 1 && g.kw == 1 && g.sh == 1 && g.sw == 1) {   /* the input is the matrix */
     gemm(f32, rows, g.oc, cols, xv, cols, 1, fv, g.oc, 1, 0, y, 0);
+    return RT_OK;
+  }
+  if (direct_ok(&g, f32)) {
+    conv_direct(&g, (const float *)xv, (const float *)fv, (float *)y);
     return RT_OK;
   }
   plan p = plan_chunks(&g, cols, es);
