@@ -8,11 +8,13 @@
  * of touching fresh memory. A 1x1 stride-1 convolution needs no im2col at all.
  * The backprops are the same matrices the other way round: filter = sum over chunks of
  * col^T @ dy; input = col2im(dy @ filter^T), or for stride 1 (no scatter) Conv2D of dy
- * with the filter turned half a circle.
+ * with the filter turned half a circle. Float convolutions of at most 32 columns (first
+ * layers) skip im2col where the CPU has AVX2 and FMA: see conv_direct.
  *
- * Pools loop directly, one thread per block of output rows; MaxPoolGrad routes each
- * gradient to the first maximum of its window in orig_input (TF's CPU rule), AvgPool
- * divides by the window's count of real (unpadded) elements, as TF does. */
+ * Pools loop directly, one thread per block of output rows, channels innermost (vector
+ * loops); MaxPoolGrad routes each gradient to the first maximum of its window in
+ * orig_input (TF's CPU rule), AvgPool divides by the window's count of real (unpadded)
+ * elements, as TF does. */
 #include "ops/cpu/blas.h"
 #include <omp.h>
 #include <stdlib.h>

@@ -62,14 +62,19 @@ static bool lead_block(const rt_shape *s, const int64_t *st, int64_t ny) {
 
 /* Sums over leading dims (lead_block) add the rows of ny in turn, 64 outputs at a time
  * in a local accumulator (no output-sized buffer), the blocks split among threads: the
- * same additions in the same order as the general walk. */
+ * same additions in the same order as the general walk. Nothing reduced: a copy. */
 #define REDUCE_T(T, ACC)                                                                \
   static void sum_rows_##T(const T *x, int64_t rows, T *y, int64_t ny, int kind,        \
                            int64_t count) {                                             \
-    int64_t nblk = (ny + 63) / 64;                                                      \
+    int64_t blk = 64, nblk = (ny + blk - 1) / blk;                                      \
+    if (rows == 1) { /* nothing reduced: 0 + x, as the accumulator would give */       \
+      _Pragma("omp parallel for simd schedule(static) num_threads(rt_intra_threads()) if (ny >= (1 << 17))") \
+      for (int64_t k = 0; k < ny; k++) y[k] = x[k] + (T)0;                              \
+      return;                                                                           \
+    }                                                                                   \
     _Pragma("omp parallel for schedule(static) num_threads(rt_intra_threads()) if (nblk > 1 && rows * ny >= (1 << 15))") \
     for (int64_t kb = 0; kb < nblk; kb++) {                                             \
-      int64_t k0 = kb * 64, kn = ny - k0 < 64 ? ny - k0 : 64;                           \
+      int64_t k0 = kb * blk, kn = ny - k0 < blk ? ny - k0 : blk;                        \
       ACC acc[64];                                                                      \
       for (int64_t k = 0; k < kn; k++) acc[k] = 0;                                      \
       for (int64_t r = 0; r < rows; r++) {                                              \
