@@ -8,11 +8,13 @@
  * of touching fresh memory. A 1x1 stride-1 convolution needs no im2col at all.
  * The backprops are the same matrices the other way round: filter = sum over chunks of
  * col^T @ dy; input = col2im(dy @ filter^T), or for stride 1 (no scatter) Conv2D of dy
- * with the filter turned half a circle.
+ * with the filter turned half a circle. Float convolutions of at most 32 columns (first
+ * layers) skip im2col where the CPU has AVX2 and FMA: see conv_direct.
  *
- * Pools loop directly, one thread per block of output rows; MaxPoolGrad routes each
- * gradient to the first maximum of its window in orig_input (TF's CPU rule), AvgPool
- * divides by the window's count of real (unpadded) elements, as TF does. */
+ * Pools loop directly, one thread per block of output rows, channels innermost (vector
+ * loops); MaxPoolGrad routes each gradient to the first maximum of its window in
+ * orig_input (TF's CPU rule), AvgPool divides by the window's count of real (unpadded)
+ * elements, as TF does. */
 #include "ops/cpu/blas.h"
 #include <omp.h>
 #include <stdlib.h>
@@ -177,26 +179,62 @@ static plan plan_chunks(const geom *g, int64_t cols, size_t es) {
   return p;
 }
 
-/* Column rows [r0, r0 + nr) of the input x (NHWC) into col, one receptive field a row. */
+/* memcpy / memset for the short runs of im2col (a window row of few channels, e.g. 20 bytes
+ * for a 5-wide window over one channel): fixed-size pieces the compiler inlines, instead
+ * of a library call per run. n is a multiple of 4. */
+static inline void copy_run(char *d, const char *s, size_t n) {
+  if (n > 256) {
+    memcpy(d, s, n);
+    return;
+  }
+  for (; n >= 32; n -= 32, d += 32, s += 32) memcpy(d, s, 32);
+  if (n >= 16) memcpy(d, s, 16), n -= 16, d += 16, s += 16;
+  if (n >= 8) memcpy(d, s, 8), n -= 8, d += 8, s += 8;
+  if (n >= 4) memcpy(d, s, 4);
+}
+
+static inline void zero_run(char *d, size_t n) {
+  if (n > 256) {
+    memset(d, 0, n);
+    return;
+  }
+  for (; n >= 32; n -= 32, d += 32) memset(d, 0, 32);
+  if (n >= 16) memset(d, 0, 16), n -= 16, d += 16;
+  if (n >= 8) memset(d, 0, 8), n -= 8, d += 8;
+  if (n >= 4) memset(d, 0, 4);
+}
+
+/* Column rows [r0, r0 + nr) of the input x (NHWC) into col, one receptive field a row.
+ * Each thread takes a contiguous run of rows and steps its output pixel along it. */
 static void im2col(const geom *g, const char *x, char *col, int64_t r0, int64_t nr, size_t es) {
   int64_t cols = g->kh * g->kw * g->ic, per_img = g->oh * g->ow;
-  size_t px = (size_t)g->ic * es;
-#pragma omp parallel for schedule(static) num_threads(rt_intra_threads()) if (nr * cols >= PAR_MIN)
-  for (int64_t r = 0; r < nr; r++) {
-    int64_t row = r0 + r, b = row / per_img, p = row % per_img;
-    int64_t y0 = p / g->ow * g->sh - g->pt, x0 = p % g->ow * g->sw - g->pl;
-    int64_t jlo = x0 < 0 ? -x0 : 0, jhi = g->iw - x0 < g->kw ? g->iw - x0 : g->kw;
-    char *dst = col + (size_t)(r * cols) * es;
-    for (int64_t i = 0; i < g->kh; i++, dst += (size_t)g->kw * px) {
-      int64_t yy = y0 + i;
-      if (yy < 0 || yy >= g->ih || jhi <= jlo) {
-        memset(dst, 0, (size_t)g->kw * px);
-        continue;
+  size_t px = (size_t)g->ic * es, wrow = (size_t)g->kw * px;
+  int team = nr * cols >= PAR_MIN ? rt_intra_threads() : 1;
+#pragma omp parallel num_threads(team) if (team > 1)
+  {
+    int64_t nt = omp_get_num_threads(), t = omp_get_thread_num();
+    int64_t ra = nr * t / nt, rb = nr * (t + 1) / nt, row = r0 + ra;
+    int64_t b = row / per_img, oy = row % per_img / g->ow, ox = row % per_img % g->ow;
+    char *dst = col + (size_t)(ra * cols) * es;
+    for (int64_t r = ra; r < rb; r++) {
+      int64_t y0 = oy * g->sh - g->pt, x0 = ox * g->sw - g->pl;
+      int64_t jlo = x0 < 0 ? -x0 : 0, jhi = g->iw - x0 < g->kw ? g->iw - x0 : g->kw;
+      const char *img = x + (size_t)(b * g->ih * g->iw * g->ic) * es;
+      for (int64_t i = 0; i < g->kh; i++, dst += wrow) {
+        int64_t yy = y0 + i;
+        if (yy < 0 || yy >= g->ih || jhi <= jlo) {
+          zero_run(dst, wrow);
+          continue;
+        }
+        const char *src = img + (size_t)((yy * g->iw + x0 + jlo) * g->ic) * es;
+        zero_run(dst, (size_t)jlo * px);
+        copy_run(dst + (size_t)jlo * px, src, (size_t)(jhi - jlo) * px);
+        zero_run(dst + (size_t)jhi * px, (size_t)(g->kw - jhi) * px);
       }
-      const char *src = x + (size_t)(((b * g->ih + yy) * g->iw + x0 + jlo) * g->ic) * es;
-      memset(dst, 0, (size_t)jlo * px);
-      memcpy(dst + (size_t)jlo * px, src, (size_t)(jhi - jlo) * px);
-      memset(dst + (size_t)jhi * px, 0, (size_t)(g->kw - jhi) * px);
+      if (++ox == g->ow) {
+        ox = 0;
+        if (++oy == g->oh) oy = 0, b++;
+      }
     }
   }
 }
@@ -226,6 +264,116 @@ static void im2col(const geom *g, const char *x, char *col, int64_t r0, int64_t 
   }
 COL2IM(float)
 COL2IM(double)
+
+/* ---- direct float Conv2D for short columns (first layers: one to a few channels) ------
+ * With cols = kh*kw*ic of at most DIRECT_MAX_COLS, im2col writes far more than the gemm
+ * computes (25 floats a row for a 5x5 window over one channel). Where the CPU has AVX2
+ * and FMA and oc is 8, 16, 32 or 64, each output pixel's channels sit in 8-float
+ * registers and take one fused multiply-add per column, in column order from zero, with
+ * a zero for padding: the same operations as BLIS's microkernel does on the im2col
+ * matrix (k is far below its KC block), so the result is bit for bit the gemm's. */
+#if defined(__x86_64__) && defined(__GNUC__)
+#include <immintrin.h>
+enum { DIRECT_MAX_COLS = 32 };
+#define DIRECT_TARGET __attribute__((target("avx2,fma")))
+
+/* acc[q][v] += xs[q] * the filter row wp, for np pixels and nv registers of channels. */
+static inline __attribute__((always_inline)) DIRECT_TARGET void
+direct_tap(__m256 acc[2][8], const float *xs, const float *wp, const int nv, const int np) {
+  __m256 xv[2];
+#pragma GCC unroll 2
+  for (int q = 0; q < np; q++) xv[q] = _mm256_set1_ps(xs[q]);
+#pragma GCC unroll 8
+  for (int v = 0; v < nv; v++) {
+    __m256 wv = _mm256_loadu_ps(wp + 8 * v);
+#pragma GCC unroll 2
+    for (int q = 0; q < np; q++) acc[q][v] = _mm256_fmadd_ps(xv[q], wv, acc[q][v]);
+  }
+}
+
+/* np output pixels from (oy, ox) of image img, nv registers of channels each. */
+static inline __attribute__((always_inline)) DIRECT_TARGET void
+direct_pixels(const geom *g, const float *img, const float *w, float *out, int64_t oy,
+              int64_t ox, const int nv, const int np) {
+  __m256 acc[2][8];
+#pragma GCC unroll 2
+  for (int q = 0; q < np; q++)
+#pragma GCC unroll 8
+    for (int v = 0; v < nv; v++) acc[q][v] = _mm256_setzero_ps();
+  int64_t y0 = oy * g->sh - g->pt, x0 = ox * g->sw - g->pl, run = g->kw * g->ic;
+  int64_t step = g->sw * g->ic;
+  const float *wp = w;
+  if (y0 >= 0 && y0 + g->kh <= g->ih && x0 >= 0 && x0 + (np - 1) * g->sw + g->kw <= g->iw) {
+    /* inside the image: each window row is run contiguous floats, as is the filter's */
+    for (int64_t i = 0; i < g->kh; i++) {
+      const float *xr = img + ((y0 + i) * g->iw + x0) * g->ic;
+      for (int64_t t = 0; t < run; t++, wp += g->oc) {
+        float xs[2];
+#pragma GCC unroll 2
+        for (int q = 0; q < np; q++) xs[q] = xr[q * step + t];
+        direct_tap(acc, xs, wp, nv, np);
+      }
+    }
+  } else {   /* at an edge: padding taps multiply zeros, as im2col's zeros do */
+    for (int64_t i = 0; i < g->kh; i++) {
+      int64_t yy = y0 + i;
+      for (int64_t j = 0; j < g->kw; j++)
+        for (int64_t ch = 0; ch < g->ic; ch++, wp += g->oc) {
+          float xs[2];
+#pragma GCC unroll 2
+          for (int q = 0; q < np; q++) {
+            int64_t xx = x0 + q * g->sw + j;
+            bool in = yy >= 0 && yy < g->ih && xx >= 0 && xx < g->iw;
+            xs[q] = in ? img[(yy * g->iw + xx) * g->ic + ch] : 0.0f;
+          }
+          direct_tap(acc, xs, wp, nv, np);
+        }
+    }
+  }
+#pragma GCC unroll 2
+  for (int q = 0; q < np; q++)
+#pragma GCC unroll 8
+    for (int v = 0; v < nv; v++) _mm256_storeu_ps(out + q * g->oc + 8 * v, acc[q][v]);
+}
+
+/* One (image, output row): pixels two at a time (one at a time for 64 channels). */
+static inline __attribute__((always_inline)) DIRECT_TARGET void
+direct_row(const geom *g, const float *x, const float *w, float *y, int64_t by, const int nv) {
+  int64_t b = by / g->oh, oy = by % g->oh, ox = 0;
+  const float *img = x + b * g->ih * g->iw * g->ic;
+  float *out = y + by * g->ow * g->oc;
+  if (nv <= 4)
+    for (; ox + 2 <= g->ow; ox += 2) direct_pixels(g, img, w, out + ox * g->oc, oy, ox, nv, 2);
+  for (; ox < g->ow; ox++) direct_pixels(g, img, w, out + ox * g->oc, oy, ox, nv, 1);
+}
+
+static DIRECT_TARGET void conv_direct(const geom *g, const float *x, const float *w, float *y) {
+  int64_t rows = g->n * g->oh, nv = g->oc / 8;
+  int team = rows * g->ow * g->oc * g->kh * g->kw * g->ic >= (1 << 20) ? n_threads() : 1;
+#pragma omp parallel for schedule(static) num_threads(team) if (team > 1)
+  for (int64_t by = 0; by < rows; by++) {
+    if (nv == 1) direct_row(g, x, w, y, by, 1);
+    else if (nv == 2) direct_row(g, x, w, y, by, 2);
+    else if (nv == 4) direct_row(g, x, w, y, by, 4);
+    else direct_row(g, x, w, y, by, 8);
+  }
+}
+
+static bool direct_ok(const geom *g, bool f32) {
+  static _Atomic int cpu = -1;
+  if (cpu < 0) {
+    __builtin_cpu_init();
+    cpu = __builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma");
+  }
+  int64_t cols = g->kh * g->kw * g->ic;
+  int64_t nv = g->oc / 8;
+  return cpu && f32 && cols <= DIRECT_MAX_COLS && g->oc % 8 == 0 &&
+         (nv == 1 || nv == 2 || nv == 4 || nv == 8);
+}
+#else
+static bool direct_ok(const geom *g, bool f32) { (void)g, (void)f32; return false; }
+static void conv_direct(const geom *g, const float *x, const float *w, float *y) {}
+#endif
 
 /* y[rows, oc] = im2col(x) @ w[cols, oc] on plan p; col holds p.nt buffers of R * cols. */
 static void conv_fwd(const geom *g, const plan *p, bool f32, size_t es, const char *x,
@@ -281,6 +429,10 @@ int op_cpu_conv2d(rt_kernel_ctx *c) {
   }
   if (g.kh == 1 && g.kw == 1 && g.sh == 1 && g.sw == 1) {   /* the input is the matrix */
     gemm(f32, rows, g.oc, cols, xv, cols, 1, fv, g.oc, 1, 0, y, 0);
+    return RT_OK;
+  }
+  if (direct_ok(&g, f32)) {
+    conv_direct(&g, (const float *)xv, (const float *)fv, (float *)y);
     return RT_OK;
   }
   plan p = plan_chunks(&g, cols, es);
@@ -509,8 +661,8 @@ static inline void clip(const geom *g, int64_t y, int64_t x, int64_t *y0, int64_
   if (*x0 < 0) *x0 = 0;
 }
 
-/* Forward, max or average, one (image, output row) a thread. */
-#define POOL(T)                                                                          \
+/* Forward, max or average, one (image, output row) a thread; channels innermost. */
+#define POOL(T, I)                                                                        \
   static void pool_##T(const geom *g, const T *x, T *y, bool avg) {                     \
     int64_t C = g->ic;                                                                  \
     _Pragma("omp parallel for schedule(static) num_threads(rt_intra_threads()) if (g->n * g->oh * g->ow * C * g->kh * g->kw >= PAR_MIN)") \
@@ -520,28 +672,37 @@ static inline void clip(const geom *g, int64_t y, int64_t x, int64_t *y0, int64_
         int64_t y0, y1, x0, x1;                                                         \
         clip(g, oy, ox, &y0, &y1, &x0, &x1);                                            \
         T *o = y + ((b * g->oh + oy) * g->ow + ox) * C;                                 \
-        for (int64_t k = 0; k < C; k++) o[k] = avg ? 0 : x[((b * g->ih + y0) * g->iw + x0) * C + k]; \
+        if (avg) {                                                                      \
+          memset(o, 0, sizeof(T) * (size_t)C);                                          \
+          for (int64_t i = y0; i < y1; i++)                                             \
+            for (int64_t j = x0; j < x1; j++) {                                         \
+              const T *p = x + ((b * g->ih + i) * g->iw + j) * C;                       \
+              _Pragma("omp simd") for (int64_t k = 0; k < C; k++) o[k] += p[k];         \
+            }                                                                           \
+          T cnt = (T)((y1 - y0) * (x1 - x0));                                           \
+          _Pragma("omp simd") for (int64_t k = 0; k < C; k++) o[k] /= cnt;              \
+          continue;                                                                     \
+        }                                                                               \
+        memcpy(o, x + ((b * g->ih + y0) * g->iw + x0) * C, sizeof(T) * (size_t)C);      \
         for (int64_t i = y0; i < y1; i++)                                               \
           for (int64_t j = x0; j < x1; j++) {                                           \
             const T *p = x + ((b * g->ih + i) * g->iw + j) * C;                         \
-            if (avg)                                                                    \
-              for (int64_t k = 0; k < C; k++) o[k] += p[k];                             \
-            else                                                                        \
-              for (int64_t k = 0; k < C; k++) o[k] = p[k] > o[k] ? p[k] : o[k];         \
+            _Pragma("omp simd") for (int64_t k = 0; k < C; k++) o[k] = p[k] > o[k] ? p[k] : o[k]; \
           }                                                                             \
-        if (avg) {                                                                      \
-          T cnt = (T)((y1 - y0) * (x1 - x0));                                           \
-          for (int64_t k = 0; k < C; k++) o[k] /= cnt;                                  \
-        }                                                                               \
       }                                                                                 \
     }                                                                                   \
   }                                                                                     \
-  /* dx (zeroed) from dy: max routes to the first maximum, avg spreads evenly. One image \
-   * a thread: windows of different images never overlap. */                           \
+  /* dx from dy: max routes to the first maximum, avg spreads evenly. One image a       \
+   * thread (windows of different images never overlap), which also zeroes its image's  \
+   * part of dx first. The max keeps each channel's best value and its pixel's index in  \
+   * the image, so the scan over the window is a vector compare-and-select. */          \
   static void pool_grad_##T(const geom *g, const T *x, const T *dy, T *dx, bool avg) {  \
-    int64_t C = g->ic;                                                                  \
-    _Pragma("omp parallel for schedule(static) num_threads(rt_intra_threads()) if (g->n > 1 && g->n * g->oh * g->ow * C * g->kh * g->kw >= PAR_MIN)") \
-    for (int64_t b = 0; b < g->n; b++)                                                  \
+    int64_t C = g->ic, img = g->ih * g->iw * C;                                         \
+    _Pragma("omp parallel for schedule(static) num_threads(rt_intra_threads()) if (g->n > 1 && g->n * (img + g->oh * g->ow * C * g->kh * g->kw) >= PAR_MIN)") \
+    for (int64_t b = 0; b < g->n; b++) {                                                \
+      T *dxb = dx + b * img;                                                            \
+      const T *xb = avg ? NULL : x + b * img;                                           \
+      memset(dxb, 0, sizeof(T) * (size_t)img);                                          \
       for (int64_t oy = 0; oy < g->oh; oy++)                                            \
         for (int64_t ox = 0; ox < g->ow; ox++) {                                        \
           int64_t y0, y1, x0, x1;                                                       \
@@ -551,27 +712,36 @@ static inline void clip(const geom *g, int64_t y, int64_t x, int64_t *y0, int64_
             T cnt = (T)((y1 - y0) * (x1 - x0));                                         \
             for (int64_t i = y0; i < y1; i++)                                           \
               for (int64_t j = x0; j < x1; j++) {                                       \
-                T *p = dx + ((b * g->ih + i) * g->iw + j) * C;                          \
-                for (int64_t k = 0; k < C; k++) p[k] += d[k] / cnt;                     \
+                T *p = dxb + (i * g->iw + j) * C;                                       \
+                _Pragma("omp simd") for (int64_t k = 0; k < C; k++) p[k] += d[k] / cnt; \
               }                                                                         \
             continue;                                                                   \
           }                                                                             \
-          for (int64_t k0 = 0; k0 < C; k0 += 64) { /* channels innermost, 64 at a time */ \
-            int64_t kn = C - k0 < 64 ? C - k0 : 64, best[64];                           \
-            int64_t first = ((b * g->ih + y0) * g->iw + x0) * C + k0;                   \
-            for (int64_t k = 0; k < kn; k++) best[k] = first + k;                       \
+          for (int64_t k0 = 0; k0 < C; k0 += 64) { /* 64 channels at a time */          \
+            int64_t kn = C - k0 < 64 ? C - k0 : 64;                                     \
+            I bi[64], first = (I)(y0 * g->iw + x0);                                     \
+            T bv[64];                                                                   \
+            _Pragma("omp simd") for (int64_t k = 0; k < kn; k++) {                      \
+              bv[k] = xb[first * C + k0 + k];                                           \
+              bi[k] = first;                                                            \
+            }                                                                           \
             for (int64_t i = y0; i < y1; i++)                                           \
               for (int64_t j = x0; j < x1; j++) {                                       \
-                int64_t at = ((b * g->ih + i) * g->iw + j) * C + k0;                    \
-                for (int64_t k = 0; k < kn; k++)                                        \
-                  if (x[at + k] > x[best[k]]) best[k] = at + k;                         \
+                I at = (I)(i * g->iw + j);                                              \
+                const T *p = xb + at * C + k0;                                          \
+                _Pragma("omp simd") for (int64_t k = 0; k < kn; k++) { /* masks: no branch */ \
+                  I m = -(I)(p[k] > bv[k]);                                             \
+                  bv[k] = p[k] > bv[k] ? p[k] : bv[k];                                  \
+                  bi[k] = (bi[k] & ~m) | (at & m);                                      \
+                }                                                                       \
               }                                                                         \
-            for (int64_t k = 0; k < kn; k++) dx[best[k]] += d[k0 + k];                  \
+            for (int64_t k = 0; k < kn; k++) dxb[bi[k] * C + k0 + k] += d[k0 + k];      \
           }                                                                             \
         }                                                                               \
+    }                                                                                   \
   }
-POOL(float)
-POOL(double)
+POOL(float, int32_t)   /* I: a pixel's index in its image, as wide as T for the selects */
+POOL(double, int64_t)
 
 static int pool_run(rt_kernel_ctx *c, bool avg) {
   const rt_tensor *x = c->inputs[0];
@@ -619,8 +789,13 @@ static int pool_grad_run(rt_kernel_ctx *c, bool avg) {
   rt_shape xs = rt_shape_make(4, xd);
   rt_tensor *out = rt_kernel_output(c, 0, dy->dtype, &xs);
   if (!out) return c->st->code;
-  memset(rt_tensor_data(out), 0, rt_tensor_nbytes(out));
-  if (g.oh * g.ow * g.n * g.ic == 0) return RT_OK;
+  if (g.ih * g.iw > INT32_MAX)
+    return rt_kernel_error(c, RT_UNIMPLEMENTED, "%s: images of more than 2^31 pixels",
+                           avg ? "AvgPoolGrad" : "MaxPoolGrad");
+  if (g.oh * g.ow * g.n * g.ic == 0) {
+    memset(rt_tensor_data(out), 0, rt_tensor_nbytes(out));
+    return RT_OK;
+  }
   const void *xv = x ? rt_tensor_data(x) : NULL;
   if (dy->dtype == RT_FLOAT) pool_grad_float(&g, xv, rt_tensor_data(dy), rt_tensor_data(out), avg);
   else pool_grad_double(&g, xv, rt_tensor_data(dy), rt_tensor_data(out), avg);

@@ -28,19 +28,42 @@ static void bias_layout(const rt_kernel_ctx *c, const rt_shape *s, int64_t *oute
     else if (d > cd) *inner *= s->dims[d];
 }
 
+/* NHWC (inner 1) runs along the channels; the gradient's sums keep their order (rows in
+ * turn) and split the channels among threads in blocks of a cache line or more. */
 #define BIAS_ADD(T)                                                                     \
   static void bias_add_##T(const T *x, const T *b, T *y, int64_t outer, int64_t ch,     \
                            int64_t inner) {                                             \
+    if (inner == 1) {                                                                   \
+      _Pragma("omp parallel for schedule(static) num_threads(rt_intra_threads()) if (outer * ch >= PAR_MIN)") \
+      for (int64_t o = 0; o < outer; o++) {                                             \
+        const T *xr = x + o * ch;                                                       \
+        T *yr = y + o * ch;                                                             \
+        _Pragma("omp simd") for (int64_t k = 0; k < ch; k++) yr[k] = xr[k] + b[k];      \
+      }                                                                                 \
+      return;                                                                           \
+    }                                                                                   \
     _Pragma("omp parallel for schedule(static) num_threads(rt_intra_threads()) if (outer * ch * inner >= PAR_MIN)")     \
     for (int64_t o = 0; o < outer; o++)                                                 \
       for (int64_t k = 0; k < ch; k++) {                                                \
         const T *xr = x + (o * ch + k) * inner;                                         \
         T *yr = y + (o * ch + k) * inner, bk = b[k];                                    \
-        for (int64_t i = 0; i < inner; i++) yr[i] = xr[i] + bk;                         \
+        _Pragma("omp simd") for (int64_t i = 0; i < inner; i++) yr[i] = xr[i] + bk;     \
       }                                                                                 \
   }                                                                                     \
   static void bias_grad_##T(const T *dy, T *db, int64_t outer, int64_t ch, int64_t inner) { \
     memset(db, 0, sizeof(T) * (size_t)ch);                                              \
+    if (inner == 1) {                                                                   \
+      int64_t blk = 64 / (int64_t)sizeof(T), nblk = (ch + blk - 1) / blk;              \
+      _Pragma("omp parallel for schedule(static) num_threads(rt_intra_threads()) if (nblk > 1 && outer * ch >= PAR_MIN)") \
+      for (int64_t kb = 0; kb < nblk; kb++) {                                           \
+        int64_t k0 = kb * blk, k1 = k0 + blk < ch ? k0 + blk : ch;                      \
+        for (int64_t o = 0; o < outer; o++) {                                           \
+          const T *r = dy + o * ch;                                                     \
+          _Pragma("omp simd") for (int64_t k = k0; k < k1; k++) db[k] += r[k];          \
+        }                                                                               \
+      }                                                                                 \
+      return;                                                                           \
+    }                                                                                   \
     for (int64_t o = 0; o < outer; o++)                                                 \
       for (int64_t k = 0; k < ch; k++) {                                                \
         const T *r = dy + (o * ch + k) * inner;                                         \

@@ -50,9 +50,48 @@ static int read_axes(rt_kernel_ctx *c, const rt_tensor *axes, int ndims, bool *r
 
 enum { R_SUM, R_MEAN, R_MAX, R_MIN, R_PROD };
 
+/* Are the reduced dims (stride 0) all before the kept ones, so that x is rows of the
+ * small tensor's ny elements laid end to end? (Nothing reduced counts: one row.) */
+static bool lead_block(const rt_shape *s, const int64_t *st, int64_t ny) {
+  int d = 0;
+  while (d < s->ndims && st[d] == 0) d++;
+  for (; d < s->ndims; d++)
+    if (st[d] == 0 && s->dims[d] != 1) return false;
+  return ny > 0;
+}
+
+/* Sums over leading dims (lead_block) add the rows of ny in turn, 64 outputs at a time
+ * in a local accumulator (no output-sized buffer), the blocks split among threads: the
+ * same additions in the same order as the general walk. Nothing reduced: a copy. */
 #define REDUCE_T(T, ACC)                                                                \
+  static void sum_rows_##T(const T *x, int64_t rows, T *y, int64_t ny, int kind,        \
+                           int64_t count) {                                             \
+    int64_t blk = 64, nblk = (ny + blk - 1) / blk;                                      \
+    if (rows == 1) { /* nothing reduced: 0 + x, as the accumulator would give */       \
+      _Pragma("omp parallel for simd schedule(static) num_threads(rt_intra_threads()) if (ny >= (1 << 17))") \
+      for (int64_t k = 0; k < ny; k++) y[k] = x[k] + (T)0;                              \
+      return;                                                                           \
+    }                                                                                   \
+    _Pragma("omp parallel for schedule(static) num_threads(rt_intra_threads()) if (nblk > 1 && rows * ny >= (1 << 15))") \
+    for (int64_t kb = 0; kb < nblk; kb++) {                                             \
+      int64_t k0 = kb * blk, kn = ny - k0 < blk ? ny - k0 : blk;                        \
+      ACC acc[64];                                                                      \
+      for (int64_t k = 0; k < kn; k++) acc[k] = 0;                                      \
+      for (int64_t r = 0; r < rows; r++) {                                              \
+        const T *xr = x + r * ny + k0;                                                  \
+        _Pragma("omp simd") for (int64_t k = 0; k < kn; k++) acc[k] += (ACC)xr[k];      \
+      }                                                                                 \
+      for (int64_t k = 0; k < kn; k++)                                                  \
+        y[k0 + k] = (T)(kind == R_MEAN && count ? acc[k] / (ACC)count : acc[k]);        \
+    }                                                                                   \
+  }                                                                                     \
   static bool reduce_##T(const T *x, const rt_shape *s, const int64_t *st, T *y,        \
                          int64_t ny, int kind, int64_t count) {                         \
+    int64_t nx = rt_shape_numel(s);                                                     \
+    if ((kind == R_SUM || kind == R_MEAN) && ny > 1 && lead_block(s, st, ny)) {         \
+      sum_rows_##T(x, nx / ny, y, ny, kind, count);                                     \
+      return true;                                                                      \
+    }                                                                                   \
     ACC *acc = malloc(sizeof *acc * (size_t)(ny ? ny : 1));   /* output-sized */         \
     if (!acc) return false;                                                             \
     for (int64_t j = 0; j < ny; j++) acc[j] = kind == R_PROD;                          \
@@ -64,6 +103,8 @@ enum { R_SUM, R_MEAN, R_MAX, R_MIN, R_PROD };
       FOR_MAPPED(s, st, if (x[i] < acc[o] || x[i] != x[i]) acc[o] = x[i]);             \
     } else if (kind == R_PROD) {                                                        \
       FOR_MAPPED(s, st, acc[o] *= x[i]);                                               \
+    } else if (ny == 1) {                                                               \
+      for (int64_t i = 0; i < nx; i++) acc[0] += x[i];                                  \
     } else {                                                                            \
       FOR_MAPPED(s, st, acc[o] += x[i]);                                               \
     }                                                                                   \
