@@ -3,7 +3,7 @@
 build or the tests): a small between-graph training graph as TF 1.x builds it under
 tf.train.replica_device_setter (two ps tasks, variables spread round-robin, the rest on
 worker 0), exported as a MetaGraph (train.meta, tf.train.export_meta_graph) and as a binary
-GraphDef (train.pb). One node uses an op tfsh does not have (Erf), so `tfsh inspect` has
+GraphDef (train.pb). One node uses an op tfsh does not have (Digamma), so `tfsh inspect` has
 something to report. make_fixtures.py runs this too. Run with TF's Python:
     /root/tfvenv/bin/python3 scripts/tf_oracle/make_meta_fixtures.py [FIXTURES_TF_DIR]"""
 import os
@@ -33,7 +33,7 @@ with g.as_default():
         loss = tf.reduce_mean(tf.square(pred - y), name="loss")
         train_op = tf.train.GradientDescentOptimizer(0.1).minimize(loss, global_step=gs, name="train")
         tf.add_to_collection("train_op", train_op)
-        tf.math.erf(pred, name="erf")   # an op tfsh does not have
+        tf.math.digamma(pred, name="digamma")   # an op tfsh does not have
     tf.train.export_meta_graph(os.path.join(out, "train.meta"))
     tf.train.write_graph(g, out, "train.pb", as_text=False)
 print("wrote", out)

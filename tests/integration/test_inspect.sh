@@ -2,7 +2,7 @@
 # tfsh inspect FILE [--cluster SPEC] and %inspect (issue 15): a legacy job's graph seen
 # without TensorFlow. tests/fixtures/tf/dist/ holds a replica_device_setter training graph
 # TF wrote (scripts/tf_oracle/make_meta_fixtures.py: variables on two ps tasks, the rest on
-# worker 0, one Erf node tfsh lacks) as a MetaGraph and a binary GraphDef. The output is
+# worker 0, one Digamma node tfsh lacks) as a MetaGraph and a binary GraphDef. The output is
 # checked whole against tests/integration/inspect/*.out: the devices asked for, the
 # %placement and %partitions tables on the cluster (the graph's own jobs, job counts, a
 # ClusterSpec's JSON), and what would fail (the unknown op, a ps task the spec lacks).
@@ -11,7 +11,7 @@
 FX=$TFSH_SRC/tests/fixtures/tf
 EX=$TFSH_SRC/tests/integration/inspect
 run() { (cd "$1" && shift && timeout 30 "$TFSH" inspect "$@"; echo "rc=$?"); }
-check "a MetaGraph on the jobs its devices name (Erf would fail)" "$(cat "$EX/train_meta.out")" "$(run "$FX/dist" train.meta)"
+check "a MetaGraph on the jobs its devices name (Digamma would fail)" "$(cat "$EX/train_meta.out")" "$(run "$FX/dist" train.meta)"
 check "its GraphDef on ps=1 worker=2: ps task 1 is missing" "$(cat "$EX/train_pb_ps1.out")" \
   "$(run "$FX/dist" train.pb --cluster "ps=1 worker=2")"
 check "a forward graph on a ClusterSpec's JSON: nothing would fail" "$(cat "$EX/forward_json.out")" \
@@ -24,7 +24,7 @@ D=$WORK/bad
 mkdir -p "$D"
 head -c 3000 "$FX/dist/train.meta" >"$D/cut.meta"
 check "a truncated MetaGraph: the file and the offset" \
-  "tfsh inspect: $D/cut.meta: not a MetaGraphDef (damaged at offset 2528: a length past the end)
+  "tfsh inspect: $D/cut.meta: not a MetaGraphDef (damaged at offset 2532: a length past the end)
 rc=2" "$(run "$D" "$D/cut.meta" 2>&1)"
 head -c 300 "$FX/dist/train.pb" >"$D/cut.pb"
 check "a truncated GraphDef: the file and the offset" \
@@ -55,7 +55,7 @@ out=$(cd "$FX/dist" && timeout 60 python3 "$TFSH_SRC/tests/integration/pty_drive
   "%inspect train.meta --cluster ps=2 worker=1" "%inspect" 2>&1)
 check "%inspect prints the same tables" "yes" \
   "$(echo "$out" | grep -q '^train/update_b/ApplyGradientDescent  *ApplyGradientDescent  */job:ps/task:1  */job:ps/replica:0/task:1/device:CPU:0  *colocated with b$' && echo yes || echo no)"
-check "%inspect: what would fail" "  node 'erf': op Erf, which tfsh does not have" "$(echo "$out" | grep "^  node 'erf'")"
+check "%inspect: what would fail" "  node 'digamma': op Digamma, which tfsh does not have" "$(echo "$out" | grep "^  node 'digamma'")"
 check "%inspect alone: the usage" "yes" "$(echo "$out" | grep -q '^usage: tfsh inspect FILE' && echo yes || echo no)"
 [ "$FAILS" = 0 ] || echo "$out" | tail -20
 finish
