@@ -28,7 +28,7 @@ enum {
 /* ---- pattern tree --------------------------------------------------------------------- */
 enum {
   N_EMPTY, N_CHAR, N_ANY, N_CLASS, N_SEQ, N_ALT, N_GROUP, N_REPEAT, N_BACKREF, N_AT, N_LOOK,
-  N_ATOMIC,
+  N_ATOMIC, N_COND,
 };
 enum { AT_BEG, AT_BEG_LINE, AT_END, AT_END_DOLLAR, AT_END_LINE, AT_WORDB, AT_NWORDB, AT_BEG_STR };
 typedef struct {
@@ -50,7 +50,7 @@ typedef struct {
 
 enum {
   I_CHAR, I_ANY, I_CLASS, I_SPLIT, I_JMP, I_SAVE, I_MARK, I_LOOPCHK, I_AT, I_BACKREF, I_LOOK,
-  I_ATOMIC, I_SUCCEED, I_MATCH,
+  I_ATOMIC, I_SUCCEED, I_MATCH, I_COND,
 };
 typedef struct {
   int op, x, y, flags;
@@ -81,8 +81,9 @@ typedef struct {
   sh_obj *groupindex;
   const char *err;
   char errbuf[200];
-  int errpos;
+  int errpos, errat;            /* where the message points; how far parsing had got */
   int global_ok;
+  int condref, condpos;         /* the highest group a (?(n)...) names, and where */
 } parser;
 
 static int newnode(parser *ps, int kind) {
@@ -117,6 +118,7 @@ static int perr(parser *ps, int pos, const char *fmt, ...) {
   va_end(ap);
   ps->err = ps->errbuf;
   ps->errpos = pos;
+  ps->errat = ps->i;
   return -1;
 }
 
@@ -402,8 +404,9 @@ static int parse_class(parser *ps) {
         ps->pr->cls[ki].cats |= cat;
         if (!at_end(ps) && peek(ps) == '-' && ps->i + 1 < ps->n && ps->p[ps->i + 1] != ']') {
           char t[32];
-          text_of(ps, item_start, ps->i, t, sizeof t);
-          return perr(ps, item_start, "bad character range %s-", t);
+          int to = ps->i + 2 + (ps->p[ps->i + 1] == '\\' && ps->i + 2 < ps->n);
+          text_of(ps, item_start, to, t, sizeof t);
+          return perr(ps, item_start, "bad character range %s", t);
         }
         continue;
       }
@@ -436,7 +439,10 @@ static int parse_class(parser *ps) {
       }
       class_add(&ps->pr->cls[ki], lo, hi);
     } else {
-      if (!at_end(ps) && peek(ps) == '-' && ps->i + 1 >= ps->n) return perr(ps, start, "unterminated character set");
+      if (!at_end(ps) && peek(ps) == '-' && ps->i + 1 >= ps->n) {
+        ps->i++;
+        return perr(ps, start, "unterminated character set");
+      }
       class_add(&ps->pr->cls[ki], lo, lo);
     }
   }
@@ -446,8 +452,9 @@ static int parse_class(parser *ps) {
 }
 
 static int parse_alt(parser *ps);
+static int parse_seq(parser *ps);
 
-static int parse_name(parser *ps, uint32_t term, char *name, size_t size) {
+static int parse_name(parser *ps, uint32_t term, char *name, size_t size, int *num) {
   int start = ps->i;
   while (!at_end(ps) && peek(ps) != term) ps->i++;
   if (at_end(ps)) {
@@ -463,6 +470,16 @@ static int parse_name(parser *ps, uint32_t term, char *name, size_t size) {
     if (!(alpha || (k > start && c >= '0' && c <= '9'))) ok = 0;
   }
   ps->i++;   /* terminator */
+  if (num) {
+    int digits = 1;
+    long v = 0;
+    for (int k = start; k < ps->i - 1; k++) {
+      if (ps->p[k] < '0' || ps->p[k] > '9') digits = 0;
+      else if (v < 1000000) v = v * 10 + (ps->p[k] - '0');
+    }
+    *num = digits ? (int)v : -1;
+    if (digits) return start;
+  }
   if (!ok) return perr(ps, start, "bad character in group name '%s'", name);
   return start;
 }
@@ -484,7 +501,15 @@ static int flag_of(uint32_t c) {
  * 0 for a scoped group "(?i:...)" with on and off set, -1 on error. */
 static int parse_flags(parser *ps, int paren, int global_ok, int *on, int *off) {
   *on = *off = 0;
-  while (!at_end(ps) && flag_of(peek(ps))) { *on |= flag_of(peek(ps)); ps->i++; }
+  while (!at_end(ps) && flag_of(peek(ps))) {
+    int f = flag_of(peek(ps));
+    ps->i++;
+    if (f == F_LOCALE && !ps->pr->bytes) return perr(ps, ps->i, "bad inline flags: cannot use 'L' flag with a str pattern");
+    if (f == F_U && ps->pr->bytes) return perr(ps, ps->i, "bad inline flags: cannot use 'u' flag with a bytes pattern");
+    *on |= f;
+    int t = *on & (F_A | F_U | F_LOCALE);
+    if (t & (t - 1)) return perr(ps, ps->i, "bad inline flags: flags 'a', 'u' and 'L' are incompatible");
+  }
   if (at_end(ps)) return perr(ps, ps->i, "missing -, : or )");
   if (peek(ps) == ')') {
     ps->i++;
@@ -500,7 +525,13 @@ static int parse_flags(parser *ps, int paren, int global_ok, int *on, int *off) 
       if (is_ascii_letter(peek(ps))) return perr(ps, ps->i, "unknown flag");
       return perr(ps, ps->i, "missing flag");
     }
-    while (!at_end(ps) && flag_of(peek(ps))) { *off |= flag_of(peek(ps)); ps->i++; }
+    while (!at_end(ps) && flag_of(peek(ps))) {
+      int f = flag_of(peek(ps));
+      ps->i++;
+      if (f & (F_A | F_U | F_LOCALE)) return perr(ps, ps->i, "bad inline flags: cannot turn off flags 'a', 'u' and 'L'");
+      *off |= f;
+    }
+    if (*on & *off) return perr(ps, ps->i, "bad inline flags: flag turned on and off");
     if (at_end(ps)) return perr(ps, ps->i, "missing :");
     if (peek(ps) != ':') {
       if (is_ascii_letter(peek(ps))) return perr(ps, ps->i, "unknown flag");
@@ -579,7 +610,7 @@ static int parse_group(parser *ps) {
       uint32_t d = ps->p[ps->i++];
       char name[128];
       if (d == '<') {
-        int ns = parse_name(ps, '>', name, sizeof name);
+        int ns = parse_name(ps, '>', name, sizeof name, NULL);
         if (ns < 0) return -1;
         sh_obj *old = sh_dict_get_str(ps->groupindex, name);
         int g = open_group(ps);
@@ -594,7 +625,7 @@ static int parse_group(parser *ps) {
         return nd;
       }
       if (d == '=') {
-        int ns = parse_name(ps, ')', name, sizeof name);
+        int ns = parse_name(ps, ')', name, sizeof name, NULL);
         if (ns < 0) return -1;
         sh_obj *gi = sh_dict_get_str(ps->groupindex, name);
         if (!gi) return perr(ps, ns, "unknown group name '%s'", name);
@@ -606,9 +637,43 @@ static int parse_group(parser *ps) {
       }
       char t[16];
       text_of(ps, ps->i - 1, ps->i, t, sizeof t);
-      return perr(ps, ps->i - 2, "unknown extension ?P%s", t);
+      return perr(ps, ps->i - 3, "unknown extension ?P%s", t);
     }
-    if (c == '(') return perr(ps, ps->i - 1, "conditional groups (?(...)...) are not supported by tfsh's re");
+    if (c == '(') {
+      char name[128];
+      int num;
+      int ns = parse_name(ps, ')', name, sizeof name, &num);
+      if (ns < 0) return -1;
+      int g;
+      if (num < 0) {
+        sh_obj *gi = sh_dict_get_str(ps->groupindex, name);
+        if (!gi) return perr(ps, ns, "unknown group name '%s'", name);
+        g = (int)sh_int_value(gi);
+      } else {
+        if (num == 0) return perr(ps, ns, "bad group number");
+        g = num;
+        if (g > ps->condref) { ps->condref = g; ps->condpos = ns; }
+      }
+      int nd = newnode(ps, N_COND);
+      ps->nodes[nd].a = g;
+      if (++ps->depth > MAXDEPTH) return perr(ps, paren, "too many nested parentheses (more than %d)", MAXDEPTH);
+      int saved = ps->flags;
+      int yes = parse_seq(ps);
+      if (yes < 0) return -1;
+      addchild(ps, nd, yes);
+      if (!at_end(ps) && peek(ps) == '|') {
+        ps->i++;
+        int no = parse_seq(ps);
+        if (no < 0) return -1;
+        addchild(ps, nd, no);
+        if (!at_end(ps) && peek(ps) == '|') return perr(ps, ps->i, "conditional backref with more than two branches");
+      }
+      ps->flags = saved;
+      ps->depth--;
+      if (at_end(ps) || peek(ps) != ')') return perr(ps, paren, "missing ), unterminated subpattern");
+      ps->i++;
+      return nd;
+    }
     if (flag_of(c) || c == '-') {
       ps->i--;
       int on, off;
@@ -627,8 +692,9 @@ static int parse_group(parser *ps) {
       return r;
     }
     char t[16];
-    text_of(ps, ps->i - 1, ps->i, t, sizeof t);
-    return perr(ps, ps->i - 2, "unknown extension ?%s", t);
+    if (c == '\\' && !at_end(ps)) ps->i++;
+    text_of(ps, paren + 2, ps->i, t, sizeof t);
+    return perr(ps, paren + 1, "unknown extension ?%s", t);
   }
   int g = open_group(ps);
   int nd = newnode(ps, N_GROUP);
@@ -800,6 +866,7 @@ static int nullable(parser *ps, int nd) {
       for (int k = x->child; k >= 0; k = ps->nodes[k].next) if (nullable(ps, k)) return 1;
       return 0;
     case N_REPEAT: return x->a == 0 || nullable(ps, x->child);
+    case N_COND: return nullable(ps, x->child) || x->child == x->last || nullable(ps, x->last);
     default: return 1;
   }
 }
@@ -835,21 +902,19 @@ static int width(parser *ps, int nd) {
       return cw * x->a;
     }
     case N_BACKREF: return -1;
+    case N_COND: {
+      int a = width(ps, x->child), b = x->child == x->last ? 0 : width(ps, x->last);
+      return a == b ? a : -1;
+    }
     default: return 0;
   }
 }
 
 static int compile_node(parser *ps, int nd);
 
-static int compile_once(parser *ps, int body, int greedy, int out_fix[], int *nfix) {
-  (void)greedy;
-  int sp = emit(ps, I_SPLIT, 0, 0, 0, 0);
-  if (sp < 0) return -1;
-  ps->pr->code[sp].x = sp + 1;
-  out_fix[(*nfix)++] = sp;
-  return compile_node(ps, body);
-}
-
+/* x{min,max}: min copies, then optional iterations. When x can match empty, a mark register
+ * holds where the last iteration started and an optional iteration is tried only when the
+ * position moved since (CPython's rule, which also ends (a*)* loops). */
 static int compile_repeat(parser *ps, int nd) {
   node x = ps->nodes[nd];
   int body = x.child;
@@ -863,41 +928,49 @@ static int compile_repeat(parser *ps, int nd) {
     ps->pr->code[at].x = ps->pr->n;
     return 0;
   }
-  for (int k = 0; k < x.a; k++)
-    if (compile_node(ps, body) < 0) return -1;
   int null = nullable(ps, body);
-  if (x.b == REPEAT_INF) {
-    /* L: SPLIT body, out; [MARK k]; body; (LOOPCHK k L out | JMP L) */
-    int L = emit(ps, I_SPLIT, 0, 0, 0, 0);
-    if (L < 0) return -1;
-    int mk = -1;
-    if (null) {
-      mk = 2 * (ps->pr->ngroups + 1) + ps->pr->nmarks++;
-      if (emit(ps, I_MARK, mk, 0, 0, 0) < 0) return -1;
-    }
-    if (compile_node(ps, body) < 0) return -1;
-    int j = null ? emit(ps, I_LOOPCHK, L, 0, mk, 0) : emit(ps, I_JMP, L, 0, 0, 0);
-    if (j < 0) return -1;
-    int out = ps->pr->n;
-    if (null) ps->pr->code[j].y = out;
-    if (x.greedy) { ps->pr->code[L].x = L + 1; ps->pr->code[L].y = out; }
-    else { ps->pr->code[L].x = out; ps->pr->code[L].y = L + 1; }
-    return 0;
+  int mk = -1;
+  if (null) {
+    mk = 2 * (ps->pr->ngroups + 1) + ps->pr->nmarks++;
+    if (emit(ps, I_MARK, mk, 1, 0, 0) < 0) return -1;   /* y=1: reset to -1 */
   }
-  int opt = x.b - x.a;
-  int *fix = malloc(sizeof(int) * (size_t)(opt + 1));
+  for (int k = 0; k < x.a; k++) {
+    if (null && emit(ps, I_MARK, mk, 0, 0, 0) < 0) return -1;
+    if (compile_node(ps, body) < 0) return -1;
+  }
+  int opt = x.b == REPEAT_INF ? 1 : x.b - x.a;
+  int *fix = malloc(sizeof(int) * (size_t)(2 * opt + 1));
   if (!fix) abort();
-  int nfix = 0;
-  for (int k = 0; k < opt; k++)
-    if (compile_once(ps, body, x.greedy, fix, &nfix) < 0) { free(fix); return -1; }
-  int out = ps->pr->n;
-  for (int k = 0; k < nfix; k++) {
-    inst *s = &ps->pr->code[fix[k]];
-    if (x.greedy) s->y = out;
-    else { s->y = s->x; s->x = out; }
+  int nfix = 0, rc = 0;
+  int L = -1;
+  for (int k = 0; k < opt && rc == 0; k++) {
+    if (null) {
+      int c = emit(ps, I_LOOPCHK, 0, 0, mk, 0);
+      if (c < 0) { rc = -1; break; }
+      ps->pr->code[c].x = c + 1;
+      fix[nfix++] = c;
+      if (L < 0) L = c;
+    }
+    int sp = emit(ps, I_SPLIT, 0, 0, 0, 0);
+    if (sp < 0) { rc = -1; break; }
+    if (L < 0) L = sp;
+    ps->pr->code[sp].x = sp + 1;
+    fix[nfix++] = sp;
+    if (null && emit(ps, I_MARK, mk, 0, 0, 0) < 0) { rc = -1; break; }
+    if (compile_node(ps, body) < 0) { rc = -1; break; }
+  }
+  if (rc == 0 && x.b == REPEAT_INF && emit(ps, I_JMP, L, 0, 0, 0) < 0) rc = -1;
+  if (rc == 0) {
+    int out = ps->pr->n;
+    for (int k = 0; k < nfix; k++) {
+      inst *s = &ps->pr->code[fix[k]];
+      if (s->op == I_LOOPCHK) s->y = out;
+      else if (x.greedy) s->y = out;
+      else { s->y = s->x; s->x = out; }
+    }
   }
   free(fix);
-  return 0;
+  return rc;
 }
 
 static int compile_node(parser *ps, int nd) {
@@ -948,11 +1021,21 @@ static int compile_node(parser *ps, int nd) {
       int w = 0;
       if (x.b) {
         w = width(ps, x.child);
-        if (w < 0) return perr(ps, 0, "look-behind requires fixed-width pattern");
+        if (w < 0) return perr(ps, -1, "look-behind requires fixed-width pattern");
       }
       int l = emit(ps, I_LOOK, 0, w, x.a | (x.b ? 2 : 0), 0);
       if (l < 0 || compile_node(ps, x.child) < 0 || emit(ps, I_SUCCEED, 0, 0, 0, 0) < 0) return -1;
       ps->pr->code[l].x = ps->pr->n;
+      return 0;
+    }
+    case N_COND: {
+      int c = emit(ps, I_COND, 0, x.a, 0, 0);
+      if (c < 0 || compile_node(ps, x.child) < 0) return -1;
+      int j = emit(ps, I_JMP, 0, 0, 0, 0);
+      if (j < 0) return -1;
+      ps->pr->code[c].x = ps->pr->n;
+      if (x.last != x.child && compile_node(ps, x.last) < 0) return -1;
+      ps->pr->code[j].x = ps->pr->n;
       return 0;
     }
     case N_ATOMIC: {
@@ -1046,7 +1129,7 @@ static int run(vm *m, int pc, int64_t pos, int64_t *regs, int64_t *endp) {
         if ((k->x & 1) && k->x > 1) setreg(m, regs, nregs - 1, k->x / 2);
         pc++;
         break;
-      case I_MARK: setreg(m, regs, k->x, pos); pc++; break;
+      case I_MARK: setreg(m, regs, k->x, k->y ? -1 : pos); pc++; break;
       case I_LOOPCHK: pc = pos == regs[k->flags] ? k->y : k->x; break;
       case I_AT:
         if (at_ok(m, k->x, k->flags, pos)) pc++;
@@ -1089,6 +1172,9 @@ static int run(vm *m, int pc, int64_t pos, int64_t *regs, int64_t *endp) {
         else ok = 0;
         break;
       }
+      case I_COND:
+        pc = regs[2 * k->y] >= 0 && regs[2 * k->y + 1] >= 0 ? pc + 1 : k->x;
+        break;
       case I_SUCCEED:
         *endp = pos;
         m->sp = base;
@@ -1183,7 +1269,12 @@ static sh_obj *re_compile(sh_obj *self, int argc, sh_obj **argv, sh_obj *kw) {
   if (!pr || !ps.gopen) abort();
   pr->bytes = isb;
   ps.pr = pr;
-  /* global inline flags anywhere at the start (after X they may be preceded by space) */
+  /* A lone backslash at the end: CPython's tokenizer reads one token ahead, so that error
+   * wins over any found once the parser got to the token before it. */
+  int lone = -1;
+  for (int k = 0; k < ps.n; k += ps.p[k] == '\\' ? 2 : 1)
+    if (ps.p[k] == '\\' && k == ps.n - 1) lone = k;
+  if (lone >= 0) ps.n = lone;
   int root = parse_alt(&ps);
   if (root >= 0 && !at_end(&ps)) {
     if (peek(&ps) == ')') perr(&ps, ps.i, "unbalanced parenthesis");
@@ -1206,6 +1297,12 @@ static sh_obj *re_compile(sh_obj *self, int argc, sh_obj **argv, sh_obj *kw) {
       root = parse_alt(&ps);
     }
   }
+  if (!ps.err && ps.condref > ps.ngroups) perr(&ps, ps.condpos, "invalid group reference %d", ps.condref);
+  if (lone >= 0 && (!ps.err || ps.errat >= lone)) {
+    ps.err = NULL;
+    ps.i = lone;
+    perr(&ps, lone, "bad escape (end of pattern)");
+  }
   if (!ps.err && isb && (ps.flags & F_U)) perr(&ps, 0, "cannot use UNICODE flag with a bytes pattern");
   if (!ps.err && (ps.flags & F_A) && (ps.flags & F_U)) perr(&ps, 0, "ASCII and UNICODE flags are incompatible");
   if (!ps.err) {
@@ -1220,7 +1317,7 @@ static sh_obj *re_compile(sh_obj *self, int argc, sh_obj **argv, sh_obj *kw) {
   if (ps.err) {
     prog_free(pr);
     sh_decref(ps.groupindex);
-    return sh_tuple_of(3, sh_none(), sh_str(ps.err), sh_int(ps.errpos));
+    return sh_tuple_of(3, sh_none(), sh_str(ps.err), ps.errpos < 0 ? sh_none() : sh_int(ps.errpos));
   }
   pr->nregs = 2 * (pr->ngroups + 1) + pr->nmarks + 1;
   pr->first = 0xFFFFFFFF;
