@@ -22,7 +22,9 @@ enum {
   F_TEMPLATE = 1, F_I = 2, F_LOCALE = 4, F_M = 8, F_S = 16, F_U = 32, F_X = 64, F_A = 256,
 };
 #define MAXPROG 200000   /* instructions: bounds what {m,n} may expand to */
-#define MAXDEPTH 200     /* nested groups */
+#define MAXDEPTH 200     /* nested groups: bounds the parser's and compiler's recursion */
+#define STEP_BUDGET 100000000   /* machine steps per call, plus 100 per subject character */
+static int64_t step_budget = STEP_BUDGET;
 #define REPEAT_INF (-1)
 
 /* ---- pattern tree --------------------------------------------------------------------- */
@@ -66,6 +68,7 @@ typedef struct {
   int flags;
   int bytes;
   uint32_t first;               /* a literal every match starts with, or 0xFFFFFFFF */
+  char *repr;                   /* the pattern's repr, for messages */
 } prog;
 
 typedef struct {
@@ -993,13 +996,11 @@ static int compile_node(parser *ps, int nd) {
       if (x.a && emit(ps, I_SAVE, 2 * x.a + 1, 0, 0, 0) < 0) return -1;
       return 0;
     case N_ALT: {
-      int jumps[4096];
       int nj = 0;
-      int *heap = NULL;
-      int *js = jumps;
       int cnt = 0;
       for (int k = x.child; k >= 0; k = ps->nodes[k].next) cnt++;
-      if (cnt > 4096) { heap = malloc(sizeof(int) * (size_t)cnt); if (!heap) abort(); js = heap; }
+      int *js = malloc(sizeof(int) * (size_t)cnt);
+      if (!js) abort();
       int rc = 0;
       for (int k = x.child; k >= 0; k = ps->nodes[k].next) {
         int sp = -1;
@@ -1013,7 +1014,7 @@ static int compile_node(parser *ps, int nd) {
         }
       }
       if (rc == 0) for (int k = 0; k < nj; k++) ps->pr->code[js[k]].x = ps->pr->n;
-      free(heap);
+      free(js);
       return rc;
     }
     case N_REPEAT: return compile_repeat(ps, nd);
@@ -1060,6 +1061,7 @@ typedef struct {
   int64_t sp, cap;
   int64_t steps, budget;
   int over;
+  const char *pattern_repr;
 } vm;
 
 static void push(vm *m, int pc, int slot, int64_t val) {
@@ -1206,6 +1208,7 @@ static void prog_free(prog *pr) {
   for (int k = 0; k < pr->ncls; k++) free(pr->cls[k].r);
   free(pr->cls);
   free(pr->code);
+  free(pr->repr);
   free(pr);
 }
 static void prog_destroy(sh_obj *o) { prog_free(((prog_obj *)o)->pr); }
@@ -1325,6 +1328,18 @@ static sh_obj *re_compile(sh_obj *self, int argc, sh_obj **argv, sh_obj *kw) {
   int outflags = ps.flags;
   if (!isb && !(outflags & F_A)) outflags |= F_U;
   pr->flags = outflags;
+  sh_obj *r = sh_repr(pat);
+  if (!r) { prog_free(pr); sh_decref(ps.groupindex); return NULL; }
+  const char *rs = sh_str_cstr(r);
+  pr->repr = sh_str_len(r) > 80 ? strndup(rs, 77) : strdup(rs);
+  if (!pr->repr) abort();
+  if (sh_str_len(r) > 80) {
+    char *t = realloc(pr->repr, 81);
+    if (!t) abort();
+    strcat(t, "...");
+    pr->repr = t;
+  }
+  sh_decref(r);
   prog_obj *po = sh_new(&prog_type);
   po->pr = pr;
   return sh_tuple_of(4, (sh_obj *)po, sh_int(pr->ngroups), ps.groupindex, sh_int(outflags));
@@ -1389,7 +1404,9 @@ static int exec1(vm *m, subject *sj, int64_t *regs, int64_t pos, int mode, int m
     int64_t end;
     int r = run(m, 0, st, regs, &end);
     if (r < 0) {
-      sh_raise(sh_RuntimeError, "re: the pattern needs more than %lld backtracking steps on this string (catastrophic backtracking?)", (long long)m->budget);
+      sh_raise(sh_RuntimeError, "re: pattern %s needs more than %lld matching steps on a subject of %lld characters "
+               "(catastrophic backtracking: nested or overlapping repeats); rewrite the pattern",
+               m->pattern_repr, (long long)m->budget, (long long)sj->n);
       return -1;
     }
     if (r == 1) return 1;
@@ -1404,7 +1421,8 @@ static void vm_init(vm *m, subject *sj) {
   m->pr = sj->pr;
   m->s = sj->u;
   m->n = sj->endpos;
-  m->budget = 50000000 + 100 * sj->n;
+  m->budget = step_budget + 100 * sj->n;
+  m->pattern_repr = sj->pr->repr;
 }
 
 static sh_obj *re_exec(sh_obj *self, int argc, sh_obj **argv, sh_obj *kw) {
@@ -1462,6 +1480,19 @@ static sh_obj *re_scan(sh_obj *self, int argc, sh_obj **argv, sh_obj *kw) {
   return out;
 }
 
+/* The step budget (tests and the fuzz target lower it); returns the previous one. */
+static sh_obj *re_set_budget(sh_obj *self, int argc, sh_obj **argv, sh_obj *kw) {
+  (void)self;
+  sh_obj *nb;
+  if (sh_parse_args("_set_step_budget", argc, argv, kw, "steps", &nb) < 0) return NULL;
+  int64_t v;
+  if (sh_as_int(nb, &v) < 0) return NULL;
+  if (v < 1) return sh_raise(sh_ValueError, "the step budget must be positive");
+  int64_t old = step_budget;
+  step_budget = v;
+  return sh_int(old);
+}
+
 static const char re_src[] =
 #include "shell/lang/re.py.inc"
 ;
@@ -1469,6 +1500,7 @@ static const char re_src[] =
 static const sh_method re_funcs[] = {
     {"_compile_native", re_compile, "_compile_native(pattern, flags)", "Parses and compiles a pattern (re's engine)."},
     {"_exec", re_exec, "_exec(prog, string, pos, endpos, mode, must_advance=0)", "One match, search or fullmatch."},
+    {"_set_step_budget", re_set_budget, "_set_step_budget(steps)", "Sets the matching step budget; returns the old one."},
     {"_scan", re_scan, "_scan(prog, string, pos, endpos, limit=0)", "All non-overlapping matches."},
     {NULL},
 };

@@ -152,3 +152,15 @@ for d, names in (("scripts/examples", ("first.tfs", "between_graph.tfs")),):
         if os.path.exists(p):
             extra[n] = open(p, encoding="utf-8").read()
 write("fuzz_parse", dict(parse, **extra))
+# re (fuzz_re): a flags byte, the pattern, NUL, the subject
+re_seeds = {
+    "alt_star": b"\x00(a|b)*c\x00ababc",
+    "named_backref": b"\x02(?P<x>\\w+)\\s*=\\s*(?P=x)?\x00key = KEY",
+    "multiline_class": b"\x08^[^\\d\\W]+$\x00abc\ndef",
+    "look_cond": b"\x00(a)?(?<=a)b(?!c)(?(1)x|y){2,3}?\x00abyy",
+    "verbose_atomic": b"\x40(?x) a+ # c\n (?>b*)c++\x00aaabbcc",
+    "unicode": "\x00[é-ü]+\\b(?i:ß)\\u00e9{,2}\x00aöü ßé".encode(),
+    "bad": b"\x00(?P<1>[z-a]\\q{3,2}\x00x",
+    "clean_str": b"\x00[^A-Za-z0-9(),!?\\'\\`]\x00it's \"x\"",
+}
+write("fuzz_re", re_seeds)
