@@ -80,6 +80,8 @@ typedef struct {
   prog *pr;
   int ngroups;
   char *gopen;                  /* per group: still open */
+  int *gnode;                   /* per group: its node */
+  int lookbehind_first;         /* inside a look-behind: its first group number, else 0 */
   int gcap;
   sh_obj *groupindex;
   const char *err;
@@ -363,6 +365,8 @@ static int parse_escape(parser *ps, int in_class, uint32_t *c, int *cat, int *at
     if (!at_end(ps) && peek(ps) >= '0' && peek(ps) <= '9') { g = g * 10 + (int)(peek(ps) - '0'); ps->i++; }
     if (g > ps->ngroups) return perr(ps, start + 1, "invalid group reference %d", g);
     if (ps->gopen[g]) return perr(ps, start, "cannot refer to an open group");
+    if (ps->lookbehind_first && g >= ps->lookbehind_first)
+      return perr(ps, ps->i, "cannot refer to group defined in the same lookbehind subpattern");
     *grp = g;
     return 3;
   }
@@ -566,10 +570,13 @@ static int open_group(parser *ps) {
   if (ps->ngroups >= ps->gcap) {
     ps->gcap = ps->gcap * 2 + 8;
     char *g = realloc(ps->gopen, (size_t)ps->gcap);
-    if (!g) abort();
+    int *gn = realloc(ps->gnode, sizeof(int) * (size_t)ps->gcap);
+    if (!g || !gn) abort();
     ps->gopen = g;
+    ps->gnode = gn;
   }
   ps->gopen[ps->ngroups] = 1;
+  ps->gnode[ps->ngroups] = -1;
   return ps->ngroups;
 }
 
@@ -602,7 +609,11 @@ static int parse_group(parser *ps) {
         int nd = newnode(ps, N_LOOK);
         ps->nodes[nd].a = d == '!';
         ps->nodes[nd].b = 1;
-        return group_body(ps, paren, nd);
+        int outer = ps->lookbehind_first;
+        if (!outer) ps->lookbehind_first = ps->ngroups + 1;
+        int r = group_body(ps, paren, nd);
+        ps->lookbehind_first = outer;
+        return r;
       }
       char t[16];
       text_of(ps, ps->i - 1, ps->i, t, sizeof t);
@@ -623,6 +634,7 @@ static int parse_group(parser *ps) {
         sh_decref(gi);
         int nd = newnode(ps, N_GROUP);
         ps->nodes[nd].a = g;
+        ps->gnode[g] = nd;
         if (group_body(ps, paren, nd) < 0) return -1;
         ps->gopen[g] = 0;
         return nd;
@@ -634,6 +646,8 @@ static int parse_group(parser *ps) {
         if (!gi) return perr(ps, ns, "unknown group name '%s'", name);
         int g = (int)sh_int_value(gi);
         if (ps->gopen[g]) return perr(ps, ns, "cannot refer to an open group");
+        if (ps->lookbehind_first && g >= ps->lookbehind_first)
+          return perr(ps, ps->i, "cannot refer to group defined in the same lookbehind subpattern");
         int nd = newnode(ps, N_BACKREF);
         ps->nodes[nd].a = g;
         return nd;
@@ -702,6 +716,7 @@ static int parse_group(parser *ps) {
   int g = open_group(ps);
   int nd = newnode(ps, N_GROUP);
   ps->nodes[nd].a = g;
+  ps->gnode[g] = nd;
   if (group_body(ps, paren, nd) < 0) return -1;
   ps->gopen[g] = 0;
   return nd;
@@ -904,7 +919,12 @@ static int width(parser *ps, int nd) {
       if (cw < 0 || (long)cw * x->a > MAXPROG) return -1;
       return cw * x->a;
     }
-    case N_BACKREF: return -1;
+    case N_BACKREF: {   /* the referenced group's width, computed once (node.b caches it) */
+      int g = ps->gnode[x->a];
+      if (g < 0) return -1;
+      if (!ps->nodes[g].b) ps->nodes[g].b = width(ps, g) + 2;
+      return ps->nodes[g].b - 2;
+    }
     case N_COND: {
       int a = width(ps, x->child), b = x->child == x->last ? 0 : width(ps, x->last);
       return a == b ? a : -1;
@@ -1157,12 +1177,7 @@ static int run(vm *m, int pc, int64_t pos, int64_t *regs, int64_t *endp) {
         memcpy(copy, regs, sizeof(int64_t) * (size_t)nregs);
         int64_t end = pos;
         if (k->op == I_LOOK && (k->flags & 2)) at = pos - k->y;
-        if (at >= 0) {
-          int64_t saved_n = m->n;
-          if (k->op == I_LOOK && (k->flags & 2)) m->n = pos;   /* look-behind ends here */
-          r = run(m, pc + 1, at, copy, &end);
-          m->n = saved_n;
-        }
+        if (at >= 0) r = run(m, pc + 1, at, copy, &end);   /* a fixed-width look-behind ends at pos */
         if (r < 0) { free(copy); m->sp = base; return -1; }
         if (r == 1 && !neg) {
           for (int t = 0; t < nregs; t++)
@@ -1268,8 +1283,9 @@ static sh_obj *re_compile(sh_obj *self, int argc, sh_obj **argv, sh_obj *kw) {
   ps.groupindex = sh_dict_new();
   ps.gcap = 16;
   ps.gopen = calloc(16, 1);
+  ps.gnode = calloc(16, sizeof(int));
   prog *pr = calloc(1, sizeof *pr);
-  if (!pr || !ps.gopen) abort();
+  if (!pr || !ps.gopen || !ps.gnode) abort();
   pr->bytes = isb;
   ps.pr = pr;
   /* A lone backslash at the end: CPython's tokenizer reads one token ahead, so that error
@@ -1316,6 +1332,7 @@ static sh_obj *re_compile(sh_obj *self, int argc, sh_obj **argv, sh_obj *kw) {
   }
   free(ps.nodes);
   free(ps.gopen);
+  free(ps.gnode);
   free(u);
   if (ps.err) {
     prog_free(pr);

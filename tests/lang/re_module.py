@@ -90,6 +90,8 @@ show("lookahead", lambda: re.findall("\\w+(?=,)", "a, b, c"))
 show("negative lookahead", lambda: re.findall("\\b(?!un)\\w+", "undo redo unto do"))
 show("lookbehind", lambda: re.findall("(?<=\\$)\\d+", "$10 20 $30"))
 show("negative lookbehind", lambda: re.findall("(?<!\\$)\\b\\d+", "$10 20 $30"))
+show("lookbehind backref", lambda: re.findall("(a)b(?<=\\1b)c", "abc abd"))
+show("lookbehind \\b and $", lambda: [x.span() for x in re.finditer("(?<=a\\b)|(?<!a$)b", "a b ab\nb")])
 show("lookahead captures", lambda: re.match("(?=(a+))a", "aaa").groups())
 show("atomic", lambda: re.match("(?>a+)b", "aaab").group())
 show("atomic no backtrack", lambda: re.match("(?>a+)a", "aaa"))
@@ -240,7 +242,7 @@ for p in ["*", "a**", "a|*", "+a", "a{2}{3}", "a*??", "(a", "a)", "(?:a", "[a", 
           "(?z)", "a(?i)b", "(?i", "(?i-)", "\\8", "(?<=a+)b", "abc\n(", "x\n  [a", "^*", "\\b+",
           "(?P<a-b>x)", "\\400", "[\\400]", "(?#abc", "(a|b", "a{1,2}{3}", "(?-", "(?i-z:a)", "(?P",
           "(?(1)a|b|c)", "(?(x)a)", "(?(0)a)", "(?(a-b)a)", "(?(3)a)(b)", "(?-u:a)", "(?au)", "(?L)", "(?i-i:a)",
-          "[a-\\", "(?\\d)", "[\\w-#]", "(?i"]:
+          "[a-\\", "(?\\d)", "[\\w-#]", "(?i", "(?<=(a)\\1)", "(?<!(?P<x>a)(?P=x))", "(?<=a*)"]:
     show("compile %r" % p, lambda: re.compile(p))
 
 
