@@ -17,6 +17,7 @@
 #include <string.h>
 
 #include "shell/lang/interp.h"
+#include "shell/lang/re_case.h"
 
 enum {
   F_TEMPLATE = 1, F_I = 2, F_LOCALE = 4, F_M = 8, F_S = 16, F_U = 32, F_X = 64, F_A = 256,
@@ -128,70 +129,44 @@ static int perr(parser *ps, int pos, const char *fmt, ...) {
 }
 
 /* ---- characters ----------------------------------------------------------------------- */
-static uint32_t lower1(uint32_t c, int ascii) {
-  if (c >= 'A' && c <= 'Z') return c + 32;
-  if (ascii || c < 0xC0) return c;
-  if ((c >= 0xC0 && c <= 0xDE && c != 0xD7) || (c >= 0x391 && c <= 0x3AB && c != 0x3A2) ||
-      (c >= 0x410 && c <= 0x42F))
-    return c + 32;
-  if (c >= 0x400 && c <= 0x40F) return c + 80;
-  if (c >= 0x100 && c <= 0x17F && c != 0x130 && c != 0x131 && c != 0x138 && c != 0x149 && c != 0x17F) {
-    int odd_lower = (c >= 0x139 && c <= 0x148) || (c >= 0x179 && c <= 0x17E);
-    if (odd_lower) return (c & 1) ? c + 1 : c;
-    return (c & 1) ? c : c + 1;
+/* Column 1 (lower case: back references compare it) or 2 (the representative of c's
+ * case-insensitive class, sre's lower case plus its extra equivalences such as the long s
+ * with s: literals and sets) of c's row; ascii: only A-Z fold. */
+static uint32_t case_of(uint32_t c, int ascii, int col) {
+  if (c < 128) return c >= 'A' && c <= 'Z' ? c + 32 : c;
+  if (ascii) return c;
+  size_t lo = 0, hi = sizeof re_case_fold / sizeof re_case_fold[0];
+  while (lo < hi) {
+    size_t mid = (lo + hi) / 2;
+    if (re_case_fold[mid][0] < c) lo = mid + 1;
+    else hi = mid;
   }
-  if (c >= 0x460 && c <= 0x4FF && c != 0x482 && !(c >= 0x483 && c <= 0x489)) return c | 1;
-  return c;
+  return lo < sizeof re_case_fold / sizeof re_case_fold[0] && re_case_fold[lo][0] == c ? re_case_fold[lo][col] : c;
 }
+static uint32_t fold1(uint32_t c, int ascii) { return case_of(c, ascii, 2); }
+static uint32_t lower_of(uint32_t c, int ascii) { return case_of(c, ascii, 1); }
+static int in_ranges(const uint32_t (*r)[2], size_t n, uint32_t c) {
+  size_t lo = 0, hi = n;
+  while (lo < hi) {
+    size_t mid = (lo + hi) / 2;
+    if (r[mid][1] < c) lo = mid + 1;
+    else hi = mid;
+  }
+  return lo < n && r[lo][0] <= c;
+}
+#define IN_TABLE(t, c) in_ranges(t, sizeof t / sizeof t[0], c)
 static int is_digit_u(uint32_t c, int ascii) {
-  if (c >= '0' && c <= '9') return 1;
-  if (ascii || c < 0x660) return 0;
-  static const uint32_t zeros[] = {0x660, 0x6F0, 0x7C0, 0x966, 0x9E6, 0xA66, 0xAE6, 0xB66, 0xBE6,
-                                   0xC66, 0xCE6, 0xD66, 0xE50, 0xED0, 0xF20, 0x1040, 0xFF10};
-  for (size_t k = 0; k < sizeof zeros / sizeof zeros[0]; k++)
-    if (c >= zeros[k] && c <= zeros[k] + 9) return 1;
-  return 0;
-}
-/* Letters and digits outside ASCII, roughly str.isalnum(): the common alphabets. */
-static int is_alpha_u(uint32_t c) {
-  if (c < 0x80) return 0;
-  if (c < 0x100) return c == 0xAA || c == 0xB2 || c == 0xB3 || c == 0xB5 || c == 0xB9 || c == 0xBA ||
-                        c == 0xBC || c == 0xBD || c == 0xBE || (c >= 0xC0 && c != 0xD7 && c != 0xF7);
-  if (c <= 0x2C1) return 1;
-  if (c >= 0x2C6 && c <= 0x2D1) return 1;
-  if (c >= 0x2E0 && c <= 0x2E4) return 1;
-  if (c >= 0x370 && c <= 0x3FF) return c != 0x375 && c != 0x37E && c != 0x384 && c != 0x385 && c != 0x387 && c != 0x3F6 && c != 0x378 && c != 0x379 && !(c >= 0x380 && c <= 0x383) && c != 0x38B && c != 0x38D && c != 0x3A2;
-  if (c >= 0x400 && c <= 0x52F) return !(c >= 0x482 && c <= 0x489);
-  if (c >= 0x531 && c <= 0x587) return c != 0x557 && c != 0x558 && !(c >= 0x55A && c <= 0x560);
-  if (c >= 0x5D0 && c <= 0x5F2) return c <= 0x5EA || c >= 0x5EF;
-  if (c >= 0x620 && c <= 0x64A) return 1;
-  if (is_digit_u(c, 0)) return 1;
-  if (c >= 0x671 && c <= 0x6D3) return 1;
-  if (c >= 0x904 && c <= 0x939) return 1;
-  if (c >= 0xE01 && c <= 0xE30) return 1;
-  if (c >= 0x10A0 && c <= 0x10FF) return 1;
-  if (c >= 0x1100 && c <= 0x11FF) return 1;
-  if (c >= 0x1E00 && c <= 0x1FFF) return !(c >= 0x1FBD && c <= 0x1FC1) && !(c >= 0x1FCD && c <= 0x1FCF) && !(c >= 0x1FDD && c <= 0x1FDF) && !(c >= 0x1FED && c <= 0x1FEF) && c != 0x1FFD && c != 0x1FFE && c != 0x1FFF;
-  if (c >= 0x3041 && c <= 0x3096) return 1;
-  if (c >= 0x30A1 && c <= 0x30FA) return 1;
-  if (c >= 0x3400 && c <= 0x4DBF) return 1;
-  if (c >= 0x4E00 && c <= 0x9FFF) return 1;
-  if (c >= 0xAC00 && c <= 0xD7A3) return 1;
-  if (c >= 0xFF21 && c <= 0xFF3A) return 1;
-  if (c >= 0xFF41 && c <= 0xFF5A) return 1;
-  if (c >= 0xFF66 && c <= 0xFFDC) return 1;
-  if (c >= 0x20000 && c <= 0x2FA1F) return 1;
-  return 0;
+  if (c < 128 || ascii) return c >= '0' && c <= '9';
+  return IN_TABLE(re_digit, c);
 }
 static int is_word(uint32_t c, int ascii) {
-  if ((c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '_') return 1;
-  return !ascii && is_alpha_u(c);
+  if (c < 128 || ascii)
+    return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '_';
+  return IN_TABLE(re_word, c);
 }
 static int is_space(uint32_t c, int ascii) {
-  if (c == ' ' || (c >= 9 && c <= 13)) return 1;
-  if (ascii) return 0;
-  return (c >= 0x1C && c <= 0x1F) || c == 0x85 || c == 0xA0 || c == 0x1680 || (c >= 0x2000 && c <= 0x200A) ||
-         c == 0x2028 || c == 0x2029 || c == 0x202F || c == 0x205F || c == 0x3000;
+  if (c < 128 || ascii) return c == ' ' || (c >= 9 && c <= 13) || (ascii ? 0 : (c >= 0x1C && c <= 0x1F));
+  return IN_TABLE(re_space, c);
 }
 static int ascii_mode(const prog *pr, int flags) { return pr->bytes || (flags & F_A); }
 
@@ -199,19 +174,21 @@ static int class_match(const prog *pr, const cclass *k, uint32_t c) {
   int ascii = ascii_mode(pr, k->flags);
   int icase = k->flags & F_I;
   int hit = 0;
-  uint32_t lc = icase ? lower1(c, ascii) : c;
+  uint32_t lc = icase ? fold1(c, ascii) : c;
   for (int i = 0; i < k->nr && !hit; i++) {
     uint32_t lo = k->r[2 * i], hi = k->r[2 * i + 1];
     if (c >= lo && c <= hi) hit = 1;
-    else if (icase) {
+    else if (icase) {   /* some character of c's class in the range? */
       if (lc >= lo && lc <= hi) hit = 1;
-      else if (hi - lo < 1024) {   /* a character whose lower case is lc in the range */
+      else if (hi - lo < 1024) {
         for (uint32_t x = lo; x <= hi && !hit; x++)
-          if (lower1(x, ascii) == lc) hit = 1;
-      } else if (lc != c || (c >= 'a' && c <= 'z')) {
-        uint32_t uc = c >= 'a' && c <= 'z' ? c - 32 : c;
-        if (uc >= lo && uc <= hi) hit = 1;
+          if (fold1(x, ascii) == lc) hit = 1;
+      } else if (lc < 128) {
+        if (lc >= 'a' && lc <= 'z' && lc - 32 >= lo && lc - 32 <= hi) hit = 1;
       }
+      if (!hit && !ascii && hi - lo >= 1024)
+        for (size_t t = 0; t < sizeof re_case_fold / sizeof re_case_fold[0] && !hit; t++)
+          if (re_case_fold[t][2] == lc && re_case_fold[t][0] >= lo && re_case_fold[t][0] <= hi) hit = 1;
     }
   }
   if (!hit && k->cats) {
@@ -1001,7 +978,7 @@ static int compile_node(parser *ps, int nd) {
   switch (x.kind) {
     case N_EMPTY: return 0;
     case N_CHAR:
-      return emit(ps, I_CHAR, 0, 0, x.flags, (x.flags & F_I) ? lower1(x.c, ps->pr->bytes || (x.flags & F_A)) : x.c) < 0 ? -1 : 0;
+      return emit(ps, I_CHAR, 0, 0, x.flags, (x.flags & F_I) ? fold1(x.c, ps->pr->bytes || (x.flags & F_A)) : x.c) < 0 ? -1 : 0;
     case N_ANY: return emit(ps, I_ANY, 0, 0, x.flags, 0) < 0 ? -1 : 0;
     case N_CLASS: return emit(ps, I_CLASS, x.a, 0, x.flags, 0) < 0 ? -1 : 0;
     case N_AT: return emit(ps, I_AT, x.a, 0, x.flags, 0) < 0 ? -1 : 0;
@@ -1128,7 +1105,7 @@ static int run(vm *m, int pc, int64_t pos, int64_t *regs, int64_t *endp) {
       case I_CHAR:
         if (pos < m->n) {
           uint32_t c = m->s[pos];
-          if (k->flags & F_I) c = lower1(c, ascii_mode(m->pr, k->flags));
+          if (k->flags & F_I) c = fold1(c, ascii_mode(m->pr, k->flags));
           if (c == k->c) { pos++; pc++; break; }
         }
         ok = 0;
@@ -1163,7 +1140,7 @@ static int run(vm *m, int pc, int64_t pos, int64_t *regs, int64_t *endp) {
         int ascii = ascii_mode(m->pr, k->flags);
         for (int64_t t = 0; t < e0 - s0 && ok; t++) {
           uint32_t a = m->s[s0 + t], b = m->s[pos + t];
-          if (a != b && (!(k->flags & F_I) || lower1(a, ascii) != lower1(b, ascii))) ok = 0;
+          if (a != b && (!(k->flags & F_I) || lower_of(a, ascii) != lower_of(b, ascii))) ok = 0;
         }
         if (ok) { pos += e0 - s0; pc++; }
         break;

@@ -279,6 +279,18 @@ for p in pats:
 for k in sorted(counts):
     print(counts[k], k)
 
+print("== Unicode: \\w \\d \\s and IGNORECASE as sre defines them")
+ALL = "".join(chr(c) for c in list(range(1, 0x30000, 13)) + list(range(1, 0x800)) if not 0xd800 <= c < 0xe000)
+for p in ["\\w", "\\d", "\\s", "\\W", "[^\\w\\d]", "\\b", "(?a)\\w", "(?i)[a-z]", "(?i)[\u0400-\u04ff]",
+          "(?i)[\u0100-\u05ff]", "(?i)[k]", "(?i)s", "(?i)\u03c3", "(?i)\u00b5", "(?i)(.)\\1", "(?ia)k"]:
+    r = [x.start() for x in re.finditer(p, ALL)]
+    print(len(p), len(r), sum(r))
+folds = 0
+for c in range(0x41, 0x600):
+    if chr(c) not in "\\.^$*+?{}[]()|":
+        folds += len(re.findall(chr(c), ALL, re.I)) * c
+print("case classes", folds)
+
 print("== pathological patterns terminate")
 show("(a|a)* fails fast enough", lambda: re.match("(?:a|b)*c", "ab" * 2000))
 show("nested empty loops", lambda: re.match("((a?)*)*$", "aaa").span())
