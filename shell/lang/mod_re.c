@@ -1358,22 +1358,52 @@ typedef struct {
   uint32_t *u;
   int64_t n;
   int64_t pos, endpos;
+  int owned;     /* u is this call's own (else it is the cache's) */
 } subject;
+
+/* The last long subject and its code points: a tokenizer calling pattern.match(s, pos) along
+ * a long s decodes it once, not once per call (strs and bytes are immutable). */
+static sh_obj *cache_obj;
+static uint32_t *cache_u;
+static int64_t cache_n;
+static int cache_isb;
+
+static void subject_free(subject *sj) {
+  if (sj->owned) free(sj->u);
+  sj->u = NULL;
+}
 
 static int get_subject(sh_obj *po, sh_obj *str, sh_obj *pos, sh_obj *endpos, subject *sj) {
   if (po->type != &prog_type) { sh_raise(sh_TypeError, "not a compiled pattern"); return -1; }
   sj->pr = ((prog_obj *)po)->pr;
   int isb;
-  sj->u = decode(str, &sj->n, &isb);
-  if (!sj->u) return -1;
+  if (str == cache_obj) {
+    sj->u = cache_u;
+    sj->n = cache_n;
+    isb = cache_isb;
+    sj->owned = 0;
+  } else {
+    sj->u = decode(str, &sj->n, &isb);
+    if (!sj->u) return -1;
+    sj->owned = 1;
+    if (sj->n >= 1024) {
+      sh_decref(cache_obj);
+      free(cache_u);
+      cache_obj = sh_incref(str);
+      cache_u = sj->u;
+      cache_n = sj->n;
+      cache_isb = isb;
+      sj->owned = 0;
+    }
+  }
   if (isb != sj->pr->bytes) {
-    free(sj->u);
+    subject_free(sj);
     sh_raise(sh_TypeError, isb ? "cannot use a string pattern on a bytes-like object" : "cannot use a bytes pattern on a string-like object");
     return -1;
   }
   int64_t p = 0, e = sj->n;
-  if (pos != SH_NONE && sh_as_int(pos, &p) < 0) { free(sj->u); return -1; }
-  if (endpos != SH_NONE && sh_as_int(endpos, &e) < 0) { free(sj->u); return -1; }
+  if (pos != SH_NONE && sh_as_int(pos, &p) < 0) { subject_free(sj); return -1; }
+  if (endpos != SH_NONE && sh_as_int(endpos, &e) < 0) { subject_free(sj); return -1; }
   if (p < 0) p = 0;
   if (p > sj->n) p = sj->n;
   if (e < 0) e = 0;
@@ -1437,7 +1467,7 @@ static sh_obj *re_exec(sh_obj *self, int argc, sh_obj **argv, sh_obj *kw) {
   else if (r == 0) res = sh_none();
   free(regs);
   free(m.stack);
-  free(sj.u);
+  subject_free(&sj);
   return res;
 }
 
@@ -1470,7 +1500,7 @@ static sh_obj *re_scan(sh_obj *self, int argc, sh_obj **argv, sh_obj *kw) {
   }
   free(regs);
   free(m.stack);
-  free(sj.u);
+  subject_free(&sj);
   return out;
 }
 
