@@ -401,7 +401,6 @@ static int parse_class(parser *ps) {
     if (!at_end(ps) && peek(ps) == '-' && ps->i + 1 < ps->n && ps->p[ps->i + 1] != ']') {
       ps->i++;
       uint32_t hi;
-      int hi_start = ps->i;
       if (peek(ps) == '\\') {
         int cat = 0, at = 0, grp = 0;
         int r = parse_escape(ps, 1, &hi, &cat, &at, &grp);
@@ -415,7 +414,6 @@ static int parse_class(parser *ps) {
         hi = peek(ps);
         ps->i++;
       }
-      (void)hi_start;
       if (hi < lo) {
         char t[64];
         text_of(ps, item_start, ps->i, t, sizeof t);
