@@ -4,7 +4,7 @@
  * small program, and run by a backtracking machine whose choice points live on an explicit
  * heap stack, so a long subject never deepens the C stack. Subjects are decoded to code
  * points (bytes: one code point per byte) and every position given to or returned from here
- * counts code points. A step budget turns catastrophic backtracking into a RuntimeError.
+ * counts code points. A step budget per match turns catastrophic backtracking into re.error.
  *
  * Primitives for the language layer:
  *   _compile_native(pattern, flags) -> (prog, groups, groupindex, flags) or (None, msg, pos)
@@ -24,7 +24,7 @@ enum {
 };
 #define MAXPROG 200000   /* instructions: bounds what {m,n} may expand to */
 #define MAXDEPTH 200     /* nested groups: bounds the parser's and compiler's recursion */
-#define STEP_BUDGET 100000000   /* machine steps per call, plus 100 per subject character */
+#define STEP_BUDGET 100000000   /* machine steps per match (at least 100 per subject character) */
 static int64_t step_budget = STEP_BUDGET;
 #define REPEAT_INF (-1)
 
@@ -1411,6 +1411,22 @@ static int get_subject(sh_obj *po, sh_obj *str, sh_obj *pos, sh_obj *endpos, sub
   return 0;
 }
 
+static sh_obj *re_error;   /* re.error, once the module's source has run */
+
+/* The step budget is spent: re.error (the message says why and what to do). */
+static void raise_budget(vm *m) {
+  sh_obj *msg = sh_strf("the pattern needs too many backtracking steps on this string (more than %lld); "
+                        "%s backtracks catastrophically (nested or overlapping repeats such as (a+)+): rewrite it",
+                        (long long)m->budget, m->pattern_repr);
+  if (!re_error) { sh_raise(sh_RuntimeError, "%s", sh_str_cstr(msg)); sh_decref(msg); return; }
+  sh_obj *e = sh_call(re_error, 1, &msg, NULL);
+  sh_decref(msg);
+  if (e) {
+    sh_raise_obj(e);
+    sh_decref(e);
+  }
+}
+
 /* One match attempt (mode 0 at pos, 1 search, 2 full) into regs; 1/0/-1 (raised). */
 static int exec1(vm *m, subject *sj, int64_t *regs, int64_t pos, int mode, int must_advance) {
   m->full = mode == 2;
@@ -1426,9 +1442,7 @@ static int exec1(vm *m, subject *sj, int64_t *regs, int64_t pos, int mode, int m
     int64_t end;
     int r = run(m, 0, st, regs, &end);
     if (r < 0) {
-      sh_raise(sh_RuntimeError, "re: pattern %s needs more than %lld matching steps on a subject of %lld characters "
-               "(catastrophic backtracking: nested or overlapping repeats); rewrite the pattern",
-               m->pattern_repr, (long long)m->budget, (long long)sj->n);
+      raise_budget(m);
       return -1;
     }
     if (r == 1) return 1;
@@ -1443,7 +1457,7 @@ static void vm_init(vm *m, subject *sj) {
   m->pr = sj->pr;
   m->s = sj->u;
   m->n = sj->endpos;
-  m->budget = step_budget + 100 * sj->n;
+  m->budget = step_budget > 100 * sj->n ? step_budget : 100 * sj->n;   /* per match */
   m->pattern_repr = sj->pr->repr;
 }
 
@@ -1494,6 +1508,7 @@ static sh_obj *re_scan(sh_obj *self, int argc, sh_obj **argv, sh_obj *kw) {
     sh_list_append_steal(out, result_list(sj.pr, regs));
     count++;
     adv = regs[1] == regs[0];
+    m.steps = 0;
     p = regs[1];
   }
   free(regs);
@@ -1534,5 +1549,7 @@ sh_obj *sh_mod_re_init(void) {
     sh_decref(m);
     return NULL;
   }
+  sh_obj *err = sh_dict_get_str(((sh_module_obj *)m)->dict, "error");
+  if (err && !re_error) re_error = sh_incref(err);
   return m;
 }
