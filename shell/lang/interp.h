@@ -89,6 +89,7 @@ sh_obj *sh_mod_queue_init(void);
 sh_obj *sh_mod_collections_init(void);
 sh_obj *sh_mod_multiprocessing_init(void);
 sh_obj *sh_mod_datetime_init(void);
+sh_obj *sh_mod_re_init(void);
 sh_obj *sh_mod_tarfile_init(void);
 sh_obj *sh_mod_urllib_init(void);
 
