@@ -43,6 +43,7 @@ typedef struct prog {
   cls *cls;
   int ncls;
   int ngroups, nloops;
+  int first;               /* the byte every match starts with, or -1 (a search skips to it) */
   sh_obj *groupindex;      /* dict name -> number */
 } prog;
 
@@ -723,6 +724,11 @@ static sh_obj *f_compile(ARGS) {
       emit(p, O_MATCH, false, 0, 0);
     }
   }
+  p->first = -1;   /* a leading literal (after SAVE 0): searches jump from one of its first byte to the next */
+  if (!ps.err[0] && p->n > 1 && p->code[1].op == O_CHAR && !p->code[1].flag) {
+    int32_t cp = p->code[1].x;
+    p->first = cp < 0x80 ? cp : cp < 0x800 ? 0xC0 | (cp >> 6) : cp < 0x10000 ? 0xE0 | (cp >> 12) : 0xF0 | (cp >> 18);
+  }
   for (int i = 0; i < ps.nall; i++) free(ps.all[i]->kid), free(ps.all[i]);
   free(ps.all);
   if (ps.err[0]) {
@@ -927,13 +933,59 @@ static int64_t chars_between(const char *s, int64_t a, int64_t b) {
   return k;
 }
 
+/* Find a match starting at byte bpos (search mode: or at any later character) before
+ * m->end; m->caps in bytes. 1 found, 0 none, -1 with re.error (budget) or an interrupt. */
+static int find(matcher *m, int64_t bpos, int mode) {
+  const prog *p = m->p;
+  int ncap = 2 * (p->ngroups + 1);
+  m->fullmatch = mode == 2;
+  int64_t tries = 0;
+  for (int64_t sp = bpos;;) {
+    if (mode == 0 && p->first >= 0) {   /* skip to the next place the leading literal can start */
+      const char *hit = sp < m->end ? memchr(m->s + sp, p->first, (size_t)(m->end - sp)) : NULL;
+      if (!hit) return 0;
+      sp = hit - m->s;
+    }
+    for (int i = 0; i < ncap; i++) m->caps[i] = -1;
+    for (int i = 0; i < p->nloops; i++) m->regs[i] = -1;
+    m->start = sp;
+    m->nst = 0;
+    if (run(m, 0, sp, false)) return 1;
+    if (m->budget_out) {
+      raise_error("the pattern needs too many backtracking steps on this string (more than 100000000); "
+                  "simplify it (nested repeats such as (a+)+ backtrack exponentially)", SH_NONE, -1);
+      return -1;
+    }
+    if (mode != 0 || sp >= m->end) return 0;
+    sp++;
+    while (sp < m->end && ((unsigned char)m->s[sp] & 0xC0) == 0x80) sp++;
+    if ((++tries & 4095) == 0 && sh_check_interrupt() < 0) return -1;
+  }
+}
+
+static void matcher_init(matcher *m, const prog *p, const char *s, int64_t n, int64_t bend) {
+  *m = (matcher){.p = p, .s = s, .n = n, .end = bend, .forbid = -1};
+  m->caps = xmalloc((size_t)(2 * (p->ngroups + 1)) * sizeof *m->caps);
+  m->regs = xmalloc((size_t)(p->nloops + 1) * sizeof *m->regs);
+}
+
+static void matcher_free(matcher *m) {
+  free(m->st);
+  free(m->regs);
+  free(m->caps);
+}
+
+static bool check_args(sh_obj *po, sh_obj *str) {
+  if (po->type != &prog_type) return sh_raise(sh_TypeError, "re: not a compiled pattern"), false;
+  if (!sh_is_str(str)) return sh_raise(sh_TypeError, "expected string or bytes-like object, got '%s'", sh_type_name(str)), false;
+  return true;
+}
+
 static sh_obj *f_exec(ARGS) {
   sh_obj *po, *str, *poso, *endo, *modeo, *forbido;
   if (sh_parse_args("_exec", argc, argv, kw, "program string pos endpos mode forbid", &po, &str, &poso, &endo, &modeo,
-                    &forbido) < 0)
+                    &forbido) < 0 || !check_args(po, str))
     return NULL;
-  if (po->type != &prog_type) return sh_raise(sh_TypeError, "_exec: not a compiled pattern");
-  if (!sh_is_str(str)) return sh_raise(sh_TypeError, "expected string or bytes-like object, got '%s'", sh_type_name(str));
   int64_t pos, endpos, mode, forbid;
   if (sh_as_int(poso, &pos) < 0 || sh_as_int(endo, &endpos) < 0 || sh_as_int(modeo, &mode) < 0 || sh_as_int(forbido, &forbid) < 0)
     return NULL;
@@ -945,50 +997,97 @@ static sh_obj *f_exec(ARGS) {
   if (pos < 0) pos = 0;
   if (pos > endpos) return sh_none();
   int64_t bpos = byte_of(s, n, ascii, pos), bend = byte_of(s, n, ascii, endpos);
-  int ncap = 2 * (p->ngroups + 1);
-  matcher m = {.p = p, .s = s, .n = n, .end = bend, .fullmatch = mode == 2,
-               .forbid = forbid >= 0 ? byte_of(s, n, ascii, forbid) : -1};
-  m.caps = xmalloc((size_t)ncap * sizeof *m.caps);
-  m.regs = xmalloc((size_t)(p->nloops + 1) * sizeof *m.regs);
-  bool found = false;
-  int64_t start_cp = pos;
-  for (int64_t sp = bpos;;) {
-    for (int i = 0; i < ncap; i++) m.caps[i] = -1;
-    for (int i = 0; i < p->nloops; i++) m.regs[i] = -1;
-    m.start = sp;
-    m.nst = 0;
-    if (run(&m, 0, sp, false)) {
-      found = true;
-      break;
+  matcher m;
+  matcher_init(&m, p, s, n, bend);
+  m.forbid = forbid >= 0 ? byte_of(s, n, ascii, forbid) : -1;
+  int got = find(&m, bpos, (int)mode);
+  sh_obj *r = got < 0 ? NULL : got == 0 ? sh_none() : sh_list_new(0);
+  for (int i = 0; got > 0 && i < 2 * (p->ngroups + 1); i++) {
+    int64_t v = m.caps[i];
+    sh_list_append_steal(r, sh_int(v < 0 ? -1 : ascii ? v : pos + chars_between(s, bpos, v)));
+  }
+  matcher_free(&m);
+  return r;
+}
+
+static sh_obj *group_str(const matcher *m, int g, sh_obj *missing) {
+  int64_t a = m->caps[2 * g], b = m->caps[2 * g + 1];
+  if (a < 0 || b < 0) return sh_incref(missing);
+  return sh_strn(m->s + a, (size_t)(b - a));
+}
+
+/* _all(program, string, what, arg, count): every match of the string, in CPython 3.7+'s
+ * order (an empty match right after another match is refused), done here rather than by
+ * Match objects: what 0 findall; 1 sub with a template arg (a list of str and group
+ * numbers), count 0 for all, returns (string, n); 2 split with maxsplit count. */
+static sh_obj *f_all(ARGS) {
+  sh_obj *po, *str, *whato, *arg, *counto;
+  if (sh_parse_args("_all", argc, argv, kw, "program string what arg count", &po, &str, &whato, &arg, &counto) < 0 ||
+      !check_args(po, str))
+    return NULL;
+  int64_t what, count;
+  if (sh_as_int(whato, &what) < 0 || sh_as_int(counto, &count) < 0) return NULL;
+  if (what == 1 && arg->type != &sh_list_type) return sh_raise(sh_TypeError, "_all: the template must be a list");
+  const prog *p = (const prog *)po;
+  const char *s = sh_str_cstr(str);
+  int64_t n = sh_str_len(str);
+  matcher m;
+  matcher_init(&m, p, s, n, n);
+  sh_obj *out = sh_list_new(0), *empty = sh_str("");
+  sh_buf b = {0};
+  int64_t pos = 0, last = 0, k = 0;
+  int rc = 0;
+  while (pos <= n && (count <= 0 || what == 0 || k < count)) {
+    rc = find(&m, pos, 0);
+    if (rc <= 0) break;
+    int64_t a = m.caps[0], e = m.caps[1];
+    if (what == 0) {
+      if (p->ngroups == 0) sh_list_append_steal(out, sh_strn(s + a, (size_t)(e - a)));
+      else if (p->ngroups == 1) sh_list_append_steal(out, group_str(&m, 1, empty));
+      else {
+        sh_obj *t = sh_tuple_new(p->ngroups);
+        for (int g = 1; g <= p->ngroups; g++) SH_TUPLE_ITEMS(t)[g - 1] = group_str(&m, g, empty);
+        sh_list_append_steal(out, t);
+      }
+    } else if (what == 1) {
+      sh_buf_put(&b, s + last, (size_t)(a - last));
+      for (int64_t i = 0; i < SH_LIST_N(arg); i++) {
+        sh_obj *piece = SH_LIST_ITEMS(arg)[i];
+        if (sh_is_str(piece)) sh_buf_put(&b, sh_str_cstr(piece), (size_t)sh_str_len(piece));
+        else {
+          int64_t g = sh_is_int(piece) ? sh_int_value(piece) : -1;
+          if (g >= 0 && g <= p->ngroups && m.caps[2 * g] >= 0) sh_buf_put(&b, s + m.caps[2 * g], (size_t)(m.caps[2 * g + 1] - m.caps[2 * g]));
+        }
+      }
+    } else {
+      sh_list_append_steal(out, sh_strn(s + last, (size_t)(a - last)));
+      for (int g = 1; g <= p->ngroups; g++) sh_list_append_steal(out, group_str(&m, g, SH_NONE));
     }
-    if (m.budget_out || mode != 0 || sp >= bend) break;
-    sp++;
-    while (sp < bend && ((unsigned char)s[sp] & 0xC0) == 0x80) sp++;
-    start_cp++;
-    if ((start_cp & 1023) == 0 && sh_check_interrupt() < 0) break;
+    last = e;
+    k++;
+    m.forbid = a == e ? e : -1;
+    pos = e;
   }
-  free(m.st);
-  free(m.regs);
-  if (m.budget_out) {
-    free(m.caps);
-    return raise_error("the pattern needs too many backtracking steps on this string (more than 100000000); "
-                       "simplify it (nested repeats such as (a+)+ backtrack exponentially)", sh_none(), -1);
-  }
-  if (sh_err_occurred()) {
-    free(m.caps);
+  matcher_free(&m);
+  sh_decref(empty);
+  if (rc < 0) {
+    sh_buf_free(&b);
+    sh_decref(out);
     return NULL;
   }
-  if (!found) {
-    free(m.caps);
-    return sh_none();
+  if (what == 1) {
+    sh_buf_put(&b, s + last, (size_t)(n - last));
+    sh_decref(out);
+    sh_obj *res = sh_strn(b.data ? b.data : "", b.len);
+    sh_buf_free(&b);
+    sh_obj *t = sh_tuple_new(2);
+    SH_TUPLE_ITEMS(t)[0] = res;
+    SH_TUPLE_ITEMS(t)[1] = sh_int(k);
+    return t;
   }
-  sh_obj *r = sh_list_new(0);
-  for (int i = 0; i < ncap; i++) {
-    int64_t v = m.caps[i];
-    sh_list_append_steal(r, sh_int(v < 0 ? -1 : ascii ? v : pos + (v >= bpos ? chars_between(s, bpos, v) : -chars_between(s, v, bpos))));
-  }
-  free(m.caps);
-  return r;
+  if (what == 2) sh_list_append_steal(out, sh_strn(s + last, (size_t)(n - last)));
+  sh_buf_free(&b);
+  return out;
 }
 
 static sh_obj *f_set_error(ARGS) {
@@ -1000,6 +1099,7 @@ static sh_obj *f_set_error(ARGS) {
 static const sh_method re_funcs[] = {
   {"_compile", f_compile, "_compile(pattern, flags)", "Compile a pattern (internal)."},
   {"_exec", f_exec, "_exec(program, string, pos, endpos, mode, forbid)", "Run a compiled pattern (internal)."},
+  {"_all", f_all, "_all(program, string, what, arg, count)", "findall / sub / split in one pass (internal)."},
   {"_set_error", f_set_error, "_set_error(cls)", "The class of re.error (internal)."},
   {NULL},
 };
