@@ -9,7 +9,7 @@
 #   SRC/aymeric/dynamic_rnn.py             (same)
 #   SRC/aymeric/tensorflow_dataset_api.py  (same) examples/5_DataManagement/
 #   SRC/aymeric/logistic_regression.py, neural_network_raw.py, convolutional_network_raw.py,
-#     tensorboard_basic.py, save_restore_model.py   (same) 2_BasicModels/, 3_NeuralNetworks/, 4_Utils/
+#     tensorboard_basic.py, tensorboard_advanced.py, save_restore_model.py   (same) 2_BasicModels/, 3_NeuralNetworks/, 4_Utils/
 #   SRC/ptb/reader.py, SRC/ptb/reader_test.py   tensorflow/models tutorials/rnn/ptb/
 #   SRC/reading/convert_to_records.py, fully_connected_reader.py, fully_connected_reader_queues.py,
 #     fully_connected_preloaded_var.py
@@ -66,6 +66,7 @@ sel logistic_regression && one logistic_regression aymeric/logistic_regression.p
 sel neural_network_raw && one neural_network_raw aymeric/neural_network_raw.py 'Testing Accuracy|Step'
 sel conv_raw && one conv_raw aymeric/convolutional_network_raw.py 'Testing Accuracy|Step'
 sel tensorboard_basic && one tensorboard_basic aymeric/tensorboard_basic.py 'Accuracy|Epoch'
+sel tensorboard_advanced && one tensorboard_advanced aymeric/tensorboard_advanced.py 'Accuracy|Epoch'
 if sel save_restore_model && [ -f "$src/aymeric/save_restore_model.py" ]; then
   [ -e "$src/aymeric/MNIST_data" ] || ln -s "$data" "$src/aymeric/MNIST_data"
   one save_restore_model aymeric/save_restore_model.py 'Accuracy|Epoch'
