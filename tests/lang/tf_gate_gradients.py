@@ -1,7 +1,8 @@
 # Optimizer.minimize / compute_gradients gate the gradients (TF's GATE_OP): no variable is
 # updated before every gradient that reads it is computed, so one step of plain SGD on a
 # 3-layer MLP gives TF's values (tfsh updated W3 before W1's gradient read it, and the
-# runs drifted apart; aymericdamien tensorboard_advanced.py diverged to NaN).
+# runs drifted apart; aymericdamien tensorboard_advanced.py, which applies tf.gradients'
+# own results, diverged to NaN).
 # Expected output from TensorFlow 1.x through the oracle.
 import numpy as np
 import tensorflow as tf
@@ -28,6 +29,10 @@ gv = opt.compute_gradients(loss)
 print([v.name for g, v in gv], [g.dtype.name for g, v in gv])
 train = opt.apply_gradients(gv)
 train2 = tf.train.GradientDescentOptimizer(0.05).minimize(loss)
+# tf.gradients itself (no gate) then apply_gradients, as tensorboard_advanced.py does: TF's
+# executor computes the gradients before the updates; tfsh gates them in apply_gradients
+vs = tf.trainable_variables()
+train3 = tf.train.GradientDescentOptimizer(0.05).apply_gradients(list(zip(tf.gradients(loss, vs), vs)))
 with tf.Session() as sess:
     sess.run(tf.global_variables_initializer())
     for i in range(4):
@@ -35,5 +40,8 @@ with tf.Session() as sess:
         print(i, "%.4f" % c)
     for i in range(3):
         _, c = sess.run([train2, loss], {x: xv, y: yv})
+        print(i, "%.4f" % c)
+    for i in range(3):
+        _, c = sess.run([train3, loss], {x: xv, y: yv})
         print(i, "%.4f" % c)
     print(np.round(sess.run(w1), 4))
