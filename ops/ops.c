@@ -16,6 +16,7 @@ static void register_all(void) {
   op_lookup_register();
   op_image_register();
   op_scan_register();
+  op_mirror_pad_register();
   op_array_register();
   op_conv_register();
   op_random_register();

@@ -278,18 +278,30 @@ static sh_obj *index_array(rt_tensor *t, sh_obj *key) {
   rt_tensor *ix = np_check(key) ? rt_tensor_ref(((np_array *)key)->t) : np_to_tensor(key, RT_INVALID, true);
   if (!ix) return NULL;
   int64_t n = t->shape.dims[0], m = rt_tensor_numel(ix), *rows = NULL, count = 0;
+  int lead = 1;   /* the axes of t the index spans (a boolean mask spans its own rank) */
   rt_shape s;
   if (ix->dtype == RT_BOOL) {
-    if (ix->shape.ndims != 1 || m != n) {
+    /* a mask of rank k picks among the first k axes flattened: result (count,) + the rest */
+    lead = ix->shape.ndims < 1 ? 1 : ix->shape.ndims;
+    if (lead > t->shape.ndims) {
       rt_tensor_unref(ix);
-      return sh_raise(sh_IndexError, "boolean index did not match indexed array along axis 0; size of axis is "
-                      "%lld but size of corresponding boolean axis is %lld", (long long)n, (long long)m);
+      return sh_raise(sh_IndexError, "too many indices for array: array is %d-dimensional, but %d were indexed",
+                      t->shape.ndims, lead);
+    }
+    for (int d = 0; d < lead; d++) {
+      int64_t want = t->shape.dims[d], got = ix->shape.ndims ? ix->shape.dims[d] : 1;
+      if (want != got) {
+        rt_tensor_unref(ix);
+        return sh_raise(sh_IndexError, "boolean index did not match indexed array along axis %d; size of axis is "
+                        "%lld but size of corresponding boolean axis is %lld", d, (long long)want, (long long)got);
+      }
     }
     rows = xmalloc((size_t)(m ? m : 1) * sizeof *rows);
     for (int64_t i = 0; i < m; i++)
       if (((const bool *)rt_tensor_data(ix))[i]) rows[count++] = i;
-    s = t->shape;
+    s.ndims = t->shape.ndims - lead + 1;
     s.dims[0] = count;
+    for (int d = lead; d < t->shape.ndims; d++) s.dims[d - lead + 1] = t->shape.dims[d];
   } else if (ix->dtype == RT_INT32 || ix->dtype == RT_INT64) {
     if (ix->shape.ndims + t->shape.ndims - 1 > RT_MAX_DIMS) {
       rt_tensor_unref(ix);
@@ -317,7 +329,7 @@ static sh_obj *index_array(rt_tensor *t, sh_obj *key) {
   rt_tensor_unref(ix);
   rt_tensor *r = rt_tensor_new(t->dtype, &s);
   int64_t row = 1;
-  for (int i = 1; i < t->shape.ndims; i++) row *= t->shape.dims[i];
+  for (int i = lead; i < t->shape.ndims; i++) row *= t->shape.dims[i];
   for (int64_t k = 0; r && k < count; k++) copy_row(r, k, t, rows[k], row);
   free(rows);
   return r ? np_wrap(r) : sh_raise(sh_ValueError, "out of memory");
@@ -508,12 +520,79 @@ static int array_setitem(sh_obj *self, sh_obj *key, sh_obj *value) {
   return r;
 }
 
+/* The array's tensor with a buffer of its own, ready to write (copy on write: the buffer
+ * may be shared with another array or be read-only memory a fetched tensor wraps); NULL
+ * with an error raised when out of memory. */
+static rt_tensor *own_buffer(np_array *a) {
+  rt_tensor *t = a->t;
+  if (atomic_load(&t->refs) > 1 || atomic_load(&t->buf->refs) > 1 || t->buf->free_fn) {
+    rt_tensor *own = rt_tensor_copy(t);
+    if (!own) {
+      sh_raise(sh_ValueError, "out of memory copying the array");
+      return NULL;
+    }
+    rt_tensor_unref(t);
+    a->t = t = own;
+  }
+  return t;
+}
+
+/* a[mask] = v with a boolean array of a's leading shape: v is a scalar, one row (the axes
+ * after the mask's), or one row for each true element, as numpy. */
+static int setitem_mask(np_array *a, rt_tensor *mask, sh_obj *value) {
+  rt_tensor *t = a->t;
+  int lead = mask->shape.ndims < 1 ? 1 : mask->shape.ndims;
+  if (lead > t->shape.ndims) {
+    sh_raise(sh_IndexError, "too many indices for array: array is %d-dimensional, but %d were indexed",
+             t->shape.ndims, lead);
+    return -1;
+  }
+  for (int d = 0; d < lead; d++) {
+    int64_t want = t->shape.dims[d], got = mask->shape.ndims ? mask->shape.dims[d] : 1;
+    if (want != got) {
+      sh_raise(sh_IndexError, "boolean index did not match indexed array along axis %d; size of axis is "
+               "%lld but size of corresponding boolean axis is %lld", d, (long long)want, (long long)got);
+      return -1;
+    }
+  }
+  int64_t m = rt_tensor_numel(mask), count = 0, row = 1;
+  for (int d = lead; d < t->shape.ndims; d++) row *= t->shape.dims[d];
+  const bool *mk = rt_tensor_data(mask);
+  for (int64_t i = 0; i < m; i++) count += mk[i];
+  rt_tensor *v = np_to_tensor(value, t->dtype, true);
+  if (!v) return -1;
+  int64_t vn = rt_tensor_numel(v);
+  bool fits = vn == 1 || vn == row || vn == count * row;
+  if (!fits)
+    sh_raise(sh_ValueError, "NumPy boolean array indexing assignment cannot assign %lld input values to the %lld "
+             "output values where the mask is true", (long long)vn, (long long)(count * row));
+  if (!fits || !(t = own_buffer(a))) {
+    rt_tensor_unref(v);
+    return -1;
+  }
+  size_t es = rt_dtype_size(t->dtype);
+  char *dst = rt_tensor_data(t);
+  const char *src = rt_tensor_data(v);
+  for (int64_t i = 0, k = 0; i < m; i++) {
+    if (!mk[i]) continue;
+    for (int64_t j = 0; j < row; j++) {
+      int64_t from = vn == 1 ? 0 : vn == row ? j : k * row + j;
+      memcpy(dst + (size_t)(i * row + j) * es, src + (size_t)from * es, es);
+    }
+    k++;
+  }
+  rt_tensor_unref(v);
+  return 0;
+}
+
 static int setitem_plain(sh_obj *self, sh_obj *key, sh_obj *value) {
   np_array *a = (np_array *)self;
   if (!value) {
     sh_raise(sh_ValueError, "cannot delete array elements");
     return -1;
   }
+  if (np_check(key) && ((np_array *)key)->t->dtype == RT_BOOL && a->t->dtype != RT_STRING)
+    return setitem_mask(a, ((np_array *)key)->t, value);
   rt_tensor *t = a->t;
   int nd = t->shape.ndims;
   int64_t n_ix = key->type == &sh_tuple_type ? SH_TUPLE_N(key) : 1;
@@ -566,15 +645,9 @@ static int setitem_plain(sh_obj *self, sh_obj *key, sh_obj *value) {
     rt_tensor_unref(v);
     return -1;
   }
-  if (atomic_load(&t->refs) > 1 || atomic_load(&t->buf->refs) > 1 || t->buf->free_fn) {
-    rt_tensor *own = rt_tensor_copy(t);   /* copy on write */
-    if (!own) {
-      rt_tensor_unref(v);
-      sh_raise(sh_ValueError, "out of memory copying the array");
-      return -1;
-    }
-    rt_tensor_unref(t);
-    a->t = t = own;
+  if (!(t = own_buffer(a))) {
+    rt_tensor_unref(v);
+    return -1;
   }
   size_t es = rt_dtype_size(t->dtype);
   int64_t stride[RT_MAX_DIMS], idx[RT_MAX_DIMS] = {0}, total = 1;
