@@ -16,7 +16,7 @@
 #include "runtime/step.h"
 
 typedef struct stack {
-  char name[256];      /* the stack_name attr, else the node's name: what messages call it */
+  char name[256];      /* "<stack_name or node name>_<count>": what messages call it */
   rt_dtype dtype;
   int64_t max_size;    /* < 0: no limit */
   bool closed;
@@ -36,15 +36,16 @@ static int create_kernel(rt_kernel_ctx *c) {
     return rt_kernel_error(c, RT_INVALID_ARGUMENT, "max_size must be a scalar, but had shape: %s",
                            op_shape_tf(&c->inputs[0]->shape, (char[128]){0}, 128));
   stack *s = xcalloc(1, sizeof *s);
+  /* TF's name: the stack_name attr (else the node's name) and a count, "f_acc_3": one stack
+   * per run of the node (an iteration of an outer loop makes a new one) */
+  static atomic_int counter;
   const char *base = rt_node_string(c->node, "stack_name", "");
-  snprintf(s->name, sizeof s->name, "%s", base[0] ? base : c->node->name);
+  snprintf(s->name, sizeof s->name, "%s_%d", base[0] ? base : c->node->name, atomic_fetch_add(&counter, 1));
   s->dtype = rt_node_type(c->node, "elem_type", RT_FLOAT);
   s->max_size = rt_tensor_get_i64(c->inputs[0], 0);
   char container[64], name[300];
   rt_step_container(c->step, container, sizeof container);
-  /* one stack per run of the node: an iteration of an outer loop makes a new one */
-  static atomic_int counter;
-  snprintf(name, sizeof name, "%s_%d", s->name, atomic_fetch_add(&counter, 1));
+  snprintf(name, sizeof name, "%s", s->name);
   rt_resource *r = c->device ? rt_device_resource(c->device, container, name, true) : NULL;
   if (!r) {
     stack_free(s);
@@ -106,8 +107,8 @@ static int push_kernel(rt_kernel_ctx *c) {
   if (!r) return c->st->code;
   rt_tensor *v = c->inputs[1];
   int rc = RT_OK;
-  if (v->dtype != s->dtype) {
-    rc = rt_kernel_error(c, RT_INVALID_ARGUMENT, "Must have type %s but got %s", op_tf_type(s->dtype),
+  if (v->dtype != s->dtype) {   /* TF pushes it anyway; a pop would then hand out the wrong type */
+    rc = rt_kernel_error(c, RT_INVALID_ARGUMENT, "Stack[%s] holds %s, not %s", s->name, op_tf_type(s->dtype),
                          op_tf_type(v->dtype));
   } else if (s->max_size >= 0 && s->n >= s->max_size) {
     rc = rt_kernel_error(c, RT_INVALID_ARGUMENT, "Stack[%s] overflowed its max_size (%lld)", s->name,
@@ -135,7 +136,7 @@ static int pop_kernel(rt_kernel_ctx *c) {
   rt_dtype want = rt_node_type(c->node, "elem_type", s->dtype);
   rt_tensor *v = NULL;
   int rc = RT_OK;
-  if (s->n == 0) rc = rt_kernel_error(c, RT_INVALID_ARGUMENT, "Stack[%s] is empty.", s->name);
+  if (s->n == 0) rc = rt_kernel_error(c, RT_INVALID_ARGUMENT, "Stack[%s] is empty when calling Pop().", s->name);
   else if (want != s->dtype)
     rc = rt_kernel_error(c, RT_INVALID_ARGUMENT, "Stack[%s] holds %s but the pop asks for %s", s->name,
                          op_tf_type(s->dtype), op_tf_type(want));
