@@ -3,7 +3,7 @@
 TensorFlow (the oracle; never a dependency of the build or the tests): TF1 graphs (control
 flow v1) whose gradients flow back through a tf.while_loop, so TF's MetaGraph holds the
 StackV2 / StackPushV2 / StackPopV2 family and ControlTrigger. (a) a while loop whose body
-multiplies by a variable; (c) one with a tf.cond in its body; (b) tf.nn.dynamic_rnn over a small seeded BasicRNNCell. Each is
+multiplies by a variable; (c) one with a tf.cond in its body; (b) tf.nn.dynamic_rnn over a small seeded BasicRNNCell, and over an LSTMCell. Each is
 trained with GradientDescentOptimizer; the graph is saved untrained (model.ckpt-0) so the
 importer replays the training. tests/lang/tf_import_while_grad.py imports them; its .out is
 made by running that script in TF. Run with TF's Python:
@@ -66,15 +66,15 @@ with g.as_default():   # iteration, and the ControlTriggers (f_sync, b_sync) sti
     tf.train.GradientDescentOptimizer(0.05).minimize(loss, name="train")
 save(g, "whilegrad_cond")
 
-g = tf.Graph()
-with g.as_default():
-    tf.set_random_seed(7)
-    x = tf.placeholder(tf.float32, [2, 3, 2], name="x")      # batch 2, 3 steps, 2 features
-    t = tf.placeholder(tf.float32, [2, 3], name="t")
-    cell = tf.nn.rnn_cell.BasicRNNCell(3)
-    outs, _ = tf.nn.dynamic_rnn(cell, x, dtype=tf.float32, scope="rnn")
-    loss = tf.reduce_mean(tf.square(outs - tf.expand_dims(t, -1)), name="loss")
-    for k, gr in enumerate(tf.gradients(loss, tf.trainable_variables(), name="gradients_check")):
-        tf.identity(gr, name="grad_%d" % k)
-    tf.train.GradientDescentOptimizer(0.5).minimize(loss, name="train")
-save(g, "whilegrad_rnn")
+for name, make_cell in (("whilegrad_rnn", tf.nn.rnn_cell.BasicRNNCell), ("whilegrad_lstm", tf.nn.rnn_cell.LSTMCell)):
+    g = tf.Graph()
+    with g.as_default():
+        tf.set_random_seed(7)
+        x = tf.placeholder(tf.float32, [2, 3, 2], name="x")      # batch 2, 3 steps, 2 features
+        t = tf.placeholder(tf.float32, [2, 3], name="t")
+        outs, _ = tf.nn.dynamic_rnn(make_cell(3), x, dtype=tf.float32, scope="rnn")
+        loss = tf.reduce_mean(tf.square(outs - tf.expand_dims(t, -1)), name="loss")
+        for k, gr in enumerate(tf.gradients(loss, tf.trainable_variables(), name="gradients_check")):
+            tf.identity(gr, name="grad_%d" % k)
+        tf.train.GradientDescentOptimizer(0.5).minimize(loss, name="train")
+    save(g, name)

@@ -3,9 +3,11 @@
 # forward values on StackV2 stacks (StackPushV2 forward, StackPopV2 backward) and guards the
 # pops with ControlTrigger. import_meta_graph, restore TF's checkpoint, train with TF's own
 # train op; the numbers printed are TF's. (a) a loop multiplying by a variable;
-# (c) a tf.cond in the loop body (dead pushes and pops: ControlTrigger still fires); (b) dynamic_rnn.
+# (c) a tf.cond in the loop body (dead pushes and pops: ControlTrigger still fires); (b) dynamic_rnn (BasicRNNCell, LSTMCell).
 import tensorflow.compat.v1 as tf
 tf.disable_v2_behavior()
+tf.disable_control_flow_v2()   # what TF1 programs that write such graphs call
+print(tf.control_flow_v2_enabled())
 
 
 def r5(a):
@@ -31,5 +33,7 @@ def run(name, feed, steps):
 
 run("whilegrad_loop", {"x:0": [1.0, -0.5]}, 5)
 run("whilegrad_cond", {"x:0": [1.0, -0.5]}, 5)
-run("whilegrad_rnn", {"x:0": [[[1.0, 0.5], [0.0, -1.0], [0.5, 0.5]], [[-0.5, 1.0], [1.0, 0.0], [0.25, -0.5]]],
-                      "t:0": [[0.5, -0.25, 0.0], [0.1, 0.2, 0.3]]}, 10)
+seq = {"x:0": [[[1.0, 0.5], [0.0, -1.0], [0.5, 0.5]], [[-0.5, 1.0], [1.0, 0.0], [0.25, -0.5]]],
+       "t:0": [[0.5, -0.25, 0.0], [0.1, 0.2, 0.3]]}
+run("whilegrad_rnn", seq, 10)
+run("whilegrad_lstm", seq, 10)
