@@ -45,6 +45,7 @@ void op_resource_var_register(void);
 struct rt_resource *op_resource_of(rt_kernel_ctx *c, int i, bool create, const char **name);
 void op_sync_register(void);    /* ops/sync.c */
 void op_queue_register(void);   /* ops/queue.c: TF1 queues */
+void op_stack_register(void);          /* ops/stack.c: StackV2 and its family, ControlTrigger */
 void op_tensor_array_register(void);   /* ops/tensor_array.c: TensorArrayV3 and its family */
 void op_reader_register(void);
 void op_dataset_register(void); /* ops/dataset.c: tf.data iterators */  /* ops/reader.c: readers, DecodeCSV, CountUpTo */
