@@ -4,9 +4,13 @@
  * x scalar, y scalar) so that the common cases vectorize; general broadcasting walks the
  * output row by row, each row being one of those shapes. Large ranges are split across
  * OpenMP threads. */
+/* No trapping math: the results are the same IEEE ones, but GCC may then compute both arms
+ * of a select and blend them, which vectorizes Tanh and Sigmoid (ops/cpu/vmath.h). */
+#pragma GCC optimize("no-trapping-math")
 #include <math.h>
 #include <string.h>
 
+#include "ops/cpu/vmath.h"
 #include "ops/ops_int.h"
 
 enum { VV, SV, VS };   /* x and y both vectors, x scalar, y scalar */
@@ -278,8 +282,8 @@ UN_FLOAT(exp, expf(a), exp(a))
 UN_FLOAT(log, logf(a), log(a))
 UN_FLOAT(relu, a > 0 ? a : 0, a > 0 ? a : 0)
 UN_INT(relu, a > 0 ? a : 0)
-UN_FLOAT(sigmoid, 1 / (1 + expf(-a)), 1 / (1 + exp(-a)))
-UN_FLOAT(tanh, tanhf(a), tanh(a))
+UN_FLOAT(sigmoid, vm_sigmoidf(a), 1 / (1 + exp(-a)))   /* ops/cpu/vmath.h */
+UN_FLOAT(tanh, vm_tanhf(a), tanh(a))
 UN_FLOAT(abs, fabsf(a), fabs(a))
 UN_INT(abs, a < 0 ? -a : a)
 UN_FLOAT(rsqrt, 1 / sqrtf(a), 1 / sqrt(a))
