@@ -7,7 +7,11 @@
 /* No trapping math: the results are the same IEEE ones, but GCC may then compute both arms
  * of a select and blend them, which vectorizes Tanh and Sigmoid (ops/cpu/vmath.h). No
  * contraction into FMAs either, so the AVX clones below round exactly as the baseline. */
+#if defined(__clang__)
+#pragma STDC FP_CONTRACT OFF
+#else
 #pragma GCC optimize("no-trapping-math", "fp-contract=off")
+#endif
 #include <math.h>
 #include <string.h>
 
