@@ -16,6 +16,7 @@ static void register_all(void) {
   op_lookup_register();
   op_image_register();
   op_scan_register();
+  op_mirror_pad_register();
   op_array_register();
   op_conv_register();
   op_random_register();
@@ -24,6 +25,7 @@ static void register_all(void) {
   op_sync_register();
   op_queue_register();
   op_tensor_array_register();
+  op_stack_register();
   op_reader_register();
   op_dataset_register();
   op_train_register();

@@ -21,6 +21,7 @@ void op_linalg_register(void);     /* ops/linalg.c: Qr, DiagPart */
 void op_strings_register(void);    /* ops/strings.c: StringJoin, Substr, StringSplit, SparseToDense, ... */
 void op_lookup_register(void);     /* ops/lookup.c: HashTableV2 and the lookup-table ops */
 void op_image_register(void);      /* ops/image.c: ReverseV2, resizing, LRN, ReadFile, PNG */
+void op_mirror_pad_register(void);   /* ops/mirror_pad.c: MirrorPad, MirrorPadGrad */
 void op_scan_register(void);       /* ops/scan.c: Cumsum, Cumprod, GatherNd, ScatterNd, Unique */
 int op_unsorted_segment_sum_grad(rt_grad_ctx *c);   /* ops/scan.c */
 int op_conv2d_backprop_input_grad(rt_grad_ctx *c);  /* ops/conv_more.c */
@@ -44,6 +45,7 @@ void op_resource_var_register(void);
 struct rt_resource *op_resource_of(rt_kernel_ctx *c, int i, bool create, const char **name);
 void op_sync_register(void);    /* ops/sync.c */
 void op_queue_register(void);   /* ops/queue.c: TF1 queues */
+void op_stack_register(void);          /* ops/stack.c: StackV2 and its family, ControlTrigger */
 void op_tensor_array_register(void);   /* ops/tensor_array.c: TensorArrayV3 and its family */
 void op_reader_register(void);
 void op_dataset_register(void); /* ops/dataset.c: tf.data iterators */  /* ops/reader.c: readers, DecodeCSV, CountUpTo */

@@ -22,7 +22,7 @@
 #include "runtime/bundle.h"
 #include "runtime/device.h"
 
-enum { R_TEXT, R_TFRECORD };
+enum { R_TEXT, R_TFRECORD, R_FIXED };
 
 typedef struct reader {
   int kind;
@@ -30,7 +30,8 @@ typedef struct reader {
   char *file;          /* NULL: none open */
   FILE *f;
   int64_t line;        /* lines read of the file (text) */
-  int64_t offset;      /* byte offset of the next record (TFRecord) */
+  int64_t offset;      /* byte offset of the next record (TFRecord, fixed-length) */
+  int64_t header, record, footer, end;   /* fixed-length records: sizes; end: where records stop */
 } reader;
 
 static void reader_free(void *p) {
@@ -51,6 +52,9 @@ static int reader_create(rt_kernel_ctx *c, int kind) {
     reader *rd = xcalloc(1, sizeof *rd);
     rd->kind = kind;
     rd->skip = rt_node_int(c->node, "skip_header_lines", 0);
+    rd->header = rt_node_int(c->node, "header_bytes", 0);
+    rd->record = rt_node_int(c->node, "record_bytes", 0);
+    rd->footer = rt_node_int(c->node, "footer_bytes", 0);
     r->state = rd;
     r->state_free = reader_free;
   }
@@ -66,6 +70,15 @@ static int reader_create(rt_kernel_ctx *c, int kind) {
 }
 static int text_reader_kernel(rt_kernel_ctx *c) { return reader_create(c, R_TEXT); }
 static int tfrecord_reader_kernel(rt_kernel_ctx *c) { return reader_create(c, R_TFRECORD); }
+static int fixed_reader_kernel(rt_kernel_ctx *c) {
+  if (rt_node_int(c->node, "record_bytes", 0) <= 0)
+    return rt_kernel_error(c, RT_INVALID_ARGUMENT, "record_bytes must be > 0, not %lld", (long long)rt_node_int(c->node, "record_bytes", 0));
+  if (rt_node_int(c->node, "hop_bytes", 0) != 0)
+    return rt_kernel_error(c, RT_UNIMPLEMENTED, "FixedLengthRecordReader: hop_bytes is not implemented in tfsh");
+  if (rt_node_int(c->node, "header_bytes", 0) < 0 || rt_node_int(c->node, "footer_bytes", 0) < 0)
+    return rt_kernel_error(c, RT_INVALID_ARGUMENT, "header_bytes and footer_bytes must be >= 0");
+  return reader_create(c, R_FIXED);
+}
 
 static uint64_t le64(const unsigned char *p) {
   uint64_t v = 0;
@@ -93,6 +106,20 @@ static int next_record(rt_kernel_ctx *c, reader *rd, char **data, size_t *len, c
     }
     free(line);
     return 0;
+  }
+  if (rd->kind == R_FIXED) {   /* records of record_bytes between header and footer; key file:index */
+    if (rd->offset + rd->record > rd->end) return 0;
+    char *buf = xmalloc((size_t)rd->record + 1);
+    if (fread(buf, 1, (size_t)rd->record, rd->f) != (size_t)rd->record) {
+      free(buf);
+      rt_kernel_error(c, RT_DATA_LOSS, "truncated record at %lld in %s", (long long)rd->offset, rd->file);
+      return -1;
+    }
+    snprintf(key, keyn, "%s:%lld", rd->file, (long long)rd->line++);
+    rd->offset += rd->record;
+    *data = buf;
+    *len = (size_t)rd->record;
+    return 1;
   }
   unsigned char hdr[12];
   size_t got = fread(hdr, 1, sizeof hdr, rd->f);
@@ -149,6 +176,12 @@ static int read_kernel(rt_kernel_ctx *c) {
       if (!(rd->f = fopen(name, "rb"))) {
         rc = rt_kernel_error(c, RT_NOT_FOUND, "%s; %s", name, strerror(errno));
         break;
+      }
+      if (rd->kind == R_FIXED) {   /* records end footer_bytes before the end of the file */
+        fseeko(rd->f, 0, SEEK_END);
+        rd->end = (int64_t)ftello(rd->f) - rd->footer;
+        fseeko(rd->f, (off_t)rd->header, SEEK_SET);
+        rd->offset = rd->header;
       }
     }
     int k = next_record(c, rd, &data, &len, key, sizeof key);
@@ -352,6 +385,11 @@ static const rt_op_def reader_ops[] = {
    .attrs = "skip_header_lines: int = 0, container: string = '', shared_name: string = ''",
    .help = "A reader of text files' lines.", .shape = scalar_shape, .kernel = {[RT_DEV_CPU] = text_reader_kernel},
    .flags = RT_OP_STATEFUL | RT_OP_SOURCE},
+  {.name = "FixedLengthRecordReaderV2", .outputs = "reader_handle: Ref(string)",
+   .attrs = "header_bytes: int = 0, record_bytes: int, footer_bytes: int = 0, hop_bytes: int = 0, container: string = '', "
+            "shared_name: string = '', encoding: string = ''",
+   .help = "A reader of files of fixed-length records (after a header, before a footer).", .shape = scalar_shape,
+   .kernel = {[RT_DEV_CPU] = fixed_reader_kernel}, .flags = RT_OP_STATEFUL | RT_OP_SOURCE},
   {.name = "TFRecordReaderV2", .outputs = "reader_handle: Ref(string)",
    .attrs = "container: string = '', shared_name: string = '', compression_type: string = ''",
    .help = "A reader of TFRecord files' records.", .shape = scalar_shape,

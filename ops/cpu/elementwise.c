@@ -4,9 +4,18 @@
  * x scalar, y scalar) so that the common cases vectorize; general broadcasting walks the
  * output row by row, each row being one of those shapes. Large ranges are split across
  * OpenMP threads. */
+/* No trapping math: the results are the same IEEE ones, but GCC may then compute both arms
+ * of a select and blend them, which vectorizes Tanh and Sigmoid (ops/cpu/vmath.h). No
+ * contraction into FMAs either, so the AVX clones below round exactly as the baseline. */
+#if defined(__clang__)
+#pragma STDC FP_CONTRACT OFF
+#else
+#pragma GCC optimize("no-trapping-math", "fp-contract=off")
+#endif
 #include <math.h>
 #include <string.h>
 
+#include "ops/cpu/vmath.h"
 #include "ops/ops_int.h"
 
 enum { VV, SV, VS };   /* x and y both vectors, x scalar, y scalar */
@@ -278,8 +287,21 @@ UN_FLOAT(exp, expf(a), exp(a))
 UN_FLOAT(log, logf(a), log(a))
 UN_FLOAT(relu, a > 0 ? a : 0, a > 0 ? a : 0)
 UN_INT(relu, a > 0 ? a : 0)
-UN_FLOAT(sigmoid, 1 / (1 + expf(-a)), 1 / (1 + exp(-a)))
-UN_FLOAT(tanh, tanhf(a), tanh(a))
+/* Float Tanh and Sigmoid (ops/cpu/vmath.h) in double: wider vectors where the CPU has them. */
+#define VM_LOOP(name, expr)                                                               \
+  __attribute__((target_clones("avx512f", "avx2", "default"))) static void name(         \
+      const void *xv, void *yv, int64_t n) {                                              \
+    const float *restrict x = xv;                                                         \
+    float *restrict y = yv;                                                               \
+    _Pragma("omp simd") for (int64_t i = 0; i < n; i++) {                                \
+      float a = x[i];                                                                     \
+      y[i] = (expr);                                                                      \
+    }                                                                                     \
+  }
+VM_LOOP(sigmoid_f32, vm_sigmoidf(a))
+UN_LOOP(sigmoid_f64, double, 1 / (1 + exp(-a)))
+VM_LOOP(tanh_f32, vm_tanhf(a))
+UN_LOOP(tanh_f64, double, tanh(a))
 UN_FLOAT(abs, fabsf(a), fabs(a))
 UN_INT(abs, a < 0 ? -a : a)
 UN_FLOAT(rsqrt, 1 / sqrtf(a), 1 / sqrt(a))

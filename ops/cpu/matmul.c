@@ -9,8 +9,11 @@
  * Threads: BLIS runs one thread unless told. Each call gets its own rntm_t, so concurrent
  * kernels never race on BLIS's global setting: products of at least THREAD_MIN_FLOPS
  * multiply-adds use the process's intra-op threads (rt_intra_threads: ConfigProto, then
- * BLIS_NUM_THREADS, then the cores shared among the tasks of this host), smaller ones one
- * (thread start-up costs more than it saves there; see scripts/bench/matmul_bench.c). */
+ * BLIS_NUM_THREADS, then the cores shared among the tasks of this host), smaller ones one.
+ * Alone, two threads beat one from about 64^3 (scripts/bench/matmul_bench.c), but the
+ * executor already runs independent nodes side by side: an RNN step's many small products
+ * (batch x units x 4*units, ~1-2M) lose more to team start-up and barrier waits, with the
+ * other inter-op threads holding the cores, than they gain (scripts/bench/rnn.sh). */
 #include "ops/cpu/blas.h"
 #include <cpuid.h>
 #include <stdlib.h>
@@ -20,7 +23,7 @@
 #include "ops/ops_int.h"
 
 enum { ARCH_SKX = 0, ARCH_ZEN3 = 6 };
-#define THREAD_MIN_FLOPS (48.0 * 48 * 48)
+#define THREAD_MIN_FLOPS (4.0 * 1024 * 1024)
 
 /* Is this an AMD CPU that BLIS 0.9.0 does not recognise? */
 static bool amd_unknown_to_blis(void) {

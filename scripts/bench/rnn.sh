@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # tfsh vs TensorFlow 1.x on one training step of an LSTM(64) over 100 time steps, Keras's
-# LSTM(return_sequences=True) and tf.nn.dynamic_rnn: the same script (scripts/bench/rnn.py)
+# LSTM(return_sequences=True) and tf.nn.dynamic_rnn, plus tf.nn.static_rnn (20 unrolled steps,
+# sequence_length, batch 128: aymericdamien's dynamic_rnn.py): the same script (scripts/bench/rnn.py)
 # under both, in the same run; prints each best time per step and the ratio TF/tfsh
 # (above 1: tfsh is faster).
 #   scripts/bench/rnn.sh [TIME_STEPS]
@@ -14,10 +15,11 @@ n=${1:-100}
 a=$("$tfsh" "$root/scripts/bench/rnn.py" "$n" | grep '^BEST ')
 b=$("$py" "$root/scripts/tf_oracle/shim.py" "$root/scripts/bench/rnn.py" "$n" 2>/dev/null | grep '^BEST ')
 [ -n "$a" ] && [ -n "$b" ] || { echo "rnn.sh: a run failed (tfsh '$a', TF '$b')" >&2; exit 1; }
-for what in keras dynamic_rnn; do
+for what in keras dynamic_rnn static_rnn; do
   ta=$(echo "$a" | awk -v w="$what" '$2 == w {print $3}')
   tb=$(echo "$b" | awk -v w="$what" '$2 == w {print $3}')
-  awk -v a="$ta" -v b="$tb" -v w="$what" -v n="$n" 'BEGIN {
+  [ "$what" = static_rnn ] && steps=20 || steps=$n
+  awk -v a="$ta" -v b="$tb" -v w="$what" -v n="$steps" 'BEGIN {
     printf "%s LSTM(64) training step over %d steps: tfsh %.1f ms, TF %.1f ms, TF/tfsh %.2f\n",
            w, n, a * 1e3, b * 1e3, b / a }'
 done

@@ -8,6 +8,8 @@
 #   SRC/aymeric/recurrent_network.py       aymericdamien/TensorFlow-Examples examples/3_NeuralNetworks/
 #   SRC/aymeric/dynamic_rnn.py             (same)
 #   SRC/aymeric/tensorflow_dataset_api.py  (same) examples/5_DataManagement/
+#   SRC/aymeric/logistic_regression.py, neural_network_raw.py, convolutional_network_raw.py,
+#     tensorboard_basic.py, tensorboard_advanced.py, save_restore_model.py   (same) 2_BasicModels/, 3_NeuralNetworks/, 4_Utils/
 #   SRC/ptb/reader.py, SRC/ptb/reader_test.py   tensorflow/models tutorials/rnn/ptb/
 #   SRC/reading/convert_to_records.py, fully_connected_reader.py, fully_connected_reader_queues.py,
 #     fully_connected_preloaded_var.py
@@ -58,6 +60,17 @@ sel recurrent_network && one recurrent_network aymeric/recurrent_network.py 'Tes
 sel dynamic_rnn && one dynamic_rnn aymeric/dynamic_rnn.py 'Testing Accuracy|Minibatch'
 sel dataset_api && one dataset_api aymeric/tensorflow_dataset_api.py 'Step [0-9]+,'
 sel ptb_reader_test && one ptb_reader_test ptb/reader_test.py '^Ran|^OK|FAILED'
+# sweep 2 (RESULTS.md): scripts with their own step counts; save_restore_model reads
+# MNIST_data/ beside itself, made here as a link to the data when missing
+sel logistic_regression && one logistic_regression aymeric/logistic_regression.py 'Accuracy|Epoch'
+sel neural_network_raw && one neural_network_raw aymeric/neural_network_raw.py 'Testing Accuracy|Step'
+sel conv_raw && one conv_raw aymeric/convolutional_network_raw.py 'Testing Accuracy|Step'
+sel tensorboard_basic && one tensorboard_basic aymeric/tensorboard_basic.py 'Accuracy|Epoch'
+sel tensorboard_advanced && one tensorboard_advanced aymeric/tensorboard_advanced.py 'Accuracy|Epoch'
+if sel save_restore_model && [ -f "$src/aymeric/save_restore_model.py" ]; then
+  [ -e "$src/aymeric/MNIST_data" ] || ln -s "$data" "$src/aymeric/MNIST_data"
+  one save_restore_model aymeric/save_restore_model.py 'Accuracy|Epoch'
+fi
 if sel fc_preloaded_var; then
   pre=$OUT/preloaded   # --train_dir: the data, and where the checkpoints and events go
   mkdir -p "$pre" && ln -sf "$data"/* "$pre"/

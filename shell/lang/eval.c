@@ -1885,9 +1885,9 @@ static void register_builtin_modules(void) {
   sh_register_module("collections", sh_mod_collections_init);
   sh_register_module("multiprocessing", sh_mod_multiprocessing_init);
   sh_register_module("datetime", sh_mod_datetime_init);
+  sh_register_module("re", sh_mod_re_init);
   sh_register_module("tarfile", sh_mod_tarfile_init);
   sh_register_module("urllib", sh_mod_urllib_init);
-  sh_register_module("re", sh_mod_re_init);
 }
 
 void sh_init(int argc, char **argv) {

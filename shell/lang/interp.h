@@ -89,9 +89,9 @@ sh_obj *sh_mod_queue_init(void);
 sh_obj *sh_mod_collections_init(void);
 sh_obj *sh_mod_multiprocessing_init(void);
 sh_obj *sh_mod_datetime_init(void);
+sh_obj *sh_mod_re_init(void);
 sh_obj *sh_mod_tarfile_init(void);
 sh_obj *sh_mod_urllib_init(void);
-sh_obj *sh_mod_re_init(void);                          /* re (mod_re.c + re.py.inc) */
 
 /* eval.c */
 sh_obj *sh_func_call(sh_obj *f, int argc, sh_obj **argv, sh_obj *kw);

@@ -29,7 +29,14 @@ static sh_obj *np_dtype_repr(sh_obj *self) {
 static sh_obj *np_dtype_str(sh_obj *self) { return sh_str(((sh_dtype *)self)->name); }
 
 static sh_obj *np_dtype_getattr(sh_obj *self, const char *name) {
-  if (!strcmp(name, "name") || !strcmp(name, "__name__")) return sh_str(((sh_dtype *)self)->name);
+  sh_dtype *d = (sh_dtype *)self;
+  if (!strcmp(name, "name") || !strcmp(name, "__name__")) return sh_str(d->name);
+  /* np.float32 is both the dtype and the scalar type here: dtype.type is itself */
+  if (!strcmp(name, "type")) return sh_incref(self);
+  if (!strcmp(name, "itemsize")) return sh_int((int64_t)rt_dtype_size(d->t));
+  if (!strcmp(name, "kind"))
+    return sh_str(rt_dtype_is_float(d->t) ? "f" : d->t == RT_UINT8 ? "u" : rt_dtype_is_int(d->t) ? "i"
+                  : d->t == RT_BOOL ? "b" : d->t == RT_STRING ? "S" : "O");
   return NULL;
 }
 

@@ -278,18 +278,30 @@ static sh_obj *index_array(rt_tensor *t, sh_obj *key) {
   rt_tensor *ix = np_check(key) ? rt_tensor_ref(((np_array *)key)->t) : np_to_tensor(key, RT_INVALID, true);
   if (!ix) return NULL;
   int64_t n = t->shape.dims[0], m = rt_tensor_numel(ix), *rows = NULL, count = 0;
+  int lead = 1;   /* the axes of t the index spans (a boolean mask spans its own rank) */
   rt_shape s;
   if (ix->dtype == RT_BOOL) {
-    if (ix->shape.ndims != 1 || m != n) {
+    /* a mask of rank k picks among the first k axes flattened: result (count,) + the rest */
+    lead = ix->shape.ndims < 1 ? 1 : ix->shape.ndims;
+    if (lead > t->shape.ndims) {
       rt_tensor_unref(ix);
-      return sh_raise(sh_IndexError, "boolean index did not match indexed array along axis 0; size of axis is "
-                      "%lld but size of corresponding boolean axis is %lld", (long long)n, (long long)m);
+      return sh_raise(sh_IndexError, "too many indices for array: array is %d-dimensional, but %d were indexed",
+                      t->shape.ndims, lead);
+    }
+    for (int d = 0; d < lead; d++) {
+      int64_t want = t->shape.dims[d], got = ix->shape.ndims ? ix->shape.dims[d] : 1;
+      if (want != got) {
+        rt_tensor_unref(ix);
+        return sh_raise(sh_IndexError, "boolean index did not match indexed array along axis %d; size of axis is "
+                        "%lld but size of corresponding boolean axis is %lld", d, (long long)want, (long long)got);
+      }
     }
     rows = xmalloc((size_t)(m ? m : 1) * sizeof *rows);
     for (int64_t i = 0; i < m; i++)
       if (((const bool *)rt_tensor_data(ix))[i]) rows[count++] = i;
-    s = t->shape;
+    s.ndims = t->shape.ndims - lead + 1;
     s.dims[0] = count;
+    for (int d = lead; d < t->shape.ndims; d++) s.dims[d - lead + 1] = t->shape.dims[d];
   } else if (ix->dtype == RT_INT32 || ix->dtype == RT_INT64) {
     if (ix->shape.ndims + t->shape.ndims - 1 > RT_MAX_DIMS) {
       rt_tensor_unref(ix);
@@ -317,7 +329,7 @@ static sh_obj *index_array(rt_tensor *t, sh_obj *key) {
   rt_tensor_unref(ix);
   rt_tensor *r = rt_tensor_new(t->dtype, &s);
   int64_t row = 1;
-  for (int i = 1; i < t->shape.ndims; i++) row *= t->shape.dims[i];
+  for (int i = lead; i < t->shape.ndims; i++) row *= t->shape.dims[i];
   for (int64_t k = 0; r && k < count; k++) copy_row(r, k, t, rows[k], row);
   free(rows);
   return r ? np_wrap(r) : sh_raise(sh_ValueError, "out of memory");
@@ -508,12 +520,79 @@ static int array_setitem(sh_obj *self, sh_obj *key, sh_obj *value) {
   return r;
 }
 
+/* The array's tensor with a buffer of its own, ready to write (copy on write: the buffer
+ * may be shared with another array or be read-only memory a fetched tensor wraps); NULL
+ * with an error raised when out of memory. */
+static rt_tensor *own_buffer(np_array *a) {
+  rt_tensor *t = a->t;
+  if (atomic_load(&t->refs) > 1 || atomic_load(&t->buf->refs) > 1 || t->buf->free_fn) {
+    rt_tensor *own = rt_tensor_copy(t);
+    if (!own) {
+      sh_raise(sh_ValueError, "out of memory copying the array");
+      return NULL;
+    }
+    rt_tensor_unref(t);
+    a->t = t = own;
+  }
+  return t;
+}
+
+/* a[mask] = v with a boolean array of a's leading shape: v is a scalar, one row (the axes
+ * after the mask's), or one row for each true element, as numpy. */
+static int setitem_mask(np_array *a, rt_tensor *mask, sh_obj *value) {
+  rt_tensor *t = a->t;
+  int lead = mask->shape.ndims < 1 ? 1 : mask->shape.ndims;
+  if (lead > t->shape.ndims) {
+    sh_raise(sh_IndexError, "too many indices for array: array is %d-dimensional, but %d were indexed",
+             t->shape.ndims, lead);
+    return -1;
+  }
+  for (int d = 0; d < lead; d++) {
+    int64_t want = t->shape.dims[d], got = mask->shape.ndims ? mask->shape.dims[d] : 1;
+    if (want != got) {
+      sh_raise(sh_IndexError, "boolean index did not match indexed array along axis %d; size of axis is "
+               "%lld but size of corresponding boolean axis is %lld", d, (long long)want, (long long)got);
+      return -1;
+    }
+  }
+  int64_t m = rt_tensor_numel(mask), count = 0, row = 1;
+  for (int d = lead; d < t->shape.ndims; d++) row *= t->shape.dims[d];
+  const bool *mk = rt_tensor_data(mask);
+  for (int64_t i = 0; i < m; i++) count += mk[i];
+  rt_tensor *v = np_to_tensor(value, t->dtype, true);
+  if (!v) return -1;
+  int64_t vn = rt_tensor_numel(v);
+  bool fits = vn == 1 || vn == row || vn == count * row;
+  if (!fits)
+    sh_raise(sh_ValueError, "NumPy boolean array indexing assignment cannot assign %lld input values to the %lld "
+             "output values where the mask is true", (long long)vn, (long long)(count * row));
+  if (!fits || !(t = own_buffer(a))) {
+    rt_tensor_unref(v);
+    return -1;
+  }
+  size_t es = rt_dtype_size(t->dtype);
+  char *dst = rt_tensor_data(t);
+  const char *src = rt_tensor_data(v);
+  for (int64_t i = 0, k = 0; i < m; i++) {
+    if (!mk[i]) continue;
+    for (int64_t j = 0; j < row; j++) {
+      int64_t from = vn == 1 ? 0 : vn == row ? j : k * row + j;
+      memcpy(dst + (size_t)(i * row + j) * es, src + (size_t)from * es, es);
+    }
+    k++;
+  }
+  rt_tensor_unref(v);
+  return 0;
+}
+
 static int setitem_plain(sh_obj *self, sh_obj *key, sh_obj *value) {
   np_array *a = (np_array *)self;
   if (!value) {
     sh_raise(sh_ValueError, "cannot delete array elements");
     return -1;
   }
+  if (np_check(key) && ((np_array *)key)->t->dtype == RT_BOOL && a->t->dtype != RT_STRING)
+    return setitem_mask(a, ((np_array *)key)->t, value);
   rt_tensor *t = a->t;
   int nd = t->shape.ndims;
   int64_t n_ix = key->type == &sh_tuple_type ? SH_TUPLE_N(key) : 1;
@@ -566,15 +645,9 @@ static int setitem_plain(sh_obj *self, sh_obj *key, sh_obj *value) {
     rt_tensor_unref(v);
     return -1;
   }
-  if (atomic_load(&t->refs) > 1 || atomic_load(&t->buf->refs) > 1 || t->buf->free_fn) {
-    rt_tensor *own = rt_tensor_copy(t);   /* copy on write */
-    if (!own) {
-      rt_tensor_unref(v);
-      sh_raise(sh_ValueError, "out of memory copying the array");
-      return -1;
-    }
-    rt_tensor_unref(t);
-    a->t = t = own;
+  if (!(t = own_buffer(a))) {
+    rt_tensor_unref(v);
+    return -1;
   }
   size_t es = rt_dtype_size(t->dtype);
   int64_t stride[RT_MAX_DIMS], idx[RT_MAX_DIMS] = {0}, total = 1;
@@ -749,9 +822,116 @@ static sh_obj *m_astype(sh_obj *self, int argc, sh_obj **argv, sh_obj *kw) {
 
 /* ---- reductions ------------------------------------------------------------------- */
 
-enum { R_SUM, R_MEAN, R_MAX, R_MIN, R_ARGMAX, R_ARGMIN, R_PROD, R_ANY, R_ALL };
+enum { R_SUM, R_MEAN, R_MAX, R_MIN, R_ARGMAX, R_ARGMIN, R_PROD, R_ANY, R_ALL, R_VAR, R_STD };
+
+static rt_dtype reduce_type(const rt_tensor *t, int kind) {
+  if (kind == R_ARGMAX || kind == R_ARGMIN) return RT_INT64;
+  if (kind == R_MEAN || kind == R_VAR || kind == R_STD) return t->dtype == RT_FLOAT ? RT_FLOAT : RT_DOUBLE;
+  if (kind == R_ANY || kind == R_ALL) return RT_BOOL;
+  if ((t->dtype == RT_BOOL || t->dtype == RT_INT32 || t->dtype == RT_UINT8) && kind != R_MAX && kind != R_MIN) return RT_INT64;
+  return t->dtype;
+}
+
+/* Reduce over the axes marked in red (several, or all): each output element gathers the
+ * input elements that share its kept coordinates. var/std take ddof; keepdims keeps the
+ * reduced axes as 1s. */
+static sh_obj *reduce_multi(rt_tensor *t, int kind, const bool *red, int64_t ddof, bool keepdims) {
+  int nd = t->shape.ndims;
+  rt_shape os = {.ndims = 0};
+  int64_t ostride[RT_MAX_DIMS] = {0}, st = 1;
+  for (int d = nd - 1; d >= 0; d--)
+    if (!red[d]) ostride[d] = st, st *= t->shape.dims[d];
+  for (int d = 0; d < nd; d++)
+    if (!red[d]) os.dims[os.ndims++] = t->shape.dims[d];
+    else if (keepdims) os.dims[os.ndims++] = 1;
+  int64_t n = rt_tensor_numel(t), nout = st;
+  if (n == 0 && (kind == R_MAX || kind == R_MIN))
+    return sh_raise(sh_ValueError, "zero-size array to reduction operation which has no identity");
+  double *acc = xcalloc((size_t)nout + 1, sizeof *acc), *best = xcalloc((size_t)nout + 1, sizeof *best);
+  int64_t *iacc = xcalloc((size_t)nout + 1, sizeof *iacc), *cnt = xcalloc((size_t)nout + 1, sizeof *cnt);
+  for (int64_t o = 0; o < nout; o++) {
+    acc[o] = kind == R_PROD || kind == R_ALL ? 1 : 0;
+    iacc[o] = kind == R_PROD ? 1 : 0;
+  }
+  for (int pass = 0; pass < (kind == R_VAR || kind == R_STD ? 2 : 1); pass++) {
+    int64_t coord[RT_MAX_DIMS] = {0}, o = 0;
+    for (int64_t i = 0; i < n; i++) {
+      double v = rt_tensor_get_f64(t, i);
+      if (pass == 1) {
+        double dv = v - acc[o] / (double)cnt[o];
+        best[o] += dv * dv;
+      } else {
+        int64_t iv = rt_tensor_get_i64(t, i);
+        if (cnt[o] == 0 || isnan(v) || (!isnan(best[o]) && (kind == R_MAX ? v > best[o] : v < best[o]))) best[o] = v;
+        switch (kind) {
+        case R_PROD: acc[o] *= v; iacc[o] *= iv; break;
+        case R_ANY: acc[o] = acc[o] || v != 0; break;
+        case R_ALL: acc[o] = acc[o] && v != 0; break;
+        default: acc[o] += v; iacc[o] += iv; break;
+        }
+        cnt[o]++;
+      }
+      for (int d = nd - 1; d >= 0; d--) {   /* the next coordinate, and its output index */
+        coord[d]++;
+        o += ostride[d];
+        if (coord[d] < t->shape.dims[d]) break;
+        o -= ostride[d] * coord[d];
+        coord[d] = 0;
+      }
+    }
+    if (kind == R_VAR || kind == R_STD)
+      for (int64_t k = 0; pass == 0 && k < nout; k++) best[k] = 0;
+  }
+  rt_tensor *r = rt_tensor_new(reduce_type(t, kind), &os);
+  for (int64_t o = 0; o < nout; o++) {
+    double c = (double)cnt[o], res;
+    switch (kind) {
+    case R_MEAN: res = acc[o] / c; break;
+    case R_MAX: case R_MIN: res = best[o]; break;
+    case R_VAR: res = best[o] / (c - (double)ddof); break;
+    case R_STD: res = sqrt(best[o] / (c - (double)ddof)); break;
+    default: res = acc[o]; break;
+    }
+    store(r, o, res, kind == R_SUM || kind == R_PROD ? iacc[o] : (int64_t)res);
+  }
+  free(acc), free(best), free(iacc), free(cnt);
+  return scalar_or_array(np_wrap(r));
+}
+
+/* axis as a mask: None all, an int one, a tuple several; -1 with an exception. */
+static int axis_mask(const rt_tensor *t, sh_obj *axis_obj, bool *red) {
+  int nd = t->shape.ndims;
+  for (int d = 0; d < nd; d++) red[d] = !axis_obj || axis_obj == SH_NONE;
+  if (!axis_obj || axis_obj == SH_NONE) return 0;
+  bool seq = axis_obj->type == &sh_tuple_type || axis_obj->type == &sh_list_type;
+  int64_t k = seq ? (axis_obj->type == &sh_tuple_type ? SH_TUPLE_N(axis_obj) : SH_LIST_N(axis_obj)) : 1;
+  for (int64_t i = 0; i < k; i++) {
+    sh_obj *e = !seq ? axis_obj : axis_obj->type == &sh_tuple_type ? SH_TUPLE_ITEMS(axis_obj)[i] : SH_LIST_ITEMS(axis_obj)[i];
+    int64_t a;
+    if (sh_as_int(e, &a) < 0) return -1;
+    int64_t orig = a;
+    if (a < 0) a += nd;
+    if (a < 0 || a >= nd) {
+      sh_raise(sh_ValueError, "axis %lld is out of bounds for array of dimension %d", (long long)orig, nd);
+      return -1;
+    }
+    if (red[a]) {
+      sh_raise(sh_ValueError, "duplicate value in 'axis'");
+      return -1;
+    }
+    red[a] = true;
+  }
+  return 0;
+}
 
 static sh_obj *reduce(rt_tensor *t, int kind, sh_obj *axis_obj) {
+  if (axis_obj && (axis_obj->type == &sh_tuple_type || axis_obj->type == &sh_list_type || kind == R_VAR || kind == R_STD)) {
+    if (kind == R_ARGMAX || kind == R_ARGMIN) return sh_raise(sh_TypeError, "'tuple' object cannot be interpreted as an integer");
+    if (t->dtype == RT_STRING) return sh_raise(sh_TypeError, "cannot reduce a string array");
+    bool red[RT_MAX_DIMS];
+    if (axis_mask(t, axis_obj, red) < 0) return NULL;
+    return reduce_multi(t, kind, red, 0, false);
+  }
   int64_t n = rt_tensor_numel(t);
   bool arg = kind == R_ARGMAX || kind == R_ARGMIN;
   rt_dtype out_t = arg ? RT_INT64
@@ -826,6 +1006,30 @@ REDUCER(m_argmin, R_ARGMIN)
 REDUCER(m_prod, R_PROD)
 REDUCER(m_any, R_ANY)
 REDUCER(m_all, R_ALL)
+
+/* std / var: numpy's (ddof, keepdims, axis None / int / tuple) */
+static sh_obj *spread(rt_tensor *t, int kind, sh_obj *axis, sh_obj *ddof_o, sh_obj *keep_o) {
+  int64_t ddof = 0;
+  if (ddof_o && ddof_o != SH_NONE && sh_as_int(ddof_o, &ddof) < 0) return NULL;
+  int keep = keep_o && keep_o != SH_NONE ? sh_as_bool(keep_o) : 0;
+  if (keep < 0) return NULL;
+  if (t->dtype == RT_STRING) return sh_raise(sh_TypeError, "cannot reduce a string array");
+  bool red[RT_MAX_DIMS];
+  if (axis_mask(t, axis, red) < 0) return NULL;
+  return reduce_multi(t, kind, red, ddof, keep);
+}
+
+static sh_obj *m_std(sh_obj *self, int argc, sh_obj **argv, sh_obj *kw) {
+  sh_obj *axis = NULL, *dt = NULL, *out = NULL, *ddof = NULL, *keep = NULL;
+  if (sh_parse_args("std", argc, argv, kw, "|axis dtype out ddof keepdims", &axis, &dt, &out, &ddof, &keep) < 0) return NULL;
+  return spread(((np_array *)self)->t, R_STD, axis, ddof, keep);
+}
+
+static sh_obj *m_var(sh_obj *self, int argc, sh_obj **argv, sh_obj *kw) {
+  sh_obj *axis = NULL, *dt = NULL, *out = NULL, *ddof = NULL, *keep = NULL;
+  if (sh_parse_args("var", argc, argv, kw, "|axis dtype out ddof keepdims", &axis, &dt, &out, &ddof, &keep) < 0) return NULL;
+  return spread(((np_array *)self)->t, R_VAR, axis, ddof, keep);
+}
 
 /* float(a), int(a), '%f' % a, f"{a:.3f}" for arrays of one element (numpy scalars). */
 static sh_obj *m_float(sh_obj *self, int argc, sh_obj **argv, sh_obj *kw) {
@@ -919,6 +1123,8 @@ static const sh_method array_methods[] = {
   {"tostring", m_tobytes, "tostring()", "numpy 1.x's name for tobytes()."},
   {"sum", m_sum, "sum(axis=None)", "Sum of elements."},
   {"mean", m_mean, "mean(axis=None)", "Mean of elements."},
+  {"std", m_std, "std(axis=None, ddof=0, keepdims=False)", "Standard deviation of elements."},
+  {"var", m_var, "var(axis=None, ddof=0, keepdims=False)", "Variance of elements."},
   {"max", m_max, "max(axis=None)", "Largest element."},
   {"min", m_min, "min(axis=None)", "Smallest element."},
   {"argmax", m_argmax, "argmax(axis=None)", "Index of the largest element."},
@@ -1316,11 +1522,27 @@ static sh_obj *f_arange(sh_obj *self, int argc, sh_obj **argv, sh_obj *kw) {
   }
 NP_REDUCER(f_sum, R_SUM, "sum")
 NP_REDUCER(f_mean, R_MEAN, "mean")
+
+#define NP_SPREAD(fn, KIND, NAME)                                                             \
+  static sh_obj *fn(sh_obj *self, int argc, sh_obj **argv, sh_obj *kw) {                     \
+    sh_obj *a, *axis = NULL, *dt = NULL, *out = NULL, *ddof = NULL, *keep = NULL;               \
+    if (sh_parse_args(NAME, argc, argv, kw, "a |axis dtype out ddof keepdims", &a, &axis, &dt, &out, &ddof, &keep) < 0) \
+      return NULL;                                                                              \
+    rt_tensor *t = np_to_tensor(a, RT_INVALID, true);                                           \
+    if (!t) return NULL;                                                                        \
+    sh_obj *r = spread(t, KIND, axis, ddof, keep);                                              \
+    rt_tensor_unref(t);                                                                         \
+    return r;                                                                                   \
+  }
+NP_SPREAD(f_std, R_STD, "std")
+NP_SPREAD(f_var, R_VAR, "var")
 NP_REDUCER(f_max, R_MAX, "max")
 NP_REDUCER(f_min, R_MIN, "min")
 NP_REDUCER(f_argmax, R_ARGMAX, "argmax")
 NP_REDUCER(f_argmin, R_ARGMIN, "argmin")
 NP_REDUCER(f_prod, R_PROD, "prod")
+NP_REDUCER(f_all, R_ALL, "all")
+NP_REDUCER(f_any, R_ANY, "any")
 
 static sh_obj *unary_math(const char *name, int argc, sh_obj **argv, sh_obj *kw, double (*fn)(double)) {
   sh_obj *a;
@@ -1433,6 +1655,10 @@ static const sh_method np_funcs[] = {
   {"arange", f_arange, "arange([start,] stop[, step], dtype=None)", "Evenly spaced values."},
   {"sum", f_sum, "sum(a, axis=None)", "Sum of elements."},
   {"mean", f_mean, "mean(a, axis=None)", "Mean of elements."},
+  {"std", f_std, "std(a, axis=None, ddof=0, keepdims=False)", "Standard deviation of elements."},
+  {"all", f_all, "all(a, axis=None)", "Whether every element is true."},
+  {"any", f_any, "any(a, axis=None)", "Whether some element is true."},
+  {"var", f_var, "var(a, axis=None, ddof=0, keepdims=False)", "Variance of elements."},
   {"max", f_max, "max(a, axis=None)", "Largest element."},
   {"amax", f_max, "amax(a, axis=None)", "Largest element."},
   {"min", f_min, "min(a, axis=None)", "Smallest element."},

@@ -69,7 +69,7 @@ tf.reset_default_graph()
 a = tf.Variable(2.0, name="a")
 b = tf.Variable(3.0, name="b")
 c = tf.Variable(5.0, name="c", trainable=False)
-loss = a * b
+loss = a * b * 0.5   # not a * b: TF's grappler turns dy * b (dy = 1) into b itself, which aliases the variable
 opt = tf.train.GradientDescentOptimizer(0.5)
 gv = opt.compute_gradients(loss)
 print([(g is None, v.op.name) for g, v in gv])
