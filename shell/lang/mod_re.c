@@ -1485,32 +1485,120 @@ static sh_obj *re_exec(sh_obj *self, int argc, sh_obj **argv, sh_obj *kw) {
 
 /* All non-overlapping matches from pos (finditer's rule: after an empty match the next one
  * may start there but must not be empty). limit 0: no limit. */
+/* The bytes of the subject between code points a and b (str or bytes). */
+typedef struct {
+  const char *data;     /* the str's UTF-8 or the bytes */
+  int64_t *off;         /* code point -> byte offset, for a str that is not ASCII */
+  int isb;
+} text;
+
+static void text_init(text *t, sh_obj *str, const subject *sj) {
+  t->isb = sh_is_bytes(str);
+  t->data = t->isb ? sh_bytes_data(str) : sh_str_cstr(str);
+  t->off = NULL;
+  if (!t->isb && ((sh_str_obj *)str)->len != sj->n) {
+    t->off = malloc(sizeof(int64_t) * (size_t)(sj->n + 1));
+    if (!t->off) abort();
+    const unsigned char *b = (const unsigned char *)t->data;
+    int64_t len = ((sh_str_obj *)str)->len, k = 0;
+    for (int64_t i = 0; i < len && k < sj->n; i++)
+      if ((b[i] & 0xC0) != 0x80) t->off[k++] = i;
+    while (k <= sj->n) t->off[k++] = len;
+  }
+}
+static int64_t text_at(const text *t, int64_t cp) { return t->off ? t->off[cp] : cp; }
+static sh_obj *text_slice(const text *t, int64_t a, int64_t b) {
+  int64_t x = text_at(t, a), y = text_at(t, b);
+  return t->isb ? sh_bytes(t->data + x, (size_t)(y - x)) : sh_strn(t->data + x, (size_t)(y - x));
+}
+
+typedef struct { char *p; size_t n, cap; } buf;
+static void buf_add(buf *b, const char *s, size_t n) {
+  if (b->n + n + 1 > b->cap) {
+    b->cap = (b->n + n + 1) * 2;
+    char *q = realloc(b->p, b->cap);
+    if (!q) abort();
+    b->p = q;
+  }
+  memcpy(b->p + b->n, s, n);
+  b->n += n;
+}
+
+/* One findall item: the whole match, group 1, or the tuple of the groups ('' unmatched). */
+static sh_obj *findall_item(const prog *pr, const text *t, const int64_t *regs) {
+  int ng = pr->ngroups;
+  if (ng == 0) return text_slice(t, regs[0], regs[1]);
+  if (ng == 1) return regs[2] >= 0 && regs[3] >= 0 ? text_slice(t, regs[2], regs[3]) : text_slice(t, 0, 0);
+  sh_obj *tu = sh_tuple_new(ng);
+  for (int g = 1; g <= ng; g++) {
+    int64_t a = regs[2 * g], b = regs[2 * g + 1];
+    ((sh_tuple_obj *)tu)->items[g - 1] = a >= 0 && b >= 0 ? text_slice(t, a, b) : text_slice(t, 0, 0);
+  }
+  return tu;
+}
+
+/* All non-overlapping matches from pos (finditer's rule: after an empty match the next one
+ * may start there but must not be empty); limit 0: no limit. what 0: a list of span lists;
+ * 1: findall's list; 2: (the string with each match replaced by tpl, count), tpl a list of
+ * literals (str or bytes like the subject) and group numbers. */
 static sh_obj *re_scan(sh_obj *self, int argc, sh_obj **argv, sh_obj *kw) {
   (void)self;
-  sh_obj *po, *str, *pos = SH_NONE, *endpos = SH_NONE, *lim = NULL;
-  if (sh_parse_args("_scan", argc, argv, kw, "prog string pos endpos |limit", &po, &str, &pos, &endpos, &lim) < 0) return NULL;
-  int64_t limit = 0;
-  if (lim && sh_as_int(lim, &limit) < 0) return NULL;
+  sh_obj *po, *str, *pos = SH_NONE, *endpos = SH_NONE, *lim = NULL, *whato = NULL, *tpl = NULL;
+  if (sh_parse_args("_scan", argc, argv, kw, "prog string pos endpos |limit what tpl", &po, &str, &pos, &endpos, &lim, &whato, &tpl) < 0) return NULL;
+  int64_t limit = 0, what = 0;
+  if ((lim && sh_as_int(lim, &limit) < 0) || (whato && sh_as_int(whato, &what) < 0)) return NULL;
+  if (what == 2 && (!tpl || tpl->type != &sh_list_type)) return sh_raise(sh_TypeError, "_scan: the template must be a list");
   subject sj;
   if (get_subject(po, str, pos, endpos, &sj) < 0) return NULL;
+  text t;
+  if (what) text_init(&t, str, &sj);
   vm m;
   vm_init(&m, &sj);
   int64_t *regs = malloc(sizeof(int64_t) * (size_t)sj.pr->nregs);
   if (!regs) abort();
   sh_obj *out = sh_list_new(0);
-  int64_t p = sj.pos;
-  int adv = 0;
+  buf b = {0};
+  int64_t p = sj.pos, last = 0;
+  int adv = 0, failed = 0;
   int64_t count = 0;
   while (p <= sj.endpos && (limit <= 0 || count < limit)) {
     int r = exec1(&m, &sj, regs, p, 1, adv);
-    if (r < 0) { sh_clear(&out); break; }
+    if (r < 0) { failed = 1; break; }
     if (r == 0) break;
-    sh_list_append_steal(out, result_list(sj.pr, regs));
+    if (what == 0) sh_list_append_steal(out, result_list(sj.pr, regs));
+    else if (what == 1) sh_list_append_steal(out, findall_item(sj.pr, &t, regs));
+    else {
+      buf_add(&b, t.data + text_at(&t, last), (size_t)(text_at(&t, regs[0]) - text_at(&t, last)));
+      for (int64_t k = 0; k < SH_LIST_N(tpl); k++) {
+        sh_obj *part = SH_LIST_ITEMS(tpl)[k];
+        if (sh_is_int(part)) {
+          int64_t g = sh_int_value(part);
+          if (g < 0 || g > sj.pr->ngroups) continue;
+          int64_t x = regs[2 * g], y = regs[2 * g + 1];
+          if (x >= 0 && y >= 0) buf_add(&b, t.data + text_at(&t, x), (size_t)(text_at(&t, y) - text_at(&t, x)));
+        } else if (sh_is_str(part)) {
+          buf_add(&b, sh_str_cstr(part), (size_t)sh_str_len(part));
+        } else if (sh_is_bytes(part)) {
+          buf_add(&b, sh_bytes_data(part), (size_t)sh_bytes_len(part));
+        }
+      }
+      last = regs[1];
+    }
     count++;
     adv = regs[1] == regs[0];
     m.steps = 0;
     p = regs[1];
   }
+  if (failed) sh_clear(&out);
+  else if (what == 2) {
+    int64_t end = t.isb ? sh_bytes_len(str) : sh_str_len(str);
+    buf_add(&b, t.data + text_at(&t, last), (size_t)(end - text_at(&t, last)));
+    sh_decref(out);
+    sh_obj *res = t.isb ? sh_bytes(b.p, b.n) : sh_strn(b.p, b.n);
+    out = sh_tuple_of(2, res, sh_int(count));
+  }
+  free(b.p);
+  if (what) free(t.off);
   free(regs);
   free(m.stack);
   subject_free(&sj);

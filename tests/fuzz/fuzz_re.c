@@ -1,8 +1,8 @@
 /* libFuzzer target: the re module's engine (shell/lang/mod_re.c) on any bytes. The input is
  * a flags byte, then a pattern up to the first NUL, then a subject; both are used as str
  * (when valid UTF-8, as the interpreter's strs are) and as bytes. Invalid patterns must
- * raise re.error-style results, valid ones must match without crashing, and a small step
- * budget keeps pathological patterns quick. */
+ * give error results, valid ones must scan (spans, findall, sub), match, search and
+ * fullmatch without crashing, and a small step budget keeps pathological patterns quick. */
 #include <stddef.h>
 #include <stdint.h>
 #include <string.h>
@@ -55,6 +55,19 @@ static void one(sh_obj *pat, sh_obj *subj, int64_t flags) {
   if (prog && prog != SH_NONE) {
     sh_obj *sargs[4] = {prog, subj, zero, SH_NONE};
     sh_decref(call(f_scan, 4, sargs));
+    /* findall's and sub's passes, the template: a literal, the match, group 1 */
+    sh_obj *lit = sh_is_bytes(subj) ? sh_bytes("<", 1) : sh_str("<"), *tpl = sh_list_new(0);
+    sh_list_append(tpl, lit);
+    sh_list_append(tpl, zero);
+    sh_list_append(tpl, onei);
+    sh_obj *two = sh_int(2);
+    sh_obj *fargs[6] = {prog, subj, zero, SH_NONE, zero, onei};
+    sh_decref(call(f_scan, 6, fargs));
+    sh_obj *targs[7] = {prog, subj, zero, SH_NONE, zero, two, tpl};
+    sh_decref(call(f_scan, 7, targs));
+    sh_decref(two);
+    sh_decref(tpl);
+    sh_decref(lit);
     for (int mode = 0; mode < 3; mode++) {
       sh_obj *md = sh_int(mode);
       sh_obj *eargs[5] = {prog, subj, onei, SH_NONE, md};

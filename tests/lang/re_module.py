@@ -234,6 +234,9 @@ show("bytes group", lambda: re.match(b"(a)(b)", b"ab").groups())
 show("bytes \\w ascii", lambda: re.findall(b"\\w+", "é a".encode("utf-8")))
 show("bytes pattern on str", lambda: re.match(b"a", "a"))
 show("str pattern on bytes", lambda: re.match("a", b"a"))
+show("str template on bytes", lambda: re.sub(b"a", "x", b"a"))
+show("bytes template on str", lambda: re.sub("a", b"x", "a"))
+show("findall unicode groups", lambda: re.findall("(é)(.)?", "aébéc é"))
 
 print("== errors")
 for p in ["*", "a**", "a|*", "+a", "a{2}{3}", "a*??", "(a", "a)", "(?:a", "[a", "[a-", "[^", "[]",
