@@ -173,7 +173,7 @@ static sh_obj *bi_chr(ARGS) {
   else if (c < 0x800) { s[0] = 0xC0 | c >> 6; s[1] = 0x80 | (c & 63); }
   else if (c < 0x10000) { s[0] = 0xE0 | c >> 12; s[1] = 0x80 | (c >> 6 & 63); s[2] = 0x80 | (c & 63); }
   else { s[0] = 0xF0 | c >> 18; s[1] = 0x80 | (c >> 12 & 63); s[2] = 0x80 | (c >> 6 & 63); s[3] = 0x80 | (c & 63); }
-  return sh_str(s);
+  return sh_strn(s, c == 0 ? 1 : strlen(s));   /* chr(0) is one NUL, not '' */
 }
 
 static sh_obj *bi_ord(ARGS) {

@@ -89,7 +89,21 @@ sh_obj *sh_str_repr_cstr(const char *s, size_t n) {
     else if (c == '\t') sh_buf_puts(&b, "\\t");
     else if (c == '\r') sh_buf_puts(&b, "\\r");
     else if (c < 32 || c == 127) sh_buf_printf(&b, "\\x%02x", c);
-    else sh_buf_putc(&b, c);
+    else if (c >= 0xC2 && c < 0xF0) {
+      /* the non-printable code points Python escapes (C1 controls, separators, format and
+       * private-use characters); others stay as they are */
+      size_t len = c >= 0xE0 ? 3 : 2;
+      if (i + len > n) { sh_buf_putc(&b, c); continue; }
+      uint32_t cp = len == 2 ? (c & 31u) << 6 | (s[i + 1] & 63u)
+                             : (c & 15u) << 12 | (s[i + 1] & 63u) << 6 | (s[i + 2] & 63u);
+      bool np = (cp >= 0x80 && cp <= 0xA0) || cp == 0xAD || cp == 0x1680 || cp == 0x180E ||
+                (cp >= 0x2000 && cp <= 0x200F) || (cp >= 0x2028 && cp <= 0x202F) ||
+                (cp >= 0x205F && cp <= 0x206F) || cp == 0x3000 || cp == 0xFEFF || (cp >= 0xE000 && cp <= 0xF8FF);
+      if (np && cp <= 0xFF) sh_buf_printf(&b, "\\x%02x", cp);
+      else if (np) sh_buf_printf(&b, "\\u%04x", cp);
+      else sh_buf_put(&b, s + i, len);
+      i += len - 1;
+    } else sh_buf_putc(&b, c);
   }
   sh_buf_putc(&b, q);
   return sh_buf_finish(&b);
