@@ -19,29 +19,24 @@
 #include "runtime/op.h"
 #include "tests/unit/graph_build.h"
 
-static void add(rt_graph *g, rt_node *n) {
-  rt_status st = {0};
-  if (rt_graph_add(g, n, &st)) fail_msg("%s", st.msg);
-}
-
 /* i = 0; while i < limit: i += 1  (parallel_iterations par) */
 static rt_graph *counting_loop(int32_t limit, int par) {
   rt_graph *g = rt_graph_new();
-  add(g, iconst("zero", 0, NULL));
+  graph_add(g, iconst("zero", 0, NULL));
   rt_node *e = node("while/Enter", "Enter", "zero", NULL);
   rt_node_set_string(e, "frame_name", "while/while_context");
   rt_node_set_int(e, "parallel_iterations", par);
-  add(g, e);
-  add(g, node("while/Merge", "Merge", "while/Enter", "while/NextIteration"));   /* back edge */
-  add(g, iconst("while/limit", limit, "while/Merge"));
-  add(g, node("while/Less", "Less", "while/Merge", "while/limit"));
-  add(g, node("while/LoopCond", "LoopCond", "while/Less", NULL));
-  add(g, node("while/Switch", "Switch", "while/Merge", "while/LoopCond"));
-  add(g, node("while/Identity", "Identity", "while/Switch:1", NULL));
-  add(g, iconst("while/one", 1, "while/Identity"));
-  add(g, node("while/Add", "Add", "while/Identity", "while/one"));
-  add(g, node("while/NextIteration", "NextIteration", "while/Add", NULL));
-  add(g, node("while/Exit", "Exit", "while/Switch", NULL));
+  graph_add(g, e);
+  graph_add(g, node("while/Merge", "Merge", "while/Enter", "while/NextIteration"));   /* back edge */
+  graph_add(g, iconst("while/limit", limit, "while/Merge"));
+  graph_add(g, node("while/Less", "Less", "while/Merge", "while/limit"));
+  graph_add(g, node("while/LoopCond", "LoopCond", "while/Less", NULL));
+  graph_add(g, node("while/Switch", "Switch", "while/Merge", "while/LoopCond"));
+  graph_add(g, node("while/Identity", "Identity", "while/Switch:1", NULL));
+  graph_add(g, iconst("while/one", 1, "while/Identity"));
+  graph_add(g, node("while/Add", "Add", "while/Identity", "while/one"));
+  graph_add(g, node("while/NextIteration", "NextIteration", "while/Add", NULL));
+  graph_add(g, node("while/Exit", "Exit", "while/Switch", NULL));
   return g;
 }
 
@@ -84,14 +79,14 @@ static void test_loop(void **state) {
 static void test_dead_fetch(void **state) {
   rt_graph *g = rt_graph_new();
   rt_status st = {0};
-  add(g, iconst("x", 5, NULL));
+  graph_add(g, iconst("x", 5, NULL));
   rt_node *p = rt_node_new("p", "Const");
   rt_tensor *f = rt_tensor_scalar_bool(false);
   rt_node_set_tensor(p, "value", f);
   rt_node_set_type(p, "dtype", RT_BOOL);
   rt_tensor_unref(f);
-  add(g, p);
-  add(g, node("sw", "Switch", "x", "p"));
+  graph_add(g, p);
+  graph_add(g, node("sw", "Switch", "x", "p"));
   int32_t v = -1;
   assert_int_equal(run1(g, "sw:0", &v, &st), RT_OK);
   assert_int_equal(v, 5);
@@ -105,18 +100,18 @@ static void test_bad_frames(void **state) {
   int32_t v;
   /* a value of the root used inside the loop without an Enter */
   rt_graph *g = counting_loop(3, 10);
-  add(g, node("while/bad", "Add", "while/Identity", "zero"));
+  graph_add(g, node("while/bad", "Add", "while/Identity", "zero"));
   assert_int_equal(run1(g, "while/bad", &v, &st), RT_INVALID_ARGUMENT);
   assert_string_equal(st.msg, "node 'while/bad' is in frame '(root)' but its input 'while/Identity' is in "
                       "frame 'while/while_context' (a value goes into a loop only through an Enter)");
   rt_graph_free(g);
   /* a Merge whose back edge never comes */
   g = rt_graph_new();
-  add(g, iconst("zero", 0, NULL));
+  graph_add(g, iconst("zero", 0, NULL));
   rt_node *e = node("Enter", "Enter", "zero", NULL);
   rt_node_set_string(e, "frame_name", "f");
-  add(g, e);
-  add(g, node("Merge", "Merge", "Enter", "NextIteration"));
+  graph_add(g, e);
+  graph_add(g, node("Merge", "Merge", "Enter", "NextIteration"));
   assert_int_equal(rt_graph_check_complete(g, &st), RT_INVALID_ARGUMENT);
   assert_string_equal(st.msg, "node 'Merge': unknown input node 'NextIteration'");
   assert_int_equal(run1(g, "Merge", &v, &st), RT_INVALID_ARGUMENT);

@@ -17,48 +17,27 @@
 #include "runtime/exec.h"
 #include "runtime/graph.h"
 #include "runtime/op.h"
-
-static void add(rt_graph *g, rt_node *n) {
-  rt_status st = {0};
-  if (rt_graph_add(g, n, &st)) fail_msg("%s", st.msg);
-}
-
-static void konst(rt_graph *g, const char *name, rt_tensor *t) {
-  rt_node *n = rt_node_new(name, "Const");
-  rt_node_set_tensor(n, "value", t);
-  rt_node_set_type(n, "dtype", t->dtype);
-  rt_tensor_unref(t);
-  add(g, n);
-}
-
-/* Node name of type `type` on inputs in[] (a "^x" is a control input); tattr set to dt. */
-static void op(rt_graph *g, const char *name, const char *type, int n_in, const char *const *in, const char *tattr,
-               rt_dtype dt) {
-  rt_node *n = rt_node_new(name, type);
-  for (int i = 0; i < n_in; i++) rt_node_add_input(n, in[i]);
-  if (tattr) rt_node_set_type(n, tattr, dt);
-  add(g, n);
-}
+#include "tests/unit/graph_build.h"
 
 /* s = Stack(max 2); push 1.5 then 2.5; pop twice (ordered by control edges); and the ways
  * of getting it wrong: a third push, a pop of an empty stack, a push after close, an int. */
 static rt_graph *graph(void) {
   rt_graph *g = rt_graph_new();
-  konst(g, "max", rt_tensor_scalar_i32(2));
-  konst(g, "a", rt_tensor_scalar_f32(1.5f));
-  konst(g, "b", rt_tensor_scalar_f32(2.5f));
-  konst(g, "i", rt_tensor_scalar_i32(3));
-  op(g, "s", "StackV2", 1, (const char *[]){"max"}, "elem_type", RT_FLOAT);
-  op(g, "p1", "StackPushV2", 2, (const char *[]){"s", "a"}, "T", RT_FLOAT);
-  op(g, "p2", "StackPushV2", 3, (const char *[]){"s", "b", "^p1"}, "T", RT_FLOAT);
-  op(g, "q1", "StackPopV2", 2, (const char *[]){"s", "^p2"}, "elem_type", RT_FLOAT);
-  op(g, "q2", "StackPopV2", 2, (const char *[]){"s", "^q1"}, "elem_type", RT_FLOAT);
-  op(g, "p3", "StackPushV2", 3, (const char *[]){"s", "a", "^p2"}, "T", RT_FLOAT);
-  op(g, "empty", "StackPopV2", 1, (const char *[]){"s"}, "elem_type", RT_FLOAT);
-  op(g, "close", "StackCloseV2", 1, (const char *[]){"s"}, NULL, RT_FLOAT);
-  op(g, "late", "StackPushV2", 3, (const char *[]){"s", "a", "^close"}, "T", RT_FLOAT);
-  op(g, "int", "StackPushV2", 2, (const char *[]){"s", "i"}, "T", RT_INT32);
-  op(g, "trig", "ControlTrigger", 1, (const char *[]){"^q2"}, NULL, RT_FLOAT);
+  graph_const(g, "max", rt_tensor_scalar_i32(2));
+  graph_const(g, "a", rt_tensor_scalar_f32(1.5f));
+  graph_const(g, "b", rt_tensor_scalar_f32(2.5f));
+  graph_const(g, "i", rt_tensor_scalar_i32(3));
+  graph_op(g, "s", "StackV2", 1, (const char *[]){"max"}, "elem_type", RT_FLOAT);
+  graph_op(g, "p1", "StackPushV2", 2, (const char *[]){"s", "a"}, "T", RT_FLOAT);
+  graph_op(g, "p2", "StackPushV2", 3, (const char *[]){"s", "b", "^p1"}, "T", RT_FLOAT);
+  graph_op(g, "q1", "StackPopV2", 2, (const char *[]){"s", "^p2"}, "elem_type", RT_FLOAT);
+  graph_op(g, "q2", "StackPopV2", 2, (const char *[]){"s", "^q1"}, "elem_type", RT_FLOAT);
+  graph_op(g, "p3", "StackPushV2", 3, (const char *[]){"s", "a", "^p2"}, "T", RT_FLOAT);
+  graph_op(g, "empty", "StackPopV2", 1, (const char *[]){"s"}, "elem_type", RT_FLOAT);
+  graph_op(g, "close", "StackCloseV2", 1, (const char *[]){"s"}, NULL, RT_FLOAT);
+  graph_op(g, "late", "StackPushV2", 3, (const char *[]){"s", "a", "^close"}, "T", RT_FLOAT);
+  graph_op(g, "int", "StackPushV2", 2, (const char *[]){"s", "i"}, "T", RT_INT32);
+  graph_op(g, "trig", "ControlTrigger", 1, (const char *[]){"^q2"}, NULL, RT_FLOAT);
   return g;
 }
 

@@ -18,42 +18,23 @@
 #include "runtime/exec.h"
 #include "runtime/graph.h"
 #include "runtime/op.h"
-
-static void add(rt_graph *g, rt_node *n) {
-  rt_status st = {0};
-  if (rt_graph_add(g, n, &st)) fail_msg("%s", st.msg);
-}
-
-static void konst(rt_graph *g, const char *name, rt_tensor *t) {
-  rt_node *n = rt_node_new(name, "Const");
-  rt_node_set_tensor(n, "value", t);
-  rt_node_set_type(n, "dtype", t->dtype);
-  rt_tensor_unref(t);
-  add(g, n);
-}
-
-static void op(rt_graph *g, const char *name, const char *type, int n_in, const char *const *in, const char *tattr) {
-  rt_node *n = rt_node_new(name, type);
-  for (int i = 0; i < n_in; i++) rt_node_add_input(n, in[i]);
-  if (tattr) rt_node_set_type(n, tattr, RT_FLOAT);
-  add(g, n);
-}
+#include "tests/unit/graph_build.h"
 
 /* ta = TensorArray(3); w = ta.write(0, [1.5, -2]); r = w.read(0); w2 = w.write(0, v) */
 static rt_graph *graph(void) {
   rt_graph *g = rt_graph_new();
-  konst(g, "size", rt_tensor_scalar_i32(3));
-  konst(g, "i0", rt_tensor_scalar_i32(0));
+  graph_const(g, "size", rt_tensor_scalar_i32(3));
+  graph_const(g, "i0", rt_tensor_scalar_i32(0));
   rt_shape s2 = rt_shape_make(1, (int64_t[]){2});
   rt_tensor *v = rt_tensor_new(RT_FLOAT, &s2);
   ((float *)rt_tensor_data(v))[0] = 1.5f;
   ((float *)rt_tensor_data(v))[1] = -2.0f;
-  konst(g, "v", v);
-  op(g, "ta", "TensorArrayV3", 1, (const char *[]){"size"}, "dtype");
-  op(g, "w", "TensorArrayWriteV3", 4, (const char *[]){"ta", "i0", "v", "ta:1"}, "T");
-  op(g, "r", "TensorArrayReadV3", 3, (const char *[]){"ta", "i0", "w"}, "dtype");
-  op(g, "n", "TensorArraySizeV3", 2, (const char *[]){"ta", "w"}, NULL);
-  op(g, "w2", "TensorArrayWriteV3", 4, (const char *[]){"ta", "i0", "v", "w"}, "T");
+  graph_const(g, "v", v);
+  graph_op(g, "ta", "TensorArrayV3", 1, (const char *[]){"size"}, "dtype", RT_FLOAT);
+  graph_op(g, "w", "TensorArrayWriteV3", 4, (const char *[]){"ta", "i0", "v", "ta:1"}, "T", RT_FLOAT);
+  graph_op(g, "r", "TensorArrayReadV3", 3, (const char *[]){"ta", "i0", "w"}, "dtype", RT_FLOAT);
+  graph_op(g, "n", "TensorArraySizeV3", 2, (const char *[]){"ta", "w"}, NULL, RT_FLOAT);
+  graph_op(g, "w2", "TensorArrayWriteV3", 4, (const char *[]){"ta", "i0", "v", "w"}, "T", RT_FLOAT);
   return g;
 }
 
@@ -97,14 +78,14 @@ static void test_step_container(void **state) {
 static void test_bad_inputs(void **state) {
   rt_graph *g = graph();
   rt_shape s2 = rt_shape_make(1, (int64_t[]){2});
-  konst(g, "iv", rt_tensor_new(RT_INT32, &s2));
-  op(g, "wv", "TensorArrayWriteV3", 4, (const char *[]){"ta", "iv", "v", "ta:1"}, "T");
+  graph_const(g, "iv", rt_tensor_new(RT_INT32, &s2));
+  graph_op(g, "wv", "TensorArrayWriteV3", 4, (const char *[]){"ta", "iv", "v", "ta:1"}, "T", RT_FLOAT);
   rt_node *rd = rt_node_new("ri", "TensorArrayReadV3");
   rt_node_add_input(rd, "ta");
   rt_node_add_input(rd, "i0");
   rt_node_add_input(rd, "w");
   rt_node_set_type(rd, "dtype", RT_INT32);
-  add(g, rd);
+  graph_add(g, rd);
   rt_status st = {0};
   rt_device *dev = rt_device_new("/job:localhost/replica:0/task:0/device:CPU:0", RT_DEV_CPU, 7);
   rt_exec *x = NULL;
