@@ -201,6 +201,20 @@ static int conv2d_grad(rt_grad_ctx *c) {
   return c->st->code;
 }
 
+/* Conv2DBackpropInput (conv2d_transpose): for the filter, the filter gradient of the
+ * convolution it transposes; for out_backprop, that convolution. */
+static int conv2d_backprop_input_grad(rt_grad_ctx *c) {
+  if (!DY) return RT_OK;
+  char *fs = op_g1(c, "Shape", IN(1));
+  const char *in1[] = {DY, fs, IN(2)};
+  c->dx[1] = fs ? op_grad_node(c, "Conv2DBackpropFilter", "Conv2DBackpropFilter", 3, in1, copy_window_attrs, c->node)
+                : NULL;
+  const char *in2[] = {DY, IN(1)};
+  c->dx[2] = c->dx[1] ? op_grad_node(c, "Conv2D", "Conv2D", 2, in2, copy_window_attrs, c->node) : NULL;
+  free(fs);
+  return c->st->code;
+}
+
 static int max_pool_grad(rt_grad_ctx *c) {
   if (!DY) return RT_OK;
   const char *in[] = {IN(0), c->node->name, DY};
@@ -235,7 +249,7 @@ static const rt_op_def conv_ops[] = {
    .outputs = "output: T", .attrs = CONV_ATTRS,
    .help = "Conv2D's gradient for its input, of shape input_sizes.",
    .shape = backprop_input_shape, .kernel = {[RT_DEV_CPU] = op_cpu_conv2d_backprop_input},
-   .grad = op_conv2d_backprop_input_grad},
+   .grad = conv2d_backprop_input_grad},
   {.name = "Conv2DBackpropFilter", .inputs = "input: T, filter_sizes: int32, out_backprop: T",
    .outputs = "output: T", .attrs = CONV_ATTRS,
    .help = "Conv2D's gradient for its filter, of shape filter_sizes.",

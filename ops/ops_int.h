@@ -24,7 +24,6 @@ void op_image_register(void);      /* ops/image.c: ReverseV2, resizing, LRN, Rea
 void op_mirror_pad_register(void);   /* ops/mirror_pad.c: MirrorPad, MirrorPadGrad */
 void op_scan_register(void);       /* ops/scan.c: Cumsum, Cumprod, GatherNd, ScatterNd, Unique */
 int op_unsorted_segment_sum_grad(rt_grad_ctx *c);   /* ops/scan.c */
-int op_conv2d_backprop_input_grad(rt_grad_ctx *c);  /* ops/conv_more.c */
 void op_array_register(void);
 void op_conv_register(void);
 void op_random_register(void);
