@@ -17,6 +17,8 @@ static const dtype_info dtypes[] = {
   {RT_UINT8, "uint8", 1},
   {RT_INT64, "int64", 8},   {RT_BOOL, "bool", 1},      {RT_STRING, "string", sizeof(rt_str)},
   {RT_RESOURCE, "resource", sizeof(rt_str)},
+  {RT_INT16, "int16", 2},   {RT_INT8, "int8", 1},      {RT_COMPLEX64, "complex64", 8},
+  {RT_BFLOAT16, "bfloat16", 2}, {RT_UINT16, "uint16", 2}, {RT_HALF, "float16", 2},
 };
 
 static const dtype_info *dtype_find(rt_dtype t) {
@@ -39,6 +41,7 @@ bool rt_dtype_from_name(const char *name, rt_dtype *out) {
   static const struct { const char *alias; rt_dtype t; } aliases[] = {
     {"float", RT_FLOAT}, {"double", RT_DOUBLE}, {"int", RT_INT64}, {"str", RT_STRING},
     {"bytes", RT_STRING}, {"bool_", RT_BOOL},
+    {"half", RT_HALF},
   };
   for (size_t i = 0; i < sizeof dtypes / sizeof *dtypes; i++)
     if (!strcmp(dtypes[i].name, name)) return *out = dtypes[i].type, true;

@@ -18,9 +18,15 @@ typedef enum rt_dtype {
   RT_DOUBLE = 2,
   RT_INT32 = 3,
   RT_UINT8 = 4,
+  RT_INT16 = 5,
+  RT_INT8 = 6,
   RT_STRING = 7,
+  RT_COMPLEX64 = 8,   /* two float32: real, imaginary */
   RT_INT64 = 9,
   RT_BOOL = 10,
+  RT_BFLOAT16 = 14,
+  RT_UINT16 = 17,
+  RT_HALF = 19,       /* float16 */
   RT_RESOURCE = 20,   /* a handle naming a resource (variable, queue, ...) on one device */
 } rt_dtype;
 

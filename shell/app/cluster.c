@@ -25,7 +25,7 @@
 #include "runtime/launch.h"
 #include "runtime/session.h"
 #include "shell/app/cmd.h"
-#include "shell/lang/lang.h"
+#include "shell/py/lang.h"
 #include "shell/app/repl.h"
 
 enum { T_RUNNING, T_EXITED, T_KILLED, T_FAILED };   /* FAILED: never came up */

@@ -9,7 +9,7 @@
 #include "base/alloc.h"
 #include "runtime/server.h"   /* tfsh keygen */
 #include "shell/app/cmd.h"
-#include "shell/lang/lang.h"
+#include "shell/py/lang.h"
 #include "shell/app/repl.h"
 
 static const char usage_line[] = "usage: tfsh [-h] [--version] [-c CODE | FILE | - | server ... | up SPEC | keygen FILE | inspect FILE] [ARGS...]\n";

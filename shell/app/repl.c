@@ -18,7 +18,7 @@
 #include <unistd.h>
 #include <wchar.h>
 
-#include "shell/lang/lang.h"
+#include "shell/py/lang.h"
 
 volatile sig_atomic_t sh_interrupted;
 
@@ -56,7 +56,7 @@ static int magic_who(const char *args) {
   sh_obj *g = sh_main_globals(), *k, *v, *names = sh_list_new(0);
   for (int64_t p = 0; sh_dict_next(g, &p, &k, &v);) {
     const char *n = sh_str_cstr(k);
-    if (n[0] == '_' || v->type == &sh_module_type) continue;
+    if (n[0] == '_' || PyModule_Check(v)) continue;
     sh_list_append(names, k);
   }
   sh_obj *sorted = sh_call_method(names, "sort", 0, NULL, NULL);

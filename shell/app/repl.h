@@ -5,7 +5,7 @@
 
 #include <stddef.h>
 
-#include "shell/lang/value.h"
+#include "shell/py/value.h"
 
 /* A magic is a line starting with %NAME; fn gets the rest of the line (trimmed) and returns
  * 0, or -1 with an exception pending (the shell prints it). Other layers register theirs

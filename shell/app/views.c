@@ -32,7 +32,7 @@
 #include "runtime/views.h"
 #include "shell/app/repl.h"
 #include "shell/app/views.h"
-#include "shell/lang/lang.h"
+#include "shell/py/lang.h"
 #include "shell/tf/tf.h"
 
 
@@ -181,7 +181,7 @@ static sh_obj *graph_nodes(const rt_graph *g, bool assigned) {
 static sh_obj *f_views_nodes(sh_obj *self, int argc, sh_obj **argv, sh_obj *kw) {
   sh_obj *g;
   if (sh_parse_args("_views_nodes", argc, argv, kw, "graph", &g) < 0) return NULL;
-  if (g->type != &tf_graph_type) return sh_raise(sh_TypeError, "expected a tf.Graph, got %s", sh_type_name(g));
+  if (Py_TYPE(g) != (PyTypeObject *)&tf_graph_type) return sh_raise(sh_TypeError, "expected a tf.Graph, got %s", sh_type_name(g));
   return graph_nodes(tf_rt((tf_graph *)g), false);
 }
 
@@ -626,8 +626,8 @@ static int parse_fetches(const char *args, tf_graph *g, names *out) {
     if (!v) return -1;
     sh_obj *o = tf_variable_check(v) ? tf_variable_value(v) : v;
     char nm[400];
-    if (o->type == &tf_tensor_type) out->x[out->nx++] = xstrdup(tf_tensor_name((tf_tensor *)o, nm, sizeof nm));
-    else if (o->type == &tf_op_type) out->t[out->nt++] = xstrdup(tf_op_node((tf_op *)o)->name);
+    if (Py_TYPE(o) == (PyTypeObject *)&tf_tensor_type) out->x[out->nx++] = xstrdup(tf_tensor_name((tf_tensor *)o, nm, sizeof nm));
+    else if (Py_TYPE(o) == (PyTypeObject *)&tf_op_type) out->t[out->nt++] = xstrdup(tf_op_node((tf_op *)o)->name);
     else {
       sh_decref(v);
       sh_raise(sh_TypeError, "%s is a %s, not a tensor or an operation", w, sh_type_name(o));
@@ -1148,7 +1148,7 @@ static const sh_method views_funcs[] = {
 static void views_module_built(sh_obj *tf) {
   sh_screen_hook = live_screen_hook;   /* the interpreter clears the live lines before it writes */
   sh_module_add_funcs(tf, views_funcs);
-  sh_obj *dict = ((sh_module_obj *)tf)->dict;
+  sh_obj *dict = sh_module_dict(tf);
   if (sh_exec_string(views_src, "<tensorflow.views>", dict) < 0) {
     sh_report_error();
     return;
@@ -1156,8 +1156,8 @@ static void views_module_built(sh_obj *tf) {
   /* Graph.as_graph_def(): a method written in the language */
   sh_obj *f = sh_dict_get_str(dict, "_views_as_graph_def");
   sh_obj *nm = sh_intern("as_graph_def");
-  if (f && sh_class_lookup(&tf_graph_type, nm) == NULL && tf_graph_type.dict)
-    sh_dict_set(tf_graph_type.dict, nm, f);
+  if (f && sh_type_ready(&tf_graph_type) == 0 && sh_class_lookup(&tf_graph_type, nm) == NULL)
+    sh_type_add(&tf_graph_type, sh_str_cstr(nm), f);
   sh_decref(nm);
   /* tensorflow.python.client.timeline */
   sh_obj *python = sh_module_new("tensorflow.python"), *client = sh_module_new("tensorflow.python.client");

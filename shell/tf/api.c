@@ -82,7 +82,7 @@ static sh_obj *stub_new(char kind, const char *path) {
                               "A TensorFlow 1.x class tfsh does not implement yet.");
     if (!t) return NULL;
     sh_obj *s = sh_str(full);
-    sh_dict_set_str(t->dict, "_tfsh_unimplemented", s);
+    sh_setattr((sh_obj *)t, "_tfsh_unimplemented", s);
     sh_decref(s);
     return (sh_obj *)t;
   }
@@ -104,7 +104,7 @@ static sh_obj *lookup(sh_obj *tf, const char *path, size_t len) {
     if (n >= sizeof name) { sh_decref(cur); return NULL; }
     memcpy(name, p, n);
     name[n] = 0;
-    sh_obj *next = cur->type == &tf_unimpl_type ? NULL : sh_getattr_opt(cur, name);
+    sh_obj *next = Py_TYPE(cur) == (PyTypeObject *)&tf_unimpl_type ? NULL : sh_getattr_opt(cur, name);
     if (!next && sh_err_occurred()) sh_err_clear();
     sh_decref(cur);
     cur = next;
@@ -134,7 +134,7 @@ static void bind(sh_obj *tf, const char *path, sh_obj *value) {
   }
   sh_obj *parent = dot ? lookup(tf, path, (size_t)(dot - path)) : sh_incref(tf);
   if (!parent) return;
-  if (parent->type != &tf_unimpl_type && sh_setattr(parent, dot ? dot + 1 : path, value) < 0) sh_err_clear();
+  if (Py_TYPE(parent) != (PyTypeObject *)&tf_unimpl_type && sh_setattr(parent, dot ? dot + 1 : path, value) < 0) sh_err_clear();
   sh_decref(parent);
 }
 

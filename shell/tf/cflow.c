@@ -58,8 +58,8 @@ static sh_obj *f_cf_set(sh_obj *self, int argc, sh_obj **argv, sh_obj *kw) {
 }
 
 static int op_id(sh_obj *o, int *id) {
-  if (o->type == &tf_op_type) *id = ((tf_op *)o)->id;
-  else if (o->type == &tf_tensor_type) *id = ((tf_tensor *)o)->id;
+  if (Py_TYPE(o) == (PyTypeObject *)&tf_op_type) *id = ((tf_op *)o)->id;
+  else if (Py_TYPE(o) == (PyTypeObject *)&tf_tensor_type) *id = ((tf_tensor *)o)->id;
   else {
     sh_raise(sh_TypeError, "expected an Operation or a Tensor");
     return -1;
@@ -96,7 +96,7 @@ static sh_obj *f_update_input(sh_obj *self, int argc, sh_obj **argv, sh_obj *kw)
   if (sh_parse_args("_update_input", argc, argv, kw, "op k tensor", &o, &k, &t) < 0 ||
       op_id(o, &id) < 0 || sh_as_int(k, &kk) < 0)
     return NULL;
-  if (t->type != &tf_tensor_type) return sh_raise(sh_TypeError, "_update_input needs a Tensor");
+  if (Py_TYPE(t) != (PyTypeObject *)&tf_tensor_type) return sh_raise(sh_TypeError, "_update_input needs a Tensor");
   tf_graph *g = tf_default_graph();
   char name[400];
   rt_status st = {0};

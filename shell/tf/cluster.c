@@ -33,7 +33,7 @@ static int add_job(tf_cluster *c, sh_obj *job, sh_obj *tasks) {
     return -1;
   }
   sh_obj *m = sh_dict_new();
-  if (tasks->type == &sh_dict_type) {
+  if (Py_TYPE(tasks) == (PyTypeObject *)&sh_dict_type) {
     sh_set_add(c->sparse, job);
     sh_obj *k, *v;
     for (int64_t pos = 0; sh_dict_next(tasks, &pos, &k, &v);) {
@@ -104,12 +104,12 @@ static int check_duplicates(tf_cluster *c) {
 }
 
 static sh_obj *cluster_from(sh_obj *spec) {
-  if (spec->type == &tf_cluster_type) return sh_incref(spec);
+  if (Py_TYPE(spec) == (PyTypeObject *)&tf_cluster_type) return sh_incref(spec);
   tf_cluster *c = sh_new(&tf_cluster_type);
   c->jobs = sh_dict_new();
   c->sparse = sh_set_new();
   if (spec == SH_NONE) return (sh_obj *)c;
-  if (spec->type != &sh_dict_type) {
+  if (Py_TYPE(spec) != (PyTypeObject *)&sh_dict_type) {
     sh_decref((sh_obj *)c);
     return sh_raise(sh_TypeError, "ClusterSpec needs a dict {job: [addresses]} or a ClusterSpec, not %s",
                     sh_type_name(spec));
@@ -130,7 +130,7 @@ static sh_obj *cluster_from(sh_obj *spec) {
 static sh_obj *cluster_construct(sh_obj *self, int argc, sh_obj **argv, sh_obj *kw) {
   sh_obj *spec;
   if (sh_parse_args("ClusterSpec", argc, argv, kw, "cluster", &spec) < 0) return NULL;
-  if (spec->type == &tf_cluster_type) {   /* a copy */
+  if (Py_TYPE(spec) == (PyTypeObject *)&tf_cluster_type) {   /* a copy */
     sh_obj *d = sh_call_method(spec, "as_dict", 0, NULL, NULL);
     sh_obj *r = d ? cluster_from(d) : NULL;
     sh_decref(d);
@@ -248,7 +248,7 @@ static sh_obj *cluster_repr(sh_obj *self) {
 static int cluster_truth(sh_obj *self) { return sh_dict_len(((tf_cluster *)self)->jobs) > 0; }
 
 static sh_obj *cluster_compare(int op, sh_obj *a, sh_obj *b) {
-  if ((op != SH_EQ && op != SH_NE) || a->type != b->type) return SH_NOTIMPL;
+  if ((op != SH_EQ && op != SH_NE) || Py_TYPE(a) != Py_TYPE(b)) return SH_NOTIMPL;
   sh_obj *da = m_as_dict(a, 0, NULL, NULL), *db = m_as_dict(b, 0, NULL, NULL);
   int eq = sh_eq(da, db);
   sh_decref(da);
@@ -316,7 +316,7 @@ static int server_start(tf_server *s, sh_obj *config) {
   rt_cluster *rc = to_rt((tf_cluster *)s->cluster);
   rt_server_opts o = {.n_cpus = 1};
   sh_obj *dc = config && config != SH_NONE ? sh_getattr_opt(config, "device_count") : NULL;
-  if (dc && dc->type == &sh_dict_type) {
+  if (dc && Py_TYPE(dc) == (PyTypeObject *)&sh_dict_type) {
     sh_obj *n = sh_dict_get_str(dc, "CPU");
     if (n && sh_is_int(n)) o.n_cpus = (int)sh_int_value(n);
     sh_obj *g = sh_dict_get_str(dc, "GPU");
@@ -490,10 +490,9 @@ void tf_cluster_add(sh_obj *train) {
   sh_module_add(train, "ClusterSpec", sh_incref((sh_obj *)&tf_cluster_type));
   sh_module_add(train, "Server", sh_incref((sh_obj *)&tf_server_type));
   /* a static method: static types have no dict of their own until given one */
-  if (!tf_server_type.dict) tf_server_type.dict = sh_dict_new();
   sh_obj *f = sh_builtin_new("create_local_server", f_create_local_server, NULL,
                              "create_local_server(config=None, start=True)",
                              "A one-task server on a free localhost port.");
-  sh_dict_set_str(tf_server_type.dict, "create_local_server", f);
+  sh_type_add(&tf_server_type, "create_local_server", f);
   sh_decref(f);
 }

@@ -320,7 +320,7 @@ static int op_hash(sh_obj *self, int64_t *out) {
 }
 
 static sh_obj *op_compare(int op, sh_obj *a, sh_obj *b) {
-  if ((op != SH_EQ && op != SH_NE) || a->type != b->type) return SH_NOTIMPL;
+  if ((op != SH_EQ && op != SH_NE) || Py_TYPE(a) != Py_TYPE(b)) return SH_NOTIMPL;
   tf_op *x = (tf_op *)a, *y = (tf_op *)b;
   bool eq = x->graph == y->graph && x->id == y->id;
   return sh_bool(op == SH_EQ ? eq : !eq);
@@ -476,11 +476,11 @@ static sh_obj *tensor_unop(int op, sh_obj *a) {
 }
 
 static sh_obj *tensor_compare(int op, sh_obj *a, sh_obj *b) {
-  static const char *const ops[SH_CMPOP_COUNT] = {
+  static const char *const ops[SH_GE + 1] = {
     [SH_LT] = "Less", [SH_LE] = "LessEqual", [SH_GT] = "Greater", [SH_GE] = "GreaterEqual",
   };
   if (op == SH_EQ || op == SH_NE) {   /* TF1: identity */
-    bool same = a->type == b->type && ((tf_tensor *)a)->graph == ((tf_tensor *)b)->graph &&
+    bool same = Py_TYPE(a) == Py_TYPE(b) && ((tf_tensor *)a)->graph == ((tf_tensor *)b)->graph &&
                 ((tf_tensor *)a)->id == ((tf_tensor *)b)->id &&
                 ((tf_tensor *)a)->index == ((tf_tensor *)b)->index;
     return sh_bool(op == SH_EQ ? same : !same);
@@ -523,10 +523,14 @@ sh_obj *tf_raise_status(const rt_status *st) {
   if (st->code == RT_TYPE_ERROR) return sh_raise(sh_TypeError, "%s", st->msg);
   if (st->code == RT_LOOKUP_ERROR) return sh_raise(sh_LookupError, "%s", st->msg);
   if (st->code > 0 && st->code < RT_CODE_COUNT && error_classes[st->code]) {
-    sh_raise(error_classes[st->code], "%s", st->msg);
-    /* TF1's OpError attributes: message, error_code (node_def/op: None here) */
-    sh_obj *e = sh_err_get();
+    /* TF1's constructor, OpError(node_def, op, message) (the prelude's), and its
+     * attributes: message, error_code (node_def/op: None here) */
+    sh_obj *msg = PyUnicode_DecodeUTF8(st->msg, (Py_ssize_t)strlen(st->msg), "replace");
+    sh_obj *args[3] = {SH_NONE, SH_NONE, msg};
+    sh_obj *e = msg ? sh_call((sh_obj *)error_classes[st->code], 3, args, NULL) : NULL;
+    sh_decref(msg);
     if (e) {
+      PyErr_SetObject((sh_obj *)error_classes[st->code], e);
       sh_obj *m = sh_str(st->msg), *c = sh_int(st->code);
       sh_setattr(e, "message", m);
       sh_setattr(e, "error_code", c);
@@ -534,6 +538,7 @@ sh_obj *tf_raise_status(const rt_status *st) {
       sh_setattr(e, "op", SH_NONE);
       sh_decref(m);
       sh_decref(c);
+      sh_decref(e);
     }
     return NULL;
   }
@@ -554,7 +559,7 @@ int tf_shape_from_obj(sh_obj *o, rt_shape *s) {
     *s = rt_shape_unknown();
     return 0;
   }
-  if (o->type == &tf_shape_type) {
+  if (Py_TYPE(o) == (PyTypeObject *)&tf_shape_type) {
     *s = ((tf_shape *)o)->s;
     return 0;
   }
@@ -591,11 +596,11 @@ int tf_shape_from_obj(sh_obj *o, rt_shape *s) {
 /* ---- converting Python values -------------------------------------------------------- */
 
 bool tf_is_tensorlike(sh_obj *x) {
-  return x->type == &tf_tensor_type || tf_variable_check(x);
+  return Py_TYPE(x) == (PyTypeObject *)&tf_tensor_type || tf_variable_check(x);
 }
 
 rt_dtype tf_dtype_hint(sh_obj *x) {
-  if (x->type == &tf_tensor_type) {
+  if (Py_TYPE(x) == (PyTypeObject *)&tf_tensor_type) {
     tf_tensor *t = (tf_tensor *)x;
     return tf_tensor_node(t)->out_types[t->index];
   }
@@ -628,9 +633,9 @@ static rt_dtype nested_dtype(sh_obj *x, int depth, bool *any) {
     *any = true;
     return tf_dtype_hint(x);
   }
-  if ((x->type != &sh_list_type && x->type != &sh_tuple_type) || depth > RT_MAX_DIMS) return RT_INVALID;
-  int64_t n = x->type == &sh_list_type ? SH_LIST_N(x) : SH_TUPLE_N(x);
-  sh_obj **items = x->type == &sh_list_type ? SH_LIST_ITEMS(x) : SH_TUPLE_ITEMS(x);
+  if ((Py_TYPE(x) != (PyTypeObject *)&sh_list_type && Py_TYPE(x) != (PyTypeObject *)&sh_tuple_type) || depth > RT_MAX_DIMS) return RT_INVALID;
+  int64_t n = Py_TYPE(x) == (PyTypeObject *)&sh_list_type ? SH_LIST_N(x) : SH_TUPLE_N(x);
+  sh_obj **items = Py_TYPE(x) == (PyTypeObject *)&sh_list_type ? SH_LIST_ITEMS(x) : SH_TUPLE_ITEMS(x);
   rt_dtype t = RT_INVALID;
   for (int64_t i = 0; i < n; i++) {
     bool a = false;
@@ -642,7 +647,7 @@ static rt_dtype nested_dtype(sh_obj *x, int depth, bool *any) {
 }
 
 sh_obj *tf_convert(sh_obj *x, rt_dtype hint) {
-  if (x->type == &tf_tensor_type) {
+  if (Py_TYPE(x) == (PyTypeObject *)&tf_tensor_type) {
     rt_dtype t = tf_dtype_hint(x);
     if (hint != RT_INVALID && t != hint) {
       char name[400];
@@ -657,9 +662,9 @@ sh_obj *tf_convert(sh_obj *x, rt_dtype hint) {
     sh_decref(r);
     return c;
   }
-  if (x->type == &tf_op_type)
+  if (Py_TYPE(x) == (PyTypeObject *)&tf_op_type)
     return sh_raise(sh_TypeError, "Can not convert a Operation into a Tensor.");
-  if (x->type->flags & SH_TF_INSTANCE) {   /* a class of the language that is a tensor (PartitionedVariable) */
+  if (sh_is_py_instance(x)) {   /* a class of the language that is a tensor (PartitionedVariable) */
     sh_obj *conv = sh_getattr_opt(x, "_tfsh_as_tensor");
     if (conv) {
       sh_obj *t = sh_call(conv, 0, NULL, NULL);
@@ -672,9 +677,9 @@ sh_obj *tf_convert(sh_obj *x, rt_dtype hint) {
   }
   if (check_lossless(x, hint) < 0) return NULL;
   /* A list holding tensors packs them (TF1's auto-packing). */
-  if (x->type == &sh_list_type || x->type == &sh_tuple_type) {
-    int64_t n = x->type == &sh_list_type ? SH_LIST_N(x) : SH_TUPLE_N(x);
-    sh_obj **items = x->type == &sh_list_type ? SH_LIST_ITEMS(x) : SH_TUPLE_ITEMS(x);
+  if (Py_TYPE(x) == (PyTypeObject *)&sh_list_type || Py_TYPE(x) == (PyTypeObject *)&sh_tuple_type) {
+    int64_t n = Py_TYPE(x) == (PyTypeObject *)&sh_list_type ? SH_LIST_N(x) : SH_TUPLE_N(x);
+    sh_obj **items = Py_TYPE(x) == (PyTypeObject *)&sh_list_type ? SH_LIST_ITEMS(x) : SH_TUPLE_ITEMS(x);
     bool any = false;
     rt_dtype t = nested_dtype(x, 0, &any);
     if (hint != RT_INVALID) t = hint;
@@ -743,7 +748,7 @@ int tf_node_input(rt_node *n, sh_obj *x, rt_dtype hint) {
     t = tf_variable_read(x);
     snprintf(g->scope, sizeof g->scope, "%s", saved);
   }
-  else if (x->type == &tf_tensor_type)
+  else if (Py_TYPE(x) == (PyTypeObject *)&tf_tensor_type)
     t = sh_incref(x);
   else
     t = tf_convert(x, hint);
@@ -765,7 +770,7 @@ int tf_node_input(rt_node *n, sh_obj *x, rt_dtype hint) {
     sh_obj *r = tf_cf_call(g, t, n->name, input_is_ref(n, n->n_inputs) &&
                            tf_tensor_node(tt)->out_types[tt->index] != RT_RESOURCE);
     sh_decref(t);
-    if (!r || r->type != &tf_tensor_type) {
+    if (!r || Py_TYPE(r) != (PyTypeObject *)&tf_tensor_type) {
       if (r) sh_raise(sh_TypeError, "control-flow context hook must return a Tensor");
       sh_decref(r);
       rt_node_free(n);
@@ -909,7 +914,9 @@ static void ctx_destroy(sh_obj *self) {
 
 static sh_obj *list_pop(sh_obj *l) {
   if (SH_LIST_N(l) == 0) return NULL;
-  sh_obj *o = SH_LIST_ITEMS(l)[--SH_LIST_N(l)];
+  int64_t n = SH_LIST_N(l);
+  sh_obj *o = sh_incref(SH_LIST_ITEMS(l)[n - 1]);
+  PyList_SetSlice(l, n - 1, n, NULL);
   return o;
 }
 
@@ -995,8 +1002,8 @@ static sh_obj *op_names(sh_obj *items) {
   for (sh_obj *x; (x = sh_next(it));) {
     sh_obj *t = tf_variable_check(x) ? tf_variable_control(x) : x;
     const char *name = NULL;
-    if (t->type == &tf_op_type) name = tf_op_node((tf_op *)t)->name;
-    else if (t->type == &tf_tensor_type) name = tf_tensor_node((tf_tensor *)t)->name;
+    if (Py_TYPE(t) == (PyTypeObject *)&tf_op_type) name = tf_op_node((tf_op *)t)->name;
+    else if (Py_TYPE(t) == (PyTypeObject *)&tf_tensor_type) name = tf_tensor_node((tf_tensor *)t)->name;
     if (!name) {
       sh_decref(x);
       sh_decref(it);

@@ -206,14 +206,17 @@ static rt_tensor *array_arg(sh_obj *o, const char *fname, const char *what) {
     sh_raise(sh_TypeError, "%s: %s must be a numpy array, not %s", fname, what, sh_type_name(o));
     return NULL;
   }
-  return ((np_array *)o)->t;
+  return np_tensor_of(o);
 }
+/* array_arg's tensors are held for the scope of the variable: __attribute__((cleanup)). */
+static void unref_p(rt_tensor **t) { rt_tensor_unref(*t); }
+#define SCOPED __attribute__((cleanup(unref_p)))
 
 /* _one_hot_np(labels, depth) -> float32 [n, depth] */
 static sh_obj *f_one_hot(sh_obj *self, int argc, sh_obj **argv, sh_obj *kw) {
   sh_obj *lab, *depth_o;
   if (sh_parse_args("_one_hot_np", argc, argv, kw, "labels depth", &lab, &depth_o) < 0) return NULL;
-  rt_tensor *l = array_arg(lab, "_one_hot_np", "labels");
+  SCOPED rt_tensor *l = array_arg(lab, "_one_hot_np", "labels");
   int64_t depth;
   if (!l || sh_as_int(depth_o, &depth) < 0) return NULL;
   int64_t n = rt_tensor_numel(l);
@@ -266,9 +269,9 @@ static sh_obj *f_take(sh_obj *self, int argc, sh_obj **argv, sh_obj *kw) {
   sh_obj *arr_o, *idx_o, *start_o, *stop_o;
   if (sh_parse_args("_data_take", argc, argv, kw, "arr idx start stop", &arr_o, &idx_o, &start_o, &stop_o) < 0)
     return NULL;
-  rt_tensor *a = array_arg(arr_o, "_data_take", "arr");
+  SCOPED rt_tensor *a = array_arg(arr_o, "_data_take", "arr");
   if (!a) return NULL;
-  rt_tensor *idx = NULL;
+  SCOPED rt_tensor *idx = NULL;
   if (idx_o != SH_NONE && !(idx = array_arg(idx_o, "_data_take", "idx"))) return NULL;
   int64_t start, stop;
   if (sh_as_int(start_o, &start) < 0 || sh_as_int(stop_o, &stop) < 0) return NULL;
@@ -302,7 +305,8 @@ static sh_obj *f_take(sh_obj *self, int argc, sh_obj **argv, sh_obj *kw) {
 static sh_obj *f_concat(sh_obj *self, int argc, sh_obj **argv, sh_obj *kw) {
   sh_obj *ao, *bo;
   if (sh_parse_args("_data_concat", argc, argv, kw, "a b", &ao, &bo) < 0) return NULL;
-  rt_tensor *a = array_arg(ao, "_data_concat", "a"), *b = a ? array_arg(bo, "_data_concat", "b") : NULL;
+  SCOPED rt_tensor *a = array_arg(ao, "_data_concat", "a");
+  SCOPED rt_tensor *b = a ? array_arg(bo, "_data_concat", "b") : NULL;
   if (!a || !b) return NULL;
   bool same = a->dtype == b->dtype && a->shape.ndims == b->shape.ndims && a->shape.ndims >= 1 &&
               a->dtype != RT_STRING;
@@ -390,18 +394,15 @@ static sh_obj *f_graph_size(sh_obj *self, int argc, sh_obj **argv, sh_obj *kw) {
 static sh_obj *f_ctx_enter(sh_obj *self, int argc, sh_obj **argv, sh_obj *kw) {
   sh_obj *m;
   if (sh_parse_args("_ctx_enter", argc, argv, kw, "mgr", &m) < 0) return NULL;
-  for (sh_type *t = m->type; t; t = t->base)
-    if (t->enter) return t->enter(m);
-  return sh_raise(sh_TypeError, "'%s' object does not support the context manager protocol", sh_type_name(m));
+  return sh_call_method(m, "__enter__", 0, NULL, NULL);
 }
 static sh_obj *f_ctx_exit(sh_obj *self, int argc, sh_obj **argv, sh_obj *kw) {
   sh_obj *m;
   if (sh_parse_args("_ctx_exit", argc, argv, kw, "mgr", &m) < 0) return NULL;
-  for (sh_type *t = m->type; t; t = t->base)
-    if (t->exit) {
-      if (t->exit(m, NULL) < 0) return NULL;
-      break;
-    }
+  sh_obj *none3[3] = {SH_NONE, SH_NONE, SH_NONE};
+  sh_obj *r = sh_call_method(m, "__exit__", 3, none3, NULL);
+  if (!r) return NULL;
+  sh_decref(r);
   return sh_none();
 }
 

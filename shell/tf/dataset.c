@@ -6,6 +6,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 
+#include <string.h>
+
 #include "ops/ops.h"
 #include "runtime/op.h"
 #include "shell/tf/tf.h"
@@ -42,7 +44,7 @@ static int hook_next(int64_t id, int n, rt_tensor **out, rt_status *st) {
     if (it && !r) rc = exc_status(st);
     else rc = rt_error(st, RT_FAILED_PRECONDITION, "GetNext() failed because the iterator has not been initialized. "
                   "Ensure that you have run the initializer operation for this iterator before getting the next element.");
-  } else if (r->type != &sh_tuple_type || SH_TUPLE_N(r) != n) {
+  } else if (Py_TYPE(r) != (PyTypeObject *)&sh_tuple_type || SH_TUPLE_N(r) != n) {
     rc = rt_error(st, RT_INTERNAL, "tf.data: an element of the wrong structure");
   } else {
     for (int i = 0; i < n && !rc; i++) {
@@ -114,7 +116,7 @@ static int hook_pyfunc(int64_t id, const char *node, int n_in, rt_tensor **in, i
   }
   sh_obj *list = NULL;
   if (!rc) {
-    bool seq = r->type == &sh_list_type || r->type == &sh_tuple_type;
+    bool seq = Py_TYPE(r) == (PyTypeObject *)&sh_list_type || Py_TYPE(r) == (PyTypeObject *)&sh_tuple_type;
     list = seq ? sh_sequence_to_tuple(r) : NULL;
     int64_t got = list ? SH_TUPLE_N(list) : (r == SH_NONE ? 0 : 1);
     if (got != n_out)
@@ -124,9 +126,15 @@ static int hook_pyfunc(int64_t id, const char *node, int n_in, rt_tensor **in, i
   for (int i = 0; !rc && i < n_out; i++) {
     sh_obj *v = list ? SH_TUPLE_ITEMS(list)[i] : r;
     rt_dtype want = types ? types[i] : RT_INVALID;
-    if (v->type == &np_array_type && want != RT_INVALID && ((np_array *)v)->t->dtype != want) {
+    rt_dtype vt = RT_INVALID;
+    if (np_check(v) && !strcmp(Py_TYPE(v)->tp_name, "numpy.ndarray")) {   /* scalars are cast */
+      sh_obj *dt = sh_getattr_opt(v, "dtype");
+      vt = dt ? np_dtype_of(dt) : RT_INVALID;
+      sh_decref(dt);
+    }
+    if (vt != RT_INVALID && want != RT_INVALID && vt != want) {
       rc = rt_error(st, RT_INVALID_ARGUMENT, "%d-th value returned by pyfunc_%lld is %s, but expects %s", i, (long long)id,
-                    tf_type_word(((np_array *)v)->t->dtype), tf_type_word(want));
+                    tf_type_word(vt), tf_type_word(want));
       break;
     }
     rt_tensor *t = np_to_tensor(v, want, true);
@@ -185,5 +193,5 @@ int tf_dataset_add(sh_obj *tf) {
   op_set_host_iterator(hook_next, hook_init);
   op_set_host_pyfunc(hook_pyfunc);
   sh_module_add_funcs(tf, dataset_funcs);
-  return sh_exec_string(dataset_src, "<tensorflow.data>", ((sh_module_obj *)tf)->dict);
+  return sh_exec_string(dataset_src, "<tensorflow.data>", sh_module_dict(tf));
 }

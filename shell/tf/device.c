@@ -155,7 +155,7 @@ sh_obj *tf_replica_device_setter(sh_obj *self, int argc, sh_obj **argv, sh_obj *
     for (size_t i = 0; i < sizeof dflt / sizeof *dflt; i++) sh_list_append_steal(r->ps_ops, sh_str(dflt[i]));
   }
   if (strategy && strategy != SH_NONE) {
-    if (strategy->type == &tf_greedy_type)
+    if (Py_TYPE(strategy) == (PyTypeObject *)&tf_greedy_type)
       r->greedy = true;
     else
       r->strategy = sh_incref(strategy);
@@ -183,7 +183,7 @@ int tf_apply_device_stack(tf_graph *g, int id) {
         return -1;
       }
       rt_devname_fill(&cur, &spec);
-    } else if (e->type == &tf_rds_type) {
+    } else if (Py_TYPE(e) == (PyTypeObject *)&tf_rds_type) {
       if (rds_apply((tf_rds *)e, g, id, &cur, reason, sizeof reason) < 0) return -1;
       from_fn = true;
     } else {

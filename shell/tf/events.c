@@ -18,7 +18,7 @@
 #include "base/alloc.h"
 #include "runtime/graph.h"
 #include "runtime/records.h"
-#include "shell/lang/lang.h"
+#include "shell/py/lang.h"
 #include "shell/tf/tf.h"
 
 /* ---- event files ------------------------------------------------------------------------ */

@@ -10,7 +10,7 @@
 #include "runtime/bundle.h"
 #include "runtime/graphdef.h"
 #include "runtime/op.h"
-#include "shell/lang/lang.h"
+#include "shell/py/lang.h"
 #include "shell/tf/tf.h"
 
 /* ---- checkpoints ------------------------------------------------------------------------- */
@@ -73,7 +73,7 @@ static sh_obj *f_ckpt_tensor(sh_obj *self, int argc, sh_obj **argv, sh_obj *kw) 
 
 static tf_graph *graph_arg(sh_obj *g) {
   if (!g || g == SH_NONE) return tf_default_graph();
-  if (g->type != &tf_graph_type) {
+  if (Py_TYPE(g) != (PyTypeObject *)&tf_graph_type) {
     sh_raise(sh_TypeError, "expected a tf.Graph, got %s", sh_type_name(g));
     return NULL;
   }
@@ -405,7 +405,7 @@ static const char partitioned_src[] =
 
 int tf_files_add(sh_obj *tf) {
   sh_module_add_funcs(tf, files_funcs);
-  sh_obj *dict = ((sh_module_obj *)tf)->dict;
+  sh_obj *dict = sh_module_dict(tf);
   if (sh_exec_string(files_src, "<tensorflow.files>", dict) < 0) return -1;
   sh_module_add_funcs(tf, partitioned_funcs);
   return sh_exec_string(partitioned_src, "<tensorflow.partitioned>", dict);

@@ -30,7 +30,7 @@ int tf_keras_add(sh_obj *tf) {
                      "The session of the innermost `with sess.as_default()` (or `with tf.Session()`), or None.");
   sh_obj *keras = sh_module_new("tensorflow.keras");
   keras_impl = sh_module_new("tensorflow.python.keras");
-  sh_obj *dict = ((sh_module_obj *)keras_impl)->dict;
+  sh_obj *dict = sh_module_dict(keras_impl);
   sh_dict_set_str(dict, "tf", tf);
   sh_dict_set_str(dict, "keras", keras);
   for (size_t i = 0; i < sizeof subs / sizeof *subs; i++) {

@@ -8,7 +8,7 @@
 
 #include "base/alloc.h"
 #include "runtime/metagraph.h"
-#include "shell/lang/lang.h"
+#include "shell/py/lang.h"
 #include "shell/tf/tf.h"
 
 static void set_steal(sh_obj *d, const char *k, sh_obj *v) {
@@ -54,6 +54,7 @@ static sh_obj *f_metagraph_parse(sh_obj *self, int argc, sh_obj **argv, sh_obj *
     for (int j = 0; j < c->n; j++)
       sh_list_append_steal(vals, c->kind == RT_MG_INT64 ? sh_int(c->i[j])
                                  : c->kind == RT_MG_FLOAT ? sh_float(c->f[j])
+                                 : c->kind == RT_MG_BYTES ? sh_bytes(c->v[j], c->len[j])
                                                           : sh_strn(c->v[j], c->len[j]));
     sh_obj *t = sh_tuple_new(3);
     SH_TUPLE_ITEMS(t)[0] = sh_str(c->key);
@@ -216,7 +217,7 @@ static sh_obj *f_variable_over(sh_obj *self, int argc, sh_obj **argv, sh_obj *kw
   if (sh_parse_args("_variable_over", argc, argv, kw, "ref value initializer initial_value trainable |is_resource", &ref,
                     &value, &init, &initial, &tr, &res) < 0)
     return NULL;
-  if (ref->type != &tf_tensor_type || value->type != &tf_tensor_type)
+  if (Py_TYPE(ref) != (PyTypeObject *)&tf_tensor_type || Py_TYPE(value) != (PyTypeObject *)&tf_tensor_type)
     return sh_raise(sh_TypeError, "_variable_over: ref and value must be tensors");
   return tf_variable_over(ref, value, init, initial, sh_truth(tr) > 0, res && sh_truth(res) > 0);
 }
@@ -236,5 +237,5 @@ static const char metagraph_src[] =
 
 int tf_metagraph_add(sh_obj *tf) {
   sh_module_add_funcs(tf, metagraph_funcs);
-  return sh_exec_string(metagraph_src, "<tensorflow.metagraph>", ((sh_module_obj *)tf)->dict);
+  return sh_exec_string(metagraph_src, "<tensorflow.metagraph>", sh_module_dict(tf));
 }

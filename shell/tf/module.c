@@ -9,7 +9,7 @@
 #include "base/alloc.h"
 #include "ops/ops.h"
 #include "runtime/op.h"
-#include "shell/lang/lang.h"
+#include "shell/py/lang.h"
 #include "shell/tf/tf.h"
 
 
@@ -209,10 +209,10 @@ static sh_obj *f_make_node(sh_obj *self, int argc, sh_obj **argv, sh_obj *kw) {
     for (int64_t pos = 0; sh_dict_next(attrs, &pos, &k, &v);) {
       const char *key = sh_str_cstr(k);
       rt_dtype t;
-      if (v->type == &tf_dtype_type || v->type == &np_dtype_type) {
+      if (Py_TYPE(v) == &tf_dtype_type || (!PyType_Check(v) && !np_check(v) && PyObject_HasAttrString(v, "kind") && PyObject_HasAttrString(v, "char"))) {
         t = np_dtype_of(v);
         rt_node_set_type(n, key, t);
-      } else if (v->type == &sh_bool_type) {
+      } else if (PyBool_Check(v)) {
         rt_node_set_bool(n, key, v == sh_true);
       } else if (sh_is_int(v)) {
         rt_node_set_int(n, key, sh_int_value(v));
@@ -220,9 +220,9 @@ static sh_obj *f_make_node(sh_obj *self, int argc, sh_obj **argv, sh_obj *kw) {
         rt_node_set_float(n, key, sh_float_value(v));
       } else if (sh_is_str(v)) {
         rt_node_set_string(n, key, sh_str_cstr(v));
-      } else if ((v->type == &sh_list_type || v->type == &sh_tuple_type) && attr_is_shape(ops, key)) {
+      } else if ((Py_TYPE(v) == (PyTypeObject *)&sh_list_type || Py_TYPE(v) == (PyTypeObject *)&sh_tuple_type) && attr_is_shape(ops, key)) {
         if (set_shape_attr(n, key, v) < 0) { rt_node_free(n); return NULL; }
-      } else if (v->type == &sh_list_type || v->type == &sh_tuple_type) {
+      } else if (Py_TYPE(v) == (PyTypeObject *)&sh_list_type || Py_TYPE(v) == (PyTypeObject *)&sh_tuple_type) {
         sh_obj *tup = sh_sequence_to_tuple(v);
         int64_t cnt = SH_TUPLE_N(tup);
         bool strs = cnt > 0 && sh_is_str(SH_TUPLE_ITEMS(tup)[0]);
@@ -238,7 +238,10 @@ static sh_obj *f_make_node(sh_obj *self, int argc, sh_obj **argv, sh_obj *kw) {
         }
         sh_decref(tup);
       } else if (np_check(v)) {
-        rt_node_set_tensor(n, key, ((np_array *)v)->t);
+        rt_tensor *t = np_tensor_of(v);
+        if (!t) { rt_node_free(n); return NULL; }
+        rt_node_set_tensor(n, key, t);
+        rt_tensor_unref(t);
       }
     }
   }
@@ -255,8 +258,8 @@ static sh_obj *f_make_node(sh_obj *self, int argc, sh_obj **argv, sh_obj *kw) {
     sh_obj *it = sh_iter(controls);
     for (sh_obj *c; it && (c = sh_next(it));) {
       sh_obj *o = tf_variable_check(c) ? tf_variable_ref(c) : c;
-      if (o->type == &tf_op_type) rt_node_add_control(n, tf_op_node((tf_op *)o)->name);
-      else if (o->type == &tf_tensor_type) rt_node_add_control(n, tf_tensor_node((tf_tensor *)o)->name);
+      if (Py_TYPE(o) == (PyTypeObject *)&tf_op_type) rt_node_add_control(n, tf_op_node((tf_op *)o)->name);
+      else if (Py_TYPE(o) == (PyTypeObject *)&tf_tensor_type) rt_node_add_control(n, tf_tensor_node((tf_tensor *)o)->name);
       sh_decref(c);
     }
     sh_decref(it);
@@ -375,8 +378,7 @@ static sh_obj *f_resource_enabled(sh_obj *self, int argc, sh_obj **argv, sh_obj 
 
 static sh_obj *tf_init(void) {
   op_register_all();
-  sh_obj *np = sh_import("numpy");   /* the prelude uses it */
-  sh_decref(np);
+  if (np_init() < 0) return NULL;    /* numpy's C API; the prelude uses numpy too */
   sh_obj *tf = sh_module_new("tensorflow");
   sh_module_add(tf, "__version__", sh_str("1.15.5"));
   sh_module_add(tf, "VERSION", sh_str("1.15.5"));
@@ -404,7 +406,7 @@ static sh_obj *tf_init(void) {
   tf_data_add(tf);
   tf_events_add(tf);
   tf_resolver_add(tf);
-  sh_obj *dict = ((sh_module_obj *)tf)->dict;
+  sh_obj *dict = sh_module_dict(tf);
   if (sh_exec_string(prelude_src, "<tensorflow>", dict) < 0 ||
       sh_exec_string(train_src, "<tensorflow.train>", dict) < 0 ||
       sh_exec_string(control_flow_src, "<tensorflow.control_flow>", dict) < 0 ||
@@ -428,13 +430,12 @@ static sh_obj *tf_init(void) {
   return tf;
 }
 
-static sh_obj *np_init(void) { return np_module_init(); }
 
 /* tensorflow.examples.tutorials.mnist.mnist: the fully_connected_feed tutorial's model
  * module, imported on first use (it imports tensorflow itself). */
 static sh_obj *mnist_tutorial_init(void) {
   sh_obj *m = sh_module_new("tensorflow.examples.tutorials.mnist.mnist");
-  if (sh_exec_string(mnist_tutorial_src, "<tensorflow.examples.tutorials.mnist.mnist>", ((sh_module_obj *)m)->dict) < 0) {
+  if (sh_exec_string(mnist_tutorial_src, "<tensorflow.examples.tutorials.mnist.mnist>", sh_module_dict(m)) < 0) {
     sh_decref(m);
     return NULL;
   }
@@ -442,7 +443,6 @@ static sh_obj *mnist_tutorial_init(void) {
 }
 
 void tf_register_modules(void) {
-  sh_register_module("numpy", np_init);
   sh_register_module("tensorflow", tf_init);
   tf_pbobj_register_modules();   /* google.protobuf.text_format */
   sh_register_module("tensorflow.examples.tutorials.mnist.mnist", mnist_tutorial_init);

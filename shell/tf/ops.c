@@ -193,7 +193,7 @@ static sh_obj *build(const char *fname, const char *op, bound *b, sh_obj *name, 
       if (!b->val[i] || strcmp(b->op[i], arg->name)) continue;
       sh_obj *v = b->val[i];
       rt_dtype t = RT_INVALID;
-      if (arg->number_attr[0] && (v->type == &sh_list_type || v->type == &sh_tuple_type)) {
+      if (arg->number_attr[0] && (Py_TYPE(v) == (PyTypeObject *)&sh_list_type || Py_TYPE(v) == (PyTypeObject *)&sh_tuple_type)) {
         sh_obj *seq = sh_sequence_to_tuple(v);
         for (int64_t j = 0; seq && j < SH_TUPLE_N(seq) && t == RT_INVALID; j++) t = tf_dtype_hint(SH_TUPLE_ITEMS(seq)[j]);
         sh_decref(seq);
@@ -572,9 +572,9 @@ static int add_controls_from(rt_node *n, sh_obj *items) {
   if (!it) return -1;
   for (sh_obj *x; (x = sh_next(it));) {
     sh_obj *o = tf_variable_check(x) ? tf_variable_control(x) : x;
-    if (o->type == &tf_op_type) rt_node_add_control(n, tf_op_node((tf_op *)o)->name);
-    else if (o->type == &tf_tensor_type) rt_node_add_control(n, tf_tensor_node((tf_tensor *)o)->name);
-    else if (o->type == &sh_list_type || o->type == &sh_tuple_type) {
+    if (Py_TYPE(o) == (PyTypeObject *)&tf_op_type) rt_node_add_control(n, tf_op_node((tf_op *)o)->name);
+    else if (Py_TYPE(o) == (PyTypeObject *)&tf_tensor_type) rt_node_add_control(n, tf_tensor_node((tf_tensor *)o)->name);
+    else if (Py_TYPE(o) == (PyTypeObject *)&sh_list_type || Py_TYPE(o) == (PyTypeObject *)&sh_tuple_type) {
       if (add_controls_from(n, o) < 0) { sh_decref(x); sh_decref(it); return -1; }
     } else if (o != SH_NONE) {
       sh_raise(sh_TypeError, "Expected tf.group() expected Tensor arguments not '%s' with type '%s'",
@@ -1037,7 +1037,7 @@ static bool dynamic_index(sh_obj *items) {
   for (int64_t i = 0; i < SH_TUPLE_N(items); i++) {
     sh_obj *k = SH_TUPLE_ITEMS(items)[i];
     if (tf_is_tensorlike(k)) return true;
-    if (k->type == &sh_slice_type) {
+    if (Py_TYPE(k) == (PyTypeObject *)&sh_slice_type) {
       sh_slice_obj *s = (sh_slice_obj *)k;
       if ((s->start && tf_is_tensorlike(s->start)) || (s->stop && tf_is_tensorlike(s->stop)) ||
           (s->step && tf_is_tensorlike(s->step)))
@@ -1049,7 +1049,7 @@ static bool dynamic_index(sh_obj *items) {
 
 /* tensor[...]: StridedSlice with TF1's masks (indices that are tensors: prelude's _getitem_dynamic). */
 sh_obj *tf_getitem(sh_obj *t, sh_obj *key) {
-  sh_obj *items = key->type == &sh_tuple_type ? sh_incref(key) : sh_tuple_of(1, sh_incref(key));
+  sh_obj *items = Py_TYPE(key) == (PyTypeObject *)&sh_tuple_type ? sh_incref(key) : sh_tuple_of(1, sh_incref(key));
   int64_t n = SH_TUPLE_N(items);
   if (dynamic_index(items)) {
     sh_decref(items);
@@ -1068,11 +1068,11 @@ sh_obj *tf_getitem(sh_obj *t, sh_obj *key) {
     sh_obj *k = SH_TUPLE_ITEMS(items)[i];
     begin[i] = end[i] = 0;
     strides[i] = 1;
-    if (sh_is_int(k) || (np_is_scalar(k) && rt_dtype_is_int(((np_array *)k)->t->dtype))) {   /* t[i], i fetched */
+    if (sh_is_int(k) && !PyBool_Check(k)) {   /* t[i], i fetched */
       if (sh_as_int(k, &begin[i]) < 0) goto bad;
       end[i] = begin[i] + 1;
       shrink |= 1 << i;
-    } else if (k->type == &sh_slice_type) {
+    } else if (Py_TYPE(k) == (PyTypeObject *)&sh_slice_type) {
       sh_slice_obj *s = (sh_slice_obj *)k;
       if (s->start == SH_NONE || !s->start) bm |= 1 << i;
       else if (sh_as_int(s->start, &begin[i]) < 0) goto bad;

@@ -17,7 +17,7 @@
 #include "base/alloc.h"
 #include "runtime/pbmsg.h"
 #include "runtime/records.h"
-#include "shell/lang/lang.h"
+#include "shell/py/lang.h"
 #include "shell/tf/tf.h"
 
 typedef struct pb_obj {
@@ -124,11 +124,21 @@ bool tf_bytes_of(sh_obj *o, const char **p, size_t *n) {
     *n = (size_t)sh_bytes_len(o);
     return true;
   }
-  if (np_check(o) && ((np_array *)o)->t->dtype == RT_STRING && rt_tensor_numel(((np_array *)o)->t) == 1) {
-    const rt_str *s = rt_tensor_data(((np_array *)o)->t);
-    *p = s->ptr ? s->ptr : "";
-    *n = s->len;
-    return true;
+  if (np_check(o)) {   /* a 1-element array of bytes: its element, held until the next call */
+    static sh_obj *last;
+    sh_obj *size = sh_getattr_opt(o, "size");
+    bool one = size && sh_is_int(size) && sh_int_value(size) == 1;
+    sh_decref(size);
+    sh_obj *e = one ? sh_call_method(o, "item", 0, NULL, NULL) : NULL;
+    if (!e) PyErr_Clear();
+    if (e && sh_is_bytes(e)) {
+      sh_decref(last);
+      last = e;
+      *p = sh_bytes_data(e);
+      *n = (size_t)sh_bytes_len(e);
+      return true;
+    }
+    sh_decref(e);
   }
   return false;
 }
@@ -213,11 +223,11 @@ static int put_value(ProtobufCMessage *m, const ProtobufCFieldDescriptor *f, sh_
 
 /* A field's value from a message object, a dict, or an attribute (NULL: not there). */
 static sh_obj *field_of(sh_obj *o, const char *name) {
-  if (o->type == &pb_type) {
+  if (Py_TYPE(o) == (PyTypeObject *)&pb_type) {
     sh_obj *v = sh_dict_get_str(((pb_obj *)o)->vals, name);
     return v ? sh_incref(v) : NULL;
   }
-  if (o->type == &sh_dict_type) {
+  if (Py_TYPE(o) == (PyTypeObject *)&sh_dict_type) {
     sh_obj *v = sh_dict_get_str(o, name);
     return v ? sh_incref(v) : NULL;
   }
@@ -236,7 +246,7 @@ static ProtobufCMessage *to_msg(const ProtobufCMessageDescriptor *d, sh_obj *o, 
     if (!m) sh_raise(sh_ValueError, "not a valid %s (%zu bytes)", d->name, bn);
     return m;
   }
-  if (depth > 0 && o->type != &pb_type && o->type != &sh_dict_type) {
+  if (depth > 0 && Py_TYPE(o) != (PyTypeObject *)&pb_type && Py_TYPE(o) != (PyTypeObject *)&sh_dict_type) {
     /* a message of another kind (tf.GraphDef) inside this one: its own bytes (not at the
      * top, where a SerializeToString written with _pb_encode would call itself) */
     sh_obj *ser = sh_getattr_opt(o, "SerializeToString");
@@ -381,7 +391,7 @@ static sh_obj *merge_bytes(pb_obj *o, sh_obj *data, bool clear) {
   sh_obj *k, *v;
   for (int64_t pos = 0; sh_dict_next(((pb_obj *)fresh)->vals, &pos, &k, &v);) {
     sh_obj *old = sh_dict_get(o->vals, k);
-    if (old && old->type == &sh_list_type && v->type == &sh_list_type) {
+    if (old && Py_TYPE(old) == (PyTypeObject *)&sh_list_type && Py_TYPE(v) == (PyTypeObject *)&sh_list_type) {
       for (int64_t i = 0; i < SH_LIST_N(v); i++) sh_list_append(old, SH_LIST_ITEMS(v)[i]);
     } else {
       sh_dict_set(o->vals, k, v);
@@ -413,7 +423,7 @@ static sh_obj *m_hasfield(sh_obj *self, int argc, sh_obj **argv, sh_obj *kw) {
   if (!f || f->label == PROTOBUF_C_LABEL_REPEATED)
     return sh_raise(sh_ValueError, "Protocol message %s has no singular \"%s\" field.", o->d->short_name, s);
   sh_obj *v = sh_dict_get_str(o->vals, s);
-  if (v && f->type == PROTOBUF_C_TYPE_MESSAGE && v->type == &pb_type && !sh_dict_len(((pb_obj *)v)->vals))
+  if (v && f->type == PROTOBUF_C_TYPE_MESSAGE && Py_TYPE(v) == (PyTypeObject *)&pb_type && !sh_dict_len(((pb_obj *)v)->vals))
     return sh_bool(false);   /* only read, never set */
   return sh_bool(v != NULL);
 }
@@ -426,7 +436,7 @@ static sh_obj *m_whichoneof(sh_obj *self, int argc, sh_obj **argv, sh_obj *kw) {
   for (unsigned i = 0; i < o->d->n_fields; i++) {
     const ProtobufCFieldDescriptor *f = &o->d->fields[i];
     sh_obj *v = (f->flags & PROTOBUF_C_FIELD_FLAG_ONEOF) ? sh_dict_get_str(o->vals, f->name) : NULL;
-    if (v && !(f->type == PROTOBUF_C_TYPE_MESSAGE && v->type == &pb_type && !sh_dict_len(((pb_obj *)v)->vals)))
+    if (v && !(f->type == PROTOBUF_C_TYPE_MESSAGE && Py_TYPE(v) == (PyTypeObject *)&pb_type && !sh_dict_len(((pb_obj *)v)->vals)))
       return sh_str(f->name);
   }
   return sh_none();
@@ -465,7 +475,7 @@ static sh_obj *m_copyfrom(sh_obj *self, int argc, sh_obj **argv, sh_obj *kw) {
 static sh_obj *pb_repr(sh_obj *self) { return pb_text(self); }
 
 static sh_obj *pb_compare(int op, sh_obj *a, sh_obj *b) {
-  if ((op != SH_EQ && op != SH_NE) || a->type != &pb_type || b->type != &pb_type) return sh_incref(SH_NOTIMPL);
+  if ((op != SH_EQ && op != SH_NE) || Py_TYPE(a) != (PyTypeObject *)&pb_type || Py_TYPE(b) != (PyTypeObject *)&pb_type) return sh_incref(SH_NOTIMPL);
   sh_obj *x = m_serialize(a, 0, NULL, NULL), *y = x ? m_serialize(b, 0, NULL, NULL) : NULL;
   if (!y) {
     sh_decref(x);
@@ -642,7 +652,7 @@ static const char pbobj_src[] =
 
 int tf_pbobj_add(sh_obj *tf) {
   sh_module_add_funcs(tf, pbobj_funcs);
-  return sh_exec_string(pbobj_src, "<tensorflow.pbobj>", ((sh_module_obj *)tf)->dict);
+  return sh_exec_string(pbobj_src, "<tensorflow.pbobj>", sh_module_dict(tf));
 }
 
 /* google.protobuf.text_format: built in the tensorflow module (_text_format_module). */

@@ -171,15 +171,16 @@ static sh_obj *f_tfrecord_read(sh_obj *self, int argc, sh_obj **argv, sh_obj *kw
       sh_decref(out);
       return sh_raise(sh_OSError, "%s: corrupted record at %lld", p, (long long)at);
     }
-    sh_bytes_obj *b = (sh_bytes_obj *)sh_bytes(NULL, (size_t)n);
-    if (fread(b->s, 1, (size_t)n, f) != n || fread(foot, 1, 4, f) != 4 ||
-        rt_crc32c_mask(rt_crc32c(b->s, (size_t)n)) != (uint32_t)get_le(foot, 4)) {
+    sh_obj *b = sh_bytes(NULL, (size_t)n);
+    char *bs = b ? sh_bytes_data(b) : NULL;
+    if (!b || fread(bs, 1, (size_t)n, f) != n || fread(foot, 1, 4, f) != 4 ||
+        rt_crc32c_mask(rt_crc32c(bs, (size_t)n)) != (uint32_t)get_le(foot, 4)) {
       fclose(f);
       SH_DECREF(b);
       sh_decref(out);
       return sh_raise(sh_OSError, "%s: corrupted record at %lld", p, (long long)at);
     }
-    sh_list_append_steal(out, &b->head);
+    sh_list_append_steal(out, b);
     at += 16 + (int64_t)n;
   }
   fclose(f);
@@ -211,7 +212,7 @@ static sh_obj *f_example_encode(sh_obj *self, int argc, sh_obj **argv, sh_obj *k
   sh_buf all = {0};
   for (int64_t i = 0; i < SH_LIST_N(l); i++) {
     sh_obj *t = SH_LIST_ITEMS(l)[i];
-    if (t->type != &sh_tuple_type || SH_TUPLE_N(t) != 3) {
+    if (Py_TYPE(t) != (PyTypeObject *)&sh_tuple_type || SH_TUPLE_N(t) != 3) {
       sh_buf_free(&all);
       sh_decref(l);
       return sh_raise(sh_TypeError, "_example_encode: (name, kind, values) tuples");
@@ -303,7 +304,7 @@ static const char array_more_src[] =
 
 int tf_queues_add(sh_obj *tf) {
   sh_module_add_funcs(tf, queue_funcs);
-  sh_obj *d = ((sh_module_obj *)tf)->dict;
+  sh_obj *d = sh_module_dict(tf);
   if (sh_exec_string(queues_src, "<tensorflow.queues>", d) < 0) return -1;
   if (sh_exec_string(strings_src, "<tensorflow.strings>", d) < 0) return -1;
   if (sh_exec_string(lookup_src, "<tensorflow.lookup>", d) < 0) return -1;

@@ -31,11 +31,11 @@ static sh_obj *f_slurm_resolve(sh_obj *self, int argc, sh_obj **argv, sh_obj *kw
   if (sh_parse_args("_slurm_resolve", argc, argv, kw, "environ |jobs port_base gpus_per_node gpus_per_task "
                     "tasks_per_node set_gpus", &env, &jobs, &port_base, &gpn, &gpt, &tpn, &set_gpus) < 0)
     return NULL;
-  if (env->type != &sh_dict_type) return sh_raise(sh_TypeError, "_slurm_resolve: environ must be a dict");
+  if (Py_TYPE(env) != (PyTypeObject *)&sh_dict_type) return sh_raise(sh_TypeError, "_slurm_resolve: environ must be a dict");
   rt_slurm_opts o = {.env = dict_env, .env_arg = env, .tasks_per_node = -1};
   rt_job_counts counts = {0};
   if (jobs && jobs != SH_NONE) {
-    if (jobs->type != &sh_dict_type)
+    if (Py_TYPE(jobs) != (PyTypeObject *)&sh_dict_type)
       return sh_raise(sh_TypeError, "SlurmClusterResolver: jobs must be a dict {job name: number of tasks}");
     sh_obj *k, *v;
     for (int64_t pos = 0; sh_dict_next(jobs, &pos, &k, &v);) {
@@ -53,7 +53,7 @@ static sh_obj *f_slurm_resolve(sh_obj *self, int argc, sh_obj **argv, sh_obj *kw
     return NULL;
   const char **hosts = NULL;
   int *tcounts = NULL;
-  if (tpn && tpn->type == &sh_dict_type) {   /* {host: tasks} */
+  if (tpn && Py_TYPE(tpn) == (PyTypeObject *)&sh_dict_type) {   /* {host: tasks} */
     int64_t n = 0;
     sh_obj *k, *v;
     for (int64_t pos = 0; sh_dict_next(tpn, &pos, &k, &v);) n++;

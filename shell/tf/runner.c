@@ -108,7 +108,7 @@ sh_obj *tf_start_runner(sh_obj *self, int argc, sh_obj **argv, sh_obj *kw) {
   if (sh_parse_args("_start_runner", argc, argv, kw, "session op", &sess, &op) < 0) return NULL;
   tf_graph *g = NULL;
   rt_session *rs = tf_session_rt(sess, &g);
-  if (!rs || op->type != &tf_op_type) return sh_raise(sh_TypeError, "_start_runner(session, operation)");
+  if (!rs || Py_TYPE(op) != (PyTypeObject *)&tf_op_type) return sh_raise(sh_TypeError, "_start_runner(session, operation)");
   tf_runner *r = sh_new(&tf_runner_type);
   /* copy the graph as it is now, node by node (they were validated once already) */
   rt_graph *src = tf_rt(g);

@@ -104,7 +104,7 @@ static sh_obj *fetch_type_error(sh_obj *f) {
 /* An object made of tensors that fetches as a value of its own (tf.SparseTensor ->
  * SparseTensorValue): it has _tf_fetches() and _tf_rebuild(values). */
 static bool is_composite(sh_obj *f) {
-  if (f->type == &sh_list_type || f->type == &sh_tuple_type || f->type == &sh_dict_type || sh_is_str(f)) return false;
+  if (Py_TYPE(f) == (PyTypeObject *)&sh_list_type || Py_TYPE(f) == (PyTypeObject *)&sh_tuple_type || Py_TYPE(f) == (PyTypeObject *)&sh_dict_type || sh_is_str(f)) return false;
   sh_obj *m = sh_getattr_opt(f, "_tf_fetches");
   if (!m) return false;
   sh_decref(m);
@@ -114,7 +114,7 @@ static bool is_composite(sh_obj *f) {
 /* Collect the leaves of a fetch structure. */
 static int collect(tf_session *s, sh_obj *f, plan *p) {
   if (tf_variable_check(f)) f = tf_variable_value(f);
-  if (f->type == &tf_tensor_type) {
+  if (Py_TYPE(f) == (PyTypeObject *)&tf_tensor_type) {
     tf_tensor *t = (tf_tensor *)f;
     char name[400];
     if (t->graph != s->graph) {
@@ -124,7 +124,7 @@ static int collect(tf_session *s, sh_obj *f, plan *p) {
     push(&p->fetch, &p->n_fetch, &p->cap_f, tf_tensor_name(t, name, sizeof name));
     return 0;
   }
-  if (f->type == &tf_op_type) {
+  if (Py_TYPE(f) == (PyTypeObject *)&tf_op_type) {
     tf_op *o = (tf_op *)f;
     if (o->graph != s->graph) {
       sh_raise(sh_ValueError, "Operation %s is not an element of this graph.", tf_op_node(o)->name);
@@ -154,14 +154,14 @@ static int collect(tf_session *s, sh_obj *f, plan *p) {
     }
     return 0;
   }
-  if (f->type == &sh_list_type || f->type == &sh_tuple_type) {
-    int64_t n = f->type == &sh_list_type ? SH_LIST_N(f) : SH_TUPLE_N(f);
+  if (Py_TYPE(f) == (PyTypeObject *)&sh_list_type || Py_TYPE(f) == (PyTypeObject *)&sh_tuple_type) {
+    int64_t n = Py_TYPE(f) == (PyTypeObject *)&sh_list_type ? SH_LIST_N(f) : SH_TUPLE_N(f);
     for (int64_t i = 0; i < n; i++)
-      if (collect(s, f->type == &sh_list_type ? SH_LIST_ITEMS(f)[i] : SH_TUPLE_ITEMS(f)[i], p) < 0)
+      if (collect(s, Py_TYPE(f) == (PyTypeObject *)&sh_list_type ? SH_LIST_ITEMS(f)[i] : SH_TUPLE_ITEMS(f)[i], p) < 0)
         return -1;
     return 0;
   }
-  if (f->type == &sh_dict_type) {
+  if (Py_TYPE(f) == (PyTypeObject *)&sh_dict_type) {
     sh_obj *k, *v;
     for (int64_t pos = 0; sh_dict_next(f, &pos, &k, &v);)
       if (collect(s, v, p) < 0) return -1;
@@ -180,11 +180,11 @@ static int collect(tf_session *s, sh_obj *f, plan *p) {
 /* Rebuild the structure with results. */
 static sh_obj *rebuild(sh_obj *f, rt_tensor **out, int *k) {
   if (tf_variable_check(f)) f = tf_variable_value(f);
-  if (f->type == &tf_tensor_type || (sh_is_str(f) && strchr(sh_str_cstr(f), ':'))) {
+  if (Py_TYPE(f) == (PyTypeObject *)&tf_tensor_type || (sh_is_str(f) && strchr(sh_str_cstr(f), ':'))) {
     rt_tensor *t = out[(*k)++];
     return np_result(rt_tensor_ref(t));
   }
-  if (f->type == &tf_op_type || sh_is_str(f)) return sh_none();
+  if (Py_TYPE(f) == (PyTypeObject *)&tf_op_type || sh_is_str(f)) return sh_none();
   if (is_composite(f)) {   /* parts fetched, then the value made of them */
     sh_obj *parts = sh_call_method(f, "_tf_fetches", 0, NULL, NULL);
     sh_obj *vals = parts ? rebuild(parts, out, k) : NULL;
@@ -193,8 +193,8 @@ static sh_obj *rebuild(sh_obj *f, rt_tensor **out, int *k) {
     sh_decref(vals);
     return r;
   }
-  if (f->type == &sh_list_type || f->type == &sh_tuple_type) {
-    bool list = f->type == &sh_list_type;
+  if (Py_TYPE(f) == (PyTypeObject *)&sh_list_type || Py_TYPE(f) == (PyTypeObject *)&sh_tuple_type) {
+    bool list = Py_TYPE(f) == (PyTypeObject *)&sh_list_type;
     int64_t n = list ? SH_LIST_N(f) : SH_TUPLE_N(f);
     sh_obj *r = list ? sh_list_new(0) : sh_tuple_new(n);
     for (int64_t i = 0; i < n; i++) {
@@ -234,7 +234,7 @@ static void feeds_free(feeds *f) {
 
 static int build_feeds(tf_session *s, sh_obj *fd, feeds *f) {
   if (!fd || fd == SH_NONE) return 0;
-  if (fd->type != &sh_dict_type) {
+  if (Py_TYPE(fd) != (PyTypeObject *)&sh_dict_type) {
     sh_raise(sh_TypeError, "feed_dict must be a dict, not %s", sh_type_name(fd));
     return -1;
   }
@@ -247,7 +247,7 @@ static int build_feeds(tf_session *s, sh_obj *fd, feeds *f) {
     char name[400];
     rt_node *node = NULL;
     int idx = 0;
-    if (key->type == &tf_tensor_type) {
+    if (Py_TYPE(key) == (PyTypeObject *)&tf_tensor_type) {
       tf_tensor *t = (tf_tensor *)key;
       if (t->graph != s->graph) {
         sh_raise(sh_ValueError, "Cannot interpret feed_dict key as Tensor: Tensor %s is not an element of this graph.",
@@ -346,7 +346,7 @@ sh_obj *tf_eval_in_session(sh_obj *fetch, sh_obj *feed_dict, sh_obj *session) {
     return sh_raise(sh_ValueError, "Cannot evaluate tensor using `eval()`: No default session is "
                     "registered. Use `with sess.as_default()` or pass an explicit session to "
                     "`eval(session=sess)`");
-  if (session->type != &tf_session_type) return sh_raise(sh_TypeError, "session must be a tf.Session");
+  if (Py_TYPE(session) != (PyTypeObject *)&tf_session_type) return sh_raise(sh_TypeError, "session must be a tf.Session");
   return session_run((tf_session *)session, fetch, feed_dict, NULL, NULL);
 }
 
@@ -369,7 +369,7 @@ static sh_obj *sctx_enter(sh_obj *self) {
   return sh_incref(((sess_ctx *)self)->sess);
 }
 static int sctx_exit(sh_obj *self, sh_obj *exc) {
-  if (session_stack && SH_LIST_N(session_stack)) sh_decref(SH_LIST_ITEMS(session_stack)[--SH_LIST_N(session_stack)]);
+  if (session_stack && SH_LIST_N(session_stack)) PyList_SetSlice(session_stack, SH_LIST_N(session_stack) - 1, SH_LIST_N(session_stack), NULL);
   if (((sess_ctx *)self)->close_on_exit) session_close((tf_session *)((sess_ctx *)self)->sess);
   return 0;
 }
@@ -385,7 +385,7 @@ static sh_obj *m_as_default(sh_obj *self, int argc, sh_obj **argv, sh_obj *kw) {
 /* `with tf.Session() as sess:` makes it the default and closes it at the end. */
 static sh_obj *session_enter(sh_obj *self) { return sctx_enter((sh_obj *)&(sess_ctx){.sess = self}); }
 static int session_exit(sh_obj *self, sh_obj *exc) {
-  if (session_stack && SH_LIST_N(session_stack)) sh_decref(SH_LIST_ITEMS(session_stack)[--SH_LIST_N(session_stack)]);
+  if (session_stack && SH_LIST_N(session_stack)) PyList_SetSlice(session_stack, SH_LIST_N(session_stack) - 1, SH_LIST_N(session_stack), NULL);
   session_close((tf_session *)self);
   return 0;
 }
@@ -441,7 +441,7 @@ static sh_obj *session_new(sh_obj *target, sh_obj *graph, sh_obj *config, bool i
   tf_session *s = sh_new(&tf_session_type);
   s->target = target_string(target);
   if (!s->target) { sh_decref((sh_obj *)s); return NULL; }
-  if (graph && graph != SH_NONE && graph->type != &tf_graph_type) {
+  if (graph && graph != SH_NONE && Py_TYPE(graph) != (PyTypeObject *)&tf_graph_type) {
     sh_decref((sh_obj *)s);
     return sh_raise(sh_TypeError, "graph must be a tf.Graph, but got %s", sh_type_name(graph));
   }
@@ -476,7 +476,7 @@ static sh_obj *session_new(sh_obj *target, sh_obj *graph, sh_obj *config, bool i
     if (sh_is_str(SH_TUPLE_ITEMS(ftuple)[i])) filters[cfg.n_device_filters++] = sh_str_cstr(SH_TUPLE_ITEMS(ftuple)[i]);
   cfg.device_filters = filters;
   sh_obj *dc = cfg_get(config, "device_count");
-  if (dc && dc->type == &sh_dict_type) {
+  if (dc && Py_TYPE(dc) == (PyTypeObject *)&sh_dict_type) {
     sh_obj *n = sh_dict_get_str(dc, "CPU");
     if (n && sh_is_int(n)) cfg.n_cpus = (int)sh_int_value(n);
     sh_obj *g = sh_dict_get_str(dc, "GPU");
@@ -594,10 +594,9 @@ void tf_session_add(sh_obj *tf) {
   static bool hooked;
   if (!hooked) sh_at_fini(close_all_at_exit);
   hooked = true;
-  if (!tf_session_type.dict) tf_session_type.dict = sh_dict_new();   /* a static method */
   sh_obj *rf = sh_builtin_new("reset", f_session_reset, NULL, "reset(target, containers=None, config=None)",
                               "Clear the resource containers (variables) of target's cluster and close its sessions.");
-  sh_dict_set_str(tf_session_type.dict, "reset", rf);
+  sh_type_add(&tf_session_type, "reset", rf);
   sh_decref(rf);
   sh_module_add(tf, "Session", sh_incref((sh_obj *)&tf_session_type));
   sh_module_add(tf, "InteractiveSession", sh_incref((sh_obj *)&tf_isession_type));

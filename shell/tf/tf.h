@@ -6,7 +6,7 @@
 #include "runtime/graph.h"
 #include "runtime/session.h"
 #include "runtime/tensor.h"
-#include "shell/lang/lang.h"
+#include "shell/py/lang.h"
 #include "shell/np/np.h"
 
 /* ---- graphs, tensors, operations ---------------------------------------------------- */
@@ -26,7 +26,7 @@ typedef struct tf_tensor {
   int index;
 } tf_tensor;
 
-extern sh_type tf_graph_type, tf_op_type, tf_tensor_type, tf_dtype_type, tf_variable_type,
+extern sh_type tf_graph_type, tf_op_type, tf_tensor_type, tf_variable_type,
     tf_shape_type;
 sh_obj *tf_shape_new(const rt_shape *s);
 sh_obj *tf_graph_collection(tf_graph *g, const char *key, bool create);   /* borrowed */

@@ -38,7 +38,7 @@ static tf_var *var_new(sh_obj *ref, sh_obj *value, sh_obj *init, sh_obj *initial
   return v;
 }
 
-bool tf_variable_check(sh_obj *o) { return o->type == &tf_variable_type; }
+bool tf_variable_check(sh_obj *o) { return Py_TYPE(o) == (PyTypeObject *)&tf_variable_type; }
 sh_obj *tf_variable_ref(sh_obj *v) { return ((tf_var *)v)->ref; }
 sh_obj *tf_variable_value(sh_obj *v) { return ((tf_var *)v)->value; }
 sh_obj *tf_variable_initializer(sh_obj *v) { return ((tf_var *)v)->init; }
@@ -100,7 +100,7 @@ static sh_obj *var_repr(sh_obj *self) {
 /* Assign-like ops on a variable: tf.assign(v, x), v.assign(x), ... */
 static sh_obj *assign_op(const char *op, sh_obj *var, sh_obj *value, sh_obj *name, bool validate) {
   sh_obj *ref = tf_variable_check(var) ? tf_variable_ref(var) : var;
-  if (ref->type != &tf_tensor_type || !tf_tensor_node((tf_tensor *)ref)->out_refs[((tf_tensor *)ref)->index])
+  if (Py_TYPE(ref) != (PyTypeObject *)&tf_tensor_type || !tf_tensor_node((tf_tensor *)ref)->out_refs[((tf_tensor *)ref)->index])
     return sh_raise(sh_TypeError, "%s needs a variable as its first argument, not %s", op, sh_type_name(var));
   rt_node *n = tf_node_begin(op, name);
   if (!name || name == SH_NONE) {
@@ -404,14 +404,16 @@ static int scope_enter(scope_guard *g, const char *scope) {
   sh_decref(ns);
   sh_decref(args[0]);
   if (!g->ctx) return -1;
-  sh_obj *r = g->ctx->type->enter(g->ctx);
+  sh_obj *r = sh_call_method(g->ctx, "__enter__", 0, NULL, NULL);
+  if (!r) { sh_clear(&g->ctx); return -1; }
   sh_decref(r);
   return 0;
 }
 
 static void scope_exit(scope_guard *g) {
   if (!g->ctx) return;
-  g->ctx->type->exit(g->ctx, NULL);
+  sh_obj *none3[3] = {SH_NONE, SH_NONE, SH_NONE};
+  sh_decref(sh_call_method(g->ctx, "__exit__", 3, none3, NULL));
   sh_clear(&g->ctx);
 }
 
@@ -440,12 +442,12 @@ static sh_obj *var_construct(sh_obj *self, int argc, sh_obj **argv, sh_obj *kw) 
   }
   sh_obj *init = NULL;
   rt_dtype t = np_dtype_of(dtype);
-  if (initial->type != &tf_tensor_type && !tf_variable_check(initial) &&
-      (initial->type == &sh_func_type || initial->type == &sh_builtin_type)) {
+  if (Py_TYPE(initial) != (PyTypeObject *)&tf_tensor_type && !tf_variable_check(initial) &&
+      PyCallable_Check(initial) && !PyType_Check(initial)) {
     sh_obj *v = sh_call(initial, 0, NULL, NULL);
     init = v ? tf_convert(v, t) : NULL;
     sh_decref(v);
-  } else if (initial->type == &tf_tensor_type || tf_variable_check(initial)) {
+  } else if (Py_TYPE(initial) == (PyTypeObject *)&tf_tensor_type || tf_variable_check(initial)) {
     init = tf_convert(initial, t);
   } else {
     rt_tensor *x = np_to_tensor(initial, t, false);

@@ -11,7 +11,7 @@
 SECS=${FUZZ_SECONDS:-15}
 BUILD=${FUZZ_BUILD:-$TFSH_SRC/build-fuzz}
 BUILD_SECS=${FUZZ_BUILD_SECONDS:-200}
-TARGETS=(fuzz_net_header fuzz_codec fuzz_parse fuzz_tf_files fuzz_tf_text_events fuzz_re)
+TARGETS=(fuzz_net_header fuzz_codec fuzz_tf_files fuzz_tf_text_events)
 
 if ! command -v clang >/dev/null; then
   echo "SKIP: clang is not installed, so the fuzz targets cannot be built (apt-get install clang libclang-rt-14-dev)"

@@ -3,7 +3,8 @@
 # numpy. Expected output from real TF 2.21 (tf.compat.v1) through scripts/tf_oracle/run.sh,
 # with two numpy 1.x adjustments: the bool scalar type is named numpy.bool_ (numpy 2 says
 # numpy.bool), and scalars print as numbers (numpy 1.x; the shim sets legacy printing).
-# Arithmetic promotes as the oracle's numpy 2 does (NEP 50: np.float32(1.5) + 1 is float32).
+# Arithmetic promotes as numpy 1.24 (Debian's, the numpy of TF1's days) does: a numpy
+# scalar and a Python number give float64 / int64 (value-based casting before NEP 50).
 import os
 import tempfile
 import numpy as np

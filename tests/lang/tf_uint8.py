@@ -1,5 +1,5 @@
 # The uint8 dtype: numpy arrays, feeding and fetching, Cast, DecodeRaw, constants.
-# tf_uint8.out is TF's output with numpy 1.x's tostring() (numpy 2 lacks it; it is tobytes()).
+# tf_uint8.out is TF's output.
 import numpy as np
 import tensorflow.compat.v1 as tf
 tf.disable_v2_behavior()
@@ -10,7 +10,7 @@ print(a)
 print(a.dtype, a.shape, a[1, 0], a[0])
 print(repr(a.astype(np.float32)))
 b = a.tobytes()
-print(b, a[1].tostring())
+print(b, a[1].tobytes())
 print(repr(np.frombuffer(b, dtype=np.uint8)))
 print(tf.uint8, tf.uint8.is_integer, tf.uint8.size, tf.as_dtype("uint8"))
 

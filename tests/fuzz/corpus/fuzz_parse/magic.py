@@ -1,3 +1,0 @@
-%cluster
-x?
-%timeit sess.run(y)

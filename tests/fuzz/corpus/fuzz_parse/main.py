@@ -1,3 +1,0 @@
-if __name__ == "__main__":
-    import sys
-    sys.exit(main(sys.argv))
