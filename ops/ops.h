@@ -13,6 +13,11 @@
 #include "base/status.h"
 #include "runtime/tensor.h"
 
+/* Choose BLIS's kernels for this CPU and start it (idempotent). op_register_all does it;
+ * the shell does it first, before the interpreter, whose numpy may use the same BLIS
+ * through the BLAS interface and would otherwise start it with its own choice. */
+void op_cpu_blas_init(void);
+
 void op_register_all(void);
 
 /* tf.data's host iterators (ops/dataset.c): the shell sets these. next replaces out[0..n)

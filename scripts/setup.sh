@@ -18,6 +18,9 @@ pkgs=(
   libcmocka-dev      # unit tests
   tmux               # pseudo-terminal tests of the shell
   python3            # generates and checks expected outputs in the tests
+  libpython3-dev python3-numpy   # the language: CPython embedded, and its numpy
+  python3-six python3-matplotlib python3-scipy python3-pil python3-pandas python3-sklearn
+                     # what legacy TF1 scripts import beside tensorflow (plots, data preparation)
   iproute2           # network namespaces for multi-host tests
   clang libclang-rt-14-dev libomp-dev   # libFuzzer: the short fuzz run of the test suite
   dataset-fashion-mnist

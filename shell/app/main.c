@@ -7,6 +7,7 @@
 #include <unistd.h>
 
 #include "base/alloc.h"
+#include "ops/ops.h"          /* BLIS set up before numpy can start it */
 #include "runtime/server.h"   /* tfsh keygen */
 #include "shell/app/cmd.h"
 #include "shell/py/lang.h"
@@ -91,17 +92,19 @@ int main(int argc, char **argv) {
   if (argc > 1 && !strcmp(argv[1], "lint")) return sh_lint_main(argc - 1, argv + 1);
   if (argc > 1 && !strcmp(argv[1], "inspect")) return sh_inspect_main(argc - 1, argv + 1);
 
-  sh_install_sigint();
+  op_cpu_blas_init();
   if (argc > 1 && !strcmp(argv[1], "-c")) {
     if (argc < 3) return usage_error("%s", "argument -c: expected one argument");
     char *code = argv[2];
     argv[2] = "-c";          /* sys.argv = ['-c', ARGS...] */
     sh_init(argc - 2, argv + 2);
+    sh_install_sigint();
     int rc = sh_exec_string(code, "<string>", NULL);
     return finish(rc < 0 ? sh_report_error() : 0);
   }
   if (argc > 1 && !strcmp(argv[1], "up")) {   /* sys.argv = ['up', SPEC...] */
     sh_init(argc - 1, argv + 1);
+    sh_install_sigint();
     int rc = sh_exec_string(up_code, "<tfsh up>", NULL);
     return finish(rc < 0 ? sh_report_error() : 0);
   }
@@ -113,6 +116,7 @@ int main(int argc, char **argv) {
       return 2;
     }
     sh_init(argc - 1, argv + 1);
+    sh_install_sigint();
     int rc = sh_exec_file(argv[1], NULL);
     return finish(rc < 0 ? sh_report_error() : 0);
   }
@@ -126,6 +130,7 @@ int main(int argc, char **argv) {
   /* a script on stdin, like `python3 < script.py` */
   char *sargv_stdin[] = {argc > 1 ? "-" : ""};
   sh_init(argc > 1 ? argc - 1 : 1, argc > 1 ? argv + 1 : sargv_stdin);
+  sh_install_sigint();
   char *src = sh_cmd_read_all(stdin);
   int rc = sh_exec_string(src, "<stdin>", NULL);
   free(src);

@@ -382,13 +382,29 @@ static int getc_fn(EditLine *e, wchar_t *wc) {
   return 1;
 }
 
-static void on_sigint(int sig) { sh_interrupted = 1; }
+/* Ctrl-C: the flag the runtime's waits poll (it cancels a step), then CPython's own
+ * handler, which raises KeyboardInterrupt in the main thread. */
+static void (*python_sigint)(int);
+static void on_sigint(int sig) {
+  sh_interrupted = 1;
+  if (python_sigint) python_sigint(sig);
+}
 
 void sh_install_sigint(void) {
-  struct sigaction sa = {0};
+  /* Python's handler even where SIGINT came ignored (a job started with & by a script):
+   * Ctrl-C and kill -INT end a tfsh script, as they end the cluster it started. */
+  sh_obj *g = sh_dict_new();
+  if (g && sh_exec_string("import signal\nsignal.signal(signal.SIGINT, signal.default_int_handler)\n",
+                          "<tfsh sigint>", g) < 0)
+    sh_err_clear();
+  sh_decref(g);
+  struct sigaction sa = {0}, old;
   sa.sa_handler = on_sigint;
   sigemptyset(&sa.sa_mask);
-  sigaction(SIGINT, &sa, NULL);   /* no SA_RESTART: a blocking read() returns EINTR */
+  sigaction(SIGINT, &sa, &old);   /* no SA_RESTART: a blocking read() returns EINTR */
+  if (!(old.sa_flags & SA_SIGINFO) && old.sa_handler != SIG_DFL && old.sa_handler != SIG_IGN &&
+      old.sa_handler != on_sigint)
+    python_sigint = old.sa_handler;
 }
 
 static void history_setup(void) {

@@ -334,6 +334,26 @@ static PyObject *m_load(sh_obj *self, int argc, sh_obj **argv, sh_obj *kw) {
   return as_package(a);
 }
 
+static PyObject *m_screen(sh_obj *self, int argc, sh_obj **argv, sh_obj *kw) {
+  sh_screen_clear(false);
+  Py_RETURN_NONE;
+}
+
+/* While the views keep lines at the bottom of a terminal, Python's writes to stdout and
+ * stderr clear them first (the views redraw them below). */
+static const char screen_src[] =
+    "import sys\n"
+    "class _ScreenWriter:\n"
+    "    def __init__(self, f):\n"
+    "        self._f = f\n"
+    "    def write(self, s):\n"
+    "        _tfsh_modules._screen()\n"
+    "        return self._f.write(s)\n"
+    "    def __getattr__(self, name):\n"
+    "        return getattr(self._f, name)\n"
+    "sys.stdout = _ScreenWriter(sys.stdout)\n"
+    "sys.stderr = _ScreenWriter(sys.stderr)\n";
+
 static const char boot_src[] =
     "import sys, importlib.machinery as _m\n"
     "class _TfshFinder:\n"
@@ -541,15 +561,17 @@ void sh_init(int argc, char **argv) {
   Py_XDECREF(d);
   if (sh_builtin_ready() < 0) { PyErr_Print(); return; }
   PyObject *m = PyModule_New("_tfsh_modules");
-  static const sh_method fns[] = {{"_find", m_find, NULL, NULL}, {"_load", m_load, NULL, NULL}, {NULL}};
+  static const sh_method fns[] = {{"_find", m_find, NULL, NULL}, {"_load", m_load, NULL, NULL},
+                                  {"_screen", m_screen, NULL, NULL}, {NULL}};
   sh_module_add_funcs(m, fns);
   PyDict_SetItemString(PySys_GetObject("modules"), "_tfsh_modules", m);
   PyObject *g = PyDict_New();
   PyDict_SetItemString(g, "_tfsh_modules", m);
   Py_DECREF(m);
   if (sh_exec_string(boot_src, "<tfsh boot>", g) < 0) PyErr_Print();
-  Py_DECREF(g);
   sh_modules_init_extra();
+  if ((isatty(STDOUT_FILENO) || isatty(STDERR_FILENO)) && sh_exec_string(screen_src, "<tfsh screen>", g) < 0) PyErr_Print();
+  Py_DECREF(g);
 }
 
 void sh_fini(void) {

@@ -24,7 +24,7 @@ expect "error message" "ValueError: boom" "$(tail -1 "$work/err")"
 "$TFSH" -c 'import sys; sys.exit(4)'; expect "sys.exit status" 4 "$?"
 "$TFSH" -c 'x = (' 2>"$work/err"; rc=$?
 expect "syntax error exits 1" 1 "$rc"
-expect "syntax error format" "<string>:1:5: error: '(' was never closed" "$(head -1 "$work/err")"
+expect "syntax error format" "SyntaxError: '(' was never closed" "$(tail -1 "$work/err")"
 "$TFSH" "$work/missing.tfs" 2>/dev/null; expect "missing script exits 2" 2 "$?"
 expect "stdin script" "3" "$(printf 'print(1 + 2)\n' | "$TFSH")"
 expect "stdin with -" "3 ['-']" "$(printf 'import sys\nprint(1 + 2, sys.argv)\n' | "$TFSH" -)"

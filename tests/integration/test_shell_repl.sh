@@ -65,7 +65,7 @@ check "completed call runs" '9.0' -x
 send 'dou' Tab
 check "name completion" '>>> double'
 send C-u 'len?' Enter
-check "name? help" 'Number of items of a container.'
+check "name? help" 'Return the number of items in a container.'
 send '%who' Enter
 check "%who" 'double'
 send 'import tensorflow as tf' Enter
