@@ -4,7 +4,7 @@
  * DataSet logic itself is in the prelude; the heavy lifting is here.
  *
  * Registered by tf_data_add(tf) as private functions of the tensorflow module (_idx_read,
- * _one_hot_np, _data_perm, _data_take, _data_concat, _host_random, _op_registered), plus
+ * _data_perm, _host_random, _op_registered), plus
  * the module chain tensorflow.examples.tutorials.mnist.input_data, which the prelude fills
  * with read_data_sets and DataSet. */
 #include <errno.h>
@@ -201,42 +201,6 @@ out:
   return result;
 }
 
-static rt_tensor *array_arg(sh_obj *o, const char *fname, const char *what) {
-  if (!np_check(o)) {
-    sh_raise(sh_TypeError, "%s: %s must be a numpy array, not %s", fname, what, sh_type_name(o));
-    return NULL;
-  }
-  return np_tensor_of(o);
-}
-/* array_arg's tensors are held for the scope of the variable: __attribute__((cleanup)). */
-static void unref_p(rt_tensor **t) { rt_tensor_unref(*t); }
-#define SCOPED __attribute__((cleanup(unref_p)))
-
-/* _one_hot_np(labels, depth) -> float32 [n, depth] */
-static sh_obj *f_one_hot(sh_obj *self, int argc, sh_obj **argv, sh_obj *kw) {
-  sh_obj *lab, *depth_o;
-  if (sh_parse_args("_one_hot_np", argc, argv, kw, "labels depth", &lab, &depth_o) < 0) return NULL;
-  SCOPED rt_tensor *l = array_arg(lab, "_one_hot_np", "labels");
-  int64_t depth;
-  if (!l || sh_as_int(depth_o, &depth) < 0) return NULL;
-  int64_t n = rt_tensor_numel(l);
-  int64_t d[2] = {n, depth};
-  rt_shape s = rt_shape_make(2, d);
-  rt_tensor *t = rt_tensor_new(RT_FLOAT, &s);
-  if (!t) return sh_raise(sh_ValueError, "out of memory");
-  float *o = rt_tensor_data(t);
-  for (int64_t i = 0; i < n; i++) {
-    int64_t k = rt_tensor_get_i64(l, i);
-    if (k < 0 || k >= depth) {
-      rt_tensor_unref(t);
-      return sh_raise(sh_ValueError, "label %lld at index %lld is outside [0, %lld)", (long long)k, (long long)i,
-                      (long long)depth);
-    }
-    o[i * depth + k] = 1.0f;
-  }
-  return np_wrap(t);
-}
-
 /* _data_perm(n, seed) -> int64 [n]: a permutation of range(n) (Fisher-Yates). */
 static sh_obj *f_perm(sh_obj *self, int argc, sh_obj **argv, sh_obj *kw) {
   sh_obj *n_o, *seed = NULL;
@@ -260,65 +224,6 @@ static sh_obj *f_perm(sh_obj *self, int argc, sh_obj **argv, sh_obj *kw) {
     p[i] = p[j];
     p[j] = tmp;
   }
-  return np_wrap(t);
-}
-
-/* _data_take(arr, idx, start, stop) -> rows arr[idx[start:stop]] (idx None: arr[start:stop]),
- * always a copy, so a batch never aliases the data set. */
-static sh_obj *f_take(sh_obj *self, int argc, sh_obj **argv, sh_obj *kw) {
-  sh_obj *arr_o, *idx_o, *start_o, *stop_o;
-  if (sh_parse_args("_data_take", argc, argv, kw, "arr idx start stop", &arr_o, &idx_o, &start_o, &stop_o) < 0)
-    return NULL;
-  SCOPED rt_tensor *a = array_arg(arr_o, "_data_take", "arr");
-  if (!a) return NULL;
-  SCOPED rt_tensor *idx = NULL;
-  if (idx_o != SH_NONE && !(idx = array_arg(idx_o, "_data_take", "idx"))) return NULL;
-  int64_t start, stop;
-  if (sh_as_int(start_o, &start) < 0 || sh_as_int(stop_o, &stop) < 0) return NULL;
-  if (a->shape.ndims < 1) return sh_raise(sh_ValueError, "_data_take: a 0-d array has no rows");
-  int64_t rows = a->shape.dims[0];
-  int64_t limit = idx ? rt_tensor_numel(idx) : rows;
-  if (start < 0 || stop < start || stop > limit)
-    return sh_raise(sh_IndexError, "_data_take: rows [%lld, %lld) outside [0, %lld)", (long long)start,
-                    (long long)stop, (long long)limit);
-  if (a->dtype == RT_STRING) return sh_raise(sh_TypeError, "_data_take: string arrays are not supported");
-  size_t rowbytes = rows ? rt_tensor_nbytes(a) / (size_t)rows : 0;
-  rt_shape s = a->shape;
-  s.dims[0] = stop - start;
-  rt_tensor *t = rt_tensor_new_uninit(a->dtype, &s);
-  if (!t) return sh_raise(sh_ValueError, "out of memory");
-  char *dst = rt_tensor_data(t);
-  const char *src = rt_tensor_data(a);
-  for (int64_t i = start; i < stop; i++) {
-    int64_t r = idx ? rt_tensor_get_i64(idx, i) : i;
-    if (r < 0 || r >= rows) {
-      rt_tensor_unref(t);
-      return sh_raise(sh_IndexError, "_data_take: index %lld out of range for %lld rows", (long long)r,
-                      (long long)rows);
-    }
-    if (rowbytes) memcpy(dst + (size_t)(i - start) * rowbytes, src + (size_t)r * rowbytes, rowbytes);
-  }
-  return np_wrap(t);
-}
-
-/* _data_concat(a, b) -> rows of a then rows of b (same dtype and row shape). */
-static sh_obj *f_concat(sh_obj *self, int argc, sh_obj **argv, sh_obj *kw) {
-  sh_obj *ao, *bo;
-  if (sh_parse_args("_data_concat", argc, argv, kw, "a b", &ao, &bo) < 0) return NULL;
-  SCOPED rt_tensor *a = array_arg(ao, "_data_concat", "a");
-  SCOPED rt_tensor *b = a ? array_arg(bo, "_data_concat", "b") : NULL;
-  if (!a || !b) return NULL;
-  bool same = a->dtype == b->dtype && a->shape.ndims == b->shape.ndims && a->shape.ndims >= 1 &&
-              a->dtype != RT_STRING;
-  for (int i = 1; same && i < a->shape.ndims; i++) same = a->shape.dims[i] == b->shape.dims[i];
-  if (!same) return sh_raise(sh_ValueError, "_data_concat: arrays differ in dtype or row shape");
-  rt_shape s = a->shape;
-  s.dims[0] += b->shape.dims[0];
-  rt_tensor *t = rt_tensor_new_uninit(a->dtype, &s);
-  if (!t) return sh_raise(sh_ValueError, "out of memory");
-  size_t na = rt_tensor_nbytes(a), nb = rt_tensor_nbytes(b);
-  if (na) memcpy(rt_tensor_data(t), rt_tensor_data(a), na);
-  if (nb) memcpy((char *)rt_tensor_data(t) + na, rt_tensor_data(b), nb);
   return np_wrap(t);
 }
 
@@ -412,10 +317,7 @@ static const sh_method data_funcs[] = {
   {"_graph_seed", f_graph_seed, "_graph_seed()", "The graph-level seed or None (internal)."},
   {"_graph_size", f_graph_size, "_graph_size()", "Nodes in the default graph (internal)."},
   {"_idx_read", f_idx_read, "_idx_read(path, kind, reshape=True, scale=True)", "Read an IDX images/labels file (gzip or plain) into an ndarray (internal)."},
-  {"_one_hot_np", f_one_hot, "_one_hot_np(labels, depth)", "float32 one-hot rows of integer labels (internal)."},
   {"_data_perm", f_perm, "_data_perm(n, seed=None)", "A seeded permutation of range(n) as int64 (internal)."},
-  {"_data_take", f_take, "_data_take(arr, idx, start, stop)", "Rows arr[idx[start:stop]] as a copy (internal)."},
-  {"_data_concat", f_concat, "_data_concat(a, b)", "Rows of a then b (internal)."},
   {"_host_random", f_host_random, "_host_random(kind, shape, a, b, dtype=float32, seed=None)", "Seeded random array (internal)."},
   {"_op_registered", f_op_registered, "_op_registered(name)", "Whether an op type is registered (internal)."},
   {NULL},
