@@ -129,7 +129,8 @@ int op_no_grad(rt_grad_ctx *c);
 
 /* ---- CPU kernels (ops/cpu/) ------------------------------------------------------- */
 
-/* BLIS set-up: BLIS_ARCH_TYPE for CPUs this BLIS does not know, before its first call. */
+/* BLIS set-up (ops/cpu/cpuarch.c): BLIS_ARCH_TYPE from the instruction set unless the user
+ * set it, before BLIS's first call. */
 void op_cpu_blas_init(void);
 
 int op_cpu_const(rt_kernel_ctx *c);
