@@ -13,12 +13,20 @@
 #include "base/status.h"
 #include "runtime/tensor.h"
 
-/* Choose BLIS's kernels for this CPU and start it (idempotent). op_register_all does it;
+/* Choose BLIS's kernels for this CPU (ops/cpu/cpuarch.c: from the instruction set, unless
+ * the user set BLIS_ARCH_TYPE) and start it (idempotent). op_register_all does it;
  * the shell does it first, before the interpreter, whose numpy may use the same BLIS
  * through the BLAS interface and would otherwise start it with its own choice. */
 void op_cpu_blas_init(void);
 
 void op_register_all(void);
+
+/* One line saying which CPU, instruction set, BLIS kernel set and intra-op thread count
+ * this process uses, and why (after op_register_all; the buffer is the calling thread's,
+ * valid until its next call): "CPU AMD EPYC (AuthenticAMD family 0x1a model 0x2),
+ * AVX-512 (F/DQ/CD/BW/VL), BLIS kernels skx (from the instruction set), 2 intra-op threads
+ * (affinity 2 of 2 CPUs)". `tfsh server` prints it at start. */
+const char *op_cpu_summary(void);
 
 /* tf.data's host iterators (ops/dataset.c): the shell sets these. next replaces out[0..n)
  * (unref what is there) with owned tensors; init starts over (n, out unused). Both return

@@ -129,7 +129,6 @@ int op_no_grad(rt_grad_ctx *c);
 
 /* ---- CPU kernels (ops/cpu/) ------------------------------------------------------- */
 
-/* BLIS set-up: BLIS_ARCH_TYPE for CPUs this BLIS does not know, before its first call. */
 
 int op_cpu_const(rt_kernel_ctx *c);
 int op_cpu_placeholder(rt_kernel_ctx *c);

@@ -1,6 +1,7 @@
 /* The op registry: parses each op's signature strings once, at registration. */
 #include "runtime/op.h"
 #include "base/alloc.h"
+#include "runtime/cpus.h"
 
 #include <ctype.h>
 #include <pthread.h>
@@ -16,18 +17,35 @@ static pthread_mutex_t threads_mu = PTHREAD_MUTEX_INITIALIZER;
 static pthread_cond_t threads_cv = PTHREAD_COND_INITIALIZER;
 static int intra_set, inter_set, intra_dflt, inter_busy;
 static _Atomic int intra_now, inter_now;
+static char intra_why[320];   /* threads_mu */
+static char dflt_why[256];
 
-static int env_threads(void) {
-  const char *e = getenv("BLIS_NUM_THREADS");
-  if (!e || !*e) e = getenv("OMP_NUM_THREADS");
+static int env_threads(const char **name) {
+  *name = "BLIS_NUM_THREADS";
+  const char *e = getenv(*name);
+  if (!e || !*e) e = getenv(*name = "OMP_NUM_THREADS");
   long n = e ? atol(e) : 0;
-  return n > 0 ? (int)n : 0;
+  return n > 0 && n < 1 << 16 ? (int)n : 0;
 }
 
+static rt_cpu_limits limits;
+static pthread_once_t limits_once = PTHREAD_ONCE_INIT;
+static void limits_query(void) { rt_cpu_limits_query(&limits); }
+
 static void threads_update(void) {   /* threads_mu held */
-  int cores = (int)sysconf(_SC_NPROCESSORS_ONLN);
-  int n = intra_set ? intra_set : env_threads();
-  if (!n) n = intra_dflt ? intra_dflt : cores;
+  const char *env;
+  int n = intra_set;
+  if (n) {
+    snprintf(intra_why, sizeof intra_why, "intra_op_parallelism_threads %d", n);
+  } else if ((n = env_threads(&env))) {
+    snprintf(intra_why, sizeof intra_why, "%s=%d", env, n);
+  } else if (intra_dflt) {
+    n = intra_dflt;
+    snprintf(intra_why, sizeof intra_why, "%s", dflt_why);
+  } else {   /* no server yet: this process alone */
+    pthread_once(&limits_once, limits_query);
+    n = rt_cpus_for_task(&limits, 1, intra_why, sizeof intra_why);
+  }
   intra_now = n > 0 ? n : 1;
   inter_now = inter_set;
 }
@@ -42,11 +60,10 @@ void rt_threads_set(int intra, int inter) {
 }
 
 void rt_threads_default(int tasks_on_host) {
-  int cores = (int)sysconf(_SC_NPROCESSORS_ONLN);
+  pthread_once(&limits_once, limits_query);
   pthread_mutex_lock(&threads_mu);
   if (!intra_dflt) {   /* the first server of the process decides */
-    int n = tasks_on_host > 1 ? cores / tasks_on_host : cores;
-    intra_dflt = n > 0 ? n : 1;
+    intra_dflt = rt_cpus_for_task(&limits, tasks_on_host, dflt_why, sizeof dflt_why);
     threads_update();
   }
   pthread_mutex_unlock(&threads_mu);
@@ -59,6 +76,14 @@ int rt_intra_threads(void) {
   threads_update();
   pthread_mutex_unlock(&threads_mu);
   return intra_now;
+}
+
+int rt_intra_threads_why(char *why, size_t len) {
+  int n = rt_intra_threads();
+  pthread_mutex_lock(&threads_mu);
+  snprintf(why, len, "%s", intra_why);
+  pthread_mutex_unlock(&threads_mu);
+  return n;
 }
 
 int rt_inter_threads(void) { return inter_now; }

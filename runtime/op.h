@@ -77,12 +77,15 @@ int rt_kernel_error(rt_kernel_ctx *ctx, int code, const char *fmt, ...)
  * devices). Chosen by, first to last: ConfigProto's intra_op_parallelism_threads /
  * inter_op_parallelism_threads (or `tfsh server --intra-op-threads N`), given by the
  * first server or session of the process to set them; BLIS_NUM_THREADS or
- * OMP_NUM_THREADS (intra only); else intra = the cores divided by the tasks of the
- * cluster that share this host (at least 1), inter = no cap. */
+ * OMP_NUM_THREADS (intra only); else intra = the CPUs this process may use (affinity
+ * mask, cgroup quota, Slurm: runtime/cpus.h), divided among the tasks of the cluster that
+ * share them (at least 1), inter = no cap. */
 void rt_threads_set(int intra, int inter);          /* 0 leaves one as it is */
 /* The default for task (job, index) of a cluster whose tasks_on_host share its host. */
 void rt_threads_default(int tasks_on_host);
 int rt_intra_threads(void);
+/* The same, and why (len bytes of why): "BLIS_NUM_THREADS=4", "affinity 1 of 2 CPUs", ... */
+int rt_intra_threads_why(char *why, size_t len);
 int rt_inter_threads(void);                          /* 0: no cap */
 /* Around a kernel: waits while inter-op threads are all busy; false (nothing to release)
  * when there is no cap. */

@@ -1,56 +1,22 @@
-/* MatMul on BLIS (float, double) and a plain loop (int32, int64), and BLIS's set-up.
- *
- * Debian's BLIS 0.9.0 predates AMD Zen 5: there it silently runs its generic kernels,
- * about 6x slower. BLIS reads BLIS_ARCH_TYPE (an integer index into its arch list) once,
- * at its first call, so we decide before touching BLIS: on an AMD CPU newer than Zen 3
- * (family 0x1A and up, which this BLIS maps to generic) we pick skx (0) when the CPU has
- * AVX-512, else zen3 (6). A user's own BLIS_ARCH_TYPE always wins.
+/* MatMul on BLIS (float, double) and a plain loop (int32, int64). BLIS's kernel set is
+ * chosen from the instruction set at start-up (ops/cpu/cpuarch.c).
  *
  * Threads: BLIS runs one thread unless told. Each call gets its own rntm_t, so concurrent
  * kernels never race on BLIS's global setting: products of at least THREAD_MIN_FLOPS
  * multiply-adds use the process's intra-op threads (rt_intra_threads: ConfigProto, then
- * BLIS_NUM_THREADS, then the cores shared among the tasks of this host), smaller ones one.
+ * BLIS_NUM_THREADS, then the CPUs this task may use: runtime/cpus.h), smaller ones one.
  * Alone, two threads beat one from about 64^3 (scripts/bench/matmul_bench.c), but the
  * executor already runs independent nodes side by side: an RNN step's many small products
  * (batch x units x 4*units, ~1-2M) lose more to team start-up and barrier waits, with the
  * other inter-op threads holding the cores, than they gain (scripts/bench/rnn.sh). */
 #include "ops/cpu/blas.h"
-#include <cpuid.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
 #include "ops/ops_int.h"
 
-enum { ARCH_SKX = 0, ARCH_ZEN3 = 6 };
 #define THREAD_MIN_FLOPS (4.0 * 1024 * 1024)
-
-/* Is this an AMD CPU that BLIS 0.9.0 does not recognise? */
-static bool amd_unknown_to_blis(void) {
-  unsigned a, b, c, d;
-  if (!__get_cpuid(0, &a, &b, &c, &d)) return false;
-  char vendor[13];
-  memcpy(vendor, &b, 4);
-  memcpy(vendor + 4, &d, 4);
-  memcpy(vendor + 8, &c, 4);
-  vendor[12] = '\0';
-  if (strcmp(vendor, "AuthenticAMD") || !__get_cpuid(1, &a, &b, &c, &d)) return false;
-  unsigned family = (a >> 8) & 0xf;
-  if (family == 0xf) family += (a >> 20) & 0xff;
-  return family >= 0x1a;
-}
-
-void op_cpu_blas_init(void) {
-  if (!getenv("BLIS_ARCH_TYPE") && amd_unknown_to_blis()) {
-    __builtin_cpu_init();
-    bool avx512 = __builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512dq") &&
-                  __builtin_cpu_supports("avx512cd") && __builtin_cpu_supports("avx512bw") &&
-                  __builtin_cpu_supports("avx512vl");
-    if (avx512 || (__builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma")))
-      setenv("BLIS_ARCH_TYPE", avx512 ? "0" : "6", 0);
-  }
-  bli_init();
-}
 
 static int threads_for(int64_t m, int64_t n, int64_t k) {
   return (double)m * (double)n * (double)k >= THREAD_MIN_FLOPS ? rt_intra_threads() : 1;

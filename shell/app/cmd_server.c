@@ -281,6 +281,7 @@ int sh_server_main(int argc, char **argv) {
   if (inter) snprintf(cap, sizeof cap, "%d", inter);
   printf("tfsh: kernels use %d intra-op thread%s; inter-op: %s\n", rt_intra_threads(),
          rt_intra_threads() == 1 ? "" : "s", cap);
+  printf("tfsh: %s\n", op_cpu_summary());
   printf("tfsh: %s serving on %s\n", rt_server_task(s), rt_server_endpoint(s));
   fflush(stdout);
   pthread_t watcher;
