@@ -6,6 +6,7 @@
 
 static void register_all(void) {
   op_cpu_blas_init();
+  rt_set_cpu_summary(op_cpu_summary);
   rt_op_init_internal();
   op_const_register();
   op_math_register();

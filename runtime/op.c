@@ -78,6 +78,10 @@ int rt_intra_threads(void) {
   return intra_now;
 }
 
+static const char *(*cpu_summary)(void);
+void rt_set_cpu_summary(const char *(*fn)(void)) { cpu_summary = fn; }
+const char *rt_cpu_summary(void) { return cpu_summary ? cpu_summary() : NULL; }
+
 int rt_intra_threads_why(char *why, size_t len) {
   int n = rt_intra_threads();
   pthread_mutex_lock(&threads_mu);

@@ -86,6 +86,10 @@ void rt_threads_default(int tasks_on_host);
 int rt_intra_threads(void);
 /* The same, and why (len bytes of why): "BLIS_NUM_THREADS=4", "affinity 1 of 2 CPUs", ... */
 int rt_intra_threads_why(char *why, size_t len);
+/* The one line a task gives of its CPU, instruction set, kernel set and threads (GetStatus,
+ * %tasks): ops/ sets the function (op_register_all); NULL until then. */
+void rt_set_cpu_summary(const char *(*fn)(void));
+const char *rt_cpu_summary(void);
 int rt_inter_threads(void);                          /* 0: no cap */
 /* Around a kernel: waits while inter-op threads are all busy; false (nothing to release)
  * when there is no cap. */

@@ -203,6 +203,10 @@ static void read_devices(const net_in *rep, rt_task_status *t) {
   t->gpu_note[0] = '\0';
   if (note && note->type == MSGPACK_OBJECT_STR)
     snprintf(t->gpu_note, sizeof t->gpu_note, "%.*s", (int)note->via.str.size, note->via.str.ptr);
+  note = net_get(rep, "cpu_note");
+  t->cpu_note[0] = '\0';
+  if (note && note->type == MSGPACK_OBJECT_STR)
+    snprintf(t->cpu_note, sizeof t->cpu_note, "%.*s", (int)note->via.str.size, note->via.str.ptr);
   t->has_devices = true;
 }
 

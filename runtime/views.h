@@ -74,6 +74,7 @@ typedef struct rt_task_status {
   int n_devices;
   char (*devices)[200];       /* full device names */
   char (*descs)[128];         /* per device: a GPU's name and memory, else "" */
+  char cpu_note[400];         /* its CPU, instruction set, kernel set and threads */
   char gpu_note[300];         /* why it has no GPU (a build with CUDA), else "" */
   bool has_load;              /* its GetProgress answered: */
   uint64_t runs;              /* steps (RunGraph calls) it has answered */

@@ -24,6 +24,7 @@
 #include "runtime/codec.h"
 #include "base/alloc.h"
 #include "runtime/exec.h"
+#include "runtime/op.h"
 #include "runtime/gpu/gpu.h"
 #include "runtime/partition.h"
 #include "runtime/server_int.h"
@@ -1002,6 +1003,8 @@ static void handle_status(rt_worker *w, net_req *req) {
   net_msg_uint(rep, "incarnation", w->srv->incarnation);
   rt_pack_devices(net_msg_field(rep, "devices"), w->devices, w->n_devices);
   if (w->gpu_note[0]) net_msg_str(rep, "gpu_note", w->gpu_note);
+  const char *cpu = rt_cpu_summary();
+  if (cpu) net_msg_str(rep, "cpu_note", cpu);
   rt_pack_cluster(net_msg_field(rep, "cluster"), w->srv->cluster);
   net_reply(req, rep);
 }

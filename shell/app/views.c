@@ -926,6 +926,7 @@ typedef struct task_view {
   bool up;
   uint64_t incarnation;
   char devices[512];
+  char cpu_note[400];        /* its CPU, instruction set, kernel set and threads */
   char gpu_note[300];        /* a build with CUDA and no GPU here: why, said once */
   int64_t heard_us;          /* monotonic time of the last answer, 0: never */
   uint64_t runs, prev_runs;
@@ -972,6 +973,7 @@ static int cluster_poll(const char *endpoint, rt_status *st) {
           off += (size_t)snprintf(t->devices + off, sizeof t->devices - off, " (%s)", r->descs[k]);
       }
       snprintf(t->gpu_note, sizeof t->gpu_note, "%s", r->gpu_note);
+      snprintf(t->cpu_note, sizeof t->cpu_note, "%s", r->cpu_note);
     }
     if (r->has_load) {
       t->prev_runs = t->runs;
@@ -1026,8 +1028,10 @@ static int magic_cluster(const char *args) {
     printf("%-*s  %-*s  %-5s  %-16s  %-*s  %s\n", w, t->task, aw, t->addr, t->up ? "up" : "down", inc, dw,
            t->devices[0] ? t->devices : "-", heard);
   }
-  for (int i = 0; i < n_tasks; i++)
+  for (int i = 0; i < n_tasks; i++) {
+    if (tasks[i].up && tasks[i].cpu_note[0]) printf("%s: %s\n", tasks[i].task, tasks[i].cpu_note);
     if (tasks[i].up && tasks[i].gpu_note[0]) printf("%s: %s\n", tasks[i].task, tasks[i].gpu_note);
+  }
   fflush(stdout);
   return 0;
 }

@@ -280,7 +280,7 @@ static sh_obj *f_bench_sgemm(sh_obj *self, int argc, sh_obj **argv, sh_obj *kw) 
   int64_t nn, r = 3, t = 0;
   if (sh_as_int(n, &nn) < 0 || (reps && sh_as_int(reps, &r) < 0) || (threads && sh_as_int(threads, &t) < 0))
     return NULL;
-  if (t <= 0) t = sysconf(_SC_NPROCESSORS_ONLN);
+  if (t <= 0) t = rt_intra_threads();
   double s = op_bench_sgemm((int)nn, (int)r, (int)t);
   if (s < 0) return sh_raise(sh_ValueError, "out of memory");
   return sh_float(s);

@@ -25,6 +25,14 @@ check "flags win" "tfsh: kernels use 3 intra-op threads; inter-op: 2" "$(grep "k
 # The CPU line (op_cpu_summary): the kernel set and why, the threads and why.
 check "the CPU line says why" "1" "$(grep -c "^tfsh: CPU .*, BLIS kernels .* (.*), $share intra-op thread$plural (.*shared by 3 tasks on this host)$" "$WORK/ps.log")"
 check "the flags' figure, and that they set it" "1" "$(grep -c "3 intra-op threads (intra_op_parallelism_threads 3)$" "$WORK/solo.log")"
+# %tasks says the same line for each task it can reach.
+cat >"$WORK/tasks.py" <<PY
+import tensorflow as tf
+with tf.Session("grpc://localhost:$S0") as s:
+    tf._views_magic("tasks", "")
+PY
+check "%tasks: the task's CPU line" "1" \
+  "$(timeout 60 "$TFSH" "$WORK/tasks.py" 2>&1 | grep -c "^/job:worker/replica:0/task:0: CPU .*, BLIS kernels .*, 3 intra-op threads (intra_op_parallelism_threads 3)$")"
 
 # Pinned to one CPU (taskset, Slurm's binding, a cpuset): one thread, whatever the host has.
 if command -v taskset >/dev/null; then
