@@ -4,8 +4,8 @@
 #   base/     the C library only          net/      base, net
 #   runtime/  base, net, runtime          ops/      base, runtime, ops
 #   shell/    base, runtime, ops, shell — never net
-# Inside shell/ the rooms go one way: lang <- np <- tf <- app (a room includes only rooms
-# below it), and shell/lang/{interp,lex,parse,ast,eval}.h are the language room's own.
+# Inside shell/ the rooms go one way: py <- np <- tf <- app (a room includes only rooms
+# below it); py is the embedded interpreter, whose public headers are value.h and lang.h.
 # tests/ and scripts/ may include anything. Exit 1 and one line per violation, naming the
 # file, the header it reaches and the chain of includes.
 set -u
@@ -33,14 +33,10 @@ rule() {
         shell)
           local fr hr
           fr=$(echo "$f" | cut -d/ -f2); hr=$(echo "$h" | cut -d/ -f2)
-          case $h in
-            shell/lang/interp.h|shell/lang/lex.h|shell/lang/parse.h|shell/lang/ast.h|shell/lang/eval.h)
-              [ "$fr" = lang ] || echo "$h is the language room's own (use shell/lang/lang.h)" ;;
-          esac
-          local order="lang np tf app" fi=0 hi=0 i=0
+          local order="py np tf app" fi=0 hi=0 i=0
           for r in $order; do i=$((i + 1)); [ "$r" = "$fr" ] && fi=$i; [ "$r" = "$hr" ] && hi=$i; done
           [ "$fi" -gt 0 ] && [ "$hi" -gt "$fi" ] &&
-            echo "shell/$fr includes the room above it, shell/$hr (rooms: lang <- np <- tf <- app)" ;;
+            echo "shell/$fr includes the room above it, shell/$hr (rooms: py <- np <- tf <- app)" ;;
         *) echo "shell/ never includes $hl/" ;;
       esac ;;
   esac

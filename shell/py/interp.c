@@ -548,6 +548,13 @@ void sh_init(int argc, char **argv) {
    * views write through C's stdio (line-buffered below): a killed run keeps its output. */
   c.buffered_stdio = 0;
   PyConfig_SetBytesArgv(&c, argc, argv);
+  /* sys.executable is tfsh: a script that starts [sys.executable, "-c", ...] starts tfsh */
+  char exe[PATH_MAX];
+  ssize_t n = readlink("/proc/self/exe", exe, sizeof exe - 1);
+  if (n > 0) {
+    exe[n] = '\0';
+    PyConfig_SetBytesString(&c, &c.executable, exe);
+  }
   PyStatus st = Py_InitializeFromConfig(&c);
   PyConfig_Clear(&c);
   if (PyStatus_Exception(st)) Py_ExitStatusException(st);

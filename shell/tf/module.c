@@ -34,6 +34,9 @@ static const char session_helpers_src[] =
 static const char testing_src[] =
 #include "shell/tf/testing.py.inc"
 ;
+static const char python_paths_src[] =
+#include "shell/tf/python_paths.py.inc"
+;
 static const char mnist_tutorial_src[] =
 #include "shell/tf/mnist_tutorial.py.inc"
 ;
@@ -376,6 +379,14 @@ static sh_obj *f_resource_enabled(sh_obj *self, int argc, sh_obj **argv, sh_obj 
   return sh_bool(tf_resource_default());
 }
 
+/* tensorflow.python.framework.ops and the other paths legacy code imports (python_paths.py.inc). */
+static int python_paths_add(sh_obj *tf) {
+  sh_obj *g = sh_dict_new();
+  int rc = g && sh_dict_set_str(g, "_tf", tf) == 0 ? sh_exec_string(python_paths_src, "<tensorflow.python>", g) : -1;
+  sh_decref(g);
+  return rc;
+}
+
 static sh_obj *tf_init(void) {
   op_register_all();
   if (np_init() < 0) return NULL;    /* numpy's C API; the prelude uses numpy too */
@@ -421,6 +432,10 @@ static sh_obj *tf_init(void) {
   /* the run observer's additions (the views: RunMetadata records, GraphDef, timeline) */
   const tf_run_observer *o = tf_get_run_observer();
   if (o && o->module_built) o->module_built(tf);
+  if (python_paths_add(tf) < 0) {   /* tensorflow.python.* (after the views' client.timeline) */
+    sh_decref(tf);
+    return NULL;
+  }
   if (tf_files_add(tf) < 0 || tf_metagraph_add(tf) < 0 || tf_pbobj_add(tf) < 0 || tf_queues_add(tf) < 0 ||
       tf_dataset_add(tf) < 0) {   /* TF's files, queues, datasets (after the views) */
     sh_decref(tf);

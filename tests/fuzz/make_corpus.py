@@ -113,27 +113,6 @@ codec = {
     "msg_i64": msg("X", msg={"dtype": 9, "shape": [1], "frame": 3}),
 }
 
-parse = {
-    "assign.py": "x = 1\ny, z = 2, (3, 4)\nx += y * z ** 2 - -1\n",
-    "control.py": "for i in range(3):\n    if i % 2 == 0:\n        continue\n    elif i > 5:\n        break\n    else:\n        pass\nwhile False:\n    x = 1\n",
-    "def.py": "def f(a, b=2, *args, **kw):\n    \"\"\"doc\"\"\"\n    return lambda x: a + x\n\nclass C(object):\n    def m(self):\n        return self\n",
-    "strings.py": "a = 'x' \"y\"\nb = f\"{a!r:>10} {1+2}\"\nc = '%s %d' % (a, 3)\nd = '{}'.format(r'\\n')\ne = b'bytes'\n",
-    "tf.py": "import tensorflow as tf\nfrom __future__ import print_function\nx = tf.placeholder(tf.float32, [None, 784])\nwith tf.Session() as sess:\n    print(sess.run(x, feed_dict={x: [[0.0] * 784]}))\n",
-    "comp.py": "a = [x * 2 for x in range(10) if x % 3]\nb = {k: v for k, v in zip('ab', [1, 2])}\nc = {1, 2, 3}\nd = a[1:5:2], a[::-1], a[-1]\n",
-    "try.py": "try:\n    raise ValueError('x')\nexcept ValueError as e:\n    print(e)\nfinally:\n    pass\nassert 1 is not None, 'no'\n",
-    "main.py": "if __name__ == \"__main__\":\n    import sys\n    sys.exit(main(sys.argv))\n",
-    "decorator.py": "@staticmethod\ndef g(*, k=1):\n    global z\n    nonlocal_ = not k and k or None\n    return (yield_ := 1)\n",
-    "unclosed.py": "x = (1,\n  [2, {3:\n",
-    "indent.py": "if 1:\n  x = 1\n    y = 2\n\tz = 3\n",
-    "ops.py": "a = b @ c | d & e ^ ~f << 2 >> 1 // 3\nx = a if b else c\nprint(*a, **b)\ndel a[0]\n",
-    "magic.py": "%cluster\nx?\n%timeit sess.run(y)\n",
-    "deep.py": "x = " + "(" * 200 + "1" + ")" * 200 + "\n",
-    "empty.py": "",
-    "unicode.py": "s = 'héllo ✓'\n# comment ✓\nt = \"\\u00e9\\x41\\N{BULLET}\"\n",
-    "numbers.py": "a = 0x1f + 0o17 + 0b101 + 1_000 + 1e-3 + 1.5j + .5 + 5.\n",
-}
-
-
 def write(target, files):
     d = os.path.join(HERE, "corpus", target)
     os.makedirs(d, exist_ok=True)
@@ -144,23 +123,3 @@ def write(target, files):
 
 write("fuzz_net_header", net_header)
 write("fuzz_codec", dict(codec, **{k: v for k, v in net_header.items() if k in ("runstep", "create")}))
-# a few of the project's own programs as well
-extra = {}
-for d, names in (("scripts/examples", ("first.tfs", "between_graph.tfs")),):
-    for n in names:
-        p = os.path.join(ROOT, d, n)
-        if os.path.exists(p):
-            extra[n] = open(p, encoding="utf-8").read()
-write("fuzz_parse", dict(parse, **extra))
-# re (fuzz_re): a flags byte, the pattern, NUL, the subject
-re_seeds = {
-    "alt_star": b"\x00(a|b)*c\x00ababc",
-    "named_backref": b"\x02(?P<x>\\w+)\\s*=\\s*(?P=x)?\x00key = KEY",
-    "multiline_class": b"\x08^[^\\d\\W]+$\x00abc\ndef",
-    "look_cond": b"\x00(a)?(?<=a)b(?!c)(?(1)x|y){2,3}?\x00abyy",
-    "verbose_atomic": b"\x40(?x) a+ # c\n (?>b*)c++\x00aaabbcc",
-    "unicode": "\x00[é-ü]+\\b(?i:ß)\\u00e9{,2}\x00aöü ßé".encode(),
-    "bad": b"\x00(?P<1>[z-a]\\q{3,2}\x00x",
-    "clean_str": b"\x00[^A-Za-z0-9(),!?\\'\\`]\x00it's \"x\"",
-}
-write("fuzz_re", re_seeds)
