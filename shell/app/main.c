@@ -32,7 +32,8 @@ static const char up_code[] =
 static void print_help(void) {
   printf("%s\n"
          "tfsh: TensorFlow 1.x's distributed runtime as an interactive shell.\n"
-         "The language is the graph-building Python of TF1 (a subset of Python 3).\n\n"
+         "The language is Python itself (CPython 3.11 embedded): numpy, the standard library\n"
+         "and matplotlib are the real ones; import tensorflow is tfsh's own module.\n\n"
          "  (no argument)   interactive shell when stdin is a terminal;\n"
          "                  otherwise read and run a script from stdin\n"
          "  FILE [ARGS]     run FILE (.tfs or .py); sys.argv = [FILE, ARGS...]\n"
