@@ -222,6 +222,56 @@ void sh_completer_register(sh_completer_fn fn) {
   if (ncompleters < 16) completers[ncompleters++] = fn;
 }
 
+static unsigned char offer(EditLine *e, sh_obj *list, size_t wlen);
+
+/* Inside a string literal: after `name[` a mapping's str keys (d['lo<Tab> -> 'loss'), else
+ * file names (open('da<Tab>), as Python's glob finds them. True when it was a string. */
+static bool complete_in_string(EditLine *e, const LineInfo *li, unsigned char *rc) {
+  const char *q = NULL;
+  char quote = 0;
+  for (const char *p = li->buffer; p < li->cursor; p++)
+    if (!quote && (*p == '\'' || *p == '"')) quote = *p, q = p;
+    else if (quote && *p == quote) quote = 0;
+  if (!quote) return false;
+  size_t plen = (size_t)(li->cursor - q - 1);
+  char prefix[1024];
+  snprintf(prefix, sizeof prefix, "%.*s", (int)plen, q + 1);
+  sh_obj *list = NULL;
+  const char *chain_end = q > li->buffer && q[-1] == '[' ? q - 1 : NULL;
+  if (chain_end) {   /* a mapping's keys */
+    const char *cs = chain_end;
+    while (cs > li->buffer && (isalnum((unsigned char)cs[-1]) || cs[-1] == '_' || cs[-1] == '.')) cs--;
+    sh_obj *o = lookup_chain(cs, (size_t)(chain_end - cs));
+    sh_obj *keys = o ? sh_call_method(o, "keys", 0, NULL, NULL) : NULL;
+    if (keys) {
+      sh_obj *m = sh_set_new();
+      add_matches(m, keys, prefix, plen);
+      list = sh_sequence_to_list(m);
+      sh_decref(m);
+    }
+    sh_decref(keys);
+    sh_decref(o);
+  } else {           /* file names: glob(prefix*), directories with a trailing '/' */
+    sh_obj *g = sh_dict_new();
+    sh_obj *pre = sh_str(prefix);
+    if (g && pre && sh_dict_set_str(g, "p", pre) == 0)
+      list = sh_eval_string("[f + ('/' if __import__('os').path.isdir(f) else '') for f in "
+                            "__import__('glob').glob(__import__('glob').escape(p) + '*')]", "<complete>", g);
+    sh_decref(pre);
+    sh_decref(g);
+  }
+  sh_err_clear();
+  if (!list) {
+    *rc = CC_REFRESH_BEEP;
+    return true;
+  }
+  sh_decref(sh_call_method(list, "sort", 0, NULL, NULL));
+  sh_err_clear();
+  *rc = offer(e, list, plen);
+  sh_decref(list);
+  return true;
+}
+
 /* Insert the longest common prefix of the candidates, or list them. */
 static unsigned char offer(EditLine *e, sh_obj *list, size_t wlen) {
   int64_t n = SH_LIST_N(list);
@@ -274,6 +324,8 @@ static unsigned char complete(EditLine *e, int ch) {
     }
     free(line);
   }
+  unsigned char in_str;
+  if (complete_in_string(e, li, &in_str)) return in_str;
   const char *end = li->cursor, *start = end;
   while (start > li->buffer && (isalnum((unsigned char)start[-1]) || start[-1] == '_' || start[-1] == '.')) start--;
   const char *dot = NULL;

@@ -64,6 +64,11 @@ send '(81)' Enter
 check "completed call runs" '9.0' -x
 send 'dou' Tab
 check "name completion" '>>> double'
+send C-u "mets = {'loss': 1, 'lr': 2}" Enter
+send "mets['lo" Tab
+check "key completion" ">>> mets['loss"
+send C-u "open('$work/sta" Tab
+check "file completion" ">>> open('$work/state/"
 send C-u 'len?' Enter
 check "name? help" 'Return the number of items in a container.'
 send '%who' Enter
