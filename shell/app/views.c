@@ -1157,7 +1157,7 @@ static void views_module_built(sh_obj *tf) {
     sh_report_error();
     return;
   }
-  /* Graph.as_graph_def(): a method written in the language */
+  /* Graph.as_graph_def(): a method written in Python */
   sh_obj *f = sh_dict_get_str(dict, "_views_as_graph_def");
   sh_obj *nm = sh_intern("as_graph_def");
   if (f && sh_type_ready(&tf_graph_type) == 0 && sh_class_lookup(&tf_graph_type, nm) == NULL)

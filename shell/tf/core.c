@@ -664,7 +664,7 @@ sh_obj *tf_convert(sh_obj *x, rt_dtype hint) {
   }
   if (Py_TYPE(x) == (PyTypeObject *)&tf_op_type)
     return sh_raise(sh_TypeError, "Can not convert a Operation into a Tensor.");
-  if (sh_is_py_instance(x)) {   /* a class of the language that is a tensor (PartitionedVariable) */
+  if (sh_is_py_instance(x)) {   /* a Python class that is a tensor (PartitionedVariable) */
     sh_obj *conv = sh_getattr_opt(x, "_tfsh_as_tensor");
     if (conv) {
       sh_obj *t = sh_call(conv, 0, NULL, NULL);

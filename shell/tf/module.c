@@ -1,5 +1,5 @@
 /* The tensorflow module: the C pieces (core.c, ops.c, session.c, variable.c, device.c)
- * plus a prelude written in the language itself (prelude.py.inc: flags,
+ * plus a prelude written in Python (prelude.py.inc: flags,
  * app.run, logging, optimizers, training helpers), and the numpy module. */
 #include <stdio.h>
 #include <stdlib.h>

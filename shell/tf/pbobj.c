@@ -1,4 +1,4 @@
-/* Protocol-buffer messages as objects of the language, for any message in runtime/proto/
+/* Protocol-buffer messages as Python objects, for any message in runtime/proto/
  * (runtime/pbmsg.h finds them by name): what tf.train.summary_iterator yields (Event with
  * .wall_time, .step, .summary.value[i].tag ...), tf.Event / tf.Summary built by hand,
  * RunMetadata serialized for an event file, and google.protobuf.text_format (Merge, Parse,

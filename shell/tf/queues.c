@@ -1,6 +1,6 @@
 /* The input pipelines of TF1: queues (FIFOQueue, RandomShuffleQueue, PaddingFIFOQueue),
  * QueueRunner, Coordinator, start_queue_runners, tf.train.batch / shuffle_batch and the
- * input producers, written in the language (queues.py.inc) over the ops of ops/queue.c.
+ * input producers, written in Python (queues.py.inc) over the ops of ops/queue.c.
  * This file gives that Python a node builder for ops whose attrs are lists of types or
  * shapes, which the op rows of ops.c do not set. */
 #include <errno.h>

@@ -1,5 +1,5 @@
 /* A runner: one op run over and over by a thread of its own, on its own session to the
- * same master — what TF1's QueueRunner threads do (the language has no threads). Used by
+ * same master — what TF1's QueueRunner threads do, on a C thread that never needs the GIL. Used by
  * SyncReplicasOptimizer's chief to aggregate gradients while its own steps run.
  *
  * Its op usually waits (for gradients, in _AccumTake), so stopping it cancels the step in
