@@ -54,8 +54,13 @@ typedef struct mdev {
   uint64_t incarnation;
 } mdev;
 
+/* Owner rule: the master's list holds one reference and every handler that found the
+ * session (session_find, under m->mu) holds one until session_unref; refs is guarded by
+ * m->mu, and the last reference deregisters its graphs and frees it. */
 typedef struct msess {
   struct msess *next;
+  int refs;              /* m->mu */
+  bool closed;           /* s->mu: CloseSession or Reset came; no step starts from now on */
   /* CancelRun (Ctrl-C in the client), CloseSession, Reset: +1 aborts the steps in flight
    * (each step remembers the count it started with). Steps of a session run concurrently
    * (a queue runner's enqueue beside the training step's dequeue); those of one signature
@@ -147,21 +152,51 @@ void rt_master_free(rt_master *m) {
 
 /* ---- helpers ------------------------------------------------------------------------ */
 
+static void wait_idle(msess *s);
+
 static int reply_status(net_req *req, int rc, const rt_status *st) {
   return net_reply_error(req, rc, "%s", st->msg);
 }
 
+/* The session named by the request, with a reference the caller drops (session_unref). */
 static msess *session_find(rt_master *m, const net_in *in, rt_status *st) {
   uint64_t h;
   if (net_get_uint(in, "session", &h, st)) return NULL;
   pthread_mutex_lock(&m->mu);
   msess *s = m->sessions;
   while (s && s->handle != h) s = s->next;
+  if (s) s->refs++;
   pthread_mutex_unlock(&m->mu);
   if (!s)
     rt_error(st, RT_ABORTED, "Session %016" PRIx64 " is not found on %s (closed, or the "
              "master task restarted)", h, m->srv->task);
   return s;
+}
+
+static void session_unref(rt_master *m, msess *s) {
+  if (!s) return;
+  pthread_mutex_lock(&m->mu);
+  bool last = --s->refs == 0;
+  pthread_mutex_unlock(&m->mu);
+  if (!last) return;
+  deregister_all(s);
+  msess_free(s);
+}
+
+/* What a step cancelled by its session's close ends with (the client, which knows whether
+ * the session is in-process, says TF's DirectSession text instead for local ones). */
+#define CLOSED_MSG "Session::Close: the session was closed while this step ran"
+
+/* Close a session taken off the master's list (whose reference the caller now holds): no
+ * step starts from now on, the steps in flight are cancelled and waited for, and the
+ * reference is dropped. */
+static void session_close(rt_master *m, msess *s) {
+  pthread_mutex_lock(&s->mu);
+  s->closed = true;
+  atomic_fetch_add(&s->cancel, 1);
+  wait_idle(s);
+  pthread_mutex_unlock(&s->mu);
+  session_unref(m, s);
 }
 
 typedef struct discover {
@@ -171,17 +206,18 @@ typedef struct discover {
   char (*addr)[256];
   net_peer **pr;
   bool *done;
+  char msg[1024];   /* what this CreateSession waits for (m->wait_msg: the latest of any) */
 } discover;
 
 /* Record what the master waits for, for WaitStatus (and so the client can print it). */
 static int discover_tick(void *arg, int64_t elapsed_ms) {
   discover *d = arg;
-  char msg[1024];
+  char *msg = d->msg;
   size_t off = 0;
   msg[0] = '\0';
-  for (int i = 0; i < d->n && off < sizeof msg; i++)
+  for (int i = 0; i < d->n && off < sizeof d->msg; i++)
     if (d->pr[i] && !d->done[i])
-      off += (size_t)snprintf(msg + off, sizeof msg - off, "%s%s at %s (%s)", off ? ", " : "", d->task[i],
+      off += (size_t)snprintf(msg + off, sizeof d->msg - off, "%s%s at %s (%s)", off ? ", " : "", d->task[i],
                               d->addr[i], net_peer_connected(d->pr[i]) ? "connected, no answer yet" : "not connected");
   pthread_mutex_lock(&d->m->mu);
   snprintf(d->m->wait_msg, sizeof d->m->wait_msg, "%s", msg);
@@ -236,7 +272,7 @@ static int discover_devices(rt_master *m, msess *s, const rt_devname *filters, i
       discover_tick(&d, 0);
       if (rc == RT_DEADLINE_EXCEEDED)
         rt_error(st, RT_DEADLINE_EXCEEDED, "Timed out after %lld ms (operation_timeout_in_ms) waiting for %s: "
-                 "is the task started, at that address?", (long long)s->timeout_ms, m->wait_msg);
+                 "is the task started, at that address?", (long long)s->timeout_ms, d.msg);
       else
         *st = ps;
       break;
@@ -338,6 +374,7 @@ static void handle_create(rt_master *m, net_req *req) {
   }
   pthread_mutex_lock(&m->mu);
   s->handle = rt_random_u64();
+  s->refs = 1;
   s->next = m->sessions;
   m->sessions = s;
   pthread_mutex_unlock(&m->mu);
@@ -357,6 +394,7 @@ static void handle_extend(rt_master *m, net_req *req) {
   pthread_mutex_lock(&s->mu);
   int rc = rt_unpack_nodes(in, net_get(in, "graph"), "graph", s->g, &st);
   pthread_mutex_unlock(&s->mu);
+  session_unref(m, s);
   if (rc)
     reply_status(req, rc, &st);
   else
@@ -736,6 +774,11 @@ static int run_step(rt_master *m, msess *s, mrun *r, unsigned gen, int nf, char 
   s->cur_step = 0;
   s->n_cur = 0;
   pthread_mutex_unlock(&m->mu);
+  if (first_err == RT_CANCELLED) {   /* by the session's close? */
+    pthread_mutex_lock(&s->mu);
+    if (s->closed) rt_error(&err, RT_CANCELLED, CLOSED_MSG);
+    pthread_mutex_unlock(&s->mu);
+  }
   for (int k = 0; k < nx && !first_err; k++)
     if (r->fetch_part[k] <= -2) out[k] = rt_tensor_ref(fv[-2 - r->fetch_part[k]]);
   if (first_err) *st = err;
@@ -791,6 +834,7 @@ static void handle_placement(rt_master *m, net_req *req) {
     free_strs(feeds, nf);
     free_strs(fetches, nx);
     free_strs(targets, nt);
+    session_unref(m, s);
     return;
   }
   pthread_mutex_lock(&s->mu);
@@ -848,6 +892,7 @@ static void handle_placement(rt_master *m, net_req *req) {
   }
   rt_placement_clear(&pl);
   pthread_mutex_unlock(&s->mu);
+  session_unref(m, s);
   free(needed);
   free(names);
   free_strs(feeds, nf);
@@ -1014,6 +1059,7 @@ static void handle_run(rt_master *m, net_req *req) {
     /* A CancelRun for an earlier step must not cancel this one; one arriving from now on,
      * during preparation or the step, does. */
     unsigned gen = atomic_load(&s->cancel);
+    if (s->closed) rc = rt_error(&st, RT_CANCELLED, CLOSED_MSG);
     for (int i = 0; !rc && i < nf; i++) rc = check_feed(s, feeds[i], fv[i], &st);
     /* The signature: feeds, fetches and targets as given. */
     size_t len = 16;
@@ -1055,6 +1101,7 @@ static void handle_run(rt_master *m, net_req *req) {
     }
     pthread_mutex_unlock(&s->mu);
   }
+  session_unref(m, s);
   if (rc) {
     reply_status(req, rc, &st);
   } else {
@@ -1106,14 +1153,7 @@ static void handle_close(rt_master *m, net_req *req) {
       break;
     }
   pthread_mutex_unlock(&m->mu);
-  if (found) {
-    atomic_fetch_add(&found->cancel, 1);  /* close cancels the steps in flight... */
-    pthread_mutex_lock(&found->mu);       /* ...which then let go of the session */
-    wait_idle(found);
-    pthread_mutex_unlock(&found->mu);
-    deregister_all(found);
-    msess_free(found);
-  }
+  if (found) session_close(m, found);
   net_reply(req, net_msg_new("CloseSessionOk"));
 }
 
@@ -1152,12 +1192,7 @@ static void handle_reset(rt_master *m, net_req *req) {
   while (all) {
     msess *s = all;
     all = s->next;
-    atomic_fetch_add(&s->cancel, 1);
-    pthread_mutex_lock(&s->mu);
-    wait_idle(s);
-    pthread_mutex_unlock(&s->mu);
-    deregister_all(s);
-    msess_free(s);
+    session_close(m, s);
   }
   if (rc)
     reply_status(req, rc, &st);
@@ -1178,6 +1213,7 @@ static void handle_cancel(rt_master *m, net_req *req) {
   rt_status st = {0};
   msess *s = session_find(m, in, &st);
   if (s) atomic_fetch_add(&s->cancel, 1);
+  session_unref(m, s);
   net_reply(req, net_msg_new("CancelRunOk"));
 }
 

@@ -2,6 +2,7 @@
 #include "runtime/session.h"
 
 #include <pthread.h>
+#include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -15,10 +16,14 @@
 #include "runtime/partition.h"   /* views: partition_graphs */
 #include "runtime/trace.h"       /* views: step_stats */
 
+/* Owner rule: one caller owns the session and frees it (rt_session_free) after every other
+ * thread's call on it has returned; those threads may run steps concurrently (the peer
+ * carries many calls at once), and rt_session_close from the owner ends their steps. */
 struct rt_session {
   rt_graph *g;
-  int sent;                  /* nodes of g the master has */
-  uint64_t handle;
+  int sent;                  /* nodes of g the master has (the owner's thread) */
+  uint64_t handle;           /* set once, by rt_session_new */
+  atomic_bool closed;        /* rt_session_close came: steps in flight end Cancelled */
   rt_server *local;          /* our own server for an empty target */
   net_peer *c;               /* the master: in this process (no socket) or over one */
   char endpoint[256];
@@ -77,7 +82,7 @@ static int tick(void *arg, int64_t elapsed_ms) {
  * wait for it (the master aborts it on every worker). */
 static void interrupted(rt_session *s, rt_status *st) {
   rt_error(st, RT_CANCELLED, "interrupted");
-  if (!s->handle) return;
+  if (!s->handle || atomic_load(&s->closed)) return;
   net_msg *c = net_msg_new("CancelRun");
   net_msg_uint(c, "session", s->handle);
   rt_status ignore;
@@ -172,7 +177,7 @@ static void pack_strs(msgpack_packer *pk, int n, const char *const *v) {
 }
 
 int rt_session_extend(rt_session *s, const volatile int *interrupt, rt_status *st) {
-  if (!s->handle) return rt_error(st, RT_CANCELLED, "Session has been closed.");
+  if (!s->handle || atomic_load(&s->closed)) return rt_error(st, RT_CANCELLED, "Session has been closed.");
   if (s->sent >= s->g->n_nodes) return RT_OK;
   net_msg *req = net_msg_new("ExtendSession");
   net_msg_uint(req, "session", s->handle);
@@ -185,14 +190,23 @@ int rt_session_extend(rt_session *s, const volatile int *interrupt, rt_status *s
 }
 
 void rt_session_close(rt_session *s) {
-  if (!s || !s->c || !s->handle) return;
+  if (!s || !s->c || !s->handle || atomic_exchange(&s->closed, true)) return;
   net_msg *req = net_msg_new("CloseSession");
   net_msg_uint(req, "session", s->handle);
   net_in *rep = NULL;
   rt_status st;
   net_peer_call(s->c, req, &rep, &(net_wait){.timeout_ms = 5000}, &st);
   net_in_free(rep);
-  s->handle = 0;
+}
+
+/* A step this client's close ended: TF's DirectSession says "Run call was cancelled" for an
+ * in-process session; a remote one keeps the master's text (Session::Close), also when the
+ * step reached the master after the session had gone. */
+static void closed_under(const rt_session *s, rt_status *st) {
+  if (s->local)
+    rt_error(st, RT_CANCELLED, "Run call was cancelled");
+  else if (st->code != RT_CANCELLED || !strstr(st->msg, "Session::Close"))
+    rt_error(st, RT_CANCELLED, "Session::Close: the session was closed while this step ran");
 }
 
 int rt_session_run_step(rt_session *s, const rt_session_run *r, rt_status *st) {
@@ -222,6 +236,10 @@ int rt_session_run_step_views(rt_session *s, const rt_session_run *r, const rt_s
   if (!v) v = &none;
   int rc = RT_OK;
   for (int i = 0; i < r->n_fetches; i++) r->fetched[i] = NULL;
+  if (atomic_load(&s->closed)) {   /* closed by another thread since the caller looked */
+    closed_under(s, st);
+    return st->code;
+  }
   if (!r->graph_sent && (rc = rt_session_extend(s, r->interrupt, st))) return rc;
   net_msg *req = net_msg_new("RunStep");
   net_msg_uint(req, "session", s->handle);
@@ -268,6 +286,7 @@ int rt_session_run_step_views(rt_session *s, const rt_session_run *r, const rt_s
   net_wait nw = {.timeout_ms = -1, .tick_ms = 50, .tick = tick, .arg = &wt};
   rc = net_peer_call(s->c, req, &rep, &nw, st);
   if (rc == RT_CANCELLED && r->interrupt && *r->interrupt) interrupted(s, st);
+  else if ((rc == RT_CANCELLED || rc == RT_ABORTED) && atomic_load(&s->closed)) closed_under(s, st);
   const msgpack_object_array *ts = NULL;
   if (!rc) rc = net_get_array(rep, "tensors", &ts, st);
   if (!rc && ts->size != (uint32_t)n_asked)

@@ -31,7 +31,8 @@
 #include "runtime/trace.h"   /* views: RunGraph traces, GetProgress */
 #include "runtime/wire_fmt.h"
 
-/* Kernel state of one session (random generators), shared by its fragments. */
+/* Kernel state of one session (random generators), shared by its fragments. Owner rule:
+ * each registered fragment of the session holds one reference (refs, under w->mu). */
 typedef struct wsess {
   struct wsess *next;
   uint64_t session;
@@ -39,8 +40,12 @@ typedef struct wsess {
   rt_state_table *states;
 } wsess;
 
+/* Owner rule: the worker's list holds one reference and every RunGraph that found the
+ * fragment (graph_find, under w->mu) holds one until graph_unref; refs is guarded by w->mu,
+ * and the last reference frees it (DeregisterGraph during a step: the step ends first). */
 typedef struct wgraph {
   struct wgraph *next;
+  int refs;                 /* w->mu */
   struct rt_worker *w;
   wsess *sess;
   uint64_t handle;
@@ -570,10 +575,23 @@ static uint64_t local_incarnation(void *arg, const char *device) {
   return d ? d->incarnation : 0;
 }
 
+/* w->mu held: the fragment, with a reference the caller drops (graph_unref, without w->mu). */
 static wgraph *graph_find(rt_worker *w, uint64_t handle) {
   for (wgraph *g = w->graphs; g; g = g->next)
-    if (g->handle == handle) return g;
+    if (g->handle == handle) {
+      g->refs++;
+      return g;
+    }
   return NULL;
+}
+
+static void wgraph_free(wgraph *wg);
+
+static void graph_unref(rt_worker *w, wgraph *wg) {
+  pthread_mutex_lock(&w->mu);
+  bool last = --wg->refs == 0;
+  pthread_mutex_unlock(&w->mu);
+  if (last) wgraph_free(wg);
 }
 
 static void *run_part(void *arg);
@@ -672,6 +690,7 @@ static void handle_register(rt_worker *w, net_req *req) {
   }
   pthread_mutex_lock(&w->mu);
   wg->handle = rt_random_u64();
+  wg->refs = 1;
   wg->next = w->graphs;
   w->graphs = wg;
   pthread_mutex_unlock(&w->mu);
@@ -862,6 +881,7 @@ static void handle_run(rt_worker *w, net_req *req) {
     for (int i = 0; i < wg->n_parts; i++) pthread_cond_destroy(&runs[i].cv);
     free(runs);
   }
+  if (wg) graph_unref(w, wg);
   /* views: counters for GetProgress (%top) */
   pthread_mutex_lock(&w->mu);
   w->n_runs++;
@@ -988,11 +1008,7 @@ static void handle_deregister(rt_worker *w, net_req *req) {
       break;
     }
   pthread_mutex_unlock(&w->mu);
-  if (found) {
-    pthread_mutex_lock(&found->run_mu);   /* wait for a step still running on it */
-    pthread_mutex_unlock(&found->run_mu);
-    wgraph_free(found);
-  }
+  if (found) graph_unref(w, found);   /* a step still running on it frees it when it ends */
   net_reply(req, net_msg_new("DeregisterGraphOk"));
 }
 
