@@ -34,8 +34,9 @@ typedef struct rt_run_args {
 int rt_exec_run(rt_exec *x, rt_step *step, const rt_run_args *a, rt_status *st);
 
 /* Kernel state shared by every executor of one session (random generators keep going from
- * one signature to another, as TF1's stateful kernels do), by node name. Not locked: the
- * master runs one step of a session at a time. */
+ * one signature to another, as TF1's stateful kernels do), by node name. Steps of two
+ * signatures run at once, so each entry has a lock the kernel holds while it reads or moves
+ * its state on (rt_kernel_ctx.state_mu). */
 typedef struct rt_state_table rt_state_table;
 rt_state_table *rt_state_table_new(void);
 void rt_state_table_free(rt_state_table *t);   /* frees every state with free() */
