@@ -638,8 +638,53 @@ static void abort_parts(net_peer **cl, const bool *done, int np, uint64_t step, 
     }
 }
 
-/* One step: a RunGraph per partition, all in flight; the first error aborts the rest. */
-static int run_step(rt_master *m, msess *s, mrun *r, unsigned gen, int nf, char **feeds, rt_tensor **fv, int nx,
+/* A step out of time: what each part not done waits in (the op its executor is in, asked
+ * with GetProgress, 300 ms at most), or that its task has not answered. */
+static void step_waits(net_peer **cl, const bool *done, const mrun *r, uint64_t step, char *buf, size_t n) {
+  size_t off = 0;
+  buf[0] = '\0';
+  net_cq *q = net_cq_new();
+  int pending = 0;
+  bool *asked = xcalloc((size_t)r->n_parts + 1, sizeof *asked);
+  for (int i = 0; i < r->n_parts; i++) {
+    rt_status ignore;
+    net_msg *msg = net_msg_new("GetProgress");
+    net_msg_uint(msg, "step", step);
+    if (cl[i] && !done[i] && !net_peer_send(cl[i], msg, q, (uint64_t)i, NULL, &ignore)) asked[i] = true, pending++;
+  }
+  int64_t t0 = rt_trace_micros();
+  while (pending > 0) {
+    int left = 300 - (int)((rt_trace_micros() - t0) / 1000);
+    uint64_t tag;
+    net_in *rep = NULL;
+    rt_status ps;
+    if (left <= 0) break;
+    int rrc = net_cq_wait(q, &(net_wait){.timeout_ms = left}, NULL, &tag, &rep, &ps);
+    if (tag == NET_CQ_NONE) break;
+    pending--;
+    asked[tag] = false;
+    const msgpack_object *d = rrc ? NULL : net_get(rep, "devices");
+    for (uint32_t k = 0; d && d->type == MSGPACK_OBJECT_ARRAY && k < d->via.array.size && off < n; k++) {
+      char dev[200], op[256];
+      rt_obj_str(&d->via.array.ptr[k], "device", dev, sizeof dev);
+      rt_obj_str(&d->via.array.ptr[k], "op", op, sizeof op);
+      if (op[0])
+        off += (size_t)snprintf(buf + off, n - off, "%snode '%s' on %s", off ? ", " : "", op, dev);
+    }
+    net_in_free(rep);
+  }
+  for (int i = 0; i < r->n_parts && off < n; i++)
+    if (asked[i])
+      off += (size_t)snprintf(buf + off, n - off, "%s%s (no answer)", off ? ", " : "", r->parts[i].task);
+  if (!buf[0]) snprintf(buf, n, "the step's RunGraph replies");
+  free(asked);
+  net_cq_free(q);
+}
+
+/* One step: a RunGraph per partition, all in flight; the first error aborts the rest. A
+ * step longer than timeout_ms (RunOptions.timeout_in_ms; else the session's
+ * operation_timeout_in_ms; <= 0: none) ends with DeadlineExceeded naming what it waits in. */
+static int run_step(rt_master *m, msess *s, mrun *r, unsigned gen, int64_t timeout_ms, int nf, char **feeds, rt_tensor **fv, int nx,
                     char **fetches, rt_tensor **out, rt_step_stats *trace, rt_busy *busy, int *n_busy,
                     rt_status *st) {
   int np = r->n_parts, rc = RT_OK;
@@ -664,7 +709,10 @@ static int run_step(rt_master *m, msess *s, mrun *r, unsigned gen, int nf, char 
    * part elsewhere or a cancel stops it. */
   net_msg *here = NULL;
   int here_part = -1;
-  bool short_step = r->last_us > 0 && r->last_us < 20000;
+  const char *limit = timeout_ms > 0 ? "RunOptions.timeout_in_ms" : "operation_timeout_in_ms";
+  if (timeout_ms <= 0) timeout_ms = s->timeout_ms;
+  /* a step with a time limit waits here, where the limit is kept */
+  bool short_step = r->last_us > 0 && r->last_us < 20000 && timeout_ms <= 0;
   for (int i = 0; i < np && !rc; i++) {
     if (!(cl[i] = net_peer_get(r->parts[i].endpoint, st))) {
       rc = st->code;
@@ -715,7 +763,7 @@ static int run_step(rt_master *m, msess *s, mrun *r, unsigned gen, int nf, char 
   int first_err = rc;
   rt_status err = *st;
   cancel_watch cw = {s, gen};
-  net_wait w = {.timeout_ms = s->timeout_ms > 0 ? (int)s->timeout_ms : -1, .tick_ms = 50,
+  net_wait w = {.timeout_ms = timeout_ms > 0 ? (int)timeout_ms : -1, .tick_ms = 50,
                 .tick = cancel_tick, .arg = &cw};
   here_watch hw = {{s, gen}, q};
   net_wait hwait = {.timeout_ms = w.timeout_ms, .tick_ms = 50, .tick = here_tick, .arg = &hw};
@@ -733,6 +781,12 @@ static int run_step(rt_master *m, msess *s, mrun *r, unsigned gen, int nf, char 
     here = NULL;
     if (tag == NET_CQ_NONE) {
       /* Timeout or cancellation: abort everything still running. */
+      if (!first_err && rrc == RT_DEADLINE_EXCEEDED) {
+        char what[900];
+        step_waits(cl, done, r, step, what, sizeof what);
+        first_err = rt_error(&err, RT_DEADLINE_EXCEEDED, "Timed out after %lld ms (%s) waiting for %s",
+                             (long long)timeout_ms, limit, what);
+      }
       if (!first_err) first_err = rrc, err = rs;
       abort_parts(cl, done, np, step, first_err, err.msg);
       break;
@@ -1037,7 +1091,7 @@ static void handle_run(rt_master *m, net_req *req) {
   if (!rc) rc = get_names(in, "fetches", &fetches, &nx, &st);
   if (!rc) rc = get_names(in, "targets", &targets, &nt, &st);
   /* views: RunOptions {"trace_level": int, "output_partition_graphs": bool} */
-  int64_t trace_level = 0;
+  int64_t trace_level = 0, timeout_ms = 0;
   bool want_pg = false, want_busy = false;
   const msgpack_object *opts = rc ? NULL : net_get(in, "options");
   if (opts && opts->type == MSGPACK_OBJECT_MAP) {
@@ -1046,6 +1100,8 @@ static void handle_run(rt_master *m, net_req *req) {
     if (!rc && (v = net_obj_key(opts, "output_partition_graphs")))
       rc = net_obj_bool(v, "RunStep.options.output_partition_graphs", &want_pg, &st);
     if (!rc && (v = net_obj_key(opts, "busy"))) rc = net_obj_bool(v, "RunStep.options.busy", &want_busy, &st);
+    if (!rc && (v = net_obj_key(opts, "timeout_in_ms")))
+      rc = net_obj_int(v, "RunStep.options.timeout_in_ms", &timeout_ms, &st);
   }
   rt_busy *busy = want_busy ? calloc(RT_MAX_BUSY, sizeof *busy) : NULL;
   int n_busy = 0;
@@ -1087,7 +1143,7 @@ static void handle_run(rt_master *m, net_req *req) {
       s->running++;
       pthread_mutex_unlock(&s->mu);
       pthread_mutex_lock(&r->step_mu);
-      rc = run_step(m, s, r, gen, nf, feeds, fv, nx, fetches, out, trace_level > 0 ? &trace : NULL, busy, &n_busy, &st);
+      rc = run_step(m, s, r, gen, timeout_ms, nf, feeds, fv, nx, fetches, out, trace_level > 0 ? &trace : NULL, busy, &n_busy, &st);
       pthread_mutex_unlock(&r->step_mu);
       pthread_mutex_lock(&s->mu);
       if (--s->running == 0) pthread_cond_broadcast(&s->idle);

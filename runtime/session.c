@@ -103,8 +103,17 @@ static int call(rt_session *s, net_msg *req, net_in **rep, const volatile int *i
   return call_report(s, req, rep, interrupt, false, st);
 }
 
+/* A target no session can be made for (TF: no factory takes it): neither empty, nor a URL,
+ * nor host:port. */
+static int target_check(const char *target, rt_status *st) {
+  if (!target || !*target || strstr(target, "://") || strchr(target, ':')) return RT_OK;
+  return rt_error(st, RT_NOT_FOUND, "No session factory registered for the given session options: "
+                  "{target: \"%s\" config: } Registered factories are {DIRECT_SESSION, GRPC_SESSION}.", target);
+}
+
 rt_session *rt_session_new(const char *target, rt_graph *g, const rt_session_config *cfg,
                            rt_status *st) {
+  if (target_check(target, st)) return NULL;
   rt_session *s = xcalloc(1, sizeof *s);
   if (!s) {
     rt_error(st, RT_RESOURCE_EXHAUSTED, "out of memory");
@@ -268,9 +277,12 @@ int rt_session_run_step_views(rt_session *s, const rt_session_run *r, const rt_s
   pack_strs(net_msg_field(req, "fetches"), n_asked, asked);
   free(asked);
   pack_strs(net_msg_field(req, "targets"), r->n_targets, r->targets);
-  if (v->trace_level > 0 || v->output_partition_graphs || v->busy) {   /* views: RunOptions */
+  if (v->trace_level > 0 || v->output_partition_graphs || v->busy || r->timeout_ms > 0) {   /* RunOptions */
     pk = net_msg_field(req, "options");
-    msgpack_pack_map(pk, 3);
+    msgpack_pack_map(pk, 4);
+    msgpack_pack_str(pk, 13);
+    msgpack_pack_str_body(pk, "timeout_in_ms", 13);
+    msgpack_pack_int64(pk, r->timeout_ms);
     msgpack_pack_str(pk, 4);
     msgpack_pack_str_body(pk, "busy", 4);
     v->busy ? msgpack_pack_true(pk) : msgpack_pack_false(pk);
@@ -393,6 +405,7 @@ int rt_session_progress(rt_session *s, rt_progress *p, bool *fresh, rt_status *s
 
 int rt_session_reset(const char *target, int n, const char *const *containers, rt_status *st) {
   if (!target || !*target) return RT_OK;   /* local sessions own their server */
+  if (target_check(target, st)) return st->code;
   char ep[256];
   rt_endpoint(target, ep, sizeof ep);
   net_peer *c = net_peer_get(ep, st);

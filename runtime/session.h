@@ -50,6 +50,7 @@ typedef struct rt_session_run {
   /* The caller sent the graph's new nodes already (rt_session_extend): runs of several
    * threads, while others may add nodes, do this under the caller's own lock. */
   bool graph_sent;
+  int64_t timeout_ms;   /* RunOptions.timeout_in_ms (0: the session's operation timeout) */
 } rt_session_run;
 
 /* Send the nodes added to the graph since the last run (ExtendSession). */

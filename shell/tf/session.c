@@ -287,6 +287,8 @@ static int build_feeds(tf_session *s, sh_obj *fd, feeds *f) {
 
 /* ---- run -------------------------------------------------------------------------- */
 
+static sh_obj *cfg_get(sh_obj *cfg, const char *name);
+
 static sh_obj *session_run(tf_session *s, sh_obj *fetches, sh_obj *feed_dict, sh_obj *options,
                            sh_obj *meta) {
   if (!s->s) return sh_raise(sh_RuntimeError, "Attempted to use a closed Session.");
@@ -301,6 +303,8 @@ static sh_obj *session_run(tf_session *s, sh_obj *fetches, sh_obj *feed_dict, sh
     .n_targets = p.n_target, .targets = (const char *const *)p.target,
     .interrupt = (const volatile int *)&sh_interrupted,
   };
+  sh_obj *to = cfg_get(options, "timeout_in_ms");   /* RunOptions.timeout_in_ms */
+  if (to) sh_as_int(to, &r.timeout_ms), sh_decref(to);
   rt_status st = {0};
   rt_session_views v = {0};
   void *seen = observer && observer->before_run ? observer->before_run((sh_obj *)s, s->s, options, &v) : NULL;
