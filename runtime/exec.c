@@ -283,6 +283,7 @@ int rt_exec_kernel(rt_exec *x, xnode *xn, rt_step *step, rt_tensor **inputs, rt_
       .node = n, .n_inputs = n->n_data_inputs, .inputs = inputs, .n_outputs = n->n_outputs,
       .outputs = outputs, .device = x->dev, .step = step, .st = st,
       .reuse = reuse, .state = x->slot[n->id], .state_mu = x->slot_mu[n->id],
+      .scope = x->scope,
     };
     atomic_store(&step->current_op, n->name);
     bool held = rt_inter_acquire();
@@ -607,6 +608,8 @@ static state_entry *state_entry_of(rt_state_table *t, const char *name) {
   pthread_mutex_unlock(&t->mu);
   return e;
 }
+
+void rt_exec_set_scope(rt_exec *x, const char *scope) { x->scope = scope && *scope ? scope : NULL; }
 
 void rt_exec_share_state(rt_exec *x, rt_state_table *t) {
   for (int i = 0; i < x->n; i++) {

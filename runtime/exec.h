@@ -42,6 +42,10 @@ rt_state_table *rt_state_table_new(void);
 void rt_state_table_free(rt_state_table *t);   /* frees every state with free() */
 /* Take kernel state slots from t instead of the executor's own. */
 void rt_exec_share_state(rt_exec *x, rt_state_table *t);
+/* ConfigProto.isolate_session_state: the kernels' resources (variables, queues, readers,
+ * tables) live in this scope of the device's table (rt_device_resource_in), not the shared
+ * one. The string must outlive the executor (the worker's session record holds it). */
+void rt_exec_set_scope(rt_exec *x, const char *scope);
 
 /* Rendezvous key of a _Send/_Recv node:
  * "send_device;send_incarnation(hex);recv_device;tensor_name;0:0" (TF's format). */

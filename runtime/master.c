@@ -72,6 +72,7 @@ typedef struct msess {
   rt_graph *g;
   pthread_mutex_t mu;
   bool soft, log_placement;
+  bool isolate;          /* ConfigProto.isolate_session_state: its own resources on every task */
   bool warned;           /* the unshared-variables warning is said once per session */
   int64_t timeout_ms;
   int n_devs;
@@ -351,6 +352,8 @@ static void handle_create(rt_master *m, net_req *req) {
       rc = net_obj_bool(v, "config.log_device_placement", &s->log_placement, &st);
     if (!rc && (v = net_obj_key(cfg, "operation_timeout_in_ms")))
       rc = net_obj_int(v, "config.operation_timeout_in_ms", &s->timeout_ms, &st);
+    if (!rc && (v = net_obj_key(cfg, "isolate_session_state")))
+      rc = net_obj_bool(v, "config.isolate_session_state", &s->isolate, &st);
   }
   if (!rc && net_has(in, "graph")) rc = rt_unpack_nodes(in, net_get(in, "graph"), "graph", s->g, &st);
   rt_devname filters[64];
@@ -517,6 +520,7 @@ static int prepare(rt_master *m, msess *s, int nf, char **feeds, int nx, char **
     }
     net_msg *req = net_msg_new("RegisterGraph");
     net_msg_uint(req, "session", s->handle);
+    if (s->isolate) net_msg_bool(req, "isolate", true);
     rt_pack_nodes(req, net_msg_field(req, "graph"), parts[i].g, 0);
     if (here < 0 && net_peer_local(c)) {
       here = i, here_peer = c, here_req = req;

@@ -63,6 +63,8 @@ typedef struct rt_kernel_ctx {
   pthread_mutex_t *state_mu; /* when *state is shared by the executors of a session (two run
                                 signatures may run the node at once): held to read or move
                                 it on (rt_kernel_state_lock); NULL when it is the executor's */
+  const char *scope;         /* ConfigProto.isolate_session_state: the session's own resource
+                                scope on this device (rt_device_resource_in); NULL: shared */
 } rt_kernel_ctx;
 
 static inline void rt_kernel_state_lock(rt_kernel_ctx *c) {

@@ -134,7 +134,10 @@ rt_session *rt_session_new(const char *target, rt_graph *g, const rt_session_con
   net_msg *req = net_msg_new("CreateSession");
   msgpack_packer *pk = net_msg_field(req, "config");
   int nfilt = cfg ? cfg->n_device_filters : 0;
-  msgpack_pack_map(pk, 4);
+  msgpack_pack_map(pk, 5);
+  msgpack_pack_str(pk, 21);
+  msgpack_pack_str_body(pk, "isolate_session_state", 21);
+  cfg && cfg->isolate_session_state ? msgpack_pack_true(pk) : msgpack_pack_false(pk);
   msgpack_pack_str(pk, 14);
   msgpack_pack_str_body(pk, "device_filters", 14);
   msgpack_pack_array(pk, (size_t)nfilt);

@@ -1,6 +1,6 @@
 /* The worker service: devices, registered fragments, steps and their rendezvous.
  *
- *   RegisterGraph {session, graph: [placed nodes]}          -> {handle}
+ *   RegisterGraph {session, isolate?, graph: [placed nodes]} -> {handle}
  *   RunGraph      {handle, step, feeds: [{name, tensor}], fetches: [name]} -> {tensors}
  *   PushTensor    {step, key, tensor}                       -> no reply (errors abort)
  *   AbortStep     {step, code, msg}                         -> {}
@@ -38,6 +38,7 @@ typedef struct wsess {
   uint64_t session;
   int refs;
   rt_state_table *states;
+  char scope[40];   /* isolate_session_state: its resources' scope on our devices ("" shared) */
 } wsess;
 
 /* Owner rule: the worker's list holds one reference and every RunGraph that found the
@@ -164,7 +165,7 @@ rt_worker *rt_worker_new(rt_server *s, int n_cpus, int max_gpus) {
   return w;
 }
 
-static wsess *sess_get(rt_worker *w, uint64_t session);   /* w->mu held */
+static wsess *sess_get(rt_worker *w, uint64_t session, bool isolate);   /* w->mu held */
 static void sess_release(rt_worker *w, wsess *s);          /* w->mu held */
 
 static void wgraph_free(wgraph *wg) {
@@ -193,7 +194,7 @@ static void wgraph_free(wgraph *wg) {
   free(wg);
 }
 
-static wsess *sess_get(rt_worker *w, uint64_t session) {
+static wsess *sess_get(rt_worker *w, uint64_t session, bool isolate) {
   for (wsess *s = w->sessions; s; s = s->next)
     if (s->session == session) {
       s->refs++;
@@ -203,6 +204,7 @@ static wsess *sess_get(rt_worker *w, uint64_t session) {
   s->session = session;
   s->refs = 1;
   s->states = rt_state_table_new();
+  if (isolate) snprintf(s->scope, sizeof s->scope, "_isolated_%016llx", (unsigned long long)session);
   s->next = w->sessions;
   w->sessions = s;
   return s;
@@ -216,6 +218,8 @@ static void sess_release(rt_worker *w, wsess *s) {
       break;
     }
   rt_state_table_free(s->states);
+  /* an isolated session's variables go with it (TF: its worker session's resource managers) */
+  for (int d = 0; s->scope[0] && d < w->n_devices; d++) rt_device_clear_scope(w->devices[d], s->scope);
   free(s);
 }
 
@@ -679,9 +683,14 @@ static void handle_register(rt_worker *w, net_req *req) {
   if (!rc && net_has(in, "session") && !net_get_uint(in, "session", &session, &st)) {
     wg->w = w;
     pthread_mutex_lock(&w->mu);
-    wg->sess = sess_get(w, session);
+    bool isolate = false;
+    if (net_has(in, "isolate")) net_get_bool(in, "isolate", &isolate, &st);
+    wg->sess = sess_get(w, session, isolate);
     pthread_mutex_unlock(&w->mu);
-    for (int i = 0; i < wg->n_parts; i++) rt_exec_share_state(wg->execs[i], wg->sess->states);
+    for (int i = 0; i < wg->n_parts; i++) {
+      rt_exec_share_state(wg->execs[i], wg->sess->states);
+      rt_exec_set_scope(wg->execs[i], wg->sess->scope);
+    }
   }
   if (rc) {
     wgraph_free(wg);
