@@ -12,6 +12,7 @@
 #include <errno.h>
 #include <poll.h>
 #include <pthread.h>
+#include <stdatomic.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -61,6 +62,8 @@ struct net_server {
   pthread_t *threads;
   bool stopping;
   char inline_types[4][NET_TYPE_MAX + 1];   /* handled on the I/O thread (never block) */
+  atomic_int n_inline;          /* inline_types filled: published after the slot is written
+                                   (the I/O thread may already be reading requests) */
 };
 
 /* Servers by the endpoints clients of this process name them with (net_server_local). */
@@ -136,18 +139,20 @@ static void dispatch(net_server *s, net_req *r) {
 
 /* ---- the I/O thread ---------------------------------------------------------------- */
 
-static bool handled_inline(const net_server *s, const char *type) {
-  for (int i = 0; i < 4 && s->inline_types[i][0]; i++)
+static bool handled_inline(net_server *s, const char *type) {
+  int n = atomic_load_explicit(&s->n_inline, memory_order_acquire);
+  for (int i = 0; i < n; i++)
     if (!strcmp(s->inline_types[i], type)) return true;
   return false;
 }
 
-void net_server_inline(net_server *s, const char *type) {
-  for (int i = 0; i < 4; i++)
-    if (!s->inline_types[i][0]) {
-      snprintf(s->inline_types[i], sizeof s->inline_types[i], "%s", type);
-      return;
-    }
+void net_server_inline(net_server *s, const char *type) {   /* one thread: the server's maker */
+  int i = atomic_load_explicit(&s->n_inline, memory_order_relaxed);
+  if (i < 4) {
+    snprintf(s->inline_types[i], sizeof s->inline_types[i], "%s", type);
+    atomic_store_explicit(&s->n_inline, i + 1, memory_order_release);
+    return;
+  }
 }
 
 static void read_requests(net_server *s) {

@@ -564,12 +564,13 @@ static int print_kernel(rt_kernel_ctx *c) {
                       *sm = rt_node_attr(c->node, "summarize");
   int64_t first_n = fn ? fn->i : -1, summarize = sm ? sm->i : 3;
   bool show = true;
-  if (first_n >= 0 && c->state) {   /* prints so far, per node and executor */
-    if (!*c->state && !(*c->state = calloc(1, sizeof(int64_t))))
-      return rt_kernel_error(c, RT_RESOURCE_EXHAUSTED, "out of memory");
+  if (first_n >= 0 && c->state) {   /* prints so far, per node (of the session when shared) */
+    rt_kernel_state_lock(c);
+    if (!*c->state) *c->state = calloc(1, sizeof(int64_t));
     int64_t *count = *c->state;
-    show = *count < first_n;
-    if (show) ++*count;
+    if (count && (show = *count < first_n)) ++*count;
+    rt_kernel_state_unlock(c);
+    if (!count) return rt_kernel_error(c, RT_RESOURCE_EXHAUSTED, "out of memory");
   }
   if (show) {
     flockfile(stderr);

@@ -182,7 +182,7 @@ static int table_create(rt_kernel_ctx *c, bool mutable_) {
   bool by_node = rt_node_bool(c->node, "use_node_name_sharing", false);
   const char *name = shared[0] ? shared : c->node->name;
   (void)by_node;   /* a table is shared by its node's name either way: one per node */
-  rt_resource *r = rt_device_resource(c->device, rt_node_string(c->node, "container", ""), name, true);
+  rt_resource *r = rt_device_resource_in(c->device, c->scope, rt_node_string(c->node, "container", ""), name, true);
   if (!r) return rt_kernel_error(c, RT_RESOURCE_EXHAUSTED, "out of memory");
   rt_dtype kt = rt_node_type(c->node, "key_dtype", RT_STRING), vt = rt_node_type(c->node, "value_dtype", RT_INT64);
   int rc = RT_OK;

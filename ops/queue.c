@@ -112,7 +112,7 @@ static rt_resource *handle_of(rt_kernel_ctx *c) { return queue_of(c, 0); }
 
 static int queue_create(rt_kernel_ctx *c, int kind) {
   const char *shared = rt_node_string(c->node, "shared_name", "");
-  rt_resource *r = rt_device_resource(c->device, rt_node_string(c->node, "container", ""),
+  rt_resource *r = rt_device_resource_in(c->device, c->scope, rt_node_string(c->node, "container", ""),
                                       shared[0] ? shared : c->node->name, true);
   if (!r) return rt_kernel_error(c, RT_RESOURCE_EXHAUSTED, "out of memory");
   int rc = RT_OK;

@@ -30,7 +30,7 @@ rt_resource *op_resource_of(rt_kernel_ctx *c, int i, bool create, const char **n
     return NULL;
   }
   if (name) *name = h.name;
-  rt_resource *r = rt_device_resource(c->device, h.container, h.name, create);
+  rt_resource *r = rt_device_resource_in(c->device, c->scope, h.container, h.name, create);
   if (!r && create) rt_kernel_error(c, RT_RESOURCE_EXHAUSTED, "out of memory");
   return r;
 }

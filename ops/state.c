@@ -9,7 +9,7 @@
 
 static rt_resource *var_resource(rt_kernel_ctx *c) {
   const char *shared = rt_node_string(c->node, "shared_name", "");
-  return rt_device_resource(c->device, rt_node_string(c->node, "container", ""),
+  return rt_device_resource_in(c->device, c->scope, rt_node_string(c->node, "container", ""),
                             shared[0] ? shared : c->node->name, true);
 }
 

@@ -46,7 +46,7 @@ static void tokens_free(void *p) {
 }
 
 static rt_resource *named(rt_kernel_ctx *c, void *(*make)(void), void (*fr)(void *)) {
-  rt_resource *r = rt_device_resource(c->device, "", rt_node_string(c->node, "shared_name", c->node->name), true);
+  rt_resource *r = rt_device_resource_in(c->device, c->scope, "", rt_node_string(c->node, "shared_name", c->node->name), true);
   if (!r) return NULL;
   pthread_mutex_lock(&r->mu);
   if (!r->state) {

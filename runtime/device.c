@@ -179,6 +179,30 @@ rt_resource *rt_device_resource(rt_device *d, const char *container, const char 
   return r;
 }
 
+rt_resource *rt_device_resource_in(rt_device *d, const char *scope, const char *container,
+                                   const char *name, bool create) {
+  if (!scope || !*scope) return rt_device_resource(d, container, name, create);
+  char buf[512];
+  snprintf(buf, sizeof buf, "%s/%s", scope, container);
+  return rt_device_resource(d, buf, name, create);
+}
+
+void rt_device_clear_scope(rt_device *d, const char *scope) {
+  if (!scope || !*scope) return;
+  size_t n = strlen(scope);
+  pthread_mutex_lock(&d->res_mu);
+  for (rt_resource **p = &d->resources; *p;) {
+    if (!strncmp((*p)->container, scope, n) && (*p)->container[n] == '/') {
+      rt_resource *r = *p;
+      *p = r->next;
+      resource_free(r);
+    } else {
+      p = &(*p)->next;
+    }
+  }
+  pthread_mutex_unlock(&d->res_mu);
+}
+
 void rt_device_clear_resources(rt_device *d, const char *container) {
   pthread_mutex_lock(&d->res_mu);
   for (rt_resource **p = &d->resources; *p;) {

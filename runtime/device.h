@@ -81,5 +81,12 @@ rt_resource *rt_device_resource(rt_device *d, const char *container, const char 
                                 bool create);
 /* Drop every resource in `container` ("" = the default container; NULL = all). */
 void rt_device_clear_resources(rt_device *d, const char *container);
+/* Resources of an isolated session (ConfigProto.isolate_session_state): with a scope, the
+ * container is "<scope>/<container>", so each such session has its own variables, queues
+ * and readers on every device (TF: its own resource managers); a NULL or "" scope is the
+ * shared table, as rt_device_resource. rt_device_clear_scope drops a scope's resources. */
+rt_resource *rt_device_resource_in(rt_device *d, const char *scope, const char *container,
+                                   const char *name, bool create);
+void rt_device_clear_scope(rt_device *d, const char *scope);
 
 #endif

@@ -29,6 +29,7 @@ void rt_exec_free(rt_exec *x) {
   for (int i = 0; x->state && i < x->n; i++) free(x->state[i]);
   free(x->state);
   free(x->slot);
+  free(x->slot_mu);
   free(x->nodes);
   free(x->reuse);
   free(x->values);
@@ -125,8 +126,9 @@ int rt_exec_new(const rt_graph *g, rt_device *dev, rt_exec **out, rt_status *st)
   x->needed = calloc(nn, sizeof *x->needed);
   x->state = calloc(nn, sizeof *x->state);
   x->slot = calloc(nn, sizeof *x->slot);
+  x->slot_mu = calloc(nn, sizeof *x->slot_mu);
   for (int i = 0; x->slot && x->state && i < x->n; i++) x->slot[i] = &x->state[i];
-  if (!x->state || !x->slot || !x->reuse || !x->values || !x->uses || !x->fed || !x->pending || !x->ready || !x->needed) {
+  if (!x->state || !x->slot || !x->slot_mu || !x->reuse || !x->values || !x->uses || !x->fed || !x->pending || !x->ready || !x->needed) {
     rt_exec_free(x);
     return rt_error(st, RT_RESOURCE_EXHAUSTED, "out of memory preparing a graph");
   }
@@ -280,7 +282,8 @@ int rt_exec_kernel(rt_exec *x, xnode *xn, rt_step *step, rt_tensor **inputs, rt_
     rt_kernel_ctx ctx = {
       .node = n, .n_inputs = n->n_data_inputs, .inputs = inputs, .n_outputs = n->n_outputs,
       .outputs = outputs, .device = x->dev, .step = step, .st = st,
-      .reuse = reuse, .state = x->slot[n->id],
+      .reuse = reuse, .state = x->slot[n->id], .state_mu = x->slot_mu[n->id],
+      .scope = x->scope,
     };
     atomic_store(&step->current_op, n->name);
     bool held = rt_inter_acquire();
@@ -554,45 +557,66 @@ static int exec_run_plain(rt_exec *x, rt_step *step, const rt_run_args *a, rt_st
 
 /* ---- kernel state shared by a session ------------------------------------------------- */
 
+/* Owner rule: the table owns its entries (freed with it, by the session's last fragment);
+ * an executor borrows an entry's slot and lock for as long as it lives. */
 typedef struct state_entry {
   char *name;
-  void *state;   /* the kernel's; stays at this address however the table grows */
+  void *state;          /* the kernel's; stays at this address however the table grows */
+  pthread_mutex_t mu;   /* the kernel holds it to read or move state on */
 } state_entry;
 
 struct rt_state_table {
+  pthread_mutex_t mu;   /* n, cap, e: fragments of one session may register at once */
   int n, cap;
   state_entry **e;
 };
 
-rt_state_table *rt_state_table_new(void) { return calloc(1, sizeof(rt_state_table)); }
+rt_state_table *rt_state_table_new(void) {
+  rt_state_table *t = xcalloc(1, sizeof *t);
+  pthread_mutex_init(&t->mu, NULL);
+  return t;
+}
 
 void rt_state_table_free(rt_state_table *t) {
   if (!t) return;
   for (int i = 0; i < t->n; i++) {
     free(t->e[i]->name);
     free(t->e[i]->state);
+    pthread_mutex_destroy(&t->e[i]->mu);
     free(t->e[i]);
   }
   free(t->e);
+  pthread_mutex_destroy(&t->mu);
   free(t);
 }
 
-static void **state_slot(rt_state_table *t, const char *name) {
-  for (int i = 0; i < t->n; i++)
-    if (!strcmp(t->e[i]->name, name)) return &t->e[i]->state;
-  if (t->n == t->cap) {
-    t->cap = t->cap ? 2 * t->cap : 16;
-    t->e = xrealloc(t->e, (size_t)t->cap * sizeof *t->e);
+static state_entry *state_entry_of(rt_state_table *t, const char *name) {
+  pthread_mutex_lock(&t->mu);
+  state_entry *e = NULL;
+  for (int i = 0; i < t->n && !e; i++)
+    if (!strcmp(t->e[i]->name, name)) e = t->e[i];
+  if (!e) {
+    if (t->n == t->cap) {
+      t->cap = t->cap ? 2 * t->cap : 16;
+      t->e = xrealloc(t->e, (size_t)t->cap * sizeof *t->e);
+    }
+    e = xcalloc(1, sizeof *e);
+    e->name = xstrdup(name);
+    pthread_mutex_init(&e->mu, NULL);
+    t->e[t->n++] = e;
   }
-  state_entry *e = xcalloc(1, sizeof *e);
-  e->name = strdup(name);
-  t->e[t->n++] = e;
-  return &e->state;
+  pthread_mutex_unlock(&t->mu);
+  return e;
 }
+
+void rt_exec_set_scope(rt_exec *x, const char *scope) { x->scope = scope && *scope ? scope : NULL; }
 
 void rt_exec_share_state(rt_exec *x, rt_state_table *t) {
   for (int i = 0; i < x->n; i++) {
     const rt_node *n = x->nodes[i].node;
-    if (n->def && (n->def->flags & RT_OP_STATEFUL)) x->slot[i] = state_slot(t, n->name);
+    if (!n->def || !(n->def->flags & RT_OP_STATEFUL)) continue;
+    state_entry *e = state_entry_of(t, n->name);
+    x->slot[i] = &e->state;
+    x->slot_mu[i] = &e->mu;
   }
 }

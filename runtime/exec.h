@@ -34,13 +34,18 @@ typedef struct rt_run_args {
 int rt_exec_run(rt_exec *x, rt_step *step, const rt_run_args *a, rt_status *st);
 
 /* Kernel state shared by every executor of one session (random generators keep going from
- * one signature to another, as TF1's stateful kernels do), by node name. Not locked: the
- * master runs one step of a session at a time. */
+ * one signature to another, as TF1's stateful kernels do), by node name. Steps of two
+ * signatures run at once, so each entry has a lock the kernel holds while it reads or moves
+ * its state on (rt_kernel_ctx.state_mu). */
 typedef struct rt_state_table rt_state_table;
 rt_state_table *rt_state_table_new(void);
 void rt_state_table_free(rt_state_table *t);   /* frees every state with free() */
 /* Take kernel state slots from t instead of the executor's own. */
 void rt_exec_share_state(rt_exec *x, rt_state_table *t);
+/* ConfigProto.isolate_session_state: the kernels' resources (variables, queues, readers,
+ * tables) live in this scope of the device's table (rt_device_resource_in), not the shared
+ * one. The string must outlive the executor (the worker's session record holds it). */
+void rt_exec_set_scope(rt_exec *x, const char *scope);
 
 /* Rendezvous key of a _Send/_Recv node:
  * "send_device;send_incarnation(hex);recv_device;tensor_name;0:0" (TF's format). */

@@ -29,6 +29,8 @@ struct rt_exec {
   rt_tensor **reuse;   /* per slot: last step's output */
   void **state;        /* per node: kernel state (rt_kernel_ctx.state), the executor's own */
   void ***slot;        /* per node: where its state lives (own, or a session's table) */
+  pthread_mutex_t **slot_mu;   /* per node: the lock of a session's slot (NULL: own) */
+  const char *scope;   /* an isolated session's resource scope (rt_exec_set_scope); NULL: shared */
   /* per-run scratch, sized once */
   rt_tensor **values;
   int *pending, *ready, *uses;

@@ -54,8 +54,13 @@ typedef struct mdev {
   uint64_t incarnation;
 } mdev;
 
+/* Owner rule: the master's list holds one reference and every handler that found the
+ * session (session_find, under m->mu) holds one until session_unref; refs is guarded by
+ * m->mu, and the last reference deregisters its graphs and frees it. */
 typedef struct msess {
   struct msess *next;
+  int refs;              /* m->mu */
+  bool closed;           /* s->mu: CloseSession or Reset came; no step starts from now on */
   /* CancelRun (Ctrl-C in the client), CloseSession, Reset: +1 aborts the steps in flight
    * (each step remembers the count it started with). Steps of a session run concurrently
    * (a queue runner's enqueue beside the training step's dequeue); those of one signature
@@ -67,6 +72,7 @@ typedef struct msess {
   rt_graph *g;
   pthread_mutex_t mu;
   bool soft, log_placement;
+  bool isolate;          /* ConfigProto.isolate_session_state: its own resources on every task */
   bool warned;           /* the unshared-variables warning is said once per session */
   int64_t timeout_ms;
   int n_devs;
@@ -147,21 +153,51 @@ void rt_master_free(rt_master *m) {
 
 /* ---- helpers ------------------------------------------------------------------------ */
 
+static void wait_idle(msess *s);
+
 static int reply_status(net_req *req, int rc, const rt_status *st) {
   return net_reply_error(req, rc, "%s", st->msg);
 }
 
+/* The session named by the request, with a reference the caller drops (session_unref). */
 static msess *session_find(rt_master *m, const net_in *in, rt_status *st) {
   uint64_t h;
   if (net_get_uint(in, "session", &h, st)) return NULL;
   pthread_mutex_lock(&m->mu);
   msess *s = m->sessions;
   while (s && s->handle != h) s = s->next;
+  if (s) s->refs++;
   pthread_mutex_unlock(&m->mu);
   if (!s)
     rt_error(st, RT_ABORTED, "Session %016" PRIx64 " is not found on %s (closed, or the "
              "master task restarted)", h, m->srv->task);
   return s;
+}
+
+static void session_unref(rt_master *m, msess *s) {
+  if (!s) return;
+  pthread_mutex_lock(&m->mu);
+  bool last = --s->refs == 0;
+  pthread_mutex_unlock(&m->mu);
+  if (!last) return;
+  deregister_all(s);
+  msess_free(s);
+}
+
+/* What a step cancelled by its session's close ends with (the client, which knows whether
+ * the session is in-process, says TF's DirectSession text instead for local ones). */
+#define CLOSED_MSG "Session::Close: the session was closed while this step ran"
+
+/* Close a session taken off the master's list (whose reference the caller now holds): no
+ * step starts from now on, the steps in flight are cancelled and waited for, and the
+ * reference is dropped. */
+static void session_close(rt_master *m, msess *s) {
+  pthread_mutex_lock(&s->mu);
+  s->closed = true;
+  atomic_fetch_add(&s->cancel, 1);
+  wait_idle(s);
+  pthread_mutex_unlock(&s->mu);
+  session_unref(m, s);
 }
 
 typedef struct discover {
@@ -171,17 +207,18 @@ typedef struct discover {
   char (*addr)[256];
   net_peer **pr;
   bool *done;
+  char msg[1024];   /* what this CreateSession waits for (m->wait_msg: the latest of any) */
 } discover;
 
 /* Record what the master waits for, for WaitStatus (and so the client can print it). */
 static int discover_tick(void *arg, int64_t elapsed_ms) {
   discover *d = arg;
-  char msg[1024];
+  char *msg = d->msg;
   size_t off = 0;
   msg[0] = '\0';
-  for (int i = 0; i < d->n && off < sizeof msg; i++)
+  for (int i = 0; i < d->n && off < sizeof d->msg; i++)
     if (d->pr[i] && !d->done[i])
-      off += (size_t)snprintf(msg + off, sizeof msg - off, "%s%s at %s (%s)", off ? ", " : "", d->task[i],
+      off += (size_t)snprintf(msg + off, sizeof d->msg - off, "%s%s at %s (%s)", off ? ", " : "", d->task[i],
                               d->addr[i], net_peer_connected(d->pr[i]) ? "connected, no answer yet" : "not connected");
   pthread_mutex_lock(&d->m->mu);
   snprintf(d->m->wait_msg, sizeof d->m->wait_msg, "%s", msg);
@@ -236,7 +273,7 @@ static int discover_devices(rt_master *m, msess *s, const rt_devname *filters, i
       discover_tick(&d, 0);
       if (rc == RT_DEADLINE_EXCEEDED)
         rt_error(st, RT_DEADLINE_EXCEEDED, "Timed out after %lld ms (operation_timeout_in_ms) waiting for %s: "
-                 "is the task started, at that address?", (long long)s->timeout_ms, m->wait_msg);
+                 "is the task started, at that address?", (long long)s->timeout_ms, d.msg);
       else
         *st = ps;
       break;
@@ -315,6 +352,8 @@ static void handle_create(rt_master *m, net_req *req) {
       rc = net_obj_bool(v, "config.log_device_placement", &s->log_placement, &st);
     if (!rc && (v = net_obj_key(cfg, "operation_timeout_in_ms")))
       rc = net_obj_int(v, "config.operation_timeout_in_ms", &s->timeout_ms, &st);
+    if (!rc && (v = net_obj_key(cfg, "isolate_session_state")))
+      rc = net_obj_bool(v, "config.isolate_session_state", &s->isolate, &st);
   }
   if (!rc && net_has(in, "graph")) rc = rt_unpack_nodes(in, net_get(in, "graph"), "graph", s->g, &st);
   rt_devname filters[64];
@@ -338,6 +377,7 @@ static void handle_create(rt_master *m, net_req *req) {
   }
   pthread_mutex_lock(&m->mu);
   s->handle = rt_random_u64();
+  s->refs = 1;
   s->next = m->sessions;
   m->sessions = s;
   pthread_mutex_unlock(&m->mu);
@@ -357,6 +397,7 @@ static void handle_extend(rt_master *m, net_req *req) {
   pthread_mutex_lock(&s->mu);
   int rc = rt_unpack_nodes(in, net_get(in, "graph"), "graph", s->g, &st);
   pthread_mutex_unlock(&s->mu);
+  session_unref(m, s);
   if (rc)
     reply_status(req, rc, &st);
   else
@@ -479,6 +520,7 @@ static int prepare(rt_master *m, msess *s, int nf, char **feeds, int nx, char **
     }
     net_msg *req = net_msg_new("RegisterGraph");
     net_msg_uint(req, "session", s->handle);
+    if (s->isolate) net_msg_bool(req, "isolate", true);
     rt_pack_nodes(req, net_msg_field(req, "graph"), parts[i].g, 0);
     if (here < 0 && net_peer_local(c)) {
       here = i, here_peer = c, here_req = req;
@@ -600,8 +642,53 @@ static void abort_parts(net_peer **cl, const bool *done, int np, uint64_t step, 
     }
 }
 
-/* One step: a RunGraph per partition, all in flight; the first error aborts the rest. */
-static int run_step(rt_master *m, msess *s, mrun *r, unsigned gen, int nf, char **feeds, rt_tensor **fv, int nx,
+/* A step out of time: what each part not done waits in (the op its executor is in, asked
+ * with GetProgress, 300 ms at most), or that its task has not answered. */
+static void step_waits(net_peer **cl, const bool *done, const mrun *r, uint64_t step, char *buf, size_t n) {
+  size_t off = 0;
+  buf[0] = '\0';
+  net_cq *q = net_cq_new();
+  int pending = 0;
+  bool *asked = xcalloc((size_t)r->n_parts + 1, sizeof *asked);
+  for (int i = 0; i < r->n_parts; i++) {
+    rt_status ignore;
+    net_msg *msg = net_msg_new("GetProgress");
+    net_msg_uint(msg, "step", step);
+    if (cl[i] && !done[i] && !net_peer_send(cl[i], msg, q, (uint64_t)i, NULL, &ignore)) asked[i] = true, pending++;
+  }
+  int64_t t0 = rt_trace_micros();
+  while (pending > 0) {
+    int left = 300 - (int)((rt_trace_micros() - t0) / 1000);
+    uint64_t tag;
+    net_in *rep = NULL;
+    rt_status ps;
+    if (left <= 0) break;
+    int rrc = net_cq_wait(q, &(net_wait){.timeout_ms = left}, NULL, &tag, &rep, &ps);
+    if (tag == NET_CQ_NONE) break;
+    pending--;
+    asked[tag] = false;
+    const msgpack_object *d = rrc ? NULL : net_get(rep, "devices");
+    for (uint32_t k = 0; d && d->type == MSGPACK_OBJECT_ARRAY && k < d->via.array.size && off < n; k++) {
+      char dev[200], op[256];
+      rt_obj_str(&d->via.array.ptr[k], "device", dev, sizeof dev);
+      rt_obj_str(&d->via.array.ptr[k], "op", op, sizeof op);
+      if (op[0])
+        off += (size_t)snprintf(buf + off, n - off, "%snode '%s' on %s", off ? ", " : "", op, dev);
+    }
+    net_in_free(rep);
+  }
+  for (int i = 0; i < r->n_parts && off < n; i++)
+    if (asked[i])
+      off += (size_t)snprintf(buf + off, n - off, "%s%s (no answer)", off ? ", " : "", r->parts[i].task);
+  if (!buf[0]) snprintf(buf, n, "the step's RunGraph replies");
+  free(asked);
+  net_cq_free(q);
+}
+
+/* One step: a RunGraph per partition, all in flight; the first error aborts the rest. A
+ * step longer than timeout_ms (RunOptions.timeout_in_ms; else the session's
+ * operation_timeout_in_ms; <= 0: none) ends with DeadlineExceeded naming what it waits in. */
+static int run_step(rt_master *m, msess *s, mrun *r, unsigned gen, int64_t timeout_ms, int nf, char **feeds, rt_tensor **fv, int nx,
                     char **fetches, rt_tensor **out, rt_step_stats *trace, rt_busy *busy, int *n_busy,
                     rt_status *st) {
   int np = r->n_parts, rc = RT_OK;
@@ -626,7 +713,10 @@ static int run_step(rt_master *m, msess *s, mrun *r, unsigned gen, int nf, char 
    * part elsewhere or a cancel stops it. */
   net_msg *here = NULL;
   int here_part = -1;
-  bool short_step = r->last_us > 0 && r->last_us < 20000;
+  const char *limit = timeout_ms > 0 ? "RunOptions.timeout_in_ms" : "operation_timeout_in_ms";
+  if (timeout_ms <= 0) timeout_ms = s->timeout_ms;
+  /* a step with a time limit waits here, where the limit is kept */
+  bool short_step = r->last_us > 0 && r->last_us < 20000 && timeout_ms <= 0;
   for (int i = 0; i < np && !rc; i++) {
     if (!(cl[i] = net_peer_get(r->parts[i].endpoint, st))) {
       rc = st->code;
@@ -677,7 +767,7 @@ static int run_step(rt_master *m, msess *s, mrun *r, unsigned gen, int nf, char 
   int first_err = rc;
   rt_status err = *st;
   cancel_watch cw = {s, gen};
-  net_wait w = {.timeout_ms = s->timeout_ms > 0 ? (int)s->timeout_ms : -1, .tick_ms = 50,
+  net_wait w = {.timeout_ms = timeout_ms > 0 ? (int)timeout_ms : -1, .tick_ms = 50,
                 .tick = cancel_tick, .arg = &cw};
   here_watch hw = {{s, gen}, q};
   net_wait hwait = {.timeout_ms = w.timeout_ms, .tick_ms = 50, .tick = here_tick, .arg = &hw};
@@ -695,6 +785,12 @@ static int run_step(rt_master *m, msess *s, mrun *r, unsigned gen, int nf, char 
     here = NULL;
     if (tag == NET_CQ_NONE) {
       /* Timeout or cancellation: abort everything still running. */
+      if (!first_err && rrc == RT_DEADLINE_EXCEEDED) {
+        char what[900];
+        step_waits(cl, done, r, step, what, sizeof what);
+        first_err = rt_error(&err, RT_DEADLINE_EXCEEDED, "Timed out after %lld ms (%s) waiting for %s",
+                             (long long)timeout_ms, limit, what);
+      }
       if (!first_err) first_err = rrc, err = rs;
       abort_parts(cl, done, np, step, first_err, err.msg);
       break;
@@ -736,6 +832,11 @@ static int run_step(rt_master *m, msess *s, mrun *r, unsigned gen, int nf, char 
   s->cur_step = 0;
   s->n_cur = 0;
   pthread_mutex_unlock(&m->mu);
+  if (first_err == RT_CANCELLED) {   /* by the session's close? */
+    pthread_mutex_lock(&s->mu);
+    if (s->closed) rt_error(&err, RT_CANCELLED, CLOSED_MSG);
+    pthread_mutex_unlock(&s->mu);
+  }
   for (int k = 0; k < nx && !first_err; k++)
     if (r->fetch_part[k] <= -2) out[k] = rt_tensor_ref(fv[-2 - r->fetch_part[k]]);
   if (first_err) *st = err;
@@ -791,6 +892,7 @@ static void handle_placement(rt_master *m, net_req *req) {
     free_strs(feeds, nf);
     free_strs(fetches, nx);
     free_strs(targets, nt);
+    session_unref(m, s);
     return;
   }
   pthread_mutex_lock(&s->mu);
@@ -848,6 +950,7 @@ static void handle_placement(rt_master *m, net_req *req) {
   }
   rt_placement_clear(&pl);
   pthread_mutex_unlock(&s->mu);
+  session_unref(m, s);
   free(needed);
   free(names);
   free_strs(feeds, nf);
@@ -992,7 +1095,7 @@ static void handle_run(rt_master *m, net_req *req) {
   if (!rc) rc = get_names(in, "fetches", &fetches, &nx, &st);
   if (!rc) rc = get_names(in, "targets", &targets, &nt, &st);
   /* views: RunOptions {"trace_level": int, "output_partition_graphs": bool} */
-  int64_t trace_level = 0;
+  int64_t trace_level = 0, timeout_ms = 0;
   bool want_pg = false, want_busy = false;
   const msgpack_object *opts = rc ? NULL : net_get(in, "options");
   if (opts && opts->type == MSGPACK_OBJECT_MAP) {
@@ -1001,6 +1104,8 @@ static void handle_run(rt_master *m, net_req *req) {
     if (!rc && (v = net_obj_key(opts, "output_partition_graphs")))
       rc = net_obj_bool(v, "RunStep.options.output_partition_graphs", &want_pg, &st);
     if (!rc && (v = net_obj_key(opts, "busy"))) rc = net_obj_bool(v, "RunStep.options.busy", &want_busy, &st);
+    if (!rc && (v = net_obj_key(opts, "timeout_in_ms")))
+      rc = net_obj_int(v, "RunStep.options.timeout_in_ms", &timeout_ms, &st);
   }
   rt_busy *busy = want_busy ? calloc(RT_MAX_BUSY, sizeof *busy) : NULL;
   int n_busy = 0;
@@ -1014,6 +1119,7 @@ static void handle_run(rt_master *m, net_req *req) {
     /* A CancelRun for an earlier step must not cancel this one; one arriving from now on,
      * during preparation or the step, does. */
     unsigned gen = atomic_load(&s->cancel);
+    if (s->closed) rc = rt_error(&st, RT_CANCELLED, CLOSED_MSG);
     for (int i = 0; !rc && i < nf; i++) rc = check_feed(s, feeds[i], fv[i], &st);
     /* The signature: feeds, fetches and targets as given. */
     size_t len = 16;
@@ -1041,7 +1147,7 @@ static void handle_run(rt_master *m, net_req *req) {
       s->running++;
       pthread_mutex_unlock(&s->mu);
       pthread_mutex_lock(&r->step_mu);
-      rc = run_step(m, s, r, gen, nf, feeds, fv, nx, fetches, out, trace_level > 0 ? &trace : NULL, busy, &n_busy, &st);
+      rc = run_step(m, s, r, gen, timeout_ms, nf, feeds, fv, nx, fetches, out, trace_level > 0 ? &trace : NULL, busy, &n_busy, &st);
       pthread_mutex_unlock(&r->step_mu);
       pthread_mutex_lock(&s->mu);
       if (--s->running == 0) pthread_cond_broadcast(&s->idle);
@@ -1055,6 +1161,7 @@ static void handle_run(rt_master *m, net_req *req) {
     }
     pthread_mutex_unlock(&s->mu);
   }
+  session_unref(m, s);
   if (rc) {
     reply_status(req, rc, &st);
   } else {
@@ -1106,14 +1213,7 @@ static void handle_close(rt_master *m, net_req *req) {
       break;
     }
   pthread_mutex_unlock(&m->mu);
-  if (found) {
-    atomic_fetch_add(&found->cancel, 1);  /* close cancels the steps in flight... */
-    pthread_mutex_lock(&found->mu);       /* ...which then let go of the session */
-    wait_idle(found);
-    pthread_mutex_unlock(&found->mu);
-    deregister_all(found);
-    msess_free(found);
-  }
+  if (found) session_close(m, found);
   net_reply(req, net_msg_new("CloseSessionOk"));
 }
 
@@ -1152,12 +1252,7 @@ static void handle_reset(rt_master *m, net_req *req) {
   while (all) {
     msess *s = all;
     all = s->next;
-    atomic_fetch_add(&s->cancel, 1);
-    pthread_mutex_lock(&s->mu);
-    wait_idle(s);
-    pthread_mutex_unlock(&s->mu);
-    deregister_all(s);
-    msess_free(s);
+    session_close(m, s);
   }
   if (rc)
     reply_status(req, rc, &st);
@@ -1178,6 +1273,7 @@ static void handle_cancel(rt_master *m, net_req *req) {
   rt_status st = {0};
   msess *s = session_find(m, in, &st);
   if (s) atomic_fetch_add(&s->cancel, 1);
+  session_unref(m, s);
   net_reply(req, net_msg_new("CancelRunOk"));
 }
 

@@ -18,6 +18,7 @@
 #ifndef TFSH_OP_H
 #define TFSH_OP_H
 
+#include <pthread.h>
 #include <stdbool.h>
 
 #include "runtime/graph.h"
@@ -59,7 +60,19 @@ typedef struct rt_kernel_ctx {
   void **state;              /* per node and executor: a kernel may malloc() state here (random
                                 generators' counters); the executor free()s it. NULL in tests
                                 that call kernels directly. */
+  pthread_mutex_t *state_mu; /* when *state is shared by the executors of a session (two run
+                                signatures may run the node at once): held to read or move
+                                it on (rt_kernel_state_lock); NULL when it is the executor's */
+  const char *scope;         /* ConfigProto.isolate_session_state: the session's own resource
+                                scope on this device (rt_device_resource_in); NULL: shared */
 } rt_kernel_ctx;
+
+static inline void rt_kernel_state_lock(rt_kernel_ctx *c) {
+  if (c->state_mu) pthread_mutex_lock(c->state_mu);
+}
+static inline void rt_kernel_state_unlock(rt_kernel_ctx *c) {
+  if (c->state_mu) pthread_mutex_unlock(c->state_mu);
+}
 
 typedef int (*rt_kernel_fn)(rt_kernel_ctx *ctx);
 

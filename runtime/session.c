@@ -2,6 +2,7 @@
 #include "runtime/session.h"
 
 #include <pthread.h>
+#include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -15,10 +16,14 @@
 #include "runtime/partition.h"   /* views: partition_graphs */
 #include "runtime/trace.h"       /* views: step_stats */
 
+/* Owner rule: one caller owns the session and frees it (rt_session_free) after every other
+ * thread's call on it has returned; those threads may run steps concurrently (the peer
+ * carries many calls at once), and rt_session_close from the owner ends their steps. */
 struct rt_session {
   rt_graph *g;
-  int sent;                  /* nodes of g the master has */
-  uint64_t handle;
+  int sent;                  /* nodes of g the master has (the owner's thread) */
+  uint64_t handle;           /* set once, by rt_session_new */
+  atomic_bool closed;        /* rt_session_close came: steps in flight end Cancelled */
   rt_server *local;          /* our own server for an empty target */
   net_peer *c;               /* the master: in this process (no socket) or over one */
   char endpoint[256];
@@ -77,7 +82,7 @@ static int tick(void *arg, int64_t elapsed_ms) {
  * wait for it (the master aborts it on every worker). */
 static void interrupted(rt_session *s, rt_status *st) {
   rt_error(st, RT_CANCELLED, "interrupted");
-  if (!s->handle) return;
+  if (!s->handle || atomic_load(&s->closed)) return;
   net_msg *c = net_msg_new("CancelRun");
   net_msg_uint(c, "session", s->handle);
   rt_status ignore;
@@ -98,8 +103,17 @@ static int call(rt_session *s, net_msg *req, net_in **rep, const volatile int *i
   return call_report(s, req, rep, interrupt, false, st);
 }
 
+/* A target no session can be made for (TF: no factory takes it): neither empty, nor a URL,
+ * nor host:port. */
+static int target_check(const char *target, rt_status *st) {
+  if (!target || !*target || strstr(target, "://") || strchr(target, ':')) return RT_OK;
+  return rt_error(st, RT_NOT_FOUND, "No session factory registered for the given session options: "
+                  "{target: \"%s\" config: } Registered factories are {DIRECT_SESSION, GRPC_SESSION}.", target);
+}
+
 rt_session *rt_session_new(const char *target, rt_graph *g, const rt_session_config *cfg,
                            rt_status *st) {
+  if (target_check(target, st)) return NULL;
   rt_session *s = xcalloc(1, sizeof *s);
   if (!s) {
     rt_error(st, RT_RESOURCE_EXHAUSTED, "out of memory");
@@ -120,7 +134,10 @@ rt_session *rt_session_new(const char *target, rt_graph *g, const rt_session_con
   net_msg *req = net_msg_new("CreateSession");
   msgpack_packer *pk = net_msg_field(req, "config");
   int nfilt = cfg ? cfg->n_device_filters : 0;
-  msgpack_pack_map(pk, 4);
+  msgpack_pack_map(pk, 5);
+  msgpack_pack_str(pk, 21);
+  msgpack_pack_str_body(pk, "isolate_session_state", 21);
+  cfg && cfg->isolate_session_state ? msgpack_pack_true(pk) : msgpack_pack_false(pk);
   msgpack_pack_str(pk, 14);
   msgpack_pack_str_body(pk, "device_filters", 14);
   msgpack_pack_array(pk, (size_t)nfilt);
@@ -172,7 +189,7 @@ static void pack_strs(msgpack_packer *pk, int n, const char *const *v) {
 }
 
 int rt_session_extend(rt_session *s, const volatile int *interrupt, rt_status *st) {
-  if (!s->handle) return rt_error(st, RT_CANCELLED, "Session has been closed.");
+  if (!s->handle || atomic_load(&s->closed)) return rt_error(st, RT_CANCELLED, "Session has been closed.");
   if (s->sent >= s->g->n_nodes) return RT_OK;
   net_msg *req = net_msg_new("ExtendSession");
   net_msg_uint(req, "session", s->handle);
@@ -185,14 +202,23 @@ int rt_session_extend(rt_session *s, const volatile int *interrupt, rt_status *s
 }
 
 void rt_session_close(rt_session *s) {
-  if (!s || !s->c || !s->handle) return;
+  if (!s || !s->c || !s->handle || atomic_exchange(&s->closed, true)) return;
   net_msg *req = net_msg_new("CloseSession");
   net_msg_uint(req, "session", s->handle);
   net_in *rep = NULL;
   rt_status st;
   net_peer_call(s->c, req, &rep, &(net_wait){.timeout_ms = 5000}, &st);
   net_in_free(rep);
-  s->handle = 0;
+}
+
+/* A step this client's close ended: TF's DirectSession says "Run call was cancelled" for an
+ * in-process session; a remote one keeps the master's text (Session::Close), also when the
+ * step reached the master after the session had gone. */
+static void closed_under(const rt_session *s, rt_status *st) {
+  if (s->local)
+    rt_error(st, RT_CANCELLED, "Run call was cancelled");
+  else if (st->code != RT_CANCELLED || !strstr(st->msg, "Session::Close"))
+    rt_error(st, RT_CANCELLED, "Session::Close: the session was closed while this step ran");
 }
 
 int rt_session_run_step(rt_session *s, const rt_session_run *r, rt_status *st) {
@@ -222,6 +248,10 @@ int rt_session_run_step_views(rt_session *s, const rt_session_run *r, const rt_s
   if (!v) v = &none;
   int rc = RT_OK;
   for (int i = 0; i < r->n_fetches; i++) r->fetched[i] = NULL;
+  if (atomic_load(&s->closed)) {   /* closed by another thread since the caller looked */
+    closed_under(s, st);
+    return st->code;
+  }
   if (!r->graph_sent && (rc = rt_session_extend(s, r->interrupt, st))) return rc;
   net_msg *req = net_msg_new("RunStep");
   net_msg_uint(req, "session", s->handle);
@@ -250,9 +280,12 @@ int rt_session_run_step_views(rt_session *s, const rt_session_run *r, const rt_s
   pack_strs(net_msg_field(req, "fetches"), n_asked, asked);
   free(asked);
   pack_strs(net_msg_field(req, "targets"), r->n_targets, r->targets);
-  if (v->trace_level > 0 || v->output_partition_graphs || v->busy) {   /* views: RunOptions */
+  if (v->trace_level > 0 || v->output_partition_graphs || v->busy || r->timeout_ms > 0) {   /* RunOptions */
     pk = net_msg_field(req, "options");
-    msgpack_pack_map(pk, 3);
+    msgpack_pack_map(pk, 4);
+    msgpack_pack_str(pk, 13);
+    msgpack_pack_str_body(pk, "timeout_in_ms", 13);
+    msgpack_pack_int64(pk, r->timeout_ms);
     msgpack_pack_str(pk, 4);
     msgpack_pack_str_body(pk, "busy", 4);
     v->busy ? msgpack_pack_true(pk) : msgpack_pack_false(pk);
@@ -268,6 +301,7 @@ int rt_session_run_step_views(rt_session *s, const rt_session_run *r, const rt_s
   net_wait nw = {.timeout_ms = -1, .tick_ms = 50, .tick = tick, .arg = &wt};
   rc = net_peer_call(s->c, req, &rep, &nw, st);
   if (rc == RT_CANCELLED && r->interrupt && *r->interrupt) interrupted(s, st);
+  else if ((rc == RT_CANCELLED || rc == RT_ABORTED) && atomic_load(&s->closed)) closed_under(s, st);
   const msgpack_object_array *ts = NULL;
   if (!rc) rc = net_get_array(rep, "tensors", &ts, st);
   if (!rc && ts->size != (uint32_t)n_asked)
@@ -374,6 +408,7 @@ int rt_session_progress(rt_session *s, rt_progress *p, bool *fresh, rt_status *s
 
 int rt_session_reset(const char *target, int n, const char *const *containers, rt_status *st) {
   if (!target || !*target) return RT_OK;   /* local sessions own their server */
+  if (target_check(target, st)) return st->code;
   char ep[256];
   rt_endpoint(target, ep, sizeof ep);
   net_peer *c = net_peer_get(ep, st);

@@ -18,6 +18,7 @@ typedef struct rt_session_config {
   bool allow_soft_placement;
   bool log_device_placement;
   int64_t operation_timeout_ms;    /* 0: none */
+  bool isolate_session_state;      /* its own resource containers (variables) on every task */
   int n_device_filters;            /* ConfigProto.device_filters: tasks the session needs */
   const char *const *device_filters;
   int n_cpus;                      /* local sessions: CPU devices (device_count={'CPU': n}) */
@@ -50,6 +51,7 @@ typedef struct rt_session_run {
   /* The caller sent the graph's new nodes already (rt_session_extend): runs of several
    * threads, while others may add nodes, do this under the caller's own lock. */
   bool graph_sent;
+  int64_t timeout_ms;   /* RunOptions.timeout_in_ms (0: the session's operation timeout) */
 } rt_session_run;
 
 /* Send the nodes added to the graph since the last run (ExtendSession). */

@@ -1,6 +1,6 @@
 /* The worker service: devices, registered fragments, steps and their rendezvous.
  *
- *   RegisterGraph {session, graph: [placed nodes]}          -> {handle}
+ *   RegisterGraph {session, isolate?, graph: [placed nodes]} -> {handle}
  *   RunGraph      {handle, step, feeds: [{name, tensor}], fetches: [name]} -> {tensors}
  *   PushTensor    {step, key, tensor}                       -> no reply (errors abort)
  *   AbortStep     {step, code, msg}                         -> {}
@@ -32,16 +32,22 @@
 #include "runtime/trace.h"   /* views: RunGraph traces, GetProgress */
 #include "runtime/wire_fmt.h"
 
-/* Kernel state of one session (random generators), shared by its fragments. */
+/* Kernel state of one session (random generators), shared by its fragments. Owner rule:
+ * each registered fragment of the session holds one reference (refs, under w->mu). */
 typedef struct wsess {
   struct wsess *next;
   uint64_t session;
   int refs;
   rt_state_table *states;
+  char scope[40];   /* isolate_session_state: its resources' scope on our devices ("" shared) */
 } wsess;
 
+/* Owner rule: the worker's list holds one reference and every RunGraph that found the
+ * fragment (graph_find, under w->mu) holds one until graph_unref; refs is guarded by w->mu,
+ * and the last reference frees it (DeregisterGraph during a step: the step ends first). */
 typedef struct wgraph {
   struct wgraph *next;
+  int refs;                 /* w->mu */
   struct rt_worker *w;
   wsess *sess;
   uint64_t handle;
@@ -160,7 +166,7 @@ rt_worker *rt_worker_new(rt_server *s, int n_cpus, int max_gpus) {
   return w;
 }
 
-static wsess *sess_get(rt_worker *w, uint64_t session);   /* w->mu held */
+static wsess *sess_get(rt_worker *w, uint64_t session, bool isolate);   /* w->mu held */
 static void sess_release(rt_worker *w, wsess *s);          /* w->mu held */
 
 static void wgraph_free(wgraph *wg) {
@@ -189,7 +195,7 @@ static void wgraph_free(wgraph *wg) {
   free(wg);
 }
 
-static wsess *sess_get(rt_worker *w, uint64_t session) {
+static wsess *sess_get(rt_worker *w, uint64_t session, bool isolate) {
   for (wsess *s = w->sessions; s; s = s->next)
     if (s->session == session) {
       s->refs++;
@@ -199,6 +205,7 @@ static wsess *sess_get(rt_worker *w, uint64_t session) {
   s->session = session;
   s->refs = 1;
   s->states = rt_state_table_new();
+  if (isolate) snprintf(s->scope, sizeof s->scope, "_isolated_%016llx", (unsigned long long)session);
   s->next = w->sessions;
   w->sessions = s;
   return s;
@@ -212,6 +219,8 @@ static void sess_release(rt_worker *w, wsess *s) {
       break;
     }
   rt_state_table_free(s->states);
+  /* an isolated session's variables go with it (TF: its worker session's resource managers) */
+  for (int d = 0; s->scope[0] && d < w->n_devices; d++) rt_device_clear_scope(w->devices[d], s->scope);
   free(s);
 }
 
@@ -571,10 +580,23 @@ static uint64_t local_incarnation(void *arg, const char *device) {
   return d ? d->incarnation : 0;
 }
 
+/* w->mu held: the fragment, with a reference the caller drops (graph_unref, without w->mu). */
 static wgraph *graph_find(rt_worker *w, uint64_t handle) {
   for (wgraph *g = w->graphs; g; g = g->next)
-    if (g->handle == handle) return g;
+    if (g->handle == handle) {
+      g->refs++;
+      return g;
+    }
   return NULL;
+}
+
+static void wgraph_free(wgraph *wg);
+
+static void graph_unref(rt_worker *w, wgraph *wg) {
+  pthread_mutex_lock(&w->mu);
+  bool last = --wg->refs == 0;
+  pthread_mutex_unlock(&w->mu);
+  if (last) wgraph_free(wg);
 }
 
 static void *run_part(void *arg);
@@ -662,9 +684,14 @@ static void handle_register(rt_worker *w, net_req *req) {
   if (!rc && net_has(in, "session") && !net_get_uint(in, "session", &session, &st)) {
     wg->w = w;
     pthread_mutex_lock(&w->mu);
-    wg->sess = sess_get(w, session);
+    bool isolate = false;
+    if (net_has(in, "isolate")) net_get_bool(in, "isolate", &isolate, &st);
+    wg->sess = sess_get(w, session, isolate);
     pthread_mutex_unlock(&w->mu);
-    for (int i = 0; i < wg->n_parts; i++) rt_exec_share_state(wg->execs[i], wg->sess->states);
+    for (int i = 0; i < wg->n_parts; i++) {
+      rt_exec_share_state(wg->execs[i], wg->sess->states);
+      rt_exec_set_scope(wg->execs[i], wg->sess->scope);
+    }
   }
   if (rc) {
     wgraph_free(wg);
@@ -673,6 +700,7 @@ static void handle_register(rt_worker *w, net_req *req) {
   }
   pthread_mutex_lock(&w->mu);
   wg->handle = rt_random_u64();
+  wg->refs = 1;
   wg->next = w->graphs;
   w->graphs = wg;
   pthread_mutex_unlock(&w->mu);
@@ -863,6 +891,7 @@ static void handle_run(rt_worker *w, net_req *req) {
     for (int i = 0; i < wg->n_parts; i++) pthread_cond_destroy(&runs[i].cv);
     free(runs);
   }
+  if (wg) graph_unref(w, wg);
   /* views: counters for GetProgress (%top) */
   pthread_mutex_lock(&w->mu);
   w->n_runs++;
@@ -989,11 +1018,7 @@ static void handle_deregister(rt_worker *w, net_req *req) {
       break;
     }
   pthread_mutex_unlock(&w->mu);
-  if (found) {
-    pthread_mutex_lock(&found->run_mu);   /* wait for a step still running on it */
-    pthread_mutex_unlock(&found->run_mu);
-    wgraph_free(found);
-  }
+  if (found) graph_unref(w, found);   /* a step still running on it frees it when it ends */
   net_reply(req, net_msg_new("DeregisterGraphOk"));
 }
 

@@ -287,9 +287,16 @@ UN_FLOAT(exp, expf(a), exp(a))
 UN_FLOAT(log, logf(a), log(a))
 UN_FLOAT(relu, a > 0 ? a : 0, a > 0 ? a : 0)
 UN_INT(relu, a > 0 ? a : 0)
-/* Float Tanh and Sigmoid (ops/cpu/vmath.h) in double: wider vectors where the CPU has them. */
+/* Float Tanh and Sigmoid (ops/cpu/vmath.h) in double: wider vectors where the CPU has them.
+ * Not under ThreadSanitizer: the clones' ifunc resolver would run, instrumented, before
+ * TSan's runtime is up (a crash at load). */
+#ifdef __SANITIZE_THREAD__
+#define VM_CLONES
+#else
+#define VM_CLONES __attribute__((target_clones("avx512f", "avx2", "default")))
+#endif
 #define VM_LOOP(name, expr)                                                               \
-  __attribute__((target_clones("avx512f", "avx2", "default"))) static void name(         \
+  VM_CLONES static void name(                                                             \
       const void *xv, void *yv, int64_t n) {                                              \
     const float *restrict x = xv;                                                         \
     float *restrict y = yv;                                                               \

@@ -64,15 +64,16 @@ static int generator(rt_kernel_ctx *c, uint64_t blocks, op_philox *g) {
     op_philox_seed(g, seed, seed2);
     return RT_OK;
   }
-  if (!*c->state) {
-    op_philox *s = *c->state = malloc(sizeof *s);
-    if (!s) return rt_kernel_error(c, RT_RESOURCE_EXHAUSTED, "out of memory");
-    op_philox_seed(s, seed, seed2);
-  }
+  rt_kernel_state_lock(c);   /* two signatures may draw from this node at once */
+  if (!*c->state && (*c->state = malloc(sizeof(op_philox))))
+    op_philox_seed(*c->state, seed, seed2);
   op_philox *s = *c->state;
-  *g = *s;
-  op_philox_skip(s, blocks);
-  return RT_OK;
+  if (s) {
+    *g = *s;
+    op_philox_skip(s, blocks);
+  }
+  rt_kernel_state_unlock(c);
+  return s ? RT_OK : rt_kernel_error(c, RT_RESOURCE_EXHAUSTED, "out of memory");
 }
 
 /* ---- conversions (TF's Uint32ToFloat, Uint64ToDouble, BoxMuller) -------------------- */

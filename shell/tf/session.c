@@ -287,6 +287,8 @@ static int build_feeds(tf_session *s, sh_obj *fd, feeds *f) {
 
 /* ---- run -------------------------------------------------------------------------- */
 
+static sh_obj *cfg_get(sh_obj *cfg, const char *name);
+
 static sh_obj *session_run(tf_session *s, sh_obj *fetches, sh_obj *feed_dict, sh_obj *options,
                            sh_obj *meta) {
   if (!s->s) return sh_raise(sh_RuntimeError, "Attempted to use a closed Session.");
@@ -301,6 +303,8 @@ static sh_obj *session_run(tf_session *s, sh_obj *fetches, sh_obj *feed_dict, sh
     .n_targets = p.n_target, .targets = (const char *const *)p.target,
     .interrupt = (const volatile int *)&sh_interrupted,
   };
+  sh_obj *to = cfg_get(options, "timeout_in_ms");   /* RunOptions.timeout_in_ms */
+  if (to) sh_as_int(to, &r.timeout_ms), sh_decref(to);
   rt_status st = {0};
   rt_session_views v = {0};
   void *seen = observer && observer->before_run ? observer->before_run((sh_obj *)s, s->s, options, &v) : NULL;
@@ -451,6 +455,7 @@ static sh_obj *session_new(sh_obj *target, sh_obj *graph, sh_obj *config, bool i
   sh_obj *v;
   if ((v = cfg_get(config, "allow_soft_placement"))) { cfg.allow_soft_placement = sh_truth(v) > 0; sh_decref(v); }
   if ((v = cfg_get(config, "log_device_placement"))) { cfg.log_device_placement = sh_truth(v) > 0; sh_decref(v); }
+  if ((v = cfg_get(config, "isolate_session_state"))) { cfg.isolate_session_state = sh_truth(v) > 0; sh_decref(v); }
   if ((v = cfg_get(config, "operation_timeout_in_ms"))) {
     int64_t ms = 0;
     sh_as_int(v, &ms);
@@ -602,8 +607,8 @@ void tf_session_add(sh_obj *tf) {
   sh_module_add(tf, "InteractiveSession", sh_incref((sh_obj *)&tf_isession_type));
   static const char *const cfg_fields[] = {"allow_soft_placement", "log_device_placement",
                                            "operation_timeout_in_ms", "device_filters",
-                                           "device_count", "gpu_options", NULL};
-  sh_obj *cfg_defaults[] = {sh_false, sh_false, SH_NONE, SH_NONE, SH_NONE, SH_NONE};
+                                           "device_count", "gpu_options", "isolate_session_state", NULL};
+  sh_obj *cfg_defaults[] = {sh_false, sh_false, SH_NONE, SH_NONE, SH_NONE, SH_NONE, sh_false};
   record_class(tf, "ConfigProto", "Session configuration (placement, timeouts, devices).", cfg_fields, cfg_defaults);
   record_class(tf, "GPUOptions", "GPU options: allow_growth and per_process_gpu_memory_fraction size the GPU allocator.", NULL, NULL);
   static const char *const ro_fields[] = {"trace_level", "output_partition_graphs", "timeout_in_ms", NULL};

@@ -51,7 +51,13 @@ def main(_):
         else:
             while len(sess.run(uninitialized)) > 0:
                 time.sleep(0.02)
-        first = sess.run(loss)
+        # The baseline is the initialized model's loss (w = 0, b = 0: mean(y^2)), not a loss
+        # read when this worker starts: worker 1 starts after some of worker 0's steps, and
+        # Adam's loss is not monotone here (it swings about the optimum: 0.014 at step 5,
+        # 0.78 at 11, 0.001 at 18, 0.023 at 40), so a start that lands in a dip made
+        # "loss fell" False on any binary (f5f1f52's too, 3 of 8 runs).
+        first = sum(v * v for v in [1.0, 2.0, 3.0]) / 3
+        sess.run(loss)
         md = tf.RunMetadata()
         sess.run(train_op, options=tf.RunOptions(output_partition_graphs=True), run_metadata=md)
         sess.run(pinned, options=tf.RunOptions(output_partition_graphs=True), run_metadata=md)
