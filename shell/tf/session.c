@@ -309,6 +309,15 @@ static sh_obj *session_run(tf_session *s, sh_obj *fetches, sh_obj *feed_dict, sh
   rt_session_views v = {0};
   void *seen = observer && observer->before_run ? observer->before_run((sh_obj *)s, s->s, options, &v) : NULL;
   r.graph_sent = true;
+  /* Converting feeds and the observer may have run Python code, which lets other threads
+   * run: one of them may have closed the session meanwhile. From here to running++ no
+   * Python code runs, so a close waits for this run. */
+  if (!s->s) {
+    if (observer && observer->after_run) observer->after_run(seen, RT_CANCELLED, &v, meta);
+    sh_raise(sh_RuntimeError, "Attempted to use a closed Session.");
+    free(out);
+    goto out;
+  }
   int rc = rt_session_extend(s->s, r.interrupt, &st);   /* under the GIL: the graph may grow */
   if (!rc) {
     rt_session *rs = s->s;
