@@ -16,15 +16,21 @@ const char *const sh_binop_symbol[SH_BINOP_COUNT] = {"+", "-", "*", "/", "//", "
                                                      "<<", ">>", "&", "|", "^"};
 
 /* ---- objects ------------------------------------------------------------------------------ */
-sh_obj *sh_strf(const char *fmt, ...) {
-  va_list ap;
-  va_start(ap, fmt);
+/* A printf-style message as a str (bytes that are not UTF-8 replaced). */
+static PyObject *vstrf(const char *fmt, va_list ap) {
   char *s = NULL;
   int n = vasprintf(&s, fmt, ap);
-  va_end(ap);
   if (n < 0) return PyErr_NoMemory();
   PyObject *r = PyUnicode_DecodeUTF8(s, n, "replace");
   free(s);
+  return r;
+}
+
+sh_obj *sh_strf(const char *fmt, ...) {
+  va_list ap;
+  va_start(ap, fmt);
+  PyObject *r = vstrf(fmt, ap);
+  va_end(ap);
   return r;
 }
 
@@ -187,12 +193,8 @@ void sh_format_double_repr(double v, char *buf, size_t size) {
 sh_obj *sh_raise(sh_type *t, const char *fmt, ...) {
   va_list ap;
   va_start(ap, fmt);
-  char *s = NULL;
-  int n = vasprintf(&s, fmt, ap);
+  PyObject *msg = vstrf(fmt, ap);
   va_end(ap);
-  if (n < 0) return PyErr_NoMemory();
-  PyObject *msg = PyUnicode_DecodeUTF8(s, n, "replace");
-  free(s);
   if (msg) {
     PyErr_SetObject((PyObject *)t, msg);
     Py_DECREF(msg);
