@@ -181,8 +181,9 @@ static int collect(tf_session *s, sh_obj *f, plan *p) {
 static sh_obj *rebuild(sh_obj *f, rt_tensor **out, int *k) {
   if (tf_variable_check(f)) f = tf_variable_value(f);
   if (Py_TYPE(f) == (PyTypeObject *)&tf_tensor_type || (sh_is_str(f) && strchr(sh_str_cstr(f), ':'))) {
-    rt_tensor *t = out[(*k)++];
-    return np_result(rt_tensor_ref(t));
+    rt_tensor *t = out[*k];   /* handed over: the array views its buffer when nothing else holds it */
+    out[(*k)++] = NULL;
+    return np_result(t);
   }
   if (Py_TYPE(f) == (PyTypeObject *)&tf_op_type || sh_is_str(f)) return sh_none();
   if (is_composite(f)) {   /* parts fetched, then the value made of them */
