@@ -67,6 +67,22 @@ check "plt.show() writes the figure beside the script" "tfsh: figure written to 
   "$(grep '^tfsh: figure' err.txt)"
 check "... a PNG" "89504e47" "$(head -c 4 world_fig1.png | od -An -tx1 | tr -d ' \n')"
 check "logging is Python's" "done" "$(tail -1 err.txt)"
+# Fetches are numpy arrays over the tensor's own buffer (no copy), never aliasing a variable.
+cat >fetch.py <<'PY'
+import numpy as np
+import tensorflow as tf
+x = tf.placeholder(tf.float32, [256, 256])
+y = x * 2.0
+v = tf.Variable(tf.ones([3]))
+with tf.Session() as s:
+    s.run(v.initializer)
+    a = s.run(v)
+    a[0] = 7.0
+    r = s.run(y, {x: np.ones((256, 256), np.float32)})
+    print(s.run(v).tolist(), a.tolist(), r.flags.owndata, r.flags.writeable, float(r.sum()))
+PY
+check "fetches: a view of the step's buffer; a variable's value is a copy" \
+  "[1.0, 1.0, 1.0] [7.0, 1.0, 1.0] False True 131072.0" "$(timeout 60 "$TFSH" fetch.py 2>&1)"
 MPLBACKEND=agg timeout 60 "$TFSH" -c 'import matplotlib; print(matplotlib.get_backend())' >backend.txt 2>&1
 check "a user's MPLBACKEND wins" "agg" "$(cat backend.txt)"
 finish
