@@ -41,6 +41,7 @@ print("tf paths", ops.get_default_graph() is tf.get_default_graph(), callable(ti
 with tf.Session() as sess:
     print("fetch", type(sess.run(tf.constant(1.5))).__name__, sess.run(tf.constant(np.eye(2)) * 2).dtype)
 plt.plot([1, 2, 3], [3, 1, 2])
+plt.waitforbuttonpress()   # headless: returns at once
 plt.show()
 logging.getLogger("x").warning("done")
 PY
