@@ -13,11 +13,12 @@
 static const char plot_src[] =
 #include "shell/app/plot.py.inc"
 ;
+#include "shell/app/plot.frozen.h"   /* plot_frozen[]: generated, CMakeLists.txt */
 
 static sh_obj *plot_init(void) {
   sh_obj *m = sh_module_new("tfsh_plot");   /* in sys.modules while it runs: _Backend.export */
   if (m && (sh_dict_set_str(sh_modules_dict(), "tfsh_plot", m) < 0 ||
-            sh_exec_string(plot_src, "<tfsh_plot>", sh_module_dict(m)) < 0))
+            sh_exec_frozen(plot_frozen, sizeof plot_frozen, plot_src, "<tfsh_plot>", sh_module_dict(m)) < 0))
     sh_clear(&m);
   return m;
 }

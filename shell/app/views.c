@@ -39,6 +39,7 @@
 static const char views_src[] =
 #include "shell/app/views.py.inc"
 ;
+#include "shell/app/views.frozen.h"   /* views_frozen[]: generated, CMakeLists.txt */
 
 /* ---- small helpers ------------------------------------------------------------------- */
 
@@ -1153,7 +1154,7 @@ static void views_module_built(sh_obj *tf) {
   sh_screen_hook = live_screen_hook;   /* the interpreter clears the live lines before it writes */
   sh_module_add_funcs(tf, views_funcs);
   sh_obj *dict = sh_module_dict(tf);
-  if (sh_exec_string(views_src, "<tensorflow.views>", dict) < 0) {
+  if (sh_exec_frozen(views_frozen, sizeof views_frozen, views_src, "<tensorflow.views>", dict) < 0) {
     sh_report_error();
     return;
   }

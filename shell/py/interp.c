@@ -10,6 +10,7 @@
 
 #include "base/alloc.h"
 #include "shell/py/lang.h"
+#include <marshal.h>   /* not in Python.h: sh_exec_frozen unmarshals */
 
 void (*sh_screen_hook)(bool idle);
 const char *const sh_binop_symbol[SH_BINOP_COUNT] = {"+", "-", "*", "/", "//", "%", "**", "@",
@@ -392,6 +393,36 @@ static int run_code(PyObject *code, PyObject *globals) {
 
 int sh_exec_string(const char *src, const char *filename, sh_obj *globals) {
   return run_code(Py_CompileString(src, filename, Py_file_input), globals ? globals : sh_main_globals());
+}
+
+/* The frozen code, where it is this libpython's bytecode and names itself as the caller
+ * does; NULL (no exception) where it must be compiled from the source instead. */
+static PyObject *frozen_code(const unsigned char *code, size_t n, const char *filename) {
+  if (!code || n <= 4) return NULL;
+  unsigned long magic = code[0] | code[1] << 8 | (unsigned long)code[2] << 16 | (unsigned long)code[3] << 24;
+  if (magic != (unsigned long)PyImport_GetMagicNumber()) return NULL;   /* another libpython */
+  PyObject *co = PyMarshal_ReadObjectFromString((const char *)code + 4, (Py_ssize_t)(n - 4));
+  if (!co || !PyCode_Check(co)) {
+    PyErr_Clear();
+    Py_XDECREF(co);
+    return NULL;
+  }
+  PyObject *name = ((PyCodeObject *)co)->co_filename;
+  if (!PyUnicode_Check(name) || PyUnicode_CompareWithASCIIString(name, filename) != 0) {
+    /* the build's table (CMakeLists.txt, TFSH_FROZEN_PY) disagrees with the call site */
+    fprintf(stderr, "tfsh: the frozen code for %s was compiled as %s: compiling its source\n", filename,
+            PyUnicode_Check(name) ? PyUnicode_AsUTF8(name) : "?");
+    PyErr_Clear();
+    Py_DECREF(co);
+    return NULL;
+  }
+  return co;
+}
+
+int sh_exec_frozen(const unsigned char *code, size_t n, const char *src, const char *filename, sh_obj *globals) {
+  PyObject *co = frozen_code(code, n, filename);
+  if (!co) co = Py_CompileString(src, filename, Py_file_input);
+  return run_code(co, globals ? globals : sh_main_globals());
 }
 
 sh_obj *sh_eval_string(const char *src, const char *filename, sh_obj *globals) {

@@ -333,6 +333,11 @@ sh_obj *sh_main_globals(void);                  /* __main__'s dict (borrowed) */
 sh_obj *sh_builtins_dict(void);                 /* borrowed */
 /* Run source text in globals (NULL: __main__); filename names it in tracebacks. */
 int sh_exec_string(const char *src, const char *filename, sh_obj *globals);
+/* Run frozen code: n bytes of `code` are a magic number and a marshalled code object
+ * (scripts/freeze_py.py's NAME_frozen[], compiled from src with this filename at build
+ * time). Where they are not this libpython's bytecode (or not for this filename), it
+ * compiles src instead, as sh_exec_string would. */
+int sh_exec_frozen(const unsigned char *code, size_t n, const char *src, const char *filename, sh_obj *globals);
 int sh_exec_file(const char *path, sh_obj *globals);
 sh_obj *sh_eval_string(const char *src, const char *filename, sh_obj *globals);
 /* Print the pending exception as Python does and clear it; the exit status a script

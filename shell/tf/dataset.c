@@ -188,10 +188,11 @@ static const sh_method dataset_funcs[] = {
 static const char dataset_src[] =
 #include "shell/tf/dataset.py.inc"
     ;
+#include "shell/tf/dataset.frozen.h"   /* dataset_frozen[]: generated, CMakeLists.txt */
 
 int tf_dataset_add(sh_obj *tf) {
   op_set_host_iterator(hook_next, hook_init);
   op_set_host_pyfunc(hook_pyfunc);
   sh_module_add_funcs(tf, dataset_funcs);
-  return sh_exec_string(dataset_src, "<tensorflow.data>", sh_module_dict(tf));
+  return sh_exec_frozen(dataset_frozen, sizeof dataset_frozen, dataset_src, "<tensorflow.data>", sh_module_dict(tf));
 }

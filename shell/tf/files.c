@@ -366,6 +366,7 @@ static const sh_method files_funcs[] = {
 static const char files_src[] =
 #include "shell/tf/files.py.inc"
     ;
+#include "shell/tf/files.frozen.h"   /* files_frozen[]: generated, CMakeLists.txt */
 
 /* _tensor_shape(dims) -> a TensorShape of a list of ints (None: unknown rank) */
 static sh_obj *f_tensor_shape(sh_obj *self, int argc, sh_obj **argv, sh_obj *kw) {
@@ -402,11 +403,12 @@ static const sh_method partitioned_funcs[] = {
 static const char partitioned_src[] =
 #include "shell/tf/partitioned.py.inc"
     ;
+#include "shell/tf/partitioned.frozen.h"   /* partitioned_frozen[]: generated, CMakeLists.txt */
 
 int tf_files_add(sh_obj *tf) {
   sh_module_add_funcs(tf, files_funcs);
   sh_obj *dict = sh_module_dict(tf);
-  if (sh_exec_string(files_src, "<tensorflow.files>", dict) < 0) return -1;
+  if (sh_exec_frozen(files_frozen, sizeof files_frozen, files_src, "<tensorflow.files>", dict) < 0) return -1;
   sh_module_add_funcs(tf, partitioned_funcs);
-  return sh_exec_string(partitioned_src, "<tensorflow.partitioned>", dict);
+  return sh_exec_frozen(partitioned_frozen, sizeof partitioned_frozen, partitioned_src, "<tensorflow.partitioned>", dict);
 }

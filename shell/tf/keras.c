@@ -10,10 +10,12 @@
 static const char keras_src[] =
 #include "shell/tf/keras.py.inc"
 ;
+#include "shell/tf/keras.frozen.h"   /* keras_frozen[]: generated, CMakeLists.txt */
 
 static const char keras_rnn_src[] =
 #include "shell/tf/keras_rnn.py.inc"
 ;
+#include "shell/tf/keras_rnn.frozen.h"   /* keras_rnn_frozen[]: generated, CMakeLists.txt */
 
 static sh_obj *keras_impl;   /* the module keras.py.inc ran in: kept for its functions */
 
@@ -41,6 +43,6 @@ int tf_keras_add(sh_obj *tf) {
     sh_module_add_sub(keras, subs[i], m);
   }
   sh_module_add_sub(tf, "keras", keras);
-  if (sh_exec_string(keras_src, "<tensorflow.keras>", dict) < 0) return -1;
-  return sh_exec_string(keras_rnn_src, "<tensorflow.keras.rnn>", dict);
+  if (sh_exec_frozen(keras_frozen, sizeof keras_frozen, keras_src, "<tensorflow.keras>", dict) < 0) return -1;
+  return sh_exec_frozen(keras_rnn_frozen, sizeof keras_rnn_frozen, keras_rnn_src, "<tensorflow.keras.rnn>", dict);
 }

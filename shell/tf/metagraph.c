@@ -234,8 +234,9 @@ static const sh_method metagraph_funcs[] = {
 static const char metagraph_src[] =
 #include "shell/tf/metagraph.py.inc"
     ;
+#include "shell/tf/metagraph.frozen.h"   /* metagraph_frozen[]: generated, CMakeLists.txt */
 
 int tf_metagraph_add(sh_obj *tf) {
   sh_module_add_funcs(tf, metagraph_funcs);
-  return sh_exec_string(metagraph_src, "<tensorflow.metagraph>", sh_module_dict(tf));
+  return sh_exec_frozen(metagraph_frozen, sizeof metagraph_frozen, metagraph_src, "<tensorflow.metagraph>", sh_module_dict(tf));
 }

@@ -16,30 +16,39 @@
 static const char prelude_src[] =
 #include "shell/tf/prelude.py.inc"
 ;
+#include "shell/tf/prelude.frozen.h"   /* prelude_frozen[]: generated, CMakeLists.txt */
 static const char train_src[] =
 #include "shell/tf/train.py.inc"
 ;
+#include "shell/tf/train.frozen.h"   /* train_frozen[]: generated, CMakeLists.txt */
 static const char control_flow_src[] =
 #include "shell/tf/control_flow.py.inc"
 ;
+#include "shell/tf/control_flow.frozen.h"   /* control_flow_frozen[]: generated, CMakeLists.txt */
 static const char rnn_src[] =
 #include "shell/tf/rnn.py.inc"
 ;
+#include "shell/tf/rnn.frozen.h"   /* rnn_frozen[]: generated, CMakeLists.txt */
 static const char saver_src[] =
 #include "shell/tf/saver.py.inc"
 ;
+#include "shell/tf/saver.frozen.h"   /* saver_frozen[]: generated, CMakeLists.txt */
 static const char session_helpers_src[] =
 #include "shell/tf/session_helpers.py.inc"
 ;
+#include "shell/tf/session_helpers.frozen.h"   /* session_helpers_frozen[]: generated, CMakeLists.txt */
 static const char testing_src[] =
 #include "shell/tf/testing.py.inc"
 ;
+#include "shell/tf/testing.frozen.h"   /* testing_frozen[]: generated, CMakeLists.txt */
 static const char python_paths_src[] =
 #include "shell/tf/python_paths.py.inc"
 ;
+#include "shell/tf/python_paths.frozen.h"   /* python_paths_frozen[]: generated, CMakeLists.txt */
 static const char mnist_tutorial_src[] =
 #include "shell/tf/mnist_tutorial.py.inc"
 ;
+#include "shell/tf/mnist_tutorial.frozen.h"   /* mnist_tutorial_frozen[]: generated, CMakeLists.txt */
 
 /* ---- variables: collections and initializers ----------------------------------------- */
 
@@ -382,7 +391,7 @@ static sh_obj *f_resource_enabled(sh_obj *self, int argc, sh_obj **argv, sh_obj 
 /* tensorflow.python.framework.ops and the other paths legacy code imports (python_paths.py.inc). */
 static int python_paths_add(sh_obj *tf) {
   sh_obj *g = sh_dict_new();
-  int rc = g && sh_dict_set_str(g, "_tf", tf) == 0 ? sh_exec_string(python_paths_src, "<tensorflow.python>", g) : -1;
+  int rc = g && sh_dict_set_str(g, "_tf", tf) == 0 ? sh_exec_frozen(python_paths_frozen, sizeof python_paths_frozen, python_paths_src, "<tensorflow.python>", g) : -1;
   sh_decref(g);
   return rc;
 }
@@ -418,13 +427,13 @@ static sh_obj *tf_init(void) {
   tf_events_add(tf);
   tf_resolver_add(tf);
   sh_obj *dict = sh_module_dict(tf);
-  if (sh_exec_string(prelude_src, "<tensorflow>", dict) < 0 ||
-      sh_exec_string(train_src, "<tensorflow.train>", dict) < 0 ||
-      sh_exec_string(control_flow_src, "<tensorflow.control_flow>", dict) < 0 ||
-      sh_exec_string(rnn_src, "<tensorflow.rnn>", dict) < 0 ||
-      sh_exec_string(saver_src, "<tensorflow.saver>", dict) < 0 ||
-      sh_exec_string(session_helpers_src, "<tensorflow.session_helpers>", dict) < 0 ||
-      sh_exec_string(testing_src, "<tensorflow.test>", dict) < 0 ||
+  if (sh_exec_frozen(prelude_frozen, sizeof prelude_frozen, prelude_src, "<tensorflow>", dict) < 0 ||
+      sh_exec_frozen(train_frozen, sizeof train_frozen, train_src, "<tensorflow.train>", dict) < 0 ||
+      sh_exec_frozen(control_flow_frozen, sizeof control_flow_frozen, control_flow_src, "<tensorflow.control_flow>", dict) < 0 ||
+      sh_exec_frozen(rnn_frozen, sizeof rnn_frozen, rnn_src, "<tensorflow.rnn>", dict) < 0 ||
+      sh_exec_frozen(saver_frozen, sizeof saver_frozen, saver_src, "<tensorflow.saver>", dict) < 0 ||
+      sh_exec_frozen(session_helpers_frozen, sizeof session_helpers_frozen, session_helpers_src, "<tensorflow.session_helpers>", dict) < 0 ||
+      sh_exec_frozen(testing_frozen, sizeof testing_frozen, testing_src, "<tensorflow.test>", dict) < 0 ||
       tf_keras_add(tf) < 0) {
     sh_decref(tf);
     return NULL;
@@ -450,7 +459,7 @@ static sh_obj *tf_init(void) {
  * module, imported on first use (it imports tensorflow itself). */
 static sh_obj *mnist_tutorial_init(void) {
   sh_obj *m = sh_module_new("tensorflow.examples.tutorials.mnist.mnist");
-  if (sh_exec_string(mnist_tutorial_src, "<tensorflow.examples.tutorials.mnist.mnist>", sh_module_dict(m)) < 0) {
+  if (sh_exec_frozen(mnist_tutorial_frozen, sizeof mnist_tutorial_frozen, mnist_tutorial_src, "<tensorflow.examples.tutorials.mnist.mnist>", sh_module_dict(m)) < 0) {
     sh_decref(m);
     return NULL;
   }

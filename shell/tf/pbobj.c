@@ -649,10 +649,11 @@ static const sh_method pbobj_funcs[] = {
 static const char pbobj_src[] =
 #include "shell/tf/pbobj.py.inc"
     ;
+#include "shell/tf/pbobj.frozen.h"   /* pbobj_frozen[]: generated, CMakeLists.txt */
 
 int tf_pbobj_add(sh_obj *tf) {
   sh_module_add_funcs(tf, pbobj_funcs);
-  return sh_exec_string(pbobj_src, "<tensorflow.pbobj>", sh_module_dict(tf));
+  return sh_exec_frozen(pbobj_frozen, sizeof pbobj_frozen, pbobj_src, "<tensorflow.pbobj>", sh_module_dict(tf));
 }
 
 /* google.protobuf.text_format: built in the tensorflow module (_text_format_module). */

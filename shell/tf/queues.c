@@ -285,29 +285,34 @@ static const sh_method queue_funcs[] = {
 static const char queues_src[] =
 #include "shell/tf/queues.py.inc"
     ;
+#include "shell/tf/queues.frozen.h"   /* queues_frozen[]: generated, CMakeLists.txt */
 
 static const char strings_src[] =
 #include "shell/tf/strings.py.inc"
     ;
+#include "shell/tf/strings.frozen.h"   /* strings_frozen[]: generated, CMakeLists.txt */
 
 static const char lookup_src[] =
 #include "shell/tf/lookup.py.inc"
     ;
+#include "shell/tf/lookup.frozen.h"   /* lookup_frozen[]: generated, CMakeLists.txt */
 
 static const char image_src[] =
 #include "shell/tf/image.py.inc"
     ;
+#include "shell/tf/image.frozen.h"   /* image_frozen[]: generated, CMakeLists.txt */
 
 static const char array_more_src[] =
 #include "shell/tf/array_more.py.inc"
     ;
+#include "shell/tf/array_more.frozen.h"   /* array_more_frozen[]: generated, CMakeLists.txt */
 
 int tf_queues_add(sh_obj *tf) {
   sh_module_add_funcs(tf, queue_funcs);
   sh_obj *d = sh_module_dict(tf);
-  if (sh_exec_string(queues_src, "<tensorflow.queues>", d) < 0) return -1;
-  if (sh_exec_string(strings_src, "<tensorflow.strings>", d) < 0) return -1;
-  if (sh_exec_string(lookup_src, "<tensorflow.lookup>", d) < 0) return -1;
-  if (sh_exec_string(image_src, "<tensorflow.image>", d) < 0) return -1;
-  return sh_exec_string(array_more_src, "<tensorflow.array_more>", d);
+  if (sh_exec_frozen(queues_frozen, sizeof queues_frozen, queues_src, "<tensorflow.queues>", d) < 0) return -1;
+  if (sh_exec_frozen(strings_frozen, sizeof strings_frozen, strings_src, "<tensorflow.strings>", d) < 0) return -1;
+  if (sh_exec_frozen(lookup_frozen, sizeof lookup_frozen, lookup_src, "<tensorflow.lookup>", d) < 0) return -1;
+  if (sh_exec_frozen(image_frozen, sizeof image_frozen, image_src, "<tensorflow.image>", d) < 0) return -1;
+  return sh_exec_frozen(array_more_frozen, sizeof array_more_frozen, array_more_src, "<tensorflow.array_more>", d);
 }
