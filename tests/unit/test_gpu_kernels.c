@@ -499,8 +499,8 @@ static int teardown(void **state) {
 }
 
 int main(void) {
-  const rt_gpu_info *gpus;
-  const char *note;
+  const rt_gpu_info *gpus = NULL;
+  const char *note = "";
   /* TFSH_GPU_TEST_SELF=1: the "GPU" is a fake one running the CPU kernels, which checks
    * the test itself (its graphs and attrs) on a machine without a GPU. */
   self_check = getenv("TFSH_GPU_TEST_SELF") && !strcmp(getenv("TFSH_GPU_TEST_SELF"), "1");
