@@ -100,6 +100,22 @@ static bool parent_exists(const char *path) {
   return stat(dir, &sb) == 0 && S_ISDIR(sb.st_mode);
 }
 
+/* The directory path is in, made when only it is missing (where this task may write:
+ * runtime/files.h), as TF's BundleWriter does (CreateDir, one level: a sharded save's
+ * PREFIX_temp_<id>/, or a new checkpoint directory). */
+static int make_parent(rt_kernel_ctx *c, const char *path) {
+  char dir[4096];
+  snprintf(dir, sizeof dir, "%s", path);
+  char *last = strrchr(dir, '/');
+  if (!last || last == dir) return RT_OK;
+  *last = '\0';
+  if (!parent_exists(dir)) return RT_OK;   /* two levels missing: the caller says so */
+  if (rt_files_check_write(dir, c->st)) return rt_kernel_error(c, RT_PERMISSION_DENIED, "%s", c->st->msg);
+  if (mkdir(dir, 0755) != 0 && errno != EEXIST)
+    return rt_kernel_error(c, RT_NOT_FOUND, "Failed to create a directory: %s; %s", dir, strerror(errno));
+  return RT_OK;
+}
+
 /* Test hook for the crash drills: TFSH_CKPT_CRASH=data|index kills the process (SIGKILL)
  * after that file of the next save is on disk under its temporary name... or its final one
  * ("data": after the data file is renamed, before the index is written). */
@@ -143,12 +159,9 @@ static rt_bundle_entry *full_entry(rt_bundle_index *ix, const char *name, const 
  * partitioned one: stored under its slice key, listed in its full tensor's entry. */
 static int write_checkpoint(rt_kernel_ctx *c, const char *prefix, int n, const char *const *names,
                             const char *const *specs, rt_tensor *const *tensors) {
-  if (!parent_exists(prefix)) {   /* a sharded save's PREFIX_temp_<id>/: one level is made */
-    char dir[4096];
-    snprintf(dir, sizeof dir, "%s", prefix);
-    char *slash = strrchr(dir, '/');
-    if (slash) *slash = '\0';
-    if (slash) mkdir(dir, 0755);
+  if (!parent_exists(prefix)) {
+    int mk = make_parent(c, prefix);
+    if (mk) return mk;
   }
   if (!parent_exists(prefix))
     return rt_kernel_error(c, RT_NOT_FOUND, "Parent directory of %s doesn't exist, can't save.", prefix);

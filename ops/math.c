@@ -11,6 +11,7 @@
 #define FLT "{float, double}"
 #define EQ "{float, double, int32, int64, bool, uint8}"
 #define NUM8 "{float, double, int32, int64, uint8}"   /* ops with uint8 kernels too */
+#define NUM16 "{float, double, int32, int64, uint8, int16, int8, uint16}"   /* and small ints */
 
 /* ---- shape functions ---------------------------------------------------------------- */
 
@@ -436,13 +437,13 @@ static int prod_grad(rt_grad_ctx *c) {
    .help = h, .shape = reduce_shape, .kernel = {[RT_DEV_CPU] = k}, .grad = g}
 
 static const rt_op_def math_ops[] = {
-  BINARY("Add", NUM8, op_cpu_add, add_grad, "x + y elementwise, with numpy broadcasting."),
-  BINARY("Sub", NUM8, op_cpu_sub, sub_grad, "x - y elementwise, with numpy broadcasting."),
-  BINARY("Mul", NUM8, op_cpu_mul, mul_grad, "x * y elementwise, with numpy broadcasting."),
+  BINARY("Add", NUM16, op_cpu_add, add_grad, "x + y elementwise, with numpy broadcasting."),
+  BINARY("Sub", NUM16, op_cpu_sub, sub_grad, "x - y elementwise, with numpy broadcasting."),
+  BINARY("Mul", NUM16, op_cpu_mul, mul_grad, "x * y elementwise, with numpy broadcasting."),
   BINARY("RealDiv", NUM, op_cpu_div, div_grad, "x / y elementwise (true division for floats)."),
   BINARY("Div", NUM, op_cpu_div, div_grad, "x / y elementwise; integers truncate (TF1's tf.div)."),
-  BINARY("Maximum", NUM8, op_cpu_maximum, minmax_grad, "max(x, y) elementwise, broadcasting."),
-  BINARY("Minimum", NUM8, op_cpu_minimum, minmax_grad, "min(x, y) elementwise, broadcasting."),
+  BINARY("Maximum", NUM16, op_cpu_maximum, minmax_grad, "max(x, y) elementwise, broadcasting."),
+  BINARY("Minimum", NUM16, op_cpu_minimum, minmax_grad, "min(x, y) elementwise, broadcasting."),
   BINARY("Pow", NUM, op_cpu_pow, pow_grad, "x ** y elementwise, with numpy broadcasting."),
   BINARY("FloorDiv", NUM, op_cpu_floor_div, op_no_grad, "x // y elementwise (rounds down)."),
   BINARY("FloorMod", NUM, op_cpu_floor_mod, floor_mod_grad,

@@ -103,6 +103,16 @@ BIN_LOOP(lt_u8, uint8_t, bool, a < b)
 BIN_LOOP(le_u8, uint8_t, bool, a <= b)
 BIN_LOOP(gt_u8, uint8_t, bool, a > b)
 BIN_LOOP(ge_u8, uint8_t, bool, a >= b)
+/* int16, int8, uint16 (legacy models' small integers): wrapping arithmetic, min and max */
+#define SMALL_INT_OPS(sfx, T)                                \
+  BIN_LOOP(add_##sfx, T, T, (T)(a + b))                      \
+  BIN_LOOP(sub_##sfx, T, T, (T)(a - b))                      \
+  BIN_LOOP(mul_##sfx, T, T, (T)((uint32_t)a * (uint32_t)b))  \
+  BIN_LOOP(max_##sfx, T, T, a > b ? a : b)                   \
+  BIN_LOOP(min_##sfx, T, T, a < b ? a : b)
+SMALL_INT_OPS(i16, int16_t)
+SMALL_INT_OPS(i8, int8_t)
+SMALL_INT_OPS(u16, uint16_t)
 CMP_OP(ne, a != b)
 CMP_OP(lt, a < b)
 CMP_OP(le, a <= b)
@@ -130,7 +140,7 @@ BIN_LOOP(floormod_i32, int32_t, int32_t, (int32_t)floormod_i(a, b))
 BIN_LOOP(floormod_i64, int64_t, int64_t, floormod_i(a, b))
 
 typedef struct binop {
-  bin_loop f[6];      /* float, double, int32, int64, bool, uint8 */
+  bin_loop f[9];      /* float, double, int32, int64, bool, uint8, int16, int8, uint16 */
   bool to_bool;
   bool int_divisor;   /* integer y must not be 0 */
   bool int_exponent;  /* integer y must not be negative */
@@ -138,6 +148,7 @@ typedef struct binop {
 
 #define LOOPS(op) {op##_f32, op##_f64, op##_i32, op##_i64}
 #define LOOPS_U8(op) {op##_f32, op##_f64, op##_i32, op##_i64, NULL, op##_u8}
+#define LOOPS_SMALL(op) {op##_f32, op##_f64, op##_i32, op##_i64, NULL, op##_u8, op##_i16, op##_i8, op##_u16}
 
 static int type_slot(rt_dtype t) {
   switch (t) {
@@ -147,6 +158,9 @@ static int type_slot(rt_dtype t) {
   case RT_INT64: return 3;
   case RT_BOOL: return 4;
   case RT_UINT8: return 5;
+  case RT_INT16: return 6;
+  case RT_INT8: return 7;
+  case RT_UINT16: return 8;
   default: return -1;
   }
 }
@@ -238,12 +252,12 @@ static int binary(rt_kernel_ctx *c, const binop *op) {
     static const binop op = {.f = __VA_ARGS__};       \
     return binary(c, &op);                         \
   }
-BIN_KERNEL(op_cpu_add, LOOPS_U8(add))
-BIN_KERNEL(op_cpu_sub, LOOPS_U8(sub))
-BIN_KERNEL(op_cpu_mul, LOOPS_U8(mul))
+BIN_KERNEL(op_cpu_add, LOOPS_SMALL(add))
+BIN_KERNEL(op_cpu_sub, LOOPS_SMALL(sub))
+BIN_KERNEL(op_cpu_mul, LOOPS_SMALL(mul))
 BIN_KERNEL(op_cpu_div, LOOPS(div), .int_divisor = true)
-BIN_KERNEL(op_cpu_maximum, LOOPS_U8(max))
-BIN_KERNEL(op_cpu_minimum, LOOPS_U8(min))
+BIN_KERNEL(op_cpu_maximum, LOOPS_SMALL(max))
+BIN_KERNEL(op_cpu_minimum, LOOPS_SMALL(min))
 BIN_KERNEL(op_cpu_pow, LOOPS(pow), .int_exponent = true)
 BIN_KERNEL(op_cpu_atan2, {atan2_f32, atan2_f64})
 BIN_KERNEL(op_cpu_equal, {eq_f32, eq_f64, eq_i32, eq_i64, eq_b, eq_u8}, .to_bool = true)
@@ -428,6 +442,108 @@ static int cast_to_u8(rt_kernel_ctx *c, const rt_tensor *x, uint8_t *o, int64_t 
   return RT_OK;
 }
 
+/* float16 <-> float32, IEEE binary16 bit by bit (round to nearest even, as Eigen::half). */
+static float half_to_f32(uint16_t h) {
+  uint32_t sign = (uint32_t)(h & 0x8000) << 16, e = (h >> 10) & 0x1f, m = h & 0x3ff, u;
+  if (e == 0x1f) u = sign | 0x7f800000u | (m << 13);                  /* inf, NaN */
+  else if (e) u = sign | ((e + 112) << 23) | (m << 13);                 /* normal */
+  else if (!m) u = sign;                                                /* zero */
+  else {                                                                /* subnormal */
+    int k = -1;
+    do m <<= 1, k++; while (!(m & 0x400));
+    u = sign | ((uint32_t)(112 - k) << 23) | ((m & 0x3ff) << 13);
+  }
+  float f;
+  memcpy(&f, &u, 4);
+  return f;
+}
+
+static uint16_t f32_to_half(float f) {
+  uint32_t u;
+  memcpy(&u, &f, 4);
+  uint16_t sign = (uint16_t)((u >> 16) & 0x8000);
+  uint32_t a = u & 0x7fffffffu;
+  if (a > 0x7f800000u) return sign | 0x7e00 | (uint16_t)((a >> 13) & 0x3ff);   /* NaN stays NaN */
+  if (a >= 0x477ff000u) return sign | 0x7c00;                     /* rounds past 65504: inf */
+  if (a < 0x38800000u) {                                          /* subnormal or zero */
+    if (a < 0x33000000u) return sign;                             /* below half the least */
+    uint32_t m = (a & 0x7fffff) | 0x800000, shift = 126 - (a >> 23);   /* 14..24 */
+    uint32_t r = m >> shift, rem = m & ((1u << shift) - 1), halfway = 1u << (shift - 1);
+    if (rem > halfway || (rem == halfway && (r & 1))) r++;
+    return sign | (uint16_t)r;
+  }
+  uint32_t r = a - 0x38000000u;                                   /* rebias 127 -> 15 */
+  uint32_t h = r >> 13, rem = r & 0x1fff;
+  if (rem > 0x1000 || (rem == 0x1000 && (h & 1))) h++;
+  return sign | (uint16_t)h;
+}
+
+/* An integer of at most 32 bits from a float, as TF's CPU kernel makes it: truncated to
+ * int32 (NaN and values out of int32's range become INT32_MIN, as x86 does), then the
+ * low bits. */
+static int32_t i32_of(double v) {
+  return isnan(v) || v <= -2147483649.0 || v >= 2147483648.0 ? INT32_MIN : (int32_t)v;
+}
+
+static bool is_int_type(rt_dtype t) {
+  return t == RT_INT8 || t == RT_INT16 || t == RT_INT32 || t == RT_INT64 || t == RT_UINT8 ||
+         t == RT_UINT16 || t == RT_BOOL;
+}
+
+/* The slow, general Cast between any two of float32, float64, float16, complex64 and the
+ * integer types (int8, int16, int32, int64, uint8, uint16, bool): each element through an
+ * int64 (integer sources) or a double pair (float and complex sources; complex to real
+ * keeps the real part, as tf.cast does). */
+static int cast_general(rt_kernel_ctx *c, const rt_tensor *x, rt_dtype dst, void *yd, int64_t n) {
+  const void *xd = rt_tensor_data(x);
+  rt_dtype src = x->dtype;
+  static const rt_dtype known[] = {RT_FLOAT, RT_DOUBLE, RT_HALF, RT_COMPLEX64, RT_INT8, RT_INT16,
+                                   RT_INT32, RT_INT64, RT_UINT8, RT_UINT16, RT_BOOL};
+  bool src_ok = false, dst_ok = false;
+  for (size_t k = 0; k < sizeof known / sizeof *known; k++) src_ok |= known[k] == src, dst_ok |= known[k] == dst;
+  if (!src_ok) return rt_kernel_error(c, RT_UNIMPLEMENTED, "Cast from %s is not supported", rt_dtype_name(src));
+  if (!dst_ok) return rt_kernel_error(c, RT_UNIMPLEMENTED, "Cast to %s is not supported", rt_dtype_name(dst));
+  bool from_int = is_int_type(src);
+  for (int64_t i = 0; i < n; i++) {
+    int64_t iv = 0;
+    double re = 0, im = 0;
+    switch (src) {
+    case RT_INT8: iv = ((const int8_t *)xd)[i]; break;
+    case RT_INT16: iv = ((const int16_t *)xd)[i]; break;
+    case RT_INT32: iv = ((const int32_t *)xd)[i]; break;
+    case RT_INT64: iv = ((const int64_t *)xd)[i]; break;
+    case RT_UINT8: iv = ((const uint8_t *)xd)[i]; break;
+    case RT_UINT16: iv = ((const uint16_t *)xd)[i]; break;
+    case RT_BOOL: iv = ((const bool *)xd)[i]; break;
+    case RT_FLOAT: re = ((const float *)xd)[i]; break;
+    case RT_DOUBLE: re = ((const double *)xd)[i]; break;
+    case RT_HALF: re = half_to_f32(((const uint16_t *)xd)[i]); break;
+    default: re = ((const float *)xd)[2 * i], im = ((const float *)xd)[2 * i + 1]; break;   /* complex64 */
+    }
+    if (from_int) re = (double)iv;
+    int64_t ov = from_int ? iv : dst == RT_INT64 ? (isnan(re) || fabs(re) >= 9.2233720368547758e18 ? INT64_MIN : (int64_t)re)
+                                                 : i32_of(re);
+    switch (dst) {
+    case RT_INT8: ((int8_t *)yd)[i] = (int8_t)ov; break;
+    case RT_INT16: ((int16_t *)yd)[i] = (int16_t)ov; break;
+    case RT_INT32: ((int32_t *)yd)[i] = (int32_t)ov; break;
+    case RT_INT64: ((int64_t *)yd)[i] = ov; break;
+    case RT_UINT8: ((uint8_t *)yd)[i] = (uint8_t)ov; break;
+    case RT_UINT16: ((uint16_t *)yd)[i] = (uint16_t)ov; break;
+    case RT_BOOL: ((bool *)yd)[i] = from_int ? iv != 0 : (re != 0 || im != 0); break;
+    case RT_FLOAT: ((float *)yd)[i] = from_int ? (float)iv : (float)re; break;
+    case RT_DOUBLE: ((double *)yd)[i] = re; break;
+    case RT_HALF: ((uint16_t *)yd)[i] = f32_to_half(from_int ? (float)iv : (float)re); break;
+    default: ((float *)yd)[2 * i] = from_int ? (float)iv : (float)re, ((float *)yd)[2 * i + 1] = (float)im; break;
+    }
+  }
+  return RT_OK;
+}
+
+static bool cast_fast_type(rt_dtype t) {
+  return t == RT_FLOAT || t == RT_DOUBLE || t == RT_INT32 || t == RT_INT64 || t == RT_BOOL || t == RT_UINT8;
+}
+
 int op_cpu_cast(rt_kernel_ctx *c) {
   const rt_tensor *x = c->inputs[0];
   rt_dtype dst = rt_node_type(c->node, "DstT", x->dtype);
@@ -436,6 +552,10 @@ int op_cpu_cast(rt_kernel_ctx *c) {
   int64_t n = rt_tensor_numel(x);
   const void *xd = rt_tensor_data(x);
   void *yd = rt_tensor_data(y);
+  if (!cast_fast_type(x->dtype) || !cast_fast_type(dst)) {
+    if (x->dtype == dst) return memcpy(yd, xd, (size_t)n * rt_dtype_size(dst)), RT_OK;
+    return cast_general(c, x, dst, yd, n);
+  }
   switch (dst) {
   case RT_FLOAT: { float *o = yd; CAST_FROM(float, o) break; }
   case RT_DOUBLE: { double *o = yd; CAST_FROM(double, o) break; }
@@ -454,7 +574,7 @@ int op_cpu_cast(rt_kernel_ctx *c) {
 int op_cpu_addn(rt_kernel_ctx *c) {
   const rt_tensor *x0 = c->inputs[0];
   int slot = type_slot(x0->dtype);
-  if (slot < 0 || slot == 4) return rt_kernel_error(c, RT_UNIMPLEMENTED, "no CPU kernel for %s",
+  if (slot < 0 || slot == 4 || slot > 5) return rt_kernel_error(c, RT_UNIMPLEMENTED, "no CPU kernel for %s",
                                        rt_dtype_name(x0->dtype));
   for (int i = 1; i < c->n_inputs; i++)
     if (!rt_shape_equal(&c->inputs[i]->shape, &x0->shape)) {

@@ -13,7 +13,7 @@
 #include "shell/py/lang.h"
 #include "shell/app/repl.h"
 
-static const char usage_line[] = "usage: tfsh [-h] [--version] [-c CODE | FILE | - | server ... | up SPEC | keygen FILE | inspect FILE] [ARGS...]\n";
+static const char usage_line[] = "usage: tfsh [-h] [--version] [-u] [-c CODE | FILE | - | server ... | up SPEC | keygen FILE | inspect FILE] [ARGS...]\n";
 
 /* tfsh up SPEC: a local cluster in the foreground, as %cluster up SPEC does in the shell;
  * its tasks end with it (Ctrl-C, SIGTERM). */
@@ -51,6 +51,9 @@ static void print_help(void) {
          "  inspect FILE [--cluster SPEC]\n"
          "                  a GraphDef (.pb) or MetaGraph (.meta) without TensorFlow: its devices,\n"
          "                  its placement and partitions on SPEC, what would fail (tfsh inspect --help)\n"
+         "  -u              unbuffered stdout and stderr, as python -u (accepted for legacy\n"
+         "                  command lines: tfsh's output is always unbuffered, so a killed\n"
+         "                  run keeps what it printed; PYTHONUNBUFFERED is the same)\n"
          "  -h, --help      show this help\n"
          "  --version       print the version\n\n"
          "In the shell: %%help lists the magics, name? describes name, Ctrl-D exits.\n",
@@ -82,6 +85,13 @@ int main(int argc, char **argv) {
    * ZeroMQ's I/O thread would be fresh mmaps every step whatever the threshold. */
   mallopt(M_ARENA_MAX, 1);
   mallopt(M_TRIM_THRESHOLD, 1 << 30);
+  /* -u (python's unbuffered flag, before the rest): nothing to do, stdio is unbuffered
+   * already (shell/py/interp.c); dropped so that the rest reads as without it. */
+  while (argc > 1 && !strcmp(argv[1], "-u")) {
+    argv[1] = argv[0];
+    argv++;
+    argc--;
+  }
   if (argc > 1 && (!strcmp(argv[1], "-h") || !strcmp(argv[1], "--help"))) { print_help(); return 0; }
   if (argc > 1 && (!strcmp(argv[1], "--version") || !strcmp(argv[1], "-V"))) {
     printf("tfsh %s\n", TFSH_VERSION);

@@ -1,6 +1,10 @@
 /* tf.train.ClusterSpec and tf.train.Server: cluster specs checked when they are made
- * (duplicate addresses, malformed addresses), and servers that name the task and the fix
- * when they cannot start. */
+ * (duplicate addresses; any address string is taken, as TF's ClusterSpec does), servers
+ * that check the addresses when they start and name the task and the fix when they cannot
+ * (TF's error classes and words first: InvalidArgumentError for an address without a
+ * port, UnknownError "Could not start gRPC server" for a port already taken), and that
+ * keep serving until the process ends once started, as TF's do, even when the script drops
+ * its Server object. */
 #include <ctype.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -61,9 +65,9 @@ static int add_job(tf_cluster *c, sh_obj *job, sh_obj *tasks) {
   }
   sh_obj *k, *v;
   for (int64_t pos = 0; sh_dict_next(m, &pos, &k, &v);) {
-    if (!sh_is_str(v) || !rt_cluster_valid_address(sh_str_cstr(v))) {
+    if (!sh_is_str(v)) {   /* any string: TF checks addresses only when a Server starts */
       sh_obj *r = sh_repr(v);
-      sh_raise(sh_ValueError, "ClusterSpec: /job:%s/task:%lld has address %s; expected \"host:port\"", j,
+      sh_raise(sh_TypeError, "ClusterSpec: /job:%s/task:%lld has address %s; expected a string \"host:port\"", j,
                (long long)sh_int_value(k), r ? sh_str_cstr(r) : "?");
       sh_decref(r);
       sh_decref(m);
@@ -288,10 +292,49 @@ typedef struct tf_server {
   char target[300];
 } tf_server;
 
+/* Started servers whose Server objects are gone: they serve until the process ends, as
+ * TF's do (a client of a task whose script dropped its Server would otherwise wait for its
+ * master for ever). Kept here, so they stay reachable. */
+static rt_server **orphans;
+static int n_orphans;
+
 static void server_destroy(sh_obj *self) {
   tf_server *s = (tf_server *)self;
+  if (s->s && !rt_server_wait(s->s, 0)) {   /* serving: keep it (stop() frees it) */
+    rt_server **o = realloc(orphans, (size_t)(n_orphans + 1) * sizeof *o);
+    if (o) {
+      orphans = o;
+      orphans[n_orphans++] = s->s;
+      s->s = NULL;
+    }
+  }
   rt_server_free(s->s);
   sh_decref(s->cluster);
+}
+
+/* TF's check of the addresses when a server starts: its own address needs a port, every
+ * other one must be host:port. TF's words first, then which task and what to write. */
+static int check_addresses(tf_cluster *c, const char *job, int index) {
+  sh_obj *jn, *tasks, *k, *v;
+  for (int pass = 0; pass < 2; pass++)   /* this task's own address first, as TF */
+    for (int64_t p = 0; sh_dict_next(c->jobs, &p, &jn, &tasks);)
+      for (int64_t q = 0; sh_dict_next(tasks, &q, &k, &v);) {
+        const char *a = sh_str_cstr(v);
+        bool mine = !strcmp(sh_str_cstr(jn), job) && sh_int_value(k) == index;
+        if (mine != !pass || rt_cluster_valid_address(a)) continue;
+        rt_status st = {0};
+        if (mine)
+          rt_error(&st, RT_INVALID_ARGUMENT, "Could not parse port for local server from \"%s\". (tfsh: this "
+                   "task, /job:%s/task:%d, has address '%s' in the cluster spec; expected \"host:port\")",
+                   a, job, index, a);
+        else
+          rt_error(&st, RT_INVALID_ARGUMENT, "Could not interpret \"%s\" as a host-port pair. (tfsh: /job:%s/"
+                   "task:%lld has address '%s' in the cluster spec; expected \"host:port\")", a, sh_str_cstr(jn),
+                   (long long)sh_int_value(k), a);
+        tf_raise_status(&st);
+        return -1;
+      }
+  return 0;
 }
 
 /* The runtime's view of a ClusterSpec. */
@@ -313,6 +356,7 @@ static void jobs_list(tf_cluster *c, char *buf, size_t n) {
 }
 
 static int server_start(tf_server *s, sh_obj *config) {
+  if (check_addresses((tf_cluster *)s->cluster, s->job, s->index) < 0) return -1;
   rt_cluster *rc = to_rt((tf_cluster *)s->cluster);
   rt_server_opts o = {.n_cpus = 1};
   sh_obj *dc = config && config != SH_NONE ? sh_getattr_opt(config, "device_count") : NULL;
@@ -346,6 +390,11 @@ static int server_start(tf_server *s, sh_obj *config) {
   s->s = rt_server_start(rc, s->job, s->index, &o, &st);
   rt_cluster_free(rc);
   if (!s->s) {
+    if (strstr(st.msg, "cannot listen on")) {   /* TF: UnknownError, in gRPC's words */
+      char msg[RT_MSG_MAX];
+      snprintf(msg, sizeof msg, "Could not start gRPC server: %s", st.msg);
+      rt_error(&st, RT_UNKNOWN, "%s", msg);
+    }
     tf_raise_status(&st);
     return -1;
   }
@@ -486,7 +535,35 @@ static sh_obj *f_create_local_server(sh_obj *self, int argc, sh_obj **argv, sh_o
   return r;
 }
 
+/* _gpu_devices(): [(name, (major, minor)), ...] of the GPUs this process's servers get
+ * (for tf.test.is_gpu_available and gpu_device_name; shell/tf/testing.py.inc). */
+static sh_obj *f_gpu_devices(sh_obj *self, int argc, sh_obj **argv, sh_obj *kw) {
+  const rt_gpu_info *g = NULL;
+  const char *note = NULL;
+  int n = rt_gpu_devices(&g, &note);
+  sh_obj *l = sh_list_new(0);
+  for (int i = 0; i < n; i++) {
+    sh_obj *t = Py_BuildValue("(s(ii))", g[i].name, g[i].major, g[i].minor);
+    if (!t) return sh_decref(l), NULL;
+    sh_list_append(l, t);
+    sh_decref(t);
+  }
+  return l;
+}
+
+static sh_obj *f_built_with_cuda(sh_obj *self, int argc, sh_obj **argv, sh_obj *kw) {
+#if TFSH_HAVE_CUDA
+  return sh_incref(Py_True);
+#else
+  return sh_incref(Py_False);
+#endif
+}
+
 void tf_cluster_add(sh_obj *train) {
+  sh_module_add(train, "_gpu_devices", sh_builtin_new("_gpu_devices", f_gpu_devices, NULL, "_gpu_devices()",
+                                                      "[(name, (major, minor))] of this process's GPUs."));
+  sh_module_add(train, "_built_with_cuda", sh_builtin_new("_built_with_cuda", f_built_with_cuda, NULL,
+                                                          "_built_with_cuda()", "Whether tfsh has its CUDA kernels."));
   sh_module_add(train, "ClusterSpec", sh_incref((sh_obj *)&tf_cluster_type));
   sh_module_add(train, "Server", sh_incref((sh_obj *)&tf_server_type));
   /* a static method: static types have no dict of their own until given one */

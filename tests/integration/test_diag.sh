@@ -25,9 +25,9 @@ check "two tasks, one address (ClusterSpec)" \
 check "two tasks, one address (tfsh server)" \
   "tfsh server: cluster spec: /job:ps/task:0 and /job:ps/task:1 both have address localhost:$P0; give each task its own host:port" \
   "$("$TFSH" server --cluster "ps|localhost:$P0;localhost:$P0" --job ps 2>&1)"
-check "malformed address" \
-  "ValueError: ClusterSpec: /job:ps/task:0 has address 'localhost'; expected \"host:port\"" \
-  "$(run "import tensorflow as tf; tf.train.ClusterSpec({'ps': ['localhost']})")"
+check "malformed address (taken by ClusterSpec, as TF; refused when the Server starts)" \
+  "InvalidArgumentError: Could not parse port for local server from \"localhost\". (tfsh: this task, /job:ps/task:0, has address 'localhost' in the cluster spec; expected \"host:port\")" \
+  "$(run "import tensorflow as tf; tf.train.Server(tf.train.ClusterSpec({'ps': ['localhost']}), job_name='ps', task_index=0)")"
 
 # TF_CONFIG read as TF1's TFConfigClusterResolver does.
 check "TF_CONFIG: cluster, task and master" \
