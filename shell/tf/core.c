@@ -530,7 +530,7 @@ sh_obj *tf_raise_status(const rt_status *st) {
     sh_obj *e = msg ? sh_call((sh_obj *)error_classes[st->code], 3, args, NULL) : NULL;
     sh_decref(msg);
     if (e) {
-      PyErr_SetObject((sh_obj *)error_classes[st->code], e);
+      /* attributes first: CPython's attribute lookup may clear an exception already raised */
       sh_obj *m = sh_str(st->msg), *c = sh_int(st->code);
       sh_setattr(e, "message", m);
       sh_setattr(e, "error_code", c);
@@ -538,6 +538,8 @@ sh_obj *tf_raise_status(const rt_status *st) {
       sh_setattr(e, "op", SH_NONE);
       sh_decref(m);
       sh_decref(c);
+      sh_err_clear();
+      PyErr_SetObject((sh_obj *)error_classes[st->code], e);
       sh_decref(e);
     }
     return NULL;
@@ -1090,6 +1092,14 @@ static sh_obj *graph_get_collection(sh_obj *self, int argc, sh_obj **argv, sh_ob
   return l ? sh_sequence_to_list(l) : sh_list_new(0);
 }
 
+/* The collection itself (made when absent): what the caller changes, the graph has. */
+static sh_obj *graph_get_collection_ref(sh_obj *self, int argc, sh_obj **argv, sh_obj *kw) {
+  sh_obj *key;
+  if (sh_parse_args("get_collection_ref", argc, argv, kw, "key", &key) < 0) return NULL;
+  const char *k = sh_as_cstr(key);
+  return k ? sh_incref(tf_graph_collection((tf_graph *)self, k, true)) : NULL;
+}
+
 static sh_obj *graph_add_to_collection(sh_obj *self, int argc, sh_obj **argv, sh_obj *kw) {
   sh_obj *key, *value;
   if (sh_parse_args("add_to_collection", argc, argv, kw, "name value", &key, &value) < 0) return NULL;
@@ -1124,6 +1134,7 @@ static const sh_method graph_methods[] = {
   {"get_tensor_by_name", graph_get_tensor, "get_tensor_by_name(name)", "The tensor named 'op:index'."},
   {"get_operation_by_name", graph_get_op, "get_operation_by_name(name)", "The operation with this name."},
   {"get_collection", graph_get_collection, "get_collection(key, scope=None)", "A copy of a collection."},
+  {"get_collection_ref", graph_get_collection_ref, "get_collection_ref(key)", "The collection itself, made when absent."},
   {"add_to_collection", graph_add_to_collection, "add_to_collection(name, value)", "Append to a collection."},
   {"get_all_collection_keys", graph_collection_keys, "get_all_collection_keys()", "The names of the graph's collections."},
   {"finalize", graph_finalize, "finalize()", "Accepted for compatibility; graphs stay growable."},
@@ -1183,6 +1194,10 @@ static sh_obj *f_get_collection(sh_obj *self, int argc, sh_obj **argv, sh_obj *k
   return graph_get_collection((sh_obj *)tf_default_graph(), argc, argv, kw);
 }
 
+static sh_obj *f_get_collection_ref(sh_obj *self, int argc, sh_obj **argv, sh_obj *kw) {
+  return graph_get_collection_ref((sh_obj *)tf_default_graph(), argc, argv, kw);
+}
+
 static sh_obj *f_add_to_collection(sh_obj *self, int argc, sh_obj **argv, sh_obj *kw) {
   return graph_add_to_collection((sh_obj *)tf_default_graph(), argc, argv, kw);
 }
@@ -1196,6 +1211,7 @@ static const sh_method core_funcs[] = {
   {"set_random_seed", f_set_random_seed, "set_random_seed(seed)", "The graph-level random seed."},
   {"get_collection", f_get_collection, "get_collection(key, scope=None)", "A copy of a collection of the default graph."},
   {"add_to_collection", f_add_to_collection, "add_to_collection(name, value)", "Append to a collection of the default graph."},
+  {"get_collection_ref", f_get_collection_ref, "get_collection_ref(key)", "A collection of the default graph itself."},
   {NULL},
 };
 
