@@ -15,7 +15,7 @@
  * loops); MaxPoolGrad routes each gradient to the first maximum of its window in
  * orig_input (TF's CPU rule), AvgPool divides by the window's count of real (unpadded)
  * elements, as TF does. */
-#include "ops/cpu/blas.h"
+#include "ops/cpu/gemm.h"
 #include <omp.h>
 #include <stdlib.h>
 #include <string.h>
@@ -125,22 +125,12 @@ static void *scratch_get(rt_kernel_ctx *c, size_t bytes, void **tmp) {
 static int n_threads(void) { return rt_intra_threads(); }
 
 /* C[m,n] = A[m,k] B[k,n] + beta C, operands given by (row, column) strides; C row-major.
- * threads 0: every core when the product is big enough, else one. */
+ * threads 0: the pool's threads when the product is big enough, else one. */
 static void gemm(bool f32, int64_t m, int64_t n, int64_t k, const void *a, int64_t rsa,
                  int64_t csa, const void *b, int64_t rsb, int64_t csb, double beta, void *cc,
                  int threads) {
-  rntm_t rntm = BLIS_RNTM_INITIALIZER;
   if (!threads) threads = (double)m * n * k >= 48.0 * 48 * 48 ? n_threads() : 1;
-  bli_rntm_set_num_threads(threads, &rntm);
-  if (f32) {
-    float one = 1, bt = (float)beta;
-    bli_sgemm_ex(BLIS_NO_TRANSPOSE, BLIS_NO_TRANSPOSE, m, n, k, &one, (float *)a, rsa, csa,
-                 (float *)b, rsb, csb, &bt, cc, n, 1, NULL, &rntm);
-  } else {
-    double one = 1, bt = beta;
-    bli_dgemm_ex(BLIS_NO_TRANSPOSE, BLIS_NO_TRANSPOSE, m, n, k, &one, (double *)a, rsa, csa,
-                 (double *)b, rsb, csb, &bt, cc, n, 1, NULL, &rntm);
-  }
+  op_gemm(f32, m, n, k, a, rsa, csa, b, rsb, csb, beta, cc, n, threads);
 }
 
 /* Rows per chunk: whole images when one image's columns fit, and at least `min_imgs`

@@ -1,15 +1,13 @@
-/* MatMul on BLIS (float, double) and a plain loop (int32, int64). BLIS's kernel set is
- * chosen from the instruction set at start-up (ops/cpu/cpuarch.c).
+/* MatMul and BatchMatMul on BLIS's kernels (float, double) and a plain loop (int32, int64).
+ * BLIS's kernel set is chosen from the instruction set at start-up (ops/cpu/cpuarch.c).
  *
- * Threads: BLIS runs one thread unless told. Each call gets its own rntm_t, so concurrent
- * kernels never race on BLIS's global setting: products of at least THREAD_MIN_FLOPS
- * multiply-adds use the process's intra-op threads (rt_intra_threads: ConfigProto, then
- * BLIS_NUM_THREADS, then the CPUs this task may use: runtime/cpus.h), smaller ones one.
- * Alone, two threads beat one from about 64^3 (scripts/bench/matmul_bench.c), but the
- * executor already runs independent nodes side by side: an RNN step's many small products
- * (batch x units x 4*units, ~1-2M) lose more to team start-up and barrier waits, with the
- * other inter-op threads holding the cores, than they gain (scripts/bench/rnn.sh). */
-#include "ops/cpu/blas.h"
+ * Threads: products of at least THREAD_MIN_FLOPS multiply-adds are cut into tiles over the
+ * intra-op pool (ops/cpu/gemm.c; rt_intra_threads: ConfigProto, then BLIS_NUM_THREADS,
+ * then the CPUs this task may use: runtime/cpus.h), smaller ones run on one thread. Alone,
+ * two threads beat one from about 64^3 (scripts/bench/matmul_bench.c), but the executor
+ * already runs independent nodes side by side: an RNN step's many small products
+ * (batch x units x 4*units, ~1-2M) gain less than waking a pool thread costs. */
+#include "ops/cpu/gemm.h"
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -70,21 +68,11 @@ int op_cpu_matmul(rt_kernel_ctx *c) {
     memset(cd, 0, rt_tensor_nbytes(out));
     return RT_OK;
   }
-  rntm_t rntm = BLIS_RNTM_INITIALIZER;
-  bli_rntm_set_num_threads(threads_for(m, n, k), &rntm);
   switch (a->dtype) {
-  case RT_FLOAT: {
-    float one = 1, zero = 0;
-    bli_sgemm_ex(BLIS_NO_TRANSPOSE, BLIS_NO_TRANSPOSE, m, n, k, &one, ad, rsa, csa, bd, rsb, csb,
-                 &zero, cd, n, 1, NULL, &rntm);
+  case RT_FLOAT:
+  case RT_DOUBLE:
+    op_gemm(a->dtype == RT_FLOAT, m, n, k, ad, rsa, csa, bd, rsb, csb, 0, cd, n, threads_for(m, n, k));
     break;
-  }
-  case RT_DOUBLE: {
-    double one = 1, zero = 0;
-    bli_dgemm_ex(BLIS_NO_TRANSPOSE, BLIS_NO_TRANSPOSE, m, n, k, &one, ad, rsa, csa, bd, rsb, csb,
-                 &zero, cd, n, 1, NULL, &rntm);
-    break;
-  }
   case RT_INT32: matmul_int32_t(ad, rsa, csa, bd, rsb, csb, cd, m, n, k); break;
   case RT_INT64: matmul_int64_t(ad, rsa, csa, bd, rsb, csb, cd, m, n, k); break;
   default:
@@ -117,25 +105,17 @@ int op_cpu_batch_matmul(rt_kernel_ctx *c) {
   if (m == 0 || n == 0 || k == 0) return RT_OK;
   int64_t rsa = ta ? 1 : k, csa = ta ? m : 1, rsb = tb ? 1 : n, csb = tb ? k : 1;
   size_t es = rt_dtype_size(a->dtype);
-  rntm_t rntm = BLIS_RNTM_INITIALIZER;
-  bli_rntm_set_num_threads(threads_for(m, n, k), &rntm);
+  if (a->dtype == RT_FLOAT || a->dtype == RT_DOUBLE) {
+    op_gemm_batch(a->dtype == RT_FLOAT, batch, m, n, k, rt_tensor_data(a), rsa, csa, m * k,
+                  rt_tensor_data(b), rsb, csb, k * n, 0, rt_tensor_data(out), n, m * n,
+                  threads_for(batch * m, n, k));
+    return RT_OK;
+  }
   for (int64_t i = 0; i < batch; i++) {
     char *ad = (char *)rt_tensor_data(a) + (size_t)(i * m * k) * es;
     char *bd = (char *)rt_tensor_data(b) + (size_t)(i * k * n) * es;
     char *cd = (char *)rt_tensor_data(out) + (size_t)(i * m * n) * es;
     switch (a->dtype) {
-    case RT_FLOAT: {
-      float one = 1, zero = 0;
-      bli_sgemm_ex(BLIS_NO_TRANSPOSE, BLIS_NO_TRANSPOSE, m, n, k, &one, (float *)ad, rsa, csa,
-                   (float *)bd, rsb, csb, &zero, (float *)cd, n, 1, NULL, &rntm);
-      break;
-    }
-    case RT_DOUBLE: {
-      double one = 1, zero = 0;
-      bli_dgemm_ex(BLIS_NO_TRANSPOSE, BLIS_NO_TRANSPOSE, m, n, k, &one, (double *)ad, rsa, csa,
-                   (double *)bd, rsb, csb, &zero, (double *)cd, n, 1, NULL, &rntm);
-      break;
-    }
     case RT_INT32: matmul_int32_t((void *)ad, rsa, csa, (void *)bd, rsb, csb, (void *)cd, m, n, k); break;
     case RT_INT64: matmul_int64_t((void *)ad, rsa, csa, (void *)bd, rsb, csb, (void *)cd, m, n, k); break;
     default:

@@ -1,0 +1,21 @@
+/* C[m,n] = A[m,k] B[k,n] + beta C on BLIS's kernels, in tiles over the intra-op pool
+ * (ops/cpu/gemm.c). Operands are given by (row, column) strides in elements; C is
+ * row-major with row stride rsc. threads: at most this many (1: this thread alone). */
+#ifndef TFSH_OPS_CPU_GEMM_H
+#define TFSH_OPS_CPU_GEMM_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+void op_gemm(bool f32, int64_t m, int64_t n, int64_t k, const void *a, int64_t rsa, int64_t csa,
+             const void *b, int64_t rsb, int64_t csb, double beta, void *c, int64_t rsc,
+             int threads);
+/* batch products, matrix i at a + i*sa, b + i*sb, c + i*sc (elements). */
+void op_gemm_batch(bool f32, int64_t batch, int64_t m, int64_t n, int64_t k, const void *a,
+                   int64_t rsa, int64_t csa, int64_t sa, const void *b, int64_t rsb,
+                   int64_t csb, int64_t sb, double beta, void *c, int64_t rsc, int64_t sc,
+                   int threads);
+/* The tile grid (gm x gn per matrix) op_gemm_batch uses for `threads` threads. */
+void op_gemm_grid(int64_t m, int64_t n, int64_t batch, int threads, int64_t *gm, int64_t *gn);
+
+#endif

@@ -1,0 +1,33 @@
+/* The process's intra-op pool: one kernel's work cut into tiles, handed out one at a time
+ * to the calling thread and whichever pool threads are free.
+ *
+ * Why not BLIS's or OpenMP's own threads: both split the work statically and meet at
+ * barriers, so a thread that is not running (another process holds its core, or the
+ * process is pinned to fewer CPUs than it has threads) stalls every other one; on these
+ * 2-CPU machines two BLIS threads then ran 10-40x slower than one. Here the caller never
+ * waits for a thread that has not started: it takes the tiles nobody has claimed and waits
+ * only for tiles another thread is running. So N threads are never much slower than one
+ * (at worst by the last tile), and as fast as N when the cores are free.
+ *
+ * Pool threads spin briefly between jobs, then sleep on a futex. One job runs at a time;
+ * a kernel that finds the pool busy (another executor thread's kernel has it) runs its
+ * tiles alone, which is the right share when the inter-op threads already fill the cores. */
+#ifndef TFSH_RUNTIME_POOL_H
+#define TFSH_RUNTIME_POOL_H
+
+#include <stdint.h>
+
+/* fn(arg, tile, who) for every tile in [0, ntiles), on at most `threads` threads (the
+ * caller is one; threads <= 1 runs everything here). `who` in [0, threads) names the
+ * thread running the call (0: the caller), for per-thread scratch; calls with the same
+ * `who` never overlap. Returns when every call has returned. */
+typedef void (*rt_tile_fn)(void *arg, int64_t tile, int who);
+void rt_parallel_tiles(int64_t ntiles, int threads, rt_tile_fn fn, void *arg);
+
+/* The tiles [0, n) cut into `parts` near-equal runs (part p is [lo, hi)), for loops that
+ * want a few big tiles. */
+static inline void rt_tile_range(int64_t n, int64_t parts, int64_t p, int64_t *lo, int64_t *hi) {
+  *lo = n * p / parts, *hi = n * (p + 1) / parts;
+}
+
+#endif

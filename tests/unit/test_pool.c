@@ -1,0 +1,183 @@
+/* The intra-op pool (runtime/pool.h) and the tiled GEMM on it (ops/cpu/gemm.h): every tile
+ * runs exactly once, `who` stays below the thread count and never runs two tiles at once,
+ * a call from inside a tile runs inline, callers on several threads share the pool, and a
+ * tiled product matches one BLIS call. Not bitwise: BLIS picks its small-matrix ("sup")
+ * kernels, which sum in another order, from each call's own sizes, so a tile may take
+ * them where the whole product did not (haswell and zen kernel sets; skx has none). */
+#include <pthread.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stdatomic.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <cmocka.h>
+
+#include "ops/cpu/blas.h"
+#include "ops/cpu/gemm.h"
+#include "runtime/pool.h"
+
+enum { MAX_TILES = 1000, MAX_WHO = 8 };
+
+typedef struct {
+  _Atomic int runs[MAX_TILES];
+  _Atomic int busy[MAX_WHO];
+  _Atomic int bad_who, overlap, nested_ok;
+  int threads;
+  bool nest;
+} count;
+
+static void leaf(void *arg, int64_t t, int who) {
+  count *c = arg;
+  (void)t;
+  if (who != 0) atomic_fetch_add(&c->bad_who, 1);   /* nested: inline, on the caller's thread */
+  atomic_fetch_add(&c->nested_ok, 1);
+}
+
+static void counted(void *arg, int64_t t, int who) {
+  count *c = arg;
+  if (who < 0 || who >= c->threads || who >= MAX_WHO) {
+    atomic_fetch_add(&c->bad_who, 1);
+    return;
+  }
+  if (atomic_exchange(&c->busy[who], 1)) atomic_fetch_add(&c->overlap, 1);
+  atomic_fetch_add(&c->runs[t], 1);
+  if (c->nest) rt_parallel_tiles(3, c->threads, leaf, c);
+  atomic_store(&c->busy[who], 0);
+}
+
+static void check_once(int64_t ntiles, int threads, bool nest) {
+  count *c = calloc(1, sizeof *c);
+  c->threads = threads, c->nest = nest;
+  rt_parallel_tiles(ntiles, threads, counted, c);
+  for (int64_t t = 0; t < ntiles; t++) assert_int_equal(c->runs[t], 1);
+  for (int64_t t = ntiles; t < MAX_TILES; t++) assert_int_equal(c->runs[t], 0);
+  assert_int_equal(c->bad_who, 0);
+  assert_int_equal(c->overlap, 0);
+  assert_int_equal(c->nested_ok, nest ? 3 * ntiles : 0);
+  free(c);
+}
+
+static void test_every_tile_once(void **state) {
+  (void)state;
+  static const int64_t sizes[] = {0, 1, 2, 3, 7, 8, 64, 999, 1000};
+  for (int threads = 1; threads <= MAX_WHO; threads++)
+    for (size_t i = 0; i < sizeof sizes / sizeof *sizes; i++) check_once(sizes[i], threads, false);
+  for (int round = 0; round < 200; round++) check_once(17, 4, false);   /* back to back */
+}
+
+static void test_nested_inline(void **state) {
+  (void)state;
+  check_once(40, 4, true);
+  check_once(5, 2, true);
+}
+
+static void *caller_main(void *arg) {
+  (void)arg;
+  for (int round = 0; round < 100; round++) check_once(31 + round % 5, 3, round % 7 == 0);
+  return NULL;
+}
+
+static void test_concurrent_callers(void **state) {
+  (void)state;
+  pthread_t t[4];
+  for (int i = 0; i < 4; i++) assert_int_equal(pthread_create(&t[i], NULL, caller_main, NULL), 0);
+  for (int i = 0; i < 4; i++) pthread_join(t[i], NULL);
+}
+
+static void test_grid(void **state) {
+  (void)state;
+  static const struct {
+    int64_t m, n, batch;
+    int threads;
+    int64_t gm, gn;
+  } cases[] = {
+      {2048, 2048, 1, 2, 3, 3},   /* 8 wanted: split the longer tile edge, m first on a tie */
+      {128, 512, 1, 2, 2, 4},     /* the MLP's batch x hidden product */
+      {10, 1000, 1, 2, 1, 8},     /* too few rows to split: columns only */
+      {100, 100, 1, 4, 1, 1},     /* no tile under 64 rows or columns */
+      {256, 256, 16, 2, 1, 1},    /* enough matrices: one tile each */
+      {512, 512, 1, 1, 2, 2},     /* one thread still wants 4 tiles; op_gemm_batch uses 1x1 */
+  };
+  for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
+    int64_t gm, gn;
+    op_gemm_grid(cases[i].m, cases[i].n, cases[i].batch, cases[i].threads, &gm, &gn);
+    assert_int_equal(gm, cases[i].gm);
+    assert_int_equal(gn, cases[i].gn);
+  }
+}
+
+/* Within 4 float ulps of the magnitude sum(|a||b|) that bounds the rounding. */
+static void near(const float *got, const float *want, const float *mag, int64_t n) {
+  for (int64_t i = 0; i < n; i++)
+    if (fabsf(got[i] - want[i]) > 4 * 1.2e-7f * mag[i])
+      fail_msg("element %lld: %.9g vs %.9g", (long long)i, got[i], want[i]);
+}
+
+static void fill(float *x, int64_t n, uint32_t seed) {
+  for (int64_t i = 0; i < n; i++) {
+    seed = seed * 1664525u + 1013904223u;
+    x[i] = (float)((seed >> 8) % 2001) / 1000.0f - 1.0f;
+  }
+}
+
+/* The tiled product (4 threads, transposes as strides, beta 0 and 1) against one BLIS call. */
+static void test_gemm_tiled(void **state) {
+  (void)state;
+  static const int64_t shapes[][3] = {{300, 200, 77}, {1, 1000, 64}, {513, 65, 129}, {64, 64, 1}};
+  for (size_t s = 0; s < sizeof shapes / sizeof *shapes; s++)
+    for (int ta = 0; ta < 2; ta++)
+      for (int beta = 0; beta < 2; beta++) {
+        int64_t m = shapes[s][0], n = shapes[s][1], k = shapes[s][2];
+        float *a = malloc(sizeof(float) * m * k), *b = malloc(sizeof(float) * k * n);
+        float *want = malloc(sizeof(float) * m * n), *got = malloc(sizeof(float) * m * n);
+        float *mag = malloc(sizeof(float) * m * n);
+        fill(a, m * k, 1), fill(b, k * n, 2), fill(want, m * n, 3), fill(got, m * n, 3);
+        int64_t rsa = ta ? 1 : k, csa = ta ? m : 1;
+        float one = 1, bt = (float)beta;
+        rntm_t rntm = BLIS_RNTM_INITIALIZER;
+        bli_rntm_set_num_threads(1, &rntm);
+        bli_sgemm_ex(BLIS_NO_TRANSPOSE, BLIS_NO_TRANSPOSE, m, n, k, &one, a, rsa, csa, b, n, 1,
+                     &bt, want, n, 1, NULL, &rntm);
+        op_gemm(true, m, n, k, a, rsa, csa, b, n, 1, beta, got, n, 4);
+        for (int64_t i = 0; i < m; i++)
+          for (int64_t j = 0; j < n; j++) {
+            float s = beta ? fabsf(want[i * n + j]) : 0;
+            for (int64_t p = 0; p < k; p++) s += fabsf(a[i * rsa + p * csa] * b[p * n + j]);
+            mag[i * n + j] = s + 1;
+          }
+        near(got, want, mag, m * n);
+        free(a), free(b), free(want), free(got), free(mag);
+      }
+}
+
+static void test_gemm_batch(void **state) {
+  (void)state;
+  enum { B = 5, M = 70, N = 90, K = 33 };
+  double *a = malloc(sizeof(double) * B * M * K), *b = malloc(sizeof(double) * B * K * N);
+  double *want = calloc(B * M * N, sizeof(double)), *got = calloc(B * M * N, sizeof(double));
+  for (int i = 0; i < B * M * K; i++) a[i] = (i % 17) * 0.25 - 2;
+  for (int i = 0; i < B * K * N; i++) b[i] = (i % 13) * 0.5 - 3;
+  for (int i = 0; i < B; i++) {
+    double one = 1, zero = 0;
+    rntm_t rntm = BLIS_RNTM_INITIALIZER;
+    bli_rntm_set_num_threads(1, &rntm);
+    bli_dgemm_ex(BLIS_NO_TRANSPOSE, BLIS_NO_TRANSPOSE, M, N, K, &one, a + i * M * K, K, 1,
+                 b + i * K * N, N, 1, &zero, want + i * M * N, N, 1, NULL, &rntm);
+  }
+  op_gemm_batch(false, B, M, N, K, a, K, 1, M * K, b, N, 1, K * N, 0, got, N, M * N, 3);
+  for (int i = 0; i < B * M * N; i++) assert_true(fabs(got[i] - want[i]) <= 1e-12 * (1 + fabs(want[i])) * K);
+  free(a), free(b), free(want), free(got);
+}
+
+int main(void) {
+  const struct CMUnitTest tests[] = {
+      cmocka_unit_test(test_every_tile_once),    cmocka_unit_test(test_nested_inline),
+      cmocka_unit_test(test_concurrent_callers), cmocka_unit_test(test_grid),
+      cmocka_unit_test(test_gemm_tiled),       cmocka_unit_test(test_gemm_batch),
+  };
+  return cmocka_run_group_tests(tests, NULL, NULL);
+}
