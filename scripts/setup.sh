@@ -16,6 +16,8 @@ pkgs=(
   zlib1g-dev         # gzip'd IDX datasets
   libprotobuf-c-dev protobuf-c-compiler   # TensorFlow's files: GraphDef, MetaGraph, checkpoints, events
   libcmocka-dev      # unit tests
+  libgrpc-dev        # gRPC's C core: tfsh probe speaks TF's own gRPC (loaded on first use)
+  python3-grpcio     # stand-ins for TF's gRPC servers in the tests (recorded replies)
   tmux               # pseudo-terminal tests of the shell
   python3            # generates and checks expected outputs in the tests
   libpython3-dev python3-numpy   # the language: CPython embedded, and its numpy

@@ -34,3 +34,23 @@ char *sh_cmd_read_all(FILE *f) {
   buf[n] = 0;
   return buf;
 }
+
+bool sh_cmd_spec_opt(int argc, char **argv, int *i, sh_spec_args *a) {
+  const char *v;
+  if (!strcmp(argv[*i], "--tf-config") || !strcmp(argv[*i], "--tf_config")) {
+    a->tf_config = true;
+    if (*i + 1 < argc && argv[*i + 1][0] == '{') a->tf_config_text = argv[++*i];
+  } else if (!strncmp(argv[*i], "--tf-config=", 12) || !strncmp(argv[*i], "--tf_config=", 12)) {
+    a->tf_config = true;
+    a->tf_config_text = argv[*i] + 12;
+  } else if ((v = sh_cmd_opt(argc, argv, i, "--cluster")) || (v = sh_cmd_opt(argc, argv, i, "--cluster_spec"))) {
+    a->spec = v;
+  } else if ((v = sh_cmd_opt(argc, argv, i, "--ps_hosts"))) {
+    a->ps = v;
+  } else if ((v = sh_cmd_opt(argc, argv, i, "--worker_hosts"))) {
+    a->workers = v;
+  } else {
+    return false;
+  }
+  return true;
+}

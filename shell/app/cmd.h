@@ -2,6 +2,7 @@
 #ifndef TFSH_SHELL_CMD_H
 #define TFSH_SHELL_CMD_H
 
+#include <stdbool.h>
 #include <stdio.h>
 
 #include "runtime/cluster.h"
@@ -12,6 +13,15 @@
 const char *sh_cmd_opt(int argc, char **argv, int *i, const char *name);
 /* "h:p,h:p" (--ps_hosts, --worker_hosts) as tasks 0, 1, ... of job. */
 void sh_cmd_add_hosts(rt_cluster *c, const char *job, const char *hosts);
+/* The ways a subcommand is given a cluster (lint, probe). */
+typedef struct sh_spec_args {
+  const char *spec;             /* --cluster / --cluster_spec (or the caller's SPEC) */
+  const char *ps, *workers;     /* --ps_hosts, --worker_hosts */
+  bool tf_config;               /* --tf-config [JSON] / --tf-config=JSON */
+  const char *tf_config_text;   /* NULL: $TF_CONFIG */
+} sh_spec_args;
+/* argv[*i] when it is one of those options: recorded in a (*i past its value), true. */
+bool sh_cmd_spec_opt(int argc, char **argv, int *i, sh_spec_args *a);
 /* All of a stream, NUL-terminated, malloc'd (stdin, a spec file). */
 char *sh_cmd_read_all(FILE *f);
 
@@ -21,6 +31,14 @@ int sh_server_main(int argc, char **argv);
 /* tfsh lint SPEC | --tf-config [JSON] | --ps_hosts .. --worker_hosts ..: check a cluster spec
  * before launch (cmd_lint.c). argv[0] is "lint". Exit 0 ok, 1 problems, 2 usage. */
 int sh_lint_main(int argc, char **argv);
+
+/* tfsh probe SPEC [--timeout MS]: every task of a TensorFlow cluster over TF's gRPC, and
+ * which one CreateSession would wait for (cmd_probe.c). argv[0] is "probe". Exit 0 every
+ * task answers as itself, 1 not, 2 usage. sh_probe_init registers %probe. */
+int sh_probe_main(int argc, char **argv);
+void sh_probe_init(void);
+/* A cluster from a spec's text (JSON, TF_CONFIG JSON, legacy) or from a file holding one. */
+rt_cluster *sh_cmd_load_spec(const char *spec, rt_status *st);
 
 /* tfsh inspect FILE [--cluster SPEC]: a GraphDef's or MetaGraph's devices, placement,
  * partitions and what would fail (inspect.c). argv[0] is "inspect". Exit 0 nothing would

@@ -265,36 +265,25 @@ static int lint_tf_config(const char *text) {
 }
 
 int sh_lint_main(int argc, char **argv) {
-  const char *spec = NULL, *ps = NULL, *workers = NULL, *v;
-  bool tf_config = false;
-  const char *tf_config_text = NULL;
+  sh_spec_args a = {0};
   for (int i = 1; i < argc; i++) {
     if (!strcmp(argv[i], "-h") || !strcmp(argv[i], "--help")) {
       fputs(lint_usage, stdout);
       return 0;
     }
-    if (!strcmp(argv[i], "--tf-config") || !strcmp(argv[i], "--tf_config")) {
-      tf_config = true;
-      if (i + 1 < argc && argv[i + 1][0] == '{') tf_config_text = argv[++i];
-    } else if (!strncmp(argv[i], "--tf-config=", 12) || !strncmp(argv[i], "--tf_config=", 12)) {
-      tf_config = true;
-      tf_config_text = argv[i] + 12;
-    } else if ((v = sh_cmd_opt(argc, argv, &i, "--cluster")) || (v = sh_cmd_opt(argc, argv, &i, "--cluster_spec"))) {
-      spec = v;
-    } else if ((v = sh_cmd_opt(argc, argv, &i, "--ps_hosts"))) {
-      ps = v;
-    } else if ((v = sh_cmd_opt(argc, argv, &i, "--worker_hosts"))) {
-      workers = v;
+    if (sh_cmd_spec_opt(argc, argv, &i, &a)) {
     } else if (argv[i][0] == '-' && argv[i][1]) {
       fprintf(stderr, "tfsh lint: unknown argument '%s'\n%s", argv[i], lint_usage);
       return 2;
-    } else if (!spec) {
-      spec = argv[i];
+    } else if (!a.spec) {
+      a.spec = argv[i];
     } else {
-      fprintf(stderr, "tfsh lint: give one spec (got '%s' and '%s')\n%s", spec, argv[i], lint_usage);
+      fprintf(stderr, "tfsh lint: give one spec (got '%s' and '%s')\n%s", a.spec, argv[i], lint_usage);
       return 2;
     }
   }
+  const char *spec = a.spec, *ps = a.ps, *workers = a.workers, *tf_config_text = a.tf_config_text;
+  bool tf_config = a.tf_config;
   if (tf_config) {
     if (!tf_config_text) tf_config_text = getenv("TF_CONFIG");
     if (!tf_config_text || !*tf_config_text) {

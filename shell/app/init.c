@@ -33,5 +33,6 @@ void sh_modules_init_extra(void) {
   tf_views_init();              /* the run observer, %placement, %live, ... (views.c) */
   sh_cluster_init();            /* the tfsh module and cluster magics (cluster.c) */
   sh_inspect_init();            /* %inspect FILE (inspect.c) */
+  sh_probe_init();              /* %probe SPEC (cmd_probe.c) */
   sh_completer_register(tf_device_complete);   /* tf.device("<Tab> */
 }

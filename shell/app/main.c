@@ -13,7 +13,7 @@
 #include "shell/py/lang.h"
 #include "shell/app/repl.h"
 
-static const char usage_line[] = "usage: tfsh [-h] [--version] [-u] [-c CODE | FILE | - | server ... | up SPEC | keygen FILE | inspect FILE] [ARGS...]\n";
+static const char usage_line[] = "usage: tfsh [-h] [--version] [-u] [-c CODE | FILE | - | server ... | up SPEC | keygen FILE | inspect FILE | probe SPEC] [ARGS...]\n";
 
 /* tfsh up SPEC: a local cluster in the foreground, as %cluster up SPEC does in the shell;
  * its tasks end with it (Ctrl-C, SIGTERM). */
@@ -51,6 +51,9 @@ static void print_help(void) {
          "  inspect FILE [--cluster SPEC]\n"
          "                  a GraphDef (.pb) or MetaGraph (.meta) without TensorFlow: its devices,\n"
          "                  its placement and partitions on SPEC, what would fail (tfsh inspect --help)\n"
+         "  probe SPEC      ask every task of a running TensorFlow cluster over TF's gRPC: who\n"
+         "                  answers, its devices, which task CreateSession would wait for\n"
+         "                  and why (tfsh probe --help)\n"
          "  -u              unbuffered stdout and stderr, as python -u (accepted for legacy\n"
          "                  command lines: tfsh's output is always unbuffered, so a killed\n"
          "                  run keeps what it printed; PYTHONUNBUFFERED is the same)\n"
@@ -102,6 +105,7 @@ int main(int argc, char **argv) {
   if (argc > 1 && !strcmp(argv[1], "keygen")) return rt_net_keygen_main(argc - 1, argv + 1);
   if (argc > 1 && !strcmp(argv[1], "lint")) return sh_lint_main(argc - 1, argv + 1);
   if (argc > 1 && !strcmp(argv[1], "inspect")) return sh_inspect_main(argc - 1, argv + 1);
+  if (argc > 1 && !strcmp(argv[1], "probe")) return sh_probe_main(argc - 1, argv + 1);
 
   op_cpu_blas_init();
   if (argc > 1 && !strcmp(argv[1], "-c")) {

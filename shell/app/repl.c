@@ -4,6 +4,7 @@
 #define _GNU_SOURCE
 #include "base/alloc.h"
 #include "shell/app/repl.h"
+#include <patchlevel.h>
 
 #include <ctype.h>
 #include <errno.h>
@@ -529,7 +530,8 @@ int sh_repl_run(void) {
   el_set(el, EL_BIND, "^I", "tfsh-complete", NULL);
   el_source(el, NULL);   /* ~/.editrc */
 
-  printf("tfsh %s (Python-subset shell for TensorFlow 1.x graphs). %%help for help, Ctrl-D exits.\n", TFSH_VERSION);
+  printf("tfsh %s (Python %s, TensorFlow 1.x's distributed runtime). %%help for help, Ctrl-D exits.\n",
+         TFSH_VERSION, PY_VERSION);
   sh_buf buf = {0};
   int status = 0;
   for (;;) {

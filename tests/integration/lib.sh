@@ -141,3 +141,11 @@ finish() {
   echo "$((CHECKS - FAILS)) passed, $FAILS failed"
   exit $((FAILS > 0))
 }
+
+# probe ARGS...: `tfsh probe ARGS` and its exit status, with the ms column as MS and runs
+# of spaces squeezed (column widths follow the addresses), for word-for-word checks.
+probe() {
+  "$TFSH" probe "$@" >"$WORK/probe.out" 2>&1
+  echo "exit $?" >>"$WORK/probe.out"
+  sed -E 's/  +/ /g; s/ [0-9]+\.[0-9] / MS /' "$WORK/probe.out"
+}

@@ -1,0 +1,46 @@
+/* Unary gRPC calls to TensorFlow's own servers (TF1's MasterService and WorkerService), on
+ * Debian's gRPC C core.
+ *
+ * libgrpc is loaded on first use (dlopen "libgrpc.so.29"), not linked: it brings abseil,
+ * OpenSSL, c-ares and re2 (about 70 libraries), which every other tfsh process would pay
+ * for at start-up; without it only these calls fail, with the package to install. Calls
+ * carry raw protobuf bytes; the runtime encodes and decodes them (runtime/tfrpc.h). */
+#ifndef TFSH_NET_GRPC_H
+#define TFSH_NET_GRPC_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+/* gRPC's status codes (grpc/status.h), for callers that do not include gRPC. */
+enum {
+  NET_GRPC_OK = 0,
+  NET_GRPC_CANCELLED = 1,
+  NET_GRPC_UNKNOWN = 2,
+  NET_GRPC_DEADLINE_EXCEEDED = 4,
+  NET_GRPC_UNIMPLEMENTED = 12,
+  NET_GRPC_INTERNAL = 13,
+  NET_GRPC_UNAVAILABLE = 14,
+  NET_GRPC_RESOURCE_EXHAUSTED = 8,
+};
+
+typedef struct net_grpc_call {
+  const char *target;           /* "host:port" */
+  const char *method;           /* "/tensorflow.WorkerService/GetStatus" */
+  const uint8_t *req;
+  size_t req_len;
+  /* results */
+  int code;                     /* a gRPC status code; -1: the call could not start */
+  char details[300];            /* the server's or gRPC's message */
+  uint8_t *resp;                /* malloc'd reply (NULL unless code is 0) */
+  size_t resp_len;
+  double ms;                    /* how long the call took */
+} net_grpc_call;
+
+/* Runs n calls at once, each bounded by timeout_ms, and returns when all have ended
+ * (never later than timeout_ms plus a little). 0, or -1 with why when gRPC cannot be
+ * loaded (then no call ran). Replies over max_reply bytes fail with RESOURCE_EXHAUSTED. */
+int net_grpc_run(net_grpc_call *calls, int n, int timeout_ms, size_t max_reply, char *why,
+                 size_t why_len);
+void net_grpc_call_clear(net_grpc_call *c);   /* frees resp */
+
+#endif
