@@ -26,6 +26,8 @@
     (const char *, grpc_channel_credentials *, const grpc_channel_args *))                     \
   X(void, grpc_channel_destroy, (grpc_channel *))                                              \
   X(grpc_completion_queue *, grpc_completion_queue_create_for_next, (void *))                  \
+  X(grpc_completion_queue *, grpc_completion_queue_create_for_pluck, (void *))                 \
+  X(grpc_event, grpc_completion_queue_pluck, (grpc_completion_queue *, void *, gpr_timespec, void *)) \
   X(grpc_event, grpc_completion_queue_next, (grpc_completion_queue *, gpr_timespec, void *))   \
   X(void, grpc_completion_queue_shutdown, (grpc_completion_queue *))                           \
   X(void, grpc_completion_queue_destroy, (grpc_completion_queue *))                            \
@@ -131,17 +133,20 @@ static void release(live *l) {
   if (l->ch) G.grpc_channel_destroy(l->ch);
 }
 
-static bool start(net_grpc_call *c, live *l, grpc_completion_queue *cq, grpc_channel_credentials *cr,
-                  const grpc_channel_args *args, gpr_timespec deadline, void *tag) {
+/* Starts c on channel ch (shared: not l's to destroy) or, when ch is NULL, on a channel of
+ * its own (l->ch). */
+static bool start(net_grpc_call *c, live *l, grpc_channel *ch, grpc_completion_queue *cq,
+                  grpc_channel_credentials *cr, const grpc_channel_args *args,
+                  gpr_timespec deadline, void *tag) {
   G.grpc_metadata_array_init(&l->md_init);
   G.grpc_metadata_array_init(&l->md_trail);
   l->details = G.grpc_slice_from_copied_buffer("", 0);
   l->t0 = now_ms();
-  l->ch = G.grpc_channel_create(c->target, cr, args);
+  if (!ch) ch = l->ch = G.grpc_channel_create(c->target, cr, args);
   grpc_slice method = G.grpc_slice_from_copied_buffer(c->method, strlen(c->method));
-  l->call = l->ch ? G.grpc_channel_create_call(l->ch, NULL, GRPC_PROPAGATE_DEFAULTS, cq, method,
-                                              NULL, deadline, NULL)
-                  : NULL;
+  l->call = ch ? G.grpc_channel_create_call(ch, NULL, GRPC_PROPAGATE_DEFAULTS, cq, method, NULL,
+                                            deadline, NULL)
+               : NULL;
   G.grpc_slice_unref(method);
   if (!l->call) return false;
   grpc_slice body = G.grpc_slice_from_copied_buffer((const char *)c->req, c->req_len);
@@ -170,14 +175,16 @@ void net_grpc_call_clear(net_grpc_call *c) {
   c->resp = NULL, c->resp_len = 0;
 }
 
-int net_grpc_run(net_grpc_call *calls, int n, int timeout_ms, size_t max_reply, char *why,
-                 size_t why_len) {
+static bool loaded(char *why, size_t why_len) {
   static pthread_once_t once = PTHREAD_ONCE_INIT;
   pthread_once(&once, load);
-  if (!G.ok) {
-    snprintf(why, why_len, "%s", G.why);
-    return -1;
-  }
+  if (!G.ok) snprintf(why, why_len, "%s", G.why);
+  return G.ok;
+}
+
+int net_grpc_run(net_grpc_call *calls, int n, int timeout_ms, size_t max_reply, char *why,
+                 size_t why_len) {
+  if (!loaded(why, why_len)) return -1;
   live *ls = calloc((size_t)n + 1, sizeof *ls);
   if (!ls) {
     snprintf(why, why_len, "out of memory");
@@ -197,7 +204,7 @@ int net_grpc_run(net_grpc_call *calls, int n, int timeout_ms, size_t max_reply, 
   for (int i = 0; i < n; i++) {
     calls[i].code = -1, calls[i].resp = NULL, calls[i].resp_len = 0, calls[i].ms = 0;
     snprintf(calls[i].details, sizeof calls[i].details, "gRPC could not start the call");
-    if (start(&calls[i], &ls[i], cq, cr, &args, deadline, &ls[i])) ls[i].open = true, open++;
+    if (start(&calls[i], &ls[i], NULL, cq, cr, &args, deadline, &ls[i])) ls[i].open = true, open++;
   }
   /* The calls end at their deadline at the latest; past it plus a grace, cancel. */
   gpr_timespec hard = G.gpr_time_add(deadline, G.gpr_time_from_millis(500, GPR_TIMESPAN));
@@ -230,4 +237,63 @@ int net_grpc_run(net_grpc_call *calls, int n, int timeout_ms, size_t max_reply, 
   G.grpc_completion_queue_destroy(cq);
   free(ls);
   return 0;
+}
+
+struct net_grpc_channel {
+  grpc_channel *ch;
+};
+
+net_grpc_channel *net_grpc_open(const char *target, size_t max_reply, char *why, size_t why_len) {
+  if (!loaded(why, why_len)) return NULL;
+  grpc_arg a[2] = {
+      {.type = GRPC_ARG_INTEGER, .key = GRPC_ARG_MAX_RECEIVE_MESSAGE_LENGTH,
+       .value.integer = max_reply > 0x7fffffff ? 0x7fffffff : (int)max_reply},
+      {.type = GRPC_ARG_INTEGER, .key = GRPC_ARG_MAX_SEND_MESSAGE_LENGTH, .value.integer = -1},
+  };
+  grpc_channel_args args = {.num_args = 2, .args = a};
+  grpc_channel_credentials *cr = G.grpc_insecure_credentials_create();
+  net_grpc_channel *c = calloc(1, sizeof *c);
+  if (c) c->ch = G.grpc_channel_create(target, cr, &args);
+  G.grpc_channel_credentials_release(cr);
+  if (!c || !c->ch) {
+    free(c);
+    snprintf(why, why_len, "gRPC could not make a channel to %s", target);
+    return NULL;
+  }
+  return c;
+}
+
+void net_grpc_call_on(net_grpc_channel *ch, net_grpc_call *c, int64_t timeout_ms) {
+  live *l = calloc(1, sizeof *l);   /* on the heap: if gRPC never ends the call, it keeps it */
+  c->code = -1, c->resp = NULL, c->resp_len = 0, c->ms = 0;
+  snprintf(c->details, sizeof c->details, "gRPC could not start the call");
+  if (!l) return;
+  if (timeout_ms <= 0) timeout_ms = 86400000;
+  grpc_completion_queue *cq = G.grpc_completion_queue_create_for_pluck(NULL);
+  gpr_timespec deadline = G.gpr_time_add(G.gpr_now(GPR_CLOCK_REALTIME),
+                                         G.gpr_time_from_millis(timeout_ms, GPR_TIMESPAN));
+  if (start(c, l, ch->ch, cq, NULL, NULL, deadline, l)) {
+    /* The call ends by its deadline; the pluck waits a little past it for gRPC to say so. */
+    gpr_timespec hard = G.gpr_time_add(deadline, G.gpr_time_from_millis(2000, GPR_TIMESPAN));
+    grpc_event ev = G.grpc_completion_queue_pluck(cq, l, hard, NULL);
+    if (ev.type != GRPC_OP_COMPLETE) {
+      G.grpc_call_cancel(l->call, NULL);
+      ev = G.grpc_completion_queue_pluck(cq, l, G.gpr_time_add(G.gpr_now(GPR_CLOCK_REALTIME),
+                                                                 G.gpr_time_from_millis(5000, GPR_TIMESPAN)), NULL);
+    }
+    if (ev.type != GRPC_OP_COMPLETE) return;   /* gRPC still owns l: leave it (never seen) */
+    finish(c, l);
+  }
+  release(l);
+  free(l);
+  G.grpc_completion_queue_shutdown(cq);
+  while (G.grpc_completion_queue_pluck(cq, NULL, G.gpr_now(GPR_CLOCK_REALTIME), NULL).type != GRPC_QUEUE_SHUTDOWN) {
+  }
+  G.grpc_completion_queue_destroy(cq);
+}
+
+void net_grpc_close(net_grpc_channel *ch) {
+  if (!ch) return;
+  G.grpc_channel_destroy(ch->ch);
+  free(ch);
 }

@@ -43,4 +43,13 @@ int net_grpc_run(net_grpc_call *calls, int n, int timeout_ms, size_t max_reply, 
                  size_t why_len);
 void net_grpc_call_clear(net_grpc_call *c);   /* frees resp */
 
+/* A channel kept open for many calls (a session's steps share one connection). Thread-safe:
+ * calls of several threads may run on one channel at once. */
+typedef struct net_grpc_channel net_grpc_channel;
+net_grpc_channel *net_grpc_open(const char *target, size_t max_reply, char *why, size_t why_len);
+/* One call on ch, bounded by timeout_ms (<= 0: a day). Returns when it has ended; the
+ * results are in c as for net_grpc_run. */
+void net_grpc_call_on(net_grpc_channel *ch, net_grpc_call *c, int64_t timeout_ms);
+void net_grpc_close(net_grpc_channel *ch);   /* NULL: nothing */
+
 #endif

@@ -566,3 +566,24 @@ int rt_graphdef_scope(const unsigned char *p, size_t n, const char *scope, unsig
   tensorflow__graph_def__free_unpacked(g, NULL);
   return RT_OK;
 }
+
+/* ---- TensorProto alone (TF's gRPC messages: runtime/tfsession.c) ------------------- */
+
+int rt_tensor_proto_encode(const rt_tensor *t, unsigned char **out, size_t *n, rt_status *st) {
+  pool pl = {0};
+  Tensorflow__TensorProto *tp = tensor_pb(&pl, t);
+  *n = tensorflow__tensor_proto__get_packed_size(tp);
+  *out = malloc(*n ? *n : 1);
+  if (*out) tensorflow__tensor_proto__pack(tp, *out);
+  pool_free(&pl);
+  return *out ? RT_OK : rt_error(st, RT_RESOURCE_EXHAUSTED, "out of memory for a TensorProto of %zu bytes", *n);
+}
+
+int rt_tensor_proto_decode(const unsigned char *p, size_t n, const char *where, rt_tensor **out,
+                           rt_status *st) {
+  Tensorflow__TensorProto *tp = tensorflow__tensor_proto__unpack(NULL, n, p);
+  if (!tp) return rt_error(st, RT_DATA_LOSS, "%s: %zu bytes that are not a TensorProto", where, n);
+  int rc = tensor_from(tp, out, where, st);
+  tensorflow__tensor_proto__free_unpacked(tp, NULL);
+  return rc;
+}

@@ -56,4 +56,9 @@ const char *rt_graphdef_op(const char *op);
 struct rt_op_sig;
 void rt_graphdef_fit_attrs(rt_node *x, const struct rt_op_sig *sig);
 
+/* One tensor as TF's TensorProto (tensor_content, or string_val), and back. */
+int rt_tensor_proto_encode(const rt_tensor *t, unsigned char **out, size_t *n, rt_status *st);
+int rt_tensor_proto_decode(const unsigned char *p, size_t n, const char *where, rt_tensor **out,
+                           rt_status *st);
+
 #endif

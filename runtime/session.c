@@ -1,5 +1,6 @@
 #include "base/alloc.h"
 #include "runtime/session.h"
+#include "runtime/tfsession.h"
 
 #include <pthread.h>
 #include <stdatomic.h>
@@ -21,6 +22,7 @@
  * carries many calls at once), and rt_session_close from the owner ends their steps. */
 struct rt_session {
   rt_graph *g;
+  rt_tfs *tf;                /* a TensorFlow master over TF's gRPC (tfsession.h); else NULL */
   int sent;                  /* nodes of g the master has (the owner's thread) */
   uint64_t handle;           /* set once, by rt_session_new */
   atomic_bool closed;        /* rt_session_close came: steps in flight end Cancelled */
@@ -121,6 +123,11 @@ rt_session *rt_session_new(const char *target, rt_graph *g, const rt_session_con
   }
   s->g = g;
   snprintf(s->target, sizeof s->target, "%s", target ? target : "");
+  if (rt_tfs_wanted(target)) {
+    if (!(s->tf = rt_tfs_new(target, g, cfg, st))) goto fail;
+    snprintf(s->endpoint, sizeof s->endpoint, "%s", target);
+    return s;
+  }
   if (cfg) rt_threads_set(cfg->intra_op_threads, cfg->inter_op_threads);
   if (cfg) rt_gpu_set_memory_options(cfg->gpu_memory_fraction, cfg->gpu_allow_growth);
   if (!target || !*target) {
@@ -172,6 +179,7 @@ fail:
 void rt_session_free(rt_session *s) {
   if (!s) return;
   rt_session_close(s);
+  rt_tfs_free(s->tf);
   net_cq_free(s->probe);   /* views */
   rt_server_free(s->local);
   free(s);
@@ -189,6 +197,7 @@ static void pack_strs(msgpack_packer *pk, int n, const char *const *v) {
 }
 
 int rt_session_extend(rt_session *s, const volatile int *interrupt, rt_status *st) {
+  if (s->tf) return rt_tfs_extend(s->tf, st);
   if (!s->handle || atomic_load(&s->closed)) return rt_error(st, RT_CANCELLED, "Session has been closed.");
   if (s->sent >= s->g->n_nodes) return RT_OK;
   net_msg *req = net_msg_new("ExtendSession");
@@ -202,6 +211,10 @@ int rt_session_extend(rt_session *s, const volatile int *interrupt, rt_status *s
 }
 
 void rt_session_close(rt_session *s) {
+  if (s && s->tf) {
+    rt_tfs_close(s->tf);
+    return;
+  }
   if (!s || !s->c || !s->handle || atomic_exchange(&s->closed, true)) return;
   net_msg *req = net_msg_new("CloseSession");
   net_msg_uint(req, "session", s->handle);
@@ -246,6 +259,7 @@ int rt_session_run_step_views(rt_session *s, const rt_session_run *r, const rt_s
                               rt_status *st) {
   static const rt_session_views none;   /* views: no options */
   if (!v) v = &none;
+  if (s->tf) return rt_tfs_run(s->tf, r, st);   /* TF's master: no views from it yet */
   int rc = RT_OK;
   for (int i = 0; i < r->n_fetches; i++) r->fetched[i] = NULL;
   if (atomic_load(&s->closed)) {   /* closed by another thread since the caller looked */
@@ -363,11 +377,16 @@ const char *rt_session_endpoint(const rt_session *s) { return s->endpoint; }
 uint64_t rt_session_handle(const rt_session *s) { return s->handle; }
 
 int rt_session_call(rt_session *s, net_msg *req, net_in **rep, int timeout_ms, rt_status *st) {
+  if (s->tf) {
+    net_msg_free(req);
+    return rt_error(st, RT_UNIMPLEMENTED, "a session on a TensorFlow master (TFSH_PEER=tf) has no views yet");
+  }
   net_msg_uint(req, "session", s->handle);
   return net_peer_call(s->c, req, rep, &(net_wait){.timeout_ms = timeout_ms}, st);
 }
 
 int rt_session_progress(rt_session *s, rt_progress *p, bool *fresh, rt_status *st) {
+  if (s->tf) return rt_error(st, RT_UNIMPLEMENTED, "a session on a TensorFlow master has no live view yet");
   *fresh = false;
   if (!s->probe) s->probe = net_cq_new();
   if (s->probe_pending) {

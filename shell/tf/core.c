@@ -827,10 +827,35 @@ int tf_apply_controls_after(tf_graph *g, int first) {
 
 sh_obj *tf_graph_devices(tf_graph *g) { return g->devices; }
 
+/* An op that updates a ref variable in place (Assign, AssignAdd, ApplyAdam, ScatterUpdate,
+ * CountUpTo, ...) given the variable itself as its first input: TF1 colocates it with the
+ * variable (its _class and device), whatever the device scope says. The variable, or NULL. */
+static const char *ref_colocation(tf_graph *g, const rt_node *n) {
+  static const char *const updates[] = {"Assign", "Apply", "Scatter", "CountUpTo"};
+  bool update = false;
+  for (size_t i = 0; i < sizeof updates / sizeof *updates && !update; i++)
+    update = !strncmp(n->op, updates[i], strlen(updates[i]));
+  if (!update || n->n_inputs < 1 || n->inputs[0][0] == '^') return NULL;
+  char name[400];
+  snprintf(name, sizeof name, "%s", n->inputs[0]);
+  char *colon = strchr(name, ':');
+  if (colon && !strcmp(colon, ":0")) *colon = 0;
+  const rt_node *v = strchr(name, ':') ? NULL : rt_graph_find(g->g, name);
+  return v && (!strcmp(v->op, "VariableV2") || !strcmp(v->op, "Variable")) ? v->name : NULL;
+}
+
 sh_obj *tf_node_finish(rt_node *n) {
   tf_graph *g = tf_default_graph();
   add_controls(g, n);
   const char *coloc = SH_LIST_N(g->colocate) ? sh_str_cstr(SH_LIST_ITEMS(g->colocate)[SH_LIST_N(g->colocate) - 1]) : NULL;
+  char own[400] = "";   /* the variable an in-place update goes with */
+  if (!coloc && (!n->device || !*n->device) && ref_colocation(g, n)) {
+    snprintf(own, sizeof own, "%s", ref_colocation(g, n));
+    char cls[420];
+    snprintf(cls, sizeof cls, "loc:@%s", own);
+    const char *v[] = {cls};
+    rt_node_set_strings(n, "_class", 1, v);
+  }
   if (coloc) {
     char cls[400];
     snprintf(cls, sizeof cls, "loc:@%s", coloc);
@@ -851,9 +876,11 @@ sh_obj *tf_node_finish(rt_node *n) {
   int id = g->g->n_nodes;
   if (rt_graph_add(g->g, n, &st)) return raise_build(&st);
   tf_cf_record(g, id);
-  if (coloc) {
-    rt_node *other = rt_graph_find(g->g, coloc);
-    if (other) rt_node_set_device(g->g->nodes[id], other->device);
+  /* Colocated: the device of the op it goes with, not the device scope's (TF1 sets it so
+   * at creation, and TF's placer refuses a colocation group with two jobs). */
+  if (coloc || own[0]) {
+    rt_node *other = rt_graph_find(g->g, coloc ? coloc : own);
+    if (other && other != g->g->nodes[id]) rt_node_set_device(g->g->nodes[id], other->device);
   } else if (tf_apply_device_stack(g, id) < 0) {
     return NULL;
   }

@@ -589,6 +589,19 @@ static int add_controls_from(rt_node *n, sh_obj *items) {
   return sh_err_occurred() ? -1 : 0;
 }
 
+/* TF1's group() makes its NoOp on its inputs' device when they all share one (an
+ * optimizer's update group then sits on the ps with the variables). */
+static void same_device_group(rt_node *n) {
+  const rt_graph *g = tf_rt(tf_default_graph());
+  const char *dev = NULL;
+  for (int i = 0; i < n->n_inputs; i++) {
+    const rt_node *in = rt_graph_find(g, n->inputs[i] + (n->inputs[i][0] == '^'));
+    if (!in || !in->device || !*in->device || (dev && strcmp(dev, in->device))) return;
+    dev = in->device;
+  }
+  if (dev) rt_node_set_device(n, dev);
+}
+
 static sh_obj *f_group(sh_obj *self, int argc, sh_obj **argv, sh_obj *kw) {
   sh_obj *name = kw ? sh_dict_get_str(kw, "name") : NULL;
   sh_obj *k, *v;
@@ -607,7 +620,9 @@ static sh_obj *f_group(sh_obj *self, int argc, sh_obj **argv, sh_obj *kw) {
     rt_node_free(n);
     return NULL;
   }
-  return tf_node_finish(n);
+  sh_obj *op = tf_node_finish(n);
+  if (op) same_device_group(tf_op_node((tf_op *)op));
+  return op;
 }
 
 /* tf.tuple(tensors): each output waits for all of them. */

@@ -378,6 +378,8 @@ static sh_obj *make_variable(const char *scope, sh_obj *initial, bool trainable,
   }
   sh_obj *value = tf_node_finish_tensor(r);
   if (!value) { sh_decref(ref); sh_decref(assign); return NULL; }
+  /* v/read sits where v does, as TF1 makes it (inside colocate_with(v)) */
+  rt_node_set_device(tf_tensor_node((tf_tensor *)value), tf_tensor_node((tf_tensor *)ref)->device);
   return add_to_collections(var_new(ref, value, assign, sh_incref(initial), trainable, false), collections);
 }
 
