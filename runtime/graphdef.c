@@ -227,6 +227,36 @@ static int shape_from(const Tensorflow__TensorShapeProto *sp, rt_shape *s, const
   return RT_OK;
 }
 
+/* TF's tensor_content of a string tensor (its RunStep replies): n varint lengths, then the
+ * strings' bytes one after the other. Nonzero when the bytes do not hold that. */
+static int strings_from_content(rt_tensor *t, int64_t n, const uint8_t *p, size_t len) {
+  size_t at = 0;
+  uint64_t *lens = xcalloc((size_t)n + 1, sizeof *lens);
+  for (int64_t i = 0; i < n; i++) {
+    uint64_t v = 0;
+    for (int shift = 0;; shift += 7) {
+      if (at >= len || shift > 63) {
+        free(lens);
+        return -1;
+      }
+      uint8_t b = p[at++];
+      v |= (uint64_t)(b & 0x7f) << shift;
+      if (!(b & 0x80)) break;
+    }
+    lens[i] = v;
+  }
+  for (int64_t i = 0; i < n; i++) {
+    if (lens[i] > len - at) {
+      free(lens);
+      return -1;
+    }
+    rt_tensor_set_str(t, i, (const char *)p + at, (size_t)lens[i]);
+    at += lens[i];
+  }
+  free(lens);
+  return at == len ? 0 : -1;
+}
+
 static int tensor_from(const Tensorflow__TensorProto *tp, rt_tensor **out, const char *where, rt_status *st) {
   if (!dtype_ok(tp->dtype))
     return rt_error(st, RT_UNIMPLEMENTED, "%s: a tensor of DataType %d, which tfsh does not have", where, (int)tp->dtype);
@@ -255,6 +285,12 @@ static int tensor_from(const Tensorflow__TensorProto *tp, rt_tensor **out, const
   if (!t) return rt_error(st, RT_RESOURCE_EXHAUSTED, "%s: out of memory for a constant of %lld elements", where, (long long)n);
   if (dt != RT_STRING && tp->tensor_content.len) {
     memcpy(rt_tensor_data(t), tp->tensor_content.data, tp->tensor_content.len);
+  } else if (dt == RT_STRING && tp->tensor_content.len && !have) {
+    if (strings_from_content(t, n, tp->tensor_content.data, tp->tensor_content.len)) {
+      rt_tensor_unref(t);
+      return rt_error(st, RT_DATA_LOSS, "%s: a string tensor's tensor_content does not hold %lld strings",
+                      where, (long long)n);
+    }
   } else if (have) {   /* fewer values than elements: the last one repeats (TF's rule) */
     for (int64_t i = 0; i < n; i++) {
       size_t k = (size_t)i < have ? (size_t)i : have - 1;

@@ -1,11 +1,17 @@
-# Records what real TensorFlow servers answer over gRPC, for tests that run without TF
-# (tests/data/tf_grpc/*.hex, one hex line each). Run with TensorFlow's Python:
-#   $TF_PYTHON scripts/tf_oracle/record_grpc.py tests/data/tf_grpc
-# It starts a cluster of 1 ps + 2 workers in this process, on free loopback ports, and
-# calls WorkerService.GetStatus on each task with an empty request.
+# Records what real TensorFlow servers say over gRPC, for tests that run without TF
+# (tests/data/tf_grpc). Run with TensorFlow's Python:
+#   $TF_PYTHON scripts/tf_oracle/record_grpc.py tests/data/tf_grpc [TFSH]
+# 1. A cluster of 1 ps + 2 workers in this process, on free loopback ports: each task's
+#    reply to WorkerService.GetStatus (get_status_JOB_I.hex, one hex line).
+# 2. With TFSH: a whole tfsh-to-TF session. A proxy in front of a TF worker forwards every
+#    call and writes it down while TFSH runs tests/integration/tf_peer_tiny.py through it
+#    (TFSH_PEER=tf): session_exchange.txt (a call a line: method, request hex, status
+#    code, reply hex or error text) and session_tiny.out (what tfsh printed).
 import os
 import socket
+import subprocess
 import sys
+from concurrent import futures
 
 os.environ.setdefault("TF_CPP_MIN_LOG_LEVEL", "2")
 import grpc
@@ -34,4 +40,43 @@ for job in ("ps", "worker"):
             f.write(reply.hex() + "\n")
         print("%s task %d: %d bytes" % (job, i, len(reply)))
 with open(os.path.join(out, "VERSION"), "w") as f:
-    f.write("TensorFlow %s, grpcio %s\n" % (tf.__version__, grpc.__version__))
+    f.write("recorded by scripts/tf_oracle/record_grpc.py from TensorFlow %s (grpcio %s)\n" % (tf.__version__, grpc.__version__))
+
+if len(sys.argv) > 2:
+    tfsh = sys.argv[2]
+    root = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+    tf_port, proxy_port = free_port(), free_port()
+    server = tf.train.Server(tf.train.ClusterSpec({"worker": ["localhost:%d" % tf_port]}), job_name="worker",
+                             task_index=0)
+    upstream = grpc.insecure_channel("localhost:%d" % tf_port)
+    log = []
+
+
+    class Forward(grpc.GenericRpcHandler):
+        def service(self, details):
+            method = details.method
+            call = upstream.unary_unary(method)
+
+            def handle(req, ctx):
+                try:
+                    reply = call(req, timeout=60)
+                except grpc.RpcError as e:
+                    log.append("%s %s %d %s" % (method, req.hex(), e.code().value[0], e.details().replace("\n", "\\n")))
+                    ctx.abort(e.code(), e.details())
+                log.append("%s %s 0 %s" % (method, req.hex(), reply.hex()))
+                return reply
+            return grpc.unary_unary_rpc_method_handler(handle)
+
+
+    proxy = grpc.server(futures.ThreadPoolExecutor(max_workers=4), handlers=[Forward()])
+    proxy.add_insecure_port("127.0.0.1:%d" % proxy_port)
+    proxy.start()
+    env = dict(os.environ, TFSH_PEER="tf")
+    run = subprocess.run([tfsh, os.path.join(root, "tests/integration/tf_peer_tiny.py"),
+                          "grpc://localhost:%d" % proxy_port], env=env, capture_output=True, text=True, timeout=120)
+    sys.stderr.write(run.stderr)
+    with open(os.path.join(out, "session_tiny.out"), "w") as f:
+        f.write(run.stdout)
+    with open(os.path.join(out, "session_exchange.txt"), "w") as f:
+        f.write("\n".join(log) + "\n")
+    print("%d calls recorded; tfsh exit %d" % (len(log), run.returncode))

@@ -1,0 +1,26 @@
+#!/usr/bin/env bash
+# A tfsh session on a TensorFlow master (TFSH_PEER=tf) checked without TF: every message
+# tfsh sends (CreateSession with TF's GraphDef, ExtendSession, RunStep with feeds,
+# fetches and targets, CloseSession) must be byte for byte what a real TF 2.21 master
+# accepted, and TF's recorded replies (float and string tensors, an InvalidArgument error)
+# must come out as they did then (tests/data/tf_grpc, scripts/tf_oracle/record_grpc.py).
+# test_tf_peer.sh runs a real TF cluster where TF_PYTHON is set.
+. "$(dirname "$0")/lib.sh"
+D=$TFSH_SRC/tests/data/tf_grpc
+"$TFSH" -c "import grpc" 2>/dev/null || { echo "SKIP: no python3-grpcio for the fake TF master"; exit 77; }
+read -r M <<<"$(free_ports 1)"
+"$TFSH" "$TFSH_SRC/tests/integration/fake_tf_master.py" "$M" "$D/session_exchange.txt" >"$WORK/master.log" 2>&1 </dev/null &
+PIDS+=($!)
+wait_for "$WORK/master.log" serving
+out=$(TFSH_PEER=tf timeout 60 "$TFSH" "$TFSH_SRC/tests/integration/tf_peer_tiny.py" "grpc://localhost:$M" 2>&1)
+check "the session's output, as against real TF" "$(cat "$D/session_tiny.out")" "$out"
+# A master that is not there: a clear error, at once.
+read -r N <<<"$(free_ports 1)"
+out=$(TFSH_PEER=tf timeout 60 "$TFSH" -c "
+import tensorflow as tf
+try:
+    tf.Session('grpc://localhost:$N')
+except tf.errors.UnavailableError as e:
+    print(e.message.split(': failed')[0], '...', e.message.split('(')[-1])" 2>&1)
+check "no TF master there" "CreateSession on the TensorFlow master at localhost:$N ... is a TF server running there? \`tfsh probe\` asks every task)" "$out"
+finish
