@@ -49,7 +49,18 @@
   X(gpr_timespec, gpr_now, (gpr_clock_type))                                                   \
   X(gpr_timespec, gpr_time_add, (gpr_timespec, gpr_timespec))                                  \
   X(gpr_timespec, gpr_time_from_millis, (int64_t, gpr_clock_type))                             \
-  X(void, gpr_free, (void *))
+  X(void, gpr_free, (void *))                                                                  \
+  X(grpc_server *, grpc_server_create, (const grpc_channel_args *, void *))                    \
+  X(void, grpc_server_register_completion_queue, (grpc_server *, grpc_completion_queue *, void *)) \
+  X(grpc_server_credentials *, grpc_insecure_server_credentials_create, (void))                \
+  X(void, grpc_server_credentials_release, (grpc_server_credentials *))                        \
+  X(int, grpc_server_add_http2_port, (grpc_server *, const char *, grpc_server_credentials *)) \
+  X(void, grpc_server_start, (grpc_server *))                                                  \
+  X(grpc_call_error, grpc_server_request_call,                                                 \
+    (grpc_server *, grpc_call **, grpc_call_details *, grpc_metadata_array *,                  \
+     grpc_completion_queue *, grpc_completion_queue *, void *))                                \
+  X(void, grpc_call_details_init, (grpc_call_details *))                                       \
+  X(void, grpc_call_details_destroy, (grpc_call_details *))
 
 static struct {
 #define FIELD(ret, name, args) ret(*name) args;
@@ -296,4 +307,144 @@ void net_grpc_close(net_grpc_channel *ch) {
   if (!ch) return;
   G.grpc_channel_destroy(ch->ch);
   free(ch);
+}
+
+/* ---- serving ------------------------------------------------------------------------ */
+
+struct net_grpc_server {
+  grpc_server *srv;
+  net_grpc_handler fn;
+  void *arg;
+  int n;
+  pthread_t th[NET_GRPC_MAX_SERVE_THREADS];
+  grpc_completion_queue *cq[NET_GRPC_MAX_SERVE_THREADS];
+};
+
+typedef struct serve_arg {
+  net_grpc_server *s;
+  int i;
+} serve_arg;
+
+/* Waits for the batch tagged `tag` on cq (a thread's own queue: nothing else is pending). */
+static bool wait_batch(grpc_completion_queue *cq, void *tag) {
+  for (;;) {
+    grpc_event ev = G.grpc_completion_queue_next(cq, G.gpr_time_add(G.gpr_now(GPR_CLOCK_REALTIME),
+                                                                    G.gpr_time_from_millis(3600000, GPR_TIMESPAN)), NULL);
+    if (ev.type == GRPC_QUEUE_SHUTDOWN) return false;
+    if (ev.type == GRPC_OP_COMPLETE && ev.tag == tag) return ev.success;
+  }
+}
+
+/* One call: read the request, ask the handler, send its reply or its error. */
+static void serve_one(net_grpc_server *s, grpc_completion_queue *cq, grpc_call *call,
+                      const grpc_call_details *d) {
+  char method[200];
+  size_t mn = GRPC_SLICE_LENGTH(d->method) < sizeof method - 1 ? GRPC_SLICE_LENGTH(d->method) : sizeof method - 1;
+  memcpy(method, GRPC_SLICE_START_PTR(d->method), mn);
+  method[mn] = 0;
+  grpc_byte_buffer *in = NULL;
+  grpc_op ops[3];
+  memset(ops, 0, sizeof ops);
+  ops[0].op = GRPC_OP_SEND_INITIAL_METADATA;
+  ops[1].op = GRPC_OP_RECV_MESSAGE;
+  ops[1].data.recv_message.recv_message = &in;
+  int tag_read, tag_done;
+  if (G.grpc_call_start_batch(call, ops, 2, &tag_read, NULL) != GRPC_CALL_OK || !wait_batch(cq, &tag_read)) {
+    if (in) G.grpc_byte_buffer_destroy(in);
+    return;
+  }
+  grpc_slice req = G.grpc_slice_from_copied_buffer("", 0);
+  if (in) {
+    grpc_byte_buffer_reader r;
+    if (G.grpc_byte_buffer_reader_init(&r, in)) {
+      G.grpc_slice_unref(req);
+      req = G.grpc_byte_buffer_reader_readall(&r);
+      G.grpc_byte_buffer_reader_destroy(&r);
+    }
+    G.grpc_byte_buffer_destroy(in);
+  }
+  uint8_t *rep = NULL;
+  size_t rep_n = 0;
+  char err[1024] = "";
+  int code = s->fn(s->arg, method, GRPC_SLICE_START_PTR(req), GRPC_SLICE_LENGTH(req), &rep, &rep_n, err, sizeof err);
+  G.grpc_slice_unref(req);
+  grpc_slice body = G.grpc_slice_from_copied_buffer((const char *)rep, rep ? rep_n : 0);
+  grpc_byte_buffer *out = code == 0 ? G.grpc_raw_byte_buffer_create(&body, 1) : NULL;
+  G.grpc_slice_unref(body);
+  free(rep);
+  grpc_slice details = G.grpc_slice_from_copied_buffer(err, strlen(err));
+  int cancelled = 0, n = 0;
+  memset(ops, 0, sizeof ops);
+  if (out) {
+    ops[n].op = GRPC_OP_SEND_MESSAGE;
+    ops[n++].data.send_message.send_message = out;
+  }
+  ops[n].op = GRPC_OP_SEND_STATUS_FROM_SERVER;
+  ops[n].data.send_status_from_server.status = (grpc_status_code)code;
+  ops[n++].data.send_status_from_server.status_details = code ? &details : NULL;
+  ops[n].op = GRPC_OP_RECV_CLOSE_ON_SERVER;
+  ops[n++].data.recv_close_on_server.cancelled = &cancelled;
+  if (G.grpc_call_start_batch(call, ops, (size_t)n, &tag_done, NULL) == GRPC_CALL_OK) wait_batch(cq, &tag_done);
+  G.grpc_slice_unref(details);
+  if (out) G.grpc_byte_buffer_destroy(out);
+}
+
+static void *serve_main(void *p) {
+  serve_arg a = *(serve_arg *)p;
+  free(p);
+  grpc_completion_queue *cq = a.s->cq[a.i];
+  for (;;) {
+    grpc_call *call = NULL;
+    grpc_call_details d;
+    grpc_metadata_array md;
+    G.grpc_call_details_init(&d);
+    G.grpc_metadata_array_init(&md);
+    int tag;
+    if (G.grpc_server_request_call(a.s->srv, &call, &d, &md, cq, cq, &tag) != GRPC_CALL_OK) break;
+    bool ok = wait_batch(cq, &tag);
+    if (ok && call) serve_one(a.s, cq, call, &d);
+    if (call) G.grpc_call_unref(call);
+    G.grpc_call_details_destroy(&d);
+    G.grpc_metadata_array_destroy(&md);
+    if (!ok) break;
+  }
+  return NULL;
+}
+
+net_grpc_server *net_grpc_serve(const char *addr, int threads, net_grpc_handler fn, void *arg,
+                                char *why, size_t why_len) {
+  if (!loaded(why, why_len)) return NULL;
+  if (threads < 1) threads = 1;
+  if (threads > NET_GRPC_MAX_SERVE_THREADS) threads = NET_GRPC_MAX_SERVE_THREADS;
+  net_grpc_server *s = calloc(1, sizeof *s);
+  if (!s) {
+    snprintf(why, why_len, "out of memory");
+    return NULL;
+  }
+  grpc_arg a[2] = {
+      {.type = GRPC_ARG_INTEGER, .key = GRPC_ARG_MAX_RECEIVE_MESSAGE_LENGTH, .value.integer = -1},
+      {.type = GRPC_ARG_INTEGER, .key = GRPC_ARG_MAX_SEND_MESSAGE_LENGTH, .value.integer = -1},
+  };
+  grpc_channel_args args = {.num_args = 2, .args = a};
+  s->fn = fn, s->arg = arg, s->n = threads;
+  s->srv = G.grpc_server_create(&args, NULL);
+  for (int i = 0; i < threads; i++) {
+    s->cq[i] = G.grpc_completion_queue_create_for_next(NULL);
+    G.grpc_server_register_completion_queue(s->srv, s->cq[i], NULL);
+  }
+  grpc_server_credentials *cr = G.grpc_insecure_server_credentials_create();
+  int port = G.grpc_server_add_http2_port(s->srv, addr, cr);
+  G.grpc_server_credentials_release(cr);
+  if (!port) {
+    snprintf(why, why_len, "gRPC cannot listen on %s (a bad address, or the port is in use)", addr);
+    return NULL;   /* the half-made server is left: the process is about to say so and exit */
+  }
+  G.grpc_server_start(s->srv);
+  for (int i = 0; i < threads; i++) {
+    serve_arg *sa = malloc(sizeof *sa);
+    *sa = (serve_arg){s, i};
+    if (pthread_create(&s->th[i], NULL, serve_main, sa)) free(sa);
+    else pthread_detach(s->th[i]);
+  }
+  return s;
 }

@@ -52,4 +52,14 @@ net_grpc_channel *net_grpc_open(const char *target, size_t max_reply, char *why,
 void net_grpc_call_on(net_grpc_channel *ch, net_grpc_call *c, int64_t timeout_ms);
 void net_grpc_close(net_grpc_channel *ch);   /* NULL: nothing */
 
+/* Serving: TF's clients call this process (runtime/tfmaster.c). fn answers one call:
+ * 0 with *rep (malloc'd, freed here) or a gRPC status code with err; it runs on one of
+ * `threads` serving threads, several at once. The server runs until the process ends. */
+enum { NET_GRPC_MAX_SERVE_THREADS = 16 };
+typedef int (*net_grpc_handler)(void *arg, const char *method, const uint8_t *req, size_t n,
+                                uint8_t **rep, size_t *rep_n, char *err, size_t err_len);
+typedef struct net_grpc_server net_grpc_server;
+net_grpc_server *net_grpc_serve(const char *addr, int threads, net_grpc_handler fn, void *arg,
+                                char *why, size_t why_len);
+
 #endif

@@ -788,6 +788,25 @@ static int select_grad(rt_grad_ctx *c) {
   return c->st->code;
 }
 
+/* SelectV2 broadcasts all three: the output is their numpy broadcast. */
+static int select_v2_shape(rt_shape_ctx *c) {
+  rt_shape te;
+  if (op_broadcast_shape(&c->in_shapes[1], &c->in_shapes[2], &te, c->node, c->st)) return c->st->code;
+  return op_broadcast_shape(&c->in_shapes[0], &te, &c->out_shapes[0], c->node, c->st);
+}
+
+/* As Select's, each side summed back to its own shape (it may have been broadcast). */
+static int select_v2_grad(rt_grad_ctx *c) {
+  char *zeros = op_g1(c, "ZerosLike", DY);
+  const char *a[3] = {IN(0), DY, zeros}, *b[3] = {IN(0), zeros, DY};
+  char *gt = op_grad_node(c, "SelectV2", "SelectV2", 3, a, NULL, NULL);
+  char *ge = op_grad_node(c, "SelectV2", "SelectV2", 3, b, NULL, NULL);
+  c->dx[1] = gt ? op_gsum_to(c, gt, IN(1)) : NULL;
+  c->dx[2] = ge ? op_gsum_to(c, ge, IN(2)) : NULL;
+  free(zeros), free(gt), free(ge);
+  return c->st->code;
+}
+
 /* ---- the table -------------------------------------------------------------------- */
 
 #define K(f) .kernel = {[RT_DEV_CPU] = f}
@@ -813,6 +832,9 @@ static const rt_op_def array_ops[] = {
   {.name = "Select", .inputs = "condition: bool, t: T, e: T", .outputs = "output: T", .attrs = "T: type",
    .help = "t where condition holds, else e (condition: t's shape, a scalar, or over t's first dim).",
    .shape = select_shape, K(op_cpu_select), .grad = select_grad},
+  {.name = "SelectV2", .inputs = "condition: bool, t: T, e: T", .outputs = "output: T", .attrs = "T: type",
+   .help = "t where condition holds, else e, the three broadcast as numpy does (TF 2's select).",
+   .shape = select_v2_shape, K(op_cpu_select_v2), .grad = select_v2_grad},
   {.name = "ZerosLike", .inputs = "x: T", .outputs = "y: T", .attrs = "T: type",
    .help = "Zeros with the shape and dtype of x.", .shape = op_shape_unchanged,
    K(op_cpu_zeros_like), .grad = op_no_grad},

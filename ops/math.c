@@ -388,6 +388,14 @@ static int atan2_grad(rt_grad_ctx *c) {
   return c->st->code;
 }
 
+/* 1/x: -dy * y^2, y the op's output */
+static int reciprocal_grad(rt_grad_ctx *c) {
+  char *y2 = op_g1(c, "Square", c->node->name), *n = y2 ? op_g1(c, "Neg", y2) : NULL;
+  c->dx[0] = n ? op_g2(c, "Mul", DY, n) : NULL;
+  free(y2), free(n);
+  return c->st->code;
+}
+
 static int rsqrt_grad(rt_grad_ctx *c) {
   c->dx[0] = op_g2(c, "RsqrtGrad", c->node->name, DY);
   return c->st->code;
@@ -483,6 +491,7 @@ static const rt_op_def math_ops[] = {
   UNARY("Abs", NUM, op_cpu_abs, abs_grad, "|x| elementwise."),
   UNARY("Sign", NUM, op_cpu_sign, op_no_grad, "-1, 0 or 1 by the sign of x, elementwise."),
   UNARY("Rsqrt", FLT, op_cpu_rsqrt, rsqrt_grad, "1 / sqrt(x) elementwise."),
+  UNARY("Reciprocal", FLT, op_cpu_reciprocal, reciprocal_grad, "1 / x elementwise (TF's gradient of Log uses it)."),
   {.name = "RsqrtGrad", .inputs = "y: T, dy: T", .outputs = "z: T", .attrs = "T: " FLT,
    .help = "Rsqrt's gradient from its output: -0.5 * dy * y^3.", .shape = op_shape_unchanged,
    .kernel = {[RT_DEV_CPU] = op_cpu_rsqrt_grad}},

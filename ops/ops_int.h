@@ -59,6 +59,7 @@ void op_io_register(void);      /* ops/io.c: checkpoints and summaries */
 void op_imported_register(void);   /* ops/imported.c: ops of TF-written graphs */
 int op_cpu_gather_v2(rt_kernel_ctx *c);
 int op_cpu_where(rt_kernel_ctx *c);
+int op_cpu_select_v2(rt_kernel_ctx *c);
 int op_cpu_static_regex_full_match(rt_kernel_ctx *c);
 int op_cpu_broadcast_gradient_args(rt_kernel_ctx *c);
 void op_gpu_register(void);     /* ops/gpu/table.c: the GPU kernels' rows (after the others) */
@@ -190,6 +191,7 @@ int op_cpu_softplus_grad(rt_kernel_ctx *c);
 int op_cpu_rsqrt_grad(rt_kernel_ctx *c);
 int op_cpu_abs(rt_kernel_ctx *c);
 int op_cpu_rsqrt(rt_kernel_ctx *c);
+int op_cpu_reciprocal(rt_kernel_ctx *c);
 int op_cpu_sign(rt_kernel_ctx *c);
 int op_cpu_relu6(rt_kernel_ctx *c);
 int op_cpu_elu(rt_kernel_ctx *c);

@@ -263,6 +263,54 @@ int op_cpu_select(rt_kernel_ctx *c) {
 }
 int op_cpu_ones_like(rt_kernel_ctx *c) { return fill_like(c, true); }
 
+/* SelectV2: numpy broadcasting of condition, t and e (the shape function checked them).
+ * Each input is walked with stride 0 along the dimensions it broadcasts. */
+int op_cpu_select_v2(rt_kernel_ctx *c) {
+  const rt_tensor *in[3] = {c->inputs[0], c->inputs[1], c->inputs[2]};
+  rt_shape s = {.ndims = 0};
+  for (int k = 0; k < 3; k++)
+    if (in[k]->shape.ndims > s.ndims) s.ndims = in[k]->shape.ndims;
+  int64_t stride[3][RT_MAX_DIMS];
+  for (int d = 0; d < s.ndims; d++) s.dims[d] = 1;
+  for (int k = 0; k < 3; k++) {
+    int off = s.ndims - in[k]->shape.ndims;
+    for (int d = 0; d < in[k]->shape.ndims; d++) {
+      int64_t v = in[k]->shape.dims[d];
+      if (v != 1 && s.dims[off + d] != 1 && s.dims[off + d] != v)
+        return rt_kernel_error(c, RT_INVALID_ARGUMENT, "condition, then and else do not broadcast");
+      if (v != 1) s.dims[off + d] = v;
+    }
+  }
+  for (int k = 0; k < 3; k++) {
+    int off = s.ndims - in[k]->shape.ndims;
+    int64_t acc = 1;
+    for (int d = s.ndims - 1; d >= 0; d--) {
+      int64_t v = d >= off ? in[k]->shape.dims[d - off] : 1;
+      stride[k][d] = v == 1 ? 0 : acc;
+      acc *= v;
+    }
+  }
+  if (in[1]->dtype == RT_STRING)
+    return rt_kernel_error(c, RT_UNIMPLEMENTED, "SelectV2 of strings is not in tfsh");
+  rt_tensor *y = rt_kernel_output(c, 0, in[1]->dtype, &s);
+  if (!y) return c->st->code;
+  int64_t n = rt_tensor_numel(y), idx[RT_MAX_DIMS] = {0}, at[3] = {0, 0, 0};
+  size_t es = rt_dtype_size(in[1]->dtype);
+  const bool *cv = rt_tensor_data(in[0]);
+  const char *tv = rt_tensor_data(in[1]), *ev = rt_tensor_data(in[2]);
+  char *yv = rt_tensor_data(y);
+  for (int64_t i = 0; i < n; i++) {
+    memcpy(yv + (size_t)i * es, cv[at[0]] ? tv + (size_t)at[1] * es : ev + (size_t)at[2] * es, es);
+    for (int d = s.ndims - 1; d >= 0; d--) {   /* the next index, odometer style */
+      for (int k = 0; k < 3; k++) at[k] += stride[k][d];
+      if (++idx[d] < s.dims[d]) break;
+      for (int k = 0; k < 3; k++) at[k] -= stride[k][d] * s.dims[d];
+      idx[d] = 0;
+    }
+  }
+  return RT_OK;
+}
+
 /* ---- permuting ---------------------------------------------------------------------- */
 
 int op_cpu_transpose(rt_kernel_ctx *c) {

@@ -14,6 +14,7 @@
 #include "runtime/launch.h"
 #include "runtime/op.h"
 #include "runtime/server.h"
+#include "runtime/tfmaster.h"
 #include "shell/app/cmd.h"
 
 static const char server_usage[] =
@@ -21,6 +22,8 @@ static const char server_usage[] =
   "                   --job NAME --task N [--cpus N] [--bind HOST]\n"
   "                   [--intra-op-threads N] [--inter-op-threads N]   (ConfigProto's)\n"
   "                   [--cluster-key FILE] [--insecure] [--max-message-bytes N]\n"
+  "                   [--grpc HOST:PORT]   (also serve TF's MasterService there, over TF's own\n"
+  "                   gRPC: TensorFlow clients run on this cluster; loopback only unless --insecure)\n"
   "                   [--allow-write DIR:DIR...]   (where Save may write; default . and $TMPDIR)\n"
   "                   [--watch-stdin]   (stop when standard input closes: how %cluster up --hosts\n"
   "                   stops tasks it started over ssh; --cluster-key - reads the key from there first)\n"
@@ -32,6 +35,10 @@ static const char server_usage[] =
   "    as TF's SlurmClusterResolver derives them: nodes in name order, each with its tasks on\n"
   "    --port-base (8888), +1, ...; ranks (SLURM_PROCID) fill the jobs in name order. With no\n"
   "    JOB=N every task is a worker. Needs srun's default block distribution.\n";
+
+static bool grpc_loopback(const char *addr) {
+  return !strncmp(addr, "localhost:", 10) || !strncmp(addr, "127.", 4) || !strncmp(addr, "[::1]:", 6);
+}
 
 static int fail(const char *fmt, const char *a, const char *b) {
   fputs("tfsh server: ", stderr);
@@ -120,6 +127,7 @@ int sh_server_main(int argc, char **argv) {
              *workers = NULL, *max_bytes = NULL, *key = NULL, *allow = NULL, *v;
   const char *threads[2] = {NULL, NULL};   /* intra-op, inter-op */
   bool insecure = false, slurm = false, watch_stdin = false;
+  const char *grpc = NULL;
   rt_job_counts slurm_jobs = {0};
   rt_slurm_opts so = {.port_base = 8888, .gpus_per_node = -1, .gpus_per_task = -1, .tasks_per_node = -1};
   const char *slurm_num[4] = {NULL};   /* port base, GPUs per node, GPUs per task, tasks per node */
@@ -161,6 +169,7 @@ int sh_server_main(int argc, char **argv) {
     else if ((v = sh_cmd_opt(argc, argv, &i, "--worker_hosts"))) workers = v;
     else if ((v = sh_cmd_opt(argc, argv, &i, "--max-message-bytes"))) max_bytes = v;
     else if ((v = sh_cmd_opt(argc, argv, &i, "--cluster-key"))) key = v;
+    else if ((v = sh_cmd_opt(argc, argv, &i, "--grpc"))) grpc = v;
     else if ((v = sh_cmd_opt(argc, argv, &i, "--allow-write"))) allow = v;
     else if ((v = sh_cmd_opt(argc, argv, &i, "--port-base"))) slurm_num[0] = v;
     else if ((v = sh_cmd_opt(argc, argv, &i, "--gpus-per-node"))) slurm_num[1] = v;
@@ -282,6 +291,18 @@ int sh_server_main(int argc, char **argv) {
   printf("tfsh: kernels use %d intra-op thread%s; inter-op: %s\n", rt_intra_threads(),
          rt_intra_threads() == 1 ? "" : "s", cap);
   printf("tfsh: %s\n", op_cpu_summary());
+  if (grpc) {   /* TF's gRPC has no authentication: off this machine only when asked */
+    if (!insecure && !grpc_loopback(grpc)) {
+      rt_server_free(s);
+      return fail("--grpc %s: TF's gRPC has no authentication; serve it on a loopback address "
+                  "(localhost:PORT) or add --insecure%s", grpc, "");
+    }
+    if (rt_tfmaster_start(grpc, rt_server_endpoint(s), &st)) {
+      rt_server_free(s);
+      return fail("%s%s", st.msg, "");
+    }
+    printf("tfsh: TF's MasterService (gRPC) on %s\n", grpc);
+  }
   printf("tfsh: %s serving on %s\n", rt_server_task(s), rt_server_endpoint(s));
   fflush(stdout);
   pthread_t watcher;

@@ -1,0 +1,245 @@
+/* TF's MasterService served by a tfsh server (tfmaster.h). Each TF session is a tfsh
+ * session on this server's own master: TF's GraphDef becomes tfsh's graph (as
+ * tf.import_graph_def makes it), RunStep becomes rt_session_run_step, tensors travel as
+ * TensorProto, errors as TF's codes and messages. */
+#include "runtime/tfmaster.h"
+
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "base/alloc.h"
+#include "net/grpc.h"
+#include "runtime/graphdef.h"
+#include "runtime/op.h"
+#include "runtime/proto/master.pb-c.h"
+#include "runtime/session.h"
+
+enum { MAX_SESSIONS = 256, SERVE_THREADS = 4 };
+
+typedef struct tf_sess {
+  char handle[40];
+  rt_graph *g;
+  rt_session *s;
+  int64_t version;
+  pthread_mutex_t mu;   /* the graph: extend against runs */
+  int users;            /* calls in flight (under M.mu) */
+} tf_sess;
+
+static struct {
+  pthread_mutex_t mu;
+  tf_sess *live[MAX_SESSIONS];
+  uint64_t next;
+  char endpoint[256];   /* this server's own master */
+  net_grpc_server *srv;
+} M = {.mu = PTHREAD_MUTEX_INITIALIZER};
+
+static tf_sess *take(const char *handle) {   /* a reference, or NULL */
+  tf_sess *t = NULL;
+  pthread_mutex_lock(&M.mu);
+  for (int i = 0; i < MAX_SESSIONS && !t; i++)
+    if (M.live[i] && handle && !strcmp(M.live[i]->handle, handle)) t = M.live[i], t->users++;
+  pthread_mutex_unlock(&M.mu);
+  return t;
+}
+
+static void drop(tf_sess *t) {
+  pthread_mutex_lock(&M.mu);
+  bool last = --t->users == 0;
+  pthread_mutex_unlock(&M.mu);
+  if (!last) return;
+  rt_session_free(t->s);
+  rt_graph_free(t->g);
+  pthread_mutex_destroy(&t->mu);
+  free(t);
+}
+
+/* TF's GraphDef nodes added to g, inputs before their users (tf.import_graph_def's way). */
+static int add_graphdef(rt_graph *g, const uint8_t *p, size_t n, rt_status *st) {
+  rt_graphdef gd = {0};
+  int rc = rt_graphdef_decode(p, n, "the client's GraphDef", &gd, st);
+  if (rc) return rc;
+  int *order = rt_graphdef_order(&gd, st);
+  for (int i = 0; order && i < gd.n && !rc; i++) {
+    const rt_node *src = gd.nodes[order[i]];
+    rt_node *x = rt_node_new(src->name, rt_graphdef_op(src->op));
+    for (int k = 0; k < src->n_inputs; k++)
+      if (src->inputs[k][0] == '^') rt_node_add_control(x, src->inputs[k] + 1);
+      else rt_node_add_input(x, src->inputs[k]);
+    if (src->device && *src->device) rt_node_set_device(x, src->device);
+    for (int k = 0; k < src->n_attrs; k++) {
+      rt_attr_value v;
+      rt_attr_value_copy(&v, &src->attrs[k].value);
+      rt_node_set_attr(x, src->attrs[k].name, &v);
+    }
+    const rt_op_sig *sig = rt_op_find(x->op);
+    if (!sig) {
+      rc = rt_error(st, RT_UNIMPLEMENTED, "node '%s': op %s, which tfsh does not have", x->name, src->op);
+      rt_node_free(x);
+      break;
+    }
+    rt_graphdef_fit_attrs(x, sig);
+    rc = rt_graph_add(g, x, st);
+  }
+  if (!order) rc = st->code;
+  free(order);
+  rt_graphdef_free(&gd);
+  return rc;
+}
+
+static int create(const uint8_t *req, size_t n, uint8_t **rep, size_t *rep_n, rt_status *st) {
+  Tensorflow__CreateSessionRequest *r = tensorflow__create_session_request__unpack(NULL, n, req);
+  if (!r) return rt_error(st, RT_INVALID_ARGUMENT, "CreateSession: %zu bytes that are not a CreateSessionRequest", n);
+  tf_sess *t = xcalloc(1, sizeof *t);
+  pthread_mutex_init(&t->mu, NULL);
+  t->g = rt_graph_new();
+  t->users = 1;
+  int rc = add_graphdef(t->g, r->graph_def.data, r->graph_def.len, st);
+  rt_session_config cfg = {0};
+  if (r->config) {
+    cfg.allow_soft_placement = r->config->allow_soft_placement;
+    cfg.log_device_placement = r->config->log_device_placement;
+    cfg.operation_timeout_ms = r->config->operation_timeout_in_ms;
+    cfg.isolate_session_state = r->config->isolate_session_state;
+    cfg.n_device_filters = (int)r->config->n_device_filters;
+    cfg.device_filters = (const char *const *)r->config->device_filters;
+  }
+  if (!rc && !(t->s = rt_session_new(M.endpoint, t->g, &cfg, st))) rc = st->code;
+  tensorflow__create_session_request__free_unpacked(r, NULL);
+  pthread_mutex_lock(&M.mu);
+  int slot = -1;
+  for (int i = 0; i < MAX_SESSIONS && slot < 0 && !rc; i++)
+    if (!M.live[i]) slot = i;
+  if (!rc && slot < 0) rc = rt_error(st, RT_RESOURCE_EXHAUSTED, "CreateSession: %d sessions are open already", MAX_SESSIONS);
+  if (!rc) {
+    snprintf(t->handle, sizeof t->handle, "tfsh-%llu", (unsigned long long)++M.next);
+    M.live[slot] = t;
+  }
+  pthread_mutex_unlock(&M.mu);
+  if (rc) {
+    drop(t);
+    return rc;
+  }
+  Tensorflow__CreateSessionResponse out = TENSORFLOW__CREATE_SESSION_RESPONSE__INIT;
+  out.session_handle = t->handle;
+  out.graph_version = t->version;
+  *rep_n = tensorflow__create_session_response__get_packed_size(&out);
+  *rep = xmalloc(*rep_n + 1);
+  tensorflow__create_session_response__pack(&out, *rep);
+  return RT_OK;
+}
+
+static int extend(const uint8_t *req, size_t n, uint8_t **rep, size_t *rep_n, rt_status *st) {
+  Tensorflow__ExtendSessionRequest *r = tensorflow__extend_session_request__unpack(NULL, n, req);
+  if (!r) return rt_error(st, RT_INVALID_ARGUMENT, "ExtendSession: %zu bytes that are not an ExtendSessionRequest", n);
+  tf_sess *t = take(r->session_handle);
+  int rc = t ? RT_OK : rt_error(st, RT_ABORTED, "Session %s is not found.", r->session_handle ? r->session_handle : "");
+  if (t) {
+    pthread_mutex_lock(&t->mu);
+    rc = add_graphdef(t->g, r->graph_def.data, r->graph_def.len, st);
+    if (!rc) t->version++;
+    Tensorflow__ExtendSessionResponse out = TENSORFLOW__EXTEND_SESSION_RESPONSE__INIT;
+    out.new_graph_version = t->version;
+    pthread_mutex_unlock(&t->mu);
+    if (!rc) {
+      *rep_n = tensorflow__extend_session_response__get_packed_size(&out);
+      *rep = xmalloc(*rep_n + 1);
+      tensorflow__extend_session_response__pack(&out, *rep);
+    }
+    drop(t);
+  }
+  tensorflow__extend_session_request__free_unpacked(r, NULL);
+  return rc;
+}
+
+static int run_step(const uint8_t *req, size_t n, uint8_t **rep, size_t *rep_n, rt_status *st) {
+  Tensorflow__RunStepRequest *r = tensorflow__run_step_request__unpack(NULL, n, req);
+  if (!r) return rt_error(st, RT_INVALID_ARGUMENT, "RunStep: %zu bytes that are not a RunStepRequest", n);
+  tf_sess *t = take(r->session_handle);
+  int rc = t ? RT_OK : rt_error(st, RT_ABORTED, "Session %s is not found.", r->session_handle ? r->session_handle : "");
+  int nf = (int)r->n_feed, nt = (int)r->n_fetch;
+  rt_tensor **feeds = xcalloc((size_t)nf + 1, sizeof *feeds), **got = xcalloc((size_t)nt + 1, sizeof *got);
+  const char **feed_names = xcalloc((size_t)nf + 1, sizeof *feed_names);
+  for (int i = 0; i < nf && !rc; i++) {
+    feed_names[i] = r->feed[i]->name ? r->feed[i]->name : "";
+    rc = rt_tensor_proto_decode(r->feed[i]->tensor.data, r->feed[i]->tensor.len, feed_names[i], &feeds[i], st);
+  }
+  if (!rc) {
+    rt_session_run run = {.n_feeds = nf, .feed_names = feed_names, .feeds = feeds, .n_fetches = nt,
+                          .fetch_names = (const char *const *)r->fetch, .fetched = got,
+                          .n_targets = (int)r->n_target, .targets = (const char *const *)r->target,
+                          .timeout_ms = r->options ? r->options->timeout_in_ms : 0, .graph_sent = true};
+    pthread_mutex_lock(&t->mu);   /* new nodes go to the master under the graph's lock */
+    rc = rt_session_extend(t->s, NULL, st);
+    pthread_mutex_unlock(&t->mu);
+    if (!rc) rc = rt_session_run_step(t->s, &run, st);
+  }
+  if (!rc) {
+    Tensorflow__RunStepResponse out = TENSORFLOW__RUN_STEP_RESPONSE__INIT;
+    Tensorflow__NamedTensorProto *nts = xcalloc((size_t)nt + 1, sizeof *nts), **ntp = xcalloc((size_t)nt + 1, sizeof *ntp);
+    for (int i = 0; i < nt && !rc; i++) {
+      tensorflow__named_tensor_proto__init(&nts[i]);
+      nts[i].name = r->fetch[i];
+      rc = rt_tensor_proto_encode(got[i], &nts[i].tensor.data, &nts[i].tensor.len, st);
+      ntp[i] = &nts[i];
+    }
+    out.n_tensor = (size_t)nt, out.tensor = ntp;
+    if (!rc) {
+      *rep_n = tensorflow__run_step_response__get_packed_size(&out);
+      *rep = xmalloc(*rep_n + 1);
+      tensorflow__run_step_response__pack(&out, *rep);
+    }
+    for (int i = 0; i < nt; i++) free(nts[i].tensor.data);
+    free(nts), free(ntp);
+  }
+  for (int i = 0; i < nf; i++) rt_tensor_unref(feeds[i]);
+  for (int i = 0; i < nt; i++) rt_tensor_unref(got[i]);
+  free(feeds), free(got), free(feed_names);
+  if (t) drop(t);
+  tensorflow__run_step_request__free_unpacked(r, NULL);
+  return rc;
+}
+
+static int close_session(const uint8_t *req, size_t n, uint8_t **rep, size_t *rep_n, rt_status *st) {
+  Tensorflow__CloseSessionRequest *r = tensorflow__close_session_request__unpack(NULL, n, req);
+  if (!r) return rt_error(st, RT_INVALID_ARGUMENT, "CloseSession: %zu bytes that are not a CloseSessionRequest", n);
+  tf_sess *t = NULL;
+  pthread_mutex_lock(&M.mu);
+  for (int i = 0; i < MAX_SESSIONS && !t; i++)
+    if (M.live[i] && r->session_handle && !strcmp(M.live[i]->handle, r->session_handle)) t = M.live[i], M.live[i] = NULL;
+  pthread_mutex_unlock(&M.mu);
+  tensorflow__close_session_request__free_unpacked(r, NULL);
+  if (!t) return rt_error(st, RT_ABORTED, "Session is not found.");
+  rt_session_close(t->s);   /* steps in flight end; the last user frees it */
+  drop(t);
+  *rep = xmalloc(1), *rep_n = 0;
+  return RT_OK;
+}
+
+static int handle(void *arg, const char *method, const uint8_t *req, size_t n, uint8_t **rep,
+                  size_t *rep_n, char *err, size_t err_len) {
+  (void)arg;
+  static const struct {
+    const char *name;
+    int (*fn)(const uint8_t *, size_t, uint8_t **, size_t *, rt_status *);
+  } methods[] = {{"CreateSession", create}, {"ExtendSession", extend}, {"RunStep", run_step},
+                 {"CloseSession", close_session}};
+  static const char prefix[] = "/tensorflow.MasterService/";
+  rt_status st = {0};
+  int rc = -1;
+  for (size_t i = 0; i < sizeof methods / sizeof *methods && rc < 0; i++)
+    if (!strncmp(method, prefix, sizeof prefix - 1) && !strcmp(method + sizeof prefix - 1, methods[i].name))
+      rc = methods[i].fn(req, n, rep, rep_n, &st);
+  if (rc < 0) rc = rt_error(&st, RT_UNIMPLEMENTED, "tfsh's TF master has no method %s", method);
+  if (rc) snprintf(err, err_len, "%s", st.msg);
+  return rc > 0 && rc <= 16 ? rc : rc ? RT_INTERNAL : 0;
+}
+
+int rt_tfmaster_start(const char *addr, const char *endpoint, rt_status *st) {
+  snprintf(M.endpoint, sizeof M.endpoint, "%s", endpoint);
+  char why[300];
+  if (!(M.srv = net_grpc_serve(addr, SERVE_THREADS, handle, NULL, why, sizeof why)))
+    return rt_error(st, RT_UNAVAILABLE, "--grpc %s: %s", addr, why);
+  return RT_OK;
+}
