@@ -7,6 +7,9 @@
 #    call and writes it down while TFSH runs tests/integration/tf_peer_tiny.py through it
 #    (TFSH_PEER=tf): session_exchange.txt (a call a line: method, request hex, status
 #    code, reply hex or error text) and session_tiny.out (what tfsh printed).
+# 3. With TFSH: the other way, TF's own client running tf_peer_tiny.py on `TFSH server
+#    --grpc` through the proxy: client_exchange.txt and client_tiny.out. (Its answers are
+#    exact small integers, so they replay byte for byte on any CPU.)
 import os
 import socket
 import subprocess
@@ -42,41 +45,60 @@ for job in ("ps", "worker"):
 with open(os.path.join(out, "VERSION"), "w") as f:
     f.write("recorded by scripts/tf_oracle/record_grpc.py from TensorFlow %s (grpcio %s)\n" % (tf.__version__, grpc.__version__))
 
+
+class Recorder(grpc.GenericRpcHandler):
+    """A proxy in front of upstream that forwards every call and writes it down."""
+
+    def __init__(self, upstream):
+        self.upstream, self.log = grpc.insecure_channel(upstream), []
+
+    def service(self, details):
+        method, call = details.method, self.upstream.unary_unary(details.method)
+
+        def handle(req, ctx):
+            try:
+                reply = call(req, timeout=60)
+            except grpc.RpcError as e:
+                self.log.append("%s %s %d %s" % (method, req.hex(), e.code().value[0],
+                                                 e.details().replace("\n", "\\n")))
+                ctx.abort(e.code(), e.details())
+            self.log.append("%s %s 0 %s" % (method, req.hex(), reply.hex()))
+            return reply
+        return grpc.unary_unary_rpc_method_handler(handle)
+
+
+def record(upstream, client, name):
+    """Runs client (argv, with the proxy's target appended) through a recording proxy."""
+    rec, port = Recorder(upstream), free_port()
+    proxy = grpc.server(futures.ThreadPoolExecutor(max_workers=4), handlers=[rec])
+    proxy.add_insecure_port("127.0.0.1:%d" % port)
+    proxy.start()
+    run = subprocess.run(client + ["grpc://localhost:%d" % port], env=dict(os.environ, TFSH_PEER="tf"),
+                         capture_output=True, text=True, timeout=120)
+    proxy.stop(0)
+    with open(os.path.join(out, name + "_tiny.out"), "w") as f:
+        f.write(run.stdout)
+    with open(os.path.join(out, name + "_exchange.txt"), "w") as f:
+        f.write("\n".join(rec.log) + "\n")
+    print("%s: %d calls recorded, client exit %d" % (name, len(rec.log), run.returncode))
+    if run.returncode:
+        sys.stderr.write(run.stderr)
+
+
 if len(sys.argv) > 2:
     tfsh = sys.argv[2]
     root = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
-    tf_port, proxy_port = free_port(), free_port()
+    tiny = os.path.join(root, "tests/integration/tf_peer_tiny.py")
+    tf_port = free_port()
     server = tf.train.Server(tf.train.ClusterSpec({"worker": ["localhost:%d" % tf_port]}), job_name="worker",
                              task_index=0)
-    upstream = grpc.insecure_channel("localhost:%d" % tf_port)
-    log = []
-
-
-    class Forward(grpc.GenericRpcHandler):
-        def service(self, details):
-            method = details.method
-            call = upstream.unary_unary(method)
-
-            def handle(req, ctx):
-                try:
-                    reply = call(req, timeout=60)
-                except grpc.RpcError as e:
-                    log.append("%s %s %d %s" % (method, req.hex(), e.code().value[0], e.details().replace("\n", "\\n")))
-                    ctx.abort(e.code(), e.details())
-                log.append("%s %s 0 %s" % (method, req.hex(), reply.hex()))
-                return reply
-            return grpc.unary_unary_rpc_method_handler(handle)
-
-
-    proxy = grpc.server(futures.ThreadPoolExecutor(max_workers=4), handlers=[Forward()])
-    proxy.add_insecure_port("127.0.0.1:%d" % proxy_port)
-    proxy.start()
-    env = dict(os.environ, TFSH_PEER="tf")
-    run = subprocess.run([tfsh, os.path.join(root, "tests/integration/tf_peer_tiny.py"),
-                          "grpc://localhost:%d" % proxy_port], env=env, capture_output=True, text=True, timeout=120)
-    sys.stderr.write(run.stderr)
-    with open(os.path.join(out, "session_tiny.out"), "w") as f:
-        f.write(run.stdout)
-    with open(os.path.join(out, "session_exchange.txt"), "w") as f:
-        f.write("\n".join(log) + "\n")
-    print("%d calls recorded; tfsh exit %d" % (len(log), run.returncode))
+    record("localhost:%d" % tf_port, [tfsh, tiny], "session")
+    task, grpc_port = free_port(), free_port()
+    tfsh_server = subprocess.Popen([tfsh, "server", "--cluster", '{"worker": ["localhost:%d"]}' % task, "--job",
+                                    "worker", "--task", "0", "--grpc", "localhost:%d" % grpc_port],
+                                   stdout=subprocess.PIPE, text=True)
+    while "serving on" not in tfsh_server.stdout.readline():
+        pass
+    record("localhost:%d" % grpc_port, [sys.executable, os.path.join(root, "scripts/tf_oracle/shim.py"), tiny],
+           "client")
+    tfsh_server.terminate()

@@ -1,0 +1,35 @@
+#!/usr/bin/env bash
+# tfsh server --grpc checked without TF: the requests a real TF 2.21 client sent (its
+# GraphDef, RunStep feeds and fetches, ExtendSession, CloseSession) replayed against a
+# fresh tfsh server get the recorded answers byte for byte (tests/data/tf_grpc,
+# scripts/tf_oracle/record_grpc.py; test_tf_peer.sh runs the live pairings with TF).
+. "$(dirname "$0")/lib.sh"
+D=$TFSH_SRC/tests/data/tf_grpc
+"$TFSH" -c "import grpc" 2>/dev/null || { echo "SKIP: no python3-grpcio to replay TF's client"; exit 77; }
+read -r W G <<<"$(free_ports 2)"
+start_task w --cluster "{\"worker\": [\"localhost:$W\"]}" --job worker --task 0 --grpc "localhost:$G"
+wait_for "$WORK/w.log" "serving on"
+check "TF's client, replayed" "ok: 11 calls answered as recorded" \
+  "$(timeout 60 "$TFSH" "$TFSH_SRC/tests/integration/replay_tf_client.py" "localhost:$G" "$D/client_exchange.txt" 2>&1)"
+check "an unknown method" "StatusCode.UNIMPLEMENTED tfsh's TF master has no method /tensorflow.MasterService/PartialRunSetup" \
+  "$(timeout 60 "$TFSH" -c "
+import grpc
+try:
+    grpc.insecure_channel('localhost:$G').unary_unary('/tensorflow.MasterService/PartialRunSetup')(b'', timeout=10)
+except grpc.RpcError as e:
+    print(e.code(), e.details())" 2>&1)"
+check "garbage instead of a RunStepRequest" "StatusCode.INVALID_ARGUMENT RunStep: 3 bytes that are not a RunStepRequest" \
+  "$(timeout 60 "$TFSH" -c "
+import grpc
+try:
+    grpc.insecure_channel('localhost:$G').unary_unary('/tensorflow.MasterService/RunStep')(b'\x0a\xff\xff', timeout=10)
+except grpc.RpcError as e:
+    print(e.code(), e.details())" 2>&1)"
+check "a session that is not there" "StatusCode.ABORTED Session nope is not found." \
+  "$(timeout 60 "$TFSH" -c "
+import grpc
+try:
+    grpc.insecure_channel('localhost:$G').unary_unary('/tensorflow.MasterService/RunStep')(b'\x0a\x04nope', timeout=10)
+except grpc.RpcError as e:
+    print(e.code(), e.details())" 2>&1)"
+finish
