@@ -11,25 +11,17 @@ start_task w --cluster "{\"worker\": [\"localhost:$W\"]}" --job worker --task 0 
 wait_for "$WORK/w.log" "serving on"
 check "TF's client, replayed" "ok: 11 calls answered as recorded" \
   "$(timeout 60 "$TFSH" "$TFSH_SRC/tests/integration/replay_tf_client.py" "localhost:$G" "$D/client_exchange.txt" 2>&1)"
+rpc() {   # rpc METHOD PY_BYTES: the status a bare call gets
+  timeout 60 "$TFSH" -c "
+import grpc
+try:
+    grpc.insecure_channel('localhost:$G').unary_unary('/tensorflow.MasterService/$1')($2, timeout=10)
+except grpc.RpcError as e:
+    print(e.code(), e.details())" 2>&1
+}
 check "an unknown method" "StatusCode.UNIMPLEMENTED tfsh's TF master has no method /tensorflow.MasterService/PartialRunSetup" \
-  "$(timeout 60 "$TFSH" -c "
-import grpc
-try:
-    grpc.insecure_channel('localhost:$G').unary_unary('/tensorflow.MasterService/PartialRunSetup')(b'', timeout=10)
-except grpc.RpcError as e:
-    print(e.code(), e.details())" 2>&1)"
+  "$(rpc PartialRunSetup "b''")"
 check "garbage instead of a RunStepRequest" "StatusCode.INVALID_ARGUMENT RunStep: 3 bytes that are not a RunStepRequest" \
-  "$(timeout 60 "$TFSH" -c "
-import grpc
-try:
-    grpc.insecure_channel('localhost:$G').unary_unary('/tensorflow.MasterService/RunStep')(b'\x0a\xff\xff', timeout=10)
-except grpc.RpcError as e:
-    print(e.code(), e.details())" 2>&1)"
-check "a session that is not there" "StatusCode.ABORTED Session nope is not found." \
-  "$(timeout 60 "$TFSH" -c "
-import grpc
-try:
-    grpc.insecure_channel('localhost:$G').unary_unary('/tensorflow.MasterService/RunStep')(b'\x0a\x04nope', timeout=10)
-except grpc.RpcError as e:
-    print(e.code(), e.details())" 2>&1)"
+  "$(rpc RunStep "b'\\x0a\\xff\\xff'")"
+check "a session that is not there" "StatusCode.ABORTED Session nope is not found." "$(rpc RunStep "b'\\x0a\\x04nope'")"
 finish
