@@ -3,8 +3,10 @@
 # scripts/tf_oracle/record_grpc.py). Each call must come in the recorded order with the
 # recorded request bytes; it gets TF's recorded reply (or TF's error). A request that
 # differs is answered INVALID_ARGUMENT naming the call and the first byte that differs.
-# Run by tfsh itself (Debian's python3-grpcio):  tfsh fake_tf_master.py PORT EXCHANGE
+# Run by tfsh itself (Debian's python3-grpcio):  tfsh fake_tf_master.py PORT EXCHANGE [DIE_AT]
+# DIE_AT: the process exits when call DIE_AT comes (a master that dies mid-session).
 # Prints "serving" when ready; gives up by itself after 120 s.
+import os
 import sys
 import threading
 from concurrent import futures
@@ -12,6 +14,7 @@ from concurrent import futures
 import grpc
 
 port, path = int(sys.argv[1]), sys.argv[2]
+die_at = int(sys.argv[3]) if len(sys.argv) > 3 else -1
 calls = []
 for line in open(path):
     method, req, code, rest = (line.rstrip("\n").split(" ", 3) + [""])[:4]
@@ -35,6 +38,8 @@ class Replay(grpc.GenericRpcHandler):
             with lock:
                 i = state["next"]
                 state["next"] += 1
+            if i == die_at:
+                os._exit(3)
             if i >= len(calls):
                 ctx.abort(grpc.StatusCode.OUT_OF_RANGE, "call %d (%s): the recorded exchange has %d" % (i, method, len(calls)))
             want_method, want, code, rest = calls[i]

@@ -14,6 +14,15 @@ PIDS+=($!)
 wait_for "$WORK/master.log" serving
 out=$(TFSH_PEER=tf timeout 60 "$TFSH" "$TFSH_SRC/tests/integration/tf_peer_tiny.py" "grpc://localhost:$M" 2>&1)
 check "the session's output, as against real TF" "$(cat "$D/session_tiny.out")" "$out"
+# A master that dies in the middle of the session (at the first RunStep): TF's code and
+# where, no hang.
+read -r M2 <<<"$(free_ports 1)"
+"$TFSH" "$TFSH_SRC/tests/integration/fake_tf_master.py" "$M2" "$D/session_exchange.txt" 1 >"$WORK/dying.log" 2>&1 </dev/null &
+PIDS+=($!)
+wait_for "$WORK/dying.log" serving
+out=$(TFSH_PEER=tf timeout 60 "$TFSH" "$TFSH_SRC/tests/integration/tf_peer_tiny.py" "grpc://localhost:$M2" 2>&1 | tail -1)
+want="UnavailableError: RunStep on the TensorFlow master at localhost:$M2: "
+check "the master dies mid-session (the step, where, and gRPC's words)" "$want" "${out:0:${#want}}"
 # A master that is not there: a clear error, at once.
 read -r N <<<"$(free_ports 1)"
 out=$(TFSH_PEER=tf timeout 60 "$TFSH" -c "
