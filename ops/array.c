@@ -142,11 +142,19 @@ static int reshape_shape(rt_shape_ctx *c) {
   if (in >= 0 && unk >= 0 && known > 0) {
     if (in % known == 0) o.dims[unk] = in / known;
   }
-  if (in >= 0 && ((unk < 0 && in != known) || (unk >= 0 && known > 0 && in % known))) {
+  /* input dims partly known, the target fully: the known part must divide it (TF's check) */
+  int64_t known_in = 1;
+  const rt_shape *is = IN_SHAPE(0);
+  for (int d = 0; in < 0 && is->ndims >= 0 && d < is->ndims; d++) known_in *= is->dims[d] >= 0 ? is->dims[d] : 1;
+  bool indivisible = in < 0 && is->ndims >= 0 && unk < 0 && known_in > 0 && known % known_in;
+  if (indivisible || (in >= 0 && ((unk < 0 && in != known) || (unk >= 0 && known > 0 && in % known)))) {
     char a[160], b[160];
-    int rc = op_shape_error(c, 0, "Cannot reshape a tensor with %lld elements to shape %s (%lld "
-                                  "elements)", (long long)in, op_shape_tf(&o, a, sizeof a),
-                            (long long)known);
+    int rc = indivisible
+                 ? op_shape_error(c, 0, "Dimension size must be evenly divisible by %lld but is %lld",
+                                  (long long)known_in, (long long)known)
+                 : op_shape_error(c, 0, "Cannot reshape a tensor with %lld elements to shape %s (%lld "
+                                        "elements)", (long long)in, op_shape_tf(&o, a, sizeof a),
+                                  (long long)known);
     size_t len = strlen(c->st->msg);
     if (len) c->st->msg[len - 1] = '\0';
     snprintf(c->st->msg + len - 1, sizeof c->st->msg - (len - 1),
