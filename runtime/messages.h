@@ -1,7 +1,8 @@
 /* Internal to runtime/: the messages of tfsh's own protocol that a task's server answers,
  * one row each. server.c dispatches by these rows and tells the net server which of them
  * run on its I/O thread; net/PROTOCOL.md ("Message index") and the comments atop master.c
- * and worker.c list the same messages. */
+ * and worker.c list the same messages, and tests/unit/test_doc_tables.c fails when they
+ * do not agree. */
 #ifndef TFSH_MESSAGES_H
 #define TFSH_MESSAGES_H
 

@@ -8,6 +8,7 @@
 #include "runtime/cluster.h"
 
 /* ---- the subcommands, one row each (commands.c) ------------------------------------- */
+/* man/tfsh.1's SYNOPSIS names the same (tests/unit/test_doc_tables.c checks). */
 typedef struct sh_subcommand {
   const char *name;                     /* argv[1]: "keygen" */
   int (*main)(int argc, char **argv);   /* argv[0] is name; the exit status */
