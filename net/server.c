@@ -61,7 +61,7 @@ struct net_server {
   int nthreads;
   pthread_t *threads;
   bool stopping;
-  char inline_types[4][NET_TYPE_MAX + 1];   /* handled on the I/O thread (never block) */
+  char inline_types[NET_SERVER_MAX_INLINE][NET_TYPE_MAX + 1];   /* handled on the I/O thread (never block) */
   atomic_int n_inline;          /* inline_types filled: published after the slot is written
                                    (the I/O thread may already be reading requests) */
 };
@@ -148,7 +148,7 @@ static bool handled_inline(net_server *s, const char *type) {
 
 void net_server_inline(net_server *s, const char *type) {   /* one thread: the server's maker */
   int i = atomic_load_explicit(&s->n_inline, memory_order_relaxed);
-  if (i < 4) {
+  if (i < NET_SERVER_MAX_INLINE) {
     snprintf(s->inline_types[i], sizeof s->inline_types[i], "%s", type);
     atomic_store_explicit(&s->n_inline, i + 1, memory_order_release);
     return;

@@ -43,7 +43,9 @@ void net_server_free(net_server *s);
  * tcp://127.0.0.1:2222). Their requests (net/peer.h) skip the socket. */
 void net_server_alias(net_server *s, const char *endpoint);
 /* Handle requests of this type on the I/O thread, not a handler thread: for handlers
- * that never block (a pushed tensor dropped into a table). At most 4 types. */
+ * that never block (a pushed tensor dropped into a table). At most NET_SERVER_MAX_INLINE
+ * types: later ones go to handler threads. */
+#define NET_SERVER_MAX_INLINE 4
 void net_server_inline(net_server *s, const char *type);
 
 const net_in *net_req_msg(const net_req *r);

@@ -5,6 +5,13 @@
  *   RunStep {session, feeds: [{name, tensor}], fetches, targets} -> {tensors}
  *   CloseSession {session}                                       -> {}
  *   ListDevices {}                                               -> {devices}
+ *   WaitStatus {}                                                -> {waiting_for, elapsed_ms}
+ *   CancelRun {session}                                          -> {}
+ *   Reset {containers}                                           -> {}
+ *   Placement {session, feeds, fetches, targets}                 -> {nodes, partitions, edges}
+ *   Progress {session}                                           -> {running, step, devices}
+ *
+ * (rt_master_messages, at the end, dispatches them; net/PROTOCOL.md has every field.)
  *
  * A run signature (feeds, fetches, targets) is prepared once: the graph is pruned to what
  * it needs, placed, partitioned per task, and each fragment registered with its worker.
@@ -1322,18 +1329,17 @@ static int check_cluster(rt_master *m, const char *task, const net_in *rep, rt_s
                   "the same cluster spec", task, m->srv->task, diff);
 }
 
-bool rt_master_handle(rt_master *m, net_req *req) {
-  const char *t = net_in_type(net_req_msg(req));
-  if (!strcmp(t, "RunStep")) handle_run(m, req);
-  else if (!strcmp(t, "CreateSession")) handle_create(m, req);
-  else if (!strcmp(t, "ExtendSession")) handle_extend(m, req);
-  else if (!strcmp(t, "CloseSession")) handle_close(m, req);
-  else if (!strcmp(t, "ListDevices")) handle_list_devices(m, req);
-  else if (!strcmp(t, "WaitStatus")) handle_wait_status(m, req);
-  else if (!strcmp(t, "CancelRun")) handle_cancel(m, req);
-  else if (!strcmp(t, "Reset")) handle_reset(m, req);
-  else if (!strcmp(t, "Placement")) handle_placement(m, req);   /* views */
-  else if (!strcmp(t, "Progress")) handle_progress(m, req);     /* views */
-  else return false;
-  return true;
-}
+/* Looked up in this order (runtime/server.c): the frequent ones first. */
+const rt_message rt_master_messages[] = {
+  {"RunStep", .master = handle_run, .summary = "one step of a session: feeds in, targets run, fetches out"},
+  {"CreateSession", .master = handle_create, .summary = "a session over the cluster, from a graph and a config"},
+  {"ExtendSession", .master = handle_extend, .summary = "add nodes to a session's graph"},
+  {"CloseSession", .master = handle_close, .summary = "close a session"},
+  {"ListDevices", .master = handle_list_devices, .summary = "this task's devices"},
+  {"WaitStatus", .master = handle_wait_status, .summary = "the tasks a CreateSession waits for, and since when"},
+  {"CancelRun", .master = handle_cancel, .summary = "abort a session's step in flight (Ctrl-C in the client)"},
+  {"Reset", .master = handle_reset, .summary = "drop resource containers on every task; close the sessions"},
+  {"Placement", .master = handle_placement, .summary = "views: where a session's nodes would run, and why"},
+  {"Progress", .master = handle_progress, .summary = "views: how far a session's step in flight is, on every task"},
+  {0},
+};

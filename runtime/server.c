@@ -53,11 +53,24 @@ int64_t rt_process_token(void) {   /* runtime/op.h */
 
 /* ---- the server --------------------------------------------------------------------- */
 
+/* The messages a task answers, the worker's first (its step messages are the most
+ * frequent); a linear scan of ~20 rows costs nothing beside a message's decoding. */
+static const rt_message *const services[] = {rt_worker_messages, rt_master_messages};
+
+static const rt_message *find_message(const char *type) {
+  for (size_t i = 0; i < sizeof services / sizeof *services; i++)
+    for (const rt_message *r = services[i]; r->name; r++)
+      if (!strcmp(r->name, type)) return r;
+  return NULL;
+}
+
 static void dispatch(void *user, net_req *req) {
   rt_server *s = user;
-  if (rt_worker_handle(s->worker, req) || rt_master_handle(s->master, req)) return;
-  net_reply_error(req, RT_UNIMPLEMENTED, "%s: unknown message type '%s'", s->task,
-                  net_in_type(net_req_msg(req)));
+  const rt_message *r = find_message(net_in_type(net_req_msg(req)));
+  if (r && r->worker) r->worker(s->worker, req);
+  else if (r) r->master(s->master, req);
+  else net_reply_error(req, RT_UNIMPLEMENTED, "%s: unknown message type '%s'", s->task,
+                       net_in_type(net_req_msg(req)));
 }
 
 /* The host part of "host:port" (all of it when there is no port). */
@@ -150,9 +163,10 @@ rt_server *rt_server_start(const rt_cluster *c, const char *job, int index,
     return NULL;
   }
   snprintf(s->endpoint, sizeof s->endpoint, "%s", net_server_endpoint(s->net, 0));
-  /* Pushed tensors never block: they are taken on the I/O thread, no hop to a handler. */
-  net_server_inline(s->net, "PushTensor");
-  net_server_inline(s->net, "ShmRelease");
+  /* Rows that never block are taken on the I/O thread, no hop to a handler. */
+  for (size_t i = 0; i < sizeof services / sizeof *services; i++)
+    for (const rt_message *r = services[i]; r->name; r++)
+      if (r->io_thread) net_server_inline(s->net, r->name);
   /* Sessions and peers of this process that name the task as the spec does reach it
    * without a socket (TF1's LocalMaster). */
   char spec_ep[256];

@@ -1,6 +1,7 @@
 /* Internal to runtime/: the parts of a server that master.c and worker.c share. The two
- * never call each other: server.c dispatches to both, and what both put on the wire
- * (devices, the cluster digest) is runtime/wire_fmt.h's. */
+ * never call each other: server.c dispatches to both by their tables of messages
+ * (runtime/messages.h), and what both put on the wire (devices, the cluster digest) is
+ * runtime/wire_fmt.h's. */
 #ifndef TFSH_SERVER_INT_H
 #define TFSH_SERVER_INT_H
 
@@ -11,10 +12,8 @@
 #include "net/server.h"
 #include "runtime/cluster.h"
 #include "runtime/device.h"
+#include "runtime/messages.h"
 #include "runtime/server.h"
-
-typedef struct rt_master rt_master;
-typedef struct rt_worker rt_worker;
 
 struct rt_server {
   rt_cluster *cluster;
@@ -39,13 +38,10 @@ void rt_worker_free(rt_worker *w);
 /* Abort every step and fail new ones, so blocked handlers return (before the net server
  * is freed, which waits for them). */
 void rt_worker_shutdown(rt_worker *w);
-/* Handle a worker-service message; false if the type is not the worker's. */
-bool rt_worker_handle(rt_worker *w, net_req *req);
 
 /* master.c */
 rt_master *rt_master_new(rt_server *s);
 void rt_master_free(rt_master *m);
-bool rt_master_handle(rt_master *m, net_req *req);
 
 /* Random 64-bit ids (step ids, incarnations, handles). */
 uint64_t rt_random_u64(void);

@@ -3,9 +3,14 @@
  *   RegisterGraph {session, isolate?, graph: [placed nodes]} -> {handle}
  *   RunGraph      {handle, step, feeds: [{name, tensor}], fetches: [name]} -> {tensors}
  *   PushTensor    {step, key, tensor}                       -> no reply (errors abort)
+ *   ShmRelease    {off}                                     -> no reply
  *   AbortStep     {step, code, msg}                         -> {}
  *   DeregisterGraph {handle}                                -> {}
  *   GetStatus     {}                                        -> {task, devices}
+ *   ResetWorker   {containers}                              -> {}
+ *   GetProgress   {step?}                                   -> {task, runs, devices}
+ *
+ * (rt_worker_messages, at the end, dispatches them; net/PROTOCOL.md has every field.)
  *
  * A registered fragment is split again per device; each device's part runs in its own
  * thread (kept with the fragment) with its own executor. Tensors between parts of this
@@ -970,7 +975,8 @@ static void handle_push(rt_worker *w, net_req *req) {
 }
 
 /* ShmRelease {off}, on the I/O thread: a block of this process's outbox is free again. */
-static void handle_shm_release(net_req *req) {
+static void handle_shm_release(rt_worker *w, net_req *req) {
+  (void)w;
   uint64_t off;
   rt_status st;
   if (!net_get_uint(net_req_msg(req), "off", &off, &st)) net_shm_release(off);
@@ -1119,17 +1125,18 @@ static void handle_reset(rt_worker *w, net_req *req) {
   net_reply(req, net_msg_new("ResetWorkerOk"));
 }
 
-bool rt_worker_handle(rt_worker *w, net_req *req) {
-  const char *t = net_in_type(net_req_msg(req));
-  if (!strcmp(t, "RunGraph")) handle_run(w, req);
-  else if (!strcmp(t, "PushTensor")) handle_push(w, req);
-  else if (!strcmp(t, "ShmRelease")) handle_shm_release(req);
-  else if (!strcmp(t, "RegisterGraph")) handle_register(w, req);
-  else if (!strcmp(t, "AbortStep")) handle_abort(w, req);
-  else if (!strcmp(t, "DeregisterGraph")) handle_deregister(w, req);
-  else if (!strcmp(t, "GetStatus")) handle_status(w, req);
-  else if (!strcmp(t, "ResetWorker")) handle_reset(w, req);
-  else if (!strcmp(t, "GetProgress")) handle_progress(w, req);   /* views */
-  else return false;
-  return true;
-}
+/* Looked up in this order (runtime/server.c): the frequent ones first. */
+const rt_message rt_worker_messages[] = {
+  {"RunGraph", .worker = handle_run, .summary = "run a registered fragment for one step"},
+  {"PushTensor", .worker = handle_push, .io_thread = true,
+   .summary = "a tensor for a step's rendezvous, sent as soon as it exists; no reply"},
+  {"ShmRelease", .worker = handle_shm_release, .io_thread = true,
+   .summary = "a block of the receiver's shared-memory outbox is free again; no reply"},
+  {"RegisterGraph", .worker = handle_register, .summary = "a placed fragment of a session's graph, kept for its steps"},
+  {"AbortStep", .worker = handle_abort, .summary = "fail a step here, and its waiting receives"},
+  {"DeregisterGraph", .worker = handle_deregister, .summary = "drop a registered fragment"},
+  {"GetStatus", .worker = handle_status, .summary = "this task: its name, incarnation, devices and cluster spec"},
+  {"ResetWorker", .worker = handle_reset, .summary = "drop resource containers on this task's devices"},
+  {"GetProgress", .worker = handle_progress, .summary = "views: the steps running here and this task's totals"},
+  {0},
+};

@@ -7,6 +7,22 @@
 
 #include "runtime/cluster.h"
 
+/* ---- the subcommands, one row each (commands.c) ------------------------------------- */
+/* man/tfsh.1's SYNOPSIS names the same (tests/unit/test_doc_tables.c checks). */
+typedef struct sh_subcommand {
+  const char *name;                     /* argv[1]: "keygen" */
+  int (*main)(int argc, char **argv);   /* argv[0] is name; the exit status */
+  const char *usage;                    /* its --help entry: "keygen FILE" */
+  const char *help;                     /* what it does, lines of --help's second column */
+} sh_subcommand;
+extern const sh_subcommand sh_subcommands[];   /* ends with a row whose name is NULL */
+const sh_subcommand *sh_cmd_find(const char *name);   /* NULL: not a subcommand */
+void sh_cmd_help(void);                               /* tfsh --help, on stdout */
+/* "tfsh: " fmt (with arg) and the usage line on stderr; 2, the exit status. */
+int sh_cmd_usage_error(const char *fmt, const char *arg);
+/* The interpreter's end: the live views cleared, output flushed; status. */
+int sh_cmd_finish(int status);
+
 /* ---- what the subcommands share (cmd.c) ---------------------------------------------- */
 /* argv[*i] as "--name=value" or "--name value" (then *i moves past the value): the value,
  * or NULL when argv[*i] is not that option. */
