@@ -37,6 +37,10 @@ struct rt_session {
   bool probe_pending;
 };
 
+/* An interrupt flag another thread (or a signal handler) sets: read atomically, so the
+ * setter's atomic store and this read are ordered (TSan saw the plain read race). */
+static bool raised(const volatile int *p) { return p && __atomic_load_n(p, __ATOMIC_RELAXED); }
+
 typedef struct waiter {
   rt_session *s;
   const volatile int *interrupt;
@@ -70,7 +74,7 @@ static void report_wait(waiter *w, int64_t elapsed_ms) {
 
 static int tick(void *arg, int64_t elapsed_ms) {
   waiter *w = arg;
-  if (w->interrupt && *w->interrupt) return 1;
+  if (raised(w->interrupt)) return 1;
   if (w->tick && w->tick(w->tick_arg, elapsed_ms)) return 1;   /* views */
   /* first after 1.5 s (the promise is "within 2 s"), then every 2 s */
   if (w->report && elapsed_ms >= 1500 && (!w->last_report || elapsed_ms - w->last_report >= 2000)) {
@@ -96,7 +100,7 @@ static int call_report(rt_session *s, net_msg *req, net_in **rep, const volatile
   waiter wt = {s, interrupt, report, 0, NULL, NULL};
   net_wait w = {.timeout_ms = -1, .tick_ms = 50, .tick = tick, .arg = &wt};
   int rc = net_peer_call(s->c, req, rep, &w, st);
-  if (rc == RT_CANCELLED && interrupt && *interrupt) interrupted(s, st);
+  if (rc == RT_CANCELLED && raised(interrupt)) interrupted(s, st);
   return rc;
 }
 
@@ -314,7 +318,7 @@ int rt_session_run_step_views(rt_session *s, const rt_session_run *r, const rt_s
   waiter wt = {s, r->interrupt, false, 0, v->tick, v->tick_arg};
   net_wait nw = {.timeout_ms = -1, .tick_ms = 50, .tick = tick, .arg = &wt};
   rc = net_peer_call(s->c, req, &rep, &nw, st);
-  if (rc == RT_CANCELLED && r->interrupt && *r->interrupt) interrupted(s, st);
+  if (rc == RT_CANCELLED && raised(r->interrupt)) interrupted(s, st);
   else if ((rc == RT_CANCELLED || rc == RT_ABORTED) && atomic_load(&s->closed)) closed_under(s, st);
   const msgpack_object_array *ts = NULL;
   if (!rc) rc = net_get_array(rep, "tensors", &ts, st);
