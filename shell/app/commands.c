@@ -11,7 +11,7 @@
 #include "shell/app/repl.h"
 #include "shell/py/lang.h"
 
-static const char usage_line[] = "usage: tfsh [-h] [--version] [-u] [-c CODE | FILE | - | server ... | up SPEC | keygen FILE | inspect FILE | probe SPEC] [ARGS...]\n";
+static const char usage_line[] = "usage: tfsh [-h] [--version] [-u] [-c CODE | FILE | - | server ... | up SPEC | keygen FILE | lint SPEC | inspect FILE | probe SPEC] [ARGS...]\n";
 
 int sh_cmd_usage_error(const char *fmt, const char *arg) {
   fputs("tfsh: ", stderr);
