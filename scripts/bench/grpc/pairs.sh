@@ -5,7 +5,8 @@
 #   tfsh -> TF      tfsh's client (TFSH_PEER=tf), TF's servers
 #   TF -> tfsh      TF's client, tfsh's servers (task 0 with --grpc)
 #   tfsh -> tfsh    tfsh's own protocol (ZeroMQ), for reference
-# Workloads: the tiny step (us per sess.run) and the 64 MiB transfer (ms). REPS rounds,
+# Workloads: the tiny step (us per sess.run) and the 64 MiB transfer (ms), and the raw
+# ZeroMQ tcp round trip (net_bench) of each round for the tfsh -> tfsh step. REPS rounds,
 # alternating the order, best kept.   scripts/bench/grpc/pairs.sh [REPS (3)] [STEPS (500)]
 # Environment: TFSH (build/tfsh), TF_PYTHON (a Python with tensorflow; required).
 set -u
@@ -50,6 +51,7 @@ for ((r = 1; r <= reps; r++)); do
     echo "$p step $(run $p step "$steps")" >>"$work/results"
     echo "$p transfer $(run $p transfer 5)" >>"$work/results"
   done
+  echo "raw rtt $("$(dirname "$tfsh")/net_bench" 5000 1 | awk '/tcp loopback  round trip/ {print $6}')" >>"$work/results"
 done
 best() { awk -v p="$1" -v w="$2" '$1 == p && $2 == w && $3 != "" && (m == "" || $3 < m) {m = $3} END {print m}' "$work/results"; }
 base_s=$(best tf_tf step) base_t=$(best tf_tf transfer)
@@ -61,3 +63,5 @@ for p in $pairs; do
     gsub("_", " -> ", p); printf "| %s | %s | %s | %s | %s |\n", p, s ? s : "failed", s && bs ? sprintf("%.2f", s / bs) : "-",
       t ? t : "failed", t && bt ? sprintf("%.2f", t / bt) : "-" }'
 done
+rtt=$(best raw rtt)
+awk -v s="$(best tfsh_tfsh step)" -v r="$rtt" 'BEGIN { if (s && r) printf "tfsh -> tfsh tiny step: %.2f raw ZeroMQ round trips (best %s us; target <= 3)\n", s / r, r }'
