@@ -269,6 +269,27 @@ int op_cpu_sparse_xent(rt_kernel_ctx *c) { return xent_run(c, true); }
 
 /* ---- L2Loss, CheckNumerics -------------------------------------------------------- */
 
+/* Partial sums of squares on rt_sum_tiles, added in tile order: the same bits for any
+ * number of threads (under PAR_MIN elements one tile, the plain loop). */
+typedef struct l2_job {
+  const void *x;
+  int64_t n, tiles;
+  bool f32;
+  double *part;
+} l2_job;
+
+static void l2_tile(void *arg, int64_t t, int who) {
+  const l2_job *j = arg;
+  int64_t lo, hi;
+  double acc = 0;
+  rt_tile_range(j->n, j->tiles, t, &lo, &hi);
+  if (j->f32)
+    for (int64_t i = lo; i < hi; i++) acc += (double)((const float *)j->x)[i] * ((const float *)j->x)[i];
+  else
+    for (int64_t i = lo; i < hi; i++) acc += ((const double *)j->x)[i] * ((const double *)j->x)[i];
+  j->part[t] = acc;
+}
+
 int op_cpu_l2_loss(rt_kernel_ctx *c) {
   const rt_tensor *x = c->inputs[0];
   if (need_float(c, x->dtype)) return c->st->code;
@@ -276,18 +297,13 @@ int op_cpu_l2_loss(rt_kernel_ctx *c) {
   rt_tensor *y = rt_kernel_output(c, 0, x->dtype, &s);
   if (!y) return c->st->code;
   int64_t n = rt_tensor_numel(x);
-  double acc = 0;
-  if (x->dtype == RT_FLOAT) {
-    const float *d = rt_tensor_data(x);
-#pragma omp parallel for reduction(+ : acc) num_threads(rt_intra_threads()) if (n >= PAR_MIN)
-    for (int64_t i = 0; i < n; i++) acc += (double)d[i] * d[i];
-    *(float *)rt_tensor_data(y) = (float)(acc / 2);
-  } else {
-    const double *d = rt_tensor_data(x);
-#pragma omp parallel for reduction(+ : acc) num_threads(rt_intra_threads()) if (n >= PAR_MIN)
-    for (int64_t i = 0; i < n; i++) acc += d[i] * d[i];
-    *(double *)rt_tensor_data(y) = acc / 2;
-  }
+  double part[RT_SUM_TILES], acc = 0;
+  l2_job j = {.x = rt_tensor_data(x), .n = n, .tiles = rt_sum_tiles(n, PAR_MIN / 2),
+              .f32 = x->dtype == RT_FLOAT, .part = part};
+  rt_parallel_tiles(j.tiles, n >= PAR_MIN ? rt_intra_threads() : 1, l2_tile, &j);
+  for (int64_t t = 0; t < j.tiles; t++) acc += part[t];
+  if (j.f32) *(float *)rt_tensor_data(y) = (float)(acc / 2);
+  else *(double *)rt_tensor_data(y) = acc / 2;
   return RT_OK;
 }
 
