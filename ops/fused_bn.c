@@ -12,6 +12,7 @@
 
 #include "base/alloc.h"
 #include "ops/ops_int.h"
+#include "runtime/pool.h"
 
 enum { PAR_MIN = 1 << 15 };
 
@@ -58,78 +59,105 @@ static int bn_check_vec(rt_kernel_ctx *c, int i, const char *what, int64_t ch, b
                          what, (long long)t->shape.dims[0], (long long)ch);
 }
 
-/* Per-channel sums over outer and inner, threaded over outer with per-thread partial sums:
- * mode SUM: s1 = sum x; SQDEV: s1 = sum (x - m)^2; GRAD: s1 = sum g, s2 = sum g * (x - m).
- * NHWC (inner 1) walks rows of C contiguous values. */
+/* Per-channel sums over outer and inner: mode SUM: s1 = sum x; SQDEV: s1 = sum (x - m)^2;
+ * GRAD: s1 = sum g, s2 = sum g * (x - m). Partial sums a tile of rows on rt_sum_tiles
+ * (tiles of PAR_MIN / 2 values or more), added in tile order: the same bits for any number
+ * of threads. NHWC (inner 1) walks rows of C contiguous values. */
 enum { SUM, SQDEV, GRAD };
+
+typedef struct bn_job {
+  const bn_layout *l;
+  int mode;
+  const float *x, *g, *a, *b, *m, *d;   /* chan_apply's a, b, m, d */
+  const double *mean;                    /* chan_reduce's m */
+  float *y;
+  double *part;                          /* 2 * C a tile */
+  int64_t tiles;
+} bn_job;
+
+static void reduce_tile(void *arg, int64_t t, int who) {
+  const bn_job *j = arg;
+  const bn_layout *l = j->l;
+  int64_t C = l->ch, o0, o1;
+  const float *x = j->x, *g = j->g;
+  const double *m = j->mean;
+  double *a = j->part + t * 2 * C, *b = a + C;
+  int mode = j->mode;
+  rt_tile_range(l->outer, j->tiles, t, &o0, &o1);
+  for (int64_t o = o0; o < o1; o++) {
+    const float *xr = x + o * C * l->inner, *gr = g ? g + o * C * l->inner : NULL;
+    if (l->inner == 1) {
+      if (mode == SUM)
+        for (int64_t k = 0; k < C; k++) a[k] += xr[k];
+      else if (mode == SQDEV)
+        for (int64_t k = 0; k < C; k++) a[k] += (xr[k] - m[k]) * (xr[k] - m[k]);
+      else
+        for (int64_t k = 0; k < C; k++) a[k] += gr[k], b[k] += gr[k] * (xr[k] - m[k]);
+      continue;
+    }
+    for (int64_t k = 0; k < C; k++) {
+      const float *r = xr + k * l->inner, *q = gr ? gr + k * l->inner : NULL;
+      double u = 0, w = 0, mk = m ? m[k] : 0.0;
+      if (mode == SUM)
+        for (int64_t i = 0; i < l->inner; i++) u += r[i];
+      else if (mode == SQDEV)
+        for (int64_t i = 0; i < l->inner; i++) u += (r[i] - mk) * (r[i] - mk);
+      else
+        for (int64_t i = 0; i < l->inner; i++) u += q[i], w += q[i] * (r[i] - mk);
+      a[k] += u, b[k] += w;
+    }
+  }
+}
 
 static void chan_reduce(const bn_layout *l, int mode, const float *x, const float *g, const double *m,
                         double *s1, double *s2) {
-  int64_t C = l->ch;
+  int64_t C = l->ch, row = C * l->inner;
+  int64_t tiles = rt_sum_tiles(l->outer, row ? (PAR_MIN / 2 + row - 1) / row : 1);
+  bn_job j = {.l = l, .mode = mode, .x = x, .g = g, .mean = m, .tiles = tiles,
+              .part = xcalloc((size_t)(2 * C * tiles + 1), sizeof(double))};
+  rt_parallel_tiles(tiles, l->n * C >= PAR_MIN ? rt_intra_threads() : 1, reduce_tile, &j);
   memset(s1, 0, sizeof(double) * (size_t)C);
   if (s2) memset(s2, 0, sizeof(double) * (size_t)C);
-  _Pragma("omp parallel num_threads(rt_intra_threads()) if (l->n * C >= PAR_MIN)")
-  {
-    double *a = xcalloc((size_t)(2 * C + 1), sizeof(double)), *b = a + C;
-    _Pragma("omp for schedule(static)")
-    for (int64_t o = 0; o < l->outer; o++) {
-      const float *xr = x + o * C * l->inner, *gr = g ? g + o * C * l->inner : NULL;
-      if (l->inner == 1) {
-        if (mode == SUM)
-          for (int64_t k = 0; k < C; k++) a[k] += xr[k];
-        else if (mode == SQDEV)
-          for (int64_t k = 0; k < C; k++) a[k] += (xr[k] - m[k]) * (xr[k] - m[k]);
-        else
-          for (int64_t k = 0; k < C; k++) a[k] += gr[k], b[k] += gr[k] * (xr[k] - m[k]);
-        continue;
-      }
-      for (int64_t k = 0; k < C; k++) {
-        const float *r = xr + k * l->inner, *q = gr ? gr + k * l->inner : NULL;
-        double u = 0, w = 0, mk = m ? m[k] : 0.0;
-        if (mode == SUM)
-          for (int64_t i = 0; i < l->inner; i++) u += r[i];
-        else if (mode == SQDEV)
-          for (int64_t i = 0; i < l->inner; i++) u += (r[i] - mk) * (r[i] - mk);
-        else
-          for (int64_t i = 0; i < l->inner; i++) u += q[i], w += q[i] * (r[i] - mk);
-        a[k] += u, b[k] += w;
-      }
-    }
-    _Pragma("omp critical")
+  for (int64_t t = 0; t < tiles; t++)
     for (int64_t k = 0; k < C; k++) {
-      s1[k] += a[k];
-      if (s2) s2[k] += b[k];
+      s1[k] += j.part[t * 2 * C + k];
+      if (s2) s2[k] += j.part[t * 2 * C + C + k];
     }
-    free(a);
-  }
+  free(j.part);
 }
 
 /* y = x * a[k] + b[k], or with g given (the training gradient):
  * y = a[k] * (g - b[k] - (x - m[k]) * d[k]) */
-static void chan_apply(const bn_layout *l, const float *x, const float *g, const float *a, const float *b,
-                       const float *m, const float *d, float *y) {
-  int64_t C = l->ch;
-  _Pragma("omp parallel for schedule(static) num_threads(rt_intra_threads()) if (l->n * C >= PAR_MIN)")
-  for (int64_t o = 0; o < l->outer; o++) {
-    int64_t base = o * C * l->inner;
-    const float *xr = x + base, *gr = g ? g + base : NULL;
-    float *yr = y + base;
-    if (l->inner == 1) {
-      if (!g)
+static void apply_rows(void *arg, int64_t lo, int64_t hi, int who) {
+  const bn_job *j = arg;
+  int64_t C = j->l->ch, inner = j->l->inner;
+  const float *a = j->a, *b = j->b, *m = j->m, *d = j->d;
+  for (int64_t o = lo; o < hi; o++) {
+    int64_t base = o * C * inner;
+    const float *xr = j->x + base, *gr = j->g ? j->g + base : NULL;
+    float *yr = j->y + base;
+    if (inner == 1) {
+      if (!gr)
         for (int64_t k = 0; k < C; k++) yr[k] = xr[k] * a[k] + b[k];
       else
         for (int64_t k = 0; k < C; k++) yr[k] = a[k] * (gr[k] - b[k] - (xr[k] - m[k]) * d[k]);
       continue;
     }
     for (int64_t k = 0; k < C; k++) {
-      const float *r = xr + k * l->inner, *q = gr ? gr + k * l->inner : NULL;
-      float *w = yr + k * l->inner, ak = a[k], bk = b[k];
-      if (!g)
-        for (int64_t i = 0; i < l->inner; i++) w[i] = r[i] * ak + bk;
+      const float *r = xr + k * inner, *q = gr ? gr + k * inner : NULL;
+      float *w = yr + k * inner, ak = a[k], bk = b[k];
+      if (!gr)
+        for (int64_t i = 0; i < inner; i++) w[i] = r[i] * ak + bk;
       else
-        for (int64_t i = 0; i < l->inner; i++) w[i] = ak * (q[i] - bk - (r[i] - m[k]) * d[k]);
+        for (int64_t i = 0; i < inner; i++) w[i] = ak * (q[i] - bk - (r[i] - m[k]) * d[k]);
     }
   }
+}
+
+static void chan_apply(const bn_layout *l, const float *x, const float *g, const float *a, const float *b,
+                       const float *m, const float *d, float *y) {
+  bn_job j = {.l = l, .x = x, .g = g, .a = a, .b = b, .m = m, .d = d, .y = y};
+  rt_parallel_range(l->outer, 1, l->n * l->ch >= PAR_MIN ? rt_intra_threads() : 1, apply_rows, &j);
 }
 
 static rt_tensor *vec_out(rt_kernel_ctx *c, int i, int64_t n) {

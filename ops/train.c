@@ -5,6 +5,7 @@
 
 #include "ops/ops_int.h"
 #include "runtime/device.h"
+#include "runtime/pool.h"
 
 enum { MAX_SLOTS = 3, MAX_SCALARS = 6 };
 
@@ -23,7 +24,7 @@ typedef void (*update_fn)(const rt_kernel_ctx *c, update *u, bool f32);
 /* sqrt in the element type: sqrtf for float, so the loop vectorizes in single precision */
 #define SQRT(x) (sizeof(T) == 4 ? (T)sqrtf((float)(x)) : (T)sqrt((double)(x)))
 
-/* Threads only for big updates: waking them costs more than a 100k-element update. */
+/* The update's elements in turn (a tile of them when run_update splits it). */
 #define EACH(body)                                                                      \
   do {                                                                                  \
     if (f32) {                                                                          \
@@ -31,15 +32,13 @@ typedef void (*update_fn)(const rt_kernel_ctx *c, update *u, bool f32);
       T *v = u->ref[0], *a = u->ref[1], *b = u->ref[2];                                 \
       const T *g = u->grad;                                                             \
       (void)a, (void)b;                                                                 \
-      _Pragma("omp parallel for simd schedule(static) num_threads(rt_intra_threads()) if (u->n >= (1 << 18))")         \
-      for (int64_t i = 0; i < u->n; i++) body;                                          \
+      _Pragma("omp simd") for (int64_t i = 0; i < u->n; i++) body;                      \
     } else {                                                                            \
       typedef double T;                                                                 \
       T *v = u->ref[0], *a = u->ref[1], *b = u->ref[2];                                 \
       const T *g = u->grad;                                                             \
       (void)a, (void)b;                                                                 \
-      _Pragma("omp parallel for simd schedule(static) num_threads(rt_intra_threads()) if (u->n >= (1 << 18))")         \
-      for (int64_t i = 0; i < u->n; i++) body;                                          \
+      _Pragma("omp simd") for (int64_t i = 0; i < u->n; i++) body;                      \
     }                                                                                   \
   } while (0)
 
@@ -107,6 +106,30 @@ static void adadelta(const rt_kernel_ctx *c, update *u, bool f32) {
   });
 }
 
+/* fn over u, in tiles on the pool for big updates (waking threads costs more than a
+ * 100k-element update): a tile is u moved on to its first element. */
+typedef struct update_job {
+  const rt_kernel_ctx *c;
+  const update *u;
+  update_fn fn;
+  bool f32;
+} update_job;
+
+static void update_tile(void *arg, int64_t lo, int64_t hi, int who) {
+  const update_job *j = arg;
+  update t = *j->u;
+  size_t at = (size_t)lo * (j->f32 ? sizeof(float) : sizeof(double));
+  for (int k = 0; k < t.n_refs; k++) t.ref[k] = (char *)t.ref[k] + at;
+  t.grad = (const char *)t.grad + at;
+  t.n = hi - lo;
+  j->fn(j->c, &t, j->f32);
+}
+
+static void run_update(const rt_kernel_ctx *c, update *u, update_fn fn, bool f32) {
+  update_job j = {.c = c, .u = u, .fn = fn, .f32 = f32};
+  rt_parallel_range(u->n, 1, u->n >= (1 << 18) ? rt_intra_threads() : 1, update_tile, &j);
+}
+
 /* The sparse form: grad's row i updates row indices[i] of var and its slots (checked first:
  * grad is [len(indices), var's other dims], every index within var's rows). */
 static int apply_rows(rt_kernel_ctx *c, update *u, const rt_tensor *var, const rt_tensor *grad,
@@ -138,7 +161,7 @@ static int apply_rows(rt_kernel_ctx *c, update *u, const rt_tensor *var, const r
     for (int k = 0; k < u->n_refs; k++) u->ref[k] = (char *)base[k] + at;
     u->grad = g0 + (size_t)(i * row) * es;
     u->n = row;
-    fn(c, u, var->dtype == RT_FLOAT);
+    run_update(c, u, fn, var->dtype == RT_FLOAT);
   }
   return RT_OK;
 }
@@ -202,7 +225,7 @@ static int apply_impl(rt_kernel_ctx *c, int n_refs, int n_scalars, update_fn fn,
     rc = apply_rows(c, &u, var, grad, indices, fn);
   else if (!rc) {
     u.n = rt_tensor_numel(grad);
-    fn(c, &u, grad->dtype == RT_FLOAT);
+    run_update(c, &u, fn, grad->dtype == RT_FLOAT);
   }
   rt_tensor *out = rc || handles ? NULL : rt_tensor_wrap(var->dtype, &var->shape, var->buf);
   pthread_mutex_unlock(&r->mu);

@@ -85,9 +85,9 @@ int rt_kernel_error(rt_kernel_ctx *ctx, int code, const char *fmt, ...)
 /* ---- threads ------------------------------------------------------------------------
  *
  * One policy for the process, as TF1's global thread pools: intra-op threads are the
- * threads one kernel may use (BLIS, OpenMP loops); inter-op threads, how many kernels may
- * run at once (each device's executor runs one op at a time, so this caps several
- * devices). Chosen by, first to last: ConfigProto's intra_op_parallelism_threads /
+ * threads one kernel may use (its tiles on the pool, runtime/pool.h); inter-op threads,
+ * how many kernels may run at once (each device's executor runs one op at a time, so this
+ * caps several devices). Chosen by, first to last: ConfigProto's intra_op_parallelism_threads /
  * inter_op_parallelism_threads (or `tfsh server --intra-op-threads N`), given by the
  * first server or session of the process to set them; BLIS_NUM_THREADS or
  * OMP_NUM_THREADS (intra only); else intra = the CPUs this process may use (affinity

@@ -160,3 +160,28 @@ void rt_parallel_tiles(int64_t ntiles, int threads, rt_tile_fn fn, void *arg) {
   }
   atomic_store_explicit(&P.busy, 0, memory_order_release);
 }
+
+typedef struct {
+  int64_t n, per;
+  rt_range_fn fn;
+  void *arg;
+} range_job;
+
+static void range_tile(void *arg, int64_t t, int who) {
+  const range_job *r = arg;
+  int64_t lo = t * r->per;
+  r->fn(r->arg, lo, r->n - lo < r->per ? r->n : lo + r->per, who);
+}
+
+void rt_parallel_range(int64_t n, int64_t min_per_tile, int threads, rt_range_fn fn, void *arg) {
+  if (n <= 0) return;
+  if (min_per_tile < 1) min_per_tile = 1;
+  if (threads <= 1 || n < 2 * min_per_tile) {
+    fn(arg, 0, n, 0);
+    return;
+  }
+  int64_t want = (int64_t)threads * RT_RANGE_PER_THREAD, per = (n + want - 1) / want;
+  range_job r = {.n = n, .per = (per + min_per_tile - 1) / min_per_tile * min_per_tile,
+                 .fn = fn, .arg = arg};
+  rt_parallel_tiles((n + r.per - 1) / r.per, threads, range_tile, &r);
+}

@@ -11,17 +11,17 @@
  * with the filter turned half a circle. Float convolutions of at most 32 columns (first
  * layers) skip im2col where the CPU has AVX2 and FMA: see conv_direct.
  *
- * Pools loop directly, one thread per block of output rows, channels innermost (vector
+ * Pools loop directly, a tile per run of output rows, channels innermost (vector
  * loops); MaxPoolGrad routes each gradient to the first maximum of its window in
  * orig_input (TF's CPU rule), AvgPool divides by the window's count of real (unpadded)
  * elements, as TF does. */
 #include "ops/cpu/gemm.h"
-#include <omp.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
 #include "ops/ops_int.h"
+#include "runtime/pool.h"
 
 enum { CHUNK_BYTES = 2 << 20, PAR_MIN = 1 << 14 };
 
@@ -146,10 +146,10 @@ static int64_t chunk_rows(const geom *g, int64_t cols, size_t es, int64_t min_im
   return r < rows ? r : rows;
 }
 
-/* How the im2col products split: R rows a chunk; with nt > 1 each of nt threads takes
- * every nt-th chunk with its own column buffer (im2col and a one-thread gemm, no barrier
- * between them), else one chunk at a time with every thread in both. Splitting pays from
- * about 4M multiply-adds. */
+/* How the im2col products split: R rows a chunk; with nt > 1 the chunks are the pool's
+ * tiles, each im2col and a one-thread gemm in the running thread's own column buffer (no
+ * barrier between them), else one chunk at a time with every thread in both. Splitting
+ * pays from about 4M multiply-adds. */
 typedef struct plan {
   int64_t R, chunks;
   int nt;
@@ -195,50 +195,69 @@ static inline void zero_run(char *d, size_t n) {
 }
 
 /* Column rows [r0, r0 + nr) of the input x (NHWC) into col, one receptive field a row.
- * Each thread takes a contiguous run of rows and steps its output pixel along it. */
-static void im2col(const geom *g, const char *x, char *col, int64_t r0, int64_t nr, size_t es) {
-  int64_t cols = g->kh * g->kw * g->ic, per_img = g->oh * g->ow;
-  size_t px = (size_t)g->ic * es, wrow = (size_t)g->kw * px;
-  int team = nr * cols >= PAR_MIN ? rt_intra_threads() : 1;
-#pragma omp parallel num_threads(team) if (team > 1)
-  {
-    int64_t nt = omp_get_num_threads(), t = omp_get_thread_num();
-    int64_t ra = nr * t / nt, rb = nr * (t + 1) / nt, row = r0 + ra;
-    int64_t b = row / per_img, oy = row % per_img / g->ow, ox = row % per_img % g->ow;
-    char *dst = col + (size_t)(ra * cols) * es;
-    for (int64_t r = ra; r < rb; r++) {
-      int64_t y0 = oy * g->sh - g->pt, x0 = ox * g->sw - g->pl;
-      int64_t jlo = x0 < 0 ? -x0 : 0, jhi = g->iw - x0 < g->kw ? g->iw - x0 : g->kw;
-      const char *img = x + (size_t)(b * g->ih * g->iw * g->ic) * es;
-      for (int64_t i = 0; i < g->kh; i++, dst += wrow) {
-        int64_t yy = y0 + i;
-        if (yy < 0 || yy >= g->ih || jhi <= jlo) {
-          zero_run(dst, wrow);
-          continue;
-        }
-        const char *src = img + (size_t)((yy * g->iw + x0 + jlo) * g->ic) * es;
-        zero_run(dst, (size_t)jlo * px);
-        copy_run(dst + (size_t)jlo * px, src, (size_t)(jhi - jlo) * px);
-        zero_run(dst + (size_t)jhi * px, (size_t)(g->kw - jhi) * px);
+ * Each tile takes a contiguous run of rows and steps its output pixel along it. */
+typedef struct im2col_job {
+  const geom *g;
+  const char *x;
+  char *col;
+  int64_t r0;
+  size_t es;
+} im2col_job;
+
+static void im2col_rows(void *arg, int64_t ra, int64_t rb, int who) {
+  const im2col_job *j = arg;
+  const geom *g = j->g;
+  size_t es = j->es, px = (size_t)g->ic * es, wrow = (size_t)g->kw * px;
+  int64_t cols = g->kh * g->kw * g->ic, per_img = g->oh * g->ow, row = j->r0 + ra;
+  int64_t b = row / per_img, oy = row % per_img / g->ow, ox = row % per_img % g->ow;
+  char *dst = j->col + (size_t)(ra * cols) * es;
+  for (int64_t r = ra; r < rb; r++) {
+    int64_t y0 = oy * g->sh - g->pt, x0 = ox * g->sw - g->pl;
+    int64_t jlo = x0 < 0 ? -x0 : 0, jhi = g->iw - x0 < g->kw ? g->iw - x0 : g->kw;
+    const char *img = j->x + (size_t)(b * g->ih * g->iw * g->ic) * es;
+    for (int64_t i = 0; i < g->kh; i++, dst += wrow) {
+      int64_t yy = y0 + i;
+      if (yy < 0 || yy >= g->ih || jhi <= jlo) {
+        zero_run(dst, wrow);
+        continue;
       }
-      if (++ox == g->ow) {
-        ox = 0;
-        if (++oy == g->oh) oy = 0, b++;
-      }
+      const char *src = img + (size_t)((yy * g->iw + x0 + jlo) * g->ic) * es;
+      zero_run(dst, (size_t)jlo * px);
+      copy_run(dst + (size_t)jlo * px, src, (size_t)(jhi - jlo) * px);
+      zero_run(dst + (size_t)jhi * px, (size_t)(g->kw - jhi) * px);
+    }
+    if (++ox == g->ow) {
+      ox = 0;
+      if (++oy == g->oh) oy = 0, b++;
     }
   }
 }
 
+static void im2col(const geom *g, const char *x, char *col, int64_t r0, int64_t nr, size_t es) {
+  im2col_job j = {.g = g, .x = x, .col = col, .r0 = r0, .es = es};
+  int threads = nr * g->kh * g->kw * g->ic >= PAR_MIN ? n_threads() : 1;
+  rt_parallel_range(nr, 1, threads, im2col_rows, &j);
+}
+
 /* dx += the column rows [r0, r0 + nr) scattered back (col2im); dx zeroed by the caller.
- * Rows of different images never overlap, so whole-image chunks go one image a thread. */
+ * Rows of different images never overlap, so whole-image chunks go one image a tile. */
+typedef struct col2im_job {
+  const geom *g;
+  const void *col;
+  void *dx;
+  int64_t r0, nr, nimg;   /* nimg 0: the rows are not whole images, one tile */
+} col2im_job;
+
 #define COL2IM(T)                                                                        \
-  static void col2im_##T(const geom *g, const T *col, T *dx, int64_t r0, int64_t nr) {  \
+  static void col2im_tile_##T(void *arg, int64_t lo, int64_t hi, int who) {             \
+    const col2im_job *j = arg;                                                          \
+    const geom *g = j->g;                                                               \
+    const T *col = j->col;                                                              \
+    T *dx = j->dx;                                                                      \
     int64_t cols = g->kh * g->kw * g->ic, per_img = g->oh * g->ow;                      \
-    int64_t nimg = nr % per_img == 0 && r0 % per_img == 0 ? nr / per_img : 0;           \
-    _Pragma("omp parallel for schedule(static) num_threads(rt_intra_threads()) if (nimg > 1 && nr * cols >= PAR_MIN)")  \
-    for (int64_t t = 0; t < (nimg ? nimg : 1); t++)                                     \
-      for (int64_t r = nimg ? t * per_img : 0; r < (nimg ? (t + 1) * per_img : nr); r++) { \
-        int64_t row = r0 + r, b = row / per_img, p = row % per_img;                     \
+    for (int64_t t = lo; t < hi; t++)                                                   \
+      for (int64_t r = j->nimg ? t * per_img : 0; r < (j->nimg ? (t + 1) * per_img : j->nr); r++) { \
+        int64_t row = j->r0 + r, b = row / per_img, p = row % per_img;                  \
         int64_t y0 = p / g->ow * g->sh - g->pt, x0 = p % g->ow * g->sw - g->pl;         \
         const T *src = col + r * cols;                                                  \
         for (int64_t i = 0; i < g->kh; i++) {                                           \
@@ -254,6 +273,13 @@ static void im2col(const geom *g, const char *x, char *col, int64_t r0, int64_t 
   }
 COL2IM(float)
 COL2IM(double)
+
+static void col2im(const geom *g, bool f32, const void *col, void *dx, int64_t r0, int64_t nr) {
+  int64_t per_img = g->oh * g->ow, nimg = nr % per_img == 0 && r0 % per_img == 0 ? nr / per_img : 0;
+  col2im_job j = {.g = g, .col = col, .dx = dx, .r0 = r0, .nr = nr, .nimg = nimg};
+  int threads = nimg > 1 && nr * g->kh * g->kw * g->ic >= PAR_MIN ? n_threads() : 1;
+  rt_parallel_range(nimg ? nimg : 1, 1, threads, f32 ? col2im_tile_float : col2im_tile_double, &j);
+}
 
 /* ---- direct float Conv2D for short columns (first layers: one to a few channels) ------
  * With cols = kh*kw*ic of at most DIRECT_MAX_COLS, im2col writes far more than the gemm
@@ -337,16 +363,27 @@ direct_row(const geom *g, const float *x, const float *w, float *y, int64_t by, 
   for (; ox < g->ow; ox++) direct_pixels(g, img, w, out + ox * g->oc, oy, ox, nv, 1);
 }
 
-static DIRECT_TARGET void conv_direct(const geom *g, const float *x, const float *w, float *y) {
-  int64_t rows = g->n * g->oh, nv = g->oc / 8;
-  int team = rows * g->ow * g->oc * g->kh * g->kw * g->ic >= (1 << 20) ? n_threads() : 1;
-#pragma omp parallel for schedule(static) num_threads(team) if (team > 1)
-  for (int64_t by = 0; by < rows; by++) {
-    if (nv == 1) direct_row(g, x, w, y, by, 1);
-    else if (nv == 2) direct_row(g, x, w, y, by, 2);
-    else if (nv == 4) direct_row(g, x, w, y, by, 4);
-    else direct_row(g, x, w, y, by, 8);
+typedef struct direct_job {
+  const geom *g;
+  const float *x, *w;
+  float *y;
+} direct_job;
+
+static DIRECT_TARGET void direct_rows(void *arg, int64_t lo, int64_t hi, int who) {
+  const direct_job *j = arg;
+  int64_t nv = j->g->oc / 8;
+  for (int64_t by = lo; by < hi; by++) {
+    if (nv == 1) direct_row(j->g, j->x, j->w, j->y, by, 1);
+    else if (nv == 2) direct_row(j->g, j->x, j->w, j->y, by, 2);
+    else if (nv == 4) direct_row(j->g, j->x, j->w, j->y, by, 4);
+    else direct_row(j->g, j->x, j->w, j->y, by, 8);
   }
+}
+
+static void conv_direct(const geom *g, const float *x, const float *w, float *y) {
+  int64_t rows = g->n * g->oh;
+  int threads = rows * g->ow * g->oc * g->kh * g->kw * g->ic >= (1 << 20) ? n_threads() : 1;
+  rt_parallel_range(rows, 1, threads, direct_rows, &(direct_job){.g = g, .x = x, .w = w, .y = y});
 }
 
 static bool direct_ok(const geom *g, bool f32) {
@@ -365,24 +402,74 @@ static bool direct_ok(const geom *g, bool f32) { (void)g, (void)f32; return fals
 static void conv_direct(const geom *g, const float *x, const float *w, float *y) {}
 #endif
 
+/* One chunk's im2col and gemm a tile; the running thread's column buffer (`who`). */
+typedef struct fwd_job {
+  const geom *g;
+  const plan *p;
+  bool f32;
+  size_t es;
+  const char *x, *w;
+  char *y, *col;
+} fwd_job;
+
+static void fwd_chunk(void *arg, int64_t ch, int who) {
+  const fwd_job *j = arg;
+  const geom *g = j->g;
+  int64_t rows = g->n * g->oh * g->ow, cols = g->kh * g->kw * g->ic, R = j->p->R;
+  int64_t r0 = ch * R, nr = rows - r0 < R ? rows - r0 : R;
+  char *cb = j->col + (size_t)(who * R * cols) * j->es;
+  im2col(g, j->x, cb, r0, nr, j->es);
+  gemm(j->f32, nr, g->oc, cols, cb, cols, 1, j->w, g->oc, 1, 0, j->y + (size_t)(r0 * g->oc) * j->es,
+       j->p->nt > 1 ? 1 : 0);
+}
+
 /* y[rows, oc] = im2col(x) @ w[cols, oc] on plan p; col holds p.nt buffers of R * cols. */
 static void conv_fwd(const geom *g, const plan *p, bool f32, size_t es, const char *x,
                      const char *w, char *y, char *col) {
-  int64_t rows = g->n * g->oh * g->ow, cols = g->kh * g->kw * g->ic;
-#pragma omp parallel num_threads(p->nt) if (p->nt > 1)
-  {
-    int tid = omp_get_thread_num();
-    char *cb = col + (size_t)(tid * p->R * cols) * es;
-    for (int64_t ch = tid; ch < p->chunks; ch += p->nt) {
-      int64_t r0 = ch * p->R, nr = rows - r0 < p->R ? rows - r0 : p->R;
-      im2col(g, x, cb, r0, nr, es);
-      gemm(f32, nr, g->oc, cols, cb, cols, 1, w, g->oc, 1, 0, y + (size_t)(r0 * g->oc) * es,
-           p->nt > 1 ? 1 : 0);
-    }
-  }
+  fwd_job j = {.g = g, .p = p, .f32 = f32, .es = es, .x = x, .w = w, .y = y, .col = col};
+  rt_parallel_tiles(p->chunks, p->nt, fwd_chunk, &j);
 }
 
 /* ---- Conv2D and its backprops ----------------------------------------------------- */
+
+/* The filter gradient in partial sums, a tile each: sum s adds col^T @ dy of chunks s,
+ * s + sums, ... in turn (the first with beta 0) in the running thread's column buffer, then
+ * dw = sum 0 + sum 1 + ... in order. The grouping follows the plan (so the thread count, as
+ * before), never which thread ran what: dw has the same bits from run to run, which a sum
+ * per thread, fed by whichever thread came by, would not. One thread: one sum of every
+ * chunk, as before; more: RT_RANGE_PER_THREAD sums a thread for the balance when a core is
+ * busy, within FILTER_SUMS_BYTES of partials (but one a thread at least). */
+enum { FILTER_SUMS_BYTES = 16 << 20 };
+typedef struct filter_job {
+  const geom *g;
+  const plan *p;
+  bool f32;
+  size_t es;
+  int64_t sums;
+  const char *x, *dy;
+  char *dw, *col, *acc;   /* acc: sums 1.. (sum 0 is dw) */
+} filter_job;
+
+static int64_t filter_sums(const plan *p, size_t accb) {
+  int64_t s = p->nt > 1 ? (int64_t)p->nt * RT_RANGE_PER_THREAD : 1;
+  int64_t fit = (int64_t)(FILTER_SUMS_BYTES / accb);
+  if (s > fit) s = fit > p->nt ? fit : p->nt;
+  return s < p->chunks ? s : p->chunks;
+}
+
+static void filter_sum(void *arg, int64_t s, int who) {
+  const filter_job *j = arg;
+  const geom *g = j->g;
+  int64_t rows = g->n * g->oh * g->ow, cols = g->kh * g->kw * g->ic, R = j->p->R;
+  char *cb = j->col + (size_t)(who * R * cols) * j->es;
+  char *acc = s ? j->acc + (size_t)((s - 1) * cols * g->oc) * j->es : j->dw;
+  for (int64_t ch = s; ch < j->p->chunks; ch += j->sums) {
+    int64_t r0 = ch * R, nr = rows - r0 < R ? rows - r0 : R;
+    im2col(g, j->x, cb, r0, nr, j->es);
+    gemm(j->f32, cols, g->oc, nr, cb, 1, cols, j->dy + (size_t)(r0 * g->oc) * j->es, g->oc, 1,
+         ch == s ? 0 : 1, acc, j->p->nt > 1 ? 1 : 0);
+  }
+}
 
 int op_cpu_conv2d(rt_kernel_ctx *c) {
   const rt_tensor *x = c->inputs[0], *f = c->inputs[1];
@@ -546,8 +633,7 @@ int op_cpu_conv2d_backprop_input(rt_kernel_ctx *c) {
   for (int64_t r0 = 0; r0 < rows; r0 += R) {
     int64_t nr = rows - r0 < R ? rows - r0 : R;
     gemm(f32, nr, cols, g.oc, dv + (size_t)(r0 * g.oc) * es, g.oc, 1, ft, cols, 1, 0, col, 0);
-    if (f32) col2im_float(&g, (const float *)col, (float *)dx, r0, nr);
-    else col2im_double(&g, (const double *)col, (double *)dx, r0, nr);
+    col2im(&g, f32, col, dx, r0, nr);
   }
   free(tmp);
   return RT_OK;
@@ -580,27 +666,18 @@ int op_cpu_conv2d_backprop_filter(rt_kernel_ctx *c) {
     gemm(f32, cols, g.oc, rows, xv, 1, cols, dv, g.oc, 1, 0, dw, 0);
     return RT_OK;
   }
-  /* Thread t sums its chunks' col^T @ dy into its own accumulator (thread 0's is dw),
-   * then the accumulators are added up. */
   plan p = plan_chunks(&g, cols, es);
   size_t colb = (size_t)(p.R * cols) * es, accb = (size_t)(cols * g.oc) * es;
+  int64_t sums = filter_sums(&p, accb);
   void *tmp = NULL;
-  char *col = scratch_get(c, (size_t)p.nt * (colb + accb), &tmp);
+  char *col = scratch_get(c, (size_t)p.nt * colb + (size_t)(sums - 1) * accb, &tmp);
   if (!col) return rt_kernel_error(c, RT_RESOURCE_EXHAUSTED, "out of memory");
-#pragma omp parallel num_threads(p.nt) if (p.nt > 1)
-  {
-    int tid = omp_get_thread_num();
-    char *cb = col + (size_t)tid * colb, *acc = tid ? col + (size_t)p.nt * colb + tid * accb : dw;
-    for (int64_t ch = tid; ch < p.chunks; ch += p.nt) {
-      int64_t r0 = ch * p.R, nr = rows - r0 < p.R ? rows - r0 : p.R;
-      im2col(&g, xv, cb, r0, nr, es);
-      gemm(f32, cols, g.oc, nr, cb, 1, cols, dv + (size_t)(r0 * g.oc) * es, g.oc, 1,
-           ch == tid ? 0 : 1, acc, p.nt > 1 ? 1 : 0);
-    }
-  }
+  filter_job j = {.g = &g, .p = &p, .f32 = f32, .es = es, .sums = sums, .x = xv, .dy = dv,
+                  .dw = dw, .col = col, .acc = col + (size_t)p.nt * colb};
+  rt_parallel_tiles(sums, p.nt, filter_sum, &j);
   int64_t nw = cols * g.oc;
-  for (int t = 1; t < p.nt; t++) {
-    const char *acc = col + (size_t)p.nt * colb + t * accb;
+  for (int64_t t = 1; t < sums; t++) {
+    const char *acc = j.acc + (size_t)(t - 1) * accb;
     if (f32)
       for (int64_t i = 0; i < nw; i++) ((float *)dw)[i] += ((const float *)acc)[i];
     else
@@ -651,12 +728,23 @@ static inline void clip(const geom *g, int64_t y, int64_t x, int64_t *y0, int64_
   if (*x0 < 0) *x0 = 0;
 }
 
-/* Forward, max or average, one (image, output row) a thread; channels innermost. */
+typedef struct pool_job {
+  const geom *g;
+  const void *x, *dy;   /* dy: the gradients' */
+  void *y;
+  bool avg;
+} pool_job;
+
+/* Forward, max or average, tiles of (image, output row); channels innermost. */
 #define POOL(T, I)                                                                        \
-  static void pool_##T(const geom *g, const T *x, T *y, bool avg) {                     \
+  static void pool_rows_##T(void *arg, int64_t lo, int64_t hi, int who) {               \
+    const pool_job *jb = arg;                                                           \
+    const geom *g = jb->g;                                                              \
+    const T *x = jb->x;                                                                 \
+    T *y = jb->y;                                                                       \
+    bool avg = jb->avg;                                                                 \
     int64_t C = g->ic;                                                                  \
-    _Pragma("omp parallel for schedule(static) num_threads(rt_intra_threads()) if (g->n * g->oh * g->ow * C * g->kh * g->kw >= PAR_MIN)") \
-    for (int64_t by = 0; by < g->n * g->oh; by++) {                                     \
+    for (int64_t by = lo; by < hi; by++) {                                              \
       int64_t b = by / g->oh, oy = by % g->oh;                                          \
       for (int64_t ox = 0; ox < g->ow; ox++) {                                          \
         int64_t y0, y1, x0, x1;                                                         \
@@ -682,14 +770,18 @@ static inline void clip(const geom *g, int64_t y, int64_t x, int64_t *y0, int64_
       }                                                                                 \
     }                                                                                   \
   }                                                                                     \
-  /* dx from dy: max routes to the first maximum, avg spreads evenly. One image a       \
-   * thread (windows of different images never overlap), which also zeroes its image's  \
-   * part of dx first. The max keeps each channel's best value and its pixel's index in  \
-   * the image, so the scan over the window is a vector compare-and-select. */          \
-  static void pool_grad_##T(const geom *g, const T *x, const T *dy, T *dx, bool avg) {  \
+  /* dx from dy: max routes to the first maximum, avg spreads evenly. Tiles of images    \
+   * (windows of different images never overlap), each zeroing its images' part of dx    \
+   * first. The max keeps each channel's best value and its pixel's index in the image,  \
+   * so the scan over the window is a vector compare-and-select. */                     \
+  static void pool_grad_imgs_##T(void *arg, int64_t lo, int64_t hi, int who) {          \
+    const pool_job *jb = arg;                                                           \
+    const geom *g = jb->g;                                                              \
+    const T *x = jb->x, *dy = jb->dy;                                                   \
+    T *dx = jb->y;                                                                      \
+    bool avg = jb->avg;                                                                 \
     int64_t C = g->ic, img = g->ih * g->iw * C;                                         \
-    _Pragma("omp parallel for schedule(static) num_threads(rt_intra_threads()) if (g->n > 1 && g->n * (img + g->oh * g->ow * C * g->kh * g->kw) >= PAR_MIN)") \
-    for (int64_t b = 0; b < g->n; b++) {                                                \
+    for (int64_t b = lo; b < hi; b++) {                                                 \
       T *dxb = dx + b * img;                                                            \
       const T *xb = avg ? NULL : x + b * img;                                           \
       memset(dxb, 0, sizeof(T) * (size_t)img);                                          \
@@ -733,6 +825,20 @@ static inline void clip(const geom *g, int64_t y, int64_t x, int64_t *y0, int64_
 POOL(float, int32_t)   /* I: a pixel's index in its image, as wide as T for the selects */
 POOL(double, int64_t)
 
+static void pool(const geom *g, bool f32, const void *x, void *y, bool avg) {
+  int64_t work = g->n * g->oh * g->ow * g->ic * g->kh * g->kw;
+  rt_parallel_range(g->n * g->oh, 1, work >= PAR_MIN ? n_threads() : 1,
+                    f32 ? pool_rows_float : pool_rows_double,
+                    &(pool_job){.g = g, .x = x, .y = y, .avg = avg});
+}
+
+static void pool_grad(const geom *g, bool f32, const void *x, const void *dy, void *dx, bool avg) {
+  int64_t work = g->n * (g->ih * g->iw * g->ic + g->oh * g->ow * g->ic * g->kh * g->kw);
+  rt_parallel_range(g->n, 1, g->n > 1 && work >= PAR_MIN ? n_threads() : 1,
+                    f32 ? pool_grad_imgs_float : pool_grad_imgs_double,
+                    &(pool_job){.g = g, .x = x, .dy = dy, .y = dx, .avg = avg});
+}
+
 static int pool_run(rt_kernel_ctx *c, bool avg) {
   const rt_tensor *x = c->inputs[0];
   geom g;
@@ -742,8 +848,7 @@ static int pool_run(rt_kernel_ctx *c, bool avg) {
   rt_shape os = rt_shape_make(4, (int64_t[]){g.n, g.oh, g.ow, g.ic});
   rt_tensor *out = rt_kernel_output(c, 0, x->dtype, &os);
   if (!out) return c->st->code;
-  if (x->dtype == RT_FLOAT) pool_float(&g, rt_tensor_data(x), rt_tensor_data(out), avg);
-  else pool_double(&g, rt_tensor_data(x), rt_tensor_data(out), avg);
+  pool(&g, x->dtype == RT_FLOAT, rt_tensor_data(x), rt_tensor_data(out), avg);
   return RT_OK;
 }
 
@@ -787,8 +892,7 @@ static int pool_grad_run(rt_kernel_ctx *c, bool avg) {
     return RT_OK;
   }
   const void *xv = x ? rt_tensor_data(x) : NULL;
-  if (dy->dtype == RT_FLOAT) pool_grad_float(&g, xv, rt_tensor_data(dy), rt_tensor_data(out), avg);
-  else pool_grad_double(&g, xv, rt_tensor_data(dy), rt_tensor_data(out), avg);
+  pool_grad(&g, dy->dtype == RT_FLOAT, xv, rt_tensor_data(dy), rt_tensor_data(out), avg);
   return RT_OK;
 }
 

@@ -2,8 +2,8 @@
  *
  * Each op is a small loop per dtype. Binary loops come in three shapes (both vectors,
  * x scalar, y scalar) so that the common cases vectorize; general broadcasting walks the
- * output row by row, each row being one of those shapes. Large ranges are split across
- * OpenMP threads. */
+ * output row by row, each row being one of those shapes. Large ranges go to the intra-op
+ * pool in tiles of whole CHUNKs, each chunk one loop call, as on one thread. */
 /* No trapping math: the results are the same IEEE ones, but GCC may then compute both arms
  * of a select and blend them, which vectorizes Tanh and Sigmoid (ops/cpu/vmath.h). No
  * contraction into FMAs either, so the AVX clones below round exactly as the baseline. */
@@ -17,6 +17,7 @@
 
 #include "ops/cpu/vmath.h"
 #include "ops/ops_int.h"
+#include "runtime/pool.h"
 
 enum { VV, SV, VS };   /* x and y both vectors, x scalar, y scalar */
 enum { PAR_MIN = 1 << 16, CHUNK = 1 << 14 };
@@ -165,19 +166,43 @@ static int type_slot(rt_dtype t) {
   }
 }
 
+/* A binary (bf) or unary (uf) loop over n elements, CHUNK at a time. */
+typedef struct split_job {
+  bin_loop bf;
+  un_loop uf;
+  const char *x, *y;
+  char *z;
+  size_t sx, sy, sz;
+  int64_t n;
+  int mode;
+} split_job;
+
+static void split_chunks(void *arg, int64_t lo, int64_t hi, int who) {
+  const split_job *j = arg;
+  for (int64_t k = lo; k < hi; k++) {
+    int64_t at = k * CHUNK, len = j->n - at < CHUNK ? j->n - at : CHUNK;
+    if (j->uf) {
+      j->uf(j->x + (size_t)at * j->sx, j->z + (size_t)at * j->sz, len);
+      continue;
+    }
+    j->bf(j->x + (j->mode == SV ? 0 : (size_t)at * j->sx),
+          j->y + (j->mode == VS ? 0 : (size_t)at * j->sy), j->z + (size_t)at * j->sz, len, j->mode);
+  }
+}
+
+static void split(const split_job *j) {
+  rt_parallel_range((j->n + CHUNK - 1) / CHUNK, 1, j->n >= PAR_MIN ? rt_intra_threads() : 1,
+                    split_chunks, (void *)j);
+}
+
 static void run_split(bin_loop f, const char *x, size_t sx, const char *y, size_t sy, char *z,
                       size_t sz, int64_t n, int mode) {
   if (n < PAR_MIN) {
     f(x, y, z, n, mode);
     return;
   }
-  int64_t chunks = (n + CHUNK - 1) / CHUNK;
-#pragma omp parallel for schedule(static) num_threads(rt_intra_threads())
-  for (int64_t k = 0; k < chunks; k++) {
-    int64_t lo = k * CHUNK, len = n - lo < CHUNK ? n - lo : CHUNK;
-    f(x + (mode == SV ? 0 : (size_t)lo * sx), y + (mode == VS ? 0 : (size_t)lo * sy),
-      z + (size_t)lo * sz, len, mode);
-  }
+  split(&(split_job){.bf = f, .x = x, .y = y, .z = z, .sx = sx, .sy = sy, .sz = sz, .n = n,
+                     .mode = mode});
 }
 
 static bool has_bad_ints(const rt_tensor *y, bool negative) {
@@ -359,16 +384,9 @@ static int unary(rt_kernel_ctx *c, const un_loop f[5]) {
     return rt_kernel_error(c, RT_UNIMPLEMENTED, "no CPU kernel for %s", rt_dtype_name(x->dtype));
   rt_tensor *y = rt_kernel_output(c, 0, x->dtype, &x->shape);
   if (!y) return c->st->code;
-  int64_t n = rt_tensor_numel(x);
   size_t es = rt_dtype_size(x->dtype);
-  const char *xd = rt_tensor_data(x);
-  char *yd = rt_tensor_data(y);
-  int64_t chunks = (n + CHUNK - 1) / CHUNK;
-#pragma omp parallel for schedule(static) num_threads(rt_intra_threads()) if (n >= PAR_MIN)
-  for (int64_t k = 0; k < chunks; k++) {
-    int64_t lo = k * CHUNK, len = n - lo < CHUNK ? n - lo : CHUNK;
-    f[slot](xd + (size_t)lo * es, yd + (size_t)lo * es, len);
-  }
+  split(&(split_job){.uf = f[slot], .x = rt_tensor_data(x), .z = rt_tensor_data(y), .sx = es,
+                     .sz = es, .n = rt_tensor_numel(x)});
   return RT_OK;
 }
 

@@ -1,12 +1,13 @@
 /* NN kernels: BiasAdd and its gradient, softmax and the cross-entropy losses (row-wise over
  * the last dimension), L2Loss, CheckNumerics. Float kernels are written once per type
- * with a macro; rows are split across threads when there is enough work. */
+ * with a macro; rows are split into tiles of the intra-op pool when there is enough work. */
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "ops/ops_int.h"
+#include "runtime/pool.h"
 
 enum { PAR_MIN = 1 << 15 };
 
@@ -29,33 +30,47 @@ static void bias_layout(const rt_kernel_ctx *c, const rt_shape *s, int64_t *oute
 }
 
 /* NHWC (inner 1) runs along the channels; the gradient's sums keep their order (rows in
- * turn) and split the channels among threads in blocks of a cache line or more. */
+ * turn) and split the channels into tiles of blocks of a cache line or more. */
+typedef struct bias_job {
+  const void *x, *b;
+  void *y;
+  int64_t outer, ch, inner;
+} bias_job;
+
 #define BIAS_ADD(T)                                                                     \
-  static void bias_add_##T(const T *x, const T *b, T *y, int64_t outer, int64_t ch,     \
-                           int64_t inner) {                                             \
-    if (inner == 1) {                                                                   \
-      _Pragma("omp parallel for schedule(static) num_threads(rt_intra_threads()) if (outer * ch >= PAR_MIN)") \
-      for (int64_t o = 0; o < outer; o++) {                                             \
+  static void bias_add_rows_##T(void *arg, int64_t lo, int64_t hi, int who) {           \
+    const bias_job *j = arg;                                                            \
+    const T *x = j->x, *b = j->b;                                                       \
+    T *y = j->y;                                                                        \
+    int64_t ch = j->ch, inner = j->inner;                                               \
+    for (int64_t o = lo; o < hi; o++) {                                                 \
+      if (inner == 1) {                                                                 \
         const T *xr = x + o * ch;                                                       \
         T *yr = y + o * ch;                                                             \
         _Pragma("omp simd") for (int64_t k = 0; k < ch; k++) yr[k] = xr[k] + b[k];      \
+        continue;                                                                       \
       }                                                                                 \
-      return;                                                                           \
-    }                                                                                   \
-    _Pragma("omp parallel for schedule(static) num_threads(rt_intra_threads()) if (outer * ch * inner >= PAR_MIN)")     \
-    for (int64_t o = 0; o < outer; o++)                                                 \
       for (int64_t k = 0; k < ch; k++) {                                                \
         const T *xr = x + (o * ch + k) * inner;                                         \
         T *yr = y + (o * ch + k) * inner, bk = b[k];                                    \
         _Pragma("omp simd") for (int64_t i = 0; i < inner; i++) yr[i] = xr[i] + bk;     \
       }                                                                                 \
+    }                                                                                   \
   }                                                                                     \
-  static void bias_grad_##T(const T *dy, T *db, int64_t outer, int64_t ch, int64_t inner) { \
-    memset(db, 0, sizeof(T) * (size_t)ch);                                              \
+  static void bias_add_##T(const T *x, const T *b, T *y, int64_t outer, int64_t ch,     \
+                           int64_t inner) {                                             \
+    bias_job j = {.x = x, .b = b, .y = y, .outer = outer, .ch = ch, .inner = inner};    \
+    rt_parallel_range(outer, 1, outer * ch * inner >= PAR_MIN ? rt_intra_threads() : 1, \
+                      bias_add_rows_##T, &j);                                           \
+  }                                                                                     \
+  /* inner 1: the channel blocks [lo, hi); else all of db at once ([0, 1)) */            \
+  static void bias_grad_blocks_##T(void *arg, int64_t lo, int64_t hi, int who) {        \
+    const bias_job *j = arg;                                                            \
+    const T *dy = j->x;                                                                 \
+    T *db = j->y;                                                                       \
+    int64_t outer = j->outer, ch = j->ch, inner = j->inner, blk = 64 / (int64_t)sizeof(T); \
     if (inner == 1) {                                                                   \
-      int64_t blk = 64 / (int64_t)sizeof(T), nblk = (ch + blk - 1) / blk;              \
-      _Pragma("omp parallel for schedule(static) num_threads(rt_intra_threads()) if (nblk > 1 && outer * ch >= PAR_MIN)") \
-      for (int64_t kb = 0; kb < nblk; kb++) {                                           \
+      for (int64_t kb = lo; kb < hi; kb++) {                                            \
         int64_t k0 = kb * blk, k1 = k0 + blk < ch ? k0 + blk : ch;                      \
         for (int64_t o = 0; o < outer; o++) {                                           \
           const T *r = dy + o * ch;                                                     \
@@ -71,6 +86,13 @@ static void bias_layout(const rt_kernel_ctx *c, const rt_shape *s, int64_t *oute
         for (int64_t i = 0; i < inner; i++) s += r[i];                                  \
         db[k] += s;                                                                     \
       }                                                                                 \
+  }                                                                                     \
+  static void bias_grad_##T(const T *dy, T *db, int64_t outer, int64_t ch, int64_t inner) { \
+    int64_t blk = 64 / (int64_t)sizeof(T), nblk = inner == 1 ? (ch + blk - 1) / blk : 1; \
+    bias_job j = {.x = dy, .y = db, .outer = outer, .ch = ch, .inner = inner};          \
+    memset(db, 0, sizeof(T) * (size_t)ch);                                              \
+    rt_parallel_range(nblk, 1, nblk > 1 && outer * ch >= PAR_MIN ? rt_intra_threads() : 1, \
+                      bias_grad_blocks_##T, &j);                                        \
   }
 BIAS_ADD(float)
 BIAS_ADD(double)
@@ -129,11 +151,22 @@ int op_cpu_bias_add_grad(rt_kernel_ctx *c) {
 /* Row-wise: y = softmax(x) (or log-softmax), stable (max subtracted). When labels are
  * given (dense `p` or sparse `cls`), also loss[r] = -sum p log softmax and
  * backprop = softmax - p. */
+typedef struct softmax_job {
+  const void *x, *p;
+  void *y, *loss;
+  const int64_t *cls;
+  int64_t n;
+  bool log_out;
+} softmax_job;
+
 #define SOFTMAX(T, EXP, LOG)                                                            \
-  static void softmax_##T(const T *x, T *y, int64_t rows, int64_t n, bool log_out,      \
-                          const T *p, const int64_t *cls, T *loss) {                   \
-    _Pragma("omp parallel for schedule(static) num_threads(rt_intra_threads()) if (rows * n >= PAR_MIN)")              \
-    for (int64_t r = 0; r < rows; r++) {                                                \
+  static void softmax_rows_##T(void *arg, int64_t lo, int64_t hi, int who) {            \
+    const softmax_job *j = arg;                                                         \
+    const T *x = j->x, *p = j->p;                                                       \
+    T *y = j->y, *loss = j->loss;                                                       \
+    const int64_t *cls = j->cls;                                                        \
+    int64_t n = j->n;                                                                   \
+    for (int64_t r = lo; r < hi; r++) {                                                 \
       const T *xr = x + r * n;                                                          \
       T *yr = y + r * n, mx = xr[0], sum = 0;                                           \
       for (int64_t i = 1; i < n; i++) mx = xr[i] > mx ? xr[i] : mx;                     \
@@ -147,12 +180,19 @@ int op_cpu_bias_add_grad(rt_kernel_ctx *c) {
           yr[i] = EXP(lp) - pi;                                                         \
         }                                                                               \
         loss[r] = l;                                                                    \
-      } else if (log_out) {                                                             \
+      } else if (j->log_out) {                                                          \
         for (int64_t i = 0; i < n; i++) yr[i] = xr[i] - mx - lse;                       \
       } else {                                                                          \
         for (int64_t i = 0; i < n; i++) yr[i] = EXP(xr[i] - mx) / sum;                  \
       }                                                                                 \
     }                                                                                   \
+  }                                                                                     \
+  static void softmax_##T(const T *x, T *y, int64_t rows, int64_t n, bool log_out,      \
+                          const T *p, const int64_t *cls, T *loss) {                   \
+    softmax_job j = {.x = x, .p = p, .y = y, .loss = loss, .cls = cls, .n = n,          \
+                     .log_out = log_out};                                               \
+    rt_parallel_range(rows, 1, rows * n >= PAR_MIN ? rt_intra_threads() : 1,            \
+                      softmax_rows_##T, &j);                                            \
   }
 SOFTMAX(float, expf, logf)
 SOFTMAX(double, exp, log)
@@ -229,6 +269,27 @@ int op_cpu_sparse_xent(rt_kernel_ctx *c) { return xent_run(c, true); }
 
 /* ---- L2Loss, CheckNumerics -------------------------------------------------------- */
 
+/* Partial sums of squares on rt_sum_tiles, added in tile order: the same bits for any
+ * number of threads (under PAR_MIN elements one tile, the plain loop). */
+typedef struct l2_job {
+  const void *x;
+  int64_t n, tiles;
+  bool f32;
+  double *part;
+} l2_job;
+
+static void l2_tile(void *arg, int64_t t, int who) {
+  const l2_job *j = arg;
+  int64_t lo, hi;
+  double acc = 0;
+  rt_tile_range(j->n, j->tiles, t, &lo, &hi);
+  if (j->f32)
+    for (int64_t i = lo; i < hi; i++) acc += (double)((const float *)j->x)[i] * ((const float *)j->x)[i];
+  else
+    for (int64_t i = lo; i < hi; i++) acc += ((const double *)j->x)[i] * ((const double *)j->x)[i];
+  j->part[t] = acc;
+}
+
 int op_cpu_l2_loss(rt_kernel_ctx *c) {
   const rt_tensor *x = c->inputs[0];
   if (need_float(c, x->dtype)) return c->st->code;
@@ -236,18 +297,13 @@ int op_cpu_l2_loss(rt_kernel_ctx *c) {
   rt_tensor *y = rt_kernel_output(c, 0, x->dtype, &s);
   if (!y) return c->st->code;
   int64_t n = rt_tensor_numel(x);
-  double acc = 0;
-  if (x->dtype == RT_FLOAT) {
-    const float *d = rt_tensor_data(x);
-#pragma omp parallel for reduction(+ : acc) num_threads(rt_intra_threads()) if (n >= PAR_MIN)
-    for (int64_t i = 0; i < n; i++) acc += (double)d[i] * d[i];
-    *(float *)rt_tensor_data(y) = (float)(acc / 2);
-  } else {
-    const double *d = rt_tensor_data(x);
-#pragma omp parallel for reduction(+ : acc) num_threads(rt_intra_threads()) if (n >= PAR_MIN)
-    for (int64_t i = 0; i < n; i++) acc += d[i] * d[i];
-    *(double *)rt_tensor_data(y) = acc / 2;
-  }
+  double part[RT_SUM_TILES], acc = 0;
+  l2_job j = {.x = rt_tensor_data(x), .n = n, .tiles = rt_sum_tiles(n, PAR_MIN / 2),
+              .f32 = x->dtype == RT_FLOAT, .part = part};
+  rt_parallel_tiles(j.tiles, n >= PAR_MIN ? rt_intra_threads() : 1, l2_tile, &j);
+  for (int64_t t = 0; t < j.tiles; t++) acc += part[t];
+  if (j.f32) *(float *)rt_tensor_data(y) = (float)(acc / 2);
+  else *(double *)rt_tensor_data(y) = acc / 2;
   return RT_OK;
 }
 

@@ -14,6 +14,7 @@
 #include <sys/random.h>
 
 #include "ops/ops_int.h"
+#include "runtime/pool.h"
 
 enum { RESERVE = 256, PAR_MIN_GROUPS = 1 << 12 };
 
@@ -151,6 +152,67 @@ static void truncated_group(const op_philox *p, uint64_t g, bool f32, void *out,
   }
 }
 
+/* Groups [lo, hi) of a run's output on the pool: group g from block counter + g, whichever
+ * tile or thread computes it. */
+typedef struct groups_job {
+  const op_philox *p;
+  void *y;
+  int64_t n;
+  dist d;
+  bool narrow;        /* float32 / int32: 4 a group; else 2 */
+  uint64_t lo, range;   /* RandomUniformInt's */
+} groups_job;
+
+static void float_groups(void *arg, int64_t g0, int64_t g1, int who) {
+  const groups_job *j = arg;
+  bool f32 = j->narrow;
+  int per = f32 ? 4 : 2;
+  size_t es = f32 ? sizeof(float) : sizeof(double);
+  for (int64_t g = g0; g < g1; g++) {
+    int64_t k = j->n - g * per < per ? j->n - g * per : per;
+    union { float f[4]; double d[2]; } v;
+    if (j->d == TRUNCATED) {
+      truncated_group(j->p, (uint64_t)g, f32, &v, k);
+    } else {
+      uint32_t x[4];
+      op_philox_block(j->p, (uint64_t)g, x);
+      if (j->d == NORMAL && f32) {
+        box_muller_f(x[0], x[1], &v.f[0], &v.f[1]);
+        box_muller_f(x[2], x[3], &v.f[2], &v.f[3]);
+      } else if (j->d == NORMAL) {
+        box_muller_d(x, &v.d[0], &v.d[1]);
+      } else if (f32) {
+        for (int i = 0; i < 4; i++) v.f[i] = u32_float(x[i]);
+      } else {
+        v.d[0] = u64_double(x[0], x[1]), v.d[1] = u64_double(x[2], x[3]);
+      }
+    }
+    memcpy((char *)j->y + (size_t)(g * per) * es, &v, (size_t)k * es);
+  }
+}
+
+static void int_groups(void *arg, int64_t g0, int64_t g1, int who) {
+  const groups_job *j = arg;
+  int per = j->narrow ? 4 : 2;
+  for (int64_t g = g0; g < g1; g++) {
+    uint32_t x[4];
+    op_philox_block(j->p, (uint64_t)g, x);
+    for (int i = 0; i < per && g * per + i < j->n; i++) {
+      int64_t at = g * per + i;
+      if (j->narrow)
+        ((int32_t *)j->y)[at] = (int32_t)((uint32_t)j->lo + x[i] % (uint32_t)j->range);
+      else
+        ((int64_t *)j->y)[at] =
+            (int64_t)(j->lo + ((uint64_t)x[2 * i] | (uint64_t)x[2 * i + 1] << 32) % j->range);
+    }
+  }
+}
+
+static void run_groups(rt_range_fn fn, groups_job *j) {
+  int64_t groups = (j->n + (j->narrow ? 3 : 1)) / (j->narrow ? 4 : 2);
+  rt_parallel_range(groups, 1, groups >= PAR_MIN_GROUPS ? rt_intra_threads() : 1, fn, j);
+}
+
 static int random_float(rt_kernel_ctx *c, dist d) {
   rt_dtype t = rt_node_type(c->node, "dtype", RT_FLOAT);
   rt_shape s;
@@ -162,33 +224,8 @@ static int random_float(rt_kernel_ctx *c, dist d) {
   int64_t n = rt_tensor_numel(out);
   op_philox p;
   if (generator(c, (uint64_t)n * RESERVE, &p)) return c->st->code;
-  bool f32 = t == RT_FLOAT;
-  int per = f32 ? 4 : 2;
-  int64_t groups = (n + per - 1) / per;
-  char *y = rt_tensor_data(out);
-  size_t es = rt_dtype_size(t);
-#pragma omp parallel for schedule(static) num_threads(rt_intra_threads()) if (groups >= PAR_MIN_GROUPS)
-  for (int64_t g = 0; g < groups; g++) {
-    int64_t k = n - g * per < per ? n - g * per : per;
-    union { float f[4]; double d[2]; } v;
-    if (d == TRUNCATED) {
-      truncated_group(&p, (uint64_t)g, f32, &v, k);
-    } else {
-      uint32_t x[4];
-      op_philox_block(&p, (uint64_t)g, x);
-      if (d == NORMAL && f32) {
-        box_muller_f(x[0], x[1], &v.f[0], &v.f[1]);
-        box_muller_f(x[2], x[3], &v.f[2], &v.f[3]);
-      } else if (d == NORMAL) {
-        box_muller_d(x, &v.d[0], &v.d[1]);
-      } else if (f32) {
-        for (int i = 0; i < 4; i++) v.f[i] = u32_float(x[i]);
-      } else {
-        v.d[0] = u64_double(x[0], x[1]), v.d[1] = u64_double(x[2], x[3]);
-      }
-    }
-    memcpy(y + (size_t)(g * per) * es, &v, (size_t)k * es);
-  }
+  run_groups(float_groups, &(groups_job){.p = &p, .y = rt_tensor_data(out), .n = n, .d = d,
+                                         .narrow = t == RT_FLOAT});
   return RT_OK;
 }
 
@@ -218,24 +255,9 @@ int op_cpu_random_uniform_int(rt_kernel_ctx *c) {
   if (!out) return c->st->code;
   op_philox p;
   if (generator(c, (uint64_t)n * RESERVE, &p)) return c->st->code;
-  bool i32 = lo_t->dtype == RT_INT32;
-  int per = i32 ? 4 : 2;
-  int64_t groups = (n + per - 1) / per;
-  uint64_t range = (uint64_t)hi - (uint64_t)lo;
-  void *y = rt_tensor_data(out);
-#pragma omp parallel for schedule(static) num_threads(rt_intra_threads()) if (groups >= PAR_MIN_GROUPS)
-  for (int64_t g = 0; g < groups; g++) {
-    uint32_t x[4];
-    op_philox_block(&p, (uint64_t)g, x);
-    for (int i = 0; i < per && g * per + i < n; i++) {
-      int64_t at = g * per + i;
-      if (i32)
-        ((int32_t *)y)[at] = (int32_t)((uint32_t)lo + x[i] % (uint32_t)range);
-      else
-        ((int64_t *)y)[at] =
-            (int64_t)((uint64_t)lo + ((uint64_t)x[2 * i] | (uint64_t)x[2 * i + 1] << 32) % range);
-    }
-  }
+  run_groups(int_groups, &(groups_job){.p = &p, .y = rt_tensor_data(out), .n = n,
+                                       .narrow = lo_t->dtype == RT_INT32, .lo = (uint64_t)lo,
+                                       .range = (uint64_t)hi - (uint64_t)lo});
   return RT_OK;
 }
 

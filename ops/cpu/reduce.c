@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "ops/ops_int.h"
+#include "runtime/pool.h"
 
 static void small_strides(const rt_shape *big, const bool *red, int64_t *st) {
   int64_t s = 1;
@@ -61,19 +62,28 @@ static bool lead_block(const rt_shape *s, const int64_t *st, int64_t ny) {
 }
 
 /* Sums over leading dims (lead_block) add the rows of ny in turn, 64 outputs at a time
- * in a local accumulator (no output-sized buffer), the blocks split among threads: the
- * same additions in the same order as the general walk. Nothing reduced: a copy. */
+ * in a local accumulator (no output-sized buffer), tiles of blocks on the pool: the same
+ * additions in the same order as the general walk. Nothing reduced: a copy. */
+typedef struct rows_job {
+  const void *x;
+  void *y;
+  int64_t rows, ny, count;
+  int kind;
+} rows_job;
+
 #define REDUCE_T(T, ACC)                                                                \
-  static void sum_rows_##T(const T *x, int64_t rows, T *y, int64_t ny, int kind,        \
-                           int64_t count) {                                             \
-    int64_t blk = 64, nblk = (ny + blk - 1) / blk;                                      \
+  /* rows 1: the elements [lo, hi); else the blocks */                                  \
+  static void sum_blocks_##T(void *arg, int64_t lo, int64_t hi, int who) {              \
+    const rows_job *j = arg;                                                            \
+    const T *x = j->x;                                                                  \
+    T *y = j->y;                                                                        \
+    int64_t blk = 64, rows = j->rows, ny = j->ny, count = j->count;                     \
+    int kind = j->kind;                                                                 \
     if (rows == 1) { /* nothing reduced: 0 + x, as the accumulator would give */       \
-      _Pragma("omp parallel for simd schedule(static) num_threads(rt_intra_threads()) if (ny >= (1 << 17))") \
-      for (int64_t k = 0; k < ny; k++) y[k] = x[k] + (T)0;                              \
+      _Pragma("omp simd") for (int64_t k = lo; k < hi; k++) y[k] = x[k] + (T)0;         \
       return;                                                                           \
     }                                                                                   \
-    _Pragma("omp parallel for schedule(static) num_threads(rt_intra_threads()) if (nblk > 1 && rows * ny >= (1 << 15))") \
-    for (int64_t kb = 0; kb < nblk; kb++) {                                             \
+    for (int64_t kb = lo; kb < hi; kb++) {                                              \
       int64_t k0 = kb * blk, kn = ny - k0 < blk ? ny - k0 : blk;                        \
       ACC acc[64];                                                                      \
       for (int64_t k = 0; k < kn; k++) acc[k] = 0;                                      \
@@ -84,6 +94,14 @@ static bool lead_block(const rt_shape *s, const int64_t *st, int64_t ny) {
       for (int64_t k = 0; k < kn; k++)                                                  \
         y[k0 + k] = (T)(kind == R_MEAN && count ? acc[k] / (ACC)count : acc[k]);        \
     }                                                                                   \
+  }                                                                                     \
+  static void sum_rows_##T(const T *x, int64_t rows, T *y, int64_t ny, int kind,        \
+                           int64_t count) {                                             \
+    int64_t nblk = (ny + 63) / 64;                                                      \
+    bool par = rows == 1 ? ny >= (1 << 17) : nblk > 1 && rows * ny >= (1 << 15);        \
+    rows_job j = {.x = x, .y = y, .rows = rows, .ny = ny, .count = count, .kind = kind}; \
+    rt_parallel_range(rows == 1 ? ny : nblk, 1, par ? rt_intra_threads() : 1,          \
+                      sum_blocks_##T, &j);                                              \
   }                                                                                     \
   static bool reduce_##T(const T *x, const rt_shape *s, const int64_t *st, T *y,        \
                          int64_t ny, int kind, int64_t count) {                         \

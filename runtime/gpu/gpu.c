@@ -10,6 +10,7 @@
 #include "runtime/device.h"
 #include "runtime/gpu/alloc.h"
 #include "runtime/op.h"   /* rt_intra_threads */
+#include "runtime/pool.h"
 
 #if TFSH_HAVE_CUDA
 #include <cuda_runtime_api.h>
@@ -312,16 +313,25 @@ rt_tensor *rt_gpu_tensor(rt_gpu *g, rt_dtype t, const rt_shape *shape, rt_status
   return x;
 }
 
-/* memcpy on the intra-op threads for large pieces: one thread's memcpy would cap the
- * staged copy far below the bus. */
+/* memcpy on the intra-op pool for large pieces: one thread's memcpy would cap the staged
+ * copy far below the bus. */
+typedef struct copy_job {
+  char *dst;
+  const char *src;
+  size_t len;
+} copy_job;
+
+enum { COPY_PIECE = 1 << 20 };
+static void copy_pieces(void *arg, int64_t lo, int64_t hi, int who) {
+  const copy_job *j = arg;
+  size_t off = (size_t)lo * COPY_PIECE, end = (size_t)hi * COPY_PIECE;
+  memcpy(j->dst + off, j->src + off, (end < j->len ? end : j->len) - off);
+}
+
 static void host_copy(void *dst, const void *src, size_t len) {
-  const size_t piece = (size_t)1 << 20;
-  int64_t n = (int64_t)((len + piece - 1) / piece);
-#pragma omp parallel for schedule(static) num_threads(rt_intra_threads()) if (n > 1)
-  for (int64_t i = 0; i < n; i++) {
-    size_t off = (size_t)i * piece, l = len - off < piece ? len - off : piece;
-    memcpy((char *)dst + off, (const char *)src + off, l);
-  }
+  int64_t n = (int64_t)((len + COPY_PIECE - 1) / COPY_PIECE);
+  rt_parallel_range(n, 1, n > 1 ? rt_intra_threads() : 1, copy_pieces,
+                    &(copy_job){.dst = dst, .src = src, .len = len});
 }
 
 /* Copy nbytes between host memory and the device through the two pinned halves: a half is

@@ -1,7 +1,8 @@
 /* The intra-op pool (runtime/pool.h) and the tiled GEMM on it (ops/cpu/gemm.h): every tile
  * runs exactly once, `who` stays below the thread count and never runs two tiles at once,
- * a call from inside a tile runs inline, callers on several threads share the pool, and a
- * tiled product matches one BLIS call. Not bitwise: BLIS picks its small-matrix ("sup")
+ * a call from inside a tile runs inline, callers on several threads share the pool, ranges
+ * cover [0, n) once in whole tiles, sums on rt_sum_tiles give the same bits on any number
+ * of threads, and a tiled product matches one BLIS call. Not bitwise: BLIS picks its small-matrix ("sup")
  * kernels, which sum in another order, from each call's own sizes, so a tile may take
  * them where the whole product did not (haswell and zen kernel sets; skx has none). */
 #include <pthread.h>
@@ -86,6 +87,89 @@ static void test_concurrent_callers(void **state) {
   pthread_t t[4];
   for (int i = 0; i < 4; i++) assert_int_equal(pthread_create(&t[i], NULL, caller_main, NULL), 0);
   for (int i = 0; i < 4; i++) pthread_join(t[i], NULL);
+}
+
+/* rt_parallel_range: [0, n) exactly once; tiles start at multiples of min, all but the last
+ * at least min long; one call on the caller when threads <= 1 or n < 2 * min. */
+enum { RANGE_MAX = 5000 };
+typedef struct {
+  _Atomic int runs[RANGE_MAX];
+  _Atomic int busy[MAX_WHO];
+  _Atomic int calls, bad;
+  int64_t n, min;
+  int threads;
+} ranges;
+
+static void ranged(void *arg, int64_t lo, int64_t hi, int who) {
+  ranges *r = arg;
+  atomic_fetch_add(&r->calls, 1);
+  if (who < 0 || who >= r->threads || who >= MAX_WHO || lo < 0 || hi > r->n || lo >= hi ||
+      lo % r->min || (hi < r->n && hi - lo < r->min)) {
+    atomic_fetch_add(&r->bad, 1);
+    return;
+  }
+  if (atomic_exchange(&r->busy[who], 1)) atomic_fetch_add(&r->bad, 1);
+  for (int64_t i = lo; i < hi; i++) atomic_fetch_add(&r->runs[i], 1);
+  atomic_store(&r->busy[who], 0);
+}
+
+static void test_range_covers(void **state) {
+  (void)state;
+  static const int64_t ns[] = {0, 1, 2, 5, 63, 64, 65, 100, 1000, 4097, RANGE_MAX};
+  static const int64_t mins[] = {1, 3, 64, 1000};
+  for (int threads = 1; threads <= MAX_WHO; threads++)
+    for (size_t i = 0; i < sizeof ns / sizeof *ns; i++)
+      for (size_t m = 0; m < sizeof mins / sizeof *mins; m++) {
+        ranges *r = calloc(1, sizeof *r);
+        r->n = ns[i], r->min = mins[m], r->threads = threads;
+        rt_parallel_range(r->n, r->min, threads, ranged, r);
+        for (int64_t k = 0; k < RANGE_MAX; k++) assert_int_equal(r->runs[k], k < r->n);
+        assert_int_equal(r->bad, 0);
+        if (r->n && (threads == 1 || r->n < 2 * r->min)) assert_int_equal(r->calls, 1);
+        int64_t want = threads * RT_RANGE_PER_THREAD;   /* enough work: about 4 a thread */
+        if (threads > 1 && r->n >= 2 * r->min * want)
+          assert_true(r->calls <= want && 3 * r->calls >= 2 * want);
+        free(r);
+      }
+}
+
+/* A sum on rt_sum_tiles, partials added in tile order: the same bits on 1 to 8 threads. */
+typedef struct {
+  const float *x;
+  int64_t n, tiles;
+  float part[RT_SUM_TILES];
+} summed;
+
+static void sum_tile(void *arg, int64_t t, int who) {
+  (void)who;
+  summed *s = arg;
+  int64_t lo, hi;
+  rt_tile_range(s->n, s->tiles, t, &lo, &hi);
+  float acc = 0;
+  for (int64_t i = lo; i < hi; i++) acc += s->x[i];
+  s->part[t] = acc;
+}
+
+static void fill(float *x, int64_t n, uint32_t seed);
+
+static void test_sum_tiles(void **state) {
+  (void)state;
+  assert_int_equal(rt_sum_tiles(0, 100), 1);
+  assert_int_equal(rt_sum_tiles(199, 100), 1);
+  assert_int_equal(rt_sum_tiles(200, 100), 2);
+  assert_int_equal(rt_sum_tiles(1 << 30, 100), RT_SUM_TILES);
+  enum { N = 100003 };
+  float *x = malloc(sizeof(float) * N), want = 0;
+  fill(x, N, 7);
+  for (int threads = 1; threads <= MAX_WHO; threads++) {
+    summed s = {.x = x, .n = N, .tiles = rt_sum_tiles(N, 1000)};
+    rt_parallel_tiles(s.tiles, threads, sum_tile, &s);
+    float got = 0;
+    for (int64_t t = 0; t < s.tiles; t++) got += s.part[t];
+    if (threads == 1) want = got;
+    assert_memory_equal(&got, &want, sizeof got);
+  }
+  free(x);
 }
 
 static void test_grid(void **state) {
@@ -176,7 +260,8 @@ static void test_gemm_batch(void **state) {
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_every_tile_once),    cmocka_unit_test(test_nested_inline),
-      cmocka_unit_test(test_concurrent_callers), cmocka_unit_test(test_grid),
+      cmocka_unit_test(test_concurrent_callers), cmocka_unit_test(test_range_covers),
+      cmocka_unit_test(test_sum_tiles),          cmocka_unit_test(test_grid),
       cmocka_unit_test(test_gemm_tiled),       cmocka_unit_test(test_gemm_batch),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
