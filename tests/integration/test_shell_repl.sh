@@ -58,13 +58,17 @@ send 'double(21)' Enter
 check "multi-line block" '42' -x
 send 'values = [1,' Enter '2, 3]' Enter 'sum(values)' Enter
 check "open bracket continues" '6' -x
-send 'import math' Enter 'math.sqr' Tab
+send 'import math' Enter
+wait_prompt_after 'import math'
+send 'math.sqr' Tab
 check "attribute completion" 'math.sqrt'
 send '(81)' Enter
 check "completed call runs" '9.0' -x
+wait_prompt_after '9.0'
 send 'dou' Tab
 check "name completion" '>>> double'
 send C-u "mets = {'loss': 1, 'lr': 2}" Enter
+wait_prompt_after "mets = {'loss': 1, 'lr': 2}"   # a Tab typed ahead of the prompt is not completion
 send "mets['lo" Tab
 check "key completion" ">>> mets['loss"
 send C-u "open('$work/sta" Tab
