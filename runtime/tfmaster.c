@@ -44,6 +44,13 @@ static tf_sess *take(const char *handle) {   /* a reference, or NULL */
   return t;
 }
 
+/* take(handle), or TF's error for a session that is not there. */
+static tf_sess *take_or_abort(const char *handle, rt_status *st) {
+  tf_sess *t = take(handle);
+  if (!t) rt_error(st, RT_ABORTED, "Session %s is not found.", handle ? handle : "");
+  return t;
+}
+
 static void drop(tf_sess *t) {
   pthread_mutex_lock(&M.mu);
   bool last = --t->users == 0;
@@ -133,8 +140,8 @@ static int create(const uint8_t *req, size_t n, uint8_t **rep, size_t *rep_n, rt
 static int extend(const uint8_t *req, size_t n, uint8_t **rep, size_t *rep_n, rt_status *st) {
   Tensorflow__ExtendSessionRequest *r = tensorflow__extend_session_request__unpack(NULL, n, req);
   if (!r) return rt_error(st, RT_INVALID_ARGUMENT, "ExtendSession: %zu bytes that are not an ExtendSessionRequest", n);
-  tf_sess *t = take(r->session_handle);
-  int rc = t ? RT_OK : rt_error(st, RT_ABORTED, "Session %s is not found.", r->session_handle ? r->session_handle : "");
+  tf_sess *t = take_or_abort(r->session_handle, st);
+  int rc = t ? RT_OK : st->code;
   if (t) {
     pthread_mutex_lock(&t->mu);
     rc = add_graphdef(t->g, r->graph_def.data, r->graph_def.len, st);
@@ -156,8 +163,8 @@ static int extend(const uint8_t *req, size_t n, uint8_t **rep, size_t *rep_n, rt
 static int run_step(const uint8_t *req, size_t n, uint8_t **rep, size_t *rep_n, rt_status *st) {
   Tensorflow__RunStepRequest *r = tensorflow__run_step_request__unpack(NULL, n, req);
   if (!r) return rt_error(st, RT_INVALID_ARGUMENT, "RunStep: %zu bytes that are not a RunStepRequest", n);
-  tf_sess *t = take(r->session_handle);
-  int rc = t ? RT_OK : rt_error(st, RT_ABORTED, "Session %s is not found.", r->session_handle ? r->session_handle : "");
+  tf_sess *t = take_or_abort(r->session_handle, st);
+  int rc = t ? RT_OK : st->code;
   int nf = (int)r->n_feed, nt = (int)r->n_fetch;
   rt_tensor **feeds = xcalloc((size_t)nf + 1, sizeof *feeds), **got = xcalloc((size_t)nt + 1, sizeof *got);
   const char **feed_names = xcalloc((size_t)nf + 1, sizeof *feed_names);

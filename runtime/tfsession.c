@@ -26,6 +26,7 @@ struct rt_tfs {
   rt_graph *g;
   pthread_mutex_t mu;           /* extend */
   size_t sent;                  /* NodeDefs the master has */
+  int sent_nodes;               /* g->n_nodes when they were sent: no new node, no GraphDef */
   int64_t timeout_ms;           /* operation_timeout_in_ms */
   bool closed;
 };
@@ -129,7 +130,7 @@ rt_tfs *rt_tfs_new(const char *target, rt_graph *g, const rt_session_config *cfg
     else {
       snprintf(t->handle, sizeof t->handle, "%s", r->session_handle);
       t->version = r->graph_version;
-      t->sent = to;
+      t->sent = to, t->sent_nodes = g->n_nodes;
     }
     if (r) tensorflow__create_session_response__free_unpacked(r, NULL);
   }
@@ -145,7 +146,13 @@ int rt_tfs_extend(rt_tfs *t, rt_status *st) {
   pthread_mutex_lock(&t->mu);
   unsigned char *gd = NULL;
   size_t n = 0, to = 0;
+  if (!t->closed && t->g->n_nodes == t->sent_nodes) {   /* the common step: nothing new */
+    pthread_mutex_unlock(&t->mu);
+    return RT_OK;
+  }
   int rc = t->closed ? rt_error(st, RT_CANCELLED, "Session has been closed.") : new_nodes(t, &gd, &n, &to, st);
+  int nodes = t->g->n_nodes;
+  if (!rc && to <= t->sent) t->sent_nodes = nodes;
   if (!rc && to > t->sent) {
     Tensorflow__ExtendSessionRequest req = TENSORFLOW__EXTEND_SESSION_REQUEST__INIT;
     req.session_handle = t->handle;
@@ -160,7 +167,7 @@ int rt_tfs_extend(rt_tfs *t, rt_status *st) {
     if (!rc) {
       Tensorflow__ExtendSessionResponse *r = tensorflow__extend_session_response__unpack(NULL, c.resp_len, c.resp);
       if (r) t->version = r->new_graph_version, tensorflow__extend_session_response__free_unpacked(r, NULL);
-      t->sent = to;
+      t->sent = to, t->sent_nodes = nodes;
     }
     net_grpc_call_clear(&c);
   }
