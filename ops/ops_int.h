@@ -288,5 +288,8 @@ int op_cpu_truncated_normal(rt_kernel_ctx *c);
 int op_cpu_random_uniform(rt_kernel_ctx *c);
 int op_cpu_random_uniform_int(rt_kernel_ctx *c);
 int op_cpu_random_shuffle(rt_kernel_ctx *c);
+int op_cpu_log_uniform_sampler(rt_kernel_ctx *c);
+int op_cpu_uniform_sampler(rt_kernel_ctx *c);
+int op_cpu_accidental_hits(rt_kernel_ctx *c);
 
 #endif

@@ -33,7 +33,40 @@ static int random_shape(rt_shape_ctx *c) {
    .shape = random_shape, .kernel = {[RT_DEV_CPU] = k}, .grad = op_no_grad,               \
    .flags = RT_OP_STATEFUL}
 
+/* [num_sampled] candidates, the true classes' expected counts in their shape, and the
+ * candidates' expected counts. */
+static int sampler_shape(rt_shape_ctx *c) {
+  int64_t k = rt_node_int(c->node, "num_sampled", 1);
+  const rt_shape *t = &c->in_shapes[0];
+  if (t->ndims >= 0 && t->ndims != 2) return op_rank_error(c, 2, t->ndims);
+  c->out_shapes[0] = c->out_shapes[2] = rt_shape_make(1, &k);
+  c->out_shapes[1] = *t;
+  return RT_OK;
+}
+
+static int hits_shape(rt_shape_ctx *c) {
+  int64_t unknown = -1;
+  for (int i = 0; i < 3; i++) c->out_shapes[i] = rt_shape_make(1, &unknown);
+  return RT_OK;
+}
+
+#define SAMPLER(nm, k, h)                                                                 \
+  {.name = nm, .inputs = "true_classes: int64",                                          \
+   .outputs = "sampled_candidates: int64, true_expected_count: float, "                  \
+              "sampled_expected_count: float",                                           \
+   .attrs = SEEDS "num_true: int, num_sampled: int, unique: bool, range_max: int", .help = h, \
+   .shape = sampler_shape, .kernel = {[RT_DEV_CPU] = k}, .grad = op_no_grad,            \
+   .flags = RT_OP_STATEFUL}
+
 static const rt_op_def random_ops[] = {
+  SAMPLER("LogUniformCandidateSampler", op_cpu_log_uniform_sampler,
+          "num_sampled classes in [0, range_max), log-uniform (Zipfian), and expected counts."),
+  SAMPLER("UniformCandidateSampler", op_cpu_uniform_sampler,
+          "num_sampled classes in [0, range_max), uniform, and expected counts."),
+  {.name = "ComputeAccidentalHits", .inputs = "true_classes: int64, sampled_candidates: int64",
+   .outputs = "indices: int32, ids: int64, weights: float", .attrs = SEEDS "num_true: int",
+   .help = "Where sampled candidates match true classes: row, position, -FLT_MAX.",
+   .shape = hits_shape, .kernel = {[RT_DEV_CPU] = op_cpu_accidental_hits}, .grad = op_no_grad},
   RANDOM("RandomStandardNormal", op_cpu_random_normal,
          "Normal values, mean 0 and standard deviation 1 (Philox, Box-Muller)."),
   RANDOM("TruncatedNormal", op_cpu_truncated_normal,

@@ -13,6 +13,7 @@
 #include <string.h>
 #include <sys/random.h>
 
+#include "base/alloc.h"
 #include "ops/ops_int.h"
 #include "runtime/pool.h"
 
@@ -322,5 +323,124 @@ int op_cpu_random_shuffle(rt_kernel_ctx *c) {
     for (int64_t i = 0; i < n; i++) memcpy(dst + (size_t)i * rb, src + (size_t)perm[i] * rb, rb);
   }
   free(perm);
+  return RT_OK;
+}
+
+/* ---- candidate samplers (LogUniform/UniformCandidateSampler, ComputeAccidentalHits) -- */
+
+/* TF's SimplePhilox draws: a double from two 32-bit words (the first gives the high 20
+ * mantissa bits), a 64-bit integer low word first. */
+static double next_double(stream *s) {
+  uint64_t hi = next32(s) & 0xfffffu, lo = next32(s), bits = 1023ull << 52 | hi << 32 | lo;
+  double d;
+  memcpy(&d, &bits, sizeof d);
+  return d - 1.0;
+}
+
+typedef struct sampler {
+  bool log_uniform;
+  int64_t range;
+  double log_range;   /* log(range + 1) */
+} sampler;
+
+static int64_t sample(const sampler *sp, stream *s) {
+  if (!sp->log_uniform) {
+    uint64_t lo = next32(s), hi = next32(s);
+    return (int64_t)((lo | hi << 32) % (uint64_t)sp->range);
+  }
+  return ((int64_t)exp(next_double(s) * sp->log_range) - 1) % sp->range;
+}
+
+/* In float, as TF's samplers answer. */
+static float probability(const sampler *sp, int64_t v) {
+  return (float)(sp->log_uniform ? log((v + 2.0) / (v + 1.0)) / sp->log_range
+                                 : 1.0 / (double)sp->range);
+}
+
+/* The expected count of a class among `batch` candidates drawn in `tries` tries (float). */
+static float expected_count(float p, int64_t batch, int64_t tries) {
+  return tries == batch ? p * (float)batch : -expm1f((float)tries * log1pf(-p));
+}
+
+static int candidate_sampler(rt_kernel_ctx *c, bool log_uniform) {
+  const rt_tensor *t = c->inputs[0];
+  int64_t num_true = rt_node_int(c->node, "num_true", 1), k = rt_node_int(c->node, "num_sampled", 1);
+  int64_t range = rt_node_int(c->node, "range_max", 1);
+  bool unique = rt_node_bool(c->node, "unique", false);
+  if (t->shape.ndims != 2 || t->shape.dims[1] != num_true)
+    return rt_kernel_error(c, RT_INVALID_ARGUMENT, "true_classes must be a matrix of shape "
+                           "[batch_size, num_true=%lld]", (long long)num_true);
+  if (unique && k > range)
+    return rt_kernel_error(c, RT_INVALID_ARGUMENT, "Sampler's range is too small: range_max %lld"
+                           " < num_sampled %lld with unique=True", (long long)range, (long long)k);
+  rt_shape ks = rt_shape_make(1, &k);
+  rt_tensor *cand = rt_kernel_output(c, 0, RT_INT64, &ks);
+  rt_tensor *true_ec = cand ? rt_kernel_output(c, 1, RT_FLOAT, &t->shape) : NULL;
+  rt_tensor *samp_ec = true_ec ? rt_kernel_output(c, 2, RT_FLOAT, &ks) : NULL;
+  if (!samp_ec) return c->st->code;
+  op_philox p;
+  if (generator(c, (uint64_t)k * 512, &p)) return c->st->code;   /* TF reserves 2048 words each */
+  sampler sp = {log_uniform, range, log1p((double)range)};
+  stream s = {.p = &p, .used = 4};
+  int64_t *out = rt_tensor_data(cand), tries = 0;
+  size_t cap = 16;   /* unique: rejection until k distinct (k <= range), an open-addressed set */
+  while (unique && cap < 2 * (size_t)k) cap *= 2;
+  int64_t *seen = unique ? xmalloc(cap * sizeof *seen) : NULL;
+  for (size_t i = 0; unique && i < cap; i++) seen[i] = -1;
+  for (int64_t i = 0; i < k; tries++) {
+    int64_t v = sample(&sp, &s);
+    if (unique) {
+      size_t h = (size_t)((uint64_t)v * 0x9E3779B97F4A7C15ull >> 32) & (cap - 1);
+      while (seen[h] >= 0 && seen[h] != v) h = (h + 1) & (cap - 1);
+      if (seen[h] == v) continue;
+      seen[h] = v;
+    }
+    out[i++] = v;
+  }
+  free(seen);
+  float *se = rt_tensor_data(samp_ec), *te = rt_tensor_data(true_ec);
+  const int64_t *tc = rt_tensor_data(t);
+  for (int64_t i = 0; i < k; i++) se[i] = expected_count(probability(&sp, out[i]), k, tries);
+  for (int64_t i = 0, n = rt_tensor_numel(t); i < n; i++)
+    te[i] = expected_count(probability(&sp, tc[i]), k, tries);
+  return RT_OK;
+}
+
+int op_cpu_log_uniform_sampler(rt_kernel_ctx *c) { return candidate_sampler(c, true); }
+int op_cpu_uniform_sampler(rt_kernel_ctx *c) { return candidate_sampler(c, false); }
+
+/* For each true class that is also a sampled candidate: (row, the candidate's position,
+ * -FLT_MAX); a candidate drawn twice answers with its last position, as TF's map. */
+int op_cpu_accidental_hits(rt_kernel_ctx *c) {
+  const rt_tensor *t = c->inputs[0], *sc = c->inputs[1];
+  if (t->shape.ndims != 2 || sc->shape.ndims != 1)
+    return rt_kernel_error(c, RT_INVALID_ARGUMENT,
+                           "true_classes must be a matrix and sampled_candidates a vector");
+  int64_t rows = t->shape.dims[0], nt = t->shape.dims[1], k = sc->shape.dims[0], hits = 0;
+  const int64_t *tc = rt_tensor_data(t), *cand = rt_tensor_data(sc);
+  for (int pass = 0; pass < 2; pass++) {   /* count, then fill */
+    int32_t *idx = NULL;
+    int64_t *ids = NULL;
+    float *w = NULL;
+    if (pass) {
+      rt_shape hs = rt_shape_make(1, &hits);
+      rt_tensor *a = rt_kernel_output(c, 0, RT_INT32, &hs);
+      rt_tensor *b = a ? rt_kernel_output(c, 1, RT_INT64, &hs) : NULL;
+      rt_tensor *d = b ? rt_kernel_output(c, 2, RT_FLOAT, &hs) : NULL;
+      if (!d) return c->st->code;
+      idx = rt_tensor_data(a), ids = rt_tensor_data(b), w = rt_tensor_data(d);
+    }
+    int64_t h = 0;
+    for (int64_t i = 0; i < rows; i++)
+      for (int64_t j = 0; j < nt; j++) {
+        int64_t pos = -1;
+        for (int64_t q = 0; q < k; q++)
+          if (cand[q] == tc[i * nt + j]) pos = q;
+        if (pos < 0) continue;
+        if (pass) idx[h] = (int32_t)i, ids[h] = pos, w[h] = -3.40282346638528859812e+38f;
+        h++;
+      }
+    hits = h;
+  }
   return RT_OK;
 }
