@@ -316,5 +316,9 @@ void net_link_check(net_link *l) {
   if (l->connected || !(l->ever_connected || (l->mon && known_good(l->endpoint)))) return;
   int64_t now = net_now_ms();
   if (!l->wait_down) l->wait_down = now;
-  if (now - l->wait_down > 1000) l->lost = true;
+  /* The second of grace counts from the drop when we saw one: a request made after the peer
+   * has been gone a second fails at once (the steps queued behind a failed one each waited
+   * a second more). */
+  int64_t since = l->down_since && l->down_since < l->wait_down ? l->down_since : l->wait_down;
+  if (now - since > 1000) l->lost = true;
 }

@@ -102,7 +102,7 @@ void net_link_close(net_link *l, void *sock);
 /* Take the monitor's events; pending: requests are in flight (a drop loses them). */
 void net_link_events(net_link *l, bool pending);
 /* With requests pending: has the peer been gone long enough to call them lost? A peer
- * that went away and is not back within a second is, and so is a server this process
+ * that went away and is not back within a second of going is, and so is a server this process
  * talked to before (a fresh socket to a dead peer sees no event at all). */
 void net_link_check(net_link *l);
 

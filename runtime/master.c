@@ -2,11 +2,11 @@
  *
  *   CreateSession {config, graph: [nodes]}                      -> {session}
  *   ExtendSession {session, graph: [new nodes]}                  -> {}
- *   RunStep {session, feeds: [{name, tensor}], fetches, targets} -> {tensors}
+ *   RunStep {session, step, feeds: [{name, tensor}], fetches, targets} -> {tensors}
  *   CloseSession {session}                                       -> {}
  *   ListDevices {}                                               -> {devices}
  *   WaitStatus {}                                                -> {waiting_for, elapsed_ms}
- *   CancelRun {session}                                          -> {}
+ *   CancelRun {session, step}                                    -> {}
  *   Reset {containers}                                           -> {}
  *   Placement {session, feeds, fetches, targets}                 -> {nodes, partitions, edges}
  *   Progress {session}                                           -> {running, step, devices}
@@ -52,6 +52,8 @@ typedef struct mrun {
   char *warning;     /* said once, with the first step of this signature */
   int64_t last_us;   /* how long its last step took (0: none yet) */
   pthread_mutex_t step_mu;   /* its steps run one at a time (its registered graphs do) */
+  uint64_t step;             /* the client's id of the step in flight, 0: none (s->mu) */
+  atomic_bool cancelled;     /* CancelRun named that step */
 } mrun;
 
 typedef struct mdev {
@@ -73,6 +75,8 @@ typedef struct msess {
    * (a queue runner's enqueue beside the training step's dequeue); those of one signature
    * one at a time. */
   atomic_uint cancel;
+  uint64_t cancelled[8];   /* CancelRun's step ids that no running step had yet (s->mu) */
+  unsigned n_cancelled;
   int running;           /* steps in flight (s->mu); close waits for them on idle */
   pthread_cond_t idle;
   uint64_t handle;
@@ -606,16 +610,18 @@ static int check_feed(const msess *s, const char *name, const rt_tensor *t, rt_s
   return RT_OK;
 }
 
-/* What a step watches: the session's cancel count, against the one it started with. */
+/* What a step watches: the session's cancel count, against the one it started with, and
+ * a CancelRun that named this step. */
 typedef struct cancel_watch {
   msess *s;
   unsigned gen;
+  mrun *r;
 } cancel_watch;
 
 static int cancel_tick(void *arg, int64_t elapsed_ms) {
   (void)elapsed_ms;
   cancel_watch *w = arg;
-  return atomic_load(&w->s->cancel) != w->gen;
+  return atomic_load(&w->s->cancel) != w->gen || atomic_load(&w->r->cancelled);
 }
 
 /* What a fragment run on the master's own thread watches: the session's cancel, and the
@@ -773,10 +779,10 @@ static int run_step(rt_master *m, msess *s, mrun *r, unsigned gen, int64_t timeo
   }
   int first_err = rc;
   rt_status err = *st;
-  cancel_watch cw = {s, gen};
+  cancel_watch cw = {s, gen, r};
   net_wait w = {.timeout_ms = timeout_ms > 0 ? (int)timeout_ms : -1, .tick_ms = 50,
                 .tick = cancel_tick, .arg = &cw};
-  here_watch hw = {{s, gen}, q};
+  here_watch hw = {{s, gen, r}, q};
   net_wait hwait = {.timeout_ms = w.timeout_ms, .tick_ms = 50, .tick = here_tick, .arg = &hw};
   if (here && rc) {   /* a send failed: the local part never runs */
     net_msg_free(here);
@@ -1068,6 +1074,17 @@ static int get_names(const net_in *in, const char *key, char ***out, int *n, rt_
   return RT_OK;
 }
 
+/* The step `step` of signature r starts (r->step_mu held): CancelRun can name it now, and
+ * one that came before it did ends it at once. */
+static void step_begin(msess *s, mrun *r, uint64_t step) {
+  pthread_mutex_lock(&s->mu);
+  r->step = step;
+  bool early = false;
+  for (unsigned i = 0; step && i < 8 && i < s->n_cancelled; i++) early |= s->cancelled[i] == step;
+  atomic_store(&r->cancelled, early);
+  pthread_mutex_unlock(&s->mu);
+}
+
 static void handle_run(rt_master *m, net_req *req) {
   const net_in *in = net_req_msg(req);
   rt_status st = {0};
@@ -1101,6 +1118,8 @@ static void handle_run(rt_master *m, net_req *req) {
   }
   if (!rc) rc = get_names(in, "fetches", &fetches, &nx, &st);
   if (!rc) rc = get_names(in, "targets", &targets, &nt, &st);
+  uint64_t step = 0;   /* the client's id for CancelRun; older clients send none */
+  if (!rc && net_has(in, "step")) rc = net_get_uint(in, "step", &step, &st);
   /* views: RunOptions {"trace_level": int, "output_partition_graphs": bool} */
   int64_t trace_level = 0, timeout_ms = 0;
   bool want_pg = false, want_busy = false;
@@ -1154,9 +1173,11 @@ static void handle_run(rt_master *m, net_req *req) {
       s->running++;
       pthread_mutex_unlock(&s->mu);
       pthread_mutex_lock(&r->step_mu);
+      step_begin(s, r, step);
       rc = run_step(m, s, r, gen, timeout_ms, nf, feeds, fv, nx, fetches, out, trace_level > 0 ? &trace : NULL, busy, &n_busy, &st);
-      pthread_mutex_unlock(&r->step_mu);
       pthread_mutex_lock(&s->mu);
+      r->step = 0;
+      pthread_mutex_unlock(&r->step_mu);
       if (--s->running == 0) pthread_cond_broadcast(&s->idle);
     }
     if (!rc && want_pg) rc = views_device_partitions(s, r->needed, r->n_needed, &pgs, &n_pgs, &st);
@@ -1274,12 +1295,24 @@ static void handle_list_devices(rt_master *m, net_req *req) {
   net_reply(req, rep);
 }
 
-/* CancelRun {session}: the client was interrupted; the step in flight aborts everywhere. */
+/* CancelRun {session, step}: the client was interrupted; that step aborts everywhere, the
+ * session's other steps (a QueueRunner's) go on. One that has not started yet is kept
+ * (the last 8) and ends as it starts. Without a step (an older client): every step. */
 static void handle_cancel(rt_master *m, net_req *req) {
   const net_in *in = net_req_msg(req);
   rt_status st = {0};
+  uint64_t step = 0;
   msess *s = session_find(m, in, &st);
-  if (s) atomic_fetch_add(&s->cancel, 1);
+  if (s && net_has(in, "step") && !net_get_uint(in, "step", &step, &st) && step) {
+    pthread_mutex_lock(&s->mu);
+    mrun *r = s->runs;
+    while (r && r->step != step) r = r->next;
+    if (r) atomic_store(&r->cancelled, true);
+    else s->cancelled[s->n_cancelled++ % 8] = step;
+    pthread_mutex_unlock(&s->mu);
+  } else if (s) {
+    atomic_fetch_add(&s->cancel, 1);
+  }
   session_unref(m, s);
   net_reply(req, net_msg_new("CancelRunOk"));
 }

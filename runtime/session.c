@@ -26,6 +26,7 @@ struct rt_session {
   int sent;                  /* nodes of g the master has (the owner's thread) */
   uint64_t handle;           /* set once, by rt_session_new */
   atomic_bool closed;        /* rt_session_close came: steps in flight end Cancelled */
+  atomic_uint_fast64_t steps;   /* the last RunStep's id: CancelRun names the one it stops */
   rt_server *local;          /* our own server for an empty target */
   net_peer *c;               /* the master: in this process (no socket) or over one */
   char endpoint[256];
@@ -84,13 +85,15 @@ static int tick(void *arg, int64_t elapsed_ms) {
   return 0;
 }
 
-/* The user interrupted a call: say so, and stop the step on the cluster too, not only our
- * wait for it (the master aborts it on every worker). */
-static void interrupted(rt_session *s, rt_status *st) {
+/* The user interrupted a call: say so, and stop that step (`step`, 0: none) on the cluster
+ * too, not only our wait for it (the master aborts it on every worker); the steps other
+ * threads run in the session (a QueueRunner's) go on. */
+static void interrupted(rt_session *s, uint64_t step, rt_status *st) {
   rt_error(st, RT_CANCELLED, "interrupted");
-  if (!s->handle || atomic_load(&s->closed)) return;
+  if (!s->handle || !step || atomic_load(&s->closed)) return;
   net_msg *c = net_msg_new("CancelRun");
   net_msg_uint(c, "session", s->handle);
+  net_msg_uint(c, "step", step);
   rt_status ignore;
   net_peer_send_oneway(s->c, c, &ignore);
 }
@@ -100,7 +103,7 @@ static int call_report(rt_session *s, net_msg *req, net_in **rep, const volatile
   waiter wt = {s, interrupt, report, 0, NULL, NULL};
   net_wait w = {.timeout_ms = -1, .tick_ms = 50, .tick = tick, .arg = &wt};
   int rc = net_peer_call(s->c, req, rep, &w, st);
-  if (rc == RT_CANCELLED && raised(interrupt)) interrupted(s, st);
+  if (rc == RT_CANCELLED && raised(interrupt)) interrupted(s, 0, st);
   return rc;
 }
 
@@ -273,6 +276,8 @@ int rt_session_run_step_views(rt_session *s, const rt_session_run *r, const rt_s
   if (!r->graph_sent && (rc = rt_session_extend(s, r->interrupt, st))) return rc;
   net_msg *req = net_msg_new("RunStep");
   net_msg_uint(req, "session", s->handle);
+  uint64_t step = atomic_fetch_add(&s->steps, 1) + 1;
+  net_msg_uint(req, "step", step);
   msgpack_packer *pk = net_msg_field(req, "feeds");
   msgpack_pack_array(pk, (size_t)r->n_feeds);
   for (int i = 0; i < r->n_feeds; i++) {
@@ -318,7 +323,7 @@ int rt_session_run_step_views(rt_session *s, const rt_session_run *r, const rt_s
   waiter wt = {s, r->interrupt, false, 0, v->tick, v->tick_arg};
   net_wait nw = {.timeout_ms = -1, .tick_ms = 50, .tick = tick, .arg = &wt};
   rc = net_peer_call(s->c, req, &rep, &nw, st);
-  if (rc == RT_CANCELLED && raised(r->interrupt)) interrupted(s, st);
+  if (rc == RT_CANCELLED && raised(r->interrupt)) interrupted(s, step, st);
   else if ((rc == RT_CANCELLED || rc == RT_ABORTED) && atomic_load(&s->closed)) closed_under(s, st);
   const msgpack_object_array *ts = NULL;
   if (!rc) rc = net_get_array(rep, "tensors", &ts, st);

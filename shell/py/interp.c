@@ -4,6 +4,7 @@
 #define _GNU_SOURCE
 #include <libgen.h>
 #include <limits.h>
+#include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -239,6 +240,12 @@ char *sh_exc_message(sh_obj *exc) {
 }
 
 /* ---- Ctrl-C and the GIL -------------------------------------------------------------------- */
+static pthread_t main_thread;   /* sh_init's: where CPython runs signal handlers */
+
+const volatile int *sh_interrupt_flag(void) {
+  return pthread_equal(pthread_self(), main_thread) ? (const volatile int *)&sh_interrupted : NULL;
+}
+
 int sh_check_interrupt(void) {
   if (!sh_interrupted) return 0;
   sh_interrupted = 0;
@@ -573,6 +580,7 @@ void sh_at_fini(void (*fn)(void)) {
 int sh_builtin_ready(void);
 
 void sh_init(int argc, char **argv) {
+  main_thread = pthread_self();
   PyConfig c;
   PyConfig_InitPythonConfig(&c);
   c.parse_argv = 0;

@@ -289,6 +289,10 @@ char *sh_exc_message(sh_obj *exc);
  * native calls poll it; sh_check_interrupt() raises KeyboardInterrupt when it is set. */
 extern volatile sig_atomic_t sh_interrupted;
 int sh_check_interrupt(void);
+/* The flag a blocking call on this thread watches: sh_interrupted on the main thread, NULL
+ * on every other (Python delivers KeyboardInterrupt to the main thread alone, so Ctrl-C
+ * cancels the main thread's step and never a QueueRunner's or a user thread's). */
+const volatile int *sh_interrupt_flag(void);
 /* Let go of the GIL around a blocking call, and take it back; from a thread Python does
  * not know (a runtime thread calling back into Python), sh_gil_acquire() first and
  * sh_gil_release() after. Pairs nest. */

@@ -302,7 +302,7 @@ static sh_obj *session_run(tf_session *s, sh_obj *fetches, sh_obj *feed_dict, sh
     .n_feeds = f.n, .feed_names = (const char *const *)f.names, .feeds = f.values,
     .n_fetches = p.n_fetch, .fetch_names = (const char *const *)p.fetch, .fetched = out,
     .n_targets = p.n_target, .targets = (const char *const *)p.target,
-    .interrupt = (const volatile int *)&sh_interrupted,
+    .interrupt = sh_interrupt_flag(),
   };
   sh_obj *to = cfg_get(options, "timeout_in_ms");   /* RunOptions.timeout_in_ms */
   if (to) sh_as_int(to, &r.timeout_ms), sh_decref(to);
@@ -330,7 +330,7 @@ static sh_obj *session_run(tf_session *s, sh_obj *fetches, sh_obj *feed_dict, sh
   }
   if (observer && observer->after_run) observer->after_run(seen, rc, &v, meta);
   if (rc) {
-    if (st.code == RT_CANCELLED && sh_interrupted)
+    if (st.code == RT_CANCELLED && r.interrupt && sh_interrupted)
       sh_check_interrupt();
     else
       tf_raise_status(&st);
@@ -508,7 +508,7 @@ static sh_obj *session_new(sh_obj *target, sh_obj *graph, sh_obj *config, bool i
     }
     sh_decref(go);
   }
-  cfg.interrupt = (const volatile int *)&sh_interrupted;
+  cfg.interrupt = sh_interrupt_flag();
   sh_err_clear();
   rt_status st = {0};
   s->s = rt_session_new(sh_str_cstr(s->target), tf_rt(s->graph), &cfg, &st);
