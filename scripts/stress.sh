@@ -12,7 +12,12 @@ tsan=()
 if [ "${1:-}" = --tsan ]; then tsan=(--tsan); shift; fi
 n=${1:-1000}
 build=$root/build
-[ ${#tsan[@]} = 0 ] || build=$root/build-tsan
+if [ ${#tsan[@]} != 0 ]; then
+  build=$root/build-tsan
+  export TFSH_CMAKE_ARGS="-DTFSH_SANITIZE=thread ${TFSH_CMAKE_ARGS:-}"
+  # a build-tsan/ configured some other way is configured again
+  grep -qs '^TFSH_SANITIZE:STRING=thread' "$build/CMakeCache.txt" || rm -f "$build/CMakeCache.txt"
+fi
 TFSH_BUILD=$build bash "$root/scripts/build.sh"
 [ ${#tsan[@]} = 0 ] || export TSAN_OPTIONS="halt_on_error=1 suppressions=$root/tests/tsan.supp"
 declare -A seen=()
