@@ -20,7 +20,7 @@ shift
 tfout=$(mktemp) tfshout=$(mktemp) tferr=$(mktemp)
 trap 'rm -f "$tfout" "$tfshout" "$tferr"' EXIT
 t0=$(date +%s.%N)
-"$py" "$here/shim.py" "$prog" "$@" >"$tfout" 2>"$tferr" </dev/null
+(cd "$(dirname "$prog")" && "$py" "$here/shim.py" "$(basename "$prog")" "$@") >"$tfout" 2>"$tferr" </dev/null
 tfrc=$?
 t1=$(date +%s.%N)
 if [ $write = 1 ]; then

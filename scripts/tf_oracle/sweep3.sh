@@ -4,7 +4,9 @@
 #   scripts/tf_oracle/sweep3.sh SRC LIST
 # LIST: lines "NAME|PATH-IN-SRC|LIMIT|ARGS" (# comments). Each run is in a fresh working
 # directory under $OUT with MNIST_data -> $DATA_DIR (the scripts' own relative path) and the
-# other files beside the script (csv data) linked in; stdout unbuffered (PYTHONUNBUFFERED)
+# other files beside the script (csv data) linked in, the same for tfsh and TF (shim.py
+# leaves the working directory as it finds it); /tmp/data/ (aymericdamien's path) gets
+# links to $DATA_DIR's files if it does not exist; stdout unbuffered (PYTHONUNBUFFERED)
 # so a run cut at its limit keeps its output. The process is a timeout(1), killed by pid.
 # Sources are never checked in. $TF_PYTHON (default /opt/tfvenv/bin/python), $TFSH, $OUT.
 set -u
@@ -20,6 +22,9 @@ mkdir -p "$OUT"
 impls="tfsh"
 [ -x "$py" ] && timeout 120 "$py" -c 'import tensorflow' 2>/dev/null && impls="tfsh tf"
 echo "logs in $OUT; implementations: $impls" >&2
+if [ ! -d /tmp/data ]; then
+  mkdir -p /tmp/data && ln -sf "$data"/* /tmp/data/
+fi
 cur=
 trap '[ -n "$cur" ] && kill -TERM "$cur" 2>/dev/null' EXIT
 while IFS='|' read -r name path limit args; do
@@ -41,9 +46,12 @@ while IFS='|' read -r name path limit args; do
     cur=$!
     wait "$cur"; rc=$?; cur=
     t=$(echo "$(date +%s.%N) - $t0" | bc)
-    metric=$(grep -v -E '^(Extracting|tfsh: figure)|^\s*$|Warning|warn' "$dir/log" | tail -1 | cut -c1-160)
+    metric=$(grep -v -i -E '^(Extracting|tfsh: figure|Instructions for updating)|^\s*$|warn' "$dir/log" | tail -1 | cut -c1-160)
     err=
-    [ "$rc" = 0 ] || err=" | $(grep -E 'Error|Exception|error' "$dir/log" | tail -1 | cut -c1-240)"
+    # 124: timeout(1) cut it at its limit; otherwise the last error line (TF's oneDNN notice
+    # speaks of round-off "errors": not one)
+    if [ "$rc" = 124 ]; then err=" | cut at ${limit:-300} s"
+    elif [ "$rc" != 0 ]; then err=" | $(grep -E 'Error|Exception|error:' "$dir/log" | tail -1 | cut -c1-240)"; fi
     printf '%-28s %-4s exit %-3s %6.1fs  %s%s\n' "$name" "$impl" "$rc" "$t" "$metric" "$err"
   done
 done <"$list"
