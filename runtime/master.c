@@ -103,7 +103,6 @@ struct rt_master {
 
 rt_master *rt_master_new(rt_server *s) {
   rt_master *m = xcalloc(1, sizeof *m);
-  if (!m) return NULL;
   m->srv = s;
   pthread_mutex_init(&m->mu, NULL);
   return m;
@@ -860,7 +859,6 @@ static int get_names(const net_in *in, const char *key, char ***out, int *n, rt_
 static int views_device_partitions(msess *s, const bool *needed, int n_needed, rt_partition **parts,
                                    int *np, rt_status *st) {
   bool *nd = xcalloc((size_t)s->g->n_nodes + 1, sizeof *nd);
-  if (!nd) return rt_error(st, RT_RESOURCE_EXHAUSTED, "out of memory");
   for (int i = 0; i < s->g->n_nodes; i++) nd[i] = needed ? i < n_needed && needed[i] : s->g->nodes[i]->assigned != NULL;
   rt_partition_opts o = {.by_task = false, .incarnation = dev_incarnation, .arg = s};
   int rc = rt_partition_graph(s->g, nd, &o, parts, np, st);
@@ -1114,7 +1112,7 @@ static void handle_run(rt_master *m, net_req *req) {
     if (!rc && (v = net_obj_key(opts, "timeout_in_ms")))
       rc = net_obj_int(v, "RunStep.options.timeout_in_ms", &timeout_ms, &st);
   }
-  rt_busy *busy = want_busy ? calloc(RT_MAX_BUSY, sizeof *busy) : NULL;
+  rt_busy *busy = want_busy ? xcalloc(RT_MAX_BUSY, sizeof *busy) : NULL;
   int n_busy = 0;
   rt_step_stats trace = {0};
   char *warning = NULL;

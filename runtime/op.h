@@ -57,7 +57,7 @@ typedef struct rt_kernel_ctx {
   struct rt_step *step;
   rt_status *st;
   rt_tensor **reuse;         /* the executor's: last step's outputs, recycled when unshared */
-  void **state;              /* per node and executor: a kernel may malloc() state here (random
+  void **state;              /* per node and executor: a kernel may allocate state here (random
                                 generators' counters); the executor free()s it. NULL in tests
                                 that call kernels directly. */
   pthread_mutex_t *state_mu; /* when *state is shared by the executors of a session (two run

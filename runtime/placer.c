@@ -4,6 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "base/alloc.h"
 #include "runtime/device.h"
 #include "runtime/op.h"
 
@@ -107,23 +108,19 @@ static void group_gpu_kernels(const rt_graph *g, int *parent, bool *gpu_ok, int 
 
 static void set_str(char **dst, const char *s) {
   free(*dst);
-  *dst = strdup(s);
+  *dst = xstrdup(s);
 }
 
 int rt_place(rt_graph *g, const char *const *devices, int n_devices, const rt_place_opts *o,
              rt_status *st) {
   int n = g->n_nodes, rc = RT_OK;
-  int *parent = calloc((size_t)n + 1, sizeof *parent);
-  int *chosen = calloc((size_t)n + 1, sizeof *chosen);
-  rt_devname *devs = calloc((size_t)n_devices + 1, sizeof *devs);
-  rt_devname *spec = calloc((size_t)n + 1, sizeof *spec);
-  int *owner = calloc((size_t)n + 1, sizeof *owner);  /* node whose request set the group's */
-  bool *gpu_ok = calloc((size_t)n + 1, sizeof *gpu_ok);
-  int *no_gpu = calloc((size_t)n + 1, sizeof *no_gpu);
-  if (!parent || !chosen || !devs || !spec || !owner || !gpu_ok || !no_gpu) {
-    rc = rt_error(st, RT_RESOURCE_EXHAUSTED, "out of memory placing the graph");
-    goto out;
-  }
+  int *parent = xcalloc((size_t)n + 1, sizeof *parent);
+  int *chosen = xcalloc((size_t)n + 1, sizeof *chosen);
+  rt_devname *devs = xcalloc((size_t)n_devices + 1, sizeof *devs);
+  rt_devname *spec = xcalloc((size_t)n + 1, sizeof *spec);
+  int *owner = xcalloc((size_t)n + 1, sizeof *owner);  /* node whose request set the group's */
+  bool *gpu_ok = xcalloc((size_t)n + 1, sizeof *gpu_ok);
+  int *no_gpu = xcalloc((size_t)n + 1, sizeof *no_gpu);
   int dflt = -1;
   for (int i = 0; i < n_devices; i++) {
     rt_devname_parse(devices[i], &devs[i], NULL);
@@ -261,7 +258,6 @@ int rt_place(rt_graph *g, const char *const *devices, int n_devices, const rt_pl
       set_str(&nd->reason, buf);
     }
   }
-out:
   free(parent);
   free(chosen);
   free(devs);

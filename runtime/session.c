@@ -121,10 +121,6 @@ rt_session *rt_session_new(const char *target, rt_graph *g, const rt_session_con
                            rt_status *st) {
   if (target_check(target, st)) return NULL;
   rt_session *s = xcalloc(1, sizeof *s);
-  if (!s) {
-    rt_error(st, RT_RESOURCE_EXHAUSTED, "out of memory");
-    return NULL;
-  }
   s->g = g;
   snprintf(s->target, sizeof s->target, "%s", target ? target : "");
   if (rt_tfs_wanted(target)) {
@@ -343,7 +339,7 @@ int rt_session_run_step_views(rt_session *s, const rt_session_run *r, const rt_s
   if (!rc && v->partition_graphs && net_get(rep, "partition_graphs")) {
     const msgpack_object_array *pa = NULL;
     rc = net_obj_array(net_get(rep, "partition_graphs"), "RunStep.partition_graphs", &pa, st);
-    rt_partition *pg = rc ? NULL : calloc((size_t)pa->size + 1, sizeof *pg);
+    rt_partition *pg = rc ? NULL : xcalloc((size_t)pa->size + 1, sizeof *pg);
     int npg = 0;
     for (uint32_t i = 0; !rc && i < pa->size; i++) {
       const msgpack_object *dv = net_obj_key(&pa->ptr[i], "device"), *gv = net_obj_key(&pa->ptr[i], "graph");

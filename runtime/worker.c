@@ -139,7 +139,6 @@ struct rt_worker {
 
 rt_worker *rt_worker_new(rt_server *s, int n_cpus, int max_gpus) {
   rt_worker *w = xcalloc(1, sizeof *w);
-  if (!w) return NULL;
   w->srv = s;
   if (n_cpus < 1) n_cpus = 1;
   /* GPUs after the CPUs: every visible one unless device_count limits them. */
