@@ -2,6 +2,7 @@
 #include "runtime/gpu/gpu.h"
 #include "base/alloc.h"
 
+#include <assert.h>
 #include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -462,6 +463,7 @@ static int exec_run_plain(rt_exec *x, rt_step *step, const rt_run_args *a, rt_st
       }
       if (x->pending[i] == 0) x->ready[n_ready++] = i;
     }
+    assert(n_ready <= total);
     for (int i = 0; i < a->n_fetches; i++) {
       int s = rt_exec_slot_of(x, a->fetch_names[i], st);
       x->uses[s]++;
@@ -482,6 +484,7 @@ static int exec_run_plain(rt_exec *x, rt_step *step, const rt_run_args *a, rt_st
     int id;
     if (n_ready) {
       id = x->ready[--n_ready];
+      assert(x->needed[id] && x->pending[id] == 0);   /* ready once, when its last input came */
       xnode *xn = &x->nodes[id];
       if (xn->is_recv) {
         rt_tensor *t = NULL;
@@ -524,8 +527,11 @@ static int exec_run_plain(rt_exec *x, rt_step *step, const rt_run_args *a, rt_st
     release_inputs(x, xn);
     for (int c = 0; c < xn->n_consumers; c++) {
       int cid = xn->consumers[c];
-      if (x->needed[cid] && --x->pending[cid] == 0) x->ready[n_ready++] = cid;
+      if (!x->needed[cid]) continue;
+      assert(x->pending[cid] > 0);   /* each input edge counted once, from a needed node */
+      if (--x->pending[cid] == 0) x->ready[n_ready++] = cid;
     }
+    assert(n_ready + n_def <= total - done);   /* ready or deferred: run at most once each */
     /* A deferred _Recv may have become available: give them another chance when there is
      * nothing else to run, and every 64 nodes meanwhile (a tensor that came can unblock
      * work the other tasks wait for). After every node, as before, a long chain with many
@@ -537,6 +543,7 @@ static int exec_run_plain(rt_exec *x, rt_step *step, const rt_run_args *a, rt_st
     }
   }
   atomic_store(&step->current_op, NULL);
+  assert(rc || (done == total && n_ready == 0 && n_def == 0));
 
   rc = rt_exec_fetch(x, a, rc, false, st);
   drop_values(x);

@@ -1,6 +1,7 @@
 #include "runtime/partition.h"
 #include "base/alloc.h"
 
+#include <assert.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -329,6 +330,52 @@ static int finish_loop(pctx *c, int l) {
   return add_placed(c, L.part, nx, L.device);
 }
 
+#ifndef NDEBUG
+/* The invariants of a partitioning, for assert(): every node of a fragment is placed where
+ * the fragment runs, and each _Send made here has exactly one _Recv made here under the same
+ * rendezvous key, in another fragment, of the same type (and each _Recv its _Send). A _Send
+ * or _Recv that g already held (a worker partitioning a master's fragment by device) meets
+ * its peer elsewhere and is not counted. */
+typedef struct sr_end {
+  char key[1024];
+  int part;
+  bool send;
+  rt_dtype t;
+} sr_end;
+
+static int sr_cmp(const void *a, const void *b) {
+  const sr_end *x = a, *y = b;
+  int c = strcmp(x->key, y->key);
+  return c ? c : (int)y->send - (int)x->send;   /* the _Send first */
+}
+
+static bool partition_ok(const rt_graph *g, const rt_partition *parts, int np, bool by_task) {
+  int n = 0, cap = 0;
+  sr_end *e = NULL;
+  char key[256];
+  for (int p = 0; p < np; p++)
+    for (int i = 0; i < parts[p].g->n_nodes; i++) {
+      const rt_node *nd = parts[p].g->nodes[i];
+      if (!nd->assigned) return false;
+      key_of(nd->assigned, by_task, key, sizeof key);
+      if (strcmp(key, parts[p].name)) return false;
+      bool send = !strcmp(nd->op, "_Send");
+      if ((!send && strcmp(nd->op, "_Recv")) || rt_graph_find(g, nd->name)) continue;
+      if (n == cap) e = xrealloc(e, (size_t)(cap = cap ? 2 * cap : 64) * sizeof *e);
+      e[n] = (sr_end){.part = p, .send = send, .t = rt_node_type(nd, "T", RT_INVALID)};
+      rt_rendezvous_key(nd, e[n].key, sizeof e[n].key);
+      n++;
+    }
+  if (n) qsort(e, (size_t)n, sizeof *e, sr_cmp);
+  bool ok = n % 2 == 0;
+  for (int i = 0; ok && i < n; i += 2)
+    ok = e[i].send && !e[i + 1].send && !strcmp(e[i].key, e[i + 1].key) && e[i].part != e[i + 1].part &&
+         e[i].t == e[i + 1].t && (i + 2 >= n || strcmp(e[i + 2].key, e[i].key));
+  free(e);
+  return ok;
+}
+#endif
+
 int rt_partition_graph(const rt_graph *g, const bool *needed, const rt_partition_opts *o,
                        rt_partition **parts_out, int *n_out, rt_status *st) {
   rt_partition *parts = NULL;
@@ -446,6 +493,7 @@ int rt_partition_graph(const rt_graph *g, const bool *needed, const rt_partition
     rt_partitions_free(parts, np);
     return rc;
   }
+  assert(partition_ok(g, parts, np, o->by_task));
   *parts_out = parts;
   *n_out = np;
   return RT_OK;
