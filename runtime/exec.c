@@ -303,7 +303,7 @@ static bool rt_tensor_name_is_zero(const char *s) {
   return n > 2 && !strcmp(s + n - 2, ":0");
 }
 
-/* views (issue 7): one NodeExecStats record for node xn, which ran from t0 to now. */
+/* views: one NodeExecStats record for node xn, which ran from t0 to now. */
 static void trace_node(rt_exec *x, xnode *xn, rt_step *step, int64_t t0, uint32_t tid) {
   rt_exec_trace(x, xn, step, t0, tid, x->values + xn->first_out, "");
 }

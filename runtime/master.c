@@ -86,7 +86,7 @@ typedef struct msess {
   mdev *devs;
   int n_tasks;
   mrun *runs;
-  /* views (issue 7): the step in flight, for Progress (guarded by the master's mu) */
+  /* views: the step in flight, for Progress (guarded by the master's mu) */
   uint64_t cur_step;
   int64_t cur_start_us;
   int n_cur;
@@ -849,7 +849,7 @@ static int run_step(rt_master *m, msess *s, mrun *r, unsigned gen, int64_t timeo
   return first_err;
 }
 
-/* ---- views (issue 7): partition graphs, placement, progress ------------------------- */
+/* ---- views: partition graphs, placement, progress ----------------------------------- */
 
 static void free_strs(char **v, int n);
 static int get_names(const net_in *in, const char *key, char ***out, int *n, rt_status *st);

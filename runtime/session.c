@@ -371,7 +371,7 @@ int rt_session_run_step_views(rt_session *s, const rt_session_run *r, const rt_s
   return rc;
 }
 
-/* ---- views (issue 7) ---------------------------------------------------------------- */
+/* ---- views -------------------------------------------------------------------------- */
 
 const char *rt_session_endpoint(const rt_session *s) { return s->endpoint; }
 uint64_t rt_session_handle(const rt_session *s) { return s->handle; }

@@ -128,7 +128,7 @@ struct rt_worker {
   uint64_t dead[TOMBSTONES];
   rt_status dead_why[TOMBSTONES];
   int dead_next;
-  /* views (issue 7): what GetProgress reports for %top (w->mu) */
+  /* views: what GetProgress reports for %top (w->mu) */
   uint64_t n_runs;           /* RunGraph calls answered */
   int64_t busy_us;           /* wall time spent inside RunGraph */
   char last_error[256];
@@ -1039,7 +1039,7 @@ static void handle_status(rt_worker *w, net_req *req) {
   net_reply(req, rep);
 }
 
-/* views (issue 14): the device memory of each GPU in use, one string for %top:
+/* views: the device memory of each GPU in use, one string for %top:
  * "GPU:0 1.2 GiB in use, peak 3.4 GiB of 130.0 GiB; GPU:1 ..." (absent without one). */
 static void gpu_memory(rt_worker *w, net_msg *rep) {
   char buf[512];
@@ -1057,7 +1057,7 @@ static void gpu_memory(rt_worker *w, net_msg *rep) {
   if (buf[0]) net_msg_str(rep, "gpu_memory", buf);
 }
 
-/* views (issue 7): GetProgress {step?} -> the parts of that step (or of every step) running
+/* views: GetProgress {step?} -> the parts of that step (or of every step) running
  * here now, read from the executors' atomic counters, plus the worker's totals for %top. */
 static void handle_progress(rt_worker *w, net_req *req) {
   const net_in *in = net_req_msg(req);
