@@ -771,6 +771,77 @@ static void free_tensors(rt_tensor **t, int n) {
   free(t);
 }
 
+/* One step of registered graph wg: each of its fragments on its own thread (the first on
+ * this one), under the graph's run_mu; the first real error in *st. Per-node traces go into
+ * stats, each device's busy time into *busy (views). */
+static int run_fragments(rt_worker *w, wgraph *wg, wstep *ws, uint64_t step, const rt_run_args *a,
+                         bool trace, bool want_busy, rt_step_stats *stats, rt_busy **busy, int *n_busy,
+                         rt_status *st) {
+  int rc = RT_OK;
+  pthread_mutex_lock(&wg->run_mu);
+  wrun *runs = xcalloc((size_t)wg->n_parts + 1, sizeof *runs);
+  pthread_mutex_lock(&w->mu);
+  for (int i = 0; i < wg->n_parts; i++) {
+    wrun *r = &runs[i];
+    r->step.id = step;
+    r->step.send = rdv_send;
+    r->step.send_snapshot = rdv_send_snapshot;
+    r->step.recv = rdv_recv;
+    r->step.recv_any = rdv_recv_any;
+    r->step.poll = step_poll;
+    r->w = w;
+    r->ws = ws;
+    r->wg = wg;
+    r->part = i;
+    r->args = a;
+    pthread_cond_init(&r->cv, NULL);
+    r->next = ws->runs;
+    ws->runs = r;
+    if (ws->aborted) atomic_store(&r->step.cancelled, true);
+    if (trace) r->step.trace = rt_dev_stats_new(wg->parts[i].name);   /* views */
+    r->step.timed = want_busy;
+  }
+  pthread_mutex_unlock(&w->mu);
+  if (wg->n_parts > 1) {   /* the other parts on their threads */
+    pthread_mutex_lock(&wg->go_mu);
+    wg->go = runs;
+    wg->n_done = 0;
+    wg->gen++;
+    pthread_cond_broadcast(&wg->go_cv);
+    pthread_mutex_unlock(&wg->go_mu);
+  }
+  if (wg->n_parts) run_part(&runs[0]);
+  if (wg->n_parts > 1) {
+    pthread_mutex_lock(&wg->go_mu);
+    while (wg->n_done < wg->n_parts - 1) pthread_cond_wait(&wg->done_cv, &wg->go_mu);
+    pthread_mutex_unlock(&wg->go_mu);
+  }
+  pthread_mutex_lock(&w->mu);
+  ws->runs = NULL;
+  /* The first real error; cancellations it caused are not news. */
+  for (int i = 0; i < wg->n_parts && !rc; i++)
+    if (runs[i].rc && runs[i].rc != RT_CANCELLED) rc = runs[i].rc, *st = runs[i].st;
+  for (int i = 0; i < wg->n_parts && !rc; i++)
+    if (runs[i].rc) rc = runs[i].rc, *st = ws->aborted ? ws->abort : runs[i].st;
+  if (ws->aborted && !rc) rc = ws->abort.code, *st = ws->abort;
+  for (int i = 0; i < wg->n_parts; i++)   /* views: traces go into the reply */
+    if (runs[i].step.trace) rt_step_stats_append(stats, runs[i].step.trace);
+  if (want_busy) {
+    rt_busy *b = *busy = xcalloc((size_t)wg->n_parts + 1, sizeof *b);
+    for (int i = 0; i < wg->n_parts; i++, ++*n_busy) {
+      snprintf(b[i].device, sizeof b[i].device, "%s", wg->parts[i].name);
+      b[i].us = runs[i].step.busy_us;
+      b[i].ops = atomic_load(&runs[i].step.ops_total);
+    }
+  }
+  step_release(w, ws);
+  pthread_mutex_unlock(&w->mu);
+  pthread_mutex_unlock(&wg->run_mu);
+  for (int i = 0; i < wg->n_parts; i++) pthread_cond_destroy(&runs[i].cv);
+  free(runs);
+  return rc;
+}
+
 static void handle_run(rt_worker *w, net_req *req) {
   const net_in *in = net_req_msg(req);
   rt_status st = {0};
@@ -833,67 +904,9 @@ static void handle_run(rt_worker *w, net_req *req) {
   pthread_mutex_unlock(&w->mu);
 
   if (!rc) {
-    pthread_mutex_lock(&wg->run_mu);
     rt_run_args a = {nf, (const char *const *)fnames, feeds, nx, (const char *const *)xnames,
                      fetched, 0, NULL};
-    wrun *runs = xcalloc((size_t)wg->n_parts + 1, sizeof *runs);
-    pthread_mutex_lock(&w->mu);
-    for (int i = 0; i < wg->n_parts; i++) {
-      wrun *r = &runs[i];
-      r->step.id = step;
-      r->step.send = rdv_send;
-      r->step.send_snapshot = rdv_send_snapshot;
-      r->step.recv = rdv_recv;
-      r->step.recv_any = rdv_recv_any;
-      r->step.poll = step_poll;
-      r->w = w;
-      r->ws = ws;
-      r->wg = wg;
-      r->part = i;
-      r->args = &a;
-      pthread_cond_init(&r->cv, NULL);
-      r->next = ws->runs;
-      ws->runs = r;
-      if (ws->aborted) atomic_store(&r->step.cancelled, true);
-      if (trace) r->step.trace = rt_dev_stats_new(wg->parts[i].name);   /* views */
-      r->step.timed = want_busy;
-    }
-    pthread_mutex_unlock(&w->mu);
-    if (wg->n_parts > 1) {   /* the other parts on their threads */
-      pthread_mutex_lock(&wg->go_mu);
-      wg->go = runs;
-      wg->n_done = 0;
-      wg->gen++;
-      pthread_cond_broadcast(&wg->go_cv);
-      pthread_mutex_unlock(&wg->go_mu);
-    }
-    if (wg->n_parts) run_part(&runs[0]);
-    if (wg->n_parts > 1) {
-      pthread_mutex_lock(&wg->go_mu);
-      while (wg->n_done < wg->n_parts - 1) pthread_cond_wait(&wg->done_cv, &wg->go_mu);
-      pthread_mutex_unlock(&wg->go_mu);
-    }
-    pthread_mutex_lock(&w->mu);
-    ws->runs = NULL;
-    /* The first real error; cancellations it caused are not news. */
-    for (int i = 0; i < wg->n_parts && !rc; i++)
-      if (runs[i].rc && runs[i].rc != RT_CANCELLED) rc = runs[i].rc, st = runs[i].st;
-    for (int i = 0; i < wg->n_parts && !rc; i++)
-      if (runs[i].rc) rc = runs[i].rc, st = ws->aborted ? ws->abort : runs[i].st;
-    if (ws->aborted && !rc) rc = ws->abort.code, st = ws->abort;
-    for (int i = 0; i < wg->n_parts; i++)   /* views: traces go into the reply */
-      if (runs[i].step.trace) rt_step_stats_append(&stats, runs[i].step.trace);
-    if (want_busy && (busy = xcalloc((size_t)wg->n_parts + 1, sizeof *busy)))
-      for (int i = 0; i < wg->n_parts; i++, n_busy++) {
-        snprintf(busy[i].device, sizeof busy[i].device, "%s", wg->parts[i].name);
-        busy[i].us = runs[i].step.busy_us;
-        busy[i].ops = atomic_load(&runs[i].step.ops_total);
-      }
-    step_release(w, ws);
-    pthread_mutex_unlock(&w->mu);
-    pthread_mutex_unlock(&wg->run_mu);
-    for (int i = 0; i < wg->n_parts; i++) pthread_cond_destroy(&runs[i].cv);
-    free(runs);
+    rc = run_fragments(w, wg, ws, step, &a, trace, want_busy, &stats, &busy, &n_busy, &st);
   }
   if (wg) graph_unref(w, wg);
   /* views: counters for GetProgress (%top) */
