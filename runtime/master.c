@@ -694,6 +694,63 @@ static void step_waits(net_peer **cl, const bool *done, const mrun *r, uint64_t 
 /* One step: a RunGraph per partition, all in flight; the first error aborts the rest. A
  * step longer than timeout_ms (RunOptions.timeout_in_ms; else the session's
  * operation_timeout_in_ms; <= 0: none) ends with DeadlineExceeded naming what it waits in. */
+/* The RunGraph request of part i of signature r for one step: its feeds and fetches. */
+static net_msg *rungraph_msg(const mrun *r, int i, uint64_t step, bool trace, bool busy, int nf,
+                             char **feeds, rt_tensor **fv, int nx, char **fetches) {
+  net_msg *req = net_msg_new("RunGraph");
+  net_msg_uint(req, "handle", r->parts[i].handle);
+  net_msg_uint(req, "incarnation", r->parts[i].incarnation);
+  net_msg_uint(req, "step", step);
+  if (trace) net_msg_bool(req, "trace", true);   /* views: RunOptions.FULL_TRACE */
+  if (busy) net_msg_bool(req, "busy", true);     /* views: the live view of a loop */
+  int n = 0;
+  for (int k = 0; k < nf; k++) n += r->feed_part[k] == i;
+  msgpack_packer *pk = net_msg_field(req, "feeds");
+  msgpack_pack_array(pk, (size_t)n);
+  for (int k = 0; k < nf; k++) {
+    if (r->feed_part[k] != i) continue;
+    msgpack_pack_map(pk, 2);
+    msgpack_pack_str(pk, 4);
+    msgpack_pack_str_body(pk, "name", 4);
+    msgpack_pack_str(pk, strlen(feeds[k]));
+    msgpack_pack_str_body(pk, feeds[k], strlen(feeds[k]));
+    msgpack_pack_str(pk, 6);
+    msgpack_pack_str_body(pk, "tensor", 6);
+    rt_pack_tensor_msg(req, pk, fv[k]);
+  }
+  n = 0;
+  for (int k = 0; k < nx; k++) n += r->fetch_part[k] == i;
+  pk = net_msg_field(req, "fetches");
+  msgpack_pack_array(pk, (size_t)n);
+  for (int k = 0; k < nx; k++)
+    if (r->fetch_part[k] == i) {
+      msgpack_pack_str(pk, strlen(fetches[k]));
+      msgpack_pack_str_body(pk, fetches[k], strlen(fetches[k]));
+    }
+  return req;
+}
+
+/* Part ready's RunGraphOk: its fetches into out, its traces and busy times (views). */
+static int take_reply(const net_in *rep, const mrun *r, int ready, int nx, rt_tensor **out,
+                      rt_step_stats *trace, rt_busy *busy, int *n_busy, rt_status *rs) {
+  const msgpack_object_array *ts = NULL;
+  int rrc = net_get_array(rep, "tensors", &ts, rs);
+  int j = 0;
+  for (int k = 0; !rrc && k < nx; k++)
+    if (r->fetch_part[k] == ready) {
+      if ((uint32_t)j >= ts->size)
+        rrc = rt_error(rs, RT_INTERNAL, "RunGraph returned too few tensors");
+      else
+        rrc = rt_unpack_tensor_msg(rep, &ts->ptr[j++], "RunGraph.tensors", &out[k], rs);
+    }
+  /* views: this task's per-device traces */
+  if (!rrc && trace && net_get(rep, "step_stats"))
+    rrc = rt_unpack_step_stats(net_get(rep, "step_stats"), "RunGraph.step_stats", trace, rs);
+  if (!rrc && busy && net_get(rep, "busy"))
+    rrc = rt_unpack_busy(net_get(rep, "busy"), "RunGraph.busy", busy, n_busy, RT_MAX_BUSY, rs);
+  return rrc;
+}
+
 static int run_step(rt_master *m, msess *s, mrun *r, unsigned gen, int64_t timeout_ms, int nf, char **feeds, rt_tensor **fv, int nx,
                     char **fetches, rt_tensor **out, rt_step_stats *trace, rt_busy *busy, int *n_busy,
                     rt_status *st) {
@@ -729,36 +786,7 @@ static int run_step(rt_master *m, msess *s, mrun *r, unsigned gen, int64_t timeo
       break;
     }
     bool run_here = short_step && here_part < 0 && net_peer_local(cl[i]);
-    net_msg *req = net_msg_new("RunGraph");
-    net_msg_uint(req, "handle", r->parts[i].handle);
-    net_msg_uint(req, "incarnation", r->parts[i].incarnation);
-    net_msg_uint(req, "step", step);
-    if (trace) net_msg_bool(req, "trace", true);   /* views: RunOptions.FULL_TRACE */
-    if (busy) net_msg_bool(req, "busy", true);     /* views: the live view of a loop */
-    int n = 0;
-    for (int k = 0; k < nf; k++) n += r->feed_part[k] == i;
-    msgpack_packer *pk = net_msg_field(req, "feeds");
-    msgpack_pack_array(pk, (size_t)n);
-    for (int k = 0; k < nf; k++) {
-      if (r->feed_part[k] != i) continue;
-      msgpack_pack_map(pk, 2);
-      msgpack_pack_str(pk, 4);
-      msgpack_pack_str_body(pk, "name", 4);
-      msgpack_pack_str(pk, strlen(feeds[k]));
-      msgpack_pack_str_body(pk, feeds[k], strlen(feeds[k]));
-      msgpack_pack_str(pk, 6);
-      msgpack_pack_str_body(pk, "tensor", 6);
-      rt_pack_tensor_msg(req, pk, fv[k]);
-    }
-    n = 0;
-    for (int k = 0; k < nx; k++) n += r->fetch_part[k] == i;
-    pk = net_msg_field(req, "fetches");
-    msgpack_pack_array(pk, (size_t)n);
-    for (int k = 0; k < nx; k++)
-      if (r->fetch_part[k] == i) {
-        msgpack_pack_str(pk, strlen(fetches[k]));
-        msgpack_pack_str_body(pk, fetches[k], strlen(fetches[k]));
-      }
+    net_msg *req = rungraph_msg(r, i, step, trace != NULL, busy != NULL, nf, feeds, fv, nx, fetches);
     in_flight++;
     if (run_here) {
       here = req;
@@ -804,23 +832,7 @@ static int run_step(rt_master *m, msess *s, mrun *r, unsigned gen, int64_t timeo
     int ready = (int)tag;
     done[ready] = true;
     in_flight--;
-    if (!rrc) {
-      const msgpack_object_array *ts = NULL;
-      rrc = net_get_array(rep, "tensors", &ts, &rs);
-      int j = 0;
-      for (int k = 0; !rrc && k < nx; k++)
-        if (r->fetch_part[k] == ready) {
-          if ((uint32_t)j >= ts->size)
-            rrc = rt_error(&rs, RT_INTERNAL, "RunGraph returned too few tensors");
-          else
-            rrc = rt_unpack_tensor_msg(rep, &ts->ptr[j++], "RunGraph.tensors", &out[k], &rs);
-        }
-      /* views: this task's per-device traces */
-      if (!rrc && trace && net_get(rep, "step_stats"))
-        rrc = rt_unpack_step_stats(net_get(rep, "step_stats"), "RunGraph.step_stats", trace, &rs);
-      if (!rrc && busy && net_get(rep, "busy"))
-        rrc = rt_unpack_busy(net_get(rep, "busy"), "RunGraph.busy", busy, n_busy, RT_MAX_BUSY, &rs);
-    }
+    if (!rrc) rrc = take_reply(rep, r, ready, nx, out, trace, busy, n_busy, &rs);
     net_in_free(rep);
     if (rrc && (!first_err || (first_err == RT_CANCELLED && rrc != RT_CANCELLED))) {
       bool news = !first_err;
