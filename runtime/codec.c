@@ -279,6 +279,18 @@ static void release_buffer(void *data, void *arg) {
   rt_buffer_unref(arg);
 }
 
+void rt_pack_feed(net_msg *m, msgpack_packer *pk, const char *name, const rt_tensor *t) {
+  size_t len = strlen(name);
+  msgpack_pack_map(pk, 2);
+  msgpack_pack_str(pk, 4);
+  msgpack_pack_str_body(pk, "name", 4);
+  msgpack_pack_str(pk, len);
+  msgpack_pack_str_body(pk, name, len);
+  msgpack_pack_str(pk, 6);
+  msgpack_pack_str_body(pk, "tensor", 6);
+  rt_pack_tensor_msg(m, pk, t);
+}
+
 void rt_pack_tensor_msg(net_msg *m, msgpack_packer *pk, const rt_tensor *t) {
   if (rt_dtype_is_str(t->dtype)) {
     rt_pack_tensor_inline(pk, t);

@@ -38,6 +38,8 @@ void rt_exec_free(rt_exec *x) {
   free(x->ready);
   free(x->uses);
   free(x->needed);
+  free(x->need);
+  free(x->key);
   free(x->fed);
   free(x);
 }
@@ -162,7 +164,36 @@ rt_tensor *rt_kernel_output(rt_kernel_ctx *ctx, int i, rt_dtype t, const rt_shap
 }
 
 /* Mark what the fetches and targets need, stopping at fed outputs. */
+/* Append n strings, each with its '\0', then a '\1' ending the list, to x->key at *len. */
+static void key_add(rt_exec *x, size_t *len, int n, const char *const *v) {
+  for (int i = 0; i <= n; i++) {
+    size_t l = i < n ? strlen(v[i]) + 1 : 1;
+    if (*len + l > x->key_cap) x->key = xrealloc(x->key, x->key_cap = 2 * (*len + l) + 64);
+    if (i < n) memcpy(x->key + *len, v[i], l);
+    else x->key[*len] = '\1';
+    *len += l;
+  }
+}
+
+static int mark_needed(rt_exec *x, const rt_run_args *a, int *stack, rt_status *st);
+
 int rt_exec_mark_needed(rt_exec *x, const rt_run_args *a, int *stack, rt_status *st) {
+  size_t len = 0;
+  key_add(x, &len, a->n_feeds, a->feed_names);
+  key_add(x, &len, a->n_fetches, a->fetch_names);
+  key_add(x, &len, a->n_targets, a->targets);
+  if (len == x->need_len && !memcmp(x->key, x->need, len)) return RT_OK;   /* as last step */
+  x->need_len = 0;
+  int rc = mark_needed(x, a, stack, st);
+  if (rc) return rc;
+  char *k = x->need;   /* keep this key; the old one becomes the scratch */
+  size_t c = x->need_cap;
+  x->need = x->key, x->need_cap = x->key_cap, x->need_len = len;
+  x->key = k, x->key_cap = c;
+  return RT_OK;
+}
+
+static int mark_needed(rt_exec *x, const rt_run_args *a, int *stack, rt_status *st) {
   int sp = 0;
   memset(x->needed, 0, (size_t)x->n * sizeof *x->needed);
   for (int i = 0; i < a->n_fetches; i++) {

@@ -707,17 +707,8 @@ static net_msg *rungraph_msg(const mrun *r, int i, uint64_t step, bool trace, bo
   for (int k = 0; k < nf; k++) n += r->feed_part[k] == i;
   msgpack_packer *pk = net_msg_field(req, "feeds");
   msgpack_pack_array(pk, (size_t)n);
-  for (int k = 0; k < nf; k++) {
-    if (r->feed_part[k] != i) continue;
-    msgpack_pack_map(pk, 2);
-    msgpack_pack_str(pk, 4);
-    msgpack_pack_str_body(pk, "name", 4);
-    msgpack_pack_str(pk, strlen(feeds[k]));
-    msgpack_pack_str_body(pk, feeds[k], strlen(feeds[k]));
-    msgpack_pack_str(pk, 6);
-    msgpack_pack_str_body(pk, "tensor", 6);
-    rt_pack_tensor_msg(req, pk, fv[k]);
-  }
+  for (int k = 0; k < nf; k++)
+    if (r->feed_part[k] == i) rt_pack_feed(req, pk, feeds[k], fv[k]);
   n = 0;
   for (int k = 0; k < nx; k++) n += r->fetch_part[k] == i;
   pk = net_msg_field(req, "fetches");

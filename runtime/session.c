@@ -271,17 +271,7 @@ int rt_session_run_step_views(rt_session *s, const rt_session_run *r, const rt_s
   net_msg_uint(req, "session", s->handle);
   msgpack_packer *pk = net_msg_field(req, "feeds");
   msgpack_pack_array(pk, (size_t)r->n_feeds);
-  for (int i = 0; i < r->n_feeds; i++) {
-    msgpack_pack_map(pk, 2);
-    msgpack_pack_str(pk, 4);
-    msgpack_pack_str_body(pk, "name", 4);
-    size_t len = strlen(r->feed_names[i]);
-    msgpack_pack_str(pk, len);
-    msgpack_pack_str_body(pk, r->feed_names[i], len);
-    msgpack_pack_str(pk, 6);
-    msgpack_pack_str_body(pk, "tensor", 6);
-    rt_pack_tensor_msg(req, pk, r->feeds[i]);
-  }
+  for (int i = 0; i < r->n_feeds; i++) rt_pack_feed(req, pk, r->feed_names[i], r->feeds[i]);
   /* A fetch that is also fed is the fed value, as in TF: the master is not asked for it. */
   int *fed = xcalloc((size_t)r->n_fetches + 1, sizeof *fed), n_asked = 0;
   const char **asked = xcalloc((size_t)r->n_fetches + 1, sizeof *asked);

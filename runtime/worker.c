@@ -61,6 +61,10 @@ typedef struct wgraph {
   rt_partition *parts;
   rt_exec **execs;
   rt_device **devs;
+  /* per part: its sinks (nodes nobody consumes), the targets of every step, found once here:
+   * every node of a registered fragment runs (the master pruned it already) */
+  const char ***targets;
+  int *n_targets;
   pthread_mutex_t run_mu;   /* an executor runs one step at a time */
   /* parts 1.. run on threads of their own, started once (part 0 on the caller's) */
   pthread_t *threads;
@@ -191,6 +195,9 @@ static void wgraph_free(wgraph *wg) {
     sess_release(wg->w, wg->sess);
     pthread_mutex_unlock(&wg->w->mu);
   }
+  for (int i = 0; wg->targets && i < wg->n_parts; i++) free(wg->targets[i]);
+  free(wg->targets);
+  free(wg->n_targets);
   rt_partitions_free(wg->parts, wg->n_parts);
   free(wg->execs);
   free(wg->devs);
@@ -681,6 +688,18 @@ static void handle_register(rt_worker *w, net_req *req) {
       wg->devs[i] = device_named(w, wg->parts[i].name);
       rc = rt_exec_new(wg->parts[i].g, wg->devs[i], &wg->execs[i], &st);
     }
+    wg->targets = xcalloc((size_t)wg->n_parts + 1, sizeof *wg->targets);
+    wg->n_targets = xcalloc((size_t)wg->n_parts + 1, sizeof *wg->n_targets);
+    for (int i = 0; !rc && i < wg->n_parts; i++) {
+      const rt_graph *pg = wg->parts[i].g;
+      bool *consumed = xcalloc((size_t)pg->n_nodes + 1, sizeof *consumed);
+      for (int j = 0; j < pg->n_nodes; j++)
+        for (int k = 0; k < pg->nodes[j]->n_inputs; k++) consumed[pg->nodes[j]->edges[k].node] = true;
+      wg->targets[i] = xcalloc((size_t)pg->n_nodes + 1, sizeof **wg->targets);
+      for (int j = 0; j < pg->n_nodes; j++)
+        if (!consumed[j]) wg->targets[i][wg->n_targets[i]++] = pg->nodes[j]->name;
+      free(consumed);
+    }
   }
   if (!rc && wg->n_parts > 1) rc = start_part_threads(wg, &st);
   /* stateful kernels (random generators) continue across the session's signatures */
@@ -724,7 +743,6 @@ static void *run_part(void *arg) {
   rt_tensor **feeds = xcalloc((size_t)a->n_feeds + 1, sizeof *feeds);
   const char **xnames = xcalloc((size_t)a->n_fetches + 1, sizeof *xnames);
   int *xidx = xcalloc((size_t)a->n_fetches + 1, sizeof *xidx);
-  const char **targets = xcalloc((size_t)pg->n_nodes + 1, sizeof *targets);
   char name[256];
   int idx;
   for (int i = 0; i < a->n_feeds; i++)
@@ -739,17 +757,8 @@ static void *run_part(void *arg) {
       xidx[nx] = i;
       xnames[nx++] = a->fetch_names[i];
     }
-  /* Every node of a registered fragment runs: the master pruned it already. Sinks
-   * (nodes nobody consumes) are the targets. */
-  int nt = 0;
-  bool *consumed = xcalloc((size_t)pg->n_nodes + 1, sizeof *consumed);
-  for (int i = 0; i < pg->n_nodes; i++)
-    for (int k = 0; k < pg->nodes[i]->n_inputs; k++) consumed[pg->nodes[i]->edges[k].node] = true;
-  for (int i = 0; i < pg->n_nodes; i++)
-    if (!consumed[i]) targets[nt++] = pg->nodes[i]->name;
-  free(consumed);
   rt_tensor **out = xcalloc((size_t)nx + 1, sizeof *out);
-  rt_run_args pa = {nf, fnames, feeds, nx, xnames, out, nt, targets};
+  rt_run_args pa = {nf, fnames, feeds, nx, xnames, out, wg->n_targets[r->part], wg->targets[r->part]};
   r->rc = rt_exec_run(wg->execs[r->part], &r->step, &pa, &r->st);
   for (int i = 0; i < nx; i++) a->fetched[xidx[i]] = out[i];
   free(out);
@@ -757,7 +766,6 @@ static void *run_part(void *arg) {
   free(feeds);
   free(xnames);
   free(xidx);
-  free(targets);
   if (r->rc) {
     pthread_mutex_lock(&r->w->mu);
     if (r->rc != RT_CANCELLED || !r->ws->aborted) step_abort(r->w, r->ws, &r->st);
