@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Comments that cannot be true: a file's header comment (its first /* ... */) that names a
 # project path which does not exist (base/..., runtime/foo.h, shell/app/views.py.inc), and
-# any comment in code that cites an issue number ("issue 7", "issue 16's") of a tracker the
+# any comment in code that cites an issue number (the word issue and a number) of a tracker the
 # repository does not carry: say the fact instead. Exit 1 and one line per finding.
 set -u
 root=$(cd "$(dirname "$0")/.." && pwd)
