@@ -5,6 +5,8 @@
  *  - a tensor-sized allocation (its size comes from a shape, a file or the wire) is
  *    checked, and its failure becomes a RESOURCE_EXHAUSTED status (or a MemoryError-like
  *    exception in the shell) that names the size, so one huge request never kills a task.
+ * scripts/check_alloc.sh (ctest alloc_policy) fails on a raw malloc & co. anywhere else
+ * that its allowlist does not give a reason for.
  * base/ sits below every layer: it includes only the C library, and every layer may
  * include it. */
 #ifndef TFSH_BASE_ALLOC_H

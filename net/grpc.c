@@ -12,6 +12,7 @@
 
 #include <grpc/byte_buffer.h>
 #include <grpc/byte_buffer_reader.h>
+#include "base/alloc.h"
 #include <grpc/grpc.h>
 #include <grpc/grpc_security.h>
 #include <grpc/support/alloc.h>
@@ -122,8 +123,13 @@ static void finish(net_grpc_call *c, live *l) {
     if (G.grpc_byte_buffer_reader_init(&r, l->got)) {
       grpc_slice s = G.grpc_byte_buffer_reader_readall(&r);
       c->resp_len = GRPC_SLICE_LENGTH(s);
-      c->resp = malloc(c->resp_len ? c->resp_len : 1);
+      c->resp = malloc(c->resp_len ? c->resp_len : 1);   /* the reply's size: checked */
       if (c->resp) memcpy(c->resp, GRPC_SLICE_START_PTR(s), c->resp_len);
+      else {
+        c->code = NET_GRPC_RESOURCE_EXHAUSTED;
+        snprintf(c->details, sizeof c->details, "out of memory for a reply of %zu bytes", c->resp_len);
+        c->resp_len = 0;
+      }
       G.grpc_slice_unref(s);
       G.grpc_byte_buffer_reader_destroy(&r);
     }
@@ -196,11 +202,7 @@ static bool loaded(char *why, size_t why_len) {
 int net_grpc_run(net_grpc_call *calls, int n, int timeout_ms, size_t max_reply, char *why,
                  size_t why_len) {
   if (!loaded(why, why_len)) return -1;
-  live *ls = calloc((size_t)n + 1, sizeof *ls);
-  if (!ls) {
-    snprintf(why, why_len, "out of memory");
-    return -1;
-  }
+  live *ls = xcalloc((size_t)n + 1, sizeof *ls);
   grpc_arg a[2] = {
       {.type = GRPC_ARG_INTEGER, .key = GRPC_ARG_MAX_RECEIVE_MESSAGE_LENGTH,
        .value.integer = max_reply > 0x7fffffff ? 0x7fffffff : (int)max_reply},
@@ -263,10 +265,10 @@ net_grpc_channel *net_grpc_open(const char *target, size_t max_reply, char *why,
   };
   grpc_channel_args args = {.num_args = 2, .args = a};
   grpc_channel_credentials *cr = G.grpc_insecure_credentials_create();
-  net_grpc_channel *c = calloc(1, sizeof *c);
-  if (c) c->ch = G.grpc_channel_create(target, cr, &args);
+  net_grpc_channel *c = xcalloc(1, sizeof *c);
+  c->ch = G.grpc_channel_create(target, cr, &args);
   G.grpc_channel_credentials_release(cr);
-  if (!c || !c->ch) {
+  if (!c->ch) {
     free(c);
     snprintf(why, why_len, "gRPC could not make a channel to %s", target);
     return NULL;
@@ -275,10 +277,9 @@ net_grpc_channel *net_grpc_open(const char *target, size_t max_reply, char *why,
 }
 
 void net_grpc_call_on(net_grpc_channel *ch, net_grpc_call *c, int64_t timeout_ms) {
-  live *l = calloc(1, sizeof *l);   /* on the heap: if gRPC never ends the call, it keeps it */
+  live *l = xcalloc(1, sizeof *l);   /* on the heap: if gRPC never ends the call, it keeps it */
   c->code = -1, c->resp = NULL, c->resp_len = 0, c->ms = 0;
   snprintf(c->details, sizeof c->details, "gRPC could not start the call");
-  if (!l) return;
   if (timeout_ms <= 0) timeout_ms = 86400000;
   grpc_completion_queue *cq = G.grpc_completion_queue_create_for_pluck(NULL);
   gpr_timespec deadline = G.gpr_time_add(G.gpr_now(GPR_CLOCK_REALTIME),
@@ -416,11 +417,7 @@ net_grpc_server *net_grpc_serve(const char *addr, int threads, net_grpc_handler 
   if (!loaded(why, why_len)) return NULL;
   if (threads < 1) threads = 1;
   if (threads > NET_GRPC_MAX_SERVE_THREADS) threads = NET_GRPC_MAX_SERVE_THREADS;
-  net_grpc_server *s = calloc(1, sizeof *s);
-  if (!s) {
-    snprintf(why, why_len, "out of memory");
-    return NULL;
-  }
+  net_grpc_server *s = xcalloc(1, sizeof *s);
   grpc_arg a[2] = {
       {.type = GRPC_ARG_INTEGER, .key = GRPC_ARG_MAX_RECEIVE_MESSAGE_LENGTH, .value.integer = -1},
       {.type = GRPC_ARG_INTEGER, .key = GRPC_ARG_MAX_SEND_MESSAGE_LENGTH, .value.integer = -1},
@@ -441,7 +438,7 @@ net_grpc_server *net_grpc_serve(const char *addr, int threads, net_grpc_handler 
   }
   G.grpc_server_start(s->srv);
   for (int i = 0; i < threads; i++) {
-    serve_arg *sa = malloc(sizeof *sa);
+    serve_arg *sa = xmalloc(sizeof *sa);
     *sa = (serve_arg){s, i};
     if (pthread_create(&s->th[i], NULL, serve_main, sa)) free(sa);
     else pthread_detach(s->th[i]);

@@ -4,7 +4,8 @@
  * libgrpc is loaded on first use (dlopen "libgrpc.so.29"), not linked: it brings abseil,
  * OpenSSL, c-ares and re2 (about 70 libraries), which every other tfsh process would pay
  * for at start-up; without it only these calls fail, with the package to install. Calls
- * carry raw protobuf bytes; the runtime encodes and decodes them (runtime/tfrpc.h). */
+ * carry raw protobuf bytes; the runtime encodes and decodes them (runtime/tfsession.c,
+ * runtime/tfmaster.c, runtime/probe.c). */
 #ifndef TFSH_NET_GRPC_H
 #define TFSH_NET_GRPC_H
 

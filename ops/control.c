@@ -155,12 +155,16 @@ static op_stack *stack_find(int64_t id) {
   return s;
 }
 
-static int handle_of(rt_kernel_ctx *c, int64_t *id) {
+/* The stack id in input 0; false (and the kernel's error set) when it is not one. A bool
+ * rather than rt_kernel_error's code, so the compiler sees *id set wherever it is true. */
+static bool handle_of(rt_kernel_ctx *c, int64_t *id) {
   const rt_tensor *h = c->inputs[0];
-  if (h->dtype != RT_INT64 || rt_shape_numel(&h->shape) != 1)
-    return rt_kernel_error(c, RT_INVALID_ARGUMENT, "a stack handle is an int64 scalar");
+  if (h->dtype != RT_INT64 || rt_shape_numel(&h->shape) != 1) {
+    rt_kernel_error(c, RT_INVALID_ARGUMENT, "a stack handle is an int64 scalar");
+    return false;
+  }
   *id = *(const int64_t *)rt_tensor_data(h);
-  return RT_OK;
+  return true;
 }
 
 static int stack_new(rt_kernel_ctx *c) {
@@ -177,7 +181,7 @@ static int stack_new(rt_kernel_ctx *c) {
 
 static int stack_push(rt_kernel_ctx *c) {
   int64_t id;
-  if (handle_of(c, &id)) return c->st->code;
+  if (!handle_of(c, &id)) return c->st->code;
   pthread_mutex_lock(&stacks_mu);
   op_stack *s = stack_find(id);
   if (s) {
@@ -196,7 +200,7 @@ static int stack_push(rt_kernel_ctx *c) {
 
 static int stack_pop(rt_kernel_ctx *c) {
   int64_t id;
-  if (handle_of(c, &id)) return c->st->code;
+  if (!handle_of(c, &id)) return c->st->code;
   rt_tensor *t = NULL;
   pthread_mutex_lock(&stacks_mu);
   op_stack **p = &stacks;

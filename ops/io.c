@@ -579,7 +579,7 @@ static int print_kernel(rt_kernel_ctx *c) {
   bool show = true;
   if (first_n >= 0 && c->state) {   /* prints so far, per node (of the session when shared) */
     rt_kernel_state_lock(c);
-    if (!*c->state) *c->state = calloc(1, sizeof(int64_t));
+    if (!*c->state) *c->state = xcalloc(1, sizeof(int64_t));
     int64_t *count = *c->state;
     if (count && (show = *count < first_n)) ++*count;
     rt_kernel_state_unlock(c);

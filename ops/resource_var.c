@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "base/alloc.h"
 #include "ops/ops_int.h"
 #include "runtime/device.h"
 
@@ -338,7 +339,7 @@ static int gather_shape(rt_shape_ctx *c) {
 
 /* d read / d handle = dy: the optimizer's gradient "for the variable" arrives at the handle. */
 static int read_grad(rt_grad_ctx *c) {
-  c->dx[0] = c->dy[0] ? strdup(c->dy[0]) : NULL;
+  c->dx[0] = c->dy[0] ? xstrdup(c->dy[0]) : NULL;
   return RT_OK;
 }
 

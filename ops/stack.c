@@ -116,11 +116,10 @@ static int push_kernel(rt_kernel_ctx *c) {
   } else {
     if (s->n == s->cap) {
       int64_t cap = s->cap ? 2 * s->cap : 16;
-      rt_tensor **nv = realloc(s->v, (size_t)cap * sizeof *nv);
-      if (!nv) rc = rt_kernel_error(c, RT_RESOURCE_EXHAUSTED, "out of memory");
-      else s->v = nv, s->cap = cap;
+      s->v = xrealloc(s->v, (size_t)cap * sizeof *s->v);
+      s->cap = cap;
     }
-    if (!rc) s->v[s->n++] = rt_tensor_ref(v);
+    s->v[s->n++] = rt_tensor_ref(v);
   }
   pthread_mutex_unlock(&r->mu);
   if (rc) return rc;

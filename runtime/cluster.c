@@ -6,7 +6,7 @@
 
 #include "base/alloc.h"
 
-rt_cluster *rt_cluster_new(void) { return calloc(1, sizeof(rt_cluster)); }
+rt_cluster *rt_cluster_new(void) { return xcalloc(1, sizeof(rt_cluster)); }
 
 void rt_cluster_free(rt_cluster *c) {
   if (!c) return;
@@ -29,11 +29,11 @@ void rt_cluster_add(rt_cluster *c, const char *job, int index, const char *addr)
   for (int i = 0; i < c->n; i++)
     if (!strcmp(c->tasks[i].job, job) && c->tasks[i].index == index) {
       free(c->tasks[i].addr);
-      c->tasks[i].addr = strdup(addr);
+      c->tasks[i].addr = xstrdup(addr);
       return;
     }
   c->tasks = xrealloc(c->tasks, (size_t)(c->n + 1) * sizeof *c->tasks);
-  c->tasks[c->n++] = (rt_task_addr){strdup(job), index, strdup(addr)};
+  c->tasks[c->n++] = (rt_task_addr){xstrdup(job), index, xstrdup(addr)};
 }
 
 const rt_task_addr *rt_cluster_find(const rt_cluster *c, const char *job, int index) {

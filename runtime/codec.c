@@ -279,6 +279,18 @@ static void release_buffer(void *data, void *arg) {
   rt_buffer_unref(arg);
 }
 
+void rt_pack_feed(net_msg *m, msgpack_packer *pk, const char *name, const rt_tensor *t) {
+  size_t len = strlen(name);
+  msgpack_pack_map(pk, 2);
+  msgpack_pack_str(pk, 4);
+  msgpack_pack_str_body(pk, "name", 4);
+  msgpack_pack_str(pk, len);
+  msgpack_pack_str_body(pk, name, len);
+  msgpack_pack_str(pk, 6);
+  msgpack_pack_str_body(pk, "tensor", 6);
+  rt_pack_tensor_msg(m, pk, t);
+}
+
 void rt_pack_tensor_msg(net_msg *m, msgpack_packer *pk, const rt_tensor *t) {
   if (rt_dtype_is_str(t->dtype)) {
     rt_pack_tensor_inline(pk, t);
@@ -322,8 +334,7 @@ static int tensor_msg(const net_in *m, const msgpack_object *o, const char *what
    * with (x86 vector loads need none); the allocation is the receiver's malloc, which this
    * process's heap recycles from step to step. */
   if (nbytes >= 4096 && net_frame_aligned(f, 8)) {
-    rt_buffer *b = calloc(1, sizeof *b);
-    if (!b) return rt_error(st, RT_RESOURCE_EXHAUSTED, "%s: out of memory", what);
+    rt_buffer *b = xcalloc(1, sizeof *b);
     atomic_init(&b->refs, 1);
     b->dev = RT_DEV_CPU;
     b->nbytes = nbytes;
@@ -395,13 +406,8 @@ int rt_unpack_tensor_shm(const msgpack_object *o, const char *what,
     rt_status_prefix(st, "%s: ", what);
     return rc;
   }
-  rt_buffer *b = calloc(1, sizeof *b);
-  shm_hold *h = malloc(sizeof *h);
-  if (!b || !h) {
-    free(b);
-    free(h);
-    return rt_error(st, RT_RESOURCE_EXHAUSTED, "%s: out of memory", what);
-  }
+  rt_buffer *b = xcalloc(1, sizeof *b);
+  shm_hold *h = xmalloc(sizeof *h);
   *h = (shm_hold){release, arg, off};
   atomic_init(&b->refs, 1);
   b->dev = RT_DEV_CPU;
@@ -435,8 +441,8 @@ static int unpack_attr(const net_in *m, const msgpack_object *o, const char *wha
     const char *p;
     size_t len;
     if ((rc = net_obj_str(x, what, &p, &len, st))) return rc;
-    v->s = strndup(p, len);
-    return v->s ? RT_OK : rt_error(st, RT_RESOURCE_EXHAUSTED, "out of memory");
+    v->s = xstrndup(p, len);
+    return RT_OK;
   }
   case RT_ATTR_RAW: {
     const char *p;
@@ -473,7 +479,7 @@ static int unpack_attr(const net_in *m, const msgpack_object *o, const char *wha
         const char *p;
         size_t len;
         if (!(rc = net_obj_str(e, what, &p, &len, st)))
-          ((char **)v->list.v)[i] = strndup(p, len);
+          ((char **)v->list.v)[i] = xstrndup(p, len);
       }
       if (!rc) v->list.n = (int)i + 1;
     }

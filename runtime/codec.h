@@ -32,6 +32,8 @@ int rt_unpack_tensor_inline(const msgpack_object *o, const char *what, rt_tensor
  * frame (zero-copy: the frame holds a reference to the tensor's buffer). Strings go
  * inline. {"dtype", "shape", "frame": i} */
 void rt_pack_tensor_msg(net_msg *m, msgpack_packer *pk, const rt_tensor *t);
+/* A feed of RunStep or RunGraph: {"name": name, "tensor": t (as rt_pack_tensor_msg)}. */
+void rt_pack_feed(net_msg *m, msgpack_packer *pk, const char *name, const rt_tensor *t);
 /* Decode; the tensor wraps the received frame without copying when it is aligned. */
 int rt_unpack_tensor_msg(const net_in *m, const msgpack_object *o, const char *what,
                          rt_tensor **out, rt_status *st);

@@ -5,6 +5,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "base/alloc.h"
+
 void rt_devname_clear(rt_devname *d) {
   memset(d, 0, sizeof *d);
   d->replica = d->task = d->id = -1;
@@ -135,8 +137,7 @@ bool rt_devname_is_full(const rt_devname *d) {
 /* ---- devices ------------------------------------------------------------------------ */
 
 rt_device *rt_device_new(const char *full_name, rt_device_type type, uint64_t incarnation) {
-  rt_device *d = calloc(1, sizeof *d);
-  if (!d) return NULL;
+  rt_device *d = xcalloc(1, sizeof *d);
   snprintf(d->name, sizeof d->name, "%s", full_name);
   if (rt_devname_parse(full_name, &d->dn, NULL)) rt_devname_clear(&d->dn);
   d->type = type;
@@ -167,9 +168,10 @@ rt_resource *rt_device_resource(rt_device *d, const char *container, const char 
   pthread_mutex_lock(&d->res_mu);
   rt_resource *r = d->resources;
   while (r && (strcmp(r->container, container) || strcmp(r->name, name))) r = r->next;
-  if (!r && create && (r = calloc(1, sizeof *r))) {
-    r->container = strdup(container);
-    r->name = strdup(name);
+  if (!r && create) {
+    r = xcalloc(1, sizeof *r);
+    r->container = xstrdup(container);
+    r->name = xstrdup(name);
     pthread_mutex_init(&r->mu, NULL);
     pthread_cond_init(&r->cv, NULL);
     r->next = d->resources;

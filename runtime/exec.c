@@ -2,6 +2,7 @@
 #include "runtime/gpu/gpu.h"
 #include "base/alloc.h"
 
+#include <assert.h>
 #include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -37,29 +38,26 @@ void rt_exec_free(rt_exec *x) {
   free(x->ready);
   free(x->uses);
   free(x->needed);
+  free(x->need);
+  free(x->key);
   free(x->fed);
   free(x);
 }
 
 int rt_exec_new(const rt_graph *g, rt_device *dev, rt_exec **out, rt_status *st) {
-  rt_exec *x = calloc(1, sizeof *x);
-  if (!x) return rt_error(st, RT_RESOURCE_EXHAUSTED, "out of memory preparing a graph");
+  rt_exec *x = xcalloc(1, sizeof *x);
   x->g = g;
   x->dev = dev;
   x->n = g->n_nodes;
-  x->nodes = calloc((size_t)x->n + 1, sizeof *x->nodes);
+  x->nodes = xcalloc((size_t)x->n + 1, sizeof *x->nodes);
   size_t n_data = 0, n_edges = 0;
   for (int i = 0; i < x->n; i++) {
     n_data += (size_t)g->nodes[i]->n_data_inputs;
     n_edges += (size_t)g->nodes[i]->n_inputs;
   }
-  x->in_all = calloc(n_data + 1, sizeof *x->in_all);
-  x->ref_all = calloc(n_data + 1, sizeof *x->ref_all);
-  x->cons_all = calloc(n_edges + 1, sizeof *x->cons_all);
-  if (!x->nodes || !x->in_all || !x->ref_all || !x->cons_all) {
-    rt_exec_free(x);
-    return rt_error(st, RT_RESOURCE_EXHAUSTED, "out of memory preparing a graph");
-  }
+  x->in_all = xcalloc(n_data + 1, sizeof *x->in_all);
+  x->ref_all = xcalloc(n_data + 1, sizeof *x->ref_all);
+  x->cons_all = xcalloc(n_edges + 1, sizeof *x->cons_all);
   for (int i = 0; i < x->n; i++) {
     const rt_node *n = g->nodes[i];
     xnode *xn = &x->nodes[i];
@@ -71,7 +69,7 @@ int rt_exec_new(const rt_graph *g, rt_device *dev, rt_exec **out, rt_status *st)
     if (xn->is_send || xn->is_recv) {
       char key[1024];
       rt_rendezvous_key(n, key, sizeof key);
-      xn->key = strdup(key);
+      xn->key = xstrdup(key);
     } else {
       xn->kernel = rt_op_kernel(n->def, dev->fake_gpu ? RT_DEV_CPU : dev->type);
       if (!xn->kernel && !(n->def && (n->def->flags & RT_OP_SOURCE) &&
@@ -117,21 +115,17 @@ int rt_exec_new(const rt_graph *g, rt_device *dev, rt_exec **out, rt_status *st)
       src->consumers[src->n_consumers++] = i;
     }
   size_t ns = (size_t)x->n_slots + 1, nn = (size_t)x->n + 1;
-  x->reuse = calloc(ns, sizeof *x->reuse);
-  x->values = calloc(ns, sizeof *x->values);
-  x->uses = calloc(ns, sizeof *x->uses);
-  x->fed = calloc(ns, sizeof *x->fed);
-  x->pending = calloc(nn, sizeof *x->pending);
-  x->ready = calloc(nn, sizeof *x->ready);
-  x->needed = calloc(nn, sizeof *x->needed);
-  x->state = calloc(nn, sizeof *x->state);
-  x->slot = calloc(nn, sizeof *x->slot);
-  x->slot_mu = calloc(nn, sizeof *x->slot_mu);
-  for (int i = 0; x->slot && x->state && i < x->n; i++) x->slot[i] = &x->state[i];
-  if (!x->state || !x->slot || !x->slot_mu || !x->reuse || !x->values || !x->uses || !x->fed || !x->pending || !x->ready || !x->needed) {
-    rt_exec_free(x);
-    return rt_error(st, RT_RESOURCE_EXHAUSTED, "out of memory preparing a graph");
-  }
+  x->reuse = xcalloc(ns, sizeof *x->reuse);
+  x->values = xcalloc(ns, sizeof *x->values);
+  x->uses = xcalloc(ns, sizeof *x->uses);
+  x->fed = xcalloc(ns, sizeof *x->fed);
+  x->pending = xcalloc(nn, sizeof *x->pending);
+  x->ready = xcalloc(nn, sizeof *x->ready);
+  x->needed = xcalloc(nn, sizeof *x->needed);
+  x->state = xcalloc(nn, sizeof *x->state);
+  x->slot = xcalloc(nn, sizeof *x->slot);
+  x->slot_mu = xcalloc(nn, sizeof *x->slot_mu);
+  for (int i = 0; i < x->n; i++) x->slot[i] = &x->state[i];
   if (rt_cf_graph(g) && rt_cf_new(x, st)) {
     rt_exec_free(x);
     return st->code;
@@ -170,7 +164,36 @@ rt_tensor *rt_kernel_output(rt_kernel_ctx *ctx, int i, rt_dtype t, const rt_shap
 }
 
 /* Mark what the fetches and targets need, stopping at fed outputs. */
+/* Append n strings, each with its '\0', then a '\1' ending the list, to x->key at *len. */
+static void key_add(rt_exec *x, size_t *len, int n, const char *const *v) {
+  for (int i = 0; i <= n; i++) {
+    size_t l = i < n ? strlen(v[i]) + 1 : 1;
+    if (*len + l > x->key_cap) x->key = xrealloc(x->key, x->key_cap = 2 * (*len + l) + 64);
+    if (i < n) memcpy(x->key + *len, v[i], l);
+    else x->key[*len] = '\1';
+    *len += l;
+  }
+}
+
+static int mark_needed(rt_exec *x, const rt_run_args *a, int *stack, rt_status *st);
+
 int rt_exec_mark_needed(rt_exec *x, const rt_run_args *a, int *stack, rt_status *st) {
+  size_t len = 0;
+  key_add(x, &len, a->n_feeds, a->feed_names);
+  key_add(x, &len, a->n_fetches, a->fetch_names);
+  key_add(x, &len, a->n_targets, a->targets);
+  if (len == x->need_len && !memcmp(x->key, x->need, len)) return RT_OK;   /* as last step */
+  x->need_len = 0;
+  int rc = mark_needed(x, a, stack, st);
+  if (rc) return rc;
+  char *k = x->need;   /* keep this key; the old one becomes the scratch */
+  size_t c = x->need_cap;
+  x->need = x->key, x->need_cap = x->key_cap, x->need_len = len;
+  x->key = k, x->key_cap = c;
+  return RT_OK;
+}
+
+static int mark_needed(rt_exec *x, const rt_run_args *a, int *stack, rt_status *st) {
   int sp = 0;
   memset(x->needed, 0, (size_t)x->n * sizeof *x->needed);
   for (int i = 0; i < a->n_fetches; i++) {
@@ -299,8 +322,7 @@ int rt_exec_kernel(rt_exec *x, xnode *xn, rt_step *step, rt_tensor **inputs, rt_
 static int run_node(rt_exec *x, xnode *xn, rt_step *step, rt_status *st) {
   const rt_node *n = xn->node;
   rt_tensor *ins[64], **inputs = ins;
-  if (n->n_data_inputs > 64) inputs = calloc((size_t)n->n_data_inputs, sizeof *inputs);
-  if (!inputs) return rt_error(st, RT_RESOURCE_EXHAUSTED, "out of memory");
+  if (n->n_data_inputs > 64) inputs = xcalloc((size_t)n->n_data_inputs, sizeof *inputs);
   for (int k = 0; k < n->n_data_inputs; k++) inputs[k] = x->values[xn->in_slots[k]];
   int rc = rt_exec_kernel(x, xn, step, inputs, x->values + xn->first_out, x->reuse + xn->first_out, st);
   if (inputs != ins) free(inputs);
@@ -312,7 +334,7 @@ static bool rt_tensor_name_is_zero(const char *s) {
   return n > 2 && !strcmp(s + n - 2, ":0");
 }
 
-/* views (issue 7): one NodeExecStats record for node xn, which ran from t0 to now. */
+/* views: one NodeExecStats record for node xn, which ran from t0 to now. */
 static void trace_node(rt_exec *x, xnode *xn, rt_step *step, int64_t t0, uint32_t tid) {
   rt_exec_trace(x, xn, step, t0, tid, x->values + xn->first_out, "");
 }
@@ -323,7 +345,7 @@ void rt_exec_trace(rt_exec *x, xnode *xn, rt_step *step, int64_t t0, uint32_t ti
   const rt_node *n = xn->node;
   int64_t t1 = rt_trace_micros();
   rt_node_stats *ns = rt_dev_stats_add(step->trace);
-  ns->node_name = strdup(n->name);
+  ns->node_name = xstrdup(n->name);
   ns->all_start_micros = t0;
   ns->op_start_rel_micros = 0;
   ns->op_end_rel_micros = t1 - t0;
@@ -333,11 +355,11 @@ void rt_exec_trace(rt_exec *x, xnode *xn, rt_step *step, int64_t t0, uint32_t ti
   if (xn->is_send || xn->is_recv) {
     const char *tn = rt_node_string(n, "tensor_name", ""), *rd = rt_node_string(n, "recv_device", "");
     len += strlen(tn) + strlen(rd);
-    ns->timeline_label = malloc(len);
+    ns->timeline_label = xmalloc(len);
     snprintf(ns->timeline_label, len, "%s = %s(%s @%s)%s", n->name, n->op, tn, rd, where);
   } else {
     for (int k = 0; k < n->n_inputs; k++) len += strlen(n->inputs[k]) + 2;
-    ns->timeline_label = malloc(len);
+    ns->timeline_label = xmalloc(len);
     off = (size_t)snprintf(ns->timeline_label, len, "%s = %s(", n->name, n->op);
     for (int k = 0; k < n->n_inputs; k++)
       off += (size_t)snprintf(ns->timeline_label + off, len - off, "%s%.*s", k ? ", " : "",
@@ -346,8 +368,8 @@ void rt_exec_trace(rt_exec *x, xnode *xn, rt_step *step, int64_t t0, uint32_t ti
     snprintf(ns->timeline_label + off, len - off, ")%s", where);
   }
   if (n->n_outputs > 0) {
-    ns->outputs = calloc((size_t)n->n_outputs, sizeof *ns->outputs);
-    for (int i = 0; ns->outputs && i < n->n_outputs; i++) {
+    ns->outputs = xcalloc((size_t)n->n_outputs, sizeof *ns->outputs);
+    for (int i = 0; i < n->n_outputs; i++) {
       const rt_tensor *t = outputs[i];
       rt_output_stats *o = &ns->outputs[ns->n_outputs++];
       o->dtype = t ? t->dtype : n->out_types[i];
@@ -447,9 +469,8 @@ int rt_exec_run(rt_exec *x, rt_step *step, const rt_run_args *a, rt_status *st) 
 
 static int exec_run_plain(rt_exec *x, rt_step *step, const rt_run_args *a, rt_status *st) {
   int rc = RT_OK;
-  int *stack = calloc((size_t)x->n + (size_t)a->n_fetches + (size_t)a->n_targets + 1,
-                      sizeof *stack);
-  if (!stack) return rt_error(st, RT_RESOURCE_EXHAUSTED, "out of memory");
+  int *stack = xcalloc((size_t)x->n + (size_t)a->n_fetches + (size_t)a->n_targets + 1,
+                       sizeof *stack);
   rc = rt_exec_feed(x, a, st);
   if (!rc) rc = rt_exec_mark_needed(x, a, stack, st);
 
@@ -473,6 +494,7 @@ static int exec_run_plain(rt_exec *x, rt_step *step, const rt_run_args *a, rt_st
       }
       if (x->pending[i] == 0) x->ready[n_ready++] = i;
     }
+    assert(n_ready <= total);
     for (int i = 0; i < a->n_fetches; i++) {
       int s = rt_exec_slot_of(x, a->fetch_names[i], st);
       x->uses[s]++;
@@ -493,6 +515,7 @@ static int exec_run_plain(rt_exec *x, rt_step *step, const rt_run_args *a, rt_st
     int id;
     if (n_ready) {
       id = x->ready[--n_ready];
+      assert(x->needed[id] && x->pending[id] == 0);   /* ready once, when its last input came */
       xnode *xn = &x->nodes[id];
       if (xn->is_recv) {
         rt_tensor *t = NULL;
@@ -535,8 +558,11 @@ static int exec_run_plain(rt_exec *x, rt_step *step, const rt_run_args *a, rt_st
     release_inputs(x, xn);
     for (int c = 0; c < xn->n_consumers; c++) {
       int cid = xn->consumers[c];
-      if (x->needed[cid] && --x->pending[cid] == 0) x->ready[n_ready++] = cid;
+      if (!x->needed[cid]) continue;
+      assert(x->pending[cid] > 0);   /* each input edge counted once, from a needed node */
+      if (--x->pending[cid] == 0) x->ready[n_ready++] = cid;
     }
+    assert(n_ready + n_def <= total - done);   /* ready or deferred: run at most once each */
     /* A deferred _Recv may have become available: give them another chance when there is
      * nothing else to run, and every 64 nodes meanwhile (a tensor that came can unblock
      * work the other tasks wait for). After every node, as before, a long chain with many
@@ -548,6 +574,7 @@ static int exec_run_plain(rt_exec *x, rt_step *step, const rt_run_args *a, rt_st
     }
   }
   atomic_store(&step->current_op, NULL);
+  assert(rc || (done == total && n_ready == 0 && n_def == 0));
 
   rc = rt_exec_fetch(x, a, rc, false, st);
   drop_values(x);

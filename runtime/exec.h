@@ -30,7 +30,10 @@ typedef struct rt_run_args {
   const char *const *targets;      /* node names */
 } rt_run_args;
 
-/* Not reentrant: one run at a time per executor. */
+/* Not reentrant: one run at a time per executor. A session's steps may run at once (two
+ * signatures, or a queue runner beside the training step), each on its own executors; the
+ * callers keep one executor to one step (the worker's run_mu per registered graph, the
+ * master's step_mu per signature). */
 int rt_exec_run(rt_exec *x, rt_step *step, const rt_run_args *a, rt_status *st);
 
 /* Kernel state shared by every executor of one session (random generators keep going from

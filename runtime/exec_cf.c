@@ -18,6 +18,7 @@
  *
  * exec.c hands runs here only for graphs that hold one of these ops (or a _Recv that may get
  * a dead value), so the plain executor pays nothing for them. */
+#include <assert.h>
 #include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -306,6 +307,7 @@ static void iter_free(struct cf_exec *cf, int sfi, cf_iter *it) {
 }
 
 static inline cf_iter *iter_at(const cf_frame *f, int64_t i) {
+  assert(i >= f->oldest && i <= f->iter_count);   /* a live iteration of f */
   return f->iters[i % (f->max_par + 1)];
 }
 
@@ -372,6 +374,7 @@ static void activate(struct cf_exec *cf, rt_exec *x, cf_frame *f, int64_t iter, 
       int expect = iter == 0 ? cf->merge_first[dst] : cf->merge_later[dst];
       if (o->k < 0) {
         it->pending[l] -= 2;
+        assert(it->pending[l] >= 0);
         dst_dead = it->dead[l] == expect;
         ready = it->pending[l] == 0 || (it->pending[l] == 1 && dst_dead);
       } else if (dead || !out[o->src_out]) {
@@ -399,6 +402,7 @@ static void activate(struct cf_exec *cf, rt_exec *x, cf_frame *f, int64_t iter, 
         it->dead[l]++;
       }
       ready = --it->pending[l] == 0;
+      assert(it->pending[l] >= 0);   /* each input edge brings one value per iteration */
       dst_dead = it->dead[l] > 0;
     }
     if (ready) push(cf, dst, f, iter, dst_dead);
@@ -409,8 +413,10 @@ static void cleanup(struct cf_exec *cf, rt_exec *x, cf_frame *f, int64_t iter);
 
 static void increment_iteration(struct cf_exec *cf, rt_exec *x, cf_frame *f) {
   int64_t i = ++f->iter_count;
+  assert(!f->iters[i % (f->max_par + 1)]);   /* the ring's slot was freed with its iteration */
   f->iters[i % (f->max_par + 1)] = iter_new(cf, f->sf);
   f->outstanding_iters++;
+  assert(f->outstanding_iters == f->iter_count - f->oldest + 1 && f->outstanding_iters <= f->max_par);
   for (int v = 0; v < f->n_invs; v++) activate(cf, x, f, i, f->invs[v].node, &f->invs[v].t, f->invs[v].dead);
   int nd = f->n_def;
   f->n_def = 0;
@@ -432,7 +438,9 @@ static void delete_frame(struct cf_exec *cf, rt_exec *x, cf_frame *f) {
   const cf_sframe *s = &cf->sf[f->sf];
   for (int e = 0; e < s->n_exits; e++)
     if (x->needed[s->exits[e]] && !f->exit_live[e]) activate(cf, x, p, pi, s->exits[e], NULL, true);
+  assert(f->pending_enters == 0 && f->outstanding_iters == 0);
   cf_iter *pit = iter_at(p, pi);
+  assert(pit->child_frames > 0);
   for (cf_frame **c = &pit->children; *c; c = &(*c)->sibling)
     if (*c == f) {
       *c = f->sibling;
@@ -450,6 +458,7 @@ static void cleanup(struct cf_exec *cf, rt_exec *x, cf_frame *f, int64_t iter) {
     f->iters[i % (f->max_par + 1)] = NULL;
     f->outstanding_iters--;
     f->oldest = ++i;
+    assert(f->outstanding_iters == f->iter_count - f->oldest + 1);
     if (f->n_def) increment_iteration(cf, x, f);
   }
   if (f->pending_enters == 0 && f->outstanding_iters == 0) delete_frame(cf, x, f);
@@ -481,6 +490,7 @@ static void propagate(struct cf_exec *cf, rt_exec *x, int src, cf_frame *f, int6
     } else {
       activate(cf, x, c, 0, src, out, dead);
     }
+    assert(c->pending_enters > 0);   /* each needed Enter into c runs once per parent iteration */
     c->pending_enters--;
     cleanup(cf, x, c, c->oldest);
     break;
@@ -599,6 +609,7 @@ static void complete(struct cf_exec *cf, rt_exec *x, const cf_item *item, rt_ten
   propagate(cf, x, item->node, item->f, item->iter, out, dead);
   cf_frame *f = item->f;
   cf_iter *it = iter_at(f, item->iter);
+  assert(it->outstanding > 0);   /* pushed once, completed once */
   if (--it->outstanding == 0 && it->child_frames == 0 && f != cf->root)
     cleanup(cf, x, f, item->iter);
 }

@@ -35,6 +35,10 @@ struct rt_exec {
   rt_tensor **values;
   int *pending, *ready, *uses;
   bool *needed, *fed;
+  /* the feeds, fetches and targets x->needed was last marked for (need_len 0: none): a step
+   * that asks the same as the last one skips the walk; key is the scratch it is built in */
+  char *need, *key;
+  size_t need_len, need_cap, key_cap;
   struct cf_exec *cf;  /* control flow (Switch, Merge, frames): exec_cf.c; NULL without */
 };
 

@@ -7,6 +7,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "base/alloc.h"
+
 static pthread_mutex_t mu = PTHREAD_MUTEX_INITIALIZER;
 static char *allowed;   /* colon-separated canonical directories, NULL: unrestricted */
 
@@ -16,9 +18,9 @@ void rt_files_allow(const char *dirs) {
   allowed = NULL;
   if (dirs && *dirs) {
     size_t cap = strlen(dirs) * 2 + PATH_MAX + 2, off = 0;
-    allowed = calloc(1, cap);
-    char *copy = strdup(dirs), *save = NULL;
-    for (char *d = strtok_r(copy, ":", &save); d && allowed; d = strtok_r(NULL, ":", &save)) {
+    allowed = xcalloc(1, cap);
+    char *copy = xstrdup(dirs), *save = NULL;
+    for (char *d = strtok_r(copy, ":", &save); d; d = strtok_r(NULL, ":", &save)) {
       char real[PATH_MAX];
       const char *use = realpath(d, real) ? real : d;
       size_t n = strlen(use);

@@ -69,7 +69,7 @@ static int loop_grad(rt_graph *g, int n0, int i, glist **grads, const char *scop
   if (!rc) rc = rt_grad_while(g, n0, frame, (const char *const *)dys, ids, n_exits, scope, &outs, &n_outs, st);
   for (int o = 0; o < n_outs; o++) {
     rt_grad_out *go = &outs[o];
-    if (!grads[go->node]) grads[go->node] = calloc((size_t)g->nodes[go->node]->n_outputs, sizeof(glist));
+    if (!grads[go->node]) grads[go->node] = xcalloc((size_t)g->nodes[go->node]->n_outputs, sizeof(glist));
     glist_add(&grads[go->node][go->index], go->grad);
   }
   free(outs);
@@ -97,7 +97,7 @@ static char *aggregate(rt_graph *g, glist *l, const char *scope, const char *bas
   for (int i = 0; i < l->n; i++) free(l->v[i]);
   l->n = 0;
   if (add_node(g, n, st)) return NULL;
-  return strdup(name);
+  return xstrdup(name);
 }
 
 static char *ones_like(rt_graph *g, const char *y, const char *scope, rt_status *st) {
@@ -107,20 +107,16 @@ static char *ones_like(rt_graph *g, const char *y, const char *scope, rt_status 
   rt_node *n = rt_node_new(name, "OnesLike");
   rt_node_add_input(n, y);
   if (add_node(g, n, st)) return NULL;
-  return strdup(name);
+  return xstrdup(name);
 }
 
 int rt_gradients(rt_graph *g, int n_ys, const char *const *ys, const char *const *grad_ys,
                  int n_xs, const char *const *xs, const char *scope, char **dx, rt_status *st) {
   int n0 = g->n_nodes, rc = RT_OK;
   for (int i = 0; i < n_xs; i++) dx[i] = NULL;
-  bool *fwd = calloc((size_t)n0 + 1, sizeof *fwd);   /* reachable from xs */
-  bool *bwd = calloc((size_t)n0 + 1, sizeof *bwd);   /* reaches ys */
-  glist **grads = calloc((size_t)n0 + 1, sizeof *grads);
-  if (!fwd || !bwd || !grads) {
-    rc = rt_error(st, RT_RESOURCE_EXHAUSTED, "out of memory");
-    goto out;
-  }
+  bool *fwd = xcalloc((size_t)n0 + 1, sizeof *fwd);   /* reachable from xs */
+  bool *bwd = xcalloc((size_t)n0 + 1, sizeof *bwd);   /* reaches ys */
+  glist **grads = xcalloc((size_t)n0 + 1, sizeof *grads);
   rt_node *nd;
   int idx;
   for (int i = 0; i < n_xs && !rc; i++)
@@ -149,8 +145,8 @@ int rt_gradients(rt_graph *g, int n_ys, const char *const *ys, const char *const
   for (int i = 0; i < n_ys && !rc; i++) {
     rt_graph_output(g, ys[i], &nd, &idx, st);
     if (!fwd[nd->id]) continue;
-    if (!grads[nd->id]) grads[nd->id] = calloc((size_t)nd->n_outputs, sizeof(glist));
-    char *seed = grad_ys && grad_ys[i] ? strdup(grad_ys[i]) : ones_like(g, ys[i], scope, st);
+    if (!grads[nd->id]) grads[nd->id] = xcalloc((size_t)nd->n_outputs, sizeof(glist));
+    char *seed = grad_ys && grad_ys[i] ? xstrdup(grad_ys[i]) : ones_like(g, ys[i], scope, st);
     if (!seed) {
       rc = st->code;
       break;
@@ -175,7 +171,7 @@ int rt_gradients(rt_graph *g, int n_ys, const char *const *ys, const char *const
       is_x |= !strcmp(node, n->name);
     }
     /* Sum what reached each output. */
-    char **dy = calloc((size_t)n->n_outputs + 1, sizeof *dy);
+    char **dy = xcalloc((size_t)n->n_outputs + 1, sizeof *dy);
     bool any = false;
     for (int o = 0; o < n->n_outputs && !rc; o++) {
       char base[300];
@@ -190,7 +186,7 @@ int rt_gradients(rt_graph *g, int n_ys, const char *const *ys, const char *const
         char node[256];
         int xi;
         rt_tensor_name_parse(xs[k], node, sizeof node, &xi);
-        if (!strcmp(node, n->name) && xi < n->n_outputs && dy[xi] && !dx[k]) dx[k] = strdup(dy[xi]);
+        if (!strcmp(node, n->name) && xi < n->n_outputs && dy[xi] && !dx[k]) dx[k] = xstrdup(dy[xi]);
       }
     }
     bool needs_inputs = false;
@@ -203,7 +199,7 @@ int rt_gradients(rt_graph *g, int n_ys, const char *const *ys, const char *const
       } else {
         char sc[600];
         snprintf(sc, sizeof sc, "%s%s_grad/", scope, n->name);
-        char **in_grads = calloc((size_t)n->n_data_inputs + 1, sizeof *in_grads);
+        char **in_grads = xcalloc((size_t)n->n_data_inputs + 1, sizeof *in_grads);
         rt_grad_ctx ctx = {.g = g, .node = n, .dy = (const char *const *)dy, .dx = in_grads, .scope = sc, .st = st};
         rc = def->grad(&ctx);
         n = g->nodes[i];   /* g->nodes may have moved */
@@ -212,7 +208,7 @@ int rt_gradients(rt_graph *g, int n_ys, const char *const *ys, const char *const
           const rt_edge *e = &n->edges[k];
           if (!rc && fwd[e->node]) {
             if (!grads[e->node])
-              grads[e->node] = calloc((size_t)g->nodes[e->node]->n_outputs, sizeof(glist));
+              grads[e->node] = xcalloc((size_t)g->nodes[e->node]->n_outputs, sizeof(glist));
             glist_add(&grads[e->node][e->index], in_grads[k]);
           } else {
             free(in_grads[k]);

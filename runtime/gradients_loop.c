@@ -436,6 +436,272 @@ int rt_grad_while(rt_graph *g, int n0, const char *frame, const char *const *exi
   return grad_loop(NULL, g, n0, frame, exit_dy, exit_ids, n_exits, scope, outs, n_outs, st);
 }
 
+/* F's iteration counter (f_count), and G's countdown from its final value (b_count): G's
+ * LoopCond (lc_g) and pivot (pivot_g) in L. */
+static int build_counters(gl *L, const char *frame) {
+  rt_graph *g = L->g;
+  rt_status *st = L->st;
+  /* the forward counter; the gradient loop's countdown from it */
+  int zero = 0, one = 1;
+  char *c0 = NULL, *cid = NULL, *cexit = NULL, *c1 = NULL, *cadd = NULL, cnext[600];
+  nspec s0 = {"Const", "f_count/Const", 0, .where = AT_ROOT};
+  c0 = mk(L, &s0, set_i32, &zero);
+  bool ok = c0 && loop_var(L, frame, c0, L->lc_f, "f_count", &cid, &cexit, NULL, cnext);
+  if (ok) {
+    nspec s1 = {"Const", "f_count/one", 0, .ctl = cid, .where = AT_F};
+    c1 = mk(L, &s1, set_i32, &one);
+    nspec sa = {"Add", "f_count/add", 2, {cid, c1}, .where = AT_F};
+    cadd = c1 ? mk(L, &sa, NULL, NULL) : NULL;
+    nspec sn = {"NextIteration", NULL, 1, {cadd}, .exact = cnext, .where = AT_F};
+    char *nx = cadd ? mk(L, &sn, NULL, NULL) : NULL;
+    ok = nx != NULL;
+    free(nx);
+  }
+  /* countdown: Enter(n) -> Merge -> Greater(., 0) -> LoopCond -> Switch -> Identity - 1 */
+  char *benter = NULL, *bmerge = NULL, *bz = NULL, *bgt = NULL, *blc = NULL, *bsw = NULL, *bid = NULL,
+       *b1 = NULL, *bsub = NULL, bnext[600], want[700];
+  if (ok) {
+    enter_arg ea = {L->gframe, false, L->par};
+    const char *cout = outside(L, cexit);
+    nspec se = {"Enter", "b_count/Enter", 1, {cout}, .where = AT_G};
+    benter = cout ? mk(L, &se, set_enter, &ea) : NULL;
+    snprintf(want, sizeof want, "%sb_count/NextIteration", L->base);
+    rt_graph_unique_name(g, want, bnext, sizeof bnext);
+    nspec sm = {"Merge", "b_count/Merge", 2, {benter, bnext}, .where = AT_G};
+    bmerge = benter ? mk(L, &sm, NULL, NULL) : NULL;
+    nspec sz = {"Const", "b_count/zero", 0, .ctl = bmerge, .where = AT_G};
+    bz = bmerge ? mk(L, &sz, set_i32, &zero) : NULL;
+    nspec sg = {"Greater", "b_count/Greater", 2, {bmerge, bz}, .where = AT_G};
+    bgt = bz ? mk(L, &sg, NULL, NULL) : NULL;
+    nspec sl = {"LoopCond", "b_count/LoopCond", 1, {bgt}, .where = AT_G};
+    blc = bgt ? mk(L, &sl, NULL, NULL) : NULL;
+    nspec ss = {"Switch", "b_count/Switch", 2, {bmerge, blc}, .where = AT_G};
+    bsw = blc ? mk(L, &ss, NULL, NULL) : NULL;
+    char *s1 = bsw ? out_of(bsw, 1) : NULL;
+    nspec si = {"Identity", "b_count/Identity", 1, {s1}, .where = AT_G};
+    bid = s1 ? mk(L, &si, NULL, NULL) : NULL;
+    free(s1);
+    nspec so = {"Const", "b_count/one", 0, .ctl = bid, .where = AT_G};
+    b1 = bid ? mk(L, &so, set_i32, &one) : NULL;
+    nspec sb = {"Sub", "b_count/Sub", 2, {bid, b1}, .where = AT_G};
+    bsub = b1 ? mk(L, &sb, NULL, NULL) : NULL;
+    nspec sn = {"NextIteration", NULL, 1, {bsub}, .exact = bnext, .where = AT_G};
+    char *nx = bsub ? mk(L, &sn, NULL, NULL) : NULL;
+    ok = nx != NULL;
+    free(nx);
+    if (ok) {
+      snprintf(L->lc_g, sizeof L->lc_g, "%s", blc);
+      snprintf(L->pivot_g, sizeof L->pivot_g, "%s", bid);
+    }
+  }
+  free(c0); free(cid); free(cexit); free(c1); free(cadd);
+  free(benter); free(bmerge); free(bz); free(bgt); free(blc); free(bsw); free(bid); free(b1); free(bsub);
+  if (!ok) return st->code ? st->code : rt_error(st, RT_INTERNAL, "building the gradient of '%s'", frame);
+  return RT_OK;
+}
+
+/* The gradient of F's body, last node first, into the lists lg (per original output, at
+ * lg_off) and, for the loop invariants, the accumulators in A; a loop in the body gets its
+ * own gradient loop, inside ours. */
+static int grad_body(gl *L, const loopvar *vars, int n_vars, rt_grad_list *lg, const int *lg_off,
+                     const char *scope, accs *A) {
+  rt_graph *g = L->g;
+  rt_status *st = L->st;
+  int n0 = L->n0, rc = RT_OK;
+  char **done_inner = NULL;
+  int n_done_inner = 0;
+  for (int i = n0 - 1; i >= 0 && !rc; i--) {
+    rt_node *n = g->nodes[i];
+    if (!L->in_f[i] || L->loop_ctl[i]) continue;
+    if (L->inner_exit[i]) {   /* a loop in the body: its gradient loop, inside ours */
+      const char *inner = rt_grad_exit_frame(g, n);
+      bool seen = false;
+      for (int d = 0; d < n_done_inner; d++) seen |= !strcmp(done_inner[d], inner);
+      if (seen) continue;
+      done_inner = xrealloc(done_inner, (size_t)(n_done_inner + 1) * sizeof *done_inner);
+      done_inner[n_done_inner++] = xstrdup(inner);
+      int ne = 0, *ids = xcalloc((size_t)n0 + 1, sizeof *ids);
+      char **dys = xcalloc((size_t)n0 + 1, sizeof *dys);
+      for (int x = 0; x < n0; x++)
+        if (L->inner_exit[x] && !strcmp(rt_grad_exit_frame(g, g->nodes[x]), inner)) {
+          ids[ne] = x;
+          dys[ne++] = sum_g(L, &lg[lg_off[x]]);
+        }
+      rt_grad_out *io = NULL;
+      int n_io = 0;
+      rc = grad_loop(L, g, n0, inner, (const char *const *)dys, ids, ne, scope, &io, &n_io, st);
+      for (int o = 0; o < n_io; o++) deliver(A, L, lg, lg_off, io[o].node, io[o].index, io[o].grad, rc);
+      free(io);
+      for (int x = 0; x < ne; x++) free(dys[x]);
+      free(dys);
+      free(ids);
+      continue;
+    }
+    bool is_ident = false;
+    for (int j = 0; j < n_vars; j++) is_ident |= vars[j].ident == i;
+    if (is_ident) continue;
+    char **dy = xcalloc((size_t)n->n_outputs + 1, sizeof *dy);
+    bool any = false;
+    for (int o = 0; o < n->n_outputs; o++) {
+      dy[o] = sum_g(L, &lg[lg_off[i] + o]);
+      any |= dy[o] != NULL;
+    }
+    if (any && n->n_data_inputs) {
+      if (!n->def || !n->def->grad) {
+        rc = rt_error(st, RT_LOOKUP_ERROR, "No gradient defined for operation '%s' (op type: %s)", n->name, n->op);
+      } else {
+        char sc[800];
+        snprintf(sc, sizeof sc, "%s%s_grad/", scope, n->name);
+        char **dx = xcalloc((size_t)n->n_data_inputs + 1, sizeof *dx);
+        rt_grad_ctx ctx = {.g = g, .node = n, .dy = (const char *const *)dy, .dx = dx, .scope = sc,
+                           .st = st, .remap = remap, .remap_arg = L, .pivot = L->pivot_g};
+        rc = n->def->grad(&ctx);
+        n = g->nodes[i];
+        for (int k = 0; k < n->n_data_inputs; k++)
+          if (dx[k]) deliver(A, L, lg, lg_off, n->edges[k].node, n->edges[k].index, dx[k], rc);
+        free(dx);
+      }
+    }
+    for (int o = 0; o < n->n_outputs; o++) free(dy[o]);
+    free(dy);
+  }
+  for (int d = 0; d < n_done_inner; d++) free(done_inner[d]);
+  free(done_inner);
+  return rc;
+}
+
+/* G's accumulator of each loop invariant: zeros, plus each iteration's share; its Exit is
+ * the invariant's gradient, appended to outs. */
+static int build_accumulators(gl *L, int n_acc, const int *acc_node, rt_grad_list *acc_in,
+                              rt_grad_out **outs, int *n_outs) {
+  rt_graph *g = L->g;
+  rt_status *st = L->st;
+  int rc = RT_OK;
+  for (int a = 0; a < n_acc && !rc; a++) {
+    const rt_node *en = g->nodes[acc_node[a]];
+    nspec sz = {"ZerosLike", "zeros_like", 1, {outside(L, en->inputs[0])}, .where = AT_ROOT};
+    char *init = mk(L, &sz, NULL, NULL), *aid = NULL, *aexit = NULL, anext[600];
+    if (!init || !loop_var(L, L->gframe, init, L->lc_g, "b_acc", &aid, &aexit, NULL, anext)) {
+      rc = st->code;
+      free(init);
+      break;
+    }
+    free(init);
+    rt_grad_list_add(&acc_in[a], out_of(aid, 0));
+    char *sum = sum_g(L, &acc_in[a]);
+    nspec sn = {"NextIteration", NULL, 1, {sum}, .exact = anext, .where = AT_G};
+    char *nx = sum ? mk(L, &sn, NULL, NULL) : NULL;
+    if (!nx) rc = st->code;
+    else {
+      rt_grad_out o = {en->edges[0].node, en->edges[0].index, out_of(aexit, 0)};
+      *outs = xrealloc(*outs, (size_t)(*n_outs + 1) * sizeof **outs);
+      (*outs)[(*n_outs)++] = o;
+    }
+    free(nx);
+    free(sum);
+    free(aid);
+    free(aexit);
+  }
+  return rc;
+}
+
+/* F: forward from its Enters, through data and control edges (cons_n, cons: each original
+ * node's consumers), stopping at its Exits, in L->in_f; a loop inside the body is not F's,
+ * but its Exits are (L->inner_exit: F goes on from them). */
+static void find_body(gl *L, const int *cons_n, const int *cons) {
+  const rt_graph *g = L->g;
+  int n0 = L->n0;
+  const char *frame = L->frame;
+  int *stack = xcalloc((size_t)n0 + 1, sizeof *stack), sp = 0;
+  for (int i = 0; i < n0; i++) {
+    const rt_node *n = g->nodes[i];
+    if (is_op(n, "Enter", "RefEnter") && !strcmp(rt_node_string(n, "frame_name", ""), frame)) {
+      L->in_f[i] = true;
+      stack[sp++] = i;
+      if (!L->device) L->device = n->device;
+      L->par = (int)rt_node_int(n, "parallel_iterations", 10);
+    }
+  }
+  /* a loop inside the body: not F's, but its Exits are (F goes on from them) */
+  L->inner_exit = xcalloc((size_t)n0 + 1, sizeof *L->inner_exit);
+  while (sp) {
+    int u = stack[--sp];
+    const rt_node *nu = g->nodes[u];
+    if (is_op(nu, "Exit", "RefExit") && !L->inner_exit[u]) continue;
+    for (int c = cons_n[u]; c < cons_n[u + 1]; c++) {
+      int v = cons[c];
+      const rt_node *nv = g->nodes[v];
+      if (L->in_f[v]) continue;
+      if (is_op(nv, "Enter", "RefEnter") && strcmp(rt_node_string(nv, "frame_name", ""), frame)) {
+        const char *inner = rt_node_string(nv, "frame_name", "");
+        for (int x = 0; x < n0; x++)
+          if (!L->in_f[x] && is_op(g->nodes[x], "Exit", "RefExit") &&
+              !strcmp(rt_grad_exit_frame(g, g->nodes[x]), inner)) {
+            L->in_f[x] = L->inner_exit[x] = true;
+            stack[sp++] = x;
+          }
+        continue;
+      }
+      L->in_f[v] = true;
+      stack[sp++] = v;
+    }
+  }
+  free(stack);
+}
+
+/* The loop variables: Merge(Enter, NextIteration) -> Switch -> Identity / Exit, into vars;
+ * F's LoopCond in L->lc_f. */
+static int find_loop_vars(gl *L, const int *cons_n, const int *cons, loopvar *vars, int *n_vars) {
+  const rt_graph *g = L->g;
+  rt_status *st = L->st;
+  int n0 = L->n0, rc = RT_OK;
+  for (int i = 0; i < n0 && !rc; i++) {
+    const rt_node *n = g->nodes[i];
+    if (!L->in_f[i]) continue;
+    if (is_op(n, "Merge", "RefMerge")) {
+      if (n->n_data_inputs != 2 || !is_op(g->nodes[n->edges[1].node], "NextIteration", "RefNextIteration")) {
+        if (rt_node_string(n, "_cond_pred", NULL)) continue;   /* a tf.cond's, in the body */
+        rc = rt_error(st, RT_UNIMPLEMENTED, "node '%s': a Merge of neither a loop nor a tf.cond", n->name);
+        break;
+      }
+      loopvar *v = &vars[(*n_vars)++];
+      *v = (loopvar){n->edges[0].node, i, -1, -1, -1, n->edges[1].node};
+      for (int c = cons_n[i]; c < cons_n[i + 1]; c++)
+        if (is_op(g->nodes[cons[c]], "Switch", "RefSwitch")) v->sw = cons[c];
+      if (v->sw < 0) continue;
+      for (int c = cons_n[v->sw]; c < cons_n[v->sw + 1]; c++) {
+        const rt_node *cn = g->nodes[cons[c]];
+        if (is_op(cn, "Identity", NULL) && cn->edges[0].index == 1) v->ident = cons[c];
+        if (is_op(cn, "Exit", "RefExit")) v->exit = cons[c];
+      }
+      const rt_node *sw = g->nodes[v->sw];
+      snprintf(L->lc_f, sizeof L->lc_f, "%s", sw->inputs[1]);
+    }
+  }
+  return rc;
+}
+
+/* The loop's own control nodes (a tf.cond's Switch and Merge in the body are not), in
+ * L->loop_ctl; its variables' Identities in L->loop_ident, the first one F's pivot. */
+static void mark_loop_ctl(gl *L, const loopvar *vars, int n_vars) {
+  const rt_graph *g = L->g;
+  int n0 = L->n0;
+  L->loop_ctl = xcalloc((size_t)n0 + 1, sizeof *L->loop_ctl);
+  for (int i = 0; i < n0; i++) {
+    const rt_node *n = g->nodes[i];
+    L->loop_ctl[i] = L->in_f[i] && !L->inner_exit[i] &&
+                    (is_op(n, "Enter", "RefEnter") || is_op(n, "Exit", "RefExit") ||
+                     is_op(n, "NextIteration", "RefNextIteration") || is_op(n, "LoopCond", NULL));
+  }
+  for (int j = 0; j < n_vars; j++) {
+    L->loop_ctl[vars[j].merge] = true;
+    if (vars[j].sw >= 0) L->loop_ctl[vars[j].sw] = true;
+    if (vars[j].ident >= 0 && !L->pivot_f[0]) snprintf(L->pivot_f, sizeof L->pivot_f, "%s", g->nodes[vars[j].ident]->name);
+    if (vars[j].ident >= 0) L->loop_ident = L->loop_ident ? L->loop_ident : xcalloc((size_t)n0 + 1, 1);
+    if (vars[j].ident >= 0) L->loop_ident[vars[j].ident] = 1;
+  }
+}
+
 static int grad_loop(gl *parent, rt_graph *g, int n0, const char *frame, const char *const *exit_dy,
                      const int *exit_ids, int n_exits, const char *scope, rt_grad_out **outs,
                      int *n_outs, rt_status *st) {
@@ -444,8 +710,7 @@ static int grad_loop(gl *parent, rt_graph *g, int n0, const char *frame, const c
   *n_outs = 0;
   int rc = RT_OK;
   L.in_f = xcalloc((size_t)n0 + 1, sizeof *L.in_f);
-  /* F: forward from its Enters, through data and control edges, stopping at its Exits */
-  int *stack = xcalloc((size_t)n0 + 1, sizeof *stack), sp = 0;
+  /* each original node's consumers: cons[cons_n[i] .. cons_n[i + 1]) */
   int *cons_n = xcalloc((size_t)n0 + 2, sizeof *cons_n), *cons = NULL;
   for (int i = 0; i < n0; i++)
     for (int k = 0; k < g->nodes[i]->n_inputs; k++)
@@ -459,83 +724,13 @@ static int grad_loop(gl *parent, rt_graph *g, int n0, const char *frame, const c
       if (s < n0) cons[cons_n[s] + fill[s]++] = i;
     }
   free(fill);
-  for (int i = 0; i < n0; i++) {
-    const rt_node *n = g->nodes[i];
-    if (is_op(n, "Enter", "RefEnter") && !strcmp(rt_node_string(n, "frame_name", ""), frame)) {
-      L.in_f[i] = true;
-      stack[sp++] = i;
-      if (!L.device) L.device = n->device;
-      L.par = (int)rt_node_int(n, "parallel_iterations", 10);
-    }
-  }
+  find_body(&L, cons_n, cons);
   int n_vars = 0;
   loopvar *vars = xcalloc((size_t)n0 + 1, sizeof *vars);
-  /* a loop inside the body: not F's, but its Exits are (F goes on from them) */
-  L.inner_exit = xcalloc((size_t)n0 + 1, sizeof *L.inner_exit);
-  while (sp && !rc) {
-    while (sp) {
-      int u = stack[--sp];
-      const rt_node *nu = g->nodes[u];
-      if (is_op(nu, "Exit", "RefExit") && !L.inner_exit[u]) continue;
-      for (int c = cons_n[u]; c < cons_n[u + 1]; c++) {
-        int v = cons[c];
-        const rt_node *nv = g->nodes[v];
-        if (L.in_f[v]) continue;
-        if (is_op(nv, "Enter", "RefEnter") && strcmp(rt_node_string(nv, "frame_name", ""), frame)) {
-          const char *inner = rt_node_string(nv, "frame_name", "");
-          for (int x = 0; x < n0; x++)
-            if (!L.in_f[x] && is_op(g->nodes[x], "Exit", "RefExit") &&
-                !strcmp(rt_grad_exit_frame(g, g->nodes[x]), inner)) {
-              L.in_f[x] = L.inner_exit[x] = true;
-              stack[sp++] = x;
-            }
-          continue;
-        }
-        L.in_f[v] = true;
-        stack[sp++] = v;
-      }
-    }
-  }
   /* the loop variables: Merge(Enter, NextIteration) -> Switch -> Identity / Exit */
-  for (int i = 0; i < n0 && !rc; i++) {
-    const rt_node *n = g->nodes[i];
-    if (!L.in_f[i]) continue;
-    if (is_op(n, "Merge", "RefMerge")) {
-      if (n->n_data_inputs != 2 || !is_op(g->nodes[n->edges[1].node], "NextIteration", "RefNextIteration")) {
-        if (rt_node_string(n, "_cond_pred", NULL)) continue;   /* a tf.cond's, in the body */
-        rc = rt_error(st, RT_UNIMPLEMENTED, "node '%s': a Merge of neither a loop nor a tf.cond", n->name);
-        break;
-      }
-      loopvar *v = &vars[n_vars++];
-      *v = (loopvar){n->edges[0].node, i, -1, -1, -1, n->edges[1].node};
-      for (int c = cons_n[i]; c < cons_n[i + 1]; c++)
-        if (is_op(g->nodes[cons[c]], "Switch", "RefSwitch")) v->sw = cons[c];
-      if (v->sw < 0) continue;
-      for (int c = cons_n[v->sw]; c < cons_n[v->sw + 1]; c++) {
-        const rt_node *cn = g->nodes[cons[c]];
-        if (is_op(cn, "Identity", NULL) && cn->edges[0].index == 1) v->ident = cons[c];
-        if (is_op(cn, "Exit", "RefExit")) v->exit = cons[c];
-      }
-      const rt_node *sw = g->nodes[v->sw];
-      snprintf(L.lc_f, sizeof L.lc_f, "%s", sw->inputs[1]);
-    }
-  }
+  rc = find_loop_vars(&L, cons_n, cons, vars, &n_vars);
   /* the loop's own control nodes (a tf.cond's Switch and Merge in the body are not) */
-  L.loop_ctl = xcalloc((size_t)n0 + 1, sizeof *L.loop_ctl);
-  for (int i = 0; i < n0; i++) {
-    const rt_node *n = g->nodes[i];
-    L.loop_ctl[i] = L.in_f[i] && !L.inner_exit[i] &&
-                    (is_op(n, "Enter", "RefEnter") || is_op(n, "Exit", "RefExit") ||
-                     is_op(n, "NextIteration", "RefNextIteration") || is_op(n, "LoopCond", NULL));
-  }
-  for (int j = 0; j < n_vars; j++) {
-    L.loop_ctl[vars[j].merge] = true;
-    if (vars[j].sw >= 0) L.loop_ctl[vars[j].sw] = true;
-    if (vars[j].ident >= 0 && !L.pivot_f[0]) snprintf(L.pivot_f, sizeof L.pivot_f, "%s", g->nodes[vars[j].ident]->name);
-    if (vars[j].ident >= 0) L.loop_ident = L.loop_ident ? L.loop_ident : xcalloc((size_t)n0 + 1, 1);
-    if (vars[j].ident >= 0) L.loop_ident[vars[j].ident] = 1;
-  }
-  free(stack);
+  mark_loop_ctl(&L, vars, n_vars);
   if (!rc && (!n_vars || !L.lc_f[0]))
     rc = rt_error(st, RT_INVALID_ARGUMENT, "frame '%s': not a tf.while_loop", frame);
   const char *slash = strrchr(frame, '/');
@@ -552,64 +747,8 @@ static int grad_loop(gl *parent, rt_graph *g, int n0, const char *frame, const c
   rt_grad_list *acc_in = NULL;
   int n_acc = 0, *acc_node = NULL;
 
-  if (!rc) {
-    /* the forward counter; the gradient loop's countdown from it */
-    int zero = 0, one = 1;
-    char *c0 = NULL, *cid = NULL, *cexit = NULL, *c1 = NULL, *cadd = NULL, cnext[600];
-    nspec s0 = {"Const", "f_count/Const", 0, .where = AT_ROOT};
-    c0 = mk(&L, &s0, set_i32, &zero);
-    bool ok = c0 && loop_var(&L, frame, c0, L.lc_f, "f_count", &cid, &cexit, NULL, cnext);
-    if (ok) {
-      nspec s1 = {"Const", "f_count/one", 0, .ctl = cid, .where = AT_F};
-      c1 = mk(&L, &s1, set_i32, &one);
-      nspec sa = {"Add", "f_count/add", 2, {cid, c1}, .where = AT_F};
-      cadd = c1 ? mk(&L, &sa, NULL, NULL) : NULL;
-      nspec sn = {"NextIteration", NULL, 1, {cadd}, .exact = cnext, .where = AT_F};
-      char *nx = cadd ? mk(&L, &sn, NULL, NULL) : NULL;
-      ok = nx != NULL;
-      free(nx);
-    }
-    /* countdown: Enter(n) -> Merge -> Greater(., 0) -> LoopCond -> Switch -> Identity - 1 */
-    char *benter = NULL, *bmerge = NULL, *bz = NULL, *bgt = NULL, *blc = NULL, *bsw = NULL, *bid = NULL,
-         *b1 = NULL, *bsub = NULL, bnext[600], want[700];
-    if (ok) {
-      enter_arg ea = {L.gframe, false, L.par};
-      const char *cout = outside(&L, cexit);
-      nspec se = {"Enter", "b_count/Enter", 1, {cout}, .where = AT_G};
-      benter = cout ? mk(&L, &se, set_enter, &ea) : NULL;
-      snprintf(want, sizeof want, "%sb_count/NextIteration", L.base);
-      rt_graph_unique_name(g, want, bnext, sizeof bnext);
-      nspec sm = {"Merge", "b_count/Merge", 2, {benter, bnext}, .where = AT_G};
-      bmerge = benter ? mk(&L, &sm, NULL, NULL) : NULL;
-      nspec sz = {"Const", "b_count/zero", 0, .ctl = bmerge, .where = AT_G};
-      bz = bmerge ? mk(&L, &sz, set_i32, &zero) : NULL;
-      nspec sg = {"Greater", "b_count/Greater", 2, {bmerge, bz}, .where = AT_G};
-      bgt = bz ? mk(&L, &sg, NULL, NULL) : NULL;
-      nspec sl = {"LoopCond", "b_count/LoopCond", 1, {bgt}, .where = AT_G};
-      blc = bgt ? mk(&L, &sl, NULL, NULL) : NULL;
-      nspec ss = {"Switch", "b_count/Switch", 2, {bmerge, blc}, .where = AT_G};
-      bsw = blc ? mk(&L, &ss, NULL, NULL) : NULL;
-      char *s1 = bsw ? out_of(bsw, 1) : NULL;
-      nspec si = {"Identity", "b_count/Identity", 1, {s1}, .where = AT_G};
-      bid = s1 ? mk(&L, &si, NULL, NULL) : NULL;
-      free(s1);
-      nspec so = {"Const", "b_count/one", 0, .ctl = bid, .where = AT_G};
-      b1 = bid ? mk(&L, &so, set_i32, &one) : NULL;
-      nspec sb = {"Sub", "b_count/Sub", 2, {bid, b1}, .where = AT_G};
-      bsub = b1 ? mk(&L, &sb, NULL, NULL) : NULL;
-      nspec sn = {"NextIteration", NULL, 1, {bsub}, .exact = bnext, .where = AT_G};
-      char *nx = bsub ? mk(&L, &sn, NULL, NULL) : NULL;
-      ok = nx != NULL;
-      free(nx);
-      if (ok) {
-        snprintf(L.lc_g, sizeof L.lc_g, "%s", blc);
-        snprintf(L.pivot_g, sizeof L.pivot_g, "%s", bid);
-      }
-    }
-    free(c0); free(cid); free(cexit); free(c1); free(cadd);
-    free(benter); free(bmerge); free(bz); free(bgt); free(blc); free(bsw); free(bid); free(b1); free(bsub);
-    if (!ok) rc = st->code ? st->code : rt_error(st, RT_INTERNAL, "building the gradient of '%s'", frame);
-  }
+  /* the forward counter; the gradient loop's countdown from it */
+  if (!rc) rc = build_counters(&L, frame);
   /* a gradient loop variable per float loop variable: its Exit's gradient, or zeros */
   for (int j = 0; j < n_vars && !rc; j++) {
     loopvar *v = &vars[j];
@@ -640,65 +779,7 @@ static int grad_loop(gl *parent, rt_graph *g, int n0, const char *frame, const c
   }
   /* the body, last node first */
   accs A = {0};
-  char **done_inner = NULL;
-  int n_done_inner = 0;
-  for (int i = n0 - 1; i >= 0 && !rc; i--) {
-    rt_node *n = g->nodes[i];
-    if (!L.in_f[i] || L.loop_ctl[i]) continue;
-    if (L.inner_exit[i]) {   /* a loop in the body: its gradient loop, inside ours */
-      const char *inner = rt_grad_exit_frame(g, n);
-      bool seen = false;
-      for (int d = 0; d < n_done_inner; d++) seen |= !strcmp(done_inner[d], inner);
-      if (seen) continue;
-      done_inner = xrealloc(done_inner, (size_t)(n_done_inner + 1) * sizeof *done_inner);
-      done_inner[n_done_inner++] = xstrdup(inner);
-      int ne = 0, *ids = xcalloc((size_t)n0 + 1, sizeof *ids);
-      char **dys = xcalloc((size_t)n0 + 1, sizeof *dys);
-      for (int x = 0; x < n0; x++)
-        if (L.inner_exit[x] && !strcmp(rt_grad_exit_frame(g, g->nodes[x]), inner)) {
-          ids[ne] = x;
-          dys[ne++] = sum_g(&L, &lg[lg_off[x]]);
-        }
-      rt_grad_out *io = NULL;
-      int n_io = 0;
-      rc = grad_loop(&L, g, n0, inner, (const char *const *)dys, ids, ne, scope, &io, &n_io, st);
-      for (int o = 0; o < n_io; o++) deliver(&A, &L, lg, lg_off, io[o].node, io[o].index, io[o].grad, rc);
-      free(io);
-      for (int x = 0; x < ne; x++) free(dys[x]);
-      free(dys);
-      free(ids);
-      continue;
-    }
-    bool is_ident = false;
-    for (int j = 0; j < n_vars; j++) is_ident |= vars[j].ident == i;
-    if (is_ident) continue;
-    char **dy = xcalloc((size_t)n->n_outputs + 1, sizeof *dy);
-    bool any = false;
-    for (int o = 0; o < n->n_outputs; o++) {
-      dy[o] = sum_g(&L, &lg[lg_off[i] + o]);
-      any |= dy[o] != NULL;
-    }
-    if (any && n->n_data_inputs) {
-      if (!n->def || !n->def->grad) {
-        rc = rt_error(st, RT_LOOKUP_ERROR, "No gradient defined for operation '%s' (op type: %s)", n->name, n->op);
-      } else {
-        char sc[800];
-        snprintf(sc, sizeof sc, "%s%s_grad/", scope, n->name);
-        char **dx = xcalloc((size_t)n->n_data_inputs + 1, sizeof *dx);
-        rt_grad_ctx ctx = {.g = g, .node = n, .dy = (const char *const *)dy, .dx = dx, .scope = sc,
-                           .st = st, .remap = remap, .remap_arg = &L, .pivot = L.pivot_g};
-        rc = n->def->grad(&ctx);
-        n = g->nodes[i];
-        for (int k = 0; k < n->n_data_inputs; k++)
-          if (dx[k]) deliver(&A, &L, lg, lg_off, n->edges[k].node, n->edges[k].index, dx[k], rc);
-        free(dx);
-      }
-    }
-    for (int o = 0; o < n->n_outputs; o++) free(dy[o]);
-    free(dy);
-  }
-  for (int d = 0; d < n_done_inner; d++) free(done_inner[d]);
-  free(done_inner);
+  if (!rc) rc = grad_body(&L, vars, n_vars, lg, lg_off, scope, &A);
   n_acc = A.n;
   acc_node = A.node;
   acc_in = A.in;
@@ -723,31 +804,7 @@ static int grad_loop(gl *parent, rt_graph *g, int n0, const char *frame, const c
     }
   }
   /* accumulators of the loop invariants: zeros, plus each iteration's share */
-  for (int a = 0; a < n_acc && !rc; a++) {
-    const rt_node *en = g->nodes[acc_node[a]];
-    nspec sz = {"ZerosLike", "zeros_like", 1, {outside(&L, en->inputs[0])}, .where = AT_ROOT};
-    char *init = mk(&L, &sz, NULL, NULL), *aid = NULL, *aexit = NULL, anext[600];
-    if (!init || !loop_var(&L, L.gframe, init, L.lc_g, "b_acc", &aid, &aexit, NULL, anext)) {
-      rc = st->code;
-      free(init);
-      break;
-    }
-    free(init);
-    rt_grad_list_add(&acc_in[a], out_of(aid, 0));
-    char *sum = sum_g(&L, &acc_in[a]);
-    nspec sn = {"NextIteration", NULL, 1, {sum}, .exact = anext, .where = AT_G};
-    char *nx = sum ? mk(&L, &sn, NULL, NULL) : NULL;
-    if (!nx) rc = st->code;
-    else {
-      rt_grad_out o = {en->edges[0].node, en->edges[0].index, out_of(aexit, 0)};
-      *outs = xrealloc(*outs, (size_t)(*n_outs + 1) * sizeof **outs);
-      (*outs)[(*n_outs)++] = o;
-    }
-    free(nx);
-    free(sum);
-    free(aid);
-    free(aexit);
-  }
+  if (!rc) rc = build_accumulators(&L, n_acc, acc_node, acc_in, outs, n_outs);
   for (int i = 0; i < lg_off[n0]; i++) rt_grad_list_free(&lg[i]);
   for (int a = 0; a < n_acc; a++) rt_grad_list_free(&acc_in[a]);
   for (int j = 0; j < n_vars; j++) {

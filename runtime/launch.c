@@ -12,6 +12,8 @@
 #include <sys/socket.h>
 #include <unistd.h>
 
+#include "base/alloc.h"
+
 #define MAX_TASKS 4096
 
 static int add_count(rt_job_counts *out, const char *name, size_t len, long count, rt_status *st) {
@@ -113,8 +115,7 @@ void rt_job_counts_format(const rt_job_counts *c, char *buf, size_t n) {
 
 rt_cluster *rt_cluster_on_free_ports(const rt_job_counts *c, const char *host, rt_status *st) {
   int total = rt_job_counts_total(c);
-  int *fds = calloc((size_t)total + 1, sizeof *fds);
-  if (!fds) abort();
+  int *fds = xcalloc((size_t)total + 1, sizeof *fds);
   rt_cluster *cl = rt_cluster_new();
   int k = 0, rc = RT_OK;
   for (int j = 0; j < c->n && !rc; j++)

@@ -90,7 +90,7 @@ typedef struct msess {
   mdev *devs;
   int n_tasks;
   mrun *runs;
-  /* views (issue 7): the step in flight, for Progress (guarded by the master's mu) */
+  /* views: the step in flight, for Progress (guarded by the master's mu) */
   uint64_t cur_step;
   int64_t cur_start_us;
   int n_cur;
@@ -107,7 +107,6 @@ struct rt_master {
 
 rt_master *rt_master_new(rt_server *s) {
   rt_master *m = xcalloc(1, sizeof *m);
-  if (!m) return NULL;
   m->srv = s;
   pthread_mutex_init(&m->mu, NULL);
   return m;
@@ -701,6 +700,54 @@ static void step_waits(net_peer **cl, const bool *done, const mrun *r, uint64_t 
 /* One step: a RunGraph per partition, all in flight; the first error aborts the rest. A
  * step longer than timeout_ms (RunOptions.timeout_in_ms; else the session's
  * operation_timeout_in_ms; <= 0: none) ends with DeadlineExceeded naming what it waits in. */
+/* The RunGraph request of part i of signature r for one step: its feeds and fetches. */
+static net_msg *rungraph_msg(const mrun *r, int i, uint64_t step, bool trace, bool busy, int nf,
+                             char **feeds, rt_tensor **fv, int nx, char **fetches) {
+  net_msg *req = net_msg_new("RunGraph");
+  net_msg_uint(req, "handle", r->parts[i].handle);
+  net_msg_uint(req, "incarnation", r->parts[i].incarnation);
+  net_msg_uint(req, "step", step);
+  if (trace) net_msg_bool(req, "trace", true);   /* views: RunOptions.FULL_TRACE */
+  if (busy) net_msg_bool(req, "busy", true);     /* views: the live view of a loop */
+  int n = 0;
+  for (int k = 0; k < nf; k++) n += r->feed_part[k] == i;
+  msgpack_packer *pk = net_msg_field(req, "feeds");
+  msgpack_pack_array(pk, (size_t)n);
+  for (int k = 0; k < nf; k++)
+    if (r->feed_part[k] == i) rt_pack_feed(req, pk, feeds[k], fv[k]);
+  n = 0;
+  for (int k = 0; k < nx; k++) n += r->fetch_part[k] == i;
+  pk = net_msg_field(req, "fetches");
+  msgpack_pack_array(pk, (size_t)n);
+  for (int k = 0; k < nx; k++)
+    if (r->fetch_part[k] == i) {
+      msgpack_pack_str(pk, strlen(fetches[k]));
+      msgpack_pack_str_body(pk, fetches[k], strlen(fetches[k]));
+    }
+  return req;
+}
+
+/* Part ready's RunGraphOk: its fetches into out, its traces and busy times (views). */
+static int take_reply(const net_in *rep, const mrun *r, int ready, int nx, rt_tensor **out,
+                      rt_step_stats *trace, rt_busy *busy, int *n_busy, rt_status *rs) {
+  const msgpack_object_array *ts = NULL;
+  int rrc = net_get_array(rep, "tensors", &ts, rs);
+  int j = 0;
+  for (int k = 0; !rrc && k < nx; k++)
+    if (r->fetch_part[k] == ready) {
+      if ((uint32_t)j >= ts->size)
+        rrc = rt_error(rs, RT_INTERNAL, "RunGraph returned too few tensors");
+      else
+        rrc = rt_unpack_tensor_msg(rep, &ts->ptr[j++], "RunGraph.tensors", &out[k], rs);
+    }
+  /* views: this task's per-device traces */
+  if (!rrc && trace && net_get(rep, "step_stats"))
+    rrc = rt_unpack_step_stats(net_get(rep, "step_stats"), "RunGraph.step_stats", trace, rs);
+  if (!rrc && busy && net_get(rep, "busy"))
+    rrc = rt_unpack_busy(net_get(rep, "busy"), "RunGraph.busy", busy, n_busy, RT_MAX_BUSY, rs);
+  return rrc;
+}
+
 static int run_step(rt_master *m, msess *s, mrun *r, unsigned gen, int64_t timeout_ms, int nf, char **feeds, rt_tensor **fv, int nx,
                     char **fetches, rt_tensor **out, rt_step_stats *trace, rt_busy *busy, int *n_busy,
                     rt_status *st) {
@@ -736,36 +783,7 @@ static int run_step(rt_master *m, msess *s, mrun *r, unsigned gen, int64_t timeo
       break;
     }
     bool run_here = short_step && here_part < 0 && net_peer_local(cl[i]);
-    net_msg *req = net_msg_new("RunGraph");
-    net_msg_uint(req, "handle", r->parts[i].handle);
-    net_msg_uint(req, "incarnation", r->parts[i].incarnation);
-    net_msg_uint(req, "step", step);
-    if (trace) net_msg_bool(req, "trace", true);   /* views: RunOptions.FULL_TRACE */
-    if (busy) net_msg_bool(req, "busy", true);     /* views: the live view of a loop */
-    int n = 0;
-    for (int k = 0; k < nf; k++) n += r->feed_part[k] == i;
-    msgpack_packer *pk = net_msg_field(req, "feeds");
-    msgpack_pack_array(pk, (size_t)n);
-    for (int k = 0; k < nf; k++) {
-      if (r->feed_part[k] != i) continue;
-      msgpack_pack_map(pk, 2);
-      msgpack_pack_str(pk, 4);
-      msgpack_pack_str_body(pk, "name", 4);
-      msgpack_pack_str(pk, strlen(feeds[k]));
-      msgpack_pack_str_body(pk, feeds[k], strlen(feeds[k]));
-      msgpack_pack_str(pk, 6);
-      msgpack_pack_str_body(pk, "tensor", 6);
-      rt_pack_tensor_msg(req, pk, fv[k]);
-    }
-    n = 0;
-    for (int k = 0; k < nx; k++) n += r->fetch_part[k] == i;
-    pk = net_msg_field(req, "fetches");
-    msgpack_pack_array(pk, (size_t)n);
-    for (int k = 0; k < nx; k++)
-      if (r->fetch_part[k] == i) {
-        msgpack_pack_str(pk, strlen(fetches[k]));
-        msgpack_pack_str_body(pk, fetches[k], strlen(fetches[k]));
-      }
+    net_msg *req = rungraph_msg(r, i, step, trace != NULL, busy != NULL, nf, feeds, fv, nx, fetches);
     in_flight++;
     if (run_here) {
       here = req;
@@ -811,23 +829,7 @@ static int run_step(rt_master *m, msess *s, mrun *r, unsigned gen, int64_t timeo
     int ready = (int)tag;
     done[ready] = true;
     in_flight--;
-    if (!rrc) {
-      const msgpack_object_array *ts = NULL;
-      rrc = net_get_array(rep, "tensors", &ts, &rs);
-      int j = 0;
-      for (int k = 0; !rrc && k < nx; k++)
-        if (r->fetch_part[k] == ready) {
-          if ((uint32_t)j >= ts->size)
-            rrc = rt_error(&rs, RT_INTERNAL, "RunGraph returned too few tensors");
-          else
-            rrc = rt_unpack_tensor_msg(rep, &ts->ptr[j++], "RunGraph.tensors", &out[k], &rs);
-        }
-      /* views: this task's per-device traces */
-      if (!rrc && trace && net_get(rep, "step_stats"))
-        rrc = rt_unpack_step_stats(net_get(rep, "step_stats"), "RunGraph.step_stats", trace, &rs);
-      if (!rrc && busy && net_get(rep, "busy"))
-        rrc = rt_unpack_busy(net_get(rep, "busy"), "RunGraph.busy", busy, n_busy, RT_MAX_BUSY, &rs);
-    }
+    if (!rrc) rrc = take_reply(rep, r, ready, nx, out, trace, busy, n_busy, &rs);
     net_in_free(rep);
     if (rrc && (!first_err || (first_err == RT_CANCELLED && rrc != RT_CANCELLED))) {
       bool news = !first_err;
@@ -856,7 +858,7 @@ static int run_step(rt_master *m, msess *s, mrun *r, unsigned gen, int64_t timeo
   return first_err;
 }
 
-/* ---- views (issue 7): partition graphs, placement, progress ------------------------- */
+/* ---- views: partition graphs, placement, progress ----------------------------------- */
 
 static void free_strs(char **v, int n);
 static int get_names(const net_in *in, const char *key, char ***out, int *n, rt_status *st);
@@ -866,7 +868,6 @@ static int get_names(const net_in *in, const char *key, char ***out, int *n, rt_
 static int views_device_partitions(msess *s, const bool *needed, int n_needed, rt_partition **parts,
                                    int *np, rt_status *st) {
   bool *nd = xcalloc((size_t)s->g->n_nodes + 1, sizeof *nd);
-  if (!nd) return rt_error(st, RT_RESOURCE_EXHAUSTED, "out of memory");
   for (int i = 0; i < s->g->n_nodes; i++) nd[i] = needed ? i < n_needed && needed[i] : s->g->nodes[i]->assigned != NULL;
   rt_partition_opts o = {.by_task = false, .incarnation = dev_incarnation, .arg = s};
   int rc = rt_partition_graph(s->g, nd, &o, parts, np, st);
@@ -1133,7 +1134,7 @@ static void handle_run(rt_master *m, net_req *req) {
     if (!rc && (v = net_obj_key(opts, "timeout_in_ms")))
       rc = net_obj_int(v, "RunStep.options.timeout_in_ms", &timeout_ms, &st);
   }
-  rt_busy *busy = want_busy ? calloc(RT_MAX_BUSY, sizeof *busy) : NULL;
+  rt_busy *busy = want_busy ? xcalloc(RT_MAX_BUSY, sizeof *busy) : NULL;
   int n_busy = 0;
   rt_step_stats trace = {0};
   char *warning = NULL;

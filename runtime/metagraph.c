@@ -325,8 +325,7 @@ int rt_variable_def_encode(const rt_variable_def *v, unsigned char **out, size_t
   d.is_resource = v->is_resource;
   d.trainable = v->trainable;
   size_t len = tensorflow__variable_def__get_packed_size(&d);
-  unsigned char *b = malloc(len + 1);
-  if (!b) return rt_error(st, RT_RESOURCE_EXHAUSTED, "out of memory");
+  unsigned char *b = xmalloc(len + 1);
   tensorflow__variable_def__pack(&d, b);
   *out = b;
   *n = len;

@@ -210,7 +210,7 @@ static void parse_default(const rt_op_def *d, rt_attr_sig *a, char *v) {
   case RT_ATTR_STRING: {
     size_t n = strlen(v);
     if (n >= 2 && (v[0] == '\'' || v[0] == '"')) v[n - 1] = '\0', v++;
-    x->s = strdup(v);
+    x->s = xstrdup(v);
     break;
   }
   case RT_ATTR_TYPE:

@@ -1,5 +1,5 @@
-/* The op registry. Each op is described once, as data (STYLE.md, "one table, many
- * consumers"): its name, a TF-style signature, a shape function, kernels per device type,
+/* The op registry. Each op is described once, as data (one table, many consumers): its
+ * name, a TF-style signature, a shape function, kernels per device type,
  * a gradient builder and one line of help. Graph validation, the executor, `name?` help,
  * Tab completion and the wire codec all read the same row.
  *
@@ -57,7 +57,7 @@ typedef struct rt_kernel_ctx {
   struct rt_step *step;
   rt_status *st;
   rt_tensor **reuse;         /* the executor's: last step's outputs, recycled when unshared */
-  void **state;              /* per node and executor: a kernel may malloc() state here (random
+  void **state;              /* per node and executor: a kernel may allocate state here (random
                                 generators' counters); the executor free()s it. NULL in tests
                                 that call kernels directly. */
   pthread_mutex_t *state_mu; /* when *state is shared by the executors of a session (two run
@@ -88,8 +88,8 @@ int rt_kernel_error(rt_kernel_ctx *ctx, int code, const char *fmt, ...)
  * threads one kernel may use (its tiles on the pool, runtime/pool.h); inter-op threads,
  * how many kernels may run at once (each device's executor runs one op at a time, so this
  * caps several devices). Chosen by, first to last: ConfigProto's intra_op_parallelism_threads /
- * inter_op_parallelism_threads (or `tfsh server --intra-op-threads N`), given by the
- * first server or session of the process to set them; BLIS_NUM_THREADS or
+ * inter_op_parallelism_threads (or `tfsh server --intra-op-threads N`), process-wide: the
+ * latest server or session of the process to set one wins (rt_threads_set); BLIS_NUM_THREADS or
  * OMP_NUM_THREADS (intra only); else intra = the CPUs this process may use (affinity
  * mask, cgroup quota, Slurm: runtime/cpus.h), divided among the tasks of the cluster that
  * share them (at least 1), inter = no cap. */

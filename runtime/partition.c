@@ -1,6 +1,7 @@
 #include "runtime/partition.h"
 #include "base/alloc.h"
 
+#include <assert.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -22,7 +23,7 @@ static int part_index(rt_partition **parts, int *n, const char *key) {
   for (int i = 0; i < *n; i++)
     if (!strcmp((*parts)[i].name, key)) return i;
   *parts = xrealloc(*parts, (size_t)(*n + 1) * sizeof **parts);
-  (*parts)[*n] = (rt_partition){strdup(key), rt_graph_new()};
+  (*parts)[*n] = (rt_partition){xstrdup(key), rt_graph_new()};
   return (*n)++;
 }
 
@@ -107,65 +108,58 @@ static bool op_is(const rt_node *n, const char *a, const char *ref) {
 static void find_frames(pctx *c) {
   const rt_graph *g = c->g;
   int n = g->n_nodes;
-  int *first = calloc((size_t)n + 2, sizeof *first), *outs = NULL, *queue = NULL, *fill = NULL;
-  c->frame = malloc(((size_t)n + 1) * sizeof *c->frame);
-  c->child = calloc((size_t)n + 1, sizeof *c->child);
-  c->fr = calloc(1, sizeof *c->fr);
-  bool ok = first && c->frame && c->child && c->fr;
+  int *first = xcalloc((size_t)n + 2, sizeof *first);
+  c->frame = xmalloc(((size_t)n + 1) * sizeof *c->frame);
+  c->child = xcalloc((size_t)n + 1, sizeof *c->child);
+  c->fr = xcalloc(1, sizeof *c->fr);
+  bool ok = true;
   size_t n_edges = 0;
-  for (int i = 0; ok && i < n; i++) {
+  for (int i = 0; i < n; i++) {
     n_edges += (size_t)g->nodes[i]->n_inputs;
     for (int k = 0; k < g->nodes[i]->n_inputs; k++) first[g->nodes[i]->edges[k].node + 1]++;
   }
-  if (ok) {
-    outs = malloc((n_edges + 1) * sizeof *outs);
-    queue = malloc(((size_t)n + 1) * sizeof *queue);
-    fill = calloc((size_t)n + 1, sizeof *fill);
-    ok = outs && queue && fill;
+  int *outs = xmalloc((n_edges + 1) * sizeof *outs);
+  int *queue = xmalloc(((size_t)n + 1) * sizeof *queue);
+  int *fill = xcalloc((size_t)n + 1, sizeof *fill);
+  for (int i = 0; i < n; i++) first[i + 1] += first[i];
+  for (int i = 0; i < n; i++)
+    for (int k = 0; k < g->nodes[i]->n_inputs; k++) {
+      int src = g->nodes[i]->edges[k].node;
+      outs[first[src] + fill[src]++] = i;
+    }
+  c->fr[0] = (pframe){"", -1, -1, 1};
+  c->n_fr = 1;
+  int qh = 0, qt = 0;
+  for (int i = 0; i < n; i++) {
+    c->frame[i] = -1;
+    if (g->nodes[i]->n_inputs == 0) c->frame[i] = 0, queue[qt++] = i;
   }
-  if (ok) {
-    for (int i = 0; i < n; i++) first[i + 1] += first[i];
-    for (int i = 0; i < n; i++)
-      for (int k = 0; k < g->nodes[i]->n_inputs; k++) {
-        int src = g->nodes[i]->edges[k].node;
-        outs[first[src] + fill[src]++] = i;
+  while (ok && qh < qt) {
+    int u = queue[qh++], fv = c->frame[u];
+    const rt_node *nu = g->nodes[u];
+    if (op_is(nu, "Enter", "RefEnter")) {
+      const char *name = rt_node_string(nu, "frame_name", "");
+      int f = 1;
+      while (f < c->n_fr && strcmp(c->fr[f].name, name)) f++;
+      if (f == c->n_fr) {
+        c->fr = xrealloc(c->fr, (size_t)(f + 1) * sizeof *c->fr);
+        c->fr[c->n_fr++] = (pframe){name, fv, -1, rt_node_int(nu, "parallel_iterations", 10)};
       }
-    c->fr[0] = (pframe){"", -1, -1, 1};
-    c->n_fr = 1;
-    int qh = 0, qt = 0;
-    for (int i = 0; i < n; i++) {
-      c->frame[i] = -1;
-      if (g->nodes[i]->n_inputs == 0) c->frame[i] = 0, queue[qt++] = i;
+      ok = c->fr[f].parent == fv;
+      fv = c->child[u] = f;
+    } else if (op_is(nu, "Exit", "RefExit")) {
+      ok = fv > 0;
+      fv = ok ? c->fr[fv].parent : 0;
     }
-    while (ok && qh < qt) {
-      int u = queue[qh++], fv = c->frame[u];
-      const rt_node *nu = g->nodes[u];
-      if (op_is(nu, "Enter", "RefEnter")) {
-        const char *name = rt_node_string(nu, "frame_name", "");
-        int f = 1;
-        while (f < c->n_fr && strcmp(c->fr[f].name, name)) f++;
-        if (f == c->n_fr) {
-          pframe *m = realloc(c->fr, (size_t)(f + 1) * sizeof *c->fr);
-          if (!(ok = m)) break;
-          c->fr = m;
-          c->fr[c->n_fr++] = (pframe){name, fv, -1, rt_node_int(nu, "parallel_iterations", 10)};
-        }
-        ok = c->fr[f].parent == fv;
-        fv = c->child[u] = f;
-      } else if (op_is(nu, "Exit", "RefExit")) {
-        ok = fv > 0;
-        fv = ok ? c->fr[fv].parent : 0;
-      }
-      for (int e = first[u]; ok && e < first[u + 1]; e++) {
-        int v = outs[e];
-        if (c->frame[v] < 0) c->frame[v] = fv, queue[qt++] = v;
-        else ok = c->frame[v] == fv;
-      }
+    for (int e = first[u]; ok && e < first[u + 1]; e++) {
+      int v = outs[e];
+      if (c->frame[v] < 0) c->frame[v] = fv, queue[qt++] = v;
+      else ok = c->frame[v] == fv;
     }
-    for (int i = 0; ok && i < n; i++) {
-      if (c->frame[i] < 0) c->frame[i] = 0;
-      if (!strcmp(g->nodes[i]->op, "LoopCond") && c->frame[i] > 0) c->fr[c->frame[i]].cond = i;
-    }
+  }
+  for (int i = 0; ok && i < n; i++) {
+    if (c->frame[i] < 0) c->frame[i] = 0;
+    if (!strcmp(g->nodes[i]->op, "LoopCond") && c->frame[i] > 0) c->fr[c->frame[i]].cond = i;
   }
   free(first);
   free(outs);
@@ -187,7 +181,7 @@ static int out_frame(const pctx *c, int src) {
 }
 
 static int add_placed(pctx *c, int p, rt_node *n, const char *device) {
-  n->assigned = strdup(device);
+  n->assigned = xstrdup(device);
   return rt_graph_add(c->parts[p].g, n, c->st);
 }
 
@@ -202,11 +196,9 @@ static int control_loop(pctx *c, int f, int p, const char *device) {
     if (pl < 0) return -1;
     snprintf(start, sizeof start, "%s/merge", c->loops[pl].base);
   }
-  cloop *m = realloc(c->loops, (size_t)(c->n_loops + 1) * sizeof *c->loops);
-  if (!m) return rt_error(c->st, RT_RESOURCE_EXHAUSTED, "out of memory partitioning"), -1;
-  c->loops = m;
+  c->loops = xrealloc(c->loops, (size_t)(c->n_loops + 1) * sizeof *c->loops);
   cloop *L = &c->loops[c->n_loops];
-  *L = (cloop){.frame = f, .part = p, .device = strdup(device)};
+  *L = (cloop){.frame = f, .part = p, .device = xstrdup(device)};
   snprintf(L->base, sizeof L->base, "%s/_cloop_%d", c->fr[f].name, p);
   for (int k = 1;; k++) {   /* a second partitioning (per device, in a worker) names its own */
     char probe[340];
@@ -338,21 +330,61 @@ static int finish_loop(pctx *c, int l) {
   return add_placed(c, L.part, nx, L.device);
 }
 
+#ifndef NDEBUG
+/* The invariants of a partitioning, for assert(): every node of a fragment is placed where
+ * the fragment runs, and each _Send made here has exactly one _Recv made here under the same
+ * rendezvous key, in another fragment, of the same type (and each _Recv its _Send). A _Send
+ * or _Recv that g already held (a worker partitioning a master's fragment by device) meets
+ * its peer elsewhere and is not counted. */
+typedef struct sr_end {
+  char key[1024];
+  int part;
+  bool send;
+  rt_dtype t;
+} sr_end;
+
+static int sr_cmp(const void *a, const void *b) {
+  const sr_end *x = a, *y = b;
+  int c = strcmp(x->key, y->key);
+  return c ? c : (int)y->send - (int)x->send;   /* the _Send first */
+}
+
+static bool partition_ok(const rt_graph *g, const rt_partition *parts, int np, bool by_task) {
+  int n = 0, cap = 0;
+  sr_end *e = NULL;
+  char key[256];
+  for (int p = 0; p < np; p++)
+    for (int i = 0; i < parts[p].g->n_nodes; i++) {
+      const rt_node *nd = parts[p].g->nodes[i];
+      if (!nd->assigned) return false;
+      key_of(nd->assigned, by_task, key, sizeof key);
+      if (strcmp(key, parts[p].name)) return false;
+      bool send = !strcmp(nd->op, "_Send");
+      if ((!send && strcmp(nd->op, "_Recv")) || rt_graph_find(g, nd->name)) continue;
+      if (n == cap) e = xrealloc(e, (size_t)(cap = cap ? 2 * cap : 64) * sizeof *e);
+      e[n] = (sr_end){.part = p, .send = send, .t = rt_node_type(nd, "T", RT_INVALID)};
+      rt_rendezvous_key(nd, e[n].key, sizeof e[n].key);
+      n++;
+    }
+  if (n) qsort(e, (size_t)n, sizeof *e, sr_cmp);
+  bool ok = n % 2 == 0;
+  for (int i = 0; ok && i < n; i += 2)
+    ok = e[i].send && !e[i + 1].send && !strcmp(e[i].key, e[i + 1].key) && e[i].part != e[i + 1].part &&
+         e[i].t == e[i + 1].t && (i + 2 >= n || strcmp(e[i + 2].key, e[i].key));
+  free(e);
+  return ok;
+}
+#endif
+
 int rt_partition_graph(const rt_graph *g, const bool *needed, const rt_partition_opts *o,
                        rt_partition **parts_out, int *n_out, rt_status *st) {
   rt_partition *parts = NULL;
   int np = 0, rc = RT_OK;
   /* part: the node's partition (-1: not kept); id: its id there; exact: copied as it is,
    * with inputs that are all exact copies (rt_graph_add_copy: no validation needed). */
-  int *part = calloc((size_t)g->n_nodes + 1, sizeof *part);
-  int *id = calloc((size_t)g->n_nodes + 1, sizeof *id);
-  bool *exact = calloc((size_t)g->n_nodes + 1, sizeof *exact);
-  if (!part || !id || !exact) {
-    free(part);
-    free(id);
-    free(exact);
-    return rt_error(st, RT_RESOURCE_EXHAUSTED, "out of memory partitioning");
-  }
+  int *part = xcalloc((size_t)g->n_nodes + 1, sizeof *part);
+  int *id = xcalloc((size_t)g->n_nodes + 1, sizeof *id);
+  bool *exact = xcalloc((size_t)g->n_nodes + 1, sizeof *exact);
   char key[256];
   const char *last = NULL;   /* nodes on one device share a key: parse it once */
   int last_part = -1;
@@ -373,12 +405,10 @@ int rt_partition_graph(const rt_graph *g, const bool *needed, const rt_partition
     last = n->assigned;
   }
   if (!rc) {   /* size each fragment's graph once */
-    int *count = calloc((size_t)np + 1, sizeof *count);
-    if (count) {
-      for (int i = 0; i < g->n_nodes; i++)
-        if (part[i] >= 0) count[part[i]]++;
-      for (int p = 0; p < np; p++) rt_graph_reserve(parts[p].g, count[p]);
-    }
+    int *count = xcalloc((size_t)np + 1, sizeof *count);
+    for (int i = 0; i < g->n_nodes; i++)
+      if (part[i] >= 0) count[part[i]]++;
+    for (int p = 0; p < np; p++) rt_graph_reserve(parts[p].g, count[p]);
     free(count);
   }
   pctx c = {.g = g, .o = o, .parts = parts, .part = part, .st = st};
@@ -402,7 +432,7 @@ int rt_partition_graph(const rt_graph *g, const bool *needed, const rt_partition
       rt_node_set_type(ph, "dtype", n->out_types[0]);
       rt_node_set_shape(ph, "shape", &n->out_shapes[0]);
       rt_node_set_device(ph, n->device);
-      ph->assigned = strdup(n->assigned);
+      ph->assigned = xstrdup(n->assigned);
       if ((rc = add_clone(dst, ph, st))) break;
       id[i] = dst->n_nodes - 1;
       continue;
@@ -439,9 +469,9 @@ int rt_partition_graph(const rt_graph *g, const bool *needed, const rt_partition
       if (e->index < 0) {
         char ctl[410];
         snprintf(ctl, sizeof ctl, "^%s", rname);
-        cl->inputs[k] = strdup(ctl);
+        cl->inputs[k] = xstrdup(ctl);
       } else {
-        cl->inputs[k] = strdup(rname);
+        cl->inputs[k] = xstrdup(rname);
       }
     }
     if (rc) {
@@ -463,6 +493,7 @@ int rt_partition_graph(const rt_graph *g, const bool *needed, const rt_partition
     rt_partitions_free(parts, np);
     return rc;
   }
+  assert(partition_ok(g, parts, np, o->by_task));
   *parts_out = parts;
   *n_out = np;
   return RT_OK;
@@ -472,13 +503,8 @@ int rt_graph_needed(const rt_graph *g, int n_feeds, const char *const *feeds, in
                     const char *const *fetches, int n_targets, const char *const *targets,
                     bool *needed, rt_status *st) {
   int n = g->n_nodes, sp = 0, rc = RT_OK;
-  int *stack = calloc((size_t)n + (size_t)n_fetches + (size_t)n_targets + 1, sizeof *stack);
-  bool *fed_node = calloc((size_t)n + 1, sizeof *fed_node);
-  if (!stack || !fed_node) {
-    free(stack);
-    free(fed_node);
-    return rt_error(st, RT_RESOURCE_EXHAUSTED, "out of memory");
-  }
+  int *stack = xcalloc((size_t)n + (size_t)n_fetches + (size_t)n_targets + 1, sizeof *stack);
+  bool *fed_node = xcalloc((size_t)n + 1, sizeof *fed_node);
   memset(needed, 0, (size_t)n * sizeof *needed);
   /* A fed node (all its used outputs fed, in practice a Placeholder) needs no inputs. */
   for (int i = 0; i < n_feeds && !rc; i++) {

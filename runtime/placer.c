@@ -4,6 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "base/alloc.h"
 #include "runtime/device.h"
 #include "runtime/op.h"
 
@@ -107,31 +108,32 @@ static void group_gpu_kernels(const rt_graph *g, int *parent, bool *gpu_ok, int 
 
 static void set_str(char **dst, const char *s) {
   free(*dst);
-  *dst = strdup(s);
+  *dst = xstrdup(s);
 }
 
-int rt_place(rt_graph *g, const char *const *devices, int n_devices, const rt_place_opts *o,
-             rt_status *st) {
-  int n = g->n_nodes, rc = RT_OK;
-  int *parent = calloc((size_t)n + 1, sizeof *parent);
-  int *chosen = calloc((size_t)n + 1, sizeof *chosen);
-  rt_devname *devs = calloc((size_t)n_devices + 1, sizeof *devs);
-  rt_devname *spec = calloc((size_t)n + 1, sizeof *spec);
-  int *owner = calloc((size_t)n + 1, sizeof *owner);  /* node whose request set the group's */
-  bool *gpu_ok = calloc((size_t)n + 1, sizeof *gpu_ok);
-  int *no_gpu = calloc((size_t)n + 1, sizeof *no_gpu);
-  if (!parent || !chosen || !devs || !spec || !owner || !gpu_ok || !no_gpu) {
-    rc = rt_error(st, RT_RESOURCE_EXHAUSTED, "out of memory placing the graph");
-    goto out;
-  }
-  int dflt = -1;
-  for (int i = 0; i < n_devices; i++) {
-    rt_devname_parse(devices[i], &devs[i], NULL);
-    if (o->default_device && !strcmp(devices[i], o->default_device)) dflt = i;
-  }
-  build_groups(g, parent);
-  group_gpu_kernels(g, parent, gpu_ok, no_gpu);
+/* What rt_place works on: the graph, the devices, and per node (read at a group's root)
+ * its union-find parent, the device chosen, the request merged and whose it was. */
+typedef struct place_st {
+  rt_graph *g;
+  const char *const *devices;
+  int n_devices, dflt;             /* dflt: the default device's index, -1 if none */
+  const rt_place_opts *o;
+  rt_status *st;
+  int *parent, *chosen, *owner;    /* owner: node whose request set the group's */
+  rt_devname *devs, *spec;
+  bool *gpu_ok;                    /* every member of the group has a GPU kernel */
+  int *no_gpu;                     /* else the first that has none, for messages */
+} place_st;
 
+/* The requests of each group, merged at its root; a group already placed keeps its device. */
+static int merge_requests(place_st *p) {
+  rt_graph *g = p->g;
+  const char *const *devices = p->devices;
+  int n = g->n_nodes, n_devices = p->n_devices, rc = RT_OK;
+  const rt_place_opts *o = p->o;
+  rt_status *st = p->st;
+  int *parent = p->parent, *chosen = p->chosen, *owner = p->owner;
+  rt_devname *spec = p->spec;
   /* Merge the requests of each group at its root; a group already placed keeps its device. */
   for (int i = 0; i < n; i++) {
     rt_devname_clear(&spec[i]);
@@ -182,21 +184,29 @@ int rt_place(rt_graph *g, const char *const *devices, int n_devices, const rt_pl
       }
     }
   }
+  return rc;
+}
 
+/* A device per group, then given to every unplaced member, with the reason. */
+static int assign_groups(place_st *p) {
+  rt_graph *g = p->g;
+  int n = g->n_nodes, n_devices = p->n_devices, dflt = p->dflt, rc = RT_OK;
+  int *chosen = p->chosen, *owner = p->owner, *no_gpu = p->no_gpu;
+  bool *gpu_ok = p->gpu_ok;
   /* Choose a device per group, then give it to every unplaced member. */
   rt_devname explicit_spec;
   char explicit_reason[256];
   bool have_explicit = false;
   for (int i = 0; i < n && !rc; i++) {
     rt_node *nd = g->nodes[i];
-    int r = find_root(parent, i);
+    int r = find_root(p->parent, i);
     if (nd->assigned) continue;
     char reason[256] = "";
     if (chosen[r] < 0) {
-      rt_devname s = spec[r];
+      rt_devname s = p->spec[r];
       /* A GPU asked for by a group with a member that has no GPU kernel. */
       bool kernel_missing = !gpu_ok[r] && !strcmp(s.type, "GPU");
-      int d = kernel_missing ? -1 : choose(&s, devs, n_devices, dflt, gpu_ok[r]);
+      int d = kernel_missing ? -1 : choose(&s, p->devs, n_devices, dflt, gpu_ok[r]);
       if (d >= 0) {
         char b[160];
         const rt_node *who = owner[r] >= 0 ? g->nodes[owner[r]] : NULL;
@@ -213,12 +223,12 @@ int rt_place(rt_graph *g, const char *const *devices, int n_devices, const rt_pl
           memcpy(explicit_reason, reason, sizeof reason);
           have_explicit = true;
         }
-      } else if (o->soft) {
+      } else if (p->o->soft) {
         char b[160];
         rt_devname_str(&s, b, sizeof b);
         s.type[0] = '\0';
         s.id = -1;
-        d = choose(&s, devs, n_devices, dflt, gpu_ok[r]);
+        d = choose(&s, p->devs, n_devices, dflt, gpu_ok[r]);
         if (d < 0) d = dflt >= 0 ? dflt : 0;
         if (kernel_missing)
           snprintf(reason, sizeof reason, "soft placement fallback from %s: no GPU kernel for %s (%s)", b,
@@ -229,12 +239,12 @@ int rt_place(rt_graph *g, const char *const *devices, int n_devices, const rt_pl
         char b[160];
         const rt_node *who = g->nodes[owner[r] >= 0 ? owner[r] : i], *culprit = g->nodes[no_gpu[r]];
         if (culprit == who)
-          rc = rt_error(st, RT_INVALID_ARGUMENT,
+          rc = rt_error(p->st, RT_INVALID_ARGUMENT,
                         "Cannot assign a device for operation '%s': Could not satisfy explicit device "
                         "specification '%s' because no supported kernel for GPU devices is available.",
                         who->name, rt_devname_str(&s, b, sizeof b));
         else
-          rc = rt_error(st, RT_INVALID_ARGUMENT,
+          rc = rt_error(p->st, RT_INVALID_ARGUMENT,
                         "Cannot assign a device for operation '%s': Could not satisfy explicit device "
                         "specification '%s' because no supported kernel for GPU devices is available "
                         "for '%s' (op: %s), colocated with it.",
@@ -243,8 +253,8 @@ int rt_place(rt_graph *g, const char *const *devices, int n_devices, const rt_pl
       } else {
         char b[160], list[2048];
         const rt_node *who = g->nodes[owner[r] >= 0 ? owner[r] : i];
-        list_devices(devices, n_devices, list, sizeof list);
-        rc = rt_error(st, RT_INVALID_ARGUMENT,
+        list_devices(p->devices, n_devices, list, sizeof list);
+        rc = rt_error(p->st, RT_INVALID_ARGUMENT,
                       "Cannot assign a device for operation '%s': Operation was explicitly "
                       "assigned to %s but available devices are %s. Make sure the device "
                       "specification refers to a valid device.",
@@ -254,14 +264,37 @@ int rt_place(rt_graph *g, const char *const *devices, int n_devices, const rt_pl
       chosen[r] = d;
       set_str(&g->nodes[r]->reason, reason);
     }
-    set_str(&nd->assigned, devices[chosen[r]]);
+    set_str(&nd->assigned, p->devices[chosen[r]]);
     if (r != i) {
       char buf[300];
       snprintf(buf, sizeof buf, "colocated with %s", g->nodes[r]->name);
       set_str(&nd->reason, buf);
     }
   }
-out:
+  return rc;
+}
+
+int rt_place(rt_graph *g, const char *const *devices, int n_devices, const rt_place_opts *o,
+             rt_status *st) {
+  int n = g->n_nodes, rc = RT_OK;
+  int *parent = xcalloc((size_t)n + 1, sizeof *parent);
+  int *chosen = xcalloc((size_t)n + 1, sizeof *chosen);
+  rt_devname *devs = xcalloc((size_t)n_devices + 1, sizeof *devs);
+  rt_devname *spec = xcalloc((size_t)n + 1, sizeof *spec);
+  int *owner = xcalloc((size_t)n + 1, sizeof *owner);  /* node whose request set the group's */
+  bool *gpu_ok = xcalloc((size_t)n + 1, sizeof *gpu_ok);
+  int *no_gpu = xcalloc((size_t)n + 1, sizeof *no_gpu);
+  int dflt = -1;
+  for (int i = 0; i < n_devices; i++) {
+    rt_devname_parse(devices[i], &devs[i], NULL);
+    if (o->default_device && !strcmp(devices[i], o->default_device)) dflt = i;
+  }
+  build_groups(g, parent);
+  group_gpu_kernels(g, parent, gpu_ok, no_gpu);
+
+  place_st p = {g, devices, n_devices, dflt, o, st, parent, chosen, owner, devs, spec, gpu_ok, no_gpu};
+  rc = merge_requests(&p);
+  if (!rc) rc = assign_groups(&p);
   free(parent);
   free(chosen);
   free(devs);

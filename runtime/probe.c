@@ -14,6 +14,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "base/alloc.h"
 #include "net/grpc.h"
 #include "runtime/proto/worker.pb-c.h"
 
@@ -83,7 +84,7 @@ static void tcp_start(rt_probe_row *r, tcp *t, const char *addr) {
 
 /* Connects every task at once, then gives each connected peer PEEK_MS to greet. */
 static void tcp_all(rt_probe_row *rows, tcp *ts, int n, double t0, double deadline) {
-  struct pollfd *p = calloc((size_t)n, sizeof *p);
+  struct pollfd *p = xcalloc((size_t)n + 1, sizeof *p);
   for (;;) {
     double now = now_ms(), wake = deadline;
     int live = 0;
@@ -187,14 +188,10 @@ static void read_status(rt_probe_row *r, const net_grpc_call *c) {
 
 int rt_probe(const rt_cluster *c, int timeout_ms, rt_probe_row **out) {
   int n = c->n;
-  rt_probe_row *rows = calloc((size_t)n + 1, sizeof *rows);
-  tcp *ts = calloc((size_t)n + 1, sizeof *ts);
-  net_grpc_call *calls = calloc((size_t)n + 1, sizeof *calls);
-  int *which = calloc((size_t)n + 1, sizeof *which);
-  if (!rows || !ts || !calls || !which) {
-    free(rows), free(ts), free(calls), free(which);
-    return -1;
-  }
+  rt_probe_row *rows = xcalloc((size_t)n + 1, sizeof *rows);
+  tcp *ts = xcalloc((size_t)n + 1, sizeof *ts);
+  net_grpc_call *calls = xcalloc((size_t)n + 1, sizeof *calls);
+  int *which = xcalloc((size_t)n + 1, sizeof *which);
   double t0 = now_ms(), deadline = t0 + timeout_ms;
   for (int i = 0; i < n; i++) {
     rt_task_name(c->tasks[i].job, c->tasks[i].index, rows[i].task, sizeof rows[i].task);

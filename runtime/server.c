@@ -103,7 +103,6 @@ rt_server *rt_server_start(const rt_cluster *c, const char *job, int index,
     return NULL;
   }
   rt_server *s = xcalloc(1, sizeof *s);
-  if (!s) return NULL;
   s->cluster = rt_cluster_copy(c);
   snprintf(s->job, sizeof s->job, "%s", job);
   s->index = index;

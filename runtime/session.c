@@ -124,10 +124,6 @@ rt_session *rt_session_new(const char *target, rt_graph *g, const rt_session_con
                            rt_status *st) {
   if (target_check(target, st)) return NULL;
   rt_session *s = xcalloc(1, sizeof *s);
-  if (!s) {
-    rt_error(st, RT_RESOURCE_EXHAUSTED, "out of memory");
-    return NULL;
-  }
   s->g = g;
   snprintf(s->target, sizeof s->target, "%s", target ? target : "");
   if (rt_tfs_wanted(target)) {
@@ -280,17 +276,7 @@ int rt_session_run_step_views(rt_session *s, const rt_session_run *r, const rt_s
   net_msg_uint(req, "step", step);
   msgpack_packer *pk = net_msg_field(req, "feeds");
   msgpack_pack_array(pk, (size_t)r->n_feeds);
-  for (int i = 0; i < r->n_feeds; i++) {
-    msgpack_pack_map(pk, 2);
-    msgpack_pack_str(pk, 4);
-    msgpack_pack_str_body(pk, "name", 4);
-    size_t len = strlen(r->feed_names[i]);
-    msgpack_pack_str(pk, len);
-    msgpack_pack_str_body(pk, r->feed_names[i], len);
-    msgpack_pack_str(pk, 6);
-    msgpack_pack_str_body(pk, "tensor", 6);
-    rt_pack_tensor_msg(req, pk, r->feeds[i]);
-  }
+  for (int i = 0; i < r->n_feeds; i++) rt_pack_feed(req, pk, r->feed_names[i], r->feeds[i]);
   /* A fetch that is also fed is the fed value, as in TF: the master is not asked for it. */
   int *fed = xcalloc((size_t)r->n_fetches + 1, sizeof *fed), n_asked = 0;
   const char **asked = xcalloc((size_t)r->n_fetches + 1, sizeof *asked);
@@ -348,7 +334,7 @@ int rt_session_run_step_views(rt_session *s, const rt_session_run *r, const rt_s
   if (!rc && v->partition_graphs && net_get(rep, "partition_graphs")) {
     const msgpack_object_array *pa = NULL;
     rc = net_obj_array(net_get(rep, "partition_graphs"), "RunStep.partition_graphs", &pa, st);
-    rt_partition *pg = rc ? NULL : calloc((size_t)pa->size + 1, sizeof *pg);
+    rt_partition *pg = rc ? NULL : xcalloc((size_t)pa->size + 1, sizeof *pg);
     int npg = 0;
     for (uint32_t i = 0; !rc && i < pa->size; i++) {
       const msgpack_object *dv = net_obj_key(&pa->ptr[i], "device"), *gv = net_obj_key(&pa->ptr[i], "graph");
@@ -380,7 +366,7 @@ int rt_session_run_step_views(rt_session *s, const rt_session_run *r, const rt_s
   return rc;
 }
 
-/* ---- views (issue 7) ---------------------------------------------------------------- */
+/* ---- views -------------------------------------------------------------------------- */
 
 const char *rt_session_endpoint(const rt_session *s) { return s->endpoint; }
 uint64_t rt_session_handle(const rt_session *s) { return s->handle; }

@@ -65,7 +65,7 @@ int rt_session_run_step(rt_session *s, const rt_session_run *r, rt_status *st);
  * containers (all when n is 0) and its master closes its sessions. "" is a no-op. */
 int rt_session_reset(const char *target, int n, const char *const *containers, rt_status *st);
 
-/* views (issue 7): a step with RunOptions / RunMetadata and a live-view tick; every field
+/* views: a step with RunOptions / RunMetadata and a live-view tick; every field
  * optional (zero: none). */
 typedef struct rt_session_views {
   int trace_level;                       /* RunOptions.trace_level; > 0 fills step_stats */
@@ -83,7 +83,7 @@ int rt_session_run_step_views(rt_session *s, const rt_session_run *r, const rt_s
                               rt_status *st);
 const char *rt_session_target(const rt_session *s);
 
-/* ---- views (issue 7) ---------------------------------------------------------------- */
+/* ---- views -------------------------------------------------------------------------- */
 
 /* The master's endpoint, and its session handle. */
 const char *rt_session_endpoint(const rt_session *s);

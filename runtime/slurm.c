@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "base/alloc.h"
 #include "runtime/launch.h"
 
 typedef struct strv {
@@ -18,14 +19,9 @@ typedef struct strv {
 static void strv_push(strv *s, const char *str, size_t len) {
   if (s->n == s->cap) {
     s->cap = s->cap ? 2 * s->cap : 16;
-    s->v = realloc(s->v, (size_t)s->cap * sizeof *s->v);
-    if (!s->v) abort();
+    s->v = xrealloc(s->v, (size_t)s->cap * sizeof *s->v);
   }
-  char *c = malloc(len + 1);
-  if (!c) abort();
-  memcpy(c, str, len);
-  c[len] = 0;
-  s->v[s->n++] = c;
+  s->v[s->n++] = xstrndup(str, len);
 }
 
 void rt_strv_free(char **v, int n) {
@@ -137,8 +133,7 @@ int rt_slurm_hostlist(const char *list, char ***hosts, int *n, rt_status *st) {
 
 int rt_slurm_tasks_per_node(const char *s, int **counts, int *n, rt_status *st) {
   int cap = 16, k = 0;
-  int *v = malloc((size_t)cap * sizeof *v);
-  if (!v) abort();
+  int *v = xmalloc((size_t)cap * sizeof *v);
   const char *p = s;
   for (;;) {
     char *end;
@@ -157,8 +152,7 @@ int rt_slurm_tasks_per_node(const char *s, int **counts, int *n, rt_status *st) 
     }
     while (k + rep > cap) {
       cap *= 2;
-      v = realloc(v, (size_t)cap * sizeof *v);
-      if (!v) abort();
+      v = xrealloc(v, (size_t)cap * sizeof *v);
     }
     for (long i = 0; i < rep; i++) v[k++] = (int)c;
     if (!*end) break;
@@ -239,13 +233,11 @@ int rt_slurm_resolve(const rt_slurm_opts *o, rt_slurm *out, rt_status *st) {
   node *nodes = NULL;
   int nn = 0;
   if (o->n_tpn > 0) {
-    nodes = calloc((size_t)o->n_tpn, sizeof *nodes);
-    if (!nodes) abort();
+    nodes = xcalloc((size_t)o->n_tpn, sizeof *nodes);
     for (int i = 0; i < o->n_tpn; i++) node_set(nodes, &nn, o->tpn_hosts[i], o->tpn_counts[i]);
   } else {
     if (!(v = slurm_var(o, NODELIST, st)) || rt_slurm_hostlist(v, &hosts, &nhosts, st)) return st->code;
-    nodes = calloc((size_t)nhosts, sizeof *nodes);
-    if (!nodes) abort();
+    nodes = xcalloc((size_t)nhosts, sizeof *nodes);
     if (o->tasks_per_node >= 0) {
       for (int i = 0; i < nhosts; i++) node_set(nodes, &nn, hosts[i], o->tasks_per_node);
     } else {
@@ -301,8 +293,7 @@ int rt_slurm_resolve(const rt_slurm_opts *o, rt_slurm *out, rt_status *st) {
   }
   /* task_list: nodes sorted by name, port_base + k for the k-th task on a node */
   qsort(nodes, (size_t)nn, sizeof *nodes, node_cmp);
-  char (*addr)[300] = calloc((size_t)num_tasks, sizeof *addr);
-  if (!addr) abort();
+  char (*addr)[300] = xcalloc((size_t)num_tasks, sizeof *addr);
   int r = 0;
   for (int i = 0; i < nn; i++)
     for (int k = 0; k < nodes[i].tasks; k++, r++) {

@@ -49,7 +49,7 @@ struct rt_step {
   atomic_int ops_total;
   _Atomic(const char *) current_op;    /* name of the node running now, or NULL */
   atomic_llong bytes_sent, bytes_recv;
-  /* views (issue 7): when not NULL the executor appends one record per node it runs
+  /* views: when not NULL the executor appends one record per node it runs
    * (RunOptions.FULL_TRACE); owned by whoever set it. */
   struct rt_dev_stats *trace;
   /* views: when `timed`, the executor adds the time its kernels run (not the time spent

@@ -4,6 +4,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "base/alloc.h"
+
 /* ---- dtypes ---------------------------------------------------------------------- */
 
 typedef struct {
@@ -111,8 +113,7 @@ char *rt_shape_str(const rt_shape *s, char *buf, size_t n) {
 /* ---- buffers --------------------------------------------------------------------- */
 
 rt_buffer *rt_buffer_new(size_t nbytes, bool strings) {
-  rt_buffer *b = calloc(1, sizeof *b);
-  if (!b) return NULL;
+  rt_buffer *b = xcalloc(1, sizeof *b);
   /* 64-byte alignment suits AVX-512 kernels; never a zero-size allocation. */
   size_t alloc = (nbytes + 63) & ~(size_t)63;
   b->data = aligned_alloc(64, alloc ? alloc : 64);
@@ -149,8 +150,7 @@ void rt_buffer_unref(rt_buffer *b) {
 /* ---- tensors --------------------------------------------------------------------- */
 
 rt_tensor *rt_tensor_wrap(rt_dtype t, const rt_shape *shape, rt_buffer *buf) {
-  rt_tensor *x = calloc(1, sizeof *x);
-  if (!x) return NULL;
+  rt_tensor *x = xcalloc(1, sizeof *x);
   atomic_init(&x->refs, 1);
   x->dtype = t;
   x->shape = *shape;

@@ -436,7 +436,7 @@ static char *recurse(const layout *L, int axis, int64_t off, const char *hang, i
 /* array2string(t, separator=sep, prefix) with `width` already reduced by any suffix. */
 static char *array2string(const rt_tensor *t, const char *sep, int prefix_len, int width, bool text) {
   int64_t n = rt_tensor_numel(t);
-  if (n == 0) return strdup("[]");
+  if (n == 0) return xstrdup("[]");
   layout L = {.t = t, .sep = sep, .summarize = n > THRESHOLD};
   int64_t s = 1;
   for (int d = t->shape.ndims - 1; d >= 0; d--) {

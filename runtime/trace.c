@@ -20,7 +20,7 @@ uint32_t rt_trace_thread_id(void) { return (uint32_t)syscall(SYS_gettid); }
 
 rt_dev_stats *rt_dev_stats_new(const char *device) {
   rt_dev_stats *d = xcalloc(1, sizeof *d);
-  d->device = strdup(device ? device : "");
+  d->device = xstrdup(device ? device : "");
   return d;
 }
 
@@ -135,7 +135,7 @@ static int get_str(const msgpack_object *o, const char *key, const char *what, c
     snprintf(w, sizeof w, "%s.%s", what, key);
     if (net_obj_str(v, w, &p, &len, st)) return st->code;
   }
-  *out = strndup(p, len);
+  *out = xstrndup(p, len);
   return RT_OK;
 }
 

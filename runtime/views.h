@@ -1,4 +1,4 @@
-/* What the shell's views ask the runtime (issue 7), as typed calls with plain C results
+/* What the shell's views ask the runtime, as typed calls with plain C results
  * the shell formats: where a graph goes (placement, per-device partitions, the Send/Recv
  * edges between them) and how the tasks of a cluster are (status, load). The wire
  * messages behind them (Placement, GetStatus, GetProgress) stay inside the runtime.

@@ -61,6 +61,10 @@ typedef struct wgraph {
   rt_partition *parts;
   rt_exec **execs;
   rt_device **devs;
+  /* per part: its sinks (nodes nobody consumes), the targets of every step, found once here:
+   * every node of a registered fragment runs (the master pruned it already) */
+  const char ***targets;
+  int *n_targets;
   pthread_mutex_t run_mu;   /* an executor runs one step at a time */
   /* parts 1.. run on threads of their own, started once (part 0 on the caller's) */
   pthread_t *threads;
@@ -128,7 +132,7 @@ struct rt_worker {
   uint64_t dead[TOMBSTONES];
   rt_status dead_why[TOMBSTONES];
   int dead_next;
-  /* views (issue 7): what GetProgress reports for %top (w->mu) */
+  /* views: what GetProgress reports for %top (w->mu) */
   uint64_t n_runs;           /* RunGraph calls answered */
   int64_t busy_us;           /* wall time spent inside RunGraph */
   char last_error[256];
@@ -139,7 +143,6 @@ struct rt_worker {
 
 rt_worker *rt_worker_new(rt_server *s, int n_cpus, int max_gpus) {
   rt_worker *w = xcalloc(1, sizeof *w);
-  if (!w) return NULL;
   w->srv = s;
   if (n_cpus < 1) n_cpus = 1;
   /* GPUs after the CPUs: every visible one unless device_count limits them. */
@@ -192,6 +195,9 @@ static void wgraph_free(wgraph *wg) {
     sess_release(wg->w, wg->sess);
     pthread_mutex_unlock(&wg->w->mu);
   }
+  for (int i = 0; wg->targets && i < wg->n_parts; i++) free(wg->targets[i]);
+  free(wg->targets);
+  free(wg->n_targets);
   rt_partitions_free(wg->parts, wg->n_parts);
   free(wg->execs);
   free(wg->devs);
@@ -682,6 +688,18 @@ static void handle_register(rt_worker *w, net_req *req) {
       wg->devs[i] = device_named(w, wg->parts[i].name);
       rc = rt_exec_new(wg->parts[i].g, wg->devs[i], &wg->execs[i], &st);
     }
+    wg->targets = xcalloc((size_t)wg->n_parts + 1, sizeof *wg->targets);
+    wg->n_targets = xcalloc((size_t)wg->n_parts + 1, sizeof *wg->n_targets);
+    for (int i = 0; !rc && i < wg->n_parts; i++) {
+      const rt_graph *pg = wg->parts[i].g;
+      bool *consumed = xcalloc((size_t)pg->n_nodes + 1, sizeof *consumed);
+      for (int j = 0; j < pg->n_nodes; j++)
+        for (int k = 0; k < pg->nodes[j]->n_inputs; k++) consumed[pg->nodes[j]->edges[k].node] = true;
+      wg->targets[i] = xcalloc((size_t)pg->n_nodes + 1, sizeof **wg->targets);
+      for (int j = 0; j < pg->n_nodes; j++)
+        if (!consumed[j]) wg->targets[i][wg->n_targets[i]++] = pg->nodes[j]->name;
+      free(consumed);
+    }
   }
   if (!rc && wg->n_parts > 1) rc = start_part_threads(wg, &st);
   /* stateful kernels (random generators) continue across the session's signatures */
@@ -725,7 +743,6 @@ static void *run_part(void *arg) {
   rt_tensor **feeds = xcalloc((size_t)a->n_feeds + 1, sizeof *feeds);
   const char **xnames = xcalloc((size_t)a->n_fetches + 1, sizeof *xnames);
   int *xidx = xcalloc((size_t)a->n_fetches + 1, sizeof *xidx);
-  const char **targets = xcalloc((size_t)pg->n_nodes + 1, sizeof *targets);
   char name[256];
   int idx;
   for (int i = 0; i < a->n_feeds; i++)
@@ -740,17 +757,8 @@ static void *run_part(void *arg) {
       xidx[nx] = i;
       xnames[nx++] = a->fetch_names[i];
     }
-  /* Every node of a registered fragment runs: the master pruned it already. Sinks
-   * (nodes nobody consumes) are the targets. */
-  int nt = 0;
-  bool *consumed = xcalloc((size_t)pg->n_nodes + 1, sizeof *consumed);
-  for (int i = 0; i < pg->n_nodes; i++)
-    for (int k = 0; k < pg->nodes[i]->n_inputs; k++) consumed[pg->nodes[i]->edges[k].node] = true;
-  for (int i = 0; i < pg->n_nodes; i++)
-    if (!consumed[i]) targets[nt++] = pg->nodes[i]->name;
-  free(consumed);
   rt_tensor **out = xcalloc((size_t)nx + 1, sizeof *out);
-  rt_run_args pa = {nf, fnames, feeds, nx, xnames, out, nt, targets};
+  rt_run_args pa = {nf, fnames, feeds, nx, xnames, out, wg->n_targets[r->part], wg->targets[r->part]};
   r->rc = rt_exec_run(wg->execs[r->part], &r->step, &pa, &r->st);
   for (int i = 0; i < nx; i++) a->fetched[xidx[i]] = out[i];
   free(out);
@@ -758,7 +766,6 @@ static void *run_part(void *arg) {
   free(feeds);
   free(xnames);
   free(xidx);
-  free(targets);
   if (r->rc) {
     pthread_mutex_lock(&r->w->mu);
     if (r->rc != RT_CANCELLED || !r->ws->aborted) step_abort(r->w, r->ws, &r->st);
@@ -770,6 +777,77 @@ static void *run_part(void *arg) {
 static void free_tensors(rt_tensor **t, int n) {
   for (int i = 0; i < n; i++) rt_tensor_unref(t[i]);
   free(t);
+}
+
+/* One step of registered graph wg: each of its fragments on its own thread (the first on
+ * this one), under the graph's run_mu; the first real error in *st. Per-node traces go into
+ * stats, each device's busy time into *busy (views). */
+static int run_fragments(rt_worker *w, wgraph *wg, wstep *ws, uint64_t step, const rt_run_args *a,
+                         bool trace, bool want_busy, rt_step_stats *stats, rt_busy **busy, int *n_busy,
+                         rt_status *st) {
+  int rc = RT_OK;
+  pthread_mutex_lock(&wg->run_mu);
+  wrun *runs = xcalloc((size_t)wg->n_parts + 1, sizeof *runs);
+  pthread_mutex_lock(&w->mu);
+  for (int i = 0; i < wg->n_parts; i++) {
+    wrun *r = &runs[i];
+    r->step.id = step;
+    r->step.send = rdv_send;
+    r->step.send_snapshot = rdv_send_snapshot;
+    r->step.recv = rdv_recv;
+    r->step.recv_any = rdv_recv_any;
+    r->step.poll = step_poll;
+    r->w = w;
+    r->ws = ws;
+    r->wg = wg;
+    r->part = i;
+    r->args = a;
+    pthread_cond_init(&r->cv, NULL);
+    r->next = ws->runs;
+    ws->runs = r;
+    if (ws->aborted) atomic_store(&r->step.cancelled, true);
+    if (trace) r->step.trace = rt_dev_stats_new(wg->parts[i].name);   /* views */
+    r->step.timed = want_busy;
+  }
+  pthread_mutex_unlock(&w->mu);
+  if (wg->n_parts > 1) {   /* the other parts on their threads */
+    pthread_mutex_lock(&wg->go_mu);
+    wg->go = runs;
+    wg->n_done = 0;
+    wg->gen++;
+    pthread_cond_broadcast(&wg->go_cv);
+    pthread_mutex_unlock(&wg->go_mu);
+  }
+  if (wg->n_parts) run_part(&runs[0]);
+  if (wg->n_parts > 1) {
+    pthread_mutex_lock(&wg->go_mu);
+    while (wg->n_done < wg->n_parts - 1) pthread_cond_wait(&wg->done_cv, &wg->go_mu);
+    pthread_mutex_unlock(&wg->go_mu);
+  }
+  pthread_mutex_lock(&w->mu);
+  ws->runs = NULL;
+  /* The first real error; cancellations it caused are not news. */
+  for (int i = 0; i < wg->n_parts && !rc; i++)
+    if (runs[i].rc && runs[i].rc != RT_CANCELLED) rc = runs[i].rc, *st = runs[i].st;
+  for (int i = 0; i < wg->n_parts && !rc; i++)
+    if (runs[i].rc) rc = runs[i].rc, *st = ws->aborted ? ws->abort : runs[i].st;
+  if (ws->aborted && !rc) rc = ws->abort.code, *st = ws->abort;
+  for (int i = 0; i < wg->n_parts; i++)   /* views: traces go into the reply */
+    if (runs[i].step.trace) rt_step_stats_append(stats, runs[i].step.trace);
+  if (want_busy) {
+    rt_busy *b = *busy = xcalloc((size_t)wg->n_parts + 1, sizeof *b);
+    for (int i = 0; i < wg->n_parts; i++, ++*n_busy) {
+      snprintf(b[i].device, sizeof b[i].device, "%s", wg->parts[i].name);
+      b[i].us = runs[i].step.busy_us;
+      b[i].ops = atomic_load(&runs[i].step.ops_total);
+    }
+  }
+  step_release(w, ws);
+  pthread_mutex_unlock(&w->mu);
+  pthread_mutex_unlock(&wg->run_mu);
+  for (int i = 0; i < wg->n_parts; i++) pthread_cond_destroy(&runs[i].cv);
+  free(runs);
+  return rc;
 }
 
 static void handle_run(rt_worker *w, net_req *req) {
@@ -834,67 +912,9 @@ static void handle_run(rt_worker *w, net_req *req) {
   pthread_mutex_unlock(&w->mu);
 
   if (!rc) {
-    pthread_mutex_lock(&wg->run_mu);
     rt_run_args a = {nf, (const char *const *)fnames, feeds, nx, (const char *const *)xnames,
                      fetched, 0, NULL};
-    wrun *runs = xcalloc((size_t)wg->n_parts + 1, sizeof *runs);
-    pthread_mutex_lock(&w->mu);
-    for (int i = 0; i < wg->n_parts; i++) {
-      wrun *r = &runs[i];
-      r->step.id = step;
-      r->step.send = rdv_send;
-      r->step.send_snapshot = rdv_send_snapshot;
-      r->step.recv = rdv_recv;
-      r->step.recv_any = rdv_recv_any;
-      r->step.poll = step_poll;
-      r->w = w;
-      r->ws = ws;
-      r->wg = wg;
-      r->part = i;
-      r->args = &a;
-      pthread_cond_init(&r->cv, NULL);
-      r->next = ws->runs;
-      ws->runs = r;
-      if (ws->aborted) atomic_store(&r->step.cancelled, true);
-      if (trace) r->step.trace = rt_dev_stats_new(wg->parts[i].name);   /* views */
-      r->step.timed = want_busy;
-    }
-    pthread_mutex_unlock(&w->mu);
-    if (wg->n_parts > 1) {   /* the other parts on their threads */
-      pthread_mutex_lock(&wg->go_mu);
-      wg->go = runs;
-      wg->n_done = 0;
-      wg->gen++;
-      pthread_cond_broadcast(&wg->go_cv);
-      pthread_mutex_unlock(&wg->go_mu);
-    }
-    if (wg->n_parts) run_part(&runs[0]);
-    if (wg->n_parts > 1) {
-      pthread_mutex_lock(&wg->go_mu);
-      while (wg->n_done < wg->n_parts - 1) pthread_cond_wait(&wg->done_cv, &wg->go_mu);
-      pthread_mutex_unlock(&wg->go_mu);
-    }
-    pthread_mutex_lock(&w->mu);
-    ws->runs = NULL;
-    /* The first real error; cancellations it caused are not news. */
-    for (int i = 0; i < wg->n_parts && !rc; i++)
-      if (runs[i].rc && runs[i].rc != RT_CANCELLED) rc = runs[i].rc, st = runs[i].st;
-    for (int i = 0; i < wg->n_parts && !rc; i++)
-      if (runs[i].rc) rc = runs[i].rc, st = ws->aborted ? ws->abort : runs[i].st;
-    if (ws->aborted && !rc) rc = ws->abort.code, st = ws->abort;
-    for (int i = 0; i < wg->n_parts; i++)   /* views: traces go into the reply */
-      if (runs[i].step.trace) rt_step_stats_append(&stats, runs[i].step.trace);
-    if (want_busy && (busy = xcalloc((size_t)wg->n_parts + 1, sizeof *busy)))
-      for (int i = 0; i < wg->n_parts; i++, n_busy++) {
-        snprintf(busy[i].device, sizeof busy[i].device, "%s", wg->parts[i].name);
-        busy[i].us = runs[i].step.busy_us;
-        busy[i].ops = atomic_load(&runs[i].step.ops_total);
-      }
-    step_release(w, ws);
-    pthread_mutex_unlock(&w->mu);
-    pthread_mutex_unlock(&wg->run_mu);
-    for (int i = 0; i < wg->n_parts; i++) pthread_cond_destroy(&runs[i].cv);
-    free(runs);
+    rc = run_fragments(w, wg, ws, step, &a, trace, want_busy, &stats, &busy, &n_busy, &st);
   }
   if (wg) graph_unref(w, wg);
   /* views: counters for GetProgress (%top) */
@@ -1040,7 +1060,7 @@ static void handle_status(rt_worker *w, net_req *req) {
   net_reply(req, rep);
 }
 
-/* views (issue 14): the device memory of each GPU in use, one string for %top:
+/* views: the device memory of each GPU in use, one string for %top:
  * "GPU:0 1.2 GiB in use, peak 3.4 GiB of 130.0 GiB; GPU:1 ..." (absent without one). */
 static void gpu_memory(rt_worker *w, net_msg *rep) {
   char buf[512];
@@ -1058,7 +1078,7 @@ static void gpu_memory(rt_worker *w, net_msg *rep) {
   if (buf[0]) net_msg_str(rep, "gpu_memory", buf);
 }
 
-/* views (issue 7): GetProgress {step?} -> the parts of that step (or of every step) running
+/* views: GetProgress {step?} -> the parts of that step (or of every step) running
  * here now, read from the executors' atomic counters, plus the worker's totals for %top. */
 static void handle_progress(rt_worker *w, net_req *req) {
   const net_in *in = net_req_msg(req);

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Soak (issue 8): CLIENTS client sessions x STEPS steps against one ps task: the ps's memory
+# Soak: CLIENTS client sessions x STEPS steps against one ps task: the ps's memory
 # stays flat, no descriptor leaks, no step lost. A separate command, not part of the suite:
 #   scripts/soak.sh [CLIENTS] [STEPS]        (default 4 x 20000)
 set -euo pipefail

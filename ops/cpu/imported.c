@@ -4,6 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "base/alloc.h"
 #include "ops/ops_int.h"
 
 int op_cpu_gather_v2(rt_kernel_ctx *c) {
@@ -111,10 +112,7 @@ int op_cpu_where(rt_kernel_ctx *c) {
 int op_cpu_static_regex_full_match(rt_kernel_ctx *c) {
   const rt_tensor *x = c->inputs[0];
   const char *pat = rt_node_string(c->node, "pattern", "");
-  size_t pl = strlen(pat);
-  char *full = malloc(pl + 5);
-  if (!full) return rt_kernel_error(c, RT_RESOURCE_EXHAUSTED, "out of memory");
-  snprintf(full, pl + 5, "^(%s)$", pat);
+  char *full = xasprintf("^(%s)$", pat);
   regex_t re;
   int bad = regcomp(&re, full, REG_EXTENDED | REG_NOSUB);
   free(full);

@@ -67,8 +67,7 @@ static int generator(rt_kernel_ctx *c, uint64_t blocks, op_philox *g) {
     return RT_OK;
   }
   rt_kernel_state_lock(c);   /* two signatures may draw from this node at once */
-  if (!*c->state && (*c->state = malloc(sizeof(op_philox))))
-    op_philox_seed(*c->state, seed, seed2);
+  if (!*c->state) op_philox_seed(*c->state = xmalloc(sizeof(op_philox)), seed, seed2);
   op_philox *s = *c->state;
   if (s) {
     *g = *s;

@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "base/alloc.h"
 #include "runtime/device.h"
 #include "runtime/gpu/alloc.h"
 #include "runtime/op.h"   /* rt_intra_threads */
@@ -262,9 +263,8 @@ int rt_gpu_open(int ordinal, rt_gpu **out, rt_status *st) {
     pthread_mutex_lock(&open_mu);
     int rc = RT_OK;
     if (!opened[i]) {
-      rt_gpu *g = calloc(1, sizeof *g);
-      if (!g) rc = rt_error(st, RT_RESOURCE_EXHAUSTED, "out of memory");
-      else if ((rc = gpu_init(g, &info[i], st))) free(g);   /* a half-made device leaks its CUDA objects: rare */
+      rt_gpu *g = xcalloc(1, sizeof *g);
+      if ((rc = gpu_init(g, &info[i], st))) free(g);   /* a half-made device leaks its CUDA objects: rare */
       else opened[i] = g;
     }
     *out = opened[i];
@@ -290,8 +290,8 @@ rt_tensor *rt_gpu_tensor(rt_gpu *g, rt_dtype t, const rt_shape *shape, rt_status
     return NULL;
   }
   size_t nbytes = (size_t)n * rt_dtype_size(t);
-  rt_buffer *b = calloc(1, sizeof *b);
-  void *p = b ? rt_dev_alloc_get(g->alloc, nbytes) : NULL;
+  rt_buffer *b = xcalloc(1, sizeof *b);
+  void *p = rt_dev_alloc_get(g->alloc, nbytes);
   if (!p) {
     rt_gpu_mem m;
     rt_gpu_memory(g, &m);

@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
-# tfsh vs TensorFlow 1.x (compat.v1, gRPC), side by side: the five data-plane workloads of
-# issue 11, each one script run unchanged by both (scripts/bench/vs_tf/*.py; TF through the
+# tfsh vs TensorFlow 1.x (compat.v1, gRPC), side by side: the five data-plane workloads
+# (step, transfer, async, sync, graph), each one script run unchanged by both
+# (scripts/bench/vs_tf/*.py; TF through the
 # shim in scripts/bench/tf1/, from the venv of scripts/bench/tf_venv.sh), then a summary.
 #   scripts/bench/vs_tf.sh [step transfer async sync graph]   (default: all five)
 # Each can also be run alone: scripts/bench/vs_tf/{step,transfer,graph}.sh,

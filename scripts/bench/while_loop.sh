@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# tfsh vs TensorFlow 1.x on a tf.while_loop of 10,000 tiny iterations (issue 16): the same
+# tfsh vs TensorFlow 1.x on a tf.while_loop of 10,000 tiny iterations: the same
 # script (scripts/bench/while_loop.py) under both, in the same run; prints each best time
 # per sess.run and the ratio TF/tfsh (above 1: tfsh is faster).
 #   scripts/bench/while_loop.sh [ITERATIONS]

@@ -1,4 +1,4 @@
-# A tf.while_loop of N iterations whose body runs one tiny op on the other task (issue 16):
+# A tf.while_loop of N iterations whose body runs one tiny op on the other task:
 # the loop on the worker, `s + 1.0` on the ps task each iteration, so every iteration sends
 # the loop value to ps, the sum back, and the LoopCond's value to ps's control loop. Best
 # wall time of a few sess.run after a warm-up. Run unchanged by tfsh and by TF 1.x

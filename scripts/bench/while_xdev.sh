@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # tfsh vs TensorFlow 1.x on a tf.while_loop of 1,000 iterations whose body runs one tiny op
-# on the ps task (issue 16): scripts/bench/while_xdev.py under both, in the same run (tfsh: a
+# on the ps task: scripts/bench/while_xdev.py under both, in the same run (tfsh: a
 # `tfsh server` ps process and the worker script, over ZeroMQ; TF: two in-process servers,
 # gRPC); prints each best time per sess.run and the ratio TF/tfsh (above 1: tfsh is faster).
 #   scripts/bench/while_xdev.sh [ITERATIONS]

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
-# Run public TF1-era scripts that use issue 16's features (RNNs, tf.data, queue input
-# pipelines, tf.test) unchanged, under real TensorFlow (shim.py: compat.v1, v2 behaviour
+# Run public TF1-era scripts that use RNNs, tf.data, queue input pipelines and tf.test
+# unchanged, under real TensorFlow (shim.py: compat.v1, v2 behaviour
 # off, tf.contrib's old names) and under tfsh; one line per script and implementation:
 # exit status, wall time, the last line matching the script's metric. RESULTS.md holds
 # what this printed last and where each source comes from. Sources are never checked in:

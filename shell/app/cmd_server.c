@@ -122,15 +122,18 @@ static int slurm_resolve(const rt_slurm_opts *so, rt_cluster **c, char *job, siz
   return 0;
 }
 
-int sh_server_main(int argc, char **argv) {
-  const char *spec = NULL, *job = NULL, *task = NULL, *cpus = NULL, *bind = NULL, *ps = NULL,
-             *workers = NULL, *max_bytes = NULL, *key = NULL, *allow = NULL, *v;
-  const char *threads[2] = {NULL, NULL};   /* intra-op, inter-op */
-  bool insecure = false, slurm = false, watch_stdin = false;
-  const char *grpc = NULL;
-  rt_job_counts slurm_jobs = {0};
-  rt_slurm_opts so = {.port_base = 8888, .gpus_per_node = -1, .gpus_per_task = -1, .tasks_per_node = -1};
-  const char *slurm_num[4] = {NULL};   /* port base, GPUs per node, GPUs per task, tasks per node */
+/* The command line of tfsh server. */
+typedef struct srv_args {
+  const char *spec, *job, *task, *cpus, *bind, *ps, *workers, *max_bytes, *key, *allow, *grpc;
+  const char *threads[2];   /* intra-op, inter-op */
+  bool insecure, slurm, watch_stdin;
+  rt_job_counts slurm_jobs;
+  const char *slurm_num[4];   /* port base, GPUs per node, GPUs per task, tasks per node */
+} srv_args;
+
+/* Fill a from argv: -1 to go on, else the exit status (--help: 0, a bad argument: 2). */
+static int parse_args(int argc, char **argv, srv_args *a) {
+  const char *v;
   for (int i = 1; i < argc; i++) {
     if (!strcmp(argv[i], "-h") || !strcmp(argv[i], "--help")) {
       fputs(server_usage, stdout);
@@ -138,66 +141,147 @@ int sh_server_main(int argc, char **argv) {
       return 0;
     }
     if (!strcmp(argv[i], "--insecure")) {
-      insecure = true;
+      a->insecure = true;
       continue;
     }
     if (!strcmp(argv[i], "--watch-stdin")) {
-      watch_stdin = true;
+      a->watch_stdin = true;
       continue;
     }
     if (!strcmp(argv[i], "--slurm")) {   /* then JOB=N words */
-      slurm = true;
+      a->slurm = true;
       char words[4096] = "";
       size_t off = 0;
       while (i + 1 < argc && argv[i + 1][0] != '-' && strchr(argv[i + 1], '=') && off + strlen(argv[i + 1]) + 2 < sizeof words)
         off += (size_t)snprintf(words + off, sizeof words - off, "%s%s", off ? " " : "", argv[++i]);
       rt_status cst = {0};
-      if (words[0] && rt_job_counts_parse(words, &slurm_jobs, &cst) < 0) {
+      if (words[0] && rt_job_counts_parse(words, &a->slurm_jobs, &cst) < 0) {
         fprintf(stderr, "tfsh server --slurm: %s\n", cst.msg);
         return 2;
       }
       continue;
     }
-    if ((v = sh_cmd_opt(argc, argv, &i, "--cluster")) || (v = sh_cmd_opt(argc, argv, &i, "--cluster_spec"))) spec = v;
-    else if ((v = sh_cmd_opt(argc, argv, &i, "--job")) || (v = sh_cmd_opt(argc, argv, &i, "--job_name"))) job = v;
-    else if ((v = sh_cmd_opt(argc, argv, &i, "--task")) || (v = sh_cmd_opt(argc, argv, &i, "--task_index"))) task = v;
-    else if ((v = sh_cmd_opt(argc, argv, &i, "--cpus"))) cpus = v;
-    else if ((v = sh_cmd_opt(argc, argv, &i, "--bind"))) bind = v;
-    else if ((v = sh_cmd_opt(argc, argv, &i, "--intra-op-threads"))) threads[0] = v;
-    else if ((v = sh_cmd_opt(argc, argv, &i, "--inter-op-threads"))) threads[1] = v;
-    else if ((v = sh_cmd_opt(argc, argv, &i, "--ps_hosts"))) ps = v;
-    else if ((v = sh_cmd_opt(argc, argv, &i, "--worker_hosts"))) workers = v;
-    else if ((v = sh_cmd_opt(argc, argv, &i, "--max-message-bytes"))) max_bytes = v;
-    else if ((v = sh_cmd_opt(argc, argv, &i, "--cluster-key"))) key = v;
-    else if ((v = sh_cmd_opt(argc, argv, &i, "--grpc"))) grpc = v;
-    else if ((v = sh_cmd_opt(argc, argv, &i, "--allow-write"))) allow = v;
-    else if ((v = sh_cmd_opt(argc, argv, &i, "--port-base"))) slurm_num[0] = v;
-    else if ((v = sh_cmd_opt(argc, argv, &i, "--gpus-per-node"))) slurm_num[1] = v;
-    else if ((v = sh_cmd_opt(argc, argv, &i, "--gpus-per-task"))) slurm_num[2] = v;
-    else if ((v = sh_cmd_opt(argc, argv, &i, "--tasks-per-node"))) slurm_num[3] = v;
+    if ((v = sh_cmd_opt(argc, argv, &i, "--cluster")) || (v = sh_cmd_opt(argc, argv, &i, "--cluster_spec"))) a->spec = v;
+    else if ((v = sh_cmd_opt(argc, argv, &i, "--job")) || (v = sh_cmd_opt(argc, argv, &i, "--job_name"))) a->job = v;
+    else if ((v = sh_cmd_opt(argc, argv, &i, "--task")) || (v = sh_cmd_opt(argc, argv, &i, "--task_index"))) a->task = v;
+    else if ((v = sh_cmd_opt(argc, argv, &i, "--cpus"))) a->cpus = v;
+    else if ((v = sh_cmd_opt(argc, argv, &i, "--bind"))) a->bind = v;
+    else if ((v = sh_cmd_opt(argc, argv, &i, "--intra-op-threads"))) a->threads[0] = v;
+    else if ((v = sh_cmd_opt(argc, argv, &i, "--inter-op-threads"))) a->threads[1] = v;
+    else if ((v = sh_cmd_opt(argc, argv, &i, "--ps_hosts"))) a->ps = v;
+    else if ((v = sh_cmd_opt(argc, argv, &i, "--worker_hosts"))) a->workers = v;
+    else if ((v = sh_cmd_opt(argc, argv, &i, "--max-message-bytes"))) a->max_bytes = v;
+    else if ((v = sh_cmd_opt(argc, argv, &i, "--cluster-key"))) a->key = v;
+    else if ((v = sh_cmd_opt(argc, argv, &i, "--grpc"))) a->grpc = v;
+    else if ((v = sh_cmd_opt(argc, argv, &i, "--allow-write"))) a->allow = v;
+    else if ((v = sh_cmd_opt(argc, argv, &i, "--port-base"))) a->slurm_num[0] = v;
+    else if ((v = sh_cmd_opt(argc, argv, &i, "--gpus-per-node"))) a->slurm_num[1] = v;
+    else if ((v = sh_cmd_opt(argc, argv, &i, "--gpus-per-task"))) a->slurm_num[2] = v;
+    else if ((v = sh_cmd_opt(argc, argv, &i, "--tasks-per-node"))) a->slurm_num[3] = v;
     else {
       fprintf(stderr, "tfsh server: unknown argument '%s'\n%s", argv[i], server_usage);
       return 2;
     }
   }
+  return -1;
+}
+
+/* The cluster a names (--slurm, --cluster, --ps_hosts/--worker_hosts or TF_CONFIG) in *c,
+ * with the job and task TF_CONFIG or Slurm give; -1 to go on, else the exit status. */
+static int cluster_of(const srv_args *a, rt_cluster **c, char *cfg_job, size_t jn, int *cfg_task,
+                      rt_status *st) {
+  if (a->slurm) {
+    rt_slurm_opts so = {.port_base = 8888, .gpus_per_node = -1, .gpus_per_task = -1, .tasks_per_node = -1};
+    int *dst[4] = {&so.port_base, &so.gpus_per_node, &so.gpus_per_task, &so.tasks_per_node};
+    static const char *const names[4] = {"--port-base", "--gpus-per-node", "--gpus-per-task", "--tasks-per-node"};
+    for (int k = 0; k < 4; k++) {
+      char *e = NULL;
+      long n = a->slurm_num[k] ? strtol(a->slurm_num[k], &e, 10) : 0;
+      if (a->slurm_num[k] && (*e || e == a->slurm_num[k] || n < (k ? 0 : 1) || n > 65000)) {
+        fprintf(stderr, "tfsh server: %s must be a number, not '%s'\n", names[k], a->slurm_num[k]);
+        return 2;
+      }
+      if (a->slurm_num[k]) *dst[k] = (int)n;
+    }
+    if (a->spec || a->ps || a->workers) return fail("%s%s", "--slurm derives the cluster from Slurm: give no --cluster or --ps_hosts", "");
+    if (a->slurm_jobs.n) so.jobs = &a->slurm_jobs;
+    if (slurm_resolve(&so, c, cfg_job, jn, cfg_task)) return 1;
+  } else if (a->spec) {
+    *c = rt_cluster_parse(a->spec, st);
+  } else if (a->ps || a->workers) {
+    *c = rt_cluster_new();
+    if (a->ps) sh_cmd_add_hosts(*c, "ps", a->ps);
+    if (a->workers) sh_cmd_add_hosts(*c, "worker", a->workers);
+    if (rt_cluster_check(*c, st)) {
+      rt_cluster_free(*c);
+      *c = NULL;
+    }
+  } else if (getenv("TF_CONFIG")) {
+    *c = rt_cluster_from_tf_config(getenv("TF_CONFIG"), cfg_job, jn, cfg_task, st);
+  } else {
+    fprintf(stderr, "tfsh server: no cluster: give --cluster, --ps_hosts/--worker_hosts, or set TF_CONFIG\n%s",
+            server_usage);
+    return 2;
+  }
+  if (!*c) return fail("%s%s", st->msg, "");
+  return -1;
+}
+
+/* The task this process serves: job and index checked against cluster c; -1 to go on, else
+ * the exit status (c freed). */
+static int task_of(const srv_args *a, rt_cluster *c, const char *cfg_job, int cfg_task,
+                   const char **job, long *index) {
+  *job = a->job ? a->job : cfg_job[0] ? cfg_job : NULL;
+  if (!*job) {
+    rt_cluster_free(c);
+    return fail("%s%s", "--job is required (which job of the cluster this process serves)", "");
+  }
+  char jobs[256];
+  rt_cluster_jobs(c, jobs, sizeof jobs);
+  int n = rt_cluster_num_tasks(c, *job);
+  if (n == 0) {
+    fprintf(stderr, "tfsh server: job '%s' is not in the cluster spec; its jobs are: %s (check --job)\n", *job, jobs);
+    rt_cluster_free(c);
+    return 1;
+  }
+  char *end = NULL;
+  *index = a->task ? strtol(a->task, &end, 10) : cfg_task >= 0 ? cfg_task : 0;
+  if (a->task && (*end || end == a->task)) {
+    rt_cluster_free(c);
+    return fail("--task must be a number, not '%s'%s", a->task, "");
+  }
+  if (!rt_cluster_find(c, *job, (int)*index)) {
+    fprintf(stderr, "tfsh server: task index %ld is out of range for job '%s', which has %d task%s (0..%d) "
+            "(check --task)\n", *index, *job, n, n == 1 ? "" : "s", n - 1);
+    rt_cluster_free(c);
+    return 1;
+  }
+  return -1;
+}
+
+int sh_server_main(int argc, char **argv) {
+  srv_args a = {0};
+  int rc = parse_args(argc, argv, &a);
+  if (rc >= 0) return rc;
   int nthreads[2] = {0, 0};
   for (int k = 0; k < 2; k++) {
     char *end = NULL;
-    long n = threads[k] ? strtol(threads[k], &end, 10) : 0;
-    if (threads[k] && (*end || n < 1 || n > 4096)) {
+    long n = a.threads[k] ? strtol(a.threads[k], &end, 10) : 0;
+    if (a.threads[k] && (*end || n < 1 || n > 4096)) {
       fprintf(stderr, "tfsh server: --%s-op-threads must be a number from 1 to 4096, got '%s'\n",
-              k ? "inter" : "intra", threads[k]);
+              k ? "inter" : "intra", a.threads[k]);
       return 2;
     }
     nthreads[k] = (int)n;
   }
   rt_status st = {0};
   char key_tmp[4200] = "";
+  const char *key = a.key;
   if (key && !strcmp(key, "-")) {   /* the key from stdin (ssh), never on a command line */
     if (stdin_key(key_tmp, sizeof key_tmp)) return 2;
     key = key_tmp;
   }
-  int crc = rt_net_configure(max_bytes, key, insecure, &st);
+  int crc = rt_net_configure(a.max_bytes, key, a.insecure, &st);
   if (crc) {
     if (key_tmp[0]) unlink(key_tmp);
     fprintf(stderr, "tfsh server: %s\n", st.msg);
@@ -206,64 +290,10 @@ int sh_server_main(int argc, char **argv) {
   rt_cluster *c = NULL;
   char cfg_job[64] = "";
   int cfg_task = -1;
-  if (slurm) {
-    int *dst[4] = {&so.port_base, &so.gpus_per_node, &so.gpus_per_task, &so.tasks_per_node};
-    static const char *const names[4] = {"--port-base", "--gpus-per-node", "--gpus-per-task", "--tasks-per-node"};
-    for (int k = 0; k < 4; k++) {
-      char *e = NULL;
-      long n = slurm_num[k] ? strtol(slurm_num[k], &e, 10) : 0;
-      if (slurm_num[k] && (*e || e == slurm_num[k] || n < (k ? 0 : 1) || n > 65000)) {
-        fprintf(stderr, "tfsh server: %s must be a number, not '%s'\n", names[k], slurm_num[k]);
-        return 2;
-      }
-      if (slurm_num[k]) *dst[k] = (int)n;
-    }
-    if (spec || ps || workers) return fail("%s%s", "--slurm derives the cluster from Slurm: give no --cluster or --ps_hosts", "");
-    if (slurm_jobs.n) so.jobs = &slurm_jobs;
-    if (slurm_resolve(&so, &c, cfg_job, sizeof cfg_job, &cfg_task)) return 1;
-  } else if (spec) {
-    c = rt_cluster_parse(spec, &st);
-  } else if (ps || workers) {
-    c = rt_cluster_new();
-    if (ps) sh_cmd_add_hosts(c, "ps", ps);
-    if (workers) sh_cmd_add_hosts(c, "worker", workers);
-    if (rt_cluster_check(c, &st)) {
-      rt_cluster_free(c);
-      c = NULL;
-    }
-  } else if (getenv("TF_CONFIG")) {
-    c = rt_cluster_from_tf_config(getenv("TF_CONFIG"), cfg_job, sizeof cfg_job, &cfg_task, &st);
-  } else {
-    fprintf(stderr, "tfsh server: no cluster: give --cluster, --ps_hosts/--worker_hosts, or set TF_CONFIG\n%s",
-            server_usage);
-    return 2;
-  }
-  if (!c) return fail("%s%s", st.msg, "");
-  if (!job) job = cfg_job[0] ? cfg_job : NULL;
-  if (!job) {
-    rt_cluster_free(c);
-    return fail("%s%s", "--job is required (which job of the cluster this process serves)", "");
-  }
-  char jobs[256];
-  rt_cluster_jobs(c, jobs, sizeof jobs);
-  int n = rt_cluster_num_tasks(c, job);
-  if (n == 0) {
-    fprintf(stderr, "tfsh server: job '%s' is not in the cluster spec; its jobs are: %s (check --job)\n", job, jobs);
-    rt_cluster_free(c);
-    return 1;
-  }
-  char *end = NULL;
-  long index = task ? strtol(task, &end, 10) : cfg_task >= 0 ? cfg_task : 0;
-  if (task && (*end || end == task)) {
-    rt_cluster_free(c);
-    return fail("--task must be a number, not '%s'%s", task, "");
-  }
-  if (!rt_cluster_find(c, job, (int)index)) {
-    fprintf(stderr, "tfsh server: task index %ld is out of range for job '%s', which has %d task%s (0..%d) "
-            "(check --task)\n", index, job, n, n == 1 ? "" : "s", n - 1);
-    rt_cluster_free(c);
-    return 1;
-  }
+  if ((rc = cluster_of(&a, &c, cfg_job, sizeof cfg_job, &cfg_task, &st)) >= 0) return rc;
+  const char *job;
+  long index;
+  if ((rc = task_of(&a, c, cfg_job, cfg_task, &job, &index)) >= 0) return rc;
   /* SIGTERM / SIGINT end the server: wait for them with sigwait, blocked in every thread. */
   sigset_t sigs;
   sigemptyset(&sigs);
@@ -274,13 +304,14 @@ int sh_server_main(int argc, char **argv) {
   /* Ops that write files (Save) write under the working directory and $TMPDIR only,
    * unless --allow-write says otherwise ("" lifts the restriction). */
   char dflt[8192];
+  const char *allow = a.allow;
   if (!allow) {
     const char *tmp = getenv("TMPDIR");
     snprintf(dflt, sizeof dflt, ".:%s", tmp && *tmp ? tmp : "/tmp");
     allow = dflt;
   }
   rt_files_allow(allow);
-  rt_server_opts o = {.n_cpus = cpus ? atoi(cpus) : 1, .bind_host = bind,
+  rt_server_opts o = {.n_cpus = a.cpus ? atoi(a.cpus) : 1, .bind_host = a.bind,
                       .intra_op_threads = nthreads[0], .inter_op_threads = nthreads[1]};
   rt_server *s = rt_server_start(c, job, (int)index, &o, &st);
   rt_cluster_free(c);
@@ -291,22 +322,22 @@ int sh_server_main(int argc, char **argv) {
   printf("tfsh: kernels use %d intra-op thread%s; inter-op: %s\n", rt_intra_threads(),
          rt_intra_threads() == 1 ? "" : "s", cap);
   printf("tfsh: %s\n", op_cpu_summary());
-  if (grpc) {   /* TF's gRPC has no authentication: off this machine only when asked */
-    if (!insecure && !grpc_loopback(grpc)) {
+  if (a.grpc) {   /* TF's gRPC has no authentication: off this machine only when asked */
+    if (!a.insecure && !grpc_loopback(a.grpc)) {
       rt_server_free(s);
       return fail("--grpc %s: TF's gRPC has no authentication; serve it on a loopback address "
-                  "(localhost:PORT) or add --insecure%s", grpc, "");
+                  "(localhost:PORT) or add --insecure%s", a.grpc, "");
     }
-    if (rt_tfmaster_start(grpc, rt_server_endpoint(s), &st)) {
+    if (rt_tfmaster_start(a.grpc, rt_server_endpoint(s), &st)) {
       rt_server_free(s);
       return fail("%s%s", st.msg, "");
     }
-    printf("tfsh: TF's MasterService (gRPC) on %s\n", grpc);
+    printf("tfsh: TF's MasterService (gRPC) on %s\n", a.grpc);
   }
   printf("tfsh: %s serving on %s\n", rt_server_task(s), rt_server_endpoint(s));
   fflush(stdout);
   pthread_t watcher;
-  if (watch_stdin) pthread_create(&watcher, NULL, watch_stdin_main, NULL);
+  if (a.watch_stdin) pthread_create(&watcher, NULL, watch_stdin_main, NULL);
   int sig = 0;
   sigwait(&sigs, &sig);
   rt_server_free(s);

@@ -2,8 +2,8 @@
  * tensorflow modules, the views' magics, the cluster manager's magics and tfsh module,
  * matplotlib's backend, and Tab completion of device strings.
  *
- * This strong sh_modules_init_extra replaces shell/lang/builtins.c's weak no-op; the
- * executable links the core whole-archive so that it does (see CMakeLists.txt). */
+ * The interpreter (shell/py/interp.c) calls sh_modules_init_extra once it is up; the py room
+ * only declares it (value.h), so it stays below the rooms whose modules this adds. */
 #include "shell/app/cmd.h"
 #include "shell/app/repl.h"
 #include "shell/app/views.h"

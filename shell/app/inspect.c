@@ -225,6 +225,79 @@ static dev_req *req_find(dev_req **r, int *n, const char *dev) {
 
 static int req_cmp(const void *a, const void *b) { return strcmp(((const dev_req *)a)->dev, ((const dev_req *)b)->dev); }
 
+/* The devices of reqs that exist nowhere in the cluster (parsed, n_devs), each a line of fl;
+ * true when there is one (placement then goes as with allow_soft_placement). */
+static bool unknown_devices(const dev_req *reqs, int n_reqs, const rt_devname *parsed, int n_devs, fails *fl) {
+  bool soft = false;
+  for (int i = 0; i < n_reqs; i++) {
+    if (!reqs[i].dev[0]) continue;
+    rt_devname d;
+    rt_status ds = {0};
+    bool found = false;
+    if (rt_devname_parse(reqs[i].dev, &d, &ds) == 0)
+      for (int k = 0; k < n_devs && !found; k++) found = rt_devname_matches(&d, &parsed[k]);
+    if (found) continue;
+    char names[400];
+    name_list(reqs[i].nodes, reqs[i].n, names, sizeof names);
+    if (ds.code) fail_add(fl, "device '%s' (%d node%s: %s): %s", reqs[i].dev, reqs[i].n, reqs[i].n == 1 ? "" : "s", names, ds.msg);
+    else fail_add(fl, "device '%s' (%d node%s: %s): no such device in the cluster", reqs[i].dev, reqs[i].n, reqs[i].n == 1 ? "" : "s", names);
+    soft = true;
+  }
+  return soft;
+}
+
+/* The nodes of gd (in order), as import_graph_def adds them; those that cannot be, and all
+ * that need them, left out, each a line of fl. file_op[id]: node id's op as the file names it. */
+static rt_graph *import_nodes(const rt_graphdef *gd, const int *order, const char **file_op, fails *fl) {
+  rt_graph *g = rt_graph_new();
+  char **left = xcalloc((size_t)gd->n + 1, sizeof *left);
+  int n_left = 0;
+  for (int i = 0; i < gd->n; i++) {
+    rt_node *src = gd->nodes[order[i]];
+    bool needs_missing = false;
+    for (int k = 0; k < src->n_inputs && !needs_missing; k++) {
+      char nm[512];
+      int oi;
+      const char *in = src->inputs[k];
+      if (rt_tensor_name_parse(in[0] == '^' ? in + 1 : in, nm, sizeof nm, &oi) && !rt_graph_find(g, nm)) needs_missing = true;
+    }
+    if (needs_missing) {
+      left[n_left++] = src->name;
+      continue;
+    }
+    const char *op = rt_graphdef_op(src->op);
+    const rt_op_sig *sig = rt_op_find(op);
+    if (!sig) {
+      fail_add(fl, "node '%s': op %s, which tfsh does not have", src->name, src->op);
+      continue;
+    }
+    rt_node *x = rt_node_clone(src);
+    free(x->op);
+    x->op = xstrdup(op);
+    rt_graphdef_fit_attrs(x, sig);
+    const rt_attr_value *cls = rt_node_attr(x, "_class");   /* colocation with a node left out: dropped */
+    if (cls && cls->kind == RT_ATTR_LIST_STRING)
+      for (int j = 0; j < cls->list.n; j++) {
+        const char *s = ((char **)cls->list.v)[j];
+        if (!strncmp(s, "loc:@", 5) && !rt_graph_find(g, s + 5)) {
+          rt_node_set_strings(x, "_class", 0, NULL);
+          break;
+        }
+      }
+    rt_status as = {0};
+    int id = g->n_nodes;
+    if (rt_graph_add(g, x, &as)) fail_add(fl, "node '%s': %s", src->name, as.msg);
+    else file_op[id] = src->op;
+  }
+  if (n_left) {
+    char names[400];
+    name_list(left, n_left, names, sizeof names);
+    fail_add(fl, "%d node%s that need%s them left out: %s", n_left, n_left == 1 ? "" : "s", n_left == 1 ? "s" : "", names);
+  }
+  free(left);
+  return g;
+}
+
 int sh_inspect(const char *path, const char *spec, rt_status *st) {
   op_register_all();
   cluster_jobs jobs = {0};
@@ -282,69 +355,11 @@ int sh_inspect(const char *path, const char *spec, rt_status *st) {
   printf(", one CPU each; the client: %s\n", dflt);
 
   /* devices that exist nowhere in the cluster */
-  bool soft = false;
-  for (int i = 0; i < n_reqs; i++) {
-    if (!reqs[i].dev[0]) continue;
-    rt_devname d;
-    rt_status ds = {0};
-    bool found = false;
-    if (rt_devname_parse(reqs[i].dev, &d, &ds) == 0)
-      for (int k = 0; k < n_devs && !found; k++) found = rt_devname_matches(&d, &parsed[k]);
-    if (found) continue;
-    char names[400];
-    name_list(reqs[i].nodes, reqs[i].n, names, sizeof names);
-    if (ds.code) fail_add(&fl, "device '%s' (%d node%s: %s): %s", reqs[i].dev, reqs[i].n, reqs[i].n == 1 ? "" : "s", names, ds.msg);
-    else fail_add(&fl, "device '%s' (%d node%s: %s): no such device in the cluster", reqs[i].dev, reqs[i].n, reqs[i].n == 1 ? "" : "s", names);
-    soft = true;
-  }
+  bool soft = unknown_devices(reqs, n_reqs, parsed, n_devs, &fl);
 
   /* the nodes, as import_graph_def adds them; those that cannot be, and all that need them, left out */
-  rt_graph *g = rt_graph_new();
-  char **left = xcalloc((size_t)gd.n + 1, sizeof *left);
   const char **file_op = xcalloc((size_t)gd.n + 1, sizeof *file_op);   /* per node of g: the op as the file names it */
-  int n_left = 0;
-  for (int i = 0; i < gd.n; i++) {
-    rt_node *src = gd.nodes[order[i]];
-    bool needs_missing = false;
-    for (int k = 0; k < src->n_inputs && !needs_missing; k++) {
-      char nm[512];
-      int oi;
-      const char *in = src->inputs[k];
-      if (rt_tensor_name_parse(in[0] == '^' ? in + 1 : in, nm, sizeof nm, &oi) && !rt_graph_find(g, nm)) needs_missing = true;
-    }
-    if (needs_missing) {
-      left[n_left++] = src->name;
-      continue;
-    }
-    const char *op = rt_graphdef_op(src->op);
-    const rt_op_sig *sig = rt_op_find(op);
-    if (!sig) {
-      fail_add(&fl, "node '%s': op %s, which tfsh does not have", src->name, src->op);
-      continue;
-    }
-    rt_node *x = rt_node_clone(src);
-    free(x->op);
-    x->op = xstrdup(op);
-    rt_graphdef_fit_attrs(x, sig);
-    const rt_attr_value *cls = rt_node_attr(x, "_class");   /* colocation with a node left out: dropped */
-    if (cls && cls->kind == RT_ATTR_LIST_STRING)
-      for (int j = 0; j < cls->list.n; j++) {
-        const char *s = ((char **)cls->list.v)[j];
-        if (!strncmp(s, "loc:@", 5) && !rt_graph_find(g, s + 5)) {
-          rt_node_set_strings(x, "_class", 0, NULL);
-          break;
-        }
-      }
-    rt_status as = {0};
-    int id = g->n_nodes;
-    if (rt_graph_add(g, x, &as)) fail_add(&fl, "node '%s': %s", src->name, as.msg);
-    else file_op[id] = src->op;
-  }
-  if (n_left) {
-    char names[400];
-    name_list(left, n_left, names, sizeof names);
-    fail_add(&fl, "%d node%s that need%s them left out: %s", n_left, n_left == 1 ? "" : "s", n_left == 1 ? "s" : "", names);
-  }
+  rt_graph *g = import_nodes(&gd, order, file_op, &fl);
 
   rt_place_opts po = {.soft = soft, .default_device = dflt};
   rt_placement p;
@@ -378,7 +393,6 @@ int sh_inspect(const char *path, const char *spec, rt_status *st) {
   for (int i = 0; i < n_devs; i++) free(devs[i]);
   free(devs);
   free(parsed);
-  free(left);
   free(file_op);
   rt_graph_free(g);
   free(order);

@@ -1,16 +1,16 @@
-/* Views (issue 7): what the cluster does, seen from the shell. They observe runs (the tf
+/* Views: what the cluster does, seen from the shell. They observe runs (the tf
  * room's run observer, set by tf_views_init) and ask the runtime through typed calls
  * (runtime/views.h, rt_session_progress): no wire message is built or read here.
  *
  *  - Session.run(options=RunOptions(trace_level=FULL_TRACE) / output_partition_graphs=True,
  *    run_metadata=...) fills run_metadata.step_stats / .partition_graphs (the records are
- *    shell/views.py.inc's classes, built from the lists made here);
+ *    shell/app/views.py.inc's classes, built from the lists made here);
  *  - the live view: while a step runs on a terminal, one line per device with a bar of ops
  *    done, the op running now, elapsed time, bytes sent and received (the master's
  *    progress, polled every 150 ms without blocking; nothing is drawn for steps shorter
  *    than 200 ms, so tight loops cost a clock read per 50 ms tick);
  *  - magics: %live, %trace, %placement, %partitions, %dot, %tasks, %top (%cluster is
- *    shell/cluster.c's).
+ *    shell/app/cluster.c's).
  *
  * Output that is not a terminal, NO_COLOR or TERM=dumb: plain text, no escape codes, no
  * live view. */
@@ -934,7 +934,7 @@ typedef struct task_view {
   int64_t busy_us, prev_busy;
   int64_t rss;
   char last_error[256];
-  char gpu_memory[512];      /* its GPUs' memory in use and peak (issue 14), "" without one */
+  char gpu_memory[512];      /* its GPUs' memory in use and peak, "" without one */
 } task_view;
 
 static task_view tasks[64];

@@ -1,4 +1,4 @@
-/* Views (issue 7): what the cluster does, seen from the shell — RunMetadata and timelines,
+/* Views: what the cluster does, seen from the shell — RunMetadata and timelines,
  * the live view of a running step, and the magics %live, %trace, %placement, %partitions,
  * %dot, %tasks, %top (views.c).
  *

@@ -135,9 +135,10 @@ static Py_hash_t dt_hash(PyObject *self) { return (Py_hash_t)SELF->t + (SELF->re
 static PyObject *dt_compare(PyObject *self, PyObject *other, int op) {
   if (op != Py_EQ && op != Py_NE) Py_RETURN_NOTIMPLEMENTED;
   rt_dtype y = np_dtype_of(other);
-  /* as in TF 1.x, float32_ref is not float32 (its base_dtype is) */
-  bool oref = PyObject_TypeCheck(other, &tf_dtype_type) && ((sh_dtype *)other)->ref;
-  bool eq = y != RT_INVALID && y == SELF->t && oref == SELF->ref;
+  /* as in TF 1.x, float32_ref is not float32 (its base_dtype is). other is read as a DType
+   * only once it named one (at -O3 gcc otherwise follows np_dtype_of's None into the read) */
+  bool eq = y != RT_INVALID && y == SELF->t &&
+            (PyObject_TypeCheck(other, &tf_dtype_type) && ((sh_dtype *)other)->ref) == SELF->ref;
   return PyBool_FromLong(op == Py_EQ ? eq : !eq);
 }
 

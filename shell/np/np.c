@@ -11,6 +11,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "base/alloc.h"
+
 static PyObject *numpy_mod;
 
 int np_init(void) {
@@ -101,8 +103,7 @@ static void drop_array(void *data, void *arg) {
 }
 
 static rt_tensor *wrap_array(PyArrayObject *a, rt_dtype t, const rt_shape *s) {
-  rt_buffer *b = calloc(1, sizeof *b);
-  if (!b) return (rt_tensor *)PyErr_NoMemory();
+  rt_buffer *b = xcalloc(1, sizeof *b);
   atomic_init(&b->refs, 1);
   b->dev = RT_DEV_CPU;
   b->nbytes = (size_t)PyArray_NBYTES(a);

@@ -1,5 +1,5 @@
-/* Control-flow contexts for tf.while_loop and tf.cond (their Python is in train.py.inc's
- * control-flow section): the graph remembers in which context each op was made, and while
+/* Control-flow contexts for tf.while_loop and tf.cond (their Python is in
+ * control_flow.py.inc): the graph remembers in which context each op was made, and while
  * a context is current, an input from outside it goes through the context's hook, which
  * builds the Enter or Switch that brings it in, as TF1's WhileContext / CondContext do. */
 #include <stdlib.h>

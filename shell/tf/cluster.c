@@ -10,6 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "base/alloc.h"
 #include "runtime/cluster.h"
 #include "runtime/gpu/gpu.h"
 #include "runtime/server.h"
@@ -301,12 +302,9 @@ static int n_orphans;
 static void server_destroy(sh_obj *self) {
   tf_server *s = (tf_server *)self;
   if (s->s && !rt_server_wait(s->s, 0)) {   /* serving: keep it (stop() frees it) */
-    rt_server **o = realloc(orphans, (size_t)(n_orphans + 1) * sizeof *o);
-    if (o) {
-      orphans = o;
-      orphans[n_orphans++] = s->s;
-      s->s = NULL;
-    }
+    orphans = xrealloc(orphans, (size_t)(n_orphans + 1) * sizeof *orphans);
+    orphans[n_orphans++] = s->s;
+    s->s = NULL;
   }
   rt_server_free(s->s);
   sh_decref(s->cluster);

@@ -1,6 +1,7 @@
-/* The tensorflow module: the C pieces (core.c, ops.c, session.c, variable.c, device.c)
- * plus a prelude written in Python (prelude.py.inc: flags,
- * app.run, logging, optimizers, training helpers), and the numpy module. */
+/* The tensorflow module: the C pieces of shell/tf/ (core.c, ops.c, session.c, variable.c,
+ * device.c, ...) and the Python frozen beside them: prelude.py.inc (flags, app.run, logging),
+ * train.py.inc (optimizers, training helpers), control_flow.py.inc, rnn.py.inc, saver.py.inc
+ * and the rest included below. numpy is Debian's (np_init: its C API). */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>

@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "base/alloc.h"
 #include "runtime/launch.h"
 #include "shell/tf/tf.h"
 
@@ -57,9 +58,8 @@ static sh_obj *f_slurm_resolve(sh_obj *self, int argc, sh_obj **argv, sh_obj *kw
     int64_t n = 0;
     sh_obj *k, *v;
     for (int64_t pos = 0; sh_dict_next(tpn, &pos, &k, &v);) n++;
-    hosts = calloc((size_t)n + 1, sizeof *hosts);
-    tcounts = calloc((size_t)n + 1, sizeof *tcounts);
-    if (!hosts || !tcounts) abort();
+    hosts = xcalloc((size_t)n + 1, sizeof *hosts);
+    tcounts = xcalloc((size_t)n + 1, sizeof *tcounts);
     int i = 0;
     for (int64_t pos = 0; sh_dict_next(tpn, &pos, &k, &v); i++) {
       if (!sh_is_str(k) || opt_int(v, "tasks_per_node's counts", 0, &tcounts[i])) {

@@ -1,4 +1,4 @@
-# A session closed by another thread while its long steps run on a second task (issue 25):
+# A session closed by another thread while its long steps run on a second task:
 # the master's close deregisters the fragments there (worker DeregisterGraph) while RunGraph
 # still runs them. Each round: a thread loops on a step of 40 chained 256x256 matmuls placed
 # on /job:worker/task:1, the main thread closes the session 0.3 s in; the thread's run ends

@@ -1,4 +1,4 @@
-# ConfigProto(isolate_session_state=True) as TF's GrpcServerTest checks it (issue 25), on a
+# ConfigProto(isolate_session_state=True) as TF's GrpcServerTest checks it, on a
 # server of this process (tf.train.Server.create_local_server()): sharing sessions see each
 # other's variables; an isolated session has its own (FailedPreconditionError until it
 # initializes them, its own shapes), for ref and resource variables alike; closing one leaves

@@ -1,4 +1,4 @@
-# The shape of TF1's mnist_replica.py --sync_replicas (issue 25: it hung): 1 ps + 2
+# The shape of TF1's mnist_replica.py --sync_replicas (it once hung): 1 ps + 2
 # workers, each its own process running this script; a Supervisor with the sync
 # optimizer's local_init_op / ready_for_local_init_op, the chief runs the init tokens op
 # and starts the chief queue runner, then each worker trains until the global step

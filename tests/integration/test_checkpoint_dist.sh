@@ -33,7 +33,7 @@ with tf.Session("grpc://localhost:$W0") as sess:
         print(sess.run(a).tolist(), sess.run(b), sess.run(c).tolist())
 PY
 # The worker is restarted too: re-connecting a live worker to a restarted ps is the
-# runtime's recovery work (issue 6), not what this test checks.
+# runtime's recovery work, not what this test checks.
 restart_ps() {
   kill -9 "$PID_ps0" "$PID_ps1" "$PID_w0"
   wait "$PID_ps0" "$PID_ps1" "$PID_w0" 2>/dev/null

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Closing a session while other threads run steps in it (issue 25): each thread's run ends
+# Closing a session while other threads run steps in it: each thread's run ends
 # with TF's CancelledError (in flight) or RuntimeError (started after the close), on a local
 # session and on a remote one, 1 and 2 threads, many sessions; the process never crashes.
 . "$(dirname "$0")/lib.sh"

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# DeregisterGraph while RunGraph runs the fragment (issue 25): a client closes its session
+# DeregisterGraph while RunGraph runs the fragment: a client closes its session
 # from another thread while long steps run on a second task; every run ends with TF's
 # CancelledError or RuntimeError, both servers live on and serve a new session, in bounded time.
 . "$(dirname "$0")/lib.sh"

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# tfsh inspect FILE [--cluster SPEC] and %inspect (issue 15): a legacy job's graph seen
+# tfsh inspect FILE [--cluster SPEC] and %inspect: a legacy job's graph seen
 # without TensorFlow. tests/fixtures/tf/dist/ holds a replica_device_setter training graph
 # TF wrote (scripts/tf_oracle/make_meta_fixtures.py: variables on two ps tasks, the rest on
 # worker 0, one Digamma node tfsh lacks) as a MetaGraph and a binary GraphDef. The output is

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # ConfigProto(isolate_session_state=True), TF's GrpcServerTest.testIsolateSessionState on the
-# public API (issue 25): a script with its own tf.train.Server.create_local_server() and two
+# public API: a script with its own tf.train.Server.create_local_server() and two
 # sharing and two isolated sessions; each isolated session has its own variables (ref and
 # resource) on the task, FailedPreconditionError in TF's words until it initializes them.
 . "$(dirname "$0")/lib.sh"

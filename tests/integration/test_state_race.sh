@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Two run signatures of one session draw from one random op at once (issue 25): each
+# Two run signatures of one session draw from one random op at once: each
 # draw is the op's own stream, none repeated, locally and on a remote session.
 . "$(dirname "$0")/lib.sh"
 PY="$TFSH_SRC/tests/integration/state_race.py"

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# The process layout and flags of TF1's mnist_replica.py --sync_replicas=True (issue 25:
+# The process layout and flags of TF1's mnist_replica.py --sync_replicas=True (once
 # reported to hang after "Training begins"): 1 ps + 2 workers, each its own tfsh process,
 # --train_steps=50, Fashion-MNIST; both workers finish training and validate.
 . "$(dirname "$0")/lib.sh"

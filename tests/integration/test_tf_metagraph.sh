@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# MetaGraphs (issue 15) without TensorFlow: TF's own training directory
+# MetaGraphs without TensorFlow: TF's own training directory
 # (tests/fixtures/tf/train, written by scripts/tf_oracle/make_fixtures.py) is resumed here:
 # import_meta_graph restores the graph, its collections and its Saver, the checkpoint
 # restores, and the imported train_op trains on, step for step as TF does (the expected

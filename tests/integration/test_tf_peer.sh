@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# tfsh and TensorFlow talking TF's gRPC both ways (issue 26), against TF 2.21 (TF_PYTHON;
+# tfsh and TensorFlow talking TF's gRPC both ways, against TF 2.21 (TF_PYTHON;
 # skipped without): mnist_replica's MLP, 20 steps, same op seeds and batches, in three
 # pairings: TF's client on a TF cluster (the reference), tfsh's client on that TF cluster
 # (TFSH_PEER=tf), and TF's client on a tfsh cluster (tfsh server --grpc). The loss curves

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Time limits and close as TF's GrpcServerTest checks them (issue 25), on a server started
+# Time limits and close as TF's GrpcServerTest checks them, on a server started
 # here: RunOptions.timeout_in_ms and operation_timeout_in_ms end a dequeue from an empty
 # queue with DeadlineExceededError naming the node it waits in; Session.reset of an unknown
 # target is NotFoundError; close under a blocked dequeue is CancelledError (Session::Close).

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Views (issue 7) on a real two-task cluster (ps + worker): FULL_TRACE step stats from both
+# Views on a real two-task cluster (ps + worker): FULL_TRACE step stats from both
 # tasks and their Chrome trace (parsed by python3's json), partition graphs with _Send and
 # _Recv, write_graph's GraphDef text, %placement reasons, %partitions edges, and no escape
 # codes when stdout is not a terminal.

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# The live view (issue 7) under a real pseudo-terminal (tmux): during a long step on two
+# The live view under a real pseudo-terminal (tmux): during a long step on two
 # tasks the screen shows a line per device with a bar, ops done / total and bytes; the
 # script's own prints stay readable above it; the step folds into a one-line summary; a
 # piped run prints no escape codes; %live off turns it off. Polls the screen (bounded).

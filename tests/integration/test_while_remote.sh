@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Issue 16: control flow across tasks. A tf.while_loop on the worker whose body reads a
+# Control flow across tasks. A tf.while_loop on the worker whose body reads a
 # variable of the ps task (w/read crosses into the loop through an Enter on the worker),
 # then a tf.cond on the ps task, on the worker's loop result, whose taken branch assigns
 # the ps variable. Expected output

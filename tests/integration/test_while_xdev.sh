@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Issue 16: loops and conds whose own ops run on two tasks, as TF1's partitioner builds
+# Loops and conds whose own ops run on two tasks, as TF1's partitioner builds
 # them (control loops per partition, dead values sent as markers, rendezvous keys that name
 # the frame and iteration). Expected outputs from real TF: the same programs under
 # tf.compat.v1, with the ps task and the worker as two in-process tf.train.Server's.

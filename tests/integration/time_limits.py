@@ -1,4 +1,4 @@
-# TF's GrpcServerTest checks on the public API (issue 25): time limits, Session.reset of
+# TF's GrpcServerTest checks on the public API: time limits, Session.reset of
 # an unknown target, close under a blocked dequeue. argv: the server's target.
 import sys
 import threading

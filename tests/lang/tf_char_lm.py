@@ -1,4 +1,4 @@
-# A small character language model (issue 16): dynamic_rnn over a BasicLSTMCell, a softmax
+# A small character language model: dynamic_rnn over a BasicLSTMCell, a softmax
 # over the characters, trained with Adam on a text this test makes itself; every variable
 # starts from the same deterministic values in TF and in tfsh, so the losses must fall the
 # same way. Expected output from real TF (3 decimals).

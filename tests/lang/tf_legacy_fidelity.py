@@ -1,4 +1,4 @@
-# Issue 13's smaller items, each as TF 1.x prints it (expected output from real TF):
+# Smaller points of fidelity, each as TF 1.x prints it (expected output from real TF):
 # nested lists of tensors pack, composite ops' name scopes, float32_ref, server.target,
 # MonitoredSession.run after should_stop, socket.
 import socket

@@ -1,4 +1,4 @@
-# The views see a loop's iterations (issue 16): with FULL_TRACE, each run of a loop node is
+# The views see a loop's iterations: with FULL_TRACE, each run of a loop node is
 # one NodeExecStats record (TF 1.x counts them the same way; tfsh's timeline labels add
 # "[frame:iteration]"). Expected output from real TF.
 import tensorflow as tf

@@ -1,4 +1,4 @@
-# tf.TensorArray in a tf.while_loop (issue 16): writes in the body, stack, read, unstack,
+# tf.TensorArray in a tf.while_loop: writes in the body, stack, read, unstack,
 # and gradients through it. Expected output from real TF.
 import tensorflow as tf
 

@@ -1,4 +1,4 @@
-# Views (issue 7) on a local session: RunMetadata's step_stats and partition_graphs,
+# Views on a local session: RunMetadata's step_stats and partition_graphs,
 # Timeline's Chrome trace, GraphDef (sess.graph_def, graph.as_graph_def, write_graph), and
 # the view magics called from a script (%placement, %partitions).
 import json

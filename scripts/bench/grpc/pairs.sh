@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# tfsh and TensorFlow over TF's gRPC, the three pairings of issue 26 in one run, each a
+# tfsh and TensorFlow over TF's gRPC, the three pairings in one run, each a
 # client in its own process on a 2-task cluster (scripts/bench/grpc/client.py):
 #   TF -> TF        TF's client, TF's servers (the baseline)
 #   tfsh -> TF      tfsh's client (TFSH_PEER=tf), TF's servers
