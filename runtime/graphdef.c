@@ -135,7 +135,21 @@ static int cmp_attr(const void *a, const void *b) {
   return strcmp((*(Tensorflow__AttrEntry *const *)a)->key, (*(Tensorflow__AttrEntry *const *)b)->key);
 }
 
-static Tensorflow__NodeDef *node_pb(pool *pl, const rt_node *nd, rt_graphdef_devices devices) {
+/* add_shapes: attr _output_shapes, the static shape of each output of `of` (TF's
+ * as_graph_def(add_shapes=True), which TensorBoard draws on the graph's edges; TF writes it
+ * for nodes with outputs only). */
+static Tensorflow__AttrEntry *output_shapes_pb(pool *pl, const rt_node *of) {
+  Tensorflow__AttrEntry *e = palloc(pl, sizeof *e);
+  tensorflow__attr_entry__init(e);
+  e->key = "_output_shapes";
+  rt_attr_value v = {.kind = RT_ATTR_LIST_SHAPE};
+  v.list.n = of->n_outputs;
+  v.list.v = of->out_shapes;
+  e->value = attr_pb(pl, &v);
+  return e;
+}
+
+static Tensorflow__NodeDef *node_pb(pool *pl, const rt_node *nd, rt_graphdef_devices devices, const rt_node *shapes_of) {
   Tensorflow__NodeDef *p = palloc(pl, sizeof *p);
   tensorflow__node_def__init(p);
   p->name = nd->name;
@@ -152,20 +166,26 @@ static Tensorflow__NodeDef *node_pb(pool *pl, const rt_node *nd, rt_graphdef_dev
   }
   const char *dev = devices == RT_GD_ASSIGNED && nd->assigned ? nd->assigned : nd->device;
   if (dev && devices != RT_GD_CLEARED) p->device = (char *)dev;
-  p->n_attr = (size_t)nd->n_attrs;
-  p->attr = palloc(pl, sizeof *p->attr * (size_t)nd->n_attrs);
+  p->attr = palloc(pl, sizeof *p->attr * ((size_t)nd->n_attrs + 1));
   for (int k = 0; k < nd->n_attrs; k++) {
+    if (shapes_of && !strcmp(nd->attrs[k].name, "_output_shapes")) continue;   /* an imported node's, rewritten */
     Tensorflow__AttrEntry *e = palloc(pl, sizeof *e);
     tensorflow__attr_entry__init(e);
     e->key = nd->attrs[k].name;
     e->value = attr_pb(pl, &nd->attrs[k].value);
-    p->attr[k] = e;
+    p->attr[p->n_attr++] = e;
   }
+  if (shapes_of && shapes_of->n_outputs > 0 && shapes_of->out_shapes) p->attr[p->n_attr++] = output_shapes_pb(pl, shapes_of);
   qsort(p->attr, p->n_attr, sizeof *p->attr, cmp_attr);   /* TF writes maps sorted by key */
   return p;
 }
 
 int rt_graphdef_encode(const rt_graph *g, rt_graphdef_devices devices, unsigned char **out, size_t *n, rt_status *st) {
+  return rt_graphdef_encode_shapes(g, devices, false, out, n, st);
+}
+
+int rt_graphdef_encode_shapes(const rt_graph *g, rt_graphdef_devices devices, bool add_shapes, unsigned char **out,
+                              size_t *n, rt_status *st) {
   pool pl = {0};
   Tensorflow__GraphDef gd;
   tensorflow__graph_def__init(&gd);
@@ -182,13 +202,14 @@ int rt_graphdef_encode(const rt_graph *g, rt_graphdef_devices devices, unsigned 
     int nx = rt_graphdef_tf_ops(g, g->nodes[i], &x);
     if (gd.n_node + (size_t)nx + 1 > cap) gd.node = xrealloc(gd.node, (cap = 2 * cap + (size_t)nx) * sizeof *gd.node);
     if (!nx) {
-      gd.node[gd.n_node++] = node_pb(&pl, g->nodes[i], devices);
+      gd.node[gd.n_node++] = node_pb(&pl, g->nodes[i], devices, add_shapes ? g->nodes[i] : NULL);
       continue;
     }
     made = xrealloc(made, (size_t)(n_made + nx) * sizeof *made);
     for (int k = 0; k < nx; k++) {
       made[n_made++] = x[k];
-      gd.node[gd.n_node++] = node_pb(&pl, x[k], devices);
+      /* TF's ops standing for a helper: the last one, under its name, has its outputs */
+      gd.node[gd.n_node++] = node_pb(&pl, x[k], devices, !add_shapes ? NULL : k == nx - 1 ? g->nodes[i] : x[k]);
     }
     free(x);
   }
