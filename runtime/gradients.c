@@ -110,8 +110,61 @@ static char *ones_like(rt_graph *g, const char *y, const char *scope, rt_status 
   return strdup(name);
 }
 
+static int cmp_str(const void *a, const void *b) { return strcmp(*(char *const *)a, *(char *const *)b); }
+
+/* gate_gradients: an op's input gradients, when more than one, each wait for all of them
+ * (TF's tf.tuple in SCOPE OP_grad/tuple/: NoOp group_deps on their ops, sorted as TF lists
+ * control inputs, then an Identity control_dependency[_k] per gradient), so that no update
+ * reads one before the op's other gradients, which may read the same variable, are done. */
+static int gate(rt_graph *g, char **in, int n, const char *sc, rt_status *st) {
+  int live = 0;
+  for (int k = 0; k < n; k++) live += in[k] != NULL;
+  if (live < 2) return RT_OK;
+  char tsc[600], want[700], name[700];
+  snprintf(want, sizeof want, "%stuple", sc);
+  rt_graph_unique_name(g, want, tsc, sizeof tsc);
+  snprintf(want, sizeof want, "%s/group_deps", tsc);
+  rt_graph_unique_name(g, want, name, sizeof name);
+  char **ops = xcalloc((size_t)live, sizeof *ops);
+  live = 0;
+  for (int k = 0; k < n; k++) {
+    if (!in[k]) continue;
+    char node[512];
+    int idx;
+    rt_tensor_name_parse(in[k], node, sizeof node, &idx);
+    bool seen = false;
+    for (int j = 0; j < live; j++) seen |= !strcmp(ops[j], node);
+    if (!seen) ops[live++] = xstrdup(node);
+  }
+  qsort(ops, (size_t)live, sizeof *ops, cmp_str);
+  rt_node *deps = rt_node_new(name, "NoOp");
+  for (int j = 0; j < live; j++) rt_node_add_control(deps, ops[j]);
+  for (int j = 0; j < live; j++) free(ops[j]);
+  free(ops);
+  if (add_node(g, deps, st)) return st->code;
+  char group[700];
+  snprintf(group, sizeof group, "%s", name);
+  for (int k = 0; k < n; k++) {
+    if (!in[k]) continue;
+    snprintf(want, sizeof want, "%s/control_dependency", tsc);
+    rt_graph_unique_name(g, want, name, sizeof name);
+    rt_node *id = rt_node_new(name, "Identity");
+    rt_node_add_input(id, in[k]);
+    rt_node_add_control(id, group);
+    if (add_node(g, id, st)) return st->code;
+    free(in[k]);
+    in[k] = xstrdup(name);
+  }
+  return RT_OK;
+}
+
 int rt_gradients(rt_graph *g, int n_ys, const char *const *ys, const char *const *grad_ys,
                  int n_xs, const char *const *xs, const char *scope, char **dx, rt_status *st) {
+  return rt_gradients_gated(g, n_ys, ys, grad_ys, n_xs, xs, scope, false, dx, st);
+}
+
+int rt_gradients_gated(rt_graph *g, int n_ys, const char *const *ys, const char *const *grad_ys, int n_xs,
+                       const char *const *xs, const char *scope, bool gate_gradients, char **dx, rt_status *st) {
   int n0 = g->n_nodes, rc = RT_OK;
   for (int i = 0; i < n_xs; i++) dx[i] = NULL;
   bool *fwd = calloc((size_t)n0 + 1, sizeof *fwd);   /* reachable from xs */
@@ -207,6 +260,8 @@ int rt_gradients(rt_graph *g, int n_ys, const char *const *ys, const char *const
         rt_grad_ctx ctx = {.g = g, .node = n, .dy = (const char *const *)dy, .dx = in_grads, .scope = sc, .st = st};
         rc = def->grad(&ctx);
         n = g->nodes[i];   /* g->nodes may have moved */
+        if (!rc && gate_gradients) rc = gate(g, in_grads, n->n_data_inputs, sc, st);
+        n = g->nodes[i];
         for (int k = 0; k < n->n_data_inputs; k++) {
           if (!in_grads[k]) continue;
           const rt_edge *e = &n->edges[k];
