@@ -205,8 +205,8 @@ static sh_obj *step_stats_list(const rt_step_stats *s) {
       sh_dict_set_str(nd, "all_end_rel_micros", v = sh_int(n->all_end_rel_micros)), sh_decref(v);
       sh_dict_set_str(nd, "thread_id", v = sh_int(n->thread_id)), sh_decref(v);
       for (int o = 0; o < n->n_outputs; o++)
-        sh_list_append_steal(outs, sh_tuple_of(3, sh_int(n->outputs[o].dtype), shape_list(&n->outputs[o].shape),
-                                               sh_int(n->outputs[o].bytes)));
+        sh_list_append_steal(outs, sh_tuple_of(4, sh_int(n->outputs[o].dtype), shape_list(&n->outputs[o].shape),
+                                               sh_int(n->outputs[o].bytes), sh_bool(n->outputs[o].alloc)));
       sh_dict_set_str(nd, "output", outs), sh_decref(outs);
       sh_list_append_steal(nodes, nd);
     }
