@@ -180,6 +180,50 @@ static Tensorflow__NodeDef *node_pb(pool *pl, const rt_node *nd, rt_graphdef_dev
   return p;
 }
 
+/* add_shapes for the TF ops standing for helper src (x[0..nx-1]): their shape functions'
+ * answers, from a scratch graph where placeholders _in_K of src's inputs' dtypes and shapes
+ * stand for its data inputs. A node the scratch graph refuses (and all after it) gets no
+ * _output_shapes. The caller frees the graph. */
+static rt_graph *helper_shapes(const rt_graph *g, const rt_node *src, rt_node *const *x, int nx) {
+  rt_graph *sg = rt_graph_new();
+  rt_status st = {0};
+  char name[32];
+  for (int i = 0; i < src->n_data_inputs && src->edges; i++) {
+    const rt_node *in = g->nodes[src->edges[i].node];
+    int idx = src->edges[i].index;
+    snprintf(name, sizeof name, "_in_%d", i);
+    rt_node *ph = rt_node_new(name, "Placeholder");
+    rt_node_set_type(ph, "dtype", in->out_types[idx]);
+    rt_node_set_shape(ph, "shape", &in->out_shapes[idx]);
+    if (rt_graph_add(sg, ph, &st)) return sg;
+  }
+  for (int k = 0; k < nx; k++) {
+    rt_node *c = rt_node_clone(x[k]);
+    int kept = 0;
+    for (int j = 0; j < c->n_inputs; j++) {
+      char node[512];
+      int idx;
+      if (c->inputs[j][0] == '^' || !rt_tensor_name_parse(c->inputs[j], node, sizeof node, &idx)) {
+        free(c->inputs[j]);   /* control inputs: no shapes to give */
+        continue;
+      }
+      for (int i = 0; i < src->n_data_inputs && src->edges; i++) {
+        const rt_edge *e = &src->edges[i];
+        if (e->index == idx && !strcmp(g->nodes[e->node]->name, node)) {
+          snprintf(name, sizeof name, "_in_%d", i);
+          free(c->inputs[j]);
+          c->inputs[j] = xstrdup(name);
+          break;
+        }
+      }
+      c->inputs[kept++] = c->inputs[j];
+    }
+    c->n_inputs = c->n_data_inputs = kept;
+    if (rt_graph_add(sg, c, &st)) break;
+  }
+  return sg;
+}
+
 int rt_graphdef_encode(const rt_graph *g, rt_graphdef_devices devices, unsigned char **out, size_t *n, rt_status *st) {
   return rt_graphdef_encode_shapes(g, devices, false, out, n, st);
 }
@@ -206,11 +250,14 @@ int rt_graphdef_encode_shapes(const rt_graph *g, rt_graphdef_devices devices, bo
       continue;
     }
     made = xrealloc(made, (size_t)(n_made + nx) * sizeof *made);
+    rt_graph *sg = add_shapes ? helper_shapes(g, g->nodes[i], x, nx) : NULL;
     for (int k = 0; k < nx; k++) {
       made[n_made++] = x[k];
-      /* TF's ops standing for a helper: the last one, under its name, has its outputs */
-      gd.node[gd.n_node++] = node_pb(&pl, x[k], devices, !add_shapes ? NULL : k == nx - 1 ? g->nodes[i] : x[k]);
+      /* the last one, under the helper's name, has the helper's outputs */
+      const rt_node *of = !sg ? NULL : k == nx - 1 ? g->nodes[i] : rt_graph_find(sg, x[k]->name);
+      gd.node[gd.n_node++] = node_pb(&pl, x[k], devices, of);
     }
+    rt_graph_free(sg);
     free(x);
   }
   size_t len = tensorflow__graph_def__get_packed_size(&gd);

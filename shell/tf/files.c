@@ -180,7 +180,11 @@ static sh_obj *attr_py(const rt_attr_value *v) {
       case RT_ATTR_LIST_FLOAT: x = sh_float(((double *)v->list.v)[i]); break;
       case RT_ATTR_LIST_STRING: x = sh_str(((char **)v->list.v)[i]); break;
       case RT_ATTR_LIST_TYPE: x = sh_int(((rt_dtype *)v->list.v)[i]); break;
-      case RT_ATTR_LIST_SHAPE: x = shape_list(&((rt_shape *)v->list.v)[i]); break;
+      case RT_ATTR_LIST_SHAPE: {   /* None: unknown rank, as a lone shape attr */
+        const rt_shape *sh = &((rt_shape *)v->list.v)[i];
+        x = sh->ndims < 0 ? sh_none() : shape_list(sh);
+        break;
+      }
       default: x = sh_none(); break;
       }
       sh_list_append_steal(val, x);

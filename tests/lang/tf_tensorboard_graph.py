@@ -60,7 +60,8 @@ try:
             d = tf.GraphDef()
             d.ParseFromString(e.graph_def)
             print(" ", kind, sum("_output_shapes" in n.attr for n in d.node if n.name in forward), "of",
-                  len(forward), "forward nodes with shapes")
+                  len(forward), "forward nodes with shapes; the others but NoOps too:",
+                  all("_output_shapes" in n.attr for n in d.node if n.op != "NoOp"))
         elif kind == "meta_graph_def":
             m = tf.MetaGraphDef()
             m.ParseFromString(e.meta_graph_def)
