@@ -1119,13 +1119,20 @@ sh_obj *tf_getitem(sh_obj *t, sh_obj *key) {
     ((int32_t *)rt_tensor_data(te))[i] = (int32_t)end[i];
     ((int32_t *)rt_tensor_data(ts))[i] = (int32_t)strides[i];
   }
-  sh_obj *cb = tf_make_const(tb, NULL), *ce = cb ? tf_make_const(te, NULL) : NULL, *cs = ce ? tf_make_const(ts, NULL) : NULL;
+  /* TF's names: strided_slice/stack, stack_1, stack_2, then strided_slice itself */
+  op_scope sc;
+  op_scope_open(&sc, NULL, "strided_slice");
+  sh_obj *nb = sh_str("stack"), *ne = sh_str("stack_1"), *ns = sh_str("stack_2");
+  sh_obj *cb = tf_make_const(tb, nb), *ce = cb ? tf_make_const(te, ne) : NULL, *cs = ce ? tf_make_const(ts, ns) : NULL;
+  sh_decref(nb);
+  sh_decref(ne);
+  sh_decref(ns);
   rt_tensor_unref(tb);
   rt_tensor_unref(te);
   rt_tensor_unref(ts);
   sh_obj *r = NULL;
   if (cs) {
-    rt_node *node = tf_node_begin_c("StridedSlice", "strided_slice");
+    rt_node *node = tf_node_begin_c("StridedSlice", sc.exact);
     rt_node_set_int(node, "begin_mask", bm);
     rt_node_set_int(node, "end_mask", em);
     rt_node_set_int(node, "ellipsis_mask", ellipsis);
@@ -1135,6 +1142,7 @@ sh_obj *tf_getitem(sh_obj *t, sh_obj *key) {
         tf_node_input(node, ce, RT_INT32) == 0 && tf_node_input(node, cs, RT_INT32) == 0)
       r = tf_node_finish_tensor(node);
   }
+  op_scope_close(&sc);
   sh_decref(cb);
   sh_decref(ce);
   sh_decref(cs);
