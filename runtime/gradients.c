@@ -100,13 +100,61 @@ static char *aggregate(rt_graph *g, glist *l, const char *scope, const char *bas
   return strdup(name);
 }
 
-static char *ones_like(rt_graph *g, const char *y, const char *scope, rt_status *st) {
-  char name[512], want[512];
-  snprintf(want, sizeof want, "%sOnesLike", scope);
+/* The seed of y's gradient when none is given, as TF builds it: Fill(Shape(y), 1) named
+ * SCOPE grad_ys_I (its 1 grad_ys_I/Const, the shape SCOPE Shape: a Const where y's shape is
+ * known); OnesLike for a dtype tfsh has no scalar constant of. */
+static char *ones_like(rt_graph *g, const char *y, int i, const char *scope, rt_status *st) {
+  char name[512], want[512], shape[512], one[512];
+  rt_node *yn;
+  int idx;
+  if (rt_graph_output(g, y, &yn, &idx, st)) return NULL;
+  rt_dtype t = yn->out_types[idx];
+  rt_tensor *v = t == RT_FLOAT    ? rt_tensor_scalar_f32(1)
+                 : t == RT_DOUBLE ? rt_tensor_scalar_f64(1)
+                 : t == RT_INT32  ? rt_tensor_scalar_i32(1)
+                 : t == RT_INT64  ? rt_tensor_scalar_i64(1)
+                                  : NULL;
+  if (!v) {
+    snprintf(want, sizeof want, "%sOnesLike", scope);
+    rt_graph_unique_name(g, want, name, sizeof name);
+    rt_node *n = rt_node_new(name, "OnesLike");
+    rt_node_add_input(n, y);
+    if (add_node(g, n, st)) return NULL;
+    return strdup(name);
+  }
+  snprintf(want, sizeof want, "%sShape", scope);
+  rt_graph_unique_name(g, want, shape, sizeof shape);
+  const rt_shape *ys = &yn->out_shapes[idx];
+  bool known = ys->ndims >= 0;
+  for (int d = 0; known && d < ys->ndims; d++) known = ys->dims[d] >= 0;
+  rt_node *sn = rt_node_new(shape, known ? "Const" : "Shape");
+  if (known) {   /* a shape known while building is a constant, as TF's array_ops.shape makes it */
+    int64_t nd = ys->ndims;
+    rt_shape vs = rt_shape_make(1, &nd);
+    rt_tensor *sv = rt_tensor_new(RT_INT32, &vs);
+    for (int d = 0; sv && d < ys->ndims; d++) ((int32_t *)rt_tensor_data(sv))[d] = (int32_t)ys->dims[d];
+    rt_node_set_type(sn, "dtype", RT_INT32);
+    if (sv) rt_node_set_tensor(sn, "value", sv);
+    rt_tensor_unref(sv);
+  } else {
+    rt_node_add_input(sn, y);
+  }
+  if (add_node(g, sn, st)) {
+    rt_tensor_unref(v);
+    return NULL;
+  }
+  snprintf(want, sizeof want, "%sgrad_ys_%d", scope, i);
   rt_graph_unique_name(g, want, name, sizeof name);
-  rt_node *n = rt_node_new(name, "OnesLike");
-  rt_node_add_input(n, y);
-  if (add_node(g, n, st)) return NULL;
+  snprintf(one, sizeof one, "%s/Const", name);
+  rt_node *cn = rt_node_new(one, "Const");
+  rt_node_set_type(cn, "dtype", t);
+  rt_node_set_tensor(cn, "value", v);
+  rt_tensor_unref(v);
+  if (add_node(g, cn, st)) return NULL;
+  rt_node *fn = rt_node_new(name, "Fill");
+  rt_node_add_input(fn, shape);
+  rt_node_add_input(fn, one);
+  if (add_node(g, fn, st)) return NULL;
   return strdup(name);
 }
 
@@ -206,7 +254,7 @@ int rt_gradients_gated(rt_graph *g, int n_ys, const char *const *ys, const char 
     rt_graph_output(g, ys[i], &nd, &idx, st);
     if (!fwd[nd->id]) continue;
     if (!grads[nd->id]) grads[nd->id] = calloc((size_t)nd->n_outputs, sizeof(glist));
-    char *seed = grad_ys && grad_ys[i] ? strdup(grad_ys[i]) : ones_like(g, ys[i], scope, st);
+    char *seed = grad_ys && grad_ys[i] ? strdup(grad_ys[i]) : ones_like(g, ys[i], i, scope, st);
     if (!seed) {
       rc = st->code;
       break;

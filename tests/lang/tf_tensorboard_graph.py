@@ -1,6 +1,6 @@
 # What TensorBoard reads of a small MLP's logs (issue 23), as TF writes them: the GraphDef's
 # _output_shapes (as_graph_def(add_shapes=True) and FileWriter's graph), the meta_graph_def
-# event after the graph_def one, and the gradients' tf.tuple nodes under each op's
+# event after the graph_def one, the gradients' seed, and their tf.tuple nodes under each op's
 # gradient scope (their names, ops and shapes: tfsh's group_deps waits only for the
 # gradients that lead to variables, TF's also for those towards placeholders). The
 # expected output is real TensorFlow's (scripts/tf_oracle/run.sh --write).
@@ -37,6 +37,7 @@ print("add_shapes:")
 for n in gd.node:
     if n.name in forward:
         print(" ", n.name, shapes(n))
+print("gradient seed:", sorted((n.name, n.op) for n in gd.node if n.name.startswith(("gradients/grad_ys", "gradients/Shape"))))
 print("gradient gates:")
 for name in sorted(n.name for n in gd.node):
     if "tuple" in name or "group_deps" in name:
