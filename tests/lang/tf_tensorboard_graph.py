@@ -37,6 +37,7 @@ print("add_shapes:")
 for n in gd.node:
     if n.name in forward:
         print(" ", n.name, shapes(n))
+print("outside gradients/:", sorted(n.name for n in gd.node if not n.name.startswith("gradients/") and n.name not in forward))
 print("gradient seed:", sorted((n.name, n.op) for n in gd.node if n.name.startswith(("gradients/grad_ys", "gradients/Shape"))))
 print("gradient gates:")
 for name in sorted(n.name for n in gd.node):
