@@ -375,6 +375,9 @@ void rt_exec_trace(rt_exec *x, xnode *xn, rt_step *step, int64_t t0, uint32_t ti
       o->dtype = t ? t->dtype : n->out_types[i];
       o->shape = t ? t->shape : n->out_shapes[i];
       o->bytes = t && t->buf ? (int64_t)rt_tensor_nbytes(t) : 0;
+      /* allocated here when this output alone holds its buffer (a forwarded input, a
+       * variable's or a constant's value is held elsewhere too): TF's memory per node */
+      o->alloc = t && t->buf && !t->ref && atomic_load(&t->refs) == 1 && atomic_load(&t->buf->refs) == 1;
     }
   }
 }

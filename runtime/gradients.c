@@ -100,18 +100,122 @@ static char *aggregate(rt_graph *g, glist *l, const char *scope, const char *bas
   return xstrdup(name);
 }
 
-static char *ones_like(rt_graph *g, const char *y, const char *scope, rt_status *st) {
-  char name[512], want[512];
-  snprintf(want, sizeof want, "%sOnesLike", scope);
+/* The seed of y's gradient when none is given, as TF builds it: Fill(Shape(y), 1) named
+ * SCOPE grad_ys_I (its 1 grad_ys_I/Const, the shape SCOPE Shape: a Const where y's shape is
+ * known); OnesLike for a dtype tfsh has no scalar constant of. */
+static char *ones_like(rt_graph *g, const char *y, int i, const char *scope, rt_status *st) {
+  char name[512], want[512], shape[512], one[512];
+  rt_node *yn;
+  int idx;
+  if (rt_graph_output(g, y, &yn, &idx, st)) return NULL;
+  rt_dtype t = yn->out_types[idx];
+  rt_tensor *v = t == RT_FLOAT    ? rt_tensor_scalar_f32(1)
+                 : t == RT_DOUBLE ? rt_tensor_scalar_f64(1)
+                 : t == RT_INT32  ? rt_tensor_scalar_i32(1)
+                 : t == RT_INT64  ? rt_tensor_scalar_i64(1)
+                                  : NULL;
+  if (!v) {
+    snprintf(want, sizeof want, "%sOnesLike", scope);
+    rt_graph_unique_name(g, want, name, sizeof name);
+    rt_node *n = rt_node_new(name, "OnesLike");
+    rt_node_add_input(n, y);
+    if (add_node(g, n, st)) return NULL;
+    return xstrdup(name);
+  }
+  snprintf(want, sizeof want, "%sShape", scope);
+  rt_graph_unique_name(g, want, shape, sizeof shape);
+  const rt_shape *ys = &yn->out_shapes[idx];
+  bool known = ys->ndims >= 0;
+  for (int d = 0; known && d < ys->ndims; d++) known = ys->dims[d] >= 0;
+  rt_node *sn = rt_node_new(shape, known ? "Const" : "Shape");
+  if (known) {   /* a shape known while building is a constant, as TF's array_ops.shape makes it */
+    int64_t nd = ys->ndims;
+    rt_shape vs = rt_shape_make(1, &nd);
+    rt_tensor *sv = rt_tensor_new(RT_INT32, &vs);
+    for (int d = 0; sv && d < ys->ndims; d++) ((int32_t *)rt_tensor_data(sv))[d] = (int32_t)ys->dims[d];
+    rt_node_set_type(sn, "dtype", RT_INT32);
+    if (sv) rt_node_set_tensor(sn, "value", sv);
+    rt_tensor_unref(sv);
+  } else {
+    rt_node_add_input(sn, y);
+  }
+  if (add_node(g, sn, st)) {
+    rt_tensor_unref(v);
+    return NULL;
+  }
+  snprintf(want, sizeof want, "%sgrad_ys_%d", scope, i);
   rt_graph_unique_name(g, want, name, sizeof name);
-  rt_node *n = rt_node_new(name, "OnesLike");
-  rt_node_add_input(n, y);
-  if (add_node(g, n, st)) return NULL;
+  snprintf(one, sizeof one, "%s/Const", name);
+  rt_node *cn = rt_node_new(one, "Const");
+  rt_node_set_type(cn, "dtype", t);
+  rt_node_set_tensor(cn, "value", v);
+  rt_tensor_unref(v);
+  if (add_node(g, cn, st)) return NULL;
+  rt_node *fn = rt_node_new(name, "Fill");
+  rt_node_add_input(fn, shape);
+  rt_node_add_input(fn, one);
+  if (add_node(g, fn, st)) return NULL;
   return xstrdup(name);
+}
+
+static int cmp_str(const void *a, const void *b) { return strcmp(*(char *const *)a, *(char *const *)b); }
+
+/* gate_gradients: an op's input gradients, when more than one, each wait for all of them
+ * (TF's tf.tuple in SCOPE OP_grad/tuple/: NoOp group_deps on their ops, sorted as TF lists
+ * control inputs, then an Identity control_dependency[_k] per gradient), so that no update
+ * reads one before the op's other gradients, which may read the same variable, are done.
+ * Unlike TF's, group_deps waits only for the gradients that lead to xs (need[k]): TF's also
+ * computes, every step, a MatMul's gradient towards a placeholder that nothing uses (its
+ * control_dependency is there, named as TF's, for nobody). */
+static int gate(rt_graph *g, char **in, const bool *need, int n, const char *sc, rt_status *st) {
+  int live = 0;
+  for (int k = 0; k < n; k++) live += in[k] != NULL;
+  if (live < 2) return RT_OK;
+  char tsc[600], want[700], name[700];
+  snprintf(want, sizeof want, "%stuple", sc);
+  rt_graph_unique_name(g, want, tsc, sizeof tsc);
+  snprintf(want, sizeof want, "%s/group_deps", tsc);
+  rt_graph_unique_name(g, want, name, sizeof name);
+  char **ops = xcalloc((size_t)live, sizeof *ops);
+  live = 0;
+  for (int k = 0; k < n; k++) {
+    if (!in[k] || !need[k]) continue;
+    char node[512];
+    int idx;
+    rt_tensor_name_parse(in[k], node, sizeof node, &idx);
+    bool seen = false;
+    for (int j = 0; j < live; j++) seen |= !strcmp(ops[j], node);
+    if (!seen) ops[live++] = xstrdup(node);
+  }
+  qsort(ops, (size_t)live, sizeof *ops, cmp_str);
+  rt_node *deps = rt_node_new(name, "NoOp");
+  for (int j = 0; j < live; j++) rt_node_add_control(deps, ops[j]);
+  for (int j = 0; j < live; j++) free(ops[j]);
+  free(ops);
+  if (add_node(g, deps, st)) return st->code;
+  char group[700];
+  snprintf(group, sizeof group, "%s", name);
+  for (int k = 0; k < n; k++) {
+    if (!in[k]) continue;
+    snprintf(want, sizeof want, "%s/control_dependency", tsc);
+    rt_graph_unique_name(g, want, name, sizeof name);
+    rt_node *id = rt_node_new(name, "Identity");
+    rt_node_add_input(id, in[k]);
+    rt_node_add_control(id, group);
+    if (add_node(g, id, st)) return st->code;
+    free(in[k]);
+    in[k] = xstrdup(name);
+  }
+  return RT_OK;
 }
 
 int rt_gradients(rt_graph *g, int n_ys, const char *const *ys, const char *const *grad_ys,
                  int n_xs, const char *const *xs, const char *scope, char **dx, rt_status *st) {
+  return rt_gradients_gated(g, n_ys, ys, grad_ys, n_xs, xs, scope, false, dx, st);
+}
+
+int rt_gradients_gated(rt_graph *g, int n_ys, const char *const *ys, const char *const *grad_ys, int n_xs,
+                       const char *const *xs, const char *scope, bool gate_gradients, char **dx, rt_status *st) {
   int n0 = g->n_nodes, rc = RT_OK;
   for (int i = 0; i < n_xs; i++) dx[i] = NULL;
   bool *fwd = xcalloc((size_t)n0 + 1, sizeof *fwd);   /* reachable from xs */
@@ -146,7 +250,7 @@ int rt_gradients(rt_graph *g, int n_ys, const char *const *ys, const char *const
     rt_graph_output(g, ys[i], &nd, &idx, st);
     if (!fwd[nd->id]) continue;
     if (!grads[nd->id]) grads[nd->id] = xcalloc((size_t)nd->n_outputs, sizeof(glist));
-    char *seed = grad_ys && grad_ys[i] ? xstrdup(grad_ys[i]) : ones_like(g, ys[i], scope, st);
+    char *seed = grad_ys && grad_ys[i] ? xstrdup(grad_ys[i]) : ones_like(g, ys[i], i, scope, st);
     if (!seed) {
       rc = st->code;
       break;
@@ -203,6 +307,13 @@ int rt_gradients(rt_graph *g, int n_ys, const char *const *ys, const char *const
         rt_grad_ctx ctx = {.g = g, .node = n, .dy = (const char *const *)dy, .dx = in_grads, .scope = sc, .st = st};
         rc = def->grad(&ctx);
         n = g->nodes[i];   /* g->nodes may have moved */
+        if (!rc && gate_gradients) {
+          bool *need = xcalloc((size_t)n->n_data_inputs + 1, sizeof *need);
+          for (int k = 0; k < n->n_data_inputs; k++) need[k] = fwd[n->edges[k].node];
+          rc = gate(g, in_grads, need, n->n_data_inputs, sc, st);
+          free(need);
+          n = g->nodes[i];
+        }
         for (int k = 0; k < n->n_data_inputs; k++) {
           if (!in_grads[k]) continue;
           const rt_edge *e = &n->edges[k];

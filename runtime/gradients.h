@@ -13,5 +13,9 @@
  * devices afterwards (ids from the old g->n_nodes on). */
 int rt_gradients(rt_graph *g, int n_ys, const char *const *ys, const char *const *grad_ys,
                  int n_xs, const char *const *xs, const char *scope, char **dx, rt_status *st);
+/* The same, with TF's gate_gradients: the gradients of each op's inputs, when more than
+ * one, pass through a tf.tuple in SCOPE OP_grad/tuple/ (group_deps, control_dependency). */
+int rt_gradients_gated(rt_graph *g, int n_ys, const char *const *ys, const char *const *grad_ys, int n_xs,
+                       const char *const *xs, const char *scope, bool gate_gradients, char **dx, rt_status *st);
 
 #endif

@@ -135,7 +135,21 @@ static int cmp_attr(const void *a, const void *b) {
   return strcmp((*(Tensorflow__AttrEntry *const *)a)->key, (*(Tensorflow__AttrEntry *const *)b)->key);
 }
 
-static Tensorflow__NodeDef *node_pb(pool *pl, const rt_node *nd, rt_graphdef_devices devices) {
+/* add_shapes: attr _output_shapes, the static shape of each output of `of` (TF's
+ * as_graph_def(add_shapes=True), which TensorBoard draws on the graph's edges; TF writes it
+ * for nodes with outputs only). */
+static Tensorflow__AttrEntry *output_shapes_pb(pool *pl, const rt_node *of) {
+  Tensorflow__AttrEntry *e = palloc(pl, sizeof *e);
+  tensorflow__attr_entry__init(e);
+  e->key = "_output_shapes";
+  rt_attr_value v = {.kind = RT_ATTR_LIST_SHAPE};
+  v.list.n = of->n_outputs;
+  v.list.v = of->out_shapes;
+  e->value = attr_pb(pl, &v);
+  return e;
+}
+
+static Tensorflow__NodeDef *node_pb(pool *pl, const rt_node *nd, rt_graphdef_devices devices, const rt_node *shapes_of) {
   Tensorflow__NodeDef *p = palloc(pl, sizeof *p);
   tensorflow__node_def__init(p);
   p->name = nd->name;
@@ -152,20 +166,70 @@ static Tensorflow__NodeDef *node_pb(pool *pl, const rt_node *nd, rt_graphdef_dev
   }
   const char *dev = devices == RT_GD_ASSIGNED && nd->assigned ? nd->assigned : nd->device;
   if (dev && devices != RT_GD_CLEARED) p->device = (char *)dev;
-  p->n_attr = (size_t)nd->n_attrs;
-  p->attr = palloc(pl, sizeof *p->attr * (size_t)nd->n_attrs);
+  p->attr = palloc(pl, sizeof *p->attr * ((size_t)nd->n_attrs + 1));
   for (int k = 0; k < nd->n_attrs; k++) {
+    if (shapes_of && !strcmp(nd->attrs[k].name, "_output_shapes")) continue;   /* an imported node's, rewritten */
     Tensorflow__AttrEntry *e = palloc(pl, sizeof *e);
     tensorflow__attr_entry__init(e);
     e->key = nd->attrs[k].name;
     e->value = attr_pb(pl, &nd->attrs[k].value);
-    p->attr[k] = e;
+    p->attr[p->n_attr++] = e;
   }
+  if (shapes_of && shapes_of->n_outputs > 0 && shapes_of->out_shapes) p->attr[p->n_attr++] = output_shapes_pb(pl, shapes_of);
   qsort(p->attr, p->n_attr, sizeof *p->attr, cmp_attr);   /* TF writes maps sorted by key */
   return p;
 }
 
+/* add_shapes for the TF ops standing for helper src (x[0..nx-1]): their shape functions'
+ * answers, from a scratch graph where placeholders _in_K of src's inputs' dtypes and shapes
+ * stand for its data inputs. A node the scratch graph refuses (and all after it) gets no
+ * _output_shapes. The caller frees the graph. */
+static rt_graph *helper_shapes(const rt_graph *g, const rt_node *src, rt_node *const *x, int nx) {
+  rt_graph *sg = rt_graph_new();
+  rt_status st = {0};
+  char name[32];
+  for (int i = 0; i < src->n_data_inputs && src->edges; i++) {
+    const rt_node *in = g->nodes[src->edges[i].node];
+    int idx = src->edges[i].index;
+    snprintf(name, sizeof name, "_in_%d", i);
+    rt_node *ph = rt_node_new(name, "Placeholder");
+    rt_node_set_type(ph, "dtype", in->out_types[idx]);
+    rt_node_set_shape(ph, "shape", &in->out_shapes[idx]);
+    if (rt_graph_add(sg, ph, &st)) return sg;
+  }
+  for (int k = 0; k < nx; k++) {
+    rt_node *c = rt_node_clone(x[k]);
+    int kept = 0;
+    for (int j = 0; j < c->n_inputs; j++) {
+      char node[512];
+      int idx;
+      if (c->inputs[j][0] == '^' || !rt_tensor_name_parse(c->inputs[j], node, sizeof node, &idx)) {
+        free(c->inputs[j]);   /* control inputs: no shapes to give */
+        continue;
+      }
+      for (int i = 0; i < src->n_data_inputs && src->edges; i++) {
+        const rt_edge *e = &src->edges[i];
+        if (e->index == idx && !strcmp(g->nodes[e->node]->name, node)) {
+          snprintf(name, sizeof name, "_in_%d", i);
+          free(c->inputs[j]);
+          c->inputs[j] = xstrdup(name);
+          break;
+        }
+      }
+      c->inputs[kept++] = c->inputs[j];
+    }
+    c->n_inputs = c->n_data_inputs = kept;
+    if (rt_graph_add(sg, c, &st)) break;
+  }
+  return sg;
+}
+
 int rt_graphdef_encode(const rt_graph *g, rt_graphdef_devices devices, unsigned char **out, size_t *n, rt_status *st) {
+  return rt_graphdef_encode_shapes(g, devices, false, out, n, st);
+}
+
+int rt_graphdef_encode_shapes(const rt_graph *g, rt_graphdef_devices devices, bool add_shapes, unsigned char **out,
+                              size_t *n, rt_status *st) {
   pool pl = {0};
   Tensorflow__GraphDef gd;
   tensorflow__graph_def__init(&gd);
@@ -182,14 +246,18 @@ int rt_graphdef_encode(const rt_graph *g, rt_graphdef_devices devices, unsigned 
     int nx = rt_graphdef_tf_ops(g, g->nodes[i], &x);
     if (gd.n_node + (size_t)nx + 1 > cap) gd.node = xrealloc(gd.node, (cap = 2 * cap + (size_t)nx) * sizeof *gd.node);
     if (!nx) {
-      gd.node[gd.n_node++] = node_pb(&pl, g->nodes[i], devices);
+      gd.node[gd.n_node++] = node_pb(&pl, g->nodes[i], devices, add_shapes ? g->nodes[i] : NULL);
       continue;
     }
     made = xrealloc(made, (size_t)(n_made + nx) * sizeof *made);
+    rt_graph *sg = add_shapes ? helper_shapes(g, g->nodes[i], x, nx) : NULL;
     for (int k = 0; k < nx; k++) {
       made[n_made++] = x[k];
-      gd.node[gd.n_node++] = node_pb(&pl, x[k], devices);
+      /* the last one, under the helper's name, has the helper's outputs */
+      const rt_node *of = !sg ? NULL : k == nx - 1 ? g->nodes[i] : rt_graph_find(sg, x[k]->name);
+      gd.node[gd.n_node++] = node_pb(&pl, x[k], devices, of);
     }
+    rt_graph_free(sg);
     free(x);
   }
   size_t len = tensorflow__graph_def__get_packed_size(&gd);

@@ -18,6 +18,10 @@
 typedef enum rt_graphdef_devices { RT_GD_REQUESTED, RT_GD_ASSIGNED, RT_GD_CLEARED } rt_graphdef_devices;
 /* Encode g (assigned devices where placed, requested ones, or none). *out is malloc'd. */
 int rt_graphdef_encode(const rt_graph *g, rt_graphdef_devices devices, unsigned char **out, size_t *n, rt_status *st);
+/* The same, with add_shapes: each node with outputs gets attr _output_shapes (the static
+ * shape of each output, unknown dims -1), as TF's as_graph_def(add_shapes=True) writes it. */
+int rt_graphdef_encode_shapes(const rt_graph *g, rt_graphdef_devices devices, bool add_shapes, unsigned char **out,
+                              size_t *n, rt_status *st);
 
 /* export_meta_graph(export_scope=SCOPE): the nodes of the binary GraphDef p whose names start
  * with SCOPE, "SCOPE/" taken off their names, inputs and _class colocations (TF's rules); an

@@ -111,7 +111,7 @@ void rt_pack_dev_stats(msgpack_packer *pk, const rt_dev_stats *d) {
     msgpack_pack_array(pk, (size_t)n->n_outputs);
     for (int k = 0; k < n->n_outputs; k++) {
       const rt_output_stats *o = &n->outputs[k];
-      msgpack_pack_map(pk, 3);
+      msgpack_pack_map(pk, 4);
       rt_pack_kint(pk, "dtype", o->dtype);
       pack_str(pk, "shape");
       if (o->shape.ndims < 0) {
@@ -121,6 +121,7 @@ void rt_pack_dev_stats(msgpack_packer *pk, const rt_dev_stats *d) {
         for (int j = 0; j < o->shape.ndims; j++) msgpack_pack_int64(pk, o->shape.dims[j]);
       }
       rt_pack_kint(pk, "bytes", o->bytes);
+      rt_pack_kint(pk, "alloc", o->alloc);
     }
   }
 }
@@ -193,6 +194,9 @@ int rt_unpack_dev_stats(const msgpack_object *o, const char *what, rt_dev_stats 
         rc = get_int(oo, "dtype", what, &dt, st);
         os->dtype = (rt_dtype)dt;
         if (!rc) rc = get_int(oo, "bytes", what, &os->bytes, st);
+        int64_t alloc = 0;
+        if (!rc) rc = get_int(oo, "alloc", what, &alloc, st);
+        os->alloc = alloc != 0;
         const msgpack_object *sh = net_obj_key(oo, "shape");
         os->shape.ndims = -1;
         if (!rc && sh && sh->type == MSGPACK_OBJECT_ARRAY) {

@@ -7,6 +7,7 @@
 #define TFSH_TRACE_H
 
 #include <msgpack.h>
+#include <stdbool.h>
 #include <stdint.h>
 
 #include "base/status.h"
@@ -16,6 +17,7 @@ typedef struct rt_output_stats {
   rt_dtype dtype;
   rt_shape shape;
   int64_t bytes;
+  bool alloc;   /* the node allocated it (no input, variable or constant shares its buffer) */
 } rt_output_stats;
 
 typedef struct rt_node_stats {
@@ -53,7 +55,7 @@ void rt_step_stats_append(rt_step_stats *s, rt_dev_stats *d);
 
 /* {"device": str, "node_stats": [{"node_name", "timeline_label", "all_start_micros",
  *   "op_start_rel_micros", "op_end_rel_micros", "all_end_rel_micros", "thread_id",
- *   "output": [{"dtype", "shape", "bytes"}]}]} */
+ *   "output": [{"dtype", "shape", "bytes", "alloc"}]}]} */
 void rt_pack_dev_stats(msgpack_packer *pk, const rt_dev_stats *d);
 /* Decode one (validating kinds); *out is the caller's. */
 int rt_unpack_dev_stats(const msgpack_object *o, const char *what, rt_dev_stats **out,

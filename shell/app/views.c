@@ -205,8 +205,8 @@ static sh_obj *step_stats_list(const rt_step_stats *s) {
       sh_dict_set_str(nd, "all_end_rel_micros", v = sh_int(n->all_end_rel_micros)), sh_decref(v);
       sh_dict_set_str(nd, "thread_id", v = sh_int(n->thread_id)), sh_decref(v);
       for (int o = 0; o < n->n_outputs; o++)
-        sh_list_append_steal(outs, sh_tuple_of(3, sh_int(n->outputs[o].dtype), shape_list(&n->outputs[o].shape),
-                                               sh_int(n->outputs[o].bytes)));
+        sh_list_append_steal(outs, sh_tuple_of(4, sh_int(n->outputs[o].dtype), shape_list(&n->outputs[o].shape),
+                                               sh_int(n->outputs[o].bytes), sh_bool(n->outputs[o].alloc)));
       sh_dict_set_str(nd, "output", outs), sh_decref(outs);
       sh_list_append_steal(nodes, nd);
     }
@@ -1167,8 +1167,12 @@ static void views_module_built(sh_obj *tf) {
   /* tensorflow.python.client.timeline */
   sh_obj *python = sh_module_new("tensorflow.python"), *client = sh_module_new("tensorflow.python.client");
   sh_obj *timeline = sh_module_new("tensorflow.python.client.timeline");
-  sh_obj *tl = sh_dict_get_str(dict, "_Timeline");
-  if (tl) sh_module_add(timeline, "Timeline", sh_incref(tl));
+  static const char *const tl_names[][2] = {{"_Timeline", "Timeline"}, {"AllocationMaximum", "AllocationMaximum"},
+                                             {"StepStatsAnalysis", "StepStatsAnalysis"}};
+  for (size_t i = 0; i < sizeof tl_names / sizeof tl_names[0]; i++) {
+    sh_obj *x = sh_dict_get_str(dict, tl_names[i][0]);
+    if (x) sh_module_add(timeline, tl_names[i][1], sh_incref(x));
+  }
   sh_module_add_sub(client, "timeline", timeline);
   sh_module_add_sub(python, "client", client);
   sh_module_add_sub(tf, "python", python);

@@ -80,16 +80,19 @@ static tf_graph *graph_arg(sh_obj *g) {
   return (tf_graph *)g;
 }
 
-/* _graphdef_bytes(graph=None, clear_devices=False) -> TF's binary GraphDef of the graph */
+/* _graphdef_bytes(graph=None, clear_devices=False, add_shapes=False) -> TF's binary GraphDef of
+ * the graph (add_shapes: with each node's _output_shapes) */
 static sh_obj *f_graphdef_bytes(sh_obj *self, int argc, sh_obj **argv, sh_obj *kw) {
-  sh_obj *go = NULL, *cd = NULL;
-  if (sh_parse_args("_graphdef_bytes", argc, argv, kw, "|graph clear_devices", &go, &cd) < 0) return NULL;
+  sh_obj *go = NULL, *cd = NULL, *as = NULL;
+  if (sh_parse_args("_graphdef_bytes", argc, argv, kw, "|graph clear_devices add_shapes", &go, &cd, &as) < 0) return NULL;
   tf_graph *g = graph_arg(go);
   if (!g) return NULL;
   unsigned char *b = NULL;
   size_t n = 0;
   rt_status st = {0};
-  if (rt_graphdef_encode(tf_rt(g), cd && sh_truth(cd) > 0 ? RT_GD_CLEARED : RT_GD_REQUESTED, &b, &n, &st)) return tf_raise_status(&st);
+  if (rt_graphdef_encode_shapes(tf_rt(g), cd && sh_truth(cd) > 0 ? RT_GD_CLEARED : RT_GD_REQUESTED,
+                                as && sh_truth(as) > 0, &b, &n, &st))
+    return tf_raise_status(&st);
   sh_obj *r = sh_bytes((const char *)b, n);
   free(b);
   return r;
@@ -177,7 +180,11 @@ static sh_obj *attr_py(const rt_attr_value *v) {
       case RT_ATTR_LIST_FLOAT: x = sh_float(((double *)v->list.v)[i]); break;
       case RT_ATTR_LIST_STRING: x = sh_str(((char **)v->list.v)[i]); break;
       case RT_ATTR_LIST_TYPE: x = sh_int(((rt_dtype *)v->list.v)[i]); break;
-      case RT_ATTR_LIST_SHAPE: x = shape_list(&((rt_shape *)v->list.v)[i]); break;
+      case RT_ATTR_LIST_SHAPE: {   /* None: unknown rank, as a lone shape attr */
+        const rt_shape *sh = &((rt_shape *)v->list.v)[i];
+        x = sh->ndims < 0 ? sh_none() : shape_list(sh);
+        break;
+      }
       default: x = sh_none(); break;
       }
       sh_list_append_steal(val, x);
@@ -355,7 +362,7 @@ fail:
 static const sh_method files_funcs[] = {
   {"_graphdef_scoped", f_graphdef_scoped, "_graphdef_scoped(data, scope)", "A GraphDef's nodes under a scope, renamed (internal)."},
   {"_graphdef_unexportable", f_graphdef_unexportable, "_graphdef_unexportable(graph=None)", "The first node TF could not load, or None (internal)."},
-  {"_graphdef_bytes", f_graphdef_bytes, "_graphdef_bytes(graph=None, clear_devices=False)", "A graph as TF's binary GraphDef (internal)."},
+  {"_graphdef_bytes", f_graphdef_bytes, "_graphdef_bytes(graph=None, clear_devices=False, add_shapes=False)", "A graph as TF's binary GraphDef (internal)."},
   {"_graphdef_nodes", f_graphdef_nodes, "_graphdef_nodes(data, what='GraphDef')", "The nodes of a binary GraphDef (internal)."},
   {"_import_graph_def", f_import_graph_def, "_import_graph_def(data, prefix, input_map=None, return_elements=None, what='GraphDef', clear_devices=False)", "Add a binary GraphDef's nodes to the default graph (internal)."},
   {"_ckpt_entries", f_ckpt_entries, "_ckpt_entries(prefix)", "The tensors of a checkpoint: (name, dtype, shape) (internal)."},

@@ -625,36 +625,6 @@ static sh_obj *f_group(sh_obj *self, int argc, sh_obj **argv, sh_obj *kw) {
   return op;
 }
 
-/* tf.tuple(tensors): each output waits for all of them. */
-static sh_obj *f_tuple(sh_obj *self, int argc, sh_obj **argv, sh_obj *kw) {
-  sh_obj *tensors, *name = NULL, *control = NULL;
-  if (sh_parse_args("tuple", argc, argv, kw, "tensors |name control_inputs", &tensors, &name, &control) < 0) return NULL;
-  sh_obj *seq = sh_sequence_to_list(tensors);
-  if (!seq) return NULL;
-  rt_node *g = tf_node_begin_c("NoOp", "tuple/control_dependency");
-  if (add_controls_from(g, seq) < 0 || (control && control != SH_NONE && add_controls_from(g, control) < 0)) {
-    rt_node_free(g);
-    sh_decref(seq);
-    return NULL;
-  }
-  sh_obj *gate = tf_node_finish(g);
-  if (!gate) { sh_decref(seq); return NULL; }
-  sh_obj *out = sh_list_new(0);
-  for (int64_t i = 0; i < SH_LIST_N(seq); i++) {
-    sh_obj *t = SH_LIST_ITEMS(seq)[i];
-    if (t == SH_NONE) { sh_list_append(out, t); continue; }
-    rt_node *n = tf_node_begin_c("Identity", "tuple/control_dependency");
-    if (tf_node_input(n, t, RT_INVALID) < 0) { sh_decref(out); out = NULL; break; }
-    rt_node_add_control(n, tf_op_node((tf_op *)gate)->name);
-    sh_obj *r = tf_node_finish_tensor(n);
-    if (!r) { sh_decref(out); out = NULL; break; }
-    sh_list_append_steal(out, r);
-  }
-  sh_decref(gate);
-  sh_decref(seq);
-  return out;
-}
-
 /* Random ops: seeds as TF1's get_seed. */
 static void set_seeds(rt_node *n, sh_obj *seed) {
   int64_t gs = tf_graph_seed(tf_default_graph()), os = -1;
@@ -685,6 +655,40 @@ static void op_scope_open(op_scope *s, sh_obj *name, const char *dflt) {
 }
 
 static void op_scope_close(op_scope *s) { snprintf(tf_graph_scope(s->g), TF_SCOPE_MAX, "%s", s->saved); }
+
+/* tf.tuple(tensors): each output waits for all of them, named as TF's: in scope tuple/ (or
+ * name/), a NoOp group_deps on the tensors' ops and an Identity control_dependency[_k] each. */
+static sh_obj *f_tuple(sh_obj *self, int argc, sh_obj **argv, sh_obj *kw) {
+  sh_obj *tensors, *name = NULL, *control = NULL;
+  if (sh_parse_args("tuple", argc, argv, kw, "tensors |name control_inputs", &tensors, &name, &control) < 0) return NULL;
+  sh_obj *seq = sh_sequence_to_list(tensors);
+  if (!seq) return NULL;
+  op_scope sc;
+  op_scope_open(&sc, name, "tuple");
+  sh_obj *out = NULL, *gate = NULL;
+  rt_node *g = tf_node_begin_c("NoOp", "group_deps");
+  if (add_controls_from(g, seq) < 0 || (control && control != SH_NONE && add_controls_from(g, control) < 0)) {
+    rt_node_free(g);
+    goto done;
+  }
+  if (!(gate = tf_node_finish(g))) goto done;
+  out = sh_list_new(0);
+  for (int64_t i = 0; i < SH_LIST_N(seq); i++) {
+    sh_obj *t = SH_LIST_ITEMS(seq)[i];
+    if (t == SH_NONE) { sh_list_append(out, t); continue; }
+    rt_node *n = tf_node_begin_c("Identity", "control_dependency");
+    if (tf_node_input(n, t, RT_INVALID) < 0) { sh_decref(out); out = NULL; break; }
+    rt_node_add_control(n, tf_op_node((tf_op *)gate)->name);
+    sh_obj *r = tf_node_finish_tensor(n);
+    if (!r) { sh_decref(out); out = NULL; break; }
+    sh_list_append_steal(out, r);
+  }
+done:
+  op_scope_close(&sc);
+  sh_decref(gate);
+  sh_decref(seq);
+  return out;
+}
 
 /* x as a tensor of dtype hint; a Python value becomes a Const called name. */
 static sh_obj *named_tensor(sh_obj *x, rt_dtype hint, const char *name) {
@@ -985,7 +989,7 @@ static void free_names(char **v, int n) {
 }
 
 /* The ref output of a Variable (gradients of variables flow to their read snapshots). */
-sh_obj *tf_gradients_impl(sh_obj *ys, sh_obj *xs, sh_obj *grad_ys, const char *scope_name) {
+sh_obj *tf_gradients_impl(sh_obj *ys, sh_obj *xs, sh_obj *grad_ys, const char *scope_name, bool gate) {
   int ny = 0, nx = 0, ng = 0;
   char **yn = NULL, **xn = NULL, **gn = NULL;
   sh_obj *hold_y = names_of(ys, &ny, &yn, false, false);
@@ -1002,8 +1006,8 @@ sh_obj *tf_gradients_impl(sh_obj *ys, sh_obj *xs, sh_obj *grad_ys, const char *s
   char **dx = xcalloc((size_t)nx + 1, sizeof *dx);
   int first = tf_rt(g)->n_nodes;
   rt_status st = {0};
-  if (rt_gradients(tf_rt(g), ny, (const char *const *)yn, (const char *const *)gn, nx, (const char *const *)xn,
-                   scope, dx, &st)) {
+  if (rt_gradients_gated(tf_rt(g), ny, (const char *const *)yn, (const char *const *)gn, nx,
+                         (const char *const *)xn, scope, gate, dx, &st)) {
     tf_raise_status(&st);
     if (st.code == RT_INVALID_ARGUMENT || st.code == RT_NOT_FOUND) {
       sh_err_clear();
@@ -1044,7 +1048,8 @@ static sh_obj *f_gradients(sh_obj *self, int argc, sh_obj **argv, sh_obj *kw) {
                     "ys xs |grad_ys name colocate_gradients_with_ops gate_gradients aggregation_method stop_gradients",
                     &ys, &xs, &grad_ys, &name, &a, &b, &c, &d) < 0)
     return NULL;
-  return tf_gradients_impl(ys, xs, grad_ys, name && sh_is_str(name) ? sh_str_cstr(name) : "gradients");
+  return tf_gradients_impl(ys, xs, grad_ys, name && sh_is_str(name) ? sh_str_cstr(name) : "gradients",
+                           b && b != SH_NONE && sh_truth(b) > 0);
 }
 
 /* Whether an index of tensor[...] is a tensor, or a slice with a tensor bound. */
@@ -1114,13 +1119,20 @@ sh_obj *tf_getitem(sh_obj *t, sh_obj *key) {
     ((int32_t *)rt_tensor_data(te))[i] = (int32_t)end[i];
     ((int32_t *)rt_tensor_data(ts))[i] = (int32_t)strides[i];
   }
-  sh_obj *cb = tf_make_const(tb, NULL), *ce = cb ? tf_make_const(te, NULL) : NULL, *cs = ce ? tf_make_const(ts, NULL) : NULL;
+  /* TF's names: strided_slice/stack, stack_1, stack_2, then strided_slice itself */
+  op_scope sc;
+  op_scope_open(&sc, NULL, "strided_slice");
+  sh_obj *nb = sh_str("stack"), *ne = sh_str("stack_1"), *ns = sh_str("stack_2");
+  sh_obj *cb = tf_make_const(tb, nb), *ce = cb ? tf_make_const(te, ne) : NULL, *cs = ce ? tf_make_const(ts, ns) : NULL;
+  sh_decref(nb);
+  sh_decref(ne);
+  sh_decref(ns);
   rt_tensor_unref(tb);
   rt_tensor_unref(te);
   rt_tensor_unref(ts);
   sh_obj *r = NULL;
   if (cs) {
-    rt_node *node = tf_node_begin_c("StridedSlice", "strided_slice");
+    rt_node *node = tf_node_begin_c("StridedSlice", sc.exact);
     rt_node_set_int(node, "begin_mask", bm);
     rt_node_set_int(node, "end_mask", em);
     rt_node_set_int(node, "ellipsis_mask", ellipsis);
@@ -1130,6 +1142,7 @@ sh_obj *tf_getitem(sh_obj *t, sh_obj *key) {
         tf_node_input(node, ce, RT_INT32) == 0 && tf_node_input(node, cs, RT_INT32) == 0)
       r = tf_node_finish_tensor(node);
   }
+  op_scope_close(&sc);
   sh_decref(cb);
   sh_decref(ce);
   sh_decref(cs);

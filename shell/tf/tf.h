@@ -46,7 +46,7 @@ char *tf_graph_scope(tf_graph *g);
 int tf_apply_device_stack(tf_graph *g, int id);
 /* tf.control_dependencies in force, applied to nodes [first, ...) a graph pass added. */
 int tf_apply_controls_after(tf_graph *g, int first);
-sh_obj *tf_gradients_impl(sh_obj *ys, sh_obj *xs, sh_obj *grad_ys, const char *scope_name);
+sh_obj *tf_gradients_impl(sh_obj *ys, sh_obj *xs, sh_obj *grad_ys, const char *scope_name, bool gate);
 sh_obj *tf_ctx_new(int kind, tf_graph *g, sh_obj *arg);
 sh_obj *tf_device_ctx(sh_obj *entry);
 sh_obj *tf_graph_devices(tf_graph *g);

@@ -4,7 +4,8 @@
 # what is wrong (missing, tensor missing, bad CRC, truncated); a save killed in the middle
 # (TFSH_CKPT_CRASH=data: after the data file, before the index) leaves the previous
 # checkpoint as the latest and restorable; FileWriter's event file parses back (TFRecord
-# length + masked CRC32C of length and data, Event fields) with a reader written here.
+# length + masked CRC32C of length and data, Event fields: the MetaGraphDef's graph_def is
+# its field 2) with a reader written here.
 . "$(dirname "$0")/lib.sh"
 D=$WORK/ckpt
 mkdir -p "$D"
@@ -134,6 +135,7 @@ while i < len(data):
         elif f == 2: step = v
         elif f == 3: parts.append("version=" + v.decode())
         elif f == 4: parts.append("graph_nodes>0=%s" % (sum(1 for g in fields(v) if g[0] == 1) > 0))
+        elif f == 9: parts.append("meta_graph_def=%s" % (sum(1 for g in fields(v) if g[0] == 2) == 1))
         elif f == 5:
             for _, val in fields(v):
                 d = dict(fields(val))
@@ -146,6 +148,7 @@ while i < len(data):
 PY
 check "event file parses back" "step=0 version=brain.Event:2
 step=0 graph_nodes>0=True
+step=0 meta_graph_def=True
 step=0 loss=1.0000 layer1/acts:histo(num=3,min=0,max=2)
 step=1 loss=1.3333 layer1/acts:histo(num=3,min=1,max=2)
 step=2 loss=1.6667 layer1/acts:histo(num=3,min=1,max=2)

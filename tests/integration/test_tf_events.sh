@@ -3,9 +3,10 @@
 # reads the event file real TF wrote (tests/fixtures/tf/train/, made by
 # scripts/tf_oracle/make_fixtures.py; the expected lines are what TF's own summary_iterator
 # printed for the same script), and reads back what tfsh's FileWriter writes: scalars,
-# histograms (TF's buckets), PNG images, the graph and a traced step's RunMetadata. A
-# damaged file gives the events before the damage, then an error naming the file and the
-# record's offset. test_tf_oracle.sh has TF and tensorboard's loader read tfsh's files.
+# histograms (TF's buckets), PNG images, the graph (then its MetaGraphDef, as TF's) and a
+# traced step's RunMetadata. A damaged file gives the events before the damage, then an
+# error naming the file and the record's offset. test_tf_oracle.sh has TF and
+# tensorboard's loader read tfsh's files.
 . "$(dirname "$0")/lib.sh"
 FX=$TFSH_SRC/tests/fixtures/tf
 EV=$FX/train/events.out.tfevents.1796051078.vm.fixture
@@ -108,6 +109,7 @@ path=$(timeout 60 "$TFSH" "$WORK/write.py" "$WORK/ev" 2>&1 | tail -1)
 check "FileWriter names the file as TF does" "yes" "$(case "$path" in "$WORK"/ev/events.out.tfevents.*.t) echo yes ;; *) echo "$path" ;; esac)"
 check "summary_iterator reads tfsh's events" "0 file_version brain.Event:2
 0 graph_def 22
+0 meta_graph_def
 1 summary ('loss', 17.0) ('weights', 1.0, 4.0, 4.0, 9) ('img/image/0', 2, 2, 3, b'PNG')
 1 tagged_run_metadata step0 1 ['y']
 2 summary ('loss', 17.0) ('weights', 1.0, 4.0, 4.0, 9) ('img/image/0', 2, 2, 3, b'PNG')

@@ -63,26 +63,29 @@ check "partitions: the variable's value crosses from ps to worker" "1" \
 check "partitions: both tasks listed" "2" "$(echo "$out" | grep -c '^/job:')"
 check "no escape codes when stdout is not a terminal" "0" "$(grep -c $'\033' "$WORK/out.txt")"
 
-# the Chrome trace: one process per device, an X event per op from both tasks, flow arrows
+# the Chrome trace as TF's Timeline makes it: Allocators, then a Compute and a Tensors
+# process per device, an X event per op from both tasks, flow events in pairs
 check "Chrome trace structure" "ok" "$(python3 - "$WORK/trace.json" "$WORK/magic_trace.json" <<'PY'
 import json, sys
 for path in sys.argv[1:]:
     t = json.load(open(path))
     ev = t["traceEvents"]
     procs = {e["pid"]: e["args"]["name"] for e in ev if e["ph"] == "M" and e["name"] == "process_name"}
-    assert len(procs) == 2, procs
-    assert any("/job:ps/" in p for p in procs.values()) and any("/job:worker/" in p for p in procs.values()), procs
+    assert len(procs) == 5 and procs[0] == "Allocators", procs
+    compute = dict((p, n) for p, n in procs.items() if n.endswith(" Compute"))
+    assert len(compute) == 2 and len([n for n in procs.values() if n.endswith(" Tensors")]) == 2, procs
+    assert any("/job:ps/" in p for p in compute.values()) and any("/job:worker/" in p for p in compute.values()), procs
     xs = [e for e in ev if e["ph"] == "X"]
     for e in xs:
         assert {"name", "pid", "tid", "ts", "dur", "args"} <= set(e), e
-        assert e["dur"] >= 1 and e["pid"] in procs
-    assert {e["pid"] for e in xs} == set(procs), "ops from both tasks"
+        assert e["dur"] >= 0 and e["pid"] in compute
+    assert {e["pid"] for e in xs} == set(compute), "ops from both tasks"
     assert any(e["name"] == "MatMul" for e in xs) and any(e["name"] == "_Send" for e in xs)
     s = [e for e in ev if e["ph"] == "s"]
-    f = [e for e in ev if e["ph"] == "f"]
-    assert s and len(s) == len(f), (len(s), len(f))
+    f = [e for e in ev if e["ph"] == "t"]
+    assert len(s) == len(f), (len(s), len(f))
     for a, b in zip(s, f):
-        assert a["id"] == b["id"] and a["pid"] != b["pid"] and b["ts"] >= a["ts"]
+        assert a["id"] == b["id"] and (a["pid"], a["tid"]) != (b["pid"], b["tid"]) and b["ts"] >= a["ts"]
 print("ok")
 PY
 )"
