@@ -20,6 +20,7 @@
 #include "runtime/gradients.h"
 #include "runtime/graph.h"
 #include "runtime/op.h"
+#include "runtime/remap.h"
 
 /* ---- helpers ---------------------------------------------------------------------- */
 
@@ -62,8 +63,7 @@ static cfg cur;
 static void set_window(rt_node *n) {
   rt_node_set_ints(n, "strides", 4, D(1, cur.sh, cur.sw, 1));
   rt_node_set_string(n, "padding", cur.padding);
-  if (!strcmp(n->op, "MaxPool") || !strcmp(n->op, "AvgPool") || !strcmp(n->op, "MaxPoolGrad") ||
-      !strcmp(n->op, "AvgPoolGrad"))
+  if (strstr(n->op, "Pool"))   /* MaxPool, AvgPool, their gradients, _FusedMaxPoolGrad */
     rt_node_set_ints(n, "ksize", 4, D(1, cur.kh, cur.kw, 1));
 }
 
@@ -463,6 +463,169 @@ static void test_pool_values(void **s) {
   rt_tensor_unref(g);
 }
 
+/* _FusedConv2D against Conv2D -> BiasAdd (-> Relu) run as three nodes: the same bits, on
+ * the direct kernel (first layers), im2col chunks split among threads or not, and 1x1. */
+static bool fused_relu;
+static void set_fused(rt_node *n) {
+  static const char *const ops[] = {"BiasAdd", "Relu"};
+  set_window(n);
+  rt_node_set_int(n, "num_args", 1);
+  rt_node_set_strings(n, "fused_ops", fused_relu ? 2 : 1, ops);
+}
+
+static void fused_case(rt_dtype t, const int64_t *xs, int64_t kh, int64_t kw, int64_t k,
+                       int64_t sh, int64_t sw, const char *pad, bool relu) {
+  cur = (cfg){.sh = sh, .sw = sw, .padding = pad};
+  fused_relu = relu;
+  st = (rt_status){0};
+  rt_tensor *x = rand_tensor(t, 4, xs), *f = rand_tensor(t, 4, D(kh, kw, xs[3], k));
+  rt_tensor *b = rand_tensor(t, 1, D(k));
+  rt_graph *g = rt_graph_new();
+  add_const(g, "x", rt_tensor_ref(x));
+  add_const(g, "w", rt_tensor_ref(f));
+  add_const(g, "b", rt_tensor_ref(b));
+  const char *chain[][3] = {{"conv", "Conv2D", "x"}, {"bias", "BiasAdd", "conv"}, {"relu", "Relu", "bias"}};
+  for (int i = 0; i < (relu ? 3 : 2); i++) {
+    rt_node *n = rt_node_new(chain[i][0], chain[i][1]);
+    rt_node_add_input(n, chain[i][2]);
+    if (i == 0) rt_node_add_input(n, "w"), set_window(n);
+    if (i == 1) rt_node_add_input(n, "b");
+    rt_graph_add(g, n, &st);
+    check_ok(&st);
+  }
+  rt_tensor *want = eval(g, relu ? "relu" : "bias", 0, NULL, NULL, &st);
+  check_ok(&st);
+  rt_graph_free(g);
+  rt_tensor *got = run_op("_FusedConv2D", set_fused, &st, 3, (rt_tensor *[]){x, f, b});
+  check_ok(&st);
+  assert_true(rt_shape_equal(&got->shape, &want->shape));
+  assert_memory_equal(rt_tensor_data(got), rt_tensor_data(want), rt_tensor_nbytes(want));
+  rt_tensor_unref(got), rt_tensor_unref(want);
+}
+
+static void test_fused_conv(void **s) {
+  fused_case(RT_FLOAT, D(4, 28, 28, 1), 5, 5, 32, 1, 1, "VALID", true);   /* direct, 2 pixels */
+  fused_case(RT_FLOAT, D(2, 9, 9, 1), 5, 5, 64, 1, 1, "SAME", true);      /* direct, edges */
+  fused_case(RT_FLOAT, D(2, 9, 9, 1), 3, 3, 8, 2, 2, "SAME", false);
+  fused_case(RT_FLOAT, D(8, 12, 12, 32), 3, 3, 64, 1, 1, "VALID", true);  /* chunks a thread */
+  fused_case(RT_FLOAT, D(2, 5, 6, 3), 3, 3, 4, 1, 1, "SAME", true);       /* one small gemm */
+  fused_case(RT_DOUBLE, D(2, 7, 6, 3), 3, 2, 5, 2, 1, "VALID", true);
+  fused_case(RT_DOUBLE, D(2, 7, 6, 3), 3, 2, 5, 2, 1, "VALID", false);
+  fused_case(RT_FLOAT, D(2, 4, 5, 6), 1, 1, 7, 1, 1, "SAME", true);       /* 1x1: no im2col */
+  /* what the kernel refuses */
+  cur = (cfg){.sh = 1, .sw = 1, .padding = "VALID"};
+  fused_relu = true;
+  assert_null(run_op("_FusedConv2D", set_fused, &st, 3,
+                     (rt_tensor *[]){rand_tensor(RT_FLOAT, 4, D(1, 3, 3, 1)),
+                                     rand_tensor(RT_FLOAT, 4, D(2, 2, 1, 4)),
+                                     rand_tensor(RT_FLOAT, 1, D(3))}));
+  assert_string_equal(st.msg, "Must provide as many biases as the last dimension of the input "
+                              "tensor: [3] vs. 4\n\t [[node f (op: _FusedConv2D)]]");
+}
+
+/* _FusedMaxPoolGrad against MaxPoolGrad -> ReluGrad on a Relu's output (zeros, ties of
+ * zeros, positives): the same bits. */
+static void fused_pool_case(rt_dtype t, const int64_t *xs, int64_t k, int64_t stride, const char *pad) {
+  cur = (cfg){.sh = stride, .sw = stride, .kh = k, .kw = k, .padding = pad};
+  st = (rt_status){0};
+  dims d = geometry(xs, k, k, xs[3]);
+  rt_graph *g = rt_graph_new();
+  add_const(g, "x", rand_tensor(t, 4, xs));
+  add_const(g, "dy", rand_tensor(t, 4, D(d.n, d.oh, d.ow, d.c)));
+  const char *nodes[][5] = {{"a", "Relu", "x"}, {"p", "MaxPool", "a"},
+                            {"mg", "MaxPoolGrad", "a", "p", "dy"}, {"rg", "ReluGrad", "mg", "a"},
+                            {"f", "_FusedMaxPoolGrad", "a", "p", "dy"}};
+  for (int i = 0; i < 5; i++) {
+    rt_node *n = rt_node_new(nodes[i][0], nodes[i][1]);
+    for (int k = 2; k < 5 && nodes[i][k]; k++) rt_node_add_input(n, nodes[i][k]);
+    if (i == 1 || i == 2 || i == 4) set_window(n);
+    if (i == 4) rt_node_set_strings(n, "fused_ops", 1, (const char *const[]){"ReluGrad"});
+    rt_graph_add(g, n, &st);
+    check_ok(&st);
+  }
+  rt_tensor *want = eval(g, "rg", 0, NULL, NULL, &st), *got = eval(g, "f", 0, NULL, NULL, &st);
+  check_ok(&st);
+  assert_true(rt_shape_equal(&got->shape, &want->shape));
+  assert_memory_equal(rt_tensor_data(got), rt_tensor_data(want), rt_tensor_nbytes(want));
+  rt_tensor_unref(got), rt_tensor_unref(want);
+  rt_graph_free(g);
+}
+
+static void test_fused_pool_grad(void **s) {
+  fused_pool_case(RT_FLOAT, D(4, 24, 24, 32), 2, 2, "VALID");   /* the CNN's first pool */
+  fused_pool_case(RT_FLOAT, D(2, 7, 7, 70), 2, 2, "SAME");      /* channels past 64 */
+  fused_pool_case(RT_DOUBLE, D(2, 7, 5, 3), 3, 1, "SAME");      /* overlapping windows */
+  fused_pool_case(RT_FLOAT, D(1, 9, 9, 4), 3, 2, "VALID");
+}
+
+/* The remapper folds Conv2D -> BiasAdd -> Relu into one node named as the Relu, only where
+ * nothing else reads the folded outputs, and the graph computes the same bits. */
+static rt_node *cpu_node(rt_graph *g, const char *name, const char *op, const char *a,
+                         const char *b) {
+  rt_node *n = rt_node_new(name, op);
+  rt_node_add_input(n, a);
+  if (b) rt_node_add_input(n, b);
+  if (!strcmp(op, "MaxPoolGrad")) rt_node_add_input(n, "r2");   /* a gradient the shape of p */
+  if (!strcmp(op, "Conv2D") || strstr(op, "MaxPool")) set_window(n);
+  n->assigned = strdup("/job:localhost/replica:0/task:0/device:CPU:0");
+  rt_graph_add(g, n, &st);
+  check_ok(&st);
+  return n;
+}
+
+static rt_graph *remap_graph(void) {
+  cur = (cfg){.sh = 1, .sw = 1, .kh = 1, .kw = 1, .padding = "SAME"};
+  st = (rt_status){0};
+  rt_graph *g = rt_graph_new();
+  lcg = 99;
+  add_const(g, "x", rand_tensor(RT_FLOAT, 4, D(2, 6, 6, 3)));
+  add_const(g, "w", rand_tensor(RT_FLOAT, 4, D(3, 3, 3, 8)));
+  add_const(g, "b", rand_tensor(RT_FLOAT, 1, D(8)));
+  for (int i = 0; i < 3; i++) g->nodes[i]->assigned = strdup("/job:localhost/replica:0/task:0/device:CPU:0");
+  cpu_node(g, "c1", "Conv2D", "x", "w");   /* c1 -> a1 -> r1: one node r1 */
+  cpu_node(g, "a1", "BiasAdd", "c1", "b");
+  cpu_node(g, "r1", "Relu", "a1", NULL);
+  cpu_node(g, "c2", "Conv2D", "x", "w");   /* a2 read twice: c2 -> a2 fuse, r2 stays */
+  cpu_node(g, "a2", "BiasAdd", "c2", "b");
+  cpu_node(g, "r2", "Relu", "a2", NULL);
+  cpu_node(g, "c3", "Conv2D", "x", "w");   /* c3 fetched: nothing fuses */
+  cpu_node(g, "a3", "BiasAdd", "c3", "b");
+  cpu_node(g, "p", "MaxPool", "r1", NULL);   /* MaxPoolGrad -> ReluGrad on r1: one node rg */
+  cpu_node(g, "mg", "MaxPoolGrad", "r1", "p");
+  cpu_node(g, "rg", "ReluGrad", "mg", "r1");
+  rt_node *sum = rt_node_new("sum", "AddN");
+  const char *const terms[] = {"r1", "r2", "a2", "a3", "rg"};
+  for (int i = 0; i < 5; i++) rt_node_add_input(sum, terms[i]);
+  rt_node_set_int(sum, "N", 5);
+  sum->assigned = strdup("/job:localhost/replica:0/task:0/device:CPU:0");
+  rt_graph_add(g, sum, &st);
+  check_ok(&st);
+  return g;
+}
+
+static void test_remap(void **s) {
+  rt_graph *g = remap_graph();
+  const char *const keep[] = {"sum:0", "c3:0"};
+  rt_tensor *want = eval(g, "sum", 0, NULL, NULL, &st);
+  check_ok(&st);
+  assert_int_equal(rt_remap_graph(&g, keep, 2, &st), RT_OK);
+  const char *ops[][2] = {{"r1", "_FusedConv2D"}, {"a2", "_FusedConv2D"}, {"r2", "Relu"},
+                          {"c3", "Conv2D"}, {"a3", "BiasAdd"}, {"rg", "_FusedMaxPoolGrad"}};
+  for (size_t i = 0; i < sizeof ops / sizeof *ops; i++)
+    assert_string_equal(rt_graph_find(g, ops[i][0])->op, ops[i][1]);
+  assert_null(rt_graph_find(g, "c1"));
+  assert_null(rt_graph_find(g, "a1"));
+  assert_null(rt_graph_find(g, "c2"));
+  assert_null(rt_graph_find(g, "mg"));
+  assert_int_equal(rt_node_attr(rt_graph_find(g, "r1"), "fused_ops")->list.n, 2);
+  assert_int_equal(rt_node_attr(rt_graph_find(g, "a2"), "fused_ops")->list.n, 1);
+  rt_tensor *got = eval(g, "sum", 0, NULL, NULL, &st);
+  check_ok(&st);
+  assert_memory_equal(rt_tensor_data(got), rt_tensor_data(want), rt_tensor_nbytes(want));
+  rt_tensor_unref(got), rt_tensor_unref(want);
+  rt_graph_free(g);
+}
+
 /* The state slot keeps the column buffer: a second run in one executor gives the same. */
 static void test_conv_reuse(void **s) {
   cur = (cfg){.sh = 1, .sw = 1, .padding = "SAME"};
@@ -832,7 +995,8 @@ int main(void) {
     cmocka_unit_test(test_conv_pool_grads),     cmocka_unit_test(test_philox),
     cmocka_unit_test(test_random_reproducible), cmocka_unit_test(test_random_distributions),
     cmocka_unit_test(test_random_shuffle),      cmocka_unit_test(test_random_errors),
-    cmocka_unit_test(test_adam_registered),
+    cmocka_unit_test(test_adam_registered),     cmocka_unit_test(test_fused_conv),
+    cmocka_unit_test(test_fused_pool_grad),     cmocka_unit_test(test_remap),
   };
   return cmocka_run_group_tests(tests, setup, NULL);
 }
