@@ -463,6 +463,65 @@ static void test_pool_values(void **s) {
   rt_tensor_unref(g);
 }
 
+/* The filter gradient of short columns and 16/32/64 channels (the AVX-512 kernel where the
+ * CPU has it) against the im2col + gemm path it replaces, which the same product with one
+ * channel more still takes (its first oc channels are the same sums), against the naive
+ * sums, and against central differences of sum(conv(x, w) * dy) in double. */
+static void filter_direct_case(const int64_t *xs, int64_t kh, int64_t kw, int64_t k, int64_t sh,
+                               int64_t sw, const char *pad) {
+  cur = (cfg){.sh = sh, .sw = sw, .padding = pad};
+  st = (rt_status){0};
+  dims d = geometry(xs, kh, kw, k), d1 = geometry(xs, kh, kw, k + 1);
+  rt_tensor *x = rand_tensor(RT_FLOAT, 4, xs), *dy1 = rand_tensor(RT_FLOAT, 4, D(d.n, d.oh, d.ow, k + 1));
+  rt_shape ys = rt_shape_make(4, D(d.n, d.oh, d.ow, k));
+  rt_tensor *dy = rt_tensor_new(RT_FLOAT, &ys);
+  int64_t px = d.n * d.oh * d.ow, nf = kh * kw * xs[3] * k;
+  for (int64_t p = 0; p < px; p++)
+    memcpy((float *)rt_tensor_data(dy) + p * k, (float *)rt_tensor_data(dy1) + p * (k + 1),
+           sizeof(float) * (size_t)k);
+  rt_tensor *got = run_op("Conv2DBackpropFilter", set_window, &st, 3,
+                          (rt_tensor *[]){rt_tensor_ref(x), ints(4, D(kh, kw, xs[3], k)), rt_tensor_ref(dy)});
+  check_ok(&st);
+  rt_tensor *old = run_op("Conv2DBackpropFilter", set_window, &st, 3,
+                          (rt_tensor *[]){rt_tensor_ref(x), ints(4, D(kh, kw, xs[3], k + 1)), dy1});
+  check_ok(&st);
+  double *xv = values(x), *dv = values(dy), *fv = calloc((size_t)nf, sizeof *fv);
+  double *dx = malloc(sizeof *dx * (size_t)rt_tensor_numel(x)), *mx = malloc(sizeof *mx * (size_t)rt_tensor_numel(x));
+  double *dw = malloc(sizeof *dw * (size_t)nf), *mw = malloc(sizeof *mw * (size_t)nf);
+  ref_conv_back(&d, xv, fv, dv, dx, dw, mx, mw);
+  expect_close("Conv2DBackpropFilter", got, dw, mw, nf);
+  double *ov = malloc(sizeof *ov * (size_t)nf);
+  for (int64_t t = 0; t < nf / k; t++)
+    for (int64_t o = 0; o < k; o++) ov[t * k + o] = rt_tensor_get_f64(old, t * (k + 1) + o);
+  expect_close("Conv2DBackpropFilter against im2col + gemm", got, ov, mw, nf);
+  /* central differences: the loss is linear in w, so only rounding separates them */
+  double *y = malloc(sizeof *y * (size_t)(px * k)), *my = malloc(sizeof *my * (size_t)(px * k));
+  for (int64_t i = 0; i < nf; i += px > 2000 ? 101 : 7) {
+    double h = 1e-2, l[2];
+    for (int side = 0; side < 2; side++) {
+      fv[i] = side ? -h : h;
+      ref_conv(&d, xv, fv, y, my);
+      l[side] = 0;
+      for (int64_t p = 0; p < px * k; p++) l[side] += y[p] * dv[p];
+    }
+    fv[i] = 0;
+    double fd = (l[0] - l[1]) / (2 * h), g = rt_tensor_get_f64(got, i);
+    if (fabs(fd - g) > 1e-5 * (mw[i] > 1 ? mw[i] : 1)) print_error("dw[%lld]: %.9g vs %.9g\n", (long long)i, g, fd);
+    assert_true(fabs(fd - g) <= 1e-5 * (mw[i] > 1 ? mw[i] : 1));
+  }
+  (void)d1;
+  rt_tensor_unref(got), rt_tensor_unref(old), rt_tensor_unref(x), rt_tensor_unref(dy);
+  free(xv), free(dv), free(fv), free(dx), free(mx), free(dw), free(mw), free(ov), free(y), free(my);
+}
+
+static void test_filter_direct(void **s) {
+  filter_direct_case(D(2, 12, 12, 1), 5, 5, 32, 1, 1, "VALID");   /* the CNN's first layer */
+  filter_direct_case(D(2, 9, 9, 1), 5, 5, 32, 1, 1, "SAME");      /* edges */
+  filter_direct_case(D(2, 8, 8, 3), 3, 3, 16, 2, 2, "SAME");      /* strided, 3 channels */
+  filter_direct_case(D(1, 7, 7, 2), 3, 3, 64, 1, 1, "VALID");
+  filter_direct_case(D(16, 28, 28, 1), 5, 5, 32, 1, 1, "SAME");   /* threads, 64 tiles */
+}
+
 /* _FusedConv2D against Conv2D -> BiasAdd (-> Relu) run as three nodes: the same bits, on
  * the direct kernel (first layers), im2col chunks split among threads or not, and 1x1. */
 static bool fused_relu;
@@ -997,6 +1056,7 @@ int main(void) {
     cmocka_unit_test(test_random_shuffle),      cmocka_unit_test(test_random_errors),
     cmocka_unit_test(test_adam_registered),     cmocka_unit_test(test_fused_conv),
     cmocka_unit_test(test_fused_pool_grad),     cmocka_unit_test(test_remap),
+    cmocka_unit_test(test_filter_direct),
   };
   return cmocka_run_group_tests(tests, setup, NULL);
 }
