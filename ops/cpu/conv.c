@@ -1023,8 +1023,8 @@ typedef struct pool_job {
                   bi[k] = (bi[k] & ~m) | (at & m);                                      \
                 }                                                                       \
               }                                                                         \
-            for (int64_t k = 0; k < kn; k++)                                            \
-              if (!relu || bv[k] > 0) dxb[bi[k] * C + k0 + k] += d[k0 + k];             \
+            for (int64_t k = 0; k < kn; k++) /* relu: a select, not a branch (1 in 2) */ \
+              dxb[bi[k] * C + k0 + k] += !relu || bv[k] > 0 ? d[k0 + k] : 0;            \
           }                                                                             \
         }                                                                               \
     }                                                                                   \
