@@ -438,6 +438,8 @@ static void test_conv_values(void **s) {
   conv_case(RT_DOUBLE, D(2, 6, 5, 3), 3, 2, 2, 1, 1, "VALID");  /* stride-1 backprop, unpadded */
   conv_case(RT_FLOAT, D(4, 12, 12, 48), 5, 5, 4, 2, 2, "SAME");  /* strided: col2im by image */
   conv_case(RT_FLOAT, D(1, 52, 52, 256), 5, 5, 1, 2, 2, "SAME"); /* strided, parts of an image */
+  conv_case(RT_FLOAT, D(4, 12, 12, 8), 3, 3, 16, 1, 1, "VALID");  /* stride 1, oc >= 2 ic: col2im */
+  conv_case(RT_DOUBLE, D(2, 7, 7, 3), 5, 5, 6, 1, 1, "SAME");
 }
 
 static void test_pool_values(void **s) {
@@ -793,6 +795,8 @@ static void test_conv_pool_grads(void **s) {
   check_grad("Conv2D", D(1, 5, 6, 2), D(2, 3, 2, 2));
   check_grad("MaxPool", D(2, 5, 6, 1), NULL);
   check_grad("AvgPool", D(2, 5, 6, 1), NULL);
+  cur = (cfg){.sh = 1, .sw = 1, .padding = "SAME"};
+  check_grad("Conv2D", D(1, 5, 6, 2), D(3, 2, 2, 4));   /* stride 1, oc >= 2 ic: col2im */
 }
 
 /* ---- random ------------------------------------------------------------------------ */
