@@ -24,41 +24,64 @@ static int input_of(const rt_graph *g, int i, int k, const char *op) {
   return s->id;
 }
 
-/* uses: edges into each node, pinned: the run reads it; a folded node needs one use, by
- * the next node of the pattern, no control input, and to be unpinned. */
-static bool foldable(const rt_graph *g, int id, const int *uses, const bool *pinned) {
+/* Per node: uses, edges into it; likes, those of _SumToShapeOf reading only its shape
+ * (input 1: the gradient of a broadcast add, such as `conv + bias`), which the fused node,
+ * of the same shape, can serve instead; first_like, the first such reader; pinned, the run
+ * reads it. */
+typedef struct counts {
+  int *uses, *likes, *first_like;
+  bool *pinned;
+} counts;
+
+/* A folded node needs one use besides its shape's (the next node of the pattern), no
+ * control input, to be unpinned, and its shape's readers after the fused node at h. */
+static bool foldable(const rt_graph *g, int id, int h, const counts *k) {
   const rt_node *n = g->nodes[id];
-  return uses[id] == 1 && !pinned[id] && n->n_inputs == n->n_data_inputs && nhwc(n);
+  return k->uses[id] - k->likes[id] == 1 && k->first_like[id] > h && !k->pinned[id] &&
+         n->n_inputs == n->n_data_inputs && nhwc(n);
+}
+
+/* Add(conv, b) with b a vector of conv's channels: a BiasAdd (grappler's bias-semantic Add). */
+static bool bias_add(const rt_graph *g, int a) {
+  const rt_node *n = g->nodes[a];
+  if (strcmp(n->op, "BiasAdd") && strcmp(n->op, "Add") && strcmp(n->op, "AddV2")) return false;
+  if (n->n_data_inputs != 2 || !n->out_shapes || n->out_shapes[0].ndims != 4) return false;
+  if (!strcmp(n->op, "BiasAdd")) return nhwc(n);
+  const rt_node *b = g->nodes[n->edges[1].node];
+  const rt_shape *bs = &b->out_shapes[n->edges[1].index];
+  return bs->ndims == 1 && bs->dims[0] >= 0 && bs->dims[0] == n->out_shapes[0].dims[3];
 }
 
 static bool on_cpu(const rt_node *n) { return strstr(n->assigned, "/device:CPU:") != NULL; }
 
 /* ReluGrad(MaxPoolGrad(a, p, g), a) at node i: the gradient routed only to maxima above 0,
  * which is ReluGrad's test on the same input (a is the Relu's output). */
-static bool match_pool(const rt_graph *g, int i, const int *uses, const bool *pinned, fusion *f) {
+static bool match_pool(const rt_graph *g, int i, const counts *k, fusion *f) {
   const rt_node *n = g->nodes[i];
   int m = input_of(g, i, 0, "MaxPoolGrad");
-  if (m < 0 || n->n_data_inputs != 2 || !foldable(g, m, uses, pinned) || !on_cpu(n)) return false;
+  if (m < 0 || n->n_data_inputs != 2 || !foldable(g, m, i, k) || !on_cpu(n)) return false;
   const rt_edge *a = &g->nodes[m]->edges[0], *b = &n->edges[1];
   if (a->node != b->node || a->index != b->index) return false;
   *f = (fusion){.conv = m, .bias = -1, .relu = true};
   return true;
 }
 
-/* The pattern ending at node i (Relu or BiasAdd) into *f. */
-static bool match(const rt_graph *g, int i, const int *uses, const bool *pinned, fusion *f) {
+/* The pattern ending at node i (Relu, ReluGrad, BiasAdd or a bias-semantic Add) into *f. */
+static bool match(const rt_graph *g, int i, const counts *k, fusion *f) {
   const rt_node *n = g->nodes[i];
-  if (!strcmp(n->op, "ReluGrad")) return match_pool(g, i, uses, pinned, f);
+  if (!strcmp(n->op, "ReluGrad")) return match_pool(g, i, k, f);
   int b = i;
   f->relu = !strcmp(n->op, "Relu");
   if (f->relu) {
-    b = input_of(g, i, 0, "BiasAdd");
-    if (b < 0 || !foldable(g, b, uses, pinned)) return false;
-  } else if (strcmp(n->op, "BiasAdd") || !nhwc(n)) {
+    b = n->n_data_inputs == 1 && n->edges[0].index == 0 ? n->edges[0].node : -1;
+    if (b < 0 || strcmp(g->nodes[b]->assigned ? g->nodes[b]->assigned : "", n->assigned) ||
+        !bias_add(g, b) || !foldable(g, b, i, k))
+      return false;
+  } else if (!bias_add(g, i)) {
     return false;
   }
   int c = input_of(g, b, 0, "Conv2D");
-  if (c < 0 || !foldable(g, c, uses, pinned) || !on_cpu(g->nodes[c])) return false;
+  if (c < 0 || !foldable(g, c, i, k) || !on_cpu(g->nodes[c])) return false;
   rt_dtype t = rt_node_type(g->nodes[c], "T", RT_FLOAT);
   if (t != RT_FLOAT && t != RT_DOUBLE) return false;
   f->conv = c, f->bias = b;
@@ -97,32 +120,41 @@ static rt_node *fused_node(const rt_graph *g, int h, const fusion *f) {
 int rt_remap_graph(rt_graph **gp, const char *const *keep, int n_keep, rt_status *st) {
   const rt_graph *g = *gp;
   int n = g->n_nodes, found = 0;
-  int *uses = xcalloc((size_t)n + 1, sizeof *uses), *role = xcalloc((size_t)n + 1, sizeof *role);
-  bool *pinned = xcalloc((size_t)n + 1, sizeof *pinned);
+  int *role = xcalloc((size_t)n + 1, sizeof *role), *head = xcalloc((size_t)n + 1, sizeof *head);
+  counts k = {.uses = xcalloc((size_t)n + 1, sizeof *k.uses),
+              .likes = xcalloc((size_t)n + 1, sizeof *k.likes),
+              .first_like = xcalloc((size_t)n + 1, sizeof *k.first_like),
+              .pinned = xcalloc((size_t)n + 1, sizeof *k.pinned)};
   fusion *fu = xcalloc((size_t)n + 1, sizeof *fu);
   bool forward = false;   /* a loop's back edge: the copy below needs inputs first */
-  for (int i = 0; i < n; i++)
-    for (int k = 0; k < g->nodes[i]->n_inputs; k++) {
-      uses[g->nodes[i]->edges[k].node]++;
-      forward |= g->nodes[i]->edges[k].node >= i;
+  for (int i = 0; i < n; i++) k.first_like[i] = n;
+  for (int i = 0; i < n; i++) {
+    const rt_node *c = g->nodes[i];
+    bool like = !strcmp(c->op, "_SumToShapeOf") && c->n_data_inputs == 2;
+    for (int e = 0; e < c->n_inputs; e++) {
+      int src = c->edges[e].node;
+      k.uses[src]++;
+      forward |= src >= i;
+      if (like && e == 1 && c->edges[e].index == 0 && !k.likes[src]++) k.first_like[src] = i;
     }
+  }
   for (int i = 0; i < n_keep; i++) {
     char name[512];
     int idx;
-    rt_node *k = rt_tensor_name_parse(keep[i], name, sizeof name, &idx) ? rt_graph_find(g, name) : NULL;
-    if (k) pinned[k->id] = true;
+    rt_node *p = rt_tensor_name_parse(keep[i], name, sizeof name, &idx) ? rt_graph_find(g, name) : NULL;
+    if (p) k.pinned[p->id] = true;
   }
   /* Relu heads first, so a BiasAdd that a Relu folds is not a head of its own. */
-  static const char *const heads[] = {"Relu", "ReluGrad", "BiasAdd"};
-  for (int pass = 0; pass < 3 && !forward; pass++)
+  static const char *const heads[] = {"Relu", "ReluGrad", "BiasAdd", "Add", "AddV2"};
+  for (int pass = 0; pass < 5 && !forward; pass++)
     for (int i = 0; i < n; i++) {
       fusion f;
-      if (role[i] != KEEP || strcmp(g->nodes[i]->op, heads[pass]) ||
-          !match(g, i, uses, pinned, &f) || role[f.conv] != KEEP || (f.bias >= 0 && role[f.bias] != KEEP))
+      if (role[i] != KEEP || strcmp(g->nodes[i]->op, heads[pass]) || !match(g, i, &k, &f) ||
+          role[f.conv] != KEEP || (f.bias >= 0 && role[f.bias] != KEEP))
         continue;
       role[i] = HEAD, fu[i] = f, found++;
-      role[f.conv] = FOLDED;
-      if (f.bias >= 0 && f.bias != i) role[f.bias] = FOLDED;
+      role[f.conv] = FOLDED, head[f.conv] = i;
+      if (f.bias >= 0 && f.bias != i) role[f.bias] = FOLDED, head[f.bias] = i;
     }
   int rc = RT_OK;
   if (found) {
@@ -130,10 +162,20 @@ int rt_remap_graph(rt_graph **gp, const char *const *keep, int n_keep, rt_status
     int *id_map = xcalloc((size_t)n + 1, sizeof *id_map);
     rt_graph_reserve(out, n);
     for (int i = 0; i < n && !rc; i++) {
+      const rt_node *c = g->nodes[i];
       id_map[i] = -1;
       if (role[i] == FOLDED) continue;
-      rc = role[i] == HEAD ? rt_graph_add(out, fused_node(g, i, &fu[i]), st)
-                           : rt_graph_add_copy(out, g->nodes[i], id_map, st);
+      if (role[i] == HEAD) {
+        rc = rt_graph_add(out, fused_node(g, i, &fu[i]), st);
+      } else if (!strcmp(c->op, "_SumToShapeOf") && c->n_data_inputs == 2 &&
+                 role[c->edges[1].node] == FOLDED) {   /* the shape from the fused node */
+        rt_node *copy = rt_node_clone(c);
+        free(copy->inputs[1]);
+        copy->inputs[1] = xstrdup(g->nodes[head[c->edges[1].node]]->name);
+        rc = rt_graph_add(out, copy, st);
+      } else {
+        rc = rt_graph_add_copy(out, c, id_map, st);
+      }
       id_map[i] = out->n_nodes - 1;
     }
     free(id_map);
@@ -144,6 +186,6 @@ int rt_remap_graph(rt_graph **gp, const char *const *keep, int n_keep, rt_status
       *gp = out;
     }
   }
-  free(uses), free(role), free(pinned), free(fu);
+  free(k.uses), free(k.likes), free(k.first_like), free(k.pinned), free(role), free(head), free(fu);
   return rc;
 }

@@ -654,10 +654,14 @@ static rt_graph *remap_graph(void) {
   cpu_node(g, "p", "MaxPool", "r1", NULL);   /* MaxPoolGrad -> ReluGrad on r1: one node rg */
   cpu_node(g, "mg", "MaxPoolGrad", "r1", "p");
   cpu_node(g, "rg", "ReluGrad", "mg", "r1");
+  cpu_node(g, "c4", "Conv2D", "x", "w");   /* conv + b, its shape read by the add's gradient */
+  cpu_node(g, "a4", "Add", "c4", "b");
+  cpu_node(g, "r4", "Relu", "a4", NULL);
+  cpu_node(g, "s4", "_SumToShapeOf", "r2", "c4");
   rt_node *sum = rt_node_new("sum", "AddN");
-  const char *const terms[] = {"r1", "r2", "a2", "a3", "rg"};
-  for (int i = 0; i < 5; i++) rt_node_add_input(sum, terms[i]);
-  rt_node_set_int(sum, "N", 5);
+  const char *const terms[] = {"r1", "r2", "a2", "a3", "rg", "r4", "s4"};
+  for (int i = 0; i < 7; i++) rt_node_add_input(sum, terms[i]);
+  rt_node_set_int(sum, "N", 7);
   sum->assigned = strdup("/job:localhost/replica:0/task:0/device:CPU:0");
   rt_graph_add(g, sum, &st);
   check_ok(&st);
@@ -671,13 +675,16 @@ static void test_remap(void **s) {
   check_ok(&st);
   assert_int_equal(rt_remap_graph(&g, keep, 2, &st), RT_OK);
   const char *ops[][2] = {{"r1", "_FusedConv2D"}, {"a2", "_FusedConv2D"}, {"r2", "Relu"},
-                          {"c3", "Conv2D"}, {"a3", "BiasAdd"}, {"rg", "_FusedMaxPoolGrad"}};
+                          {"c3", "Conv2D"}, {"a3", "BiasAdd"}, {"rg", "_FusedMaxPoolGrad"},
+                          {"r4", "_FusedConv2D"}};
   for (size_t i = 0; i < sizeof ops / sizeof *ops; i++)
     assert_string_equal(rt_graph_find(g, ops[i][0])->op, ops[i][1]);
   assert_null(rt_graph_find(g, "c1"));
   assert_null(rt_graph_find(g, "a1"));
   assert_null(rt_graph_find(g, "c2"));
   assert_null(rt_graph_find(g, "mg"));
+  assert_null(rt_graph_find(g, "c4"));
+  assert_string_equal(rt_graph_find(g, "s4")->inputs[1], "r4");
   assert_int_equal(rt_node_attr(rt_graph_find(g, "r1"), "fused_ops")->list.n, 2);
   assert_int_equal(rt_node_attr(rt_graph_find(g, "a2"), "fused_ops")->list.n, 1);
   rt_tensor *got = eval(g, "sum", 0, NULL, NULL, &st);
