@@ -245,6 +245,15 @@ static const rt_op_def conv_ops[] = {
   {.name = "Conv2D", .inputs = "input: T, filter: T", .outputs = "output: T", .attrs = CONV_ATTRS,
    .help = "2-D convolution of NHWC input with a [height, width, in, out] filter.",
    .shape = conv2d_shape, .kernel = {[RT_DEV_CPU] = op_cpu_conv2d}, .grad = conv2d_grad},
+  /* Made only by the remapper (runtime/remap.c) from Conv2D -> BiasAdd (-> Relu) on a CPU,
+   * after the gradients are built, as TF's grappler does: no gradient of its own. */
+  {.name = "_FusedConv2D", .inputs = "input: T, filter: T, args: num_args * T",
+   .outputs = "output: T",
+   .attrs = CONV_ATTRS ", num_args: int >= 0, fused_ops: list(string) = [], "
+            "epsilon: float = 0.0001, leakyrelu_alpha: float = 0.2",
+   .help = "Conv2D with its BiasAdd, or BiasAdd and Relu, in one pass (fused_ops).",
+   .shape = conv2d_shape, .kernel = {[RT_DEV_CPU] = op_cpu_fused_conv2d},
+   .flags = RT_OP_INTERNAL},
   {.name = "Conv2DBackpropInput", .inputs = "input_sizes: int32, filter: T, out_backprop: T",
    .outputs = "output: T", .attrs = CONV_ATTRS,
    .help = "Conv2D's gradient for its input, of shape input_sizes.",
@@ -261,6 +270,12 @@ static const rt_op_def conv_ops[] = {
    .outputs = "output: T", .attrs = POOL_ATTRS,
    .help = "MaxPool's gradient: grad routed to the first maximum of each window.",
    .shape = max_pool_grad_shape, .kernel = {[RT_DEV_CPU] = op_cpu_max_pool_grad}},
+  /* The remapper's (runtime/remap.c): MaxPoolGrad -> ReluGrad on orig_input, on a CPU. */
+  {.name = "_FusedMaxPoolGrad", .inputs = "orig_input: T, orig_output: T, grad: T",
+   .outputs = "output: T", .attrs = POOL_ATTRS ", fused_ops: list(string) = []",
+   .help = "MaxPoolGrad, then ReluGrad on orig_input, in one pass (fused_ops [ReluGrad]).",
+   .shape = max_pool_grad_shape, .kernel = {[RT_DEV_CPU] = op_cpu_fused_max_pool_grad},
+   .flags = RT_OP_INTERNAL},
   {.name = "AvgPool", .inputs = "value: T", .outputs = "output: T", .attrs = POOL_ATTRS,
    .help = "Mean over each ksize window (padding not counted), moved by strides.",
    .shape = pool_shape, .kernel = {[RT_DEV_CPU] = op_cpu_avg_pool}, .grad = avg_pool_grad},

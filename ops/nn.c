@@ -10,8 +10,10 @@
 
 #define FLT "{float, double}"
 
+/* On Relu's output, as TF's _ReluGrad (y > 0 exactly where x > 0): the pre-activation is
+ * then read by Relu alone, so Conv2D + BiasAdd + Relu can fuse (runtime/remap.h). */
 static int relu_grad(rt_grad_ctx *c) {
-  c->dx[0] = op_g2(c, "ReluGrad", c->dy[0], c->node->inputs[0]);
+  c->dx[0] = op_g2(c, "ReluGrad", c->dy[0], c->node->name);
   return c->st->code;
 }
 

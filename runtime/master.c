@@ -28,6 +28,7 @@
 #include "runtime/op.h"
 #include "runtime/partition.h"
 #include "runtime/placer.h"
+#include "runtime/remap.h"
 #include "runtime/server_int.h"
 #include "runtime/trace.h"
 #include "runtime/views.h"   /* views: traces, placement, progress */
@@ -491,6 +492,16 @@ static int prepare(rt_master *m, msess *s, int nf, char **feeds, int nx, char **
   int np = 0;
   rt_partition_opts pto = {.by_task = true, .incarnation = dev_incarnation, .arg = s};
   if (!rc) rc = rt_partition_graph(s->g, needed, &pto, &parts, &np, st);
+  if (!rc) {   /* grappler's remapping, on what each task runs; the run's names stay */
+    const char **keep = xcalloc((size_t)(nf + nx + nt) + 1, sizeof *keep);
+    int nk = 0;
+    for (int i = 0; i < nf; i++) keep[nk++] = feeds[i];
+    for (int i = 0; i < nx; i++) keep[nk++] = fetches[i];
+    for (int i = 0; i < nt; i++) keep[nk++] = targets[i];
+    for (int i = 0; i < np && !rc; i++) rc = rt_remap_graph(&parts[i].g, keep, nk, st);
+    free(keep);
+    if (rc) rt_partitions_free(parts, np);
+  }
   free(names);
   if (rc) {
     free(needed);

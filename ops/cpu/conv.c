@@ -16,6 +16,7 @@
  * orig_input (TF's CPU rule), AvgPool divides by the window's count of real (unpadded)
  * elements, as TF does. */
 #include "ops/cpu/gemm.h"
+#include "ops/cpu/cpuarch.h"
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -281,6 +282,55 @@ static void col2im(const geom *g, bool f32, const void *col, void *dx, int64_t r
   rt_parallel_range(nimg ? nimg : 1, 1, threads, f32 ? col2im_tile_float : col2im_tile_double, &j);
 }
 
+/* ---- _FusedConv2D's epilogue ------------------------------------------------------
+ * Conv2D + BiasAdd (+ Relu) as TF's grappler remapper fuses them (runtime/remap.c): the
+ * bias added and the relu taken on each chunk of output rows right after its gemm, while
+ * it is in cache, instead of two more passes over the whole output. The same operations
+ * as the BiasAdd and Relu kernels (y + b, then y > 0 ? y : 0), so the same bits. */
+typedef struct epilogue {
+  const void *bias;   /* [oc], NULL: none */
+  bool relu;
+} epilogue;
+
+static void epilogue_rows(const epilogue *e, bool f32, void *y, int64_t rows, int64_t oc) {
+  if (!e || (!e->bias && !e->relu)) return;
+  if (f32) {
+    float *v = y;
+    const float *b = e->bias;
+    for (int64_t r = 0; r < rows; r++, v += oc) {
+      if (b) _Pragma("omp simd") for (int64_t k = 0; k < oc; k++) v[k] = v[k] + b[k];
+      if (e->relu) _Pragma("omp simd") for (int64_t k = 0; k < oc; k++) v[k] = v[k] > 0 ? v[k] : 0;
+    }
+  } else {
+    double *v = y;
+    const double *b = e->bias;
+    for (int64_t r = 0; r < rows; r++, v += oc) {
+      if (b) _Pragma("omp simd") for (int64_t k = 0; k < oc; k++) v[k] = v[k] + b[k];
+      if (e->relu) _Pragma("omp simd") for (int64_t k = 0; k < oc; k++) v[k] = v[k] > 0 ? v[k] : 0;
+    }
+  }
+}
+
+typedef struct epilogue_job {
+  const epilogue *e;
+  bool f32;
+  char *y;
+  int64_t oc;
+} epilogue_job;
+
+static void epilogue_tile(void *arg, int64_t lo, int64_t hi, int who) {
+  const epilogue_job *j = arg;
+  size_t es = j->f32 ? sizeof(float) : sizeof(double);
+  epilogue_rows(j->e, j->f32, j->y + (size_t)(lo * j->oc) * es, hi - lo, j->oc);
+}
+
+/* The epilogue over rows [0, rows) of y on the pool, for outputs written by one gemm. */
+static void epilogue_all(const epilogue *e, bool f32, void *y, int64_t rows, int64_t oc) {
+  if (!e || (!e->bias && !e->relu)) return;
+  epilogue_job j = {.e = e, .f32 = f32, .y = y, .oc = oc};
+  rt_parallel_range(rows, 1, rows * oc >= PAR_MIN ? n_threads() : 1, epilogue_tile, &j);
+}
+
 /* ---- direct float Conv2D for short columns (first layers: one to a few channels) ------
  * With cols = kh*kw*ic of at most DIRECT_MAX_COLS, im2col writes far more than the gemm
  * computes (25 floats a row for a 5x5 window over one channel). Where the CPU has AVX2
@@ -309,8 +359,8 @@ direct_tap(__m256 acc[2][8], const float *xs, const float *wp, const int nv, con
 
 /* np output pixels from (oy, ox) of image img, nv registers of channels each. */
 static inline __attribute__((always_inline)) DIRECT_TARGET void
-direct_pixels(const geom *g, const float *img, const float *w, float *out, int64_t oy,
-              int64_t ox, const int nv, const int np) {
+direct_pixels(const geom *g, const float *img, const float *w, const epilogue *e, float *out,
+              int64_t oy, int64_t ox, const int nv, const int np) {
   __m256 acc[2][8];
 #pragma GCC unroll 2
   for (int q = 0; q < np; q++)
@@ -346,26 +396,34 @@ direct_pixels(const geom *g, const float *img, const float *w, float *out, int64
         }
     }
   }
+  const float *bias = e->bias;   /* _FusedConv2D: BiasAdd's and Relu's own operations */
 #pragma GCC unroll 2
   for (int q = 0; q < np; q++)
 #pragma GCC unroll 8
-    for (int v = 0; v < nv; v++) _mm256_storeu_ps(out + q * g->oc + 8 * v, acc[q][v]);
+    for (int v = 0; v < nv; v++) {
+      __m256 o = acc[q][v];
+      if (bias) o = _mm256_add_ps(o, _mm256_loadu_ps(bias + 8 * v));
+      if (e->relu) o = _mm256_max_ps(o, _mm256_setzero_ps());   /* NaN and -0 give +0, as a > 0 ? a : 0 */
+      _mm256_storeu_ps(out + q * g->oc + 8 * v, o);
+    }
 }
 
 /* One (image, output row): pixels two at a time (one at a time for 64 channels). */
 static inline __attribute__((always_inline)) DIRECT_TARGET void
-direct_row(const geom *g, const float *x, const float *w, float *y, int64_t by, const int nv) {
+direct_row(const geom *g, const float *x, const float *w, const epilogue *e, float *y, int64_t by,
+           const int nv) {
   int64_t b = by / g->oh, oy = by % g->oh, ox = 0;
   const float *img = x + b * g->ih * g->iw * g->ic;
   float *out = y + by * g->ow * g->oc;
   if (nv <= 4)
-    for (; ox + 2 <= g->ow; ox += 2) direct_pixels(g, img, w, out + ox * g->oc, oy, ox, nv, 2);
-  for (; ox < g->ow; ox++) direct_pixels(g, img, w, out + ox * g->oc, oy, ox, nv, 1);
+    for (; ox + 2 <= g->ow; ox += 2) direct_pixels(g, img, w, e, out + ox * g->oc, oy, ox, nv, 2);
+  for (; ox < g->ow; ox++) direct_pixels(g, img, w, e, out + ox * g->oc, oy, ox, nv, 1);
 }
 
 typedef struct direct_job {
   const geom *g;
   const float *x, *w;
+  const epilogue *e;
   float *y;
 } direct_job;
 
@@ -373,17 +431,19 @@ static DIRECT_TARGET void direct_rows(void *arg, int64_t lo, int64_t hi, int who
   const direct_job *j = arg;
   int64_t nv = j->g->oc / 8;
   for (int64_t by = lo; by < hi; by++) {
-    if (nv == 1) direct_row(j->g, j->x, j->w, j->y, by, 1);
-    else if (nv == 2) direct_row(j->g, j->x, j->w, j->y, by, 2);
-    else if (nv == 4) direct_row(j->g, j->x, j->w, j->y, by, 4);
-    else direct_row(j->g, j->x, j->w, j->y, by, 8);
+    if (nv == 1) direct_row(j->g, j->x, j->w, j->e, j->y, by, 1);
+    else if (nv == 2) direct_row(j->g, j->x, j->w, j->e, j->y, by, 2);
+    else if (nv == 4) direct_row(j->g, j->x, j->w, j->e, j->y, by, 4);
+    else direct_row(j->g, j->x, j->w, j->e, j->y, by, 8);
   }
 }
 
-static void conv_direct(const geom *g, const float *x, const float *w, float *y) {
+static void conv_direct(const geom *g, const float *x, const float *w, const epilogue *e,
+                        float *y) {
   int64_t rows = g->n * g->oh;
   int threads = rows * g->ow * g->oc * g->kh * g->kw * g->ic >= (1 << 20) ? n_threads() : 1;
-  rt_parallel_range(rows, 1, threads, direct_rows, &(direct_job){.g = g, .x = x, .w = w, .y = y});
+  rt_parallel_range(rows, 1, threads, direct_rows,
+                    &(direct_job){.g = g, .x = x, .w = w, .e = e, .y = y});
 }
 
 static bool direct_ok(const geom *g, bool f32) {
@@ -399,7 +459,112 @@ static bool direct_ok(const geom *g, bool f32) {
 }
 #else
 static bool direct_ok(const geom *g, bool f32) { (void)g, (void)f32; return false; }
-static void conv_direct(const geom *g, const float *x, const float *w, float *y) {}
+static void conv_direct(const geom *g, const float *x, const float *w, const epilogue *e,
+                        float *y) {}
+#endif
+
+/* ---- direct float filter gradient for short columns (AVX-512) ----------------------
+ * dw[t, o] = sum over output pixels p of x(p, t) dy[p, o], t a tap of the window. With
+ * cols <= DIRECT_MAX_COLS the im2col + gemm path writes 25 floats a pixel to multiply a
+ * 25 x 32 product along k = every pixel, which BLIS blocks poorly (1.9 ms for the CNN's
+ * first layer, TF 0.9). Here each tap's accumulators for 16, 32 or 64 output channels
+ * sit in zmm registers (FILT_ACC of 32), a group of taps at a time, and each pixel adds
+ * its x broadcast times its dy row; padding taps add nothing. The sums run in another
+ * order than the gemm's (a chain per tile of image rows, then the tiles' partials in
+ * tile order, so the bits do not depend on the thread count). */
+#if defined(__x86_64__) && defined(__GNUC__)
+#define FILT_TARGET __attribute__((target("avx512f")))
+enum { FILT_ACC = 26 };
+
+typedef struct filt_job {
+  const geom *g;
+  const float *x, *dy;
+  float *dw, *part;       /* tile 0 sums into dw, tile t > 0 into part + (t - 1) * cols * oc */
+  int64_t tiles;
+} filt_job;
+
+static inline __attribute__((always_inline)) FILT_TARGET void
+filt_tile_nv(const filt_job *j, int64_t lo, int64_t hi, float *dw, const int nv) {
+  const geom *g = j->g;
+  const int G = FILT_ACC / nv;
+  int64_t cols = g->kh * g->kw * g->ic, run = g->kw * g->ic, ic = g->ic;
+  for (int64_t t0 = 0; t0 < cols; t0 += G) {
+    int64_t off[FILT_ACC], ty[FILT_ACC], tx[FILT_ACC], tc[FILT_ACC];
+    for (int q = 0; q < G; q++) {   /* taps past cols read tap 0 into unused accumulators */
+      int64_t t = t0 + q < cols ? t0 + q : 0;
+      ty[q] = t / run, tx[q] = t % run / ic, tc[q] = t % ic;
+      off[q] = (ty[q] * g->iw + tx[q]) * ic + tc[q];
+    }
+    __m512 acc[FILT_ACC];
+#pragma GCC unroll 26
+    for (int q = 0; q < G * nv; q++) acc[q] = _mm512_setzero_ps();
+    for (int64_t by = lo; by < hi; by++) {
+      int64_t b = by / g->oh, oy = by % g->oh, y0 = oy * g->sh - g->pt;
+      const float *img = j->x + b * g->ih * g->iw * ic, *d = j->dy + by * g->ow * g->oc;
+      for (int64_t ox = 0; ox < g->ow; ox++, d += g->oc) {
+        int64_t x0 = ox * g->sw - g->pl;
+        __m512 dv[4];
+#pragma GCC unroll 4
+        for (int v = 0; v < nv; v++) dv[v] = _mm512_loadu_ps(d + 16 * v);
+        if (y0 >= 0 && y0 + g->kh <= g->ih && x0 >= 0 && x0 + g->kw <= g->iw) {
+          const float *base = img + (y0 * g->iw + x0) * ic;
+#pragma GCC unroll 26
+          for (int q = 0; q < G; q++) {
+            __m512 xv = _mm512_set1_ps(base[off[q]]);
+#pragma GCC unroll 4
+            for (int v = 0; v < nv; v++) acc[q * nv + v] = _mm512_fmadd_ps(xv, dv[v], acc[q * nv + v]);
+          }
+        } else {   /* at an edge: taps outside the image add nothing */
+#pragma GCC unroll 26
+          for (int q = 0; q < G; q++) {
+            int64_t yy = y0 + ty[q], xx = x0 + tx[q];
+            if (yy < 0 || yy >= g->ih || xx < 0 || xx >= g->iw) continue;
+            __m512 xv = _mm512_set1_ps(img[(yy * g->iw + xx) * ic + tc[q]]);
+#pragma GCC unroll 4
+            for (int v = 0; v < nv; v++) acc[q * nv + v] = _mm512_fmadd_ps(xv, dv[v], acc[q * nv + v]);
+          }
+        }
+      }
+    }
+    for (int q = 0; q < G && t0 + q < cols; q++)
+      for (int v = 0; v < nv; v++) _mm512_storeu_ps(dw + (t0 + q) * g->oc + 16 * v, acc[q * nv + v]);
+  }
+}
+
+static FILT_TARGET void filt_tile(void *arg, int64_t t, int who) {
+  const filt_job *j = arg;
+  const geom *g = j->g;
+  int64_t lo, hi, cols = g->kh * g->kw * g->ic;
+  rt_tile_range(g->n * g->oh, j->tiles, t, &lo, &hi);
+  float *dw = t ? j->part + (t - 1) * cols * g->oc : j->dw;
+  if (g->oc == 16) filt_tile_nv(j, lo, hi, dw, 1);
+  else if (g->oc == 32) filt_tile_nv(j, lo, hi, dw, 2);
+  else filt_tile_nv(j, lo, hi, dw, 4);
+}
+
+static bool filt_direct_ok(const geom *g, bool f32) {
+  int64_t cols = g->kh * g->kw * g->ic;
+  return f32 && cols <= DIRECT_MAX_COLS && (g->oc == 16 || g->oc == 32 || g->oc == 64) &&
+         op_cpu_avx512();
+}
+
+/* Tiles of at least 8 image rows, at most RT_SUM_TILES; part: room for tiles - 1 partials. */
+static int64_t filt_tiles(const geom *g) { return rt_sum_tiles(g->n * g->oh, 8); }
+
+static void filt_direct(const geom *g, const float *x, const float *dy, float *dw, float *part) {
+  filt_job j = {.g = g, .x = x, .dy = dy, .dw = dw, .part = part, .tiles = filt_tiles(g)};
+  int64_t nw = g->kh * g->kw * g->ic * g->oc;
+  int threads = g->n * g->oh * g->ow * nw >= (1 << 20) ? n_threads() : 1;
+  rt_parallel_tiles(j.tiles, threads, filt_tile, &j);
+  for (int64_t t = 1; t < j.tiles; t++) {
+    const float *p = part + (t - 1) * nw;
+    _Pragma("omp simd") for (int64_t i = 0; i < nw; i++) dw[i] += p[i];
+  }
+}
+#else
+static bool filt_direct_ok(const geom *g, bool f32) { (void)g, (void)f32; return false; }
+static int64_t filt_tiles(const geom *g) { (void)g; return 1; }
+static void filt_direct(const geom *g, const float *x, const float *dy, float *dw, float *part) {}
 #endif
 
 /* One chunk's im2col and gemm a tile; the running thread's column buffer (`who`). */
@@ -409,6 +574,7 @@ typedef struct fwd_job {
   bool f32;
   size_t es;
   const char *x, *w;
+  const epilogue *e;
   char *y, *col;
 } fwd_job;
 
@@ -419,14 +585,17 @@ static void fwd_chunk(void *arg, int64_t ch, int who) {
   int64_t r0 = ch * R, nr = rows - r0 < R ? rows - r0 : R;
   char *cb = j->col + (size_t)(who * R * cols) * j->es;
   im2col(g, j->x, cb, r0, nr, j->es);
-  gemm(j->f32, nr, g->oc, cols, cb, cols, 1, j->w, g->oc, 1, 0, j->y + (size_t)(r0 * g->oc) * j->es,
-       j->p->nt > 1 ? 1 : 0);
+  char *y = j->y + (size_t)(r0 * g->oc) * j->es;
+  gemm(j->f32, nr, g->oc, cols, cb, cols, 1, j->w, g->oc, 1, 0, y, j->p->nt > 1 ? 1 : 0);
+  if (j->p->nt > 1) epilogue_rows(j->e, j->f32, y, nr, g->oc);
+  else epilogue_all(j->e, j->f32, y, nr, g->oc);
 }
 
-/* y[rows, oc] = im2col(x) @ w[cols, oc] on plan p; col holds p.nt buffers of R * cols. */
+/* y[rows, oc] = im2col(x) @ w[cols, oc] on plan p, then e (NULL: none); col holds p.nt
+ * buffers of R * cols. */
 static void conv_fwd(const geom *g, const plan *p, bool f32, size_t es, const char *x,
-                     const char *w, char *y, char *col) {
-  fwd_job j = {.g = g, .p = p, .f32 = f32, .es = es, .x = x, .w = w, .y = y, .col = col};
+                     const char *w, const epilogue *e, char *y, char *col) {
+  fwd_job j = {.g = g, .p = p, .f32 = f32, .es = es, .x = x, .w = w, .e = e, .y = y, .col = col};
   rt_parallel_tiles(p->chunks, p->nt, fwd_chunk, &j);
 }
 
@@ -471,9 +640,32 @@ static void filter_sum(void *arg, int64_t s, int who) {
   }
 }
 
-int op_cpu_conv2d(rt_kernel_ctx *c) {
+/* _FusedConv2D's fused_ops and bias (input 2) into *e: BiasAdd, or BiasAdd then Relu. */
+static int fused_ops(rt_kernel_ctx *c, int64_t oc, epilogue *e) {
+  const rt_attr_value *v = rt_node_attr(c->node, "fused_ops");
+  int n = v && v->kind == RT_ATTR_LIST_STRING ? v->list.n : 0;
+  char *const *ops = n ? v->list.v : NULL;
+  if (!n) return rt_kernel_error(c, RT_UNIMPLEMENTED, "Fused Conv2D must have at least one fused op.");
+  if (strcmp(ops[0], "BiasAdd") || n > 2 || (n == 2 && strcmp(ops[1], "Relu")))
+    return rt_kernel_error(c, RT_UNIMPLEMENTED, "Unsupported fusion: [%s%s%s]", ops[0],
+                           n > 1 ? ", " : "", n > 1 ? ops[1] : "");
+  if (rt_node_int(c->node, "num_args", 0) != 1)
+    return rt_kernel_error(c, RT_INVALID_ARGUMENT, "Fused Conv2D must have one extra argument: "
+                           "bias.");
+  const rt_tensor *b = c->inputs[2];
+  if (b->shape.ndims != 1 || b->shape.dims[0] != oc)
+    return rt_kernel_error(c, RT_INVALID_ARGUMENT, "Must provide as many biases as the last "
+                           "dimension of the input tensor: [%lld] vs. %lld",
+                           (long long)(b->shape.ndims == 1 ? b->shape.dims[0] : -1), (long long)oc);
+  *e = (epilogue){.bias = rt_tensor_data(b), .relu = n == 2};
+  return RT_OK;
+}
+
+/* Conv2D, and _FusedConv2D with fused (its epilogue on each chunk of output rows). */
+static int conv2d_run(rt_kernel_ctx *c, bool fused) {
   const rt_tensor *x = c->inputs[0], *f = c->inputs[1];
   char sa[160];
+  epilogue e = {0};
   if (need_float(c, x->dtype)) return c->st->code;
   if (conv_attrs(c, "The Conv2D op currently only supports the NHWC tensor format on the CPU. "
                     "The op was given the format: %s"))
@@ -491,6 +683,7 @@ int op_cpu_conv2d(rt_kernel_ctx *c) {
   geom g = {.n = xd[0], .ih = xd[1], .iw = xd[2], .ic = xd[3], .kh = fd[0], .kw = fd[1],
             .oc = fd[3]};
   if (window(c, &g)) return c->st->code;
+  if (fused && fused_ops(c, g.oc, &e)) return c->st->code;
   rt_shape os = rt_shape_make(4, (int64_t[]){g.n, g.oh, g.ow, g.oc});
   rt_tensor *out = rt_kernel_output(c, 0, x->dtype, &os);
   if (!out) return c->st->code;
@@ -502,24 +695,29 @@ int op_cpu_conv2d(rt_kernel_ctx *c) {
   if (rows == 0 || g.oc == 0) return RT_OK;
   if (cols == 0) {
     memset(y, 0, rt_tensor_nbytes(out));
+    epilogue_all(&e, f32, y, rows, g.oc);
     return RT_OK;
   }
   if (g.kh == 1 && g.kw == 1 && g.sh == 1 && g.sw == 1) {   /* the input is the matrix */
     gemm(f32, rows, g.oc, cols, xv, cols, 1, fv, g.oc, 1, 0, y, 0);
+    epilogue_all(&e, f32, y, rows, g.oc);
     return RT_OK;
   }
   if (direct_ok(&g, f32)) {
-    conv_direct(&g, (const float *)xv, (const float *)fv, (float *)y);
+    conv_direct(&g, (const float *)xv, (const float *)fv, &e, (float *)y);
     return RT_OK;
   }
   plan p = plan_chunks(&g, cols, es);
   void *tmp = NULL;
   char *col = scratch_get(c, (size_t)(p.nt * p.R * cols) * es, &tmp);
   if (!col) return rt_kernel_error(c, RT_RESOURCE_EXHAUSTED, "out of memory");
-  conv_fwd(&g, &p, f32, es, xv, fv, y, col);
+  conv_fwd(&g, &p, f32, es, xv, fv, &e, y, col);
   free(tmp);
   return RT_OK;
 }
+
+int op_cpu_conv2d(rt_kernel_ctx *c) { return conv2d_run(c, false); }
+int op_cpu_fused_conv2d(rt_kernel_ctx *c) { return conv2d_run(c, true); }
 
 /* The backprops' shared checks (ConvBackpropComputeDimensions): in and filter shapes are
  * given as vectors (from input_sizes / filter_sizes) or tensors. */
@@ -598,10 +796,15 @@ int op_cpu_conv2d_backprop_input(rt_kernel_ctx *c) {
   }
   void *tmp = NULL;
   size_t fbytes = (size_t)(cols * g.oc) * es;
-  if (g.sh == 1 && g.sw == 1) {
+  if (g.sh == 1 && g.sw == 1 && g.oc < 2 * g.ic) {
     /* Stride 1: dx is Conv2D of dy (padded by k - 1 - pad) with the filter turned half a
      * circle and its channels swapped, G[kh-1-i, kw-1-j, o, c] = F[i, j, c, o]: im2col of
-     * dy and one gemm per chunk, no scatter. */
+     * dy and one gemm per chunk, no scatter. Its gemm is [in pixels, kh*kw*oc] x
+     * [kh*kw*oc, ic]: with oc >= 2 ic (a CNN's deeper layers: 32 -> 64) it is narrow, its
+     * im2col of dy large (42 MB for the tf.layers CNN's second layer) and, for VALID, it
+     * multiplies the padding too; col2im below then took 8.3 ms of one thread's time
+     * against 11.3 (that layer) and 40 against 46 (the tutorial's SAME 5x5 32 -> 64),
+     * where with oc 16 or 32 against ic 64 this one took 7.6-9.5 ms against 10.9-13.5. */
     geom d = {.n = g.n, .ih = g.oh, .iw = g.ow, .ic = g.oc, .kh = g.kh, .kw = g.kw, .oc = g.ic,
               .sh = 1, .sw = 1, .oh = g.ih, .ow = g.iw, .pt = g.kh - 1 - g.pt,
               .pl = g.kw - 1 - g.pl};
@@ -616,12 +819,12 @@ int op_cpu_conv2d_backprop_input(rt_kernel_ctx *c) {
           for (int64_t o = 0; o < g.oc; o++)
             memcpy(gv + (size_t)((((g.kh - 1 - i) * g.kw + g.kw - 1 - j) * g.oc + o) * g.ic + ch) * es,
                    fv + (size_t)(((i * g.kw + j) * g.ic + ch) * g.oc + o) * es, es);
-    conv_fwd(&d, &p, f32, es, dv, gv, dx, col);
+    conv_fwd(&d, &p, f32, es, dv, gv, NULL, dx, col);
     free(tmp);
     return RT_OK;
   }
-  /* Strided: dcol = dy @ filter^T (the filter transposed once, BLIS packs that faster),
-   * scattered back by col2im. */
+  /* Strided, or oc >= 2 ic: dcol = dy @ filter^T (the filter transposed once, BLIS packs
+   * that faster), scattered back by col2im. */
   memset(dx, 0, rt_tensor_nbytes(out));
   int64_t R = chunk_rows(&g, cols, es, n_threads());
   char *col = scratch_get(c, (size_t)(R * cols) * es + fbytes, &tmp);
@@ -664,6 +867,14 @@ int op_cpu_conv2d_backprop_filter(rt_kernel_ctx *c) {
   const char *xv = rt_tensor_data(x), *dv = rt_tensor_data(dy);
   if (g.kh == 1 && g.kw == 1 && g.sh == 1 && g.sw == 1) {   /* dw = x^T @ dy */
     gemm(f32, cols, g.oc, rows, xv, 1, cols, dv, g.oc, 1, 0, dw, 0);
+    return RT_OK;
+  }
+  if (filt_direct_ok(&g, f32)) {
+    void *tmp = NULL;
+    float *part = scratch_get(c, (size_t)((filt_tiles(&g) - 1) * cols * g.oc) * es, &tmp);
+    if (!part) return rt_kernel_error(c, RT_RESOURCE_EXHAUSTED, "out of memory");
+    filt_direct(&g, (const float *)xv, (const float *)dv, (float *)dw, part);
+    free(tmp);
     return RT_OK;
   }
   plan p = plan_chunks(&g, cols, es);
@@ -732,7 +943,7 @@ typedef struct pool_job {
   const geom *g;
   const void *x, *dy;   /* dy: the gradients' */
   void *y;
-  bool avg;
+  bool avg, relu;   /* relu: _FusedMaxPoolGrad, only maxima above 0 get their gradient */
 } pool_job;
 
 /* Forward, max or average, tiles of (image, output row); channels innermost. */
@@ -779,7 +990,7 @@ typedef struct pool_job {
     const geom *g = jb->g;                                                              \
     const T *x = jb->x, *dy = jb->dy;                                                   \
     T *dx = jb->y;                                                                      \
-    bool avg = jb->avg;                                                                 \
+    bool avg = jb->avg, relu = jb->relu;                                                \
     int64_t C = g->ic, img = g->ih * g->iw * C;                                         \
     for (int64_t b = lo; b < hi; b++) {                                                 \
       T *dxb = dx + b * img;                                                            \
@@ -817,7 +1028,8 @@ typedef struct pool_job {
                   bi[k] = (bi[k] & ~m) | (at & m);                                      \
                 }                                                                       \
               }                                                                         \
-            for (int64_t k = 0; k < kn; k++) dxb[bi[k] * C + k0 + k] += d[k0 + k];      \
+            for (int64_t k = 0; k < kn; k++) /* relu: a select, not a branch (1 in 2) */ \
+              dxb[bi[k] * C + k0 + k] += !relu || bv[k] > 0 ? d[k0 + k] : 0;            \
           }                                                                             \
         }                                                                               \
     }                                                                                   \
@@ -832,11 +1044,12 @@ static void pool(const geom *g, bool f32, const void *x, void *y, bool avg) {
                     &(pool_job){.g = g, .x = x, .y = y, .avg = avg});
 }
 
-static void pool_grad(const geom *g, bool f32, const void *x, const void *dy, void *dx, bool avg) {
+static void pool_grad(const geom *g, bool f32, const void *x, const void *dy, void *dx, bool avg,
+                      bool relu) {
   int64_t work = g->n * (g->ih * g->iw * g->ic + g->oh * g->ow * g->ic * g->kh * g->kw);
   rt_parallel_range(g->n, 1, g->n > 1 && work >= PAR_MIN ? n_threads() : 1,
                     f32 ? pool_grad_imgs_float : pool_grad_imgs_double,
-                    &(pool_job){.g = g, .x = x, .dy = dy, .y = dx, .avg = avg});
+                    &(pool_job){.g = g, .x = x, .dy = dy, .y = dx, .avg = avg, .relu = relu});
 }
 
 static int pool_run(rt_kernel_ctx *c, bool avg) {
@@ -855,7 +1068,10 @@ static int pool_run(rt_kernel_ctx *c, bool avg) {
 int op_cpu_max_pool(rt_kernel_ctx *c) { return pool_run(c, false); }
 int op_cpu_avg_pool(rt_kernel_ctx *c) { return pool_run(c, true); }
 
-static int pool_grad_run(rt_kernel_ctx *c, bool avg) {
+/* relu: _FusedMaxPoolGrad (MaxPoolGrad then ReluGrad on orig_input, which the remapper
+ * folds): a window's gradient goes to its first maximum only when that is above 0, which is
+ * what ReluGrad would have kept of it. */
+static int pool_grad_run(rt_kernel_ctx *c, bool avg, bool relu) {
   const rt_tensor *dy = c->inputs[avg ? 1 : 2], *x = avg ? NULL : c->inputs[0];
   int64_t xd[4];
   char sa[160], sb[160];
@@ -892,9 +1108,17 @@ static int pool_grad_run(rt_kernel_ctx *c, bool avg) {
     return RT_OK;
   }
   const void *xv = x ? rt_tensor_data(x) : NULL;
-  pool_grad(&g, dy->dtype == RT_FLOAT, xv, rt_tensor_data(dy), rt_tensor_data(out), avg);
+  pool_grad(&g, dy->dtype == RT_FLOAT, xv, rt_tensor_data(dy), rt_tensor_data(out), avg, relu);
   return RT_OK;
 }
 
-int op_cpu_max_pool_grad(rt_kernel_ctx *c) { return pool_grad_run(c, false); }
-int op_cpu_avg_pool_grad(rt_kernel_ctx *c) { return pool_grad_run(c, true); }
+int op_cpu_max_pool_grad(rt_kernel_ctx *c) { return pool_grad_run(c, false, false); }
+int op_cpu_avg_pool_grad(rt_kernel_ctx *c) { return pool_grad_run(c, true, false); }
+
+int op_cpu_fused_max_pool_grad(rt_kernel_ctx *c) {
+  const rt_attr_value *v = rt_node_attr(c->node, "fused_ops");
+  if (!v || v->kind != RT_ATTR_LIST_STRING || v->list.n != 1 ||
+      strcmp(((char *const *)v->list.v)[0], "ReluGrad"))
+    return rt_kernel_error(c, RT_UNIMPLEMENTED, "_FusedMaxPoolGrad: fused_ops must be [ReluGrad]");
+  return pool_grad_run(c, false, true);
+}

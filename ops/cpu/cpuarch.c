@@ -107,6 +107,11 @@ void op_cpu_blas_init(void) {
   bli_init();
 }
 
+bool op_cpu_avx512(void) {
+  op_cpu_blas_init();
+  return avx512(&facts);
+}
+
 const char *op_cpu_summary(void) {
   static _Thread_local char line[768];
   char why[320];

@@ -35,4 +35,8 @@ int op_cpu_blis_arch(const op_cpu_facts *f);
 /* "AVX-512 (F/DQ/CD/BW/VL) + AMX", "AVX2 + FMA", "AVX", "SSE": the widest set in use. */
 const char *op_cpu_isa(const op_cpu_facts *f);
 
+/* This CPU has AVX-512 F/DQ/CD/BW/VL (the skx set): kernels of its own, such as the
+ * first layers' filter gradient (ops/cpu/conv.c), pick their AVX-512 paths from this. */
+bool op_cpu_avx512(void);
+
 #endif

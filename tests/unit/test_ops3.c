@@ -20,6 +20,7 @@
 #include "runtime/gradients.h"
 #include "runtime/graph.h"
 #include "runtime/op.h"
+#include "runtime/remap.h"
 
 /* ---- helpers ---------------------------------------------------------------------- */
 
@@ -62,8 +63,7 @@ static cfg cur;
 static void set_window(rt_node *n) {
   rt_node_set_ints(n, "strides", 4, D(1, cur.sh, cur.sw, 1));
   rt_node_set_string(n, "padding", cur.padding);
-  if (!strcmp(n->op, "MaxPool") || !strcmp(n->op, "AvgPool") || !strcmp(n->op, "MaxPoolGrad") ||
-      !strcmp(n->op, "AvgPoolGrad"))
+  if (strstr(n->op, "Pool"))   /* MaxPool, AvgPool, their gradients, _FusedMaxPoolGrad */
     rt_node_set_ints(n, "ksize", 4, D(1, cur.kh, cur.kw, 1));
 }
 
@@ -438,6 +438,8 @@ static void test_conv_values(void **s) {
   conv_case(RT_DOUBLE, D(2, 6, 5, 3), 3, 2, 2, 1, 1, "VALID");  /* stride-1 backprop, unpadded */
   conv_case(RT_FLOAT, D(4, 12, 12, 48), 5, 5, 4, 2, 2, "SAME");  /* strided: col2im by image */
   conv_case(RT_FLOAT, D(1, 52, 52, 256), 5, 5, 1, 2, 2, "SAME"); /* strided, parts of an image */
+  conv_case(RT_FLOAT, D(4, 12, 12, 8), 3, 3, 16, 1, 1, "VALID");  /* stride 1, oc >= 2 ic: col2im */
+  conv_case(RT_DOUBLE, D(2, 7, 7, 3), 5, 5, 6, 1, 1, "SAME");
 }
 
 static void test_pool_values(void **s) {
@@ -461,6 +463,235 @@ static void test_pool_values(void **s) {
   const float *gv = rt_tensor_data(g);
   assert_true(gv[0] == 0 && gv[1] == 5 && gv[2] == 0 && gv[3] == 0);
   rt_tensor_unref(g);
+}
+
+/* The filter gradient of short columns and 16/32/64 channels (the AVX-512 kernel where the
+ * CPU has it) against the im2col + gemm path it replaces, which the same product with one
+ * channel more still takes (its first oc channels are the same sums), against the naive
+ * sums, and against central differences of sum(conv(x, w) * dy) in double. */
+static void filter_direct_case(const int64_t *xs, int64_t kh, int64_t kw, int64_t k, int64_t sh,
+                               int64_t sw, const char *pad) {
+  cur = (cfg){.sh = sh, .sw = sw, .padding = pad};
+  st = (rt_status){0};
+  dims d = geometry(xs, kh, kw, k), d1 = geometry(xs, kh, kw, k + 1);
+  rt_tensor *x = rand_tensor(RT_FLOAT, 4, xs), *dy1 = rand_tensor(RT_FLOAT, 4, D(d.n, d.oh, d.ow, k + 1));
+  rt_shape ys = rt_shape_make(4, D(d.n, d.oh, d.ow, k));
+  rt_tensor *dy = rt_tensor_new(RT_FLOAT, &ys);
+  int64_t px = d.n * d.oh * d.ow, nf = kh * kw * xs[3] * k;
+  for (int64_t p = 0; p < px; p++)
+    memcpy((float *)rt_tensor_data(dy) + p * k, (float *)rt_tensor_data(dy1) + p * (k + 1),
+           sizeof(float) * (size_t)k);
+  rt_tensor *got = run_op("Conv2DBackpropFilter", set_window, &st, 3,
+                          (rt_tensor *[]){rt_tensor_ref(x), ints(4, D(kh, kw, xs[3], k)), rt_tensor_ref(dy)});
+  check_ok(&st);
+  rt_tensor *old = run_op("Conv2DBackpropFilter", set_window, &st, 3,
+                          (rt_tensor *[]){rt_tensor_ref(x), ints(4, D(kh, kw, xs[3], k + 1)), dy1});
+  check_ok(&st);
+  double *xv = values(x), *dv = values(dy), *fv = calloc((size_t)nf, sizeof *fv);
+  double *dx = malloc(sizeof *dx * (size_t)rt_tensor_numel(x)), *mx = malloc(sizeof *mx * (size_t)rt_tensor_numel(x));
+  double *dw = malloc(sizeof *dw * (size_t)nf), *mw = malloc(sizeof *mw * (size_t)nf);
+  ref_conv_back(&d, xv, fv, dv, dx, dw, mx, mw);
+  expect_close("Conv2DBackpropFilter", got, dw, mw, nf);
+  double *ov = malloc(sizeof *ov * (size_t)nf);
+  for (int64_t t = 0; t < nf / k; t++)
+    for (int64_t o = 0; o < k; o++) ov[t * k + o] = rt_tensor_get_f64(old, t * (k + 1) + o);
+  expect_close("Conv2DBackpropFilter against im2col + gemm", got, ov, mw, nf);
+  /* central differences: the loss is linear in w, so only rounding separates them */
+  double *y = malloc(sizeof *y * (size_t)(px * k)), *my = malloc(sizeof *my * (size_t)(px * k));
+  for (int64_t i = 0; i < nf; i += px > 2000 ? 101 : 7) {
+    double h = 1e-2, l[2];
+    for (int side = 0; side < 2; side++) {
+      fv[i] = side ? -h : h;
+      ref_conv(&d, xv, fv, y, my);
+      l[side] = 0;
+      for (int64_t p = 0; p < px * k; p++) l[side] += y[p] * dv[p];
+    }
+    fv[i] = 0;
+    double fd = (l[0] - l[1]) / (2 * h), g = rt_tensor_get_f64(got, i);
+    if (fabs(fd - g) > 1e-5 * (mw[i] > 1 ? mw[i] : 1)) print_error("dw[%lld]: %.9g vs %.9g\n", (long long)i, g, fd);
+    assert_true(fabs(fd - g) <= 1e-5 * (mw[i] > 1 ? mw[i] : 1));
+  }
+  (void)d1;
+  rt_tensor_unref(got), rt_tensor_unref(old), rt_tensor_unref(x), rt_tensor_unref(dy);
+  free(xv), free(dv), free(fv), free(dx), free(mx), free(dw), free(mw), free(ov), free(y), free(my);
+}
+
+static void test_filter_direct(void **s) {
+  filter_direct_case(D(2, 12, 12, 1), 5, 5, 32, 1, 1, "VALID");   /* the CNN's first layer */
+  filter_direct_case(D(2, 9, 9, 1), 5, 5, 32, 1, 1, "SAME");      /* edges */
+  filter_direct_case(D(2, 8, 8, 3), 3, 3, 16, 2, 2, "SAME");      /* strided, 3 channels */
+  filter_direct_case(D(1, 7, 7, 2), 3, 3, 64, 1, 1, "VALID");
+  filter_direct_case(D(16, 28, 28, 1), 5, 5, 32, 1, 1, "SAME");   /* threads, 64 tiles */
+}
+
+/* _FusedConv2D against Conv2D -> BiasAdd (-> Relu) run as three nodes: the same bits, on
+ * the direct kernel (first layers), im2col chunks split among threads or not, and 1x1. */
+static bool fused_relu;
+static void set_fused(rt_node *n) {
+  static const char *const ops[] = {"BiasAdd", "Relu"};
+  set_window(n);
+  rt_node_set_int(n, "num_args", 1);
+  rt_node_set_strings(n, "fused_ops", fused_relu ? 2 : 1, ops);
+}
+
+static void fused_case(rt_dtype t, const int64_t *xs, int64_t kh, int64_t kw, int64_t k,
+                       int64_t sh, int64_t sw, const char *pad, bool relu) {
+  cur = (cfg){.sh = sh, .sw = sw, .padding = pad};
+  fused_relu = relu;
+  st = (rt_status){0};
+  rt_tensor *x = rand_tensor(t, 4, xs), *f = rand_tensor(t, 4, D(kh, kw, xs[3], k));
+  rt_tensor *b = rand_tensor(t, 1, D(k));
+  rt_graph *g = rt_graph_new();
+  add_const(g, "x", rt_tensor_ref(x));
+  add_const(g, "w", rt_tensor_ref(f));
+  add_const(g, "b", rt_tensor_ref(b));
+  const char *chain[][3] = {{"conv", "Conv2D", "x"}, {"bias", "BiasAdd", "conv"}, {"relu", "Relu", "bias"}};
+  for (int i = 0; i < (relu ? 3 : 2); i++) {
+    rt_node *n = rt_node_new(chain[i][0], chain[i][1]);
+    rt_node_add_input(n, chain[i][2]);
+    if (i == 0) rt_node_add_input(n, "w"), set_window(n);
+    if (i == 1) rt_node_add_input(n, "b");
+    rt_graph_add(g, n, &st);
+    check_ok(&st);
+  }
+  rt_tensor *want = eval(g, relu ? "relu" : "bias", 0, NULL, NULL, &st);
+  check_ok(&st);
+  rt_graph_free(g);
+  rt_tensor *got = run_op("_FusedConv2D", set_fused, &st, 3, (rt_tensor *[]){x, f, b});
+  check_ok(&st);
+  assert_true(rt_shape_equal(&got->shape, &want->shape));
+  assert_memory_equal(rt_tensor_data(got), rt_tensor_data(want), rt_tensor_nbytes(want));
+  rt_tensor_unref(got), rt_tensor_unref(want);
+}
+
+static void test_fused_conv(void **s) {
+  fused_case(RT_FLOAT, D(4, 28, 28, 1), 5, 5, 32, 1, 1, "VALID", true);   /* direct, 2 pixels */
+  fused_case(RT_FLOAT, D(2, 9, 9, 1), 5, 5, 64, 1, 1, "SAME", true);      /* direct, edges */
+  fused_case(RT_FLOAT, D(2, 9, 9, 1), 3, 3, 8, 2, 2, "SAME", false);
+  fused_case(RT_FLOAT, D(8, 12, 12, 32), 3, 3, 64, 1, 1, "VALID", true);  /* chunks a thread */
+  fused_case(RT_FLOAT, D(2, 5, 6, 3), 3, 3, 4, 1, 1, "SAME", true);       /* one small gemm */
+  fused_case(RT_DOUBLE, D(2, 7, 6, 3), 3, 2, 5, 2, 1, "VALID", true);
+  fused_case(RT_DOUBLE, D(2, 7, 6, 3), 3, 2, 5, 2, 1, "VALID", false);
+  fused_case(RT_FLOAT, D(2, 4, 5, 6), 1, 1, 7, 1, 1, "SAME", true);       /* 1x1: no im2col */
+  /* what the kernel refuses */
+  cur = (cfg){.sh = 1, .sw = 1, .padding = "VALID"};
+  fused_relu = true;
+  assert_null(run_op("_FusedConv2D", set_fused, &st, 3,
+                     (rt_tensor *[]){rand_tensor(RT_FLOAT, 4, D(1, 3, 3, 1)),
+                                     rand_tensor(RT_FLOAT, 4, D(2, 2, 1, 4)),
+                                     rand_tensor(RT_FLOAT, 1, D(3))}));
+  assert_string_equal(st.msg, "Must provide as many biases as the last dimension of the input "
+                              "tensor: [3] vs. 4\n\t [[node f (op: _FusedConv2D)]]");
+}
+
+/* _FusedMaxPoolGrad against MaxPoolGrad -> ReluGrad on a Relu's output (zeros, ties of
+ * zeros, positives): the same bits. */
+static void fused_pool_case(rt_dtype t, const int64_t *xs, int64_t k, int64_t stride, const char *pad) {
+  cur = (cfg){.sh = stride, .sw = stride, .kh = k, .kw = k, .padding = pad};
+  st = (rt_status){0};
+  dims d = geometry(xs, k, k, xs[3]);
+  rt_graph *g = rt_graph_new();
+  add_const(g, "x", rand_tensor(t, 4, xs));
+  add_const(g, "dy", rand_tensor(t, 4, D(d.n, d.oh, d.ow, d.c)));
+  const char *nodes[][5] = {{"a", "Relu", "x"}, {"p", "MaxPool", "a"},
+                            {"mg", "MaxPoolGrad", "a", "p", "dy"}, {"rg", "ReluGrad", "mg", "a"},
+                            {"f", "_FusedMaxPoolGrad", "a", "p", "dy"}};
+  for (int i = 0; i < 5; i++) {
+    rt_node *n = rt_node_new(nodes[i][0], nodes[i][1]);
+    for (int k = 2; k < 5 && nodes[i][k]; k++) rt_node_add_input(n, nodes[i][k]);
+    if (i == 1 || i == 2 || i == 4) set_window(n);
+    if (i == 4) rt_node_set_strings(n, "fused_ops", 1, (const char *const[]){"ReluGrad"});
+    rt_graph_add(g, n, &st);
+    check_ok(&st);
+  }
+  rt_tensor *want = eval(g, "rg", 0, NULL, NULL, &st), *got = eval(g, "f", 0, NULL, NULL, &st);
+  check_ok(&st);
+  assert_true(rt_shape_equal(&got->shape, &want->shape));
+  assert_memory_equal(rt_tensor_data(got), rt_tensor_data(want), rt_tensor_nbytes(want));
+  rt_tensor_unref(got), rt_tensor_unref(want);
+  rt_graph_free(g);
+}
+
+static void test_fused_pool_grad(void **s) {
+  fused_pool_case(RT_FLOAT, D(4, 24, 24, 32), 2, 2, "VALID");   /* the CNN's first pool */
+  fused_pool_case(RT_FLOAT, D(2, 7, 7, 70), 2, 2, "SAME");      /* channels past 64 */
+  fused_pool_case(RT_DOUBLE, D(2, 7, 5, 3), 3, 1, "SAME");      /* overlapping windows */
+  fused_pool_case(RT_FLOAT, D(1, 9, 9, 4), 3, 2, "VALID");
+}
+
+/* The remapper folds Conv2D -> BiasAdd -> Relu into one node named as the Relu, only where
+ * nothing else reads the folded outputs, and the graph computes the same bits. */
+static rt_node *cpu_node(rt_graph *g, const char *name, const char *op, const char *a,
+                         const char *b) {
+  rt_node *n = rt_node_new(name, op);
+  rt_node_add_input(n, a);
+  if (b) rt_node_add_input(n, b);
+  if (!strcmp(op, "MaxPoolGrad")) rt_node_add_input(n, "r2");   /* a gradient the shape of p */
+  if (!strcmp(op, "Conv2D") || strstr(op, "MaxPool")) set_window(n);
+  n->assigned = strdup("/job:localhost/replica:0/task:0/device:CPU:0");
+  rt_graph_add(g, n, &st);
+  check_ok(&st);
+  return n;
+}
+
+static rt_graph *remap_graph(void) {
+  cur = (cfg){.sh = 1, .sw = 1, .kh = 1, .kw = 1, .padding = "SAME"};
+  st = (rt_status){0};
+  rt_graph *g = rt_graph_new();
+  lcg = 99;
+  add_const(g, "x", rand_tensor(RT_FLOAT, 4, D(2, 6, 6, 3)));
+  add_const(g, "w", rand_tensor(RT_FLOAT, 4, D(3, 3, 3, 8)));
+  add_const(g, "b", rand_tensor(RT_FLOAT, 1, D(8)));
+  for (int i = 0; i < 3; i++) g->nodes[i]->assigned = strdup("/job:localhost/replica:0/task:0/device:CPU:0");
+  cpu_node(g, "c1", "Conv2D", "x", "w");   /* c1 -> a1 -> r1: one node r1 */
+  cpu_node(g, "a1", "BiasAdd", "c1", "b");
+  cpu_node(g, "r1", "Relu", "a1", NULL);
+  cpu_node(g, "c2", "Conv2D", "x", "w");   /* a2 read twice: c2 -> a2 fuse, r2 stays */
+  cpu_node(g, "a2", "BiasAdd", "c2", "b");
+  cpu_node(g, "r2", "Relu", "a2", NULL);
+  cpu_node(g, "c3", "Conv2D", "x", "w");   /* c3 fetched: nothing fuses */
+  cpu_node(g, "a3", "BiasAdd", "c3", "b");
+  cpu_node(g, "p", "MaxPool", "r1", NULL);   /* MaxPoolGrad -> ReluGrad on r1: one node rg */
+  cpu_node(g, "mg", "MaxPoolGrad", "r1", "p");
+  cpu_node(g, "rg", "ReluGrad", "mg", "r1");
+  cpu_node(g, "c4", "Conv2D", "x", "w");   /* conv + b, its shape read by the add's gradient */
+  cpu_node(g, "a4", "Add", "c4", "b");
+  cpu_node(g, "r4", "Relu", "a4", NULL);
+  cpu_node(g, "s4", "_SumToShapeOf", "r2", "c4");
+  rt_node *sum = rt_node_new("sum", "AddN");
+  const char *const terms[] = {"r1", "r2", "a2", "a3", "rg", "r4", "s4"};
+  for (int i = 0; i < 7; i++) rt_node_add_input(sum, terms[i]);
+  rt_node_set_int(sum, "N", 7);
+  sum->assigned = strdup("/job:localhost/replica:0/task:0/device:CPU:0");
+  rt_graph_add(g, sum, &st);
+  check_ok(&st);
+  return g;
+}
+
+static void test_remap(void **s) {
+  rt_graph *g = remap_graph();
+  const char *const keep[] = {"sum:0", "c3:0"};
+  rt_tensor *want = eval(g, "sum", 0, NULL, NULL, &st);
+  check_ok(&st);
+  assert_int_equal(rt_remap_graph(&g, keep, 2, &st), RT_OK);
+  const char *ops[][2] = {{"r1", "_FusedConv2D"}, {"a2", "_FusedConv2D"}, {"r2", "Relu"},
+                          {"c3", "Conv2D"}, {"a3", "BiasAdd"}, {"rg", "_FusedMaxPoolGrad"},
+                          {"r4", "_FusedConv2D"}};
+  for (size_t i = 0; i < sizeof ops / sizeof *ops; i++)
+    assert_string_equal(rt_graph_find(g, ops[i][0])->op, ops[i][1]);
+  assert_null(rt_graph_find(g, "c1"));
+  assert_null(rt_graph_find(g, "a1"));
+  assert_null(rt_graph_find(g, "c2"));
+  assert_null(rt_graph_find(g, "mg"));
+  assert_null(rt_graph_find(g, "c4"));
+  assert_string_equal(rt_graph_find(g, "s4")->inputs[1], "r4");
+  assert_int_equal(rt_node_attr(rt_graph_find(g, "r1"), "fused_ops")->list.n, 2);
+  assert_int_equal(rt_node_attr(rt_graph_find(g, "a2"), "fused_ops")->list.n, 1);
+  rt_tensor *got = eval(g, "sum", 0, NULL, NULL, &st);
+  check_ok(&st);
+  assert_memory_equal(rt_tensor_data(got), rt_tensor_data(want), rt_tensor_nbytes(want));
+  rt_tensor_unref(got), rt_tensor_unref(want);
+  rt_graph_free(g);
 }
 
 /* The state slot keeps the column buffer: a second run in one executor gives the same. */
@@ -571,6 +802,8 @@ static void test_conv_pool_grads(void **s) {
   check_grad("Conv2D", D(1, 5, 6, 2), D(2, 3, 2, 2));
   check_grad("MaxPool", D(2, 5, 6, 1), NULL);
   check_grad("AvgPool", D(2, 5, 6, 1), NULL);
+  cur = (cfg){.sh = 1, .sw = 1, .padding = "SAME"};
+  check_grad("Conv2D", D(1, 5, 6, 2), D(3, 2, 2, 4));   /* stride 1, oc >= 2 ic: col2im */
 }
 
 /* ---- random ------------------------------------------------------------------------ */
@@ -832,7 +1065,9 @@ int main(void) {
     cmocka_unit_test(test_conv_pool_grads),     cmocka_unit_test(test_philox),
     cmocka_unit_test(test_random_reproducible), cmocka_unit_test(test_random_distributions),
     cmocka_unit_test(test_random_shuffle),      cmocka_unit_test(test_random_errors),
-    cmocka_unit_test(test_adam_registered),
+    cmocka_unit_test(test_adam_registered),     cmocka_unit_test(test_fused_conv),
+    cmocka_unit_test(test_fused_pool_grad),     cmocka_unit_test(test_remap),
+    cmocka_unit_test(test_filter_direct),
   };
   return cmocka_run_group_tests(tests, setup, NULL);
 }

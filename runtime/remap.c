@@ -1,0 +1,191 @@
+/* The remapper (runtime/remap.h): Conv2D -> BiasAdd (-> Relu) into _FusedConv2D,
+ * MaxPoolGrad -> ReluGrad into _FusedMaxPoolGrad. */
+#include "runtime/remap.h"
+#include "base/alloc.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+/* What becomes of each node: copied, folded into the fused node after it, or that node. */
+enum { KEEP, FOLDED, HEAD };
+typedef struct fusion {
+  int conv, bias;   /* node ids, for a HEAD; conv: the MaxPoolGrad, bias -1, for a pool's */
+  bool relu;
+} fusion;
+
+static bool nhwc(const rt_node *n) { return !strcmp(rt_node_string(n, "data_format", "NHWC"), "NHWC"); }
+
+/* Node i's data input k is output 0 of a node with op `op` on i's device: that node's id. */
+static int input_of(const rt_graph *g, int i, int k, const char *op) {
+  const rt_node *n = g->nodes[i];
+  if (k >= n->n_data_inputs || n->edges[k].index != 0) return -1;
+  const rt_node *s = g->nodes[n->edges[k].node];
+  if (strcmp(s->op, op) || !s->assigned || !n->assigned || strcmp(s->assigned, n->assigned)) return -1;
+  return s->id;
+}
+
+/* Per node: uses, edges into it; likes, those of _SumToShapeOf reading only its shape
+ * (input 1: the gradient of a broadcast add, such as `conv + bias`), which the fused node,
+ * of the same shape, can serve instead; first_like, the first such reader; pinned, the run
+ * reads it. */
+typedef struct counts {
+  int *uses, *likes, *first_like;
+  bool *pinned;
+} counts;
+
+/* A folded node needs one use besides its shape's (the next node of the pattern), no
+ * control input, to be unpinned, and its shape's readers after the fused node at h. */
+static bool foldable(const rt_graph *g, int id, int h, const counts *k) {
+  const rt_node *n = g->nodes[id];
+  return k->uses[id] - k->likes[id] == 1 && k->first_like[id] > h && !k->pinned[id] &&
+         n->n_inputs == n->n_data_inputs && nhwc(n);
+}
+
+/* Add(conv, b) with b a vector of conv's channels: a BiasAdd (grappler's bias-semantic Add). */
+static bool bias_add(const rt_graph *g, int a) {
+  const rt_node *n = g->nodes[a];
+  if (strcmp(n->op, "BiasAdd") && strcmp(n->op, "Add") && strcmp(n->op, "AddV2")) return false;
+  if (n->n_data_inputs != 2 || !n->out_shapes || n->out_shapes[0].ndims != 4) return false;
+  if (!strcmp(n->op, "BiasAdd")) return nhwc(n);
+  const rt_node *b = g->nodes[n->edges[1].node];
+  const rt_shape *bs = &b->out_shapes[n->edges[1].index];
+  return bs->ndims == 1 && bs->dims[0] >= 0 && bs->dims[0] == n->out_shapes[0].dims[3];
+}
+
+static bool on_cpu(const rt_node *n) { return strstr(n->assigned, "/device:CPU:") != NULL; }
+
+/* ReluGrad(MaxPoolGrad(a, p, g), a) at node i: the gradient routed only to maxima above 0,
+ * which is ReluGrad's test on the same input (a is the Relu's output). */
+static bool match_pool(const rt_graph *g, int i, const counts *k, fusion *f) {
+  const rt_node *n = g->nodes[i];
+  int m = input_of(g, i, 0, "MaxPoolGrad");
+  if (m < 0 || n->n_data_inputs != 2 || !foldable(g, m, i, k) || !on_cpu(n)) return false;
+  const rt_edge *a = &g->nodes[m]->edges[0], *b = &n->edges[1];
+  if (a->node != b->node || a->index != b->index) return false;
+  *f = (fusion){.conv = m, .bias = -1, .relu = true};
+  return true;
+}
+
+/* The pattern ending at node i (Relu, ReluGrad, BiasAdd or a bias-semantic Add) into *f. */
+static bool match(const rt_graph *g, int i, const counts *k, fusion *f) {
+  const rt_node *n = g->nodes[i];
+  if (!strcmp(n->op, "ReluGrad")) return match_pool(g, i, k, f);
+  int b = i;
+  f->relu = !strcmp(n->op, "Relu");
+  if (f->relu) {
+    b = n->n_data_inputs == 1 && n->edges[0].index == 0 ? n->edges[0].node : -1;
+    if (b < 0 || strcmp(g->nodes[b]->assigned ? g->nodes[b]->assigned : "", n->assigned) ||
+        !bias_add(g, b) || !foldable(g, b, i, k))
+      return false;
+  } else if (!bias_add(g, i)) {
+    return false;
+  }
+  int c = input_of(g, b, 0, "Conv2D");
+  if (c < 0 || !foldable(g, c, i, k) || !on_cpu(g->nodes[c])) return false;
+  rt_dtype t = rt_node_type(g->nodes[c], "T", RT_FLOAT);
+  if (t != RT_FLOAT && t != RT_DOUBLE) return false;
+  f->conv = c, f->bias = b;
+  return true;
+}
+
+/* The fused node for head h: the first node's data inputs and window attrs (and the
+ * bias), h's name, device and control inputs. */
+static rt_node *fused_node(const rt_graph *g, int h, const fusion *f) {
+  static const char *const attrs[] = {"T", "strides", "padding", "data_format", "dilations",
+                                      "use_cudnn_on_gpu", "ksize"};
+  static const char *const ops[] = {"BiasAdd", "Relu"}, *const pool_ops[] = {"ReluGrad"};
+  const rt_node *head = g->nodes[h], *conv = g->nodes[f->conv];
+  bool pool = f->bias < 0;
+  rt_node *n = rt_node_new(head->name, pool ? "_FusedMaxPoolGrad" : "_FusedConv2D");
+  for (int k = 0; k < conv->n_data_inputs; k++) rt_node_add_input(n, conv->inputs[k]);
+  if (!pool) rt_node_add_input(n, g->nodes[f->bias]->inputs[1]);
+  for (int k = head->n_data_inputs; k < head->n_inputs; k++) rt_node_add_input(n, head->inputs[k]);
+  for (size_t a = 0; a < sizeof attrs / sizeof *attrs; a++) {
+    const rt_attr_value *v = rt_node_attr(conv, attrs[a]);
+    rt_attr_value copy;
+    if (v && !rt_attr_value_copy(&copy, v)) rt_node_set_attr(n, attrs[a], &copy);
+  }
+  if (pool) {
+    rt_node_set_strings(n, "fused_ops", 1, pool_ops);
+  } else {
+    rt_node_set_int(n, "num_args", 1);
+    rt_node_set_strings(n, "fused_ops", f->relu ? 2 : 1, ops);
+  }
+  rt_node_set_device(n, head->device);
+  n->assigned = xstrdup(head->assigned);
+  if (head->reason) n->reason = xstrdup(head->reason);
+  return n;
+}
+
+int rt_remap_graph(rt_graph **gp, const char *const *keep, int n_keep, rt_status *st) {
+  const rt_graph *g = *gp;
+  int n = g->n_nodes, found = 0;
+  int *role = xcalloc((size_t)n + 1, sizeof *role), *head = xcalloc((size_t)n + 1, sizeof *head);
+  counts k = {.uses = xcalloc((size_t)n + 1, sizeof *k.uses),
+              .likes = xcalloc((size_t)n + 1, sizeof *k.likes),
+              .first_like = xcalloc((size_t)n + 1, sizeof *k.first_like),
+              .pinned = xcalloc((size_t)n + 1, sizeof *k.pinned)};
+  fusion *fu = xcalloc((size_t)n + 1, sizeof *fu);
+  bool forward = false;   /* a loop's back edge: the copy below needs inputs first */
+  for (int i = 0; i < n; i++) k.first_like[i] = n;
+  for (int i = 0; i < n; i++) {
+    const rt_node *c = g->nodes[i];
+    bool like = !strcmp(c->op, "_SumToShapeOf") && c->n_data_inputs == 2;
+    for (int e = 0; e < c->n_inputs; e++) {
+      int src = c->edges[e].node;
+      k.uses[src]++;
+      forward |= src >= i;
+      if (like && e == 1 && c->edges[e].index == 0 && !k.likes[src]++) k.first_like[src] = i;
+    }
+  }
+  for (int i = 0; i < n_keep; i++) {
+    char name[512];
+    int idx;
+    rt_node *p = rt_tensor_name_parse(keep[i], name, sizeof name, &idx) ? rt_graph_find(g, name) : NULL;
+    if (p) k.pinned[p->id] = true;
+  }
+  /* Relu heads first, so a BiasAdd that a Relu folds is not a head of its own. */
+  static const char *const heads[] = {"Relu", "ReluGrad", "BiasAdd", "Add", "AddV2"};
+  for (int pass = 0; pass < 5 && !forward; pass++)
+    for (int i = 0; i < n; i++) {
+      fusion f;
+      if (role[i] != KEEP || strcmp(g->nodes[i]->op, heads[pass]) || !match(g, i, &k, &f) ||
+          role[f.conv] != KEEP || (f.bias >= 0 && role[f.bias] != KEEP))
+        continue;
+      role[i] = HEAD, fu[i] = f, found++;
+      role[f.conv] = FOLDED, head[f.conv] = i;
+      if (f.bias >= 0 && f.bias != i) role[f.bias] = FOLDED, head[f.bias] = i;
+    }
+  int rc = RT_OK;
+  if (found) {
+    rt_graph *out = rt_graph_new();
+    int *id_map = xcalloc((size_t)n + 1, sizeof *id_map);
+    rt_graph_reserve(out, n);
+    for (int i = 0; i < n && !rc; i++) {
+      const rt_node *c = g->nodes[i];
+      id_map[i] = -1;
+      if (role[i] == FOLDED) continue;
+      if (role[i] == HEAD) {
+        rc = rt_graph_add(out, fused_node(g, i, &fu[i]), st);
+      } else if (!strcmp(c->op, "_SumToShapeOf") && c->n_data_inputs == 2 &&
+                 role[c->edges[1].node] == FOLDED) {   /* the shape from the fused node */
+        rt_node *copy = rt_node_clone(c);
+        free(copy->inputs[1]);
+        copy->inputs[1] = xstrdup(g->nodes[head[c->edges[1].node]]->name);
+        rc = rt_graph_add(out, copy, st);
+      } else {
+        rc = rt_graph_add_copy(out, c, id_map, st);
+      }
+      id_map[i] = out->n_nodes - 1;
+    }
+    free(id_map);
+    if (rc) {
+      rt_graph_free(out);
+    } else {
+      rt_graph_free(*gp);
+      *gp = out;
+    }
+  }
+  free(k.uses), free(k.likes), free(k.first_like), free(k.pinned), free(role), free(head), free(fu);
+  return rc;
+}

@@ -1,0 +1,21 @@
+/* The remapper: what tfsh does of TF's grappler remapper, on a partition graph before it
+ * is registered (runtime/master.c). Relu(BiasAdd(Conv2D(x, w), b)) and
+ * BiasAdd(Conv2D(x, w), b), NHWC, float or double, all on one CPU, become one _FusedConv2D
+ * node (an Add of a vector of the channels counts as the BiasAdd, as grappler's
+ * bias-semantic Add: the tutorials' `conv + bias`), and ReluGrad(MaxPoolGrad(a, p, g), a)
+ * (a CNN's backward pass through pool and relu) one _FusedMaxPoolGrad. The fused node keeps
+ * the last node's name (so its consumers, the step stats and the timeline name it as TF's
+ * does); only where nothing else reads the folded nodes' outputs: no other consumer (but a
+ * _SumToShapeOf reading only the shape, which then reads the fused node's), not fed,
+ * fetched nor a target. The kernels do the same operations, so the outputs keep their
+ * bits; the passes over memory between them go. */
+#ifndef TFSH_REMAP_H
+#define TFSH_REMAP_H
+
+#include "runtime/graph.h"
+
+/* keep: the run's feeds, fetches and targets ("x", "x:0", "^x"), whose nodes stay. *g is
+ * replaced (the old graph freed) when something was fused; left alone otherwise. */
+int rt_remap_graph(rt_graph **g, const char *const *keep, int n_keep, rt_status *st);
+
+#endif
