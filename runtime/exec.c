@@ -169,6 +169,27 @@ rt_tensor *rt_kernel_output(rt_kernel_ctx *ctx, int i, rt_dtype t, const rt_shap
   return r;
 }
 
+rt_tensor *rt_kernel_output_from(rt_kernel_ctx *ctx, int i, uint64_t inputs, rt_dtype t,
+                                 const rt_shape *shape) {
+  uint64_t can = inputs & ctx->forward;
+  for (int k = 0; can && k < ctx->n_inputs && k < 64; k++) {
+    rt_tensor *x = ctx->inputs[k];
+    if (!(can >> k & 1) || x->dtype != t || !rt_shape_equal(&x->shape, shape)) continue;
+    ctx->forward &= ~(UINT64_C(1) << k);   /* one output per input */
+    ctx->forwarded |= UINT64_C(1) << k;
+    rt_tensor_unref(ctx->outputs[i]);
+    ctx->outputs[i] = rt_tensor_ref(x);
+    return x;
+  }
+  return rt_kernel_output(ctx, i, t, shape);
+}
+
+bool rt_exec_forwardable(const rt_tensor *v) {
+  return v && v != RT_DEAD && v->buf && !v->ref && v->dtype != RT_STRING &&
+         v->buf->dev != RT_DEV_GPU && !v->buf->free_fn && atomic_load(&v->refs) == 1 &&
+         atomic_load(&v->buf->refs) == 1;
+}
+
 /* Mark what the fetches and targets need, stopping at fed outputs. */
 int rt_exec_mark_needed(rt_exec *x, const rt_run_args *a, int *stack, rt_status *st) {
   int sp = 0;
@@ -238,8 +259,10 @@ int rt_exec_accept(rt_exec *x, rt_tensor **t, rt_status *st) {
 }
 
 int rt_exec_kernel(rt_exec *x, xnode *xn, rt_step *step, rt_tensor **inputs, rt_tensor **outputs,
-                   rt_tensor **reuse, rt_status *st) {
+                   rt_tensor **reuse, uint64_t *fwd, rt_status *st) {
   const rt_node *n = xn->node;
+  uint64_t may_forward = fwd && x->dev->type == RT_DEV_CPU ? *fwd : 0;
+  if (fwd) *fwd = 0;
   for (int k = 0; k < n->n_data_inputs; k++) {
     if (!inputs[k])
       return rt_error(st, RT_INTERNAL, "node '%s': input %d ('%s') has no value", n->name, k,
@@ -283,12 +306,13 @@ int rt_exec_kernel(rt_exec *x, xnode *xn, rt_step *step, rt_tensor **inputs, rt_
       .node = n, .n_inputs = n->n_data_inputs, .inputs = inputs, .n_outputs = n->n_outputs,
       .outputs = outputs, .device = x->dev, .step = step, .st = st,
       .reuse = reuse, .state = x->slot[n->id], .state_mu = x->slot_mu[n->id],
-      .scope = x->scope,
+      .scope = x->scope, .forward = may_forward,
     };
     atomic_store(&step->current_op, n->name);
     bool held = rt_inter_acquire();
     rc = xn->kernel(&ctx);
     if (held) rt_inter_release();
+    if (fwd) *fwd = ctx.forwarded;
     for (int i = 0; !rc && i < n->n_outputs; i++)
       if (!ctx.outputs[i])
         rc = rt_error(st, RT_INTERNAL, "node '%s' (%s) produced no output %d", n->name, n->op, i);
@@ -301,8 +325,20 @@ static int run_node(rt_exec *x, xnode *xn, rt_step *step, rt_status *st) {
   rt_tensor *ins[64], **inputs = ins;
   if (n->n_data_inputs > 64) inputs = calloc((size_t)n->n_data_inputs, sizeof *inputs);
   if (!inputs) return rt_error(st, RT_RESOURCE_EXHAUSTED, "out of memory");
-  for (int k = 0; k < n->n_data_inputs; k++) inputs[k] = x->values[xn->in_slots[k]];
-  int rc = rt_exec_kernel(x, xn, step, inputs, x->values + xn->first_out, x->reuse + xn->first_out, st);
+  uint64_t fwd = 0;   /* an input whose last use this is may become an output */
+  for (int k = 0; k < n->n_data_inputs; k++) {
+    int s = xn->in_slots[k];
+    inputs[k] = x->values[s];
+    if (k < 64 && x->uses[s] == 1 && !x->fed[s] && !xn->ref_in[k] && rt_exec_forwardable(inputs[k]))
+      fwd |= UINT64_C(1) << k;
+  }
+  int rc = rt_exec_kernel(x, xn, step, inputs, x->values + xn->first_out, x->reuse + xn->first_out,
+                          &fwd, st);
+  for (int k = 0; fwd && k < n->n_data_inputs && k < 64; k++)
+    if (fwd >> k & 1) {   /* the output holds it now: the slot lets go (release_inputs skips it) */
+      rt_tensor_unref(x->values[xn->in_slots[k]]);
+      x->values[xn->in_slots[k]] = NULL;
+    }
   if (inputs != ins) free(inputs);
   return rc;
 }

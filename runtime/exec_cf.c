@@ -566,19 +566,30 @@ static int run_item(struct cf_exec *cf, rt_exec *x, const cf_item *item, rt_tens
     case K_ENTER: case K_EXIT: case K_NEXT: case K_FORWARD:
       out[0] = rt_tensor_ref(in[0]);
       break;
-    default:
+    default: {
+      /* Each consumer's input slot holds its own reference, so one no one else holds is this
+       * node's alone: the kernel may write over it, and what is left is recycled below. */
+      uint64_t fwd = 0;
+      for (int k = 0; k < n->n_data_inputs && k < 64; k++)
+        if (!xn->ref_in[k] && rt_exec_forwardable(in[k])) fwd |= UINT64_C(1) << k;
+      rt_tensor **reuse = x->reuse + xn->first_out;
       if (xn->is_send && item->f->fid) {   /* in a loop: the key names frame and iteration */
         char *root_key = xn->key;
         xn->key = (char *)frame_key(xn, item->f, item->iter, kb, sizeof kb);
-        rc = rt_exec_kernel(x, xn, cf->step, in, out, NULL, st);
+        rc = rt_exec_kernel(x, xn, cf->step, in, out, reuse, &fwd, st);
         xn->key = root_key;
       } else {
-        rc = rt_exec_kernel(x, xn, cf->step, in, out, NULL, st);
+        rc = rt_exec_kernel(x, xn, cf->step, in, out, reuse, &fwd, st);
       }
     }
+    }
+  /* A consumed input no one else holds waits in its producer's slot for the producer's next
+   * run (this iteration's or the next step's: rt_kernel_output takes it if still unshared). */
   for (int k = 0; k < n->n_data_inputs; k++)
     if (in[k]) {
-      rt_tensor_unref(in[k]);
+      rt_tensor **r = &x->reuse[xn->in_slots[k]];
+      if (!*r && !xn->ref_in[k] && rt_exec_forwardable(in[k])) *r = in[k];
+      else rt_tensor_unref(in[k]);
       in[k] = NULL;
     }
   return rc;
