@@ -50,7 +50,11 @@ static void strides_of(const int64_t *dims, int nd, int64_t *st) {
 
 /* n copies of the es-byte element v. */
 static void fill_bytes(void *dst, const void *v, size_t es, int64_t n) {
-  if (es == 4) {
+  size_t z = 0;
+  while (z < es && !((const char *)v)[z]) z++;
+  if (z == es) {   /* zeros (ZerosLike, the gradients' fills): libc's widest stores */
+    memset(dst, 0, (size_t)n * es);
+  } else if (es == 4) {
     uint32_t x;
     memcpy(&x, v, 4);
     for (int64_t i = 0; i < n; i++) ((uint32_t *)dst)[i] = x;
@@ -244,7 +248,7 @@ int op_cpu_select(rt_kernel_ctx *c) {
     return rt_kernel_error(c, RT_INVALID_ARGUMENT, "condition must be a scalar, a vector over the first "
                            "dimension of 'then', or the shape of 'then'; got %lld elements for %lld",
                            (long long)nc, (long long)n);
-  rt_tensor *y = rt_kernel_output(c, 0, t->dtype, &t->shape);
+  rt_tensor *y = rt_kernel_output_from(c, 0, 6, t->dtype, &t->shape);   /* over t or e */
   if (!y) return c->st->code;
   const bool *cv = rt_tensor_data(cond);
   if (t->dtype == RT_STRING) {   /* element by element: each string owns its bytes */
@@ -258,7 +262,8 @@ int op_cpu_select(rt_kernel_ctx *c) {
   const char *tv = rt_tensor_data(t), *ev = rt_tensor_data(e);
   char *yv = rt_tensor_data(y);
   for (int64_t k = 0; block && k < n / block; k++)
-    memcpy(yv + k * block * es, (cv[k] ? tv : ev) + k * block * es, (size_t)block * es);
+    if ((cv[k] ? tv : ev) != yv)   /* a block of the forwarded input stays where it is */
+      memcpy(yv + k * block * es, (cv[k] ? tv : ev) + k * block * es, (size_t)block * es);
   return RT_OK;
 }
 int op_cpu_ones_like(rt_kernel_ctx *c) { return fill_like(c, true); }
