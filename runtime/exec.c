@@ -184,12 +184,6 @@ rt_tensor *rt_kernel_output_from(rt_kernel_ctx *ctx, int i, uint64_t inputs, rt_
   return rt_kernel_output(ctx, i, t, shape);
 }
 
-bool rt_exec_forwardable(const rt_tensor *v) {
-  return v && v != RT_DEAD && v->buf && !v->ref && v->dtype != RT_STRING &&
-         v->buf->dev != RT_DEV_GPU && !v->buf->free_fn && atomic_load(&v->refs) == 1 &&
-         atomic_load(&v->buf->refs) == 1;
-}
-
 /* Mark what the fetches and targets need, stopping at fed outputs. */
 int rt_exec_mark_needed(rt_exec *x, const rt_run_args *a, int *stack, rt_status *st) {
   int sp = 0;

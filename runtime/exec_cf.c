@@ -91,6 +91,7 @@ struct cf_exec {
   uint8_t *kind;
   int *merge_first;        /* per Merge: data inputs that come in iteration 0 (not from a NextIteration) */
   int *merge_later;        /* per Merge: data inputs that come in later iterations (not from an Enter) */
+  bool *index_used;        /* per Merge: a node takes its value_index (else no scalar is made) */
   int *out_first;
   cf_out *outs;
   int max_outputs;
@@ -149,6 +150,7 @@ void rt_cf_free(struct cf_exec *cf) {
   free(cf->kind);
   free(cf->merge_first);
   free(cf->merge_later);
+  free(cf->index_used);
   free(cf->out_first);
   free(cf->outs);
   free(cf->q);
@@ -180,6 +182,7 @@ int rt_cf_new(rt_exec *x, rt_status *st) {
   cf->kind = xcalloc(nn, 1);
   cf->merge_first = xcalloc(nn, sizeof *cf->merge_first);
   cf->merge_later = xcalloc(nn, sizeof *cf->merge_later);
+  cf->index_used = xcalloc(nn, sizeof *cf->index_used);
   cf->out_first = xcalloc(nn + 1, sizeof *cf->out_first);
   frame_named(cf, "", -1);
   /* out edges, grouped by source */
@@ -190,7 +193,10 @@ int rt_cf_new(rt_exec *x, rt_status *st) {
     x->nodes[i].forwards = cf->kind[i] != K_NORMAL;
     if (nd->n_outputs > cf->max_outputs) cf->max_outputs = nd->n_outputs;
     n_edges += (size_t)nd->n_inputs;
-    for (int k = 0; k < nd->n_inputs; k++) cf->out_first[nd->edges[k].node + 1]++;
+    for (int k = 0; k < nd->n_inputs; k++) {
+      cf->out_first[nd->edges[k].node + 1]++;
+      if (nd->edges[k].index == 1) cf->index_used[nd->edges[k].node] = true;   /* Merge's, below */
+    }
     for (int k = 0; cf->kind[i] == K_MERGE && k < nd->n_data_inputs; k++) {
       uint8_t src = kind_of(g->nodes[nd->edges[k].node]->op);
       cf->merge_first[i] += src != K_NEXT;   /* a loop's Merge: Enter now, NextIteration later */
@@ -544,7 +550,9 @@ static int run_item(struct cf_exec *cf, rt_exec *x, const cf_item *item, rt_tens
         break;
       }
       out[0] = rt_tensor_ref(in[k]);
-      out[1] = rt_tensor_scalar_i32(k);
+      /* two allocations per Merge and iteration that nobody read (a loop's Merges) */
+      if (cf->index_used[item->node] || cf->fetch_slot[xn->first_out + 1] || cf->step->trace)
+        out[1] = rt_tensor_scalar_i32(k);
       break;
     }
     case K_SWITCH: {
