@@ -426,13 +426,33 @@ static void test_forward_inputs(void **s) {
   for (int i = 0; i < 2; i++) rt_tensor_unref(in[i]);
 }
 
+/* _ReduceGrad (float): dy spread back over like's shape, leading axes (whole rows of dy)
+ * and a middle axis (the general walk) alike. */
+static void test_reduce_grad_float(void **s) {
+  (void)s;
+  rt_status st = {0};
+  rt_tensor *in[3] = {T(RT_FLOAT, 1, D(2), V(1, 2)), T(RT_FLOAT, 2, D(3, 2), V(0, 0, 0, 0, 0, 0)),
+                      T(RT_INT32, 1, D(1), V(0))};
+  rt_node *n = rt_node_new("g", "_ReduceGrad");
+  rt_node_set_bool(n, "mean", true);
+  expect(run(n, 3, in, &st), RT_FLOAT, 2, D(3, 2), V(1 / 3.0, 2 / 3.0, 1 / 3.0, 2 / 3.0, 1 / 3.0, 2 / 3.0), 1e-7);
+  in[0] = T(RT_FLOAT, 0, NULL, V(6));
+  in[1] = T(RT_FLOAT, 2, D(2, 2), V(0, 0, 0, 0));
+  in[2] = T(RT_INT32, 1, D(2), V(0, 1));
+  expect(run(rt_node_new("g", "_ReduceGrad"), 3, in, &st), RT_FLOAT, 2, D(2, 2), V(6, 6, 6, 6), 0);
+  in[0] = T(RT_FLOAT, 2, D(2, 1), V(1, 2));
+  in[1] = T(RT_FLOAT, 3, D(2, 3, 1), V(0, 0, 0, 0, 0, 0));
+  in[2] = T(RT_INT32, 1, D(1), V(1));
+  expect(run(rt_node_new("g", "_ReduceGrad"), 3, in, &st), RT_FLOAT, 3, D(2, 3, 1), V(1, 1, 1, 2, 2, 2), 0);
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
     cmocka_unit_test(test_add_broadcast), cmocka_unit_test(test_binary_math),
     cmocka_unit_test(test_unary),         cmocka_unit_test(test_matmul),
     cmocka_unit_test(test_reductions),    cmocka_unit_test(test_runtime_errors),
     cmocka_unit_test(test_shape_errors),  cmocka_unit_test(test_gradients),
-    cmocka_unit_test(test_forward_inputs),
+    cmocka_unit_test(test_forward_inputs), cmocka_unit_test(test_reduce_grad_float),
   };
   return cmocka_run_group_tests(tests, setup, NULL);
 }
