@@ -302,7 +302,7 @@ int rt_exec_kernel(rt_exec *x, xnode *xn, rt_step *step, rt_tensor **inputs, rt_
       .reuse = reuse, .state = x->slot[n->id], .state_mu = x->slot_mu[n->id],
       .scope = x->scope, .forward = may_forward,
     };
-    atomic_store(&step->current_op, n->name);
+    atomic_store_explicit(&step->current_op, n->name, memory_order_release);   /* views; a plain store on x86 */
     bool held = rt_inter_acquire();
     rc = xn->kernel(&ctx);
     if (held) rt_inter_release();
@@ -561,7 +561,7 @@ static int exec_run_plain(rt_exec *x, rt_step *step, const rt_run_args *a, rt_st
     xnode *xn = &x->nodes[id];
     if (step->trace) trace_node(x, xn, step, trace_t0, trace_tid);   /* views */
     done++;
-    atomic_store(&step->ops_done, done);
+    atomic_store_explicit(&step->ops_done, done, memory_order_relaxed);   /* views: progress */
     release_inputs(x, xn);
     for (int c = 0; c < xn->n_consumers; c++) {
       int cid = xn->consumers[c];

@@ -760,7 +760,7 @@ int rt_cf_run(rt_exec *x, rt_step *step, const rt_run_args *a, rt_status *st) {
         snprintf(where, sizeof where, " [%s:%" PRId64 "]", cf->sf[item.f->sf].name, item.iter);
       rt_exec_trace(x, &x->nodes[item.node], step, trace_t0, trace_tid, out, where);
     }
-    if (++done <= total) atomic_store(&step->ops_done, done);
+    if (++done <= total) atomic_store_explicit(&step->ops_done, done, memory_order_relaxed);   /* views */
     complete(cf, x, &item, out);
     for (int i = 0; i < cf->max_outputs; i++) {   /* NULL: a cancel before the next memset */
       rt_tensor_unref(out[i]);
