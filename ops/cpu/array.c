@@ -248,9 +248,14 @@ int op_cpu_select(rt_kernel_ctx *c) {
     return rt_kernel_error(c, RT_INVALID_ARGUMENT, "condition must be a scalar, a vector over the first "
                            "dimension of 'then', or the shape of 'then'; got %lld elements for %lld",
                            (long long)nc, (long long)n);
-  rt_tensor *y = rt_kernel_output_from(c, 0, 6, t->dtype, &t->shape);   /* over t or e */
-  if (!y) return c->st->code;
+  /* over t or e, whichever leaves fewer blocks to copy (static_rnn's sequence_length
+   * Selects keep half their rows either way) */
   const bool *cv = rt_tensor_data(cond);
+  int64_t taken = 0;
+  for (int64_t k = 0; block && k < n / block; k++) taken += cv[k];
+  uint64_t over = 2 * taken >= (block ? n / block : 0) ? 2 : 4;
+  rt_tensor *y = rt_kernel_output_from(c, 0, c->forward & over ? over : 6, t->dtype, &t->shape);
+  if (!y) return c->st->code;
   if (t->dtype == RT_STRING) {   /* element by element: each string owns its bytes */
     for (int64_t i = 0; block && i < n; i++) {
       const rt_str *x = (const rt_str *)rt_tensor_data(cv[i / block] ? t : e) + i;

@@ -412,6 +412,17 @@ static void test_forward_inputs(void **s) {
   assert_ptr_equal(y, in[2]);
   expect(y, RT_FLOAT, 2, D(3, 2), V(1, 2, -3, -4, 5, 6), 0);
   for (int i = 0; i < 3; i++) rt_tensor_unref(in[i]);
+  /* both may go: the one that leaves fewer rows to copy */
+  for (int most_t = 0; most_t < 2; most_t++) {
+    in[0] = most_t ? T(RT_BOOL, 1, D(3), V(1, 1, 0)) : T(RT_BOOL, 1, D(3), V(0, 0, 1));
+    in[1] = T(RT_FLOAT, 2, D(3, 2), V(1, 2, 3, 4, 5, 6));
+    in[2] = T(RT_FLOAT, 2, D(3, 2), V(-1, -2, -3, -4, -5, -6));
+    y = run_fwd("Select", 3, in, 6, &fw);
+    assert_ptr_equal(y, in[most_t ? 1 : 2]);
+    if (most_t) expect(y, RT_FLOAT, 2, D(3, 2), V(1, 2, 3, 4, -5, -6), 0);
+    else expect(y, RT_FLOAT, 2, D(3, 2), V(-1, -2, -3, -4, 5, 6), 0);
+    for (int i = 0; i < 3; i++) rt_tensor_unref(in[i]);
+  }
 
   /* _SumToShapeOf to its own shape: x itself, or a copy that keeps -0 */
   in[0] = T(RT_FLOAT, 2, D(1, 2), V(-0.0, 3));
