@@ -163,6 +163,21 @@ rt_tensor *rt_kernel_output(rt_kernel_ctx *ctx, int i, rt_dtype t, const rt_shap
   return r;
 }
 
+rt_tensor *rt_kernel_output_from(rt_kernel_ctx *ctx, int i, uint64_t inputs, rt_dtype t,
+                                 const rt_shape *shape) {
+  uint64_t can = inputs & ctx->forward;
+  for (int k = 0; can && k < ctx->n_inputs && k < 64; k++) {
+    rt_tensor *x = ctx->inputs[k];
+    if (!(can >> k & 1) || x->dtype != t || !rt_shape_equal(&x->shape, shape)) continue;
+    ctx->forward &= ~(UINT64_C(1) << k);   /* one output per input */
+    ctx->forwarded |= UINT64_C(1) << k;
+    rt_tensor_unref(ctx->outputs[i]);
+    ctx->outputs[i] = rt_tensor_ref(x);
+    return x;
+  }
+  return rt_kernel_output(ctx, i, t, shape);
+}
+
 /* Mark what the fetches and targets need, stopping at fed outputs. */
 /* Append n strings, each with its '\0', then a '\1' ending the list, to x->key at *len. */
 static void key_add(rt_exec *x, size_t *len, int n, const char *const *v) {
@@ -261,8 +276,10 @@ int rt_exec_accept(rt_exec *x, rt_tensor **t, rt_status *st) {
 }
 
 int rt_exec_kernel(rt_exec *x, xnode *xn, rt_step *step, rt_tensor **inputs, rt_tensor **outputs,
-                   rt_tensor **reuse, rt_status *st) {
+                   rt_tensor **reuse, uint64_t *fwd, rt_status *st) {
   const rt_node *n = xn->node;
+  uint64_t may_forward = fwd && x->dev->type == RT_DEV_CPU ? *fwd : 0;
+  if (fwd) *fwd = 0;
   for (int k = 0; k < n->n_data_inputs; k++) {
     if (!inputs[k])
       return rt_error(st, RT_INTERNAL, "node '%s': input %d ('%s') has no value", n->name, k,
@@ -306,12 +323,13 @@ int rt_exec_kernel(rt_exec *x, xnode *xn, rt_step *step, rt_tensor **inputs, rt_
       .node = n, .n_inputs = n->n_data_inputs, .inputs = inputs, .n_outputs = n->n_outputs,
       .outputs = outputs, .device = x->dev, .step = step, .st = st,
       .reuse = reuse, .state = x->slot[n->id], .state_mu = x->slot_mu[n->id],
-      .scope = x->scope,
+      .scope = x->scope, .forward = may_forward,
     };
-    atomic_store(&step->current_op, n->name);
+    atomic_store_explicit(&step->current_op, n->name, memory_order_release);   /* views; a plain store on x86 */
     bool held = rt_inter_acquire();
     rc = xn->kernel(&ctx);
     if (held) rt_inter_release();
+    if (fwd) *fwd = ctx.forwarded;
     for (int i = 0; !rc && i < n->n_outputs; i++)
       if (!ctx.outputs[i])
         rc = rt_error(st, RT_INTERNAL, "node '%s' (%s) produced no output %d", n->name, n->op, i);
@@ -323,8 +341,20 @@ static int run_node(rt_exec *x, xnode *xn, rt_step *step, rt_status *st) {
   const rt_node *n = xn->node;
   rt_tensor *ins[64], **inputs = ins;
   if (n->n_data_inputs > 64) inputs = xcalloc((size_t)n->n_data_inputs, sizeof *inputs);
-  for (int k = 0; k < n->n_data_inputs; k++) inputs[k] = x->values[xn->in_slots[k]];
-  int rc = rt_exec_kernel(x, xn, step, inputs, x->values + xn->first_out, x->reuse + xn->first_out, st);
+  uint64_t fwd = 0;   /* an input whose last use this is may become an output */
+  for (int k = 0; k < n->n_data_inputs; k++) {
+    int s = xn->in_slots[k];
+    inputs[k] = x->values[s];
+    if (k < 64 && x->uses[s] == 1 && !x->fed[s] && !xn->ref_in[k] && rt_exec_forwardable(inputs[k]))
+      fwd |= UINT64_C(1) << k;
+  }
+  int rc = rt_exec_kernel(x, xn, step, inputs, x->values + xn->first_out, x->reuse + xn->first_out,
+                          &fwd, st);
+  for (int k = 0; fwd && k < n->n_data_inputs && k < 64; k++)
+    if (fwd >> k & 1) {   /* the output holds it now: the slot lets go (release_inputs skips it) */
+      rt_tensor_unref(x->values[xn->in_slots[k]]);
+      x->values[xn->in_slots[k]] = NULL;
+    }
   if (inputs != ins) free(inputs);
   return rc;
 }
@@ -557,7 +587,7 @@ static int exec_run_plain(rt_exec *x, rt_step *step, const rt_run_args *a, rt_st
     xnode *xn = &x->nodes[id];
     if (step->trace) trace_node(x, xn, step, trace_t0, trace_tid);   /* views */
     done++;
-    atomic_store(&step->ops_done, done);
+    atomic_store_explicit(&step->ops_done, done, memory_order_relaxed);   /* views: progress */
     release_inputs(x, xn);
     for (int c = 0; c < xn->n_consumers; c++) {
       int cid = xn->consumers[c];

@@ -36,6 +36,7 @@ enum { K_NORMAL, K_SWITCH, K_MERGE, K_ENTER, K_EXIT, K_NEXT, K_FORWARD };
 
 typedef struct cf_out {
   int dst, k, src_out;   /* k: data input of dst, -1 for a control edge */
+  bool last;             /* the last data edge of output src_out: activate may move it there */
 } cf_out;
 
 typedef struct cf_iter {
@@ -92,6 +93,7 @@ struct cf_exec {
   uint8_t *kind;
   int *merge_first;        /* per Merge: data inputs that come in iteration 0 (not from a NextIteration) */
   int *merge_later;        /* per Merge: data inputs that come in later iterations (not from an Enter) */
+  bool *index_used;        /* per Merge: a node takes its value_index (else no scalar is made) */
   int *out_first;
   cf_out *outs;
   int max_outputs;
@@ -150,6 +152,7 @@ void rt_cf_free(struct cf_exec *cf) {
   free(cf->kind);
   free(cf->merge_first);
   free(cf->merge_later);
+  free(cf->index_used);
   free(cf->out_first);
   free(cf->outs);
   free(cf->q);
@@ -181,6 +184,7 @@ int rt_cf_new(rt_exec *x, rt_status *st) {
   cf->kind = xcalloc(nn, 1);
   cf->merge_first = xcalloc(nn, sizeof *cf->merge_first);
   cf->merge_later = xcalloc(nn, sizeof *cf->merge_later);
+  cf->index_used = xcalloc(nn, sizeof *cf->index_used);
   cf->out_first = xcalloc(nn + 1, sizeof *cf->out_first);
   frame_named(cf, "", -1);
   /* out edges, grouped by source */
@@ -191,7 +195,10 @@ int rt_cf_new(rt_exec *x, rt_status *st) {
     x->nodes[i].forwards = cf->kind[i] != K_NORMAL;
     if (nd->n_outputs > cf->max_outputs) cf->max_outputs = nd->n_outputs;
     n_edges += (size_t)nd->n_inputs;
-    for (int k = 0; k < nd->n_inputs; k++) cf->out_first[nd->edges[k].node + 1]++;
+    for (int k = 0; k < nd->n_inputs; k++) {
+      cf->out_first[nd->edges[k].node + 1]++;
+      if (nd->edges[k].index == 1) cf->index_used[nd->edges[k].node] = true;   /* Merge's, below */
+    }
     for (int k = 0; cf->kind[i] == K_MERGE && k < nd->n_data_inputs; k++) {
       uint8_t src = kind_of(g->nodes[nd->edges[k].node]->op);
       cf->merge_first[i] += src != K_NEXT;   /* a loop's Merge: Enter now, NextIteration later */
@@ -206,7 +213,7 @@ int rt_cf_new(rt_exec *x, rt_status *st) {
     for (int k = 0; k < nd->n_inputs; k++) {
       int src = nd->edges[k].node;
       cf->outs[cf->out_first[src] + fill[src]++] =
-          (cf_out){i, nd->edges[k].index >= 0 ? k : -1, nd->edges[k].index};
+          (cf_out){i, nd->edges[k].index >= 0 ? k : -1, nd->edges[k].index, false};
     }
   }
   /* static frames: breadth first from the nodes without inputs */
@@ -252,6 +259,17 @@ int rt_cf_new(rt_exec *x, rt_status *st) {
     }
   }
   free(fill);
+  bool *seen = xcalloc((size_t)cf->max_outputs + 1, sizeof *seen);
+  for (int i = 0; i < n; i++) {   /* each output's last data edge (edges grouped by source) */
+    for (int e = cf->out_first[i + 1] - 1; e >= cf->out_first[i]; e--) {
+      cf_out *o = &cf->outs[e];
+      o->last = o->k >= 0 && !seen[o->src_out];
+      if (o->k >= 0) seen[o->src_out] = true;
+    }
+    for (int e = cf->out_first[i]; e < cf->out_first[i + 1]; e++)
+      if (cf->outs[e].k >= 0) seen[cf->outs[e].src_out] = false;
+  }
+  free(seen);
   for (int i = 0; i < n && !rc; i++) {
     if (cf->frame[i] < 0) cf->frame[i] = 0;   /* unreachable: never runs */
     cf_sframe *s = &cf->sf[cf->frame[i]];
@@ -359,9 +377,21 @@ static void frame_free(struct cf_exec *cf, cf_frame *f) {
   free(f);
 }
 
-/* The outputs of node src (out[i] NULL: dead) reach its consumers in iteration iter of f. */
+/* The outputs of node src (out[i] NULL: dead) reach its consumers in iteration iter of f.
+ * move: the caller lets go of out[] afterwards, so each output's last data edge takes the
+ * caller's reference instead of a new one (two atomic operations less per value). */
+static inline void take(rt_tensor **slot, rt_tensor **out, const cf_out *o, bool move) {
+  rt_tensor_unref(*slot);
+  if (move && o->last) {
+    *slot = out[o->src_out];
+    out[o->src_out] = NULL;
+  } else {
+    *slot = rt_tensor_ref(out[o->src_out]);
+  }
+}
+
 static void activate(struct cf_exec *cf, rt_exec *x, cf_frame *f, int64_t iter, int src,
-                     rt_tensor *const *out, bool dead) {
+                     rt_tensor **out, bool dead, bool move) {
   cf_iter *it = iter_at(f, iter);
   for (int e = cf->out_first[src]; e < cf->out_first[src + 1]; e++) {
     const cf_out *o = &cf->outs[e];
@@ -381,9 +411,7 @@ static void activate(struct cf_exec *cf, rt_exec *x, cf_frame *f, int64_t iter, 
         dst_dead = ++it->dead[l] == expect;
         ready = it->pending[l] == 1 && dst_dead;
       } else if (it->pending[l] & 1) {
-        rt_tensor **slot = &it->in[cf->in_off[dst] + o->k];
-        rt_tensor_unref(*slot);
-        *slot = rt_tensor_ref(out[o->src_out]);
+        take(&it->in[cf->in_off[dst] + o->k], out, o, move);
         dst_dead = false;
         ready = --it->pending[l] == 0;
       } else {
@@ -394,9 +422,7 @@ static void activate(struct cf_exec *cf, rt_exec *x, cf_frame *f, int64_t iter, 
         if (dead || !out[o->src_out]) {
           it->dead[l]++;
         } else {
-          rt_tensor **slot = &it->in[cf->in_off[dst] + o->k];
-          rt_tensor_unref(*slot);
-          *slot = rt_tensor_ref(out[o->src_out]);
+          take(&it->in[cf->in_off[dst] + o->k], out, o, move);
         }
       } else if (dead) {
         it->dead[l]++;
@@ -417,11 +443,11 @@ static void increment_iteration(struct cf_exec *cf, rt_exec *x, cf_frame *f) {
   f->iters[i % (f->max_par + 1)] = iter_new(cf, f->sf);
   f->outstanding_iters++;
   assert(f->outstanding_iters == f->iter_count - f->oldest + 1 && f->outstanding_iters <= f->max_par);
-  for (int v = 0; v < f->n_invs; v++) activate(cf, x, f, i, f->invs[v].node, &f->invs[v].t, f->invs[v].dead);
+  for (int v = 0; v < f->n_invs; v++) activate(cf, x, f, i, f->invs[v].node, &f->invs[v].t, f->invs[v].dead, false);
   int nd = f->n_def;
   f->n_def = 0;
   for (int d = 0; d < nd; d++) {
-    activate(cf, x, f, i, f->deferred[d].node, &f->deferred[d].t, false);
+    activate(cf, x, f, i, f->deferred[d].node, &f->deferred[d].t, false, false);
     rt_tensor_unref(f->deferred[d].t);
   }
 }
@@ -437,7 +463,7 @@ static void delete_frame(struct cf_exec *cf, rt_exec *x, cf_frame *f) {
   int64_t pi = f->parent_iter;
   const cf_sframe *s = &cf->sf[f->sf];
   for (int e = 0; e < s->n_exits; e++)
-    if (x->needed[s->exits[e]] && !f->exit_live[e]) activate(cf, x, p, pi, s->exits[e], NULL, true);
+    if (x->needed[s->exits[e]] && !f->exit_live[e]) activate(cf, x, p, pi, s->exits[e], NULL, true, false);
   assert(f->pending_enters == 0 && f->outstanding_iters == 0);
   cf_iter *pit = iter_at(p, pi);
   assert(pit->child_frames > 0);
@@ -466,7 +492,7 @@ static void cleanup(struct cf_exec *cf, rt_exec *x, cf_frame *f, int64_t iter) {
 
 /* Node src of iteration iter of f produced out (dead: every output dead). */
 static void propagate(struct cf_exec *cf, rt_exec *x, int src, cf_frame *f, int64_t iter,
-                      rt_tensor *const *out, bool dead) {
+                      rt_tensor **out, bool dead) {
   switch (cf->kind[src]) {
   case K_ENTER: {
     cf_iter *it = iter_at(f, iter);
@@ -486,9 +512,9 @@ static void propagate(struct cf_exec *cf, rt_exec *x, int src, cf_frame *f, int6
       }
       rt_tensor *t = dead ? NULL : out[0];
       c->invs[c->n_invs++] = (cf_val){src, t ? rt_tensor_ref(t) : NULL, dead || !t};
-      for (int64_t i = c->oldest; i <= c->iter_count; i++) activate(cf, x, c, i, src, out, dead);
+      for (int64_t i = c->oldest; i <= c->iter_count; i++) activate(cf, x, c, i, src, out, dead, false);
     } else {
-      activate(cf, x, c, 0, src, out, dead);
+      activate(cf, x, c, 0, src, out, dead, true);
     }
     assert(c->pending_enters > 0);   /* each needed Enter into c runs once per parent iteration */
     c->pending_enters--;
@@ -498,13 +524,13 @@ static void propagate(struct cf_exec *cf, rt_exec *x, int src, cf_frame *f, int6
   case K_EXIT:
     if (!dead && out[0]) {
       f->exit_live[cf->exit_idx[src]] = true;
-      activate(cf, x, f->parent, f->parent_iter, src, out, false);
+      activate(cf, x, f->parent, f->parent_iter, src, out, false, true);
     }
     break;
   case K_NEXT:
     if (dead || !out[0]) break;
     if (iter + 1 <= f->iter_count) {
-      activate(cf, x, f, iter + 1, src, out, false);
+      activate(cf, x, f, iter + 1, src, out, false, true);
     } else if (f->outstanding_iters >= f->max_par) {
       if (f->n_def == f->cap_def) {
         f->cap_def = f->cap_def ? 2 * f->cap_def : 8;
@@ -513,11 +539,11 @@ static void propagate(struct cf_exec *cf, rt_exec *x, int src, cf_frame *f, int6
       f->deferred[f->n_def++] = (cf_val){src, rt_tensor_ref(out[0]), false};
     } else {
       increment_iteration(cf, x, f);
-      activate(cf, x, f, iter + 1, src, out, false);
+      activate(cf, x, f, iter + 1, src, out, false, true);
     }
     break;
   default:
-    activate(cf, x, f, iter, src, out, dead);
+    activate(cf, x, f, iter, src, out, dead, true);
   }
 }
 
@@ -554,7 +580,9 @@ static int run_item(struct cf_exec *cf, rt_exec *x, const cf_item *item, rt_tens
         break;
       }
       out[0] = rt_tensor_ref(in[k]);
-      out[1] = rt_tensor_scalar_i32(k);
+      /* two allocations per Merge and iteration that nobody read (a loop's Merges) */
+      if (cf->index_used[item->node] || cf->fetch_slot[xn->first_out + 1] || cf->step->trace)
+        out[1] = rt_tensor_scalar_i32(k);
       break;
     }
     case K_SWITCH: {
@@ -576,19 +604,30 @@ static int run_item(struct cf_exec *cf, rt_exec *x, const cf_item *item, rt_tens
     case K_ENTER: case K_EXIT: case K_NEXT: case K_FORWARD:
       out[0] = rt_tensor_ref(in[0]);
       break;
-    default:
+    default: {
+      /* Each consumer's input slot holds its own reference, so one no one else holds is this
+       * node's alone: the kernel may write over it, and what is left is recycled below. */
+      uint64_t fwd = 0;
+      for (int k = 0; k < n->n_data_inputs && k < 64; k++)
+        if (!xn->ref_in[k] && rt_exec_forwardable(in[k])) fwd |= UINT64_C(1) << k;
+      rt_tensor **reuse = x->reuse + xn->first_out;
       if (xn->is_send && item->f->fid) {   /* in a loop: the key names frame and iteration */
         char *root_key = xn->key;
         xn->key = (char *)frame_key(xn, item->f, item->iter, kb, sizeof kb);
-        rc = rt_exec_kernel(x, xn, cf->step, in, out, NULL, st);
+        rc = rt_exec_kernel(x, xn, cf->step, in, out, reuse, &fwd, st);
         xn->key = root_key;
       } else {
-        rc = rt_exec_kernel(x, xn, cf->step, in, out, NULL, st);
+        rc = rt_exec_kernel(x, xn, cf->step, in, out, reuse, &fwd, st);
       }
     }
+    }
+  /* A consumed input no one else holds waits in its producer's slot for the producer's next
+   * run (this iteration's or the next step's: rt_kernel_output takes it if still unshared). */
   for (int k = 0; k < n->n_data_inputs; k++)
     if (in[k]) {
-      rt_tensor_unref(in[k]);
+      rt_tensor **r = &x->reuse[xn->in_slots[k]];
+      if (!*r && !xn->ref_in[k] && rt_exec_forwardable(in[k])) *r = in[k];
+      else rt_tensor_unref(in[k]);
       in[k] = NULL;
     }
   return rc;
@@ -752,7 +791,7 @@ int rt_cf_run(rt_exec *x, rt_step *step, const rt_run_args *a, rt_status *st) {
         snprintf(where, sizeof where, " [%s:%" PRId64 "]", cf->sf[item.f->sf].name, item.iter);
       rt_exec_trace(x, &x->nodes[item.node], step, trace_t0, trace_tid, out, where);
     }
-    if (++done <= total) atomic_store(&step->ops_done, done);
+    if (++done <= total) atomic_store_explicit(&step->ops_done, done, memory_order_relaxed);   /* views */
     complete(cf, x, &item, out);
     for (int i = 0; i < cf->max_outputs; i++) {   /* NULL: a cancel before the next memset */
       rt_tensor_unref(out[i]);

@@ -43,9 +43,19 @@ struct rt_exec {
 };
 
 /* Run xn's kernel on inputs (n_data_inputs of them) into outputs (n_outputs, NULL or
- * recyclable), as the plain executor does; reuse may be NULL. */
+ * recyclable), as the plain executor does; reuse may be NULL. *fwd (NULL: none): in, the
+ * inputs the kernel may forward (rt_kernel_ctx.forward); out, those it did. */
 int rt_exec_kernel(rt_exec *x, xnode *xn, rt_step *step, rt_tensor **inputs, rt_tensor **outputs,
-                   rt_tensor **reuse, rt_status *st);
+                   rt_tensor **reuse, uint64_t *fwd, rt_status *st);
+/* May a kernel write over value v, as far as v itself tells (no other reference to the
+ * tensor or its bytes, host memory the tensor allocator owns, not a string)? The caller
+ * adds what v cannot tell: that no other consumer still wants it. (RT_DEAD's count is
+ * never 1.) Inline: the frame executor asks twice per input of every node. */
+static inline bool rt_exec_forwardable(const rt_tensor *v) {
+  return v && atomic_load_explicit(&v->refs, memory_order_acquire) == 1 && v->buf && !v->ref &&
+         v->dtype != RT_STRING && v->buf->dev != RT_DEV_GPU && !v->buf->free_fn &&
+         atomic_load_explicit(&v->buf->refs, memory_order_acquire) == 1;
+}
 /* views: one trace record for xn (outputs as given), `where` ("" or " [frame:iter]"). */
 void rt_exec_trace(rt_exec *x, xnode *xn, rt_step *step, int64_t t0, uint32_t tid,
                    rt_tensor *const *outputs, const char *where);

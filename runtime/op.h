@@ -65,6 +65,10 @@ typedef struct rt_kernel_ctx {
                                 it on (rt_kernel_state_lock); NULL when it is the executor's */
   const char *scope;         /* ConfigProto.isolate_session_state: the session's own resource
                                 scope on this device (rt_device_resource_in); NULL: shared */
+  uint64_t forward;          /* bit k: the executor lets input k become an output (no one
+                                else holds it and this is its last use); see
+                                rt_kernel_output_from */
+  uint64_t forwarded;        /* bit k: input k did (set by rt_kernel_output_from) */
 } rt_kernel_ctx;
 
 static inline void rt_kernel_state_lock(rt_kernel_ctx *c) {
@@ -78,6 +82,13 @@ typedef int (*rt_kernel_fn)(rt_kernel_ctx *ctx);
 
 /* Allocate output i with the given dtype and shape (buffers may be reused across steps). */
 rt_tensor *rt_kernel_output(rt_kernel_ctx *ctx, int i, rt_dtype t, const rt_shape *shape);
+/* The same, but output i is the first input k of `inputs` (bit k) that the executor lets
+ * go (ctx->forward) and that has this dtype and shape, as TF's
+ * forward_input_or_allocate_output: the kernel then writes over that input, element j from
+ * element j only (elementwise ops). Saves the allocation and keeps the step's working set in
+ * cache. */
+rt_tensor *rt_kernel_output_from(rt_kernel_ctx *ctx, int i, uint64_t inputs, rt_dtype t,
+                                 const rt_shape *shape);
 /* An error naming the node, as TF1 words it: "<message>\n\t [[node <name> (op: <op>)]]". */
 int rt_kernel_error(rt_kernel_ctx *ctx, int code, const char *fmt, ...)
     __attribute__((format(printf, 3, 4)));

@@ -18,6 +18,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 #include <sys/syscall.h>
+#include <time.h>
 #include <unistd.h>
 
 enum { THREAD_BITS = 8, COUNT_BITS = 28, MAX_THREADS = (1 << THREAD_BITS) - 1 };
@@ -25,6 +26,8 @@ enum { THREAD_BITS = 8, COUNT_BITS = 28, MAX_THREADS = (1 << THREAD_BITS) - 1 };
 /* Spins between looks (about 20-60 us in all) before a thread sleeps: back-to-back
  * kernels of one step find the pool awake, an idle process costs nothing. */
 enum { SPINS = 2048 };
+/* Work left (at the caller's pace) that is worth a futex wake of sleeping pool threads. */
+enum { WAKE_NS = 50000 };
 
 static struct {
   pthread_mutex_t grow;        /* starting pool threads */
@@ -59,9 +62,22 @@ static void futex_wake(_Atomic uint32_t *w) {
   syscall(SYS_futex, (uint32_t *)w, FUTEX_WAKE_PRIVATE, INT_MAX, NULL, NULL, 0);
 }
 
-/* Takes and runs tiles of the current job while there are any this thread may take. */
+static int64_t now_ns(void) {
+  struct timespec t;
+  clock_gettime(CLOCK_MONOTONIC, &t);
+  return (int64_t)t.tv_sec * 1000000000 + t.tv_nsec;
+}
+
+/* Takes and runs tiles of the current job while there are any this thread may take. The
+ * caller (who 0) wakes sleeping pool threads only once the tiles left look worth it: in
+ * these VMs a futex wake costs the waker 15-170 us (the woken vCPU's IPI, or the woken
+ * thread preempting it), where a kernel of 32K floats takes 5-10 us in all. So a job of
+ * tiny tiles runs on the caller and whichever threads are still spinning; one whose
+ * unclaimed tiles would take the caller more than WAKE_NS at the pace of its first ones
+ * wakes the others. */
 static void work(int who) {
   uint64_t c = atomic_load_explicit(&P.claim, memory_order_acquire);
+  int64_t t0 = who == 0 && atomic_load(&P.sleepers) ? now_ns() : 0, ran = 0;
   for (;;) {
     if (who >= CLAIM_THREADS(c) || CLAIM_NEXT(c) >= CLAIM_NTILES(c)) return;
     if (!atomic_compare_exchange_weak_explicit(&P.claim, &c, c + 1, memory_order_acquire,
@@ -73,6 +89,13 @@ static void work(int who) {
         atomic_load(&P.caller_sleeps))
       futex_wake(&P.done);
     c = atomic_load_explicit(&P.claim, memory_order_acquire);
+    if (t0 && CLAIM_NEXT(c) < ntiles) {
+      int64_t left = ntiles - CLAIM_NEXT(c), spent = now_ns() - t0;
+      if (spent / ++ran * left > WAKE_NS) {
+        if (atomic_load(&P.sleepers)) futex_wake(&P.seq);
+        t0 = 0;
+      }
+    }
   }
 }
 
@@ -145,8 +168,7 @@ void rt_parallel_tiles(int64_t ntiles, int threads, rt_tile_fn fn, void *arg) {
   atomic_store_explicit(&P.done, 0, memory_order_relaxed);
   atomic_store_explicit(&P.claim, pack((uint64_t)threads, (uint64_t)ntiles, 0),
                         memory_order_release);
-  atomic_fetch_add(&P.seq, 1);
-  if (atomic_load(&P.sleepers)) futex_wake(&P.seq);
+  atomic_fetch_add(&P.seq, 1);   /* spinning threads join now; work(0) wakes sleepers */
   work(0);
   uint32_t d;
   for (int spins = 0; (d = atomic_load_explicit(&P.done, memory_order_acquire)) != ntiles;) {

@@ -9,7 +9,8 @@
  * only for tiles another thread is running. So N threads are never much slower than one
  * (at worst by the last tile), and as fast as N when the cores are free.
  *
- * Pool threads spin briefly between jobs, then sleep on a futex. One job runs at a time;
+ * Pool threads spin briefly between jobs, then sleep on a futex; the caller wakes sleepers
+ * only when the tiles left are worth the wake (pool.c: WAKE_NS). One job runs at a time;
  * a kernel that finds the pool busy (another executor thread's kernel has it) runs its
  * tiles alone, which is the right share when the inter-op threads already fill the cores. */
 #ifndef TFSH_RUNTIME_POOL_H

@@ -50,7 +50,11 @@ static void strides_of(const int64_t *dims, int nd, int64_t *st) {
 
 /* n copies of the es-byte element v. */
 static void fill_bytes(void *dst, const void *v, size_t es, int64_t n) {
-  if (es == 4) {
+  size_t z = 0;
+  while (z < es && !((const char *)v)[z]) z++;
+  if (z == es) {   /* zeros (ZerosLike, the gradients' fills): libc's widest stores */
+    memset(dst, 0, (size_t)n * es);
+  } else if (es == 4) {
     uint32_t x;
     memcpy(&x, v, 4);
     for (int64_t i = 0; i < n; i++) ((uint32_t *)dst)[i] = x;
@@ -244,9 +248,14 @@ int op_cpu_select(rt_kernel_ctx *c) {
     return rt_kernel_error(c, RT_INVALID_ARGUMENT, "condition must be a scalar, a vector over the first "
                            "dimension of 'then', or the shape of 'then'; got %lld elements for %lld",
                            (long long)nc, (long long)n);
-  rt_tensor *y = rt_kernel_output(c, 0, t->dtype, &t->shape);
-  if (!y) return c->st->code;
+  /* over t or e, whichever leaves fewer blocks to copy (static_rnn's sequence_length
+   * Selects keep half their rows either way) */
   const bool *cv = rt_tensor_data(cond);
+  int64_t taken = 0;
+  for (int64_t k = 0; block && k < n / block; k++) taken += cv[k];
+  uint64_t over = 2 * taken >= (block ? n / block : 0) ? 2 : 4;
+  rt_tensor *y = rt_kernel_output_from(c, 0, c->forward & over ? over : 6, t->dtype, &t->shape);
+  if (!y) return c->st->code;
   if (t->dtype == RT_STRING) {   /* element by element: each string owns its bytes */
     for (int64_t i = 0; block && i < n; i++) {
       const rt_str *x = (const rt_str *)rt_tensor_data(cv[i / block] ? t : e) + i;
@@ -258,7 +267,8 @@ int op_cpu_select(rt_kernel_ctx *c) {
   const char *tv = rt_tensor_data(t), *ev = rt_tensor_data(e);
   char *yv = rt_tensor_data(y);
   for (int64_t k = 0; block && k < n / block; k++)
-    memcpy(yv + k * block * es, (cv[k] ? tv : ev) + k * block * es, (size_t)block * es);
+    if ((cv[k] ? tv : ev) != yv)   /* a block of the forwarded input stays where it is */
+      memcpy(yv + k * block * es, (cv[k] ? tv : ev) + k * block * es, (size_t)block * es);
   return RT_OK;
 }
 int op_cpu_ones_like(rt_kernel_ctx *c) { return fill_like(c, true); }

@@ -231,7 +231,7 @@ static int binary(rt_kernel_ctx *c, const binop *op) {
     return rt_kernel_error(c, RT_INVALID_ARGUMENT,
                            "Integers to negative integer powers are not allowed");
   rt_dtype zt = op->to_bool ? RT_BOOL : x->dtype;
-  rt_tensor *z = rt_kernel_output(c, 0, zt, &s);
+  rt_tensor *z = rt_kernel_output_from(c, 0, 3, zt, &s);   /* over x or y (same index) */
   if (!z) return c->st->code;
   bin_loop f = op->f[slot];
   size_t es = rt_dtype_size(x->dtype), zs = rt_dtype_size(zt);
@@ -382,7 +382,7 @@ static int unary(rt_kernel_ctx *c, const un_loop f[5]) {
   int slot = type_slot(x->dtype);
   if (slot < 0 || slot > 4 || !f[slot])   /* no unary loops for uint8 */
     return rt_kernel_error(c, RT_UNIMPLEMENTED, "no CPU kernel for %s", rt_dtype_name(x->dtype));
-  rt_tensor *y = rt_kernel_output(c, 0, x->dtype, &x->shape);
+  rt_tensor *y = rt_kernel_output_from(c, 0, 1, x->dtype, &x->shape);
   if (!y) return c->st->code;
   size_t es = rt_dtype_size(x->dtype);
   split(&(split_job){.uf = f[slot], .x = rt_tensor_data(x), .z = rt_tensor_data(y), .sx = es,
@@ -603,13 +603,14 @@ int op_cpu_addn(rt_kernel_ctx *c) {
                              op_shape_tf(&x0->shape, a, sizeof a),
                              op_shape_tf(&c->inputs[i]->shape, b, sizeof b));
     }
-  rt_tensor *z = rt_kernel_output(c, 0, x0->dtype, &x0->shape);
+  /* over input 0 or 1 only: the first add reads both, later ones read inputs 2.. still */
+  rt_tensor *z = rt_kernel_output_from(c, 0, 3, x0->dtype, &x0->shape);
   if (!z) return c->st->code;
   static const bin_loop adds[6] = LOOPS_U8(add);
   size_t es = rt_dtype_size(x0->dtype);
   int64_t n = rt_tensor_numel(x0);
   if (c->n_inputs == 1) {
-    memcpy(rt_tensor_data(z), rt_tensor_data(x0), (size_t)n * es);
+    if (z != x0) memcpy(rt_tensor_data(z), rt_tensor_data(x0), (size_t)n * es);
     return RT_OK;
   }
   run_split(adds[slot], rt_tensor_data(x0), es, rt_tensor_data(c->inputs[1]), es,

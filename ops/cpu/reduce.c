@@ -230,8 +230,14 @@ int op_cpu_sum_to(rt_kernel_ctx *c) {
                            x->shape.ndims, ls->ndims);
   for (int d = 0; d < x->shape.ndims; d++)
     red[d] = d < lead || (ls->dims[d - lead] == 1 && x->shape.dims[d] != 1);
-  rt_tensor *y = rt_kernel_output(c, 0, x->dtype, ls);
+  rt_tensor *y = rt_kernel_output_from(c, 0, 1, x->dtype, ls);
   if (!y) return c->st->code;
+  bool numeric = x->dtype == RT_FLOAT || x->dtype == RT_DOUBLE || x->dtype == RT_INT32 ||
+                 x->dtype == RT_INT64;
+  if (numeric && rt_shape_equal(&x->shape, ls)) {   /* nothing to sum: x, as TF's Sum forwards it */
+    if (y != x) memcpy(rt_tensor_data(y), rt_tensor_data(x), rt_tensor_nbytes(x));
+    return RT_OK;
+  }
   int64_t st[RT_MAX_DIMS], ny = rt_shape_numel(ls);
   small_strides(&x->shape, red, st);
   switch (x->dtype) {
@@ -262,7 +268,15 @@ int op_cpu_reduce_grad(rt_kernel_ctx *c) {
   double scale = rt_node_bool(c->node, "mean", false) && count ? 1.0 / (double)count : 1.0;
   int64_t st[RT_MAX_DIMS];
   small_strides(ls, red, st);
-  if (dy->dtype == RT_FLOAT) {
+  int64_t ny = rt_tensor_numel(dy), n = rt_shape_numel(ls);
+  if (dy->dtype == RT_FLOAT && ny > 0 && lead_block(ls, st, ny)) {
+    /* the reduced dims lead (a mean over everything, or over the batch): rows of dy's ny
+     * values, each the same products as the walk below makes */
+    const float *s = rt_tensor_data(dy);
+    float *d = rt_tensor_data(y);
+    for (int64_t k = 0; k < ny && k < n; k++) d[k] = (float)(s[k] * scale);
+    for (int64_t at = ny; at < n; at += ny) memcpy(d + at, d, (size_t)ny * sizeof *d);
+  } else if (dy->dtype == RT_FLOAT) {
     const float *s = rt_tensor_data(dy);
     float *d = rt_tensor_data(y);
     FOR_MAPPED(ls, st, d[i] = (float)(s[o] * scale));

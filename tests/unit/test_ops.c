@@ -349,12 +349,121 @@ static int setup(void **s) {
   return 0;
 }
 
+/* Forwarding (rt_kernel_output_from): an input the executor lets go (ctx.forward) becomes the
+ * output when dtype and shape match, and the values are the same as into a fresh output. */
+static rt_tensor *run_fwd(const char *op, int nin, rt_tensor **in, uint64_t forward,
+                          uint64_t *forwarded) {
+  rt_node *n = rt_node_new("n", op);
+  const rt_op_sig *sig = rt_op_find(op);
+  assert_non_null(sig);
+  rt_status st = {0};
+  rt_tensor *out[1] = {0};
+  rt_kernel_ctx c = {.node = n, .n_inputs = nin, .inputs = in, .n_outputs = 1, .outputs = out,
+                     .st = &st, .forward = forward};
+  assert_int_equal(sig->def->kernel[RT_DEV_CPU](&c), 0);
+  *forwarded = c.forwarded;
+  rt_node_free(n);
+  return out[0];
+}
+
+static void test_forward_inputs(void **s) {
+  (void)s;
+  uint64_t fw;
+  rt_tensor *x = T(RT_FLOAT, 1, D(3), V(0.5, -1, 2));
+  rt_tensor *y = run_fwd("Tanh", 1, &x, 1, &fw);
+  assert_ptr_equal(y, x);
+  assert_int_equal(fw, 1);
+  expect(y, RT_FLOAT, 1, D(3), V(tanh(0.5), tanh(-1), tanh(2)), 1e-6);
+  y = run_fwd("Tanh", 1, &x, 0, &fw);   /* not allowed: a new output, x as it was */
+  assert_ptr_not_equal(y, x);
+  assert_int_equal(fw, 0);
+  expect(x, RT_FLOAT, 1, D(3), V(tanh(0.5), tanh(-1), tanh(2)), 1e-6);
+  rt_tensor_unref(y);
+
+  /* Mul: over y when only y may go; a broadcast scalar is never the output */
+  rt_tensor *in[3] = {T(RT_FLOAT, 1, D(3), V(1, 2, 3)), T(RT_FLOAT, 1, D(3), V(4, 5, 6))};
+  y = run_fwd("Mul", 2, in, 2, &fw);
+  assert_ptr_equal(y, in[1]);
+  assert_int_equal(fw, 2);
+  expect(y, RT_FLOAT, 1, D(3), V(4, 10, 18), 0);
+  rt_tensor_unref(in[1]);
+  in[1] = T(RT_FLOAT, 0, NULL, V(2));
+  y = run_fwd("Mul", 2, in, 2, &fw);
+  assert_int_equal(fw, 0);
+  expect(y, RT_FLOAT, 1, D(3), V(2, 4, 6), 0);
+  rt_tensor_unref(in[1]);
+
+  /* AddN over input 0 or 1 only: a later input is still to be read */
+  in[1] = T(RT_FLOAT, 1, D(3), V(10, 20, 30));
+  in[2] = T(RT_FLOAT, 1, D(3), V(100, 200, 300));
+  y = run_fwd("AddN", 3, in, 4, &fw);
+  assert_int_equal(fw, 0);
+  expect(y, RT_FLOAT, 1, D(3), V(111, 222, 333), 0);
+  y = run_fwd("AddN", 3, in, 6, &fw);
+  assert_ptr_equal(y, in[1]);
+  expect(y, RT_FLOAT, 1, D(3), V(111, 222, 333), 0);
+  for (int i = 0; i < 3; i++) rt_tensor_unref(in[i]);
+
+  /* Select by rows over e: only t's rows are copied in */
+  in[0] = T(RT_BOOL, 1, D(3), V(1, 0, 1));
+  in[1] = T(RT_FLOAT, 2, D(3, 2), V(1, 2, 3, 4, 5, 6));
+  in[2] = T(RT_FLOAT, 2, D(3, 2), V(-1, -2, -3, -4, -5, -6));
+  y = run_fwd("Select", 3, in, 4, &fw);
+  assert_ptr_equal(y, in[2]);
+  expect(y, RT_FLOAT, 2, D(3, 2), V(1, 2, -3, -4, 5, 6), 0);
+  for (int i = 0; i < 3; i++) rt_tensor_unref(in[i]);
+  /* both may go: the one that leaves fewer rows to copy */
+  for (int most_t = 0; most_t < 2; most_t++) {
+    in[0] = most_t ? T(RT_BOOL, 1, D(3), V(1, 1, 0)) : T(RT_BOOL, 1, D(3), V(0, 0, 1));
+    in[1] = T(RT_FLOAT, 2, D(3, 2), V(1, 2, 3, 4, 5, 6));
+    in[2] = T(RT_FLOAT, 2, D(3, 2), V(-1, -2, -3, -4, -5, -6));
+    y = run_fwd("Select", 3, in, 6, &fw);
+    assert_ptr_equal(y, in[most_t ? 1 : 2]);
+    if (most_t) expect(y, RT_FLOAT, 2, D(3, 2), V(1, 2, 3, 4, -5, -6), 0);
+    else expect(y, RT_FLOAT, 2, D(3, 2), V(-1, -2, -3, -4, 5, 6), 0);
+    for (int i = 0; i < 3; i++) rt_tensor_unref(in[i]);
+  }
+
+  /* _SumToShapeOf to its own shape: x itself, or a copy that keeps -0 */
+  in[0] = T(RT_FLOAT, 2, D(1, 2), V(-0.0, 3));
+  in[1] = T(RT_FLOAT, 2, D(1, 2), V(0, 0));
+  y = run_fwd("_SumToShapeOf", 2, in, 0, &fw);
+  assert_ptr_not_equal(y, in[0]);
+  assert_true(signbit(((float *)rt_tensor_data(y))[0]));
+  expect(y, RT_FLOAT, 2, D(1, 2), V(0, 3), 0);
+  y = run_fwd("_SumToShapeOf", 2, in, 1, &fw);
+  assert_ptr_equal(y, in[0]);
+  rt_tensor_unref(y);
+  for (int i = 0; i < 2; i++) rt_tensor_unref(in[i]);
+}
+
+/* _ReduceGrad (float): dy spread back over like's shape, leading axes (whole rows of dy)
+ * and a middle axis (the general walk) alike. */
+static void test_reduce_grad_float(void **s) {
+  (void)s;
+  rt_status st = {0};
+  rt_tensor *in[3] = {T(RT_FLOAT, 1, D(2), V(1, 2)), T(RT_FLOAT, 2, D(3, 2), V(0, 0, 0, 0, 0, 0)),
+                      T(RT_INT32, 1, D(1), V(0))};
+  rt_node *n = rt_node_new("g", "_ReduceGrad");
+  rt_node_set_bool(n, "mean", true);
+  expect(run(n, 3, in, &st), RT_FLOAT, 2, D(3, 2), V(1 / 3.0, 2 / 3.0, 1 / 3.0, 2 / 3.0, 1 / 3.0, 2 / 3.0), 1e-7);
+  in[0] = T(RT_FLOAT, 0, NULL, V(6));
+  in[1] = T(RT_FLOAT, 2, D(2, 2), V(0, 0, 0, 0));
+  in[2] = T(RT_INT32, 1, D(2), V(0, 1));
+  expect(run(rt_node_new("g", "_ReduceGrad"), 3, in, &st), RT_FLOAT, 2, D(2, 2), V(6, 6, 6, 6), 0);
+  in[0] = T(RT_FLOAT, 2, D(2, 1), V(1, 2));
+  in[1] = T(RT_FLOAT, 3, D(2, 3, 1), V(0, 0, 0, 0, 0, 0));
+  in[2] = T(RT_INT32, 1, D(1), V(1));
+  expect(run(rt_node_new("g", "_ReduceGrad"), 3, in, &st), RT_FLOAT, 3, D(2, 3, 1), V(1, 1, 1, 2, 2, 2), 0);
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
     cmocka_unit_test(test_add_broadcast), cmocka_unit_test(test_binary_math),
     cmocka_unit_test(test_unary),         cmocka_unit_test(test_matmul),
     cmocka_unit_test(test_reductions),    cmocka_unit_test(test_runtime_errors),
     cmocka_unit_test(test_shape_errors),  cmocka_unit_test(test_gradients),
+    cmocka_unit_test(test_forward_inputs), cmocka_unit_test(test_reduce_grad_float),
   };
   return cmocka_run_group_tests(tests, setup, NULL);
 }
