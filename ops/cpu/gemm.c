@@ -107,19 +107,17 @@ void op_gemm_grid(int64_t m, int64_t n, int64_t batch, int threads, int64_t *gm,
   }
 }
 
-void op_gemm_batch(bool f32, int64_t batch, int64_t m, int64_t n, int64_t k, const void *a,
-                   int64_t rsa, int64_t csa, int64_t sa, const void *b, int64_t rsb,
-                   int64_t csb, int64_t sb, double beta, void *c, int64_t rsc, int64_t sc,
-                   int threads) {
+/* op_gemm_batch on a gm x gn grid a matrix (gm 0: op_gemm_grid's). */
+static void gemm(bool f32, int64_t batch, int64_t m, int64_t n, int64_t k, const void *a,
+                 int64_t rsa, int64_t csa, int64_t sa, const void *b, int64_t rsb, int64_t csb,
+                 int64_t sb, double beta, void *c, int64_t rsc, int64_t sc, int threads,
+                 int64_t gm, int64_t gn) {
   if (batch <= 0 || m <= 0 || n <= 0) return;
   job j = {.f32 = f32, .m = m, .n = n, .k = k, .rsa = rsa, .csa = csa, .rsb = rsb, .csb = csb,
-           .rsc = rsc, .sa = sa, .sb = sb, .sc = sc, .a = a, .b = b, .c = c, .beta = beta};
-  if (threads <= 1) {
-    j.gm = j.gn = j.per = 1;
-  } else {
-    op_gemm_grid(m, n, batch, threads, &j.gm, &j.gn);
-    j.per = j.gm * j.gn;
-  }
+           .rsc = rsc, .sa = sa, .sb = sb, .sc = sc, .a = a, .b = b, .c = c, .beta = beta,
+           .gm = gm, .gn = gn};
+  if (gm <= 0) op_gemm_grid(m, n, batch, threads, &j.gm, &j.gn);
+  j.per = j.gm * j.gn;
   /* The micro-kernel's register block: a column-preferring kernel (skx) gets row-major C
    * transposed, so its MR runs along our n. */
   j.am = j.an = 1;
@@ -134,8 +132,21 @@ void op_gemm_batch(bool f32, int64_t batch, int64_t m, int64_t n, int64_t k, con
   rt_parallel_tiles(batch * j.per, threads, tile, &j);
 }
 
+void op_gemm_batch(bool f32, int64_t batch, int64_t m, int64_t n, int64_t k, const void *a,
+                   int64_t rsa, int64_t csa, int64_t sa, const void *b, int64_t rsb,
+                   int64_t csb, int64_t sb, double beta, void *c, int64_t rsc, int64_t sc,
+                   int threads) {
+  gemm(f32, batch, m, n, k, a, rsa, csa, sa, b, rsb, csb, sb, beta, c, rsc, sc, threads, 0, 0);
+}
+
 void op_gemm(bool f32, int64_t m, int64_t n, int64_t k, const void *a, int64_t rsa, int64_t csa,
              const void *b, int64_t rsb, int64_t csb, double beta, void *c, int64_t rsc,
              int threads) {
-  op_gemm_batch(f32, 1, m, n, k, a, rsa, csa, 0, b, rsb, csb, 0, beta, c, rsc, 0, threads);
+  gemm(f32, 1, m, n, k, a, rsa, csa, 0, b, rsb, csb, 0, beta, c, rsc, 0, threads, 0, 0);
+}
+
+void op_gemm_on_grid(bool f32, int64_t m, int64_t n, int64_t k, const void *a, int64_t rsa,
+                     int64_t csa, const void *b, int64_t rsb, int64_t csb, double beta, void *c,
+                     int64_t rsc, int threads, int64_t gm, int64_t gn) {
+  gemm(f32, 1, m, n, k, a, rsa, csa, 0, b, rsb, csb, 0, beta, c, rsc, 0, threads, gm, gn);
 }
