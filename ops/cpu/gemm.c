@@ -9,8 +9,9 @@
  *
  * Grid: a tile packs its own A rows and B columns, so every cut of m packs all of B once
  * more and every cut of n all of A, and smaller tiles reuse each packed panel less. On a
- * Zen 4 (one BLIS thread, thread CPU time, scripts/bench) each extra row cut cost about
- * PACK_ROWS / m of the product: 2048^3 as 2x1 tiles 2 %, 2x2 5 %, 4x2 8 %, 3x3 5 %, 8x1 15 %;
+ * Zen 4 (one BLIS thread, thread CPU time, scripts/bench/gemm_grid.c) each extra cut of m
+ * cost about PACK_ROWS / m of the product: 2048^3 as 2x1 tiles 2 %, 2x2 5 %, 4x2 8 %, 3x3
+ * 5 %, 8x1 15 %;
  * 256^3 as 2x1 5 %, 2x2 11 %, 4x2 28 %. So the grid is one tile a thread, in the cheapest
  * shape, and 2 or 4 a thread (a thread that runs slowly because its core is shared then
  * costs less than its whole share) only where that costs under EXTRA_BUDGET more; the
