@@ -35,10 +35,11 @@ int main(int argc, char **argv) {
   if (cpu && *cpu == '1') clock_id = CLOCK_THREAD_CPUTIME_ID;
   long long gm[MAX_GRIDS], gn[MAX_GRIDS];
   for (int g = 0; g < grids; g++) {
+    const char *s = argv[4 + g];
     gm[g] = gn[g] = 0;   /* auto */
-    if (!strcmp(argv[4 + g], "raw")) gm[g] = -1;
-    else if (strcmp(argv[4 + g], "auto") && (sscanf(argv[4 + g], "%lldx%lld", &gm[g], &gn[g]) != 2 ||
-                                              gm[g] < 1 || gn[g] < 1)) {
+    if (!strcmp(s, "raw")) gm[g] = -1;
+    else if (strcmp(s, "auto") &&
+             (sscanf(s, "%lldx%lld", &gm[g], &gn[g]) != 2 || gm[g] < 1 || gn[g] < 1)) {
       fprintf(stderr, "gemm_grid: bad grid '%s'\n", argv[4 + g]);
       return 2;
     }
