@@ -7,28 +7,39 @@
  * its per-element summation order (BLIS splits only m and n, never k, for any thread
  * count), so results are bitwise those of one BLIS thread.
  *
- * Grid: up to TILES_PER_THREAD tiles a thread, so a thread that runs slowly (its core is
- * shared) costs at most one tile; no tile under MIN_EDGE rows or columns, so BLIS's
- * packing of each tile's A and B panels stays a small part of its work. */
+ * Grid: a tile packs its own A rows and B columns, so every cut of m packs all of B once
+ * more and every cut of n all of A, and smaller tiles reuse each packed panel less. On a
+ * Zen 4 (one BLIS thread, thread CPU time, scripts/bench/gemm_grid.c) each extra cut of m
+ * cost about PACK_ROWS / m of the product: 2048^3 as 2x1 tiles 2 %, 2x2 5 %, 4x2 8 %, 3x3
+ * 5 %, 8x1 15 %;
+ * 256^3 as 2x1 5 %, 2x2 11 %, 4x2 28 %. So the grid is one tile a thread, in the cheapest
+ * shape, and 2 or 4 a thread (a thread that runs slowly because its core is shared then
+ * costs less than its whole share) only where that costs under EXTRA_BUDGET more; the
+ * tiles are a multiple of the threads (9 equal tiles on 2 threads left one idle for the
+ * last ninth). Tile edges fall on the kernel's register block, so no tile but the last
+ * computes a partial micro-panel. */
 #include "ops/cpu/gemm.h"
 #include "ops/cpu/blas.h"
 #include "runtime/pool.h"
 
-enum { TILES_PER_THREAD = 4, MIN_EDGE = 64, ALIGN = 16 };
+enum { TILES_PER_THREAD = 4, MIN_EDGE = 64 };
+#define PACK_ROWS 48.0
+#define EXTRA_BUDGET 0.02
 
 typedef struct {
   bool f32;
   int64_t m, n, k, rsa, csa, rsb, csb, rsc;
   int64_t gm, gn, per;              /* grid; per = gm * gn tiles a matrix */
+  int64_t am, an;                   /* tile edges are multiples of these (rows, columns) */
   int64_t sa, sb, sc;               /* batch strides, in elements */
   const char *a, *b;
   char *c;
   double beta;
 } job;
 
-static int64_t edge(int64_t len, int64_t parts, int64_t i) {   /* start of part i */
+static int64_t edge(int64_t len, int64_t parts, int64_t i, int64_t al) {   /* part i's start */
   if (i >= parts) return len;
-  int64_t e = (len * i / parts + ALIGN / 2) / ALIGN * ALIGN;
+  int64_t e = (len * i / parts + al / 2) / al * al;
   return e < len ? e : len;
 }
 
@@ -52,8 +63,8 @@ static void tile(void *arg, int64_t t, int who) {
   (void)who;
   const job *j = arg;
   int64_t mat = t / j->per, i = t % j->per / j->gn, g = t % j->gn;
-  int64_t r0 = edge(j->m, j->gm, i), r1 = edge(j->m, j->gm, i + 1);
-  int64_t c0 = edge(j->n, j->gn, g), c1 = edge(j->n, j->gn, g + 1);
+  int64_t r0 = edge(j->m, j->gm, i, j->am), r1 = edge(j->m, j->gm, i + 1, j->am);
+  int64_t c0 = edge(j->n, j->gn, g, j->an), c1 = edge(j->n, j->gn, g + 1, j->an);
   if (r1 <= r0 || c1 <= c0) return;
   size_t es = j->f32 ? sizeof(float) : sizeof(double);
   const char *a = j->a + (size_t)(mat * j->sa + r0 * j->rsa) * es;
@@ -62,35 +73,81 @@ static void tile(void *arg, int64_t t, int who) {
   one(j->f32, r1 - r0, c1 - c0, j->k, a, j->rsa, j->csa, b, j->rsb, j->csb, j->beta, c, j->rsc);
 }
 
+/* The packing a gm x gn grid adds to one tile, as a share of the product (see the top). */
+static double extra(int64_t m, int64_t n, int64_t gm, int64_t gn) {
+  return PACK_ROWS * ((double)(gm - 1) / (double)m + (double)(gn - 1) / (double)n);
+}
+
+/* The cheapest grid of exactly `per` tiles with no edge under MIN_EDGE; false if none. */
+static bool shape(int64_t m, int64_t n, int64_t per, int64_t *gm, int64_t *gn) {
+  bool found = false;
+  for (int64_t r = per; r >= 1; r--) {   /* on a tie the row cuts (C's tiles contiguous) */
+    int64_t c = per / r;
+    if (r * c != per || (r > 1 && m / r < MIN_EDGE) || (c > 1 && n / c < MIN_EDGE)) continue;
+    if (!found || extra(m, n, r, c) < extra(m, n, *gm, *gn)) *gm = r, *gn = c, found = true;
+  }
+  return found;
+}
+
 void op_gemm_grid(int64_t m, int64_t n, int64_t batch, int threads, int64_t *gm, int64_t *gn) {
   *gm = *gn = 1;
-  int64_t want = (int64_t)threads * TILES_PER_THREAD;
-  while (batch * *gm * *gn < want) {
-    bool m_ok = m / (*gm + 1) >= MIN_EDGE, n_ok = n / (*gn + 1) >= MIN_EDGE;
-    if (m_ok && (!n_ok || m / *gm >= n / *gn)) ++*gm;
-    else if (n_ok) ++*gn;
-    else break;
+  if (threads <= 1) return;
+  double base = -1;
+  for (int64_t each = 1; each <= TILES_PER_THREAD; each *= 2) {
+    int64_t per = (threads * each + batch - 1) / batch, r, c;
+    while (per < threads && batch * per % threads) per++;   /* all threads busy to the end */
+    if (base < 0) {   /* one tile a thread, or as near as MIN_EDGE allows */
+      while (per > 1 && !shape(m, n, per, gm, gn)) per--;
+      base = extra(m, n, *gm, *gn);
+    } else if (shape(m, n, per, &r, &c) && extra(m, n, r, c) <= base + EXTRA_BUDGET) {
+      *gm = r, *gn = c;
+    } else {
+      break;
+    }
+    if (per == 1) break;
   }
+}
+
+/* op_gemm_batch on a gm x gn grid a matrix (gm 0: op_gemm_grid's). */
+static void gemm(bool f32, int64_t batch, int64_t m, int64_t n, int64_t k, const void *a,
+                 int64_t rsa, int64_t csa, int64_t sa, const void *b, int64_t rsb, int64_t csb,
+                 int64_t sb, double beta, void *c, int64_t rsc, int64_t sc, int threads,
+                 int64_t gm, int64_t gn) {
+  if (batch <= 0 || m <= 0 || n <= 0) return;
+  job j = {.f32 = f32, .m = m, .n = n, .k = k, .rsa = rsa, .csa = csa, .rsb = rsb, .csb = csb,
+           .rsc = rsc, .sa = sa, .sb = sb, .sc = sc, .a = a, .b = b, .c = c, .beta = beta,
+           .gm = gm, .gn = gn};
+  if (gm <= 0) op_gemm_grid(m, n, batch, threads, &j.gm, &j.gn);
+  j.per = j.gm * j.gn;
+  /* The micro-kernel's register block: a column-preferring kernel (skx) gets row-major C
+   * transposed, so its MR runs along our n. */
+  j.am = j.an = 1;
+  if (j.per > 1) {
+    num_t dt = f32 ? BLIS_FLOAT : BLIS_DOUBLE;
+    cntx_t *cx = (cntx_t *)bli_gks_query_cntx();
+    int64_t mr = bli_cntx_get_blksz_def_dt(dt, BLIS_MR, cx);
+    int64_t nr = bli_cntx_get_blksz_def_dt(dt, BLIS_NR, cx);
+    bool rows = bli_cntx_l3_nat_ukr_prefers_rows_dt(dt, BLIS_GEMM_UKR, cx);
+    j.am = rows ? mr : nr, j.an = rows ? nr : mr;
+  }
+  rt_parallel_tiles(batch * j.per, threads, tile, &j);
 }
 
 void op_gemm_batch(bool f32, int64_t batch, int64_t m, int64_t n, int64_t k, const void *a,
                    int64_t rsa, int64_t csa, int64_t sa, const void *b, int64_t rsb,
                    int64_t csb, int64_t sb, double beta, void *c, int64_t rsc, int64_t sc,
                    int threads) {
-  if (batch <= 0 || m <= 0 || n <= 0) return;
-  job j = {.f32 = f32, .m = m, .n = n, .k = k, .rsa = rsa, .csa = csa, .rsb = rsb, .csb = csb,
-           .rsc = rsc, .sa = sa, .sb = sb, .sc = sc, .a = a, .b = b, .c = c, .beta = beta};
-  if (threads <= 1) {
-    j.gm = j.gn = j.per = 1;
-  } else {
-    op_gemm_grid(m, n, batch, threads, &j.gm, &j.gn);
-    j.per = j.gm * j.gn;
-  }
-  rt_parallel_tiles(batch * j.per, threads, tile, &j);
+  gemm(f32, batch, m, n, k, a, rsa, csa, sa, b, rsb, csb, sb, beta, c, rsc, sc, threads, 0, 0);
 }
 
 void op_gemm(bool f32, int64_t m, int64_t n, int64_t k, const void *a, int64_t rsa, int64_t csa,
              const void *b, int64_t rsb, int64_t csb, double beta, void *c, int64_t rsc,
              int threads) {
-  op_gemm_batch(f32, 1, m, n, k, a, rsa, csa, 0, b, rsb, csb, 0, beta, c, rsc, 0, threads);
+  gemm(f32, 1, m, n, k, a, rsa, csa, 0, b, rsb, csb, 0, beta, c, rsc, 0, threads, 0, 0);
+}
+
+void op_gemm_on_grid(bool f32, int64_t m, int64_t n, int64_t k, const void *a, int64_t rsa,
+                     int64_t csa, const void *b, int64_t rsb, int64_t csb, double beta, void *c,
+                     int64_t rsc, int threads, int64_t gm, int64_t gn) {
+  gemm(f32, 1, m, n, k, a, rsa, csa, 0, b, rsb, csb, 0, beta, c, rsc, 0, threads, gm, gn);
 }

@@ -1,0 +1,84 @@
+/* One n x n x n float32 GEMM on several tile grids and as raw BLIS, the calls alternating so
+ * that every grid meets the same load: the measurements behind ops/cpu/gemm.c's grid.
+ *   gemm_grid N THREADS REPS GRID...
+ * GRID: raw (one BLIS call on THREADS of BLIS's own threads), auto (op_gemm's choice) or
+ * GMxGN (tiles over the intra-op pool). GEMM_GRID_CPU_TIME=1 times the calling thread's CPU
+ * time instead of the wall clock: with THREADS 1, a grid's own cost with the neighbours'
+ * load left out. Prints "gemm_grid N THREADS ARCH" and GRID GFLOP/s, the best of REPS rounds. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "ops/cpu/blas.h"
+#include "ops/cpu/gemm.h"
+#include "ops/ops.h"
+
+static clockid_t clock_id = CLOCK_MONOTONIC;
+
+static double now(void) {
+  struct timespec t;
+  clock_gettime(clock_id, &t);
+  return (double)t.tv_sec + 1e-9 * (double)t.tv_nsec;
+}
+
+int main(int argc, char **argv) {
+  enum { MAX_GRIDS = 32 };
+  int n = argc > 4 ? atoi(argv[1]) : 0, threads = argc > 4 ? atoi(argv[2]) : 0;
+  int reps = argc > 4 ? atoi(argv[3]) : 0, grids = argc - 4;
+  if (n < 1 || threads < 1 || reps < 1 || grids > MAX_GRIDS) {
+    fprintf(stderr, "usage: gemm_grid N THREADS REPS GRID... (GRID: raw, auto or GMxGN)\n");
+    return 2;
+  }
+  const char *cpu = getenv("GEMM_GRID_CPU_TIME");
+  if (cpu && *cpu == '1') clock_id = CLOCK_THREAD_CPUTIME_ID;
+  long long gm[MAX_GRIDS], gn[MAX_GRIDS];
+  for (int g = 0; g < grids; g++) {
+    const char *s = argv[4 + g];
+    gm[g] = gn[g] = 0;   /* auto */
+    if (!strcmp(s, "raw")) gm[g] = -1;
+    else if (strcmp(s, "auto") &&
+             (sscanf(s, "%lldx%lld", &gm[g], &gn[g]) != 2 || gm[g] < 1 || gn[g] < 1)) {
+      fprintf(stderr, "gemm_grid: bad grid '%s'\n", argv[4 + g]);
+      return 2;
+    }
+  }
+  op_register_all();   /* BLIS set up as tfsh does it (kernel set from the instruction set) */
+  size_t count = (size_t)n * (size_t)n;
+  float *a = malloc(count * sizeof(float)), *b = malloc(count * sizeof(float));
+  float *c = calloc(count, sizeof(float));
+  if (!a || !b || !c) {
+    fprintf(stderr, "gemm_grid: out of memory\n");
+    return 1;
+  }
+  for (size_t i = 0; i < count; i++) a[i] = (float)(i % 7) * 0.25f, b[i] = (float)(i % 5) * 0.5f;
+  double best[MAX_GRIDS];
+  for (int r = 0; r < reps; r++)
+    for (int g = 0; g < grids; g++) {
+      /* Each call timed warm, after one untimed call of its own (its threads awake), and
+       * BLIS's OpenMP threads, which spin for a while after a call, left to stop first:
+       * spinning, they held the CPU the next grid's pool thread wanted (-15 % at 256). */
+      if (gm[(g + grids - 1) % grids] < 0) usleep(5000);
+      double t = 0;
+      for (int warm = 1; warm >= 0; warm--) {
+        t = now();
+        if (gm[g] < 0) {
+          float one = 1, zero = 0;
+          rntm_t rntm = BLIS_RNTM_INITIALIZER;
+          bli_rntm_set_num_threads(threads, &rntm);
+          bli_sgemm_ex(BLIS_NO_TRANSPOSE, BLIS_NO_TRANSPOSE, n, n, n, &one, a, n, 1, b, n, 1,
+                       &zero, c, n, 1, NULL, &rntm);
+        } else {
+          op_gemm_on_grid(true, n, n, n, a, n, 1, b, n, 1, 0, c, n, threads, gm[g], gn[g]);
+        }
+        t = now() - t;
+      }
+      if (r == 0 || t < best[g]) best[g] = t;
+    }
+  printf("gemm_grid %d %d %s", n, threads, bli_arch_string(bli_arch_query_id()));
+  for (int g = 0; g < grids; g++) printf(" %s %.1f", argv[4 + g], 2.0 * n * n * n / best[g] / 1e9);
+  printf("\n");
+  free(a), free(b), free(c);
+  return 0;
+}
