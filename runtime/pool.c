@@ -150,7 +150,7 @@ static void after_fork(void) {   /* the child has none of the parent's pool thre
 }
 static void at_fork_once(void) { pthread_atfork(NULL, NULL, after_fork); }
 
-void rt_parallel_tiles(int64_t ntiles, int threads, rt_tile_fn fn, void *arg) {
+static void parallel_tiles(int64_t ntiles, int threads, rt_tile_fn fn, void *arg, bool wake_now) {
   static pthread_once_t once = PTHREAD_ONCE_INIT;
   if (ntiles <= 0) return;
   if (threads > ntiles) threads = (int)ntiles;
@@ -169,6 +169,7 @@ void rt_parallel_tiles(int64_t ntiles, int threads, rt_tile_fn fn, void *arg) {
   atomic_store_explicit(&P.claim, pack((uint64_t)threads, (uint64_t)ntiles, 0),
                         memory_order_release);
   atomic_fetch_add(&P.seq, 1);   /* spinning threads join now; work(0) wakes sleepers */
+  if (wake_now && atomic_load(&P.sleepers)) futex_wake(&P.seq);
   work(0);
   uint32_t d;
   for (int spins = 0; (d = atomic_load_explicit(&P.done, memory_order_acquire)) != ntiles;) {
@@ -181,6 +182,14 @@ void rt_parallel_tiles(int64_t ntiles, int threads, rt_tile_fn fn, void *arg) {
     atomic_store(&P.caller_sleeps, 0);
   }
   atomic_store_explicit(&P.busy, 0, memory_order_release);
+}
+
+void rt_parallel_tiles(int64_t ntiles, int threads, rt_tile_fn fn, void *arg) {
+  parallel_tiles(ntiles, threads, fn, arg, false);
+}
+
+void rt_parallel_tiles_heavy(int64_t ntiles, int threads, rt_tile_fn fn, void *arg) {
+  parallel_tiles(ntiles, threads, fn, arg, true);
 }
 
 typedef struct {

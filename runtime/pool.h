@@ -24,6 +24,10 @@
  * `who` never overlap. Returns when every call has returned. */
 typedef void (*rt_tile_fn)(void *arg, int64_t tile, int who);
 void rt_parallel_tiles(int64_t ntiles, int threads, rt_tile_fn fn, void *arg);
+/* The same for tiles each worth a futex wake (a GEMM tile, a convolution chunk: about one
+ * per thread): sleeping pool threads are woken at once, not once the caller has timed its
+ * first tiles, which on a grid of one tile a thread ran half the job on the caller. */
+void rt_parallel_tiles_heavy(int64_t ntiles, int threads, rt_tile_fn fn, void *arg);
 
 /* The tiles [0, n) cut into `parts` near-equal runs (part p is [lo, hi)), for loops that
  * want a few big tiles. */

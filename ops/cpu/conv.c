@@ -555,7 +555,7 @@ static void filt_direct(const geom *g, const float *x, const float *dy, float *d
   filt_job j = {.g = g, .x = x, .dy = dy, .dw = dw, .part = part, .tiles = filt_tiles(g)};
   int64_t nw = g->kh * g->kw * g->ic * g->oc;
   int threads = g->n * g->oh * g->ow * nw >= (1 << 20) ? n_threads() : 1;
-  rt_parallel_tiles(j.tiles, threads, filt_tile, &j);
+  rt_parallel_tiles_heavy(j.tiles, threads, filt_tile, &j);
   for (int64_t t = 1; t < j.tiles; t++) {
     const float *p = part + (t - 1) * nw;
     _Pragma("omp simd") for (int64_t i = 0; i < nw; i++) dw[i] += p[i];
@@ -596,7 +596,7 @@ static void fwd_chunk(void *arg, int64_t ch, int who) {
 static void conv_fwd(const geom *g, const plan *p, bool f32, size_t es, const char *x,
                      const char *w, const epilogue *e, char *y, char *col) {
   fwd_job j = {.g = g, .p = p, .f32 = f32, .es = es, .x = x, .w = w, .e = e, .y = y, .col = col};
-  rt_parallel_tiles(p->chunks, p->nt, fwd_chunk, &j);
+  rt_parallel_tiles_heavy(p->chunks, p->nt, fwd_chunk, &j);
 }
 
 /* ---- Conv2D and its backprops ----------------------------------------------------- */
@@ -885,7 +885,7 @@ int op_cpu_conv2d_backprop_filter(rt_kernel_ctx *c) {
   if (!col) return rt_kernel_error(c, RT_RESOURCE_EXHAUSTED, "out of memory");
   filter_job j = {.g = &g, .p = &p, .f32 = f32, .es = es, .sums = sums, .x = xv, .dy = dv,
                   .dw = dw, .col = col, .acc = col + (size_t)p.nt * colb};
-  rt_parallel_tiles(sums, p.nt, filter_sum, &j);
+  rt_parallel_tiles_heavy(sums, p.nt, filter_sum, &j);
   int64_t nw = cols * g.oc;
   for (int64_t t = 1; t < sums; t++) {
     const char *acc = j.acc + (size_t)(t - 1) * accb;

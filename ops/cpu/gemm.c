@@ -130,7 +130,7 @@ static void gemm(bool f32, int64_t batch, int64_t m, int64_t n, int64_t k, const
     bool rows = bli_cntx_l3_nat_ukr_prefers_rows_dt(dt, BLIS_GEMM_UKR, cx);
     j.am = rows ? mr : nr, j.an = rows ? nr : mr;
   }
-  rt_parallel_tiles(batch * j.per, threads, tile, &j);
+  rt_parallel_tiles_heavy(batch * j.per, threads, tile, &j);
 }
 
 void op_gemm_batch(bool f32, int64_t batch, int64_t m, int64_t n, int64_t k, const void *a,
