@@ -17,6 +17,7 @@
  * elements, as TF does. */
 #include "ops/cpu/gemm.h"
 #include "ops/cpu/cpuarch.h"
+#include "ops/cpu/onednn.h"
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -25,6 +26,9 @@
 #include "runtime/pool.h"
 
 enum { CHUNK_BYTES = 2 << 20, PAR_MIN = 1 << 14 };
+/* oneDNN's input gradient over fewer input channels than this (a first layer's) is slower
+ * than col2im here: 12.7 GFLOP/s a thread for 5x5 over one channel. */
+enum { DNNL_MIN_DATA_IC = 8 };
 
 /* ---- shared: geometry, attrs, scratch, gemm ---------------------------------------- */
 
@@ -292,7 +296,8 @@ typedef struct epilogue {
   bool relu;
 } epilogue;
 
-static void epilogue_rows(const epilogue *e, bool f32, void *y, int64_t rows, int64_t oc) {
+OP_CLONES static void epilogue_rows(const epilogue *e, bool f32, void *y, int64_t rows,
+                                   int64_t oc) {
   if (!e || (!e->bias && !e->relu)) return;
   if (f32) {
     float *v = y;
@@ -599,6 +604,81 @@ static void conv_fwd(const geom *g, const plan *p, bool f32, size_t es, const ch
   rt_parallel_tiles_heavy(p->chunks, p->nt, fwd_chunk, &j);
 }
 
+/* ---- oneDNN tiles (ops/cpu/onednn.h) ---------------------------------------------- *
+ * Float convolutions run as oneDNN calls of one thread each, over tiles of b images
+ * (about RT_RANGE_PER_THREAD a thread) that the pool hands out; the last tile takes the
+ * rest. The filter gradient sums in tile order (tile 0 into dw, the others beside it, then
+ * dw += 1, 2, ...), so its bits follow the tiling, never which thread ran what. */
+typedef struct dnnl_job {
+  int kind;
+  const geom *g;
+  int64_t b, tiles;
+  const op_dnnl_prim *p[2];   /* tiles of b images; the last tile */
+  const epilogue *e;
+  float *x, *w, *y;           /* w: the filter in the kernel's layout */
+  float *part;                /* BWD_WEIGHTS: tiles 1.., fw floats each */
+  size_t fw;
+  char *scratch;              /* sb bytes a thread */
+  size_t sb;
+  _Atomic bool failed;
+} dnnl_job;
+
+static void dnnl_tile(void *arg, int64_t t, int who) {
+  dnnl_job *j = arg;
+  const geom *g = j->g;
+  int64_t i0 = t * j->b, xs = g->ih * g->iw * g->ic, ys = g->oh * g->ow * g->oc;
+  float *x = j->x + i0 * xs, *y = j->y + i0 * ys, *w = j->w;
+  if (j->kind == OP_DNNL_BWD_WEIGHTS && t) w = j->part + (size_t)(t - 1) * j->fw;
+  if (!op_dnnl_run(j->p[t == j->tiles - 1], x, w, y, j->scratch + (size_t)who * j->sb))
+    j->failed = true;
+  else if (j->kind == OP_DNNL_FWD)
+    epilogue_rows(j->e, true, y, (g->n - i0 < j->b ? g->n - i0 : j->b) * g->oh * g->ow, g->oc);
+}
+
+static op_dnnl_prim *dnnl_prim(int kind, const geom *g, int64_t n) {
+  op_dnnl_conv d = {.n = n, .ih = g->ih, .iw = g->iw, .ic = g->ic, .kh = g->kh, .kw = g->kw,
+                    .oc = g->oc, .sh = g->sh, .sw = g->sw, .oh = g->oh, .ow = g->ow,
+                    .pt = g->pt, .pl = g->pl};
+  return op_dnnl_prepare(kind, &d);
+}
+
+static size_t align64(size_t n) { return (n + 63) / 64 * 64; }
+
+/* The convolution of `kind` through oneDNN on whole tensors (x, w in TF's HWIO, y as
+ * op_dnnl_run names them); false: not done (no fast oneDNN kernel, an error), and the
+ * caller's own kernels then write the whole output. */
+static bool conv_dnnl(rt_kernel_ctx *c, int kind, const geom *g, float *x, float *w, float *y,
+                      const epilogue *e) {
+  int T = n_threads();
+  int64_t per = (int64_t)T * RT_RANGE_PER_THREAD, b = (g->n + per - 1) / per;
+  dnnl_job j = {.kind = kind, .g = g, .b = b, .tiles = (g->n + b - 1) / b, .e = e, .x = x,
+                .y = y};
+  j.p[0] = dnnl_prim(kind, g, b);
+  j.p[1] = g->n % b ? dnnl_prim(kind, g, g->n % b) : j.p[0];
+  if (!j.p[0] || !j.p[1] || !op_dnnl_same_filter(j.p[0], j.p[1])) return false;
+  size_t s0 = op_dnnl_scratch(j.p[0]), s1 = op_dnnl_scratch(j.p[1]);
+  size_t own = op_dnnl_filter_bytes(j.p[0]);   /* 0: the kernel reads HWIO as it is */
+  size_t fb = own ? own : (size_t)(g->kh * g->kw * g->ic * g->oc) * sizeof(float);
+  j.sb = align64(s0 > s1 ? s0 : s1);
+  size_t partb = kind == OP_DNNL_BWD_WEIGHTS ? (size_t)(j.tiles - 1) * align64(fb) : 0;
+  void *tmp = NULL;
+  char *sc = scratch_get(c, (size_t)T * j.sb + align64(own) + partb, &tmp);
+  if (!sc) return false;
+  j.scratch = sc, j.w = own ? (float *)(sc + (size_t)T * j.sb) : w;
+  j.part = (float *)(sc + (size_t)T * j.sb + align64(own));
+  j.fw = align64(fb) / sizeof(float);
+  if (kind != OP_DNNL_BWD_WEIGHTS && !op_dnnl_filter(j.p[0], w, j.w)) j.failed = true;
+  if (!j.failed) rt_parallel_tiles_heavy(j.tiles, T, dnnl_tile, &j);
+  if (!j.failed && kind == OP_DNNL_BWD_WEIGHTS) {
+    size_t nf = fb / sizeof(float);
+    for (int64_t t = 1; t < j.tiles; t++)
+      for (size_t i = 0; i < nf; i++) j.w[i] += j.part[(size_t)(t - 1) * j.fw + i];
+    if (!op_dnnl_filter(j.p[0], w, j.w)) j.failed = true;
+  }
+  free(tmp);
+  return !j.failed;
+}
+
 /* ---- Conv2D and its backprops ----------------------------------------------------- */
 
 /* The filter gradient in partial sums, a tile each: sum s adds col^T @ dy of chunks s,
@@ -703,6 +783,8 @@ static int conv2d_run(rt_kernel_ctx *c, bool fused) {
     epilogue_all(&e, f32, y, rows, g.oc);
     return RT_OK;
   }
+  if (f32 && conv_dnnl(c, OP_DNNL_FWD, &g, (float *)xv, (float *)fv, (float *)y, &e))
+    return RT_OK;
   if (direct_ok(&g, f32)) {
     conv_direct(&g, (const float *)xv, (const float *)fv, &e, (float *)y);
     return RT_OK;
@@ -794,6 +876,9 @@ int op_cpu_conv2d_backprop_input(rt_kernel_ctx *c) {
     gemm(f32, rows, cols, g.oc, dv, g.oc, 1, fv, 1, g.oc, 0, dx, 0);
     return RT_OK;
   }
+  if (f32 && g.ic >= DNNL_MIN_DATA_IC &&
+      conv_dnnl(c, OP_DNNL_BWD_DATA, &g, (float *)dx, (float *)fv, (float *)dv, NULL))
+    return RT_OK;
   void *tmp = NULL;
   size_t fbytes = (size_t)(cols * g.oc) * es;
   if (g.sh == 1 && g.sw == 1 && g.oc < 2 * g.ic) {
@@ -869,6 +954,8 @@ int op_cpu_conv2d_backprop_filter(rt_kernel_ctx *c) {
     gemm(f32, cols, g.oc, rows, xv, 1, cols, dv, g.oc, 1, 0, dw, 0);
     return RT_OK;
   }
+  if (f32 && conv_dnnl(c, OP_DNNL_BWD_WEIGHTS, &g, (float *)xv, (float *)dw, (float *)dv, NULL))
+    return RT_OK;
   if (filt_direct_ok(&g, f32)) {
     void *tmp = NULL;
     float *part = scratch_get(c, (size_t)((filt_tiles(&g) - 1) * cols * g.oc) * es, &tmp);
@@ -948,7 +1035,7 @@ typedef struct pool_job {
 
 /* Forward, max or average, tiles of (image, output row); channels innermost. */
 #define POOL(T, I)                                                                        \
-  static void pool_rows_##T(void *arg, int64_t lo, int64_t hi, int who) {               \
+  OP_CLONES static void pool_rows_##T(void *arg, int64_t lo, int64_t hi, int who) {     \
     const pool_job *jb = arg;                                                           \
     const geom *g = jb->g;                                                              \
     const T *x = jb->x;                                                                 \
@@ -981,21 +1068,78 @@ typedef struct pool_job {
       }                                                                                 \
     }                                                                                   \
   }                                                                                     \
+  /* Each of channels [k0, k0 + kn)'s maximum over the window rows [y0, y1), columns      \
+   * [x0, x1) of image xb into bv, the first pixel holding it into bi: a vector           \
+   * compare-and-select (masks, no branch). */                                          \
+  static inline __attribute__((always_inline)) void                                     \
+  pool_argmax_##T(const geom *g, const T *xb, int64_t y0, int64_t y1, int64_t x0,       \
+                  int64_t x1, int64_t k0, int64_t kn, T *bv, I *bi) {                   \
+    int64_t C = g->ic;                                                                  \
+    I first = (I)(y0 * g->iw + x0);                                                     \
+    _Pragma("omp simd") for (int64_t k = 0; k < kn; k++) {                              \
+      bv[k] = xb[first * C + k0 + k];                                                   \
+      bi[k] = first;                                                                    \
+    }                                                                                   \
+    for (int64_t i = y0; i < y1; i++)                                                   \
+      for (int64_t j = x0; j < x1; j++) {                                               \
+        I at = (I)(i * g->iw + j);                                                      \
+        const T *p = xb + at * C + k0;                                                  \
+        _Pragma("omp simd") for (int64_t k = 0; k < kn; k++) {                          \
+          I m = -(I)(p[k] > bv[k]);                                                     \
+          bv[k] = p[k] > bv[k] ? p[k] : bv[k];                                          \
+          bi[k] = (bi[k] & ~m) | (at & m);                                              \
+        }                                                                               \
+      }                                                                                 \
+  }                                                                                     \
+  /* MaxPoolGrad of one image whose windows tile it (stride = window): each pixel of a   \
+   * window is written once, its gradient where it is the first maximum (0 + dy, the     \
+   * bits of the scatter below) and 0 elsewhere; no zeroing first, no scatter. */        \
+  static inline __attribute__((always_inline)) void                                     \
+  pool_grad_tiled_##T(const geom *g, const T *xb, const T *dyb, T *dxb, bool relu) {    \
+    int64_t C = g->ic;                                                                  \
+    for (int64_t oy = 0; oy < g->oh; oy++)                                              \
+      for (int64_t ox = 0; ox < g->ow; ox++) {                                          \
+        int64_t y0, y1, x0, x1;                                                         \
+        clip(g, oy, ox, &y0, &y1, &x0, &x1);                                            \
+        const T *d = dyb + (oy * g->ow + ox) * C;                                       \
+        for (int64_t k0 = 0; k0 < C; k0 += 64) {                                        \
+          int64_t kn = C - k0 < 64 ? C - k0 : 64;                                       \
+          I bi[64];                                                                     \
+          T bv[64], gv[64];                                                             \
+          pool_argmax_##T(g, xb, y0, y1, x0, x1, k0, kn, bv, bi);                       \
+          _Pragma("omp simd") for (int64_t k = 0; k < kn; k++)                          \
+            gv[k] = (T)0 + (!relu || bv[k] > 0 ? d[k0 + k] : 0);                        \
+          for (int64_t i = y0; i < y1; i++)                                             \
+            for (int64_t j = x0; j < x1; j++) {                                         \
+              I at = (I)(i * g->iw + j);                                                \
+              T *q = dxb + at * C + k0;                                                 \
+              _Pragma("omp simd") for (int64_t k = 0; k < kn; k++)                      \
+                q[k] = bi[k] == at ? gv[k] : 0;                                         \
+            }                                                                           \
+        }                                                                               \
+      }                                                                                 \
+  }                                                                                     \
   /* dx from dy: max routes to the first maximum, avg spreads evenly. Tiles of images    \
    * (windows of different images never overlap), each zeroing its images' part of dx    \
    * first. The max keeps each channel's best value and its pixel's index in the image,  \
    * so the scan over the window is a vector compare-and-select. */                     \
-  static void pool_grad_imgs_##T(void *arg, int64_t lo, int64_t hi, int who) {          \
+  OP_CLONES static void pool_grad_imgs_##T(void *arg, int64_t lo, int64_t hi, int who) { \
     const pool_job *jb = arg;                                                           \
     const geom *g = jb->g;                                                              \
     const T *x = jb->x, *dy = jb->dy;                                                   \
     T *dx = jb->y;                                                                      \
     bool avg = jb->avg, relu = jb->relu;                                                \
     int64_t C = g->ic, img = g->ih * g->iw * C;                                         \
+    bool tiled = !avg && g->sh == g->kh && g->sw == g->kw; /* windows never overlap */   \
+    bool covered = g->oh * g->kh - g->pt >= g->ih && g->ow * g->kw - g->pl >= g->iw;    \
     for (int64_t b = lo; b < hi; b++) {                                                 \
       T *dxb = dx + b * img;                                                            \
       const T *xb = avg ? NULL : x + b * img;                                           \
-      memset(dxb, 0, sizeof(T) * (size_t)img);                                          \
+      if (!tiled || !covered) memset(dxb, 0, sizeof(T) * (size_t)img);                  \
+      if (tiled) {                                                                      \
+        pool_grad_tiled_##T(g, xb, dy + b * g->oh * g->ow * C, dxb, relu);              \
+        continue;                                                                       \
+      }                                                                                 \
       for (int64_t oy = 0; oy < g->oh; oy++)                                            \
         for (int64_t ox = 0; ox < g->ow; ox++) {                                        \
           int64_t y0, y1, x0, x1;                                                       \
@@ -1012,22 +1156,9 @@ typedef struct pool_job {
           }                                                                             \
           for (int64_t k0 = 0; k0 < C; k0 += 64) { /* 64 channels at a time */          \
             int64_t kn = C - k0 < 64 ? C - k0 : 64;                                     \
-            I bi[64], first = (I)(y0 * g->iw + x0);                                     \
+            I bi[64];                                                                   \
             T bv[64];                                                                   \
-            _Pragma("omp simd") for (int64_t k = 0; k < kn; k++) {                      \
-              bv[k] = xb[first * C + k0 + k];                                           \
-              bi[k] = first;                                                            \
-            }                                                                           \
-            for (int64_t i = y0; i < y1; i++)                                           \
-              for (int64_t j = x0; j < x1; j++) {                                       \
-                I at = (I)(i * g->iw + j);                                              \
-                const T *p = xb + at * C + k0;                                          \
-                _Pragma("omp simd") for (int64_t k = 0; k < kn; k++) { /* masks: no branch */ \
-                  I m = -(I)(p[k] > bv[k]);                                             \
-                  bv[k] = p[k] > bv[k] ? p[k] : bv[k];                                  \
-                  bi[k] = (bi[k] & ~m) | (at & m);                                      \
-                }                                                                       \
-              }                                                                         \
+            pool_argmax_##T(g, xb, y0, y1, x0, x1, k0, kn, bv, bi);                     \
             for (int64_t k = 0; k < kn; k++) /* relu: a select, not a branch (1 in 2) */ \
               dxb[bi[k] * C + k0 + k] += !relu || bv[k] > 0 ? d[k0 + k] : 0;            \
           }                                                                             \

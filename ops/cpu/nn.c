@@ -29,11 +29,13 @@ static void bias_layout(const rt_kernel_ctx *c, const rt_shape *s, int64_t *oute
     else if (d > cd) *inner *= s->dims[d];
 }
 
-/* NHWC (inner 1) runs along the channels; the gradient's sums keep their order (rows in
- * turn) and split the channels into tiles of blocks of a cache line or more. */
+/* NHWC (inner 1) runs along the channels. The gradient sums runs of BG_ROWS rows apiece
+ * (tiles of the pool), then those partial sums in order: its bits depend on the shape
+ * alone, never on the threads. */
+enum { BG_ROWS = 1024 };
 typedef struct bias_job {
   const void *x, *b;
-  void *y;
+  void *y, *part;
   int64_t outer, ch, inner;
 } bias_job;
 
@@ -63,18 +65,24 @@ typedef struct bias_job {
     rt_parallel_range(outer, 1, outer * ch * inner >= PAR_MIN ? rt_intra_threads() : 1, \
                       bias_add_rows_##T, &j);                                           \
   }                                                                                     \
-  /* inner 1: the channel blocks [lo, hi); else all of db at once ([0, 1)) */            \
-  static void bias_grad_blocks_##T(void *arg, int64_t lo, int64_t hi, int who) {        \
+  /* inner 1: partial sums [lo, hi) of BG_ROWS rows each into part, a block of channels \
+   * at a time in a local accumulator; else all of db at once ([0, 1)) */               \
+  OP_CLONES static void bias_grad_blocks_##T(void *arg, int64_t lo, int64_t hi, int who) { \
     const bias_job *j = arg;                                                            \
     const T *dy = j->x;                                                                 \
     T *db = j->y;                                                                       \
-    int64_t outer = j->outer, ch = j->ch, inner = j->inner, blk = 64 / (int64_t)sizeof(T); \
+    int64_t outer = j->outer, ch = j->ch, inner = j->inner;                             \
     if (inner == 1) {                                                                   \
-      for (int64_t kb = lo; kb < hi; kb++) {                                            \
-        int64_t k0 = kb * blk, k1 = k0 + blk < ch ? k0 + blk : ch;                      \
-        for (int64_t o = 0; o < outer; o++) {                                           \
-          const T *r = dy + o * ch;                                                     \
-          _Pragma("omp simd") for (int64_t k = k0; k < k1; k++) db[k] += r[k];          \
+      for (int64_t p = lo; p < hi; p++) {                                               \
+        int64_t r0 = p * BG_ROWS, r1 = r0 + BG_ROWS < outer ? r0 + BG_ROWS : outer;     \
+        for (int64_t k0 = 0; k0 < ch; k0 += 64) {                                       \
+          int64_t kn = ch - k0 < 64 ? ch - k0 : 64;                                     \
+          T acc[64] = {0};                                                              \
+          for (int64_t o = r0; o < r1; o++) {                                           \
+            const T *r = dy + o * ch + k0;                                              \
+            _Pragma("omp simd") for (int64_t k = 0; k < kn; k++) acc[k] += r[k];        \
+          }                                                                             \
+          memcpy((T *)j->part + p * ch + k0, acc, sizeof(T) * (size_t)kn);              \
         }                                                                               \
       }                                                                                 \
       return;                                                                           \
@@ -87,12 +95,19 @@ typedef struct bias_job {
         db[k] += s;                                                                     \
       }                                                                                 \
   }                                                                                     \
-  static void bias_grad_##T(const T *dy, T *db, int64_t outer, int64_t ch, int64_t inner) { \
-    int64_t blk = 64 / (int64_t)sizeof(T), nblk = inner == 1 ? (ch + blk - 1) / blk : 1; \
+  static bool bias_grad_##T(const T *dy, T *db, int64_t outer, int64_t ch, int64_t inner) { \
+    int64_t parts = inner == 1 ? (outer + BG_ROWS - 1) / BG_ROWS : 1;                   \
     bias_job j = {.x = dy, .y = db, .outer = outer, .ch = ch, .inner = inner};          \
     memset(db, 0, sizeof(T) * (size_t)ch);                                              \
-    rt_parallel_range(nblk, 1, nblk > 1 && outer * ch >= PAR_MIN ? rt_intra_threads() : 1, \
+    T *part = NULL;                                                                     \
+    if (inner == 1 && !(j.part = part = malloc(sizeof(T) * (size_t)(parts * ch + 1))))  \
+      return false;                                                                     \
+    rt_parallel_range(parts, 1, parts > 1 && outer * ch >= PAR_MIN ? rt_intra_threads() : 1, \
                       bias_grad_blocks_##T, &j);                                        \
+    for (int64_t p = 0; part && p < parts; p++)                                         \
+      _Pragma("omp simd") for (int64_t k = 0; k < ch; k++) db[k] += part[p * ch + k];  \
+    free(part);                                                                         \
+    return true;                                                                        \
   }
 BIAS_ADD(float)
 BIAS_ADD(double)
@@ -136,14 +151,17 @@ int op_cpu_bias_add_grad(rt_kernel_ctx *c) {
   rt_shape o = rt_shape_make(1, &ch);
   rt_tensor *y = rt_kernel_output(c, 0, dy->dtype, &o);
   if (!y) return c->st->code;
+  const void *d = rt_tensor_data(dy);
+  void *db = rt_tensor_data(y);
+  bool ok;
   switch (dy->dtype) {
-  case RT_FLOAT: bias_grad_float(rt_tensor_data(dy), rt_tensor_data(y), outer, ch, inner); break;
-  case RT_DOUBLE: bias_grad_double(rt_tensor_data(dy), rt_tensor_data(y), outer, ch, inner); break;
-  case RT_INT32: bias_grad_int32_t(rt_tensor_data(dy), rt_tensor_data(y), outer, ch, inner); break;
-  case RT_INT64: bias_grad_int64_t(rt_tensor_data(dy), rt_tensor_data(y), outer, ch, inner); break;
+  case RT_FLOAT: ok = bias_grad_float(d, db, outer, ch, inner); break;
+  case RT_DOUBLE: ok = bias_grad_double(d, db, outer, ch, inner); break;
+  case RT_INT32: ok = bias_grad_int32_t(d, db, outer, ch, inner); break;
+  case RT_INT64: ok = bias_grad_int64_t(d, db, outer, ch, inner); break;
   default: return rt_kernel_error(c, RT_UNIMPLEMENTED, "no CPU kernel for %s", rt_dtype_name(dy->dtype));
   }
-  return RT_OK;
+  return ok ? RT_OK : rt_kernel_error(c, RT_RESOURCE_EXHAUSTED, "out of memory");
 }
 
 /* ---- softmax and cross-entropy ---------------------------------------------------- */

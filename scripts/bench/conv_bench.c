@@ -16,6 +16,7 @@
 #include <unistd.h>
 
 #include "ops/cpu/blas.h"
+#include "ops/cpu/onednn.h"
 #include "ops/ops.h"
 #include "runtime/graph.h"
 #include "runtime/op.h"
@@ -80,6 +81,13 @@ static void kernel(void *p) {
   K->reuse[0] = NULL;
 }
 
+/* The same kernel with oneDNN's convolutions on (the others run with it off). */
+static void kernel_dnnl(void *p) {
+  op_dnnl_enable(true);
+  kernel(p);
+  op_dnnl_enable(false);
+}
+
 static rt_tensor *filled(int nd, const int64_t *d, int mod) {
   rt_shape s = rt_shape_make(nd, d);
   rt_tensor *t = rt_tensor_new(RT_FLOAT, &s);
@@ -113,6 +121,7 @@ static void kernel_free(kernel_args *K) {
 
 int main(int argc, char **argv) {
   op_register_all();
+  op_dnnl_enable(false);   /* on only in the oneDNN cases */
   int64_t v[7] = {32, 28, 28, 32, 5, 5, 64};
   for (int i = 0; i < 7 && i + 1 < argc; i++) v[i] = atoll(argv[i + 1]);
   int64_t n = v[0], h = v[1], w = v[2], c = v[3], kh = v[4], kw = v[5], k = v[6];
@@ -141,11 +150,15 @@ int main(int argc, char **argv) {
   kernel_setup(&K[2], "Conv2DBackpropFilter", x, fs, dy);
   case_ cs[] = {{"raw sgemm", raw, &R, 0}, {"Conv2D kernel", kernel, &K[0], 0},
                 {"Conv2DBackpropInput", kernel, &K[1], 0},
-                {"Conv2DBackpropFilter", kernel, &K[2], 0}};
-  run_cases(cs, 4, flops, 7);
+                {"Conv2DBackpropFilter", kernel, &K[2], 0},
+                {"Conv2D oneDNN", kernel_dnnl, &K[0], 0},
+                {"BackpropInput oneDNN", kernel_dnnl, &K[1], 0},
+                {"BackpropFilter oneDNN", kernel_dnnl, &K[2], 0}};
+  int ncases = op_dnnl_version() ? 7 : 4;
+  run_cases(cs, ncases, flops, 7);
   printf("%-22s %8.1f GFLOP/s  (m=%lld n=%lld k=%lld, one call)\n", cs[0].name, cs[0].best,
          (long long)m, (long long)k, (long long)kk);
-  for (int i = 1; i < 4; i++)
+  for (int i = 1; i < ncases; i++)
     printf("%-22s %8.1f GFLOP/s  ratio %.3f\n", cs[i].name, cs[i].best, cs[i].best / cs[0].best);
   for (int i = 0; i < 3; i++) kernel_free(&K[i]);
   free(R.a), free(R.b), free(R.c);

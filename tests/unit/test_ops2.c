@@ -395,6 +395,25 @@ static void test_math_values(void **s) {
 
 static void set_message(rt_node *n) { rt_node_set_string(n, "message", "loss check"); }
 
+/* BiasAddGrad over more rows than one partial sum (1024) and more channels than one block
+ * (64): small integers, so every order of the additions gives the same exact sums. */
+static void test_bias_grad_parts(void **s) {
+  (void)s;
+  enum { ROWS = 2500, CH = 70 };
+  for (int t = 0; t < 2; t++) {
+    rt_dtype dt = t ? RT_INT32 : RT_FLOAT;
+    rt_tensor *x = rt_tensor_new(dt, &(rt_shape){2, {ROWS, CH}});
+    double want[CH] = {0};
+    for (int64_t i = 0; i < ROWS * CH; i++) {
+      int v = (int)(i % 7) - 3 + (int)(i % CH);
+      if (t) ((int32_t *)rt_tensor_data(x))[i] = v;
+      else ((float *)rt_tensor_data(x))[i] = (float)v;
+      want[i % CH] += v;
+    }
+    expect(RUN("BiasAddGrad", NULL, x), dt, 1, D(CH), want, 0);
+  }
+}
+
 static void test_check_numerics(void **s) {
   expect(RUN("CheckNumerics", set_message, F32(1, D(2), 1, 2)), RT_FLOAT, 1, D(2), V(1, 2), 0);
   assert_null(RUN("CheckNumerics", set_message, F32(1, D(2), 1, NAN)));
@@ -539,6 +558,7 @@ int main(void) {
     cmocka_unit_test(test_array_values),     cmocka_unit_test(test_array_shape_errors),
     cmocka_unit_test(test_array_grads),      cmocka_unit_test(test_split_unpack_grads),
     cmocka_unit_test(test_math_values),      cmocka_unit_test(test_check_numerics),
+    cmocka_unit_test(test_bias_grad_parts),
     cmocka_unit_test(test_math_nn_grads),    cmocka_unit_test(test_batch_matmul_adj),
     cmocka_unit_test(test_train_ops),
   };

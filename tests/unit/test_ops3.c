@@ -15,6 +15,7 @@
 #include "tests/unit/ops_test.h"
 #include "ops/ops.h"
 #include "ops/ops_int.h"
+#include "ops/cpu/onednn.h"
 #include "runtime/device.h"
 #include "runtime/exec.h"
 #include "runtime/gradients.h"
@@ -421,7 +422,10 @@ static void test_conv_kernel_errors(void **s) {
                               "stride: 1 dilation: 1\n\t [[node f (op: Conv2DBackpropInput)]]");
 }
 
-static void test_conv_values(void **s) {
+/* Every case on the own kernels, and again on oneDNN's where it loads (ops/cpu/onednn.h);
+ * the last four are for oneDNN's tiles: two sizes of tile, a first layer (whose input
+ * gradient stays on the own kernels), a VALID row left over (all on the own kernels). */
+static void conv_values(void) {
   /* SAME and VALID, strides 1 and 2, square and not, 1x1, both dtypes */
   conv_case(RT_DOUBLE, D(2, 5, 6, 3), 3, 3, 4, 1, 1, "SAME");
   conv_case(RT_FLOAT, D(2, 5, 6, 3), 3, 3, 4, 1, 1, "SAME");
@@ -440,6 +444,18 @@ static void test_conv_values(void **s) {
   conv_case(RT_FLOAT, D(1, 52, 52, 256), 5, 5, 1, 2, 2, "SAME"); /* strided, parts of an image */
   conv_case(RT_FLOAT, D(4, 12, 12, 8), 3, 3, 16, 1, 1, "VALID");  /* stride 1, oc >= 2 ic: col2im */
   conv_case(RT_DOUBLE, D(2, 7, 7, 3), 5, 5, 6, 1, 1, "SAME");
+  conv_case(RT_FLOAT, D(17, 9, 9, 16), 3, 3, 32, 1, 1, "SAME");   /* tiles of 3 and 2 images */
+  conv_case(RT_FLOAT, D(9, 11, 10, 16), 3, 3, 16, 2, 2, "SAME");
+  conv_case(RT_FLOAT, D(5, 12, 12, 1), 5, 5, 32, 1, 1, "SAME");   /* a first layer */
+  conv_case(RT_FLOAT, D(3, 11, 11, 8), 4, 4, 16, 2, 2, "VALID");  /* a row left over */
+}
+
+static void test_conv_values(void **s) {
+  (void)s;
+  op_dnnl_enable(false);
+  conv_values();
+  op_dnnl_enable(true);
+  if (op_dnnl_version()) conv_values();
 }
 
 static void test_pool_values(void **s) {
@@ -517,11 +533,13 @@ static void filter_direct_case(const int64_t *xs, int64_t kh, int64_t kw, int64_
 }
 
 static void test_filter_direct(void **s) {
+  op_dnnl_enable(false);   /* the own direct kernel */
   filter_direct_case(D(2, 12, 12, 1), 5, 5, 32, 1, 1, "VALID");   /* the CNN's first layer */
   filter_direct_case(D(2, 9, 9, 1), 5, 5, 32, 1, 1, "SAME");      /* edges */
   filter_direct_case(D(2, 8, 8, 3), 3, 3, 16, 2, 2, "SAME");      /* strided, 3 channels */
   filter_direct_case(D(1, 7, 7, 2), 3, 3, 64, 1, 1, "VALID");
   filter_direct_case(D(16, 28, 28, 1), 5, 5, 32, 1, 1, "SAME");   /* threads, 64 tiles */
+  op_dnnl_enable(true);
 }
 
 /* _FusedConv2D against Conv2D -> BiasAdd (-> Relu) run as three nodes: the same bits, on
@@ -564,7 +582,7 @@ static void fused_case(rt_dtype t, const int64_t *xs, int64_t kh, int64_t kw, in
   rt_tensor_unref(got), rt_tensor_unref(want);
 }
 
-static void test_fused_conv(void **s) {
+static void fused_cases(void) {
   fused_case(RT_FLOAT, D(4, 28, 28, 1), 5, 5, 32, 1, 1, "VALID", true);   /* direct, 2 pixels */
   fused_case(RT_FLOAT, D(2, 9, 9, 1), 5, 5, 64, 1, 1, "SAME", true);      /* direct, edges */
   fused_case(RT_FLOAT, D(2, 9, 9, 1), 3, 3, 8, 2, 2, "SAME", false);
@@ -573,6 +591,13 @@ static void test_fused_conv(void **s) {
   fused_case(RT_DOUBLE, D(2, 7, 6, 3), 3, 2, 5, 2, 1, "VALID", true);
   fused_case(RT_DOUBLE, D(2, 7, 6, 3), 3, 2, 5, 2, 1, "VALID", false);
   fused_case(RT_FLOAT, D(2, 4, 5, 6), 1, 1, 7, 1, 1, "SAME", true);       /* 1x1: no im2col */
+}
+
+static void test_fused_conv(void **s) {
+  op_dnnl_enable(false);
+  fused_cases();
+  op_dnnl_enable(true);
+  if (op_dnnl_version()) fused_cases();
   /* what the kernel refuses */
   cur = (cfg){.sh = 1, .sw = 1, .padding = "VALID"};
   fused_relu = true;
