@@ -12,6 +12,7 @@ pkgs=(
   libzmq3-dev        # ZeroMQ: every message between master, workers and clients
   libmsgpack-dev     # msgpack-c: message headers on the wire
   libblis-openmp-dev # BLIS: GEMM for MatMul (OpenMP build: both cores)
+  libdnnl-dev        # oneDNN: float convolutions (loaded on first use; ops/cpu/onednn.h)
   libjansson-dev     # JSON: TF_CONFIG, json module, Chrome traces
   zlib1g-dev         # gzip'd IDX datasets
   libprotobuf-c-dev protobuf-c-compiler   # TensorFlow's files: GraphDef, MetaGraph, checkpoints, events

@@ -61,54 +61,69 @@ static bool lead_block(const rt_shape *s, const int64_t *st, int64_t ny) {
   return ny > 0;
 }
 
-/* Sums over leading dims (lead_block) add the rows of ny in turn, 64 outputs at a time
- * in a local accumulator (no output-sized buffer), tiles of blocks on the pool: the same
- * additions in the same order as the general walk. Nothing reduced: a copy. */
+/* Sums over leading dims (lead_block) add the rows of ny in runs of SUM_ROWS, 64 outputs
+ * at a time in a local accumulator, as tiles of the pool; more than one run each leave a
+ * partial sum (in the accumulator's precision) that are then added in order. The bits
+ * depend on the shape alone, never on the threads. Nothing reduced: a copy. */
+enum { SUM_ROWS = 1024 };
 typedef struct rows_job {
   const void *x;
-  void *y;
-  int64_t rows, ny, count;
+  void *y, *part;   /* part: runs x ny partial sums, NULL for one run */
+  int64_t rows, ny, count, nblk;
   int kind;
 } rows_job;
 
 #define REDUCE_T(T, ACC)                                                                \
-  /* rows 1: the elements [lo, hi); else the blocks */                                  \
-  static void sum_blocks_##T(void *arg, int64_t lo, int64_t hi, int who) {              \
+  /* rows 1: the elements [lo, hi); else the tiles (run, block of 64 outputs) */        \
+  OP_CLONES static void sum_blocks_##T(void *arg, int64_t lo, int64_t hi, int who) {    \
     const rows_job *j = arg;                                                            \
     const T *x = j->x;                                                                  \
     T *y = j->y;                                                                        \
-    int64_t blk = 64, rows = j->rows, ny = j->ny, count = j->count;                     \
+    ACC *part = j->part;                                                                \
+    int64_t rows = j->rows, ny = j->ny, count = j->count;                               \
     int kind = j->kind;                                                                 \
     if (rows == 1) { /* nothing reduced: 0 + x, as the accumulator would give */       \
       _Pragma("omp simd") for (int64_t k = lo; k < hi; k++) y[k] = x[k] + (T)0;         \
       return;                                                                           \
     }                                                                                   \
-    for (int64_t kb = lo; kb < hi; kb++) {                                              \
-      int64_t k0 = kb * blk, kn = ny - k0 < blk ? ny - k0 : blk;                        \
+    for (int64_t t = lo; t < hi; t++) {                                                 \
+      int64_t p = t / j->nblk, k0 = t % j->nblk * 64, kn = ny - k0 < 64 ? ny - k0 : 64; \
+      int64_t r0 = p * SUM_ROWS, r1 = r0 + SUM_ROWS < rows ? r0 + SUM_ROWS : rows;      \
       ACC acc[64];                                                                      \
       for (int64_t k = 0; k < kn; k++) acc[k] = 0;                                      \
-      for (int64_t r = 0; r < rows; r++) {                                              \
+      for (int64_t r = r0; r < r1; r++) {                                               \
         const T *xr = x + r * ny + k0;                                                  \
         _Pragma("omp simd") for (int64_t k = 0; k < kn; k++) acc[k] += (ACC)xr[k];      \
       }                                                                                 \
-      for (int64_t k = 0; k < kn; k++)                                                  \
-        y[k0 + k] = (T)(kind == R_MEAN && count ? acc[k] / (ACC)count : acc[k]);        \
+      if (part) memcpy(part + p * ny + k0, acc, sizeof(ACC) * (size_t)kn);              \
+      else                                                                              \
+        for (int64_t k = 0; k < kn; k++)                                                \
+          y[k0 + k] = (T)(kind == R_MEAN && count ? acc[k] / (ACC)count : acc[k]);      \
     }                                                                                   \
   }                                                                                     \
-  static void sum_rows_##T(const T *x, int64_t rows, T *y, int64_t ny, int kind,        \
+  static bool sum_rows_##T(const T *x, int64_t rows, T *y, int64_t ny, int kind,        \
                            int64_t count) {                                             \
-    int64_t nblk = (ny + 63) / 64;                                                      \
-    bool par = rows == 1 ? ny >= (1 << 17) : nblk > 1 && rows * ny >= (1 << 15);        \
-    rows_job j = {.x = x, .y = y, .rows = rows, .ny = ny, .count = count, .kind = kind}; \
-    rt_parallel_range(rows == 1 ? ny : nblk, 1, par ? rt_intra_threads() : 1,          \
-                      sum_blocks_##T, &j);                                              \
+    int64_t nblk = (ny + 63) / 64, runs = rows == 1 ? 1 : (rows + SUM_ROWS - 1) / SUM_ROWS; \
+    int64_t tiles = rows == 1 ? ny : nblk * runs;                                       \
+    bool par = rows == 1 ? ny >= (1 << 17) : tiles > 1 && rows * ny >= (1 << 15);       \
+    ACC *acc = NULL;                                                                    \
+    if (runs > 1 && !(acc = malloc(sizeof *acc * (size_t)(runs * ny)))) return false;    \
+    rows_job j = {.x = x, .y = y, .part = acc, .rows = rows, .ny = ny, .count = count,  \
+                  .nblk = nblk, .kind = kind};                                          \
+    rt_parallel_range(tiles, 1, par ? rt_intra_threads() : 1, sum_blocks_##T, &j);      \
+    for (int64_t k = 0; acc && k < ny; k++) {                                           \
+      ACC s = 0;                                                                        \
+      for (int64_t p = 0; p < runs; p++) s += acc[p * ny + k];                          \
+      y[k] = (T)(kind == R_MEAN && count ? s / (ACC)count : s);                         \
+    }                                                                                   \
+    free(acc);                                                                          \
+    return true;                                                                        \
   }                                                                                     \
   static bool reduce_##T(const T *x, const rt_shape *s, const int64_t *st, T *y,        \
                          int64_t ny, int kind, int64_t count) {                         \
     int64_t nx = rt_shape_numel(s);                                                     \
     if ((kind == R_SUM || kind == R_MEAN) && ny > 1 && lead_block(s, st, ny)) {         \
-      sum_rows_##T(x, nx / ny, y, ny, kind, count);                                     \
-      return true;                                                                      \
+      return sum_rows_##T(x, nx / ny, y, ny, kind, count);                              \
     }                                                                                   \
     ACC *acc = malloc(sizeof *acc * (size_t)(ny ? ny : 1));   /* output-sized */         \
     if (!acc) return false;                                                             \
@@ -240,15 +255,20 @@ int op_cpu_sum_to(rt_kernel_ctx *c) {
   }
   int64_t st[RT_MAX_DIMS], ny = rt_shape_numel(ls);
   small_strides(&x->shape, red, st);
+  const void *xd = rt_tensor_data(x);
+  void *yd = rt_tensor_data(y);
+  bool ok;
   switch (x->dtype) {
-  case RT_FLOAT: reduce_float(rt_tensor_data(x), &x->shape, st, rt_tensor_data(y), ny, R_SUM, 1); break;
-  case RT_DOUBLE: reduce_double(rt_tensor_data(x), &x->shape, st, rt_tensor_data(y), ny, R_SUM, 1); break;
-  case RT_INT32: reduce_int32_t(rt_tensor_data(x), &x->shape, st, rt_tensor_data(y), ny, R_SUM, 1); break;
-  case RT_INT64: reduce_int64_t(rt_tensor_data(x), &x->shape, st, rt_tensor_data(y), ny, R_SUM, 1); break;
+  case RT_FLOAT: ok = reduce_float(xd, &x->shape, st, yd, ny, R_SUM, 1); break;
+  case RT_DOUBLE: ok = reduce_double(xd, &x->shape, st, yd, ny, R_SUM, 1); break;
+  case RT_INT32: ok = reduce_int32_t(xd, &x->shape, st, yd, ny, R_SUM, 1); break;
+  case RT_INT64: ok = reduce_int64_t(xd, &x->shape, st, yd, ny, R_SUM, 1); break;
   default:
     return rt_kernel_error(c, RT_UNIMPLEMENTED, "no CPU kernel for %s", rt_dtype_name(x->dtype));
   }
-  return RT_OK;
+  return ok ? RT_OK : rt_kernel_error(c, RT_RESOURCE_EXHAUSTED, "out of memory: a sum of %lld "
+                                      "elements to %lld", (long long)rt_shape_numel(&x->shape),
+                                      (long long)ny);
 }
 
 /* dy (a reduction's gradient, with or without kept dims) spread over like's shape. */
