@@ -294,11 +294,13 @@ int op_cpu_log_uniform_sampler(rt_kernel_ctx *c);
 int op_cpu_uniform_sampler(rt_kernel_ctx *c);
 int op_cpu_accidental_hits(rt_kernel_ctx *c);
 
-/* Memory-bound loops the baseline x86-64 build vectorizes 4 floats wide only: compiled
- * again for AVX-512 F and AVX2 and picked by the CPU's features when the binary loads
- * (ifunc; "arch=" clones would test the CPU model, which newer CPUs fail). Neither clone
- * has FMA, so no multiply-add is fused and the bits stay the baseline's. */
-#if defined(__x86_64__) && defined(__GNUC__)
+/* Loops the baseline x86-64 build vectorizes 4 floats wide only: compiled again for
+ * AVX-512 F and AVX2 and picked by the CPU's features when the binary loads (ifunc;
+ * "arch=" clones would test the CPU model, which newer CPUs fail). Neither clone has FMA,
+ * so no multiply-add is fused and the bits stay the baseline's. Not under
+ * ThreadSanitizer: the resolver would run, instrumented, before TSan's runtime is up (a
+ * crash at load). */
+#if defined(__x86_64__) && defined(__GNUC__) && !defined(__SANITIZE_THREAD__)
 #define OP_CLONES __attribute__((target_clones("avx512f", "avx2", "default")))
 #else
 #define OP_CLONES

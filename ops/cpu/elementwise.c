@@ -26,7 +26,7 @@ typedef void (*bin_loop)(const void *x, const void *y, void *z, int64_t n, int m
 typedef void (*un_loop)(const void *x, void *y, int64_t n);
 
 #define BIN_LOOP(name, T, TO, expr)                                                      \
-  static void name(const void *xv, const void *yv, void *zv, int64_t n, int mode) {    \
+  OP_CLONES static void name(const void *xv, const void *yv, void *zv, int64_t n, int mode) { \
     const T *restrict x = xv, *restrict y = yv;                                           \
     TO *restrict z = zv;                                                                  \
     if (mode == VV) {                                                                     \
@@ -306,7 +306,7 @@ BIN_KERNEL(op_cpu_tanh_grad, LOOPS(tanh_grad))
 /* ---- unary ------------------------------------------------------------------------ */
 
 #define UN_LOOP(name, T, expr)                                     \
-  static void name(const void *xv, void *yv, int64_t n) {          \
+  OP_CLONES static void name(const void *xv, void *yv, int64_t n) { \
     const T *restrict x = xv;                                      \
     T *restrict y = yv;                                            \
     _Pragma("omp simd") for (int64_t i = 0; i < n; i++) {         \
@@ -326,16 +326,9 @@ UN_FLOAT(exp, expf(a), exp(a))
 UN_FLOAT(log, logf(a), log(a))
 UN_FLOAT(relu, a > 0 ? a : 0, a > 0 ? a : 0)
 UN_INT(relu, a > 0 ? a : 0)
-/* Float Tanh and Sigmoid (ops/cpu/vmath.h) in double: wider vectors where the CPU has them.
- * Not under ThreadSanitizer: the clones' ifunc resolver would run, instrumented, before
- * TSan's runtime is up (a crash at load). */
-#ifdef __SANITIZE_THREAD__
-#define VM_CLONES
-#else
-#define VM_CLONES __attribute__((target_clones("avx512f", "avx2", "default")))
-#endif
+/* Float Tanh and Sigmoid (ops/cpu/vmath.h) in double. */
 #define VM_LOOP(name, expr)                                                               \
-  VM_CLONES static void name(                                                             \
+  OP_CLONES static void name(                                                             \
       const void *xv, void *yv, int64_t n) {                                              \
     const float *restrict x = xv;                                                         \
     float *restrict y = yv;                                                               \

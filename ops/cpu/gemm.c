@@ -22,6 +22,8 @@
 #include "ops/cpu/blas.h"
 #include "runtime/pool.h"
 
+#include <pthread.h>
+
 enum { TILES_PER_THREAD = 4, MIN_EDGE = 64 };
 #define PACK_ROWS 48.0
 #define EXTRA_BUDGET 0.02
@@ -43,9 +45,23 @@ static int64_t edge(int64_t len, int64_t parts, int64_t i, int64_t al) {   /* pa
   return e < len ? e : len;
 }
 
+/* BLIS's KC for float where its kernel is skx's, whose sums op_small_sgemm repeats bit for
+ * bit (each element by fused multiply-adds in k order over one KC block); 0 elsewhere.
+ * The haswell kernel's bits differ (tests/unit/test_gemm_small.c found them), and
+ * sandybridge and generic multiply, then add. */
+static int64_t small_kc;
+static pthread_once_t small_once = PTHREAD_ONCE_INIT;
+static void small_init(void) {
+  if (bli_arch_query_id() == BLIS_ARCH_SKX)
+    small_kc = bli_cntx_get_blksz_def_dt(BLIS_FLOAT, BLIS_KC, (cntx_t *)bli_gks_query_cntx());
+}
+
 static void one(bool f32, int64_t m, int64_t n, int64_t k, const void *a, int64_t rsa,
                 int64_t csa, const void *b, int64_t rsb, int64_t csb, double beta, void *c,
                 int64_t rsc) {
+  pthread_once(&small_once, small_init);
+  if (f32 && small_kc && op_small_sgemm(m, n, k, a, rsa, csa, b, rsb, csb, beta, c, rsc, small_kc))
+    return;
   rntm_t rntm = BLIS_RNTM_INITIALIZER;
   bli_rntm_set_num_threads(1, &rntm);
   if (f32) {

@@ -19,6 +19,14 @@ void op_gemm_batch(bool f32, int64_t batch, int64_t m, int64_t n, int64_t k, con
 void op_gemm_on_grid(bool f32, int64_t m, int64_t n, int64_t k, const void *a, int64_t rsa,
                      int64_t csa, const void *b, int64_t rsb, int64_t csb, double beta, void *c,
                      int64_t rsc, int threads, int64_t gm, int64_t gn);
+/* One thread's C[m,n] = A B + beta C for small float products (at most OP_SMALL_GEMM_MAX
+ * multiply-adds, k at most kc: BLIS's KC block) on the CPU's AVX-512 without packing,
+ * bitwise what BLIS's skx kernel gives; false: not handled (no AVX-512, too big, beta
+ * neither 0 nor 1), call BLIS. ops/cpu/small_gemm.c. */
+#define OP_SMALL_GEMM_MAX (1 << 22)
+bool op_small_sgemm(int64_t m, int64_t n, int64_t k, const float *a, int64_t rsa, int64_t csa,
+                    const float *b, int64_t rsb, int64_t csb, double beta, float *c,
+                    int64_t rsc, int64_t kc);
 /* The tile grid (gm x gn per matrix) op_gemm_batch uses for `threads` threads. */
 void op_gemm_grid(int64_t m, int64_t n, int64_t batch, int threads, int64_t *gm, int64_t *gn);
 
