@@ -10,6 +10,9 @@
 # 3. With TFSH: the other way, TF's own client running tf_peer_tiny.py on `TFSH server
 #    --grpc` through the proxy: client_exchange.txt and client_tiny.out. (Its answers are
 #    exact small integers, so they replay byte for byte on any CPU.)
+# 4. With TFSH and `views` after it (only this part then runs): tfsh's views on a TF master,
+#    tests/integration/tf_peer_views.py run by TFSH on a TF worker of two CPU devices through
+#    the proxy: views_exchange.txt and views_tiny.out (test_tf_views_replay.sh).
 import os
 import socket
 import subprocess
@@ -30,11 +33,13 @@ def free_port():
 
 
 out = sys.argv[1]
+root = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+views_only = len(sys.argv) > 3 and sys.argv[3] == "views"
 spec = {"ps": ["localhost:%d" % free_port()],
         "worker": ["localhost:%d" % free_port(), "localhost:%d" % free_port()]}
-servers = [tf.train.Server(tf.train.ClusterSpec(spec), job_name=job, task_index=i)
-           for job in ("ps", "worker") for i in range(len(spec[job]))]
-for job in ("ps", "worker"):
+servers = [] if views_only else [tf.train.Server(tf.train.ClusterSpec(spec), job_name=job, task_index=i)
+                                  for job in ("ps", "worker") for i in range(len(spec[job]))]
+for job in () if views_only else ("ps", "worker"):
     for i, addr in enumerate(spec[job]):
         channel = grpc.insecure_channel(addr)
         status = channel.unary_unary("/tensorflow.WorkerService/GetStatus")
@@ -42,7 +47,8 @@ for job in ("ps", "worker"):
         with open(os.path.join(out, "get_status_%s_%d.hex" % (job, i)), "w") as f:
             f.write(reply.hex() + "\n")
         print("%s task %d: %d bytes" % (job, i, len(reply)))
-with open(os.path.join(out, "VERSION"), "w") as f:
+with open(os.path.join(out, "VERSION"), "a" if views_only else "w") as f:
+    f.write("views: " if views_only else "")
     f.write("recorded by scripts/tf_oracle/record_grpc.py from TensorFlow %s (grpcio %s)\n" % (tf.__version__, grpc.__version__))
 
 
@@ -67,14 +73,14 @@ class Recorder(grpc.GenericRpcHandler):
         return grpc.unary_unary_rpc_method_handler(handle)
 
 
-def record(upstream, client, name):
+def record(upstream, client, name, cwd=None):
     """Runs client (argv, with the proxy's target appended) through a recording proxy."""
     rec, port = Recorder(upstream), free_port()
     proxy = grpc.server(futures.ThreadPoolExecutor(max_workers=4), handlers=[rec])
     proxy.add_insecure_port("127.0.0.1:%d" % port)
     proxy.start()
     run = subprocess.run(client + ["grpc://localhost:%d" % port], env=dict(os.environ, TFSH_PEER="tf"),
-                         capture_output=True, text=True, timeout=120)
+                         capture_output=True, text=True, timeout=120, cwd=cwd)
     proxy.stop(0)
     with open(os.path.join(out, name + "_tiny.out"), "w") as f:
         f.write(run.stdout)
@@ -85,9 +91,17 @@ def record(upstream, client, name):
         sys.stderr.write(run.stderr)
 
 
-if len(sys.argv) > 2:
+if views_only:
+    import tempfile
+    tf_port = free_port()
+    server = tf.train.Server(tf.train.ClusterSpec({"worker": ["localhost:%d" % tf_port]}), job_name="worker",
+                             task_index=0, config=tf.ConfigProto(device_count={"CPU": 2}))
+    with tempfile.TemporaryDirectory() as tmp:
+        record("localhost:%d" % tf_port, [os.path.abspath(sys.argv[2]), os.path.join(root, "tests/integration/tf_peer_views.py"),
+                                          "/job:worker/task:0/device:CPU:0", "/job:worker/task:0/device:CPU:1"],
+               "views", cwd=tmp)
+elif len(sys.argv) > 2:
     tfsh = sys.argv[2]
-    root = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
     tiny = os.path.join(root, "tests/integration/tf_peer_tiny.py")
     tf_port = free_port()
     server = tf.train.Server(tf.train.ClusterSpec({"worker": ["localhost:%d" % tf_port]}), job_name="worker",
