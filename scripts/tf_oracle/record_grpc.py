@@ -13,6 +13,10 @@
 # 4. With TFSH and `views` after it (only this part then runs): tfsh's views on a TF master,
 #    tests/integration/tf_peer_views.py run by TFSH on a TF worker of two CPU devices through
 #    the proxy: views_exchange.txt and views_tiny.out (test_tf_views_replay.sh).
+# 5. With TFSH and `devices` after it (only this part then runs): TF's client running
+#    tests/integration/tf_client_devices.py (ListDevices, Reset) on a cluster of two
+#    `TFSH server` tasks, the first with --grpc: devices_exchange.txt and devices_tiny.out
+#    (test_tf_client_replay.sh; its devices' incarnations differ from run to run).
 import os
 import socket
 import subprocess
@@ -34,7 +38,8 @@ def free_port():
 
 out = sys.argv[1]
 root = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
-views_only = len(sys.argv) > 3 and sys.argv[3] == "views"
+part = sys.argv[3] if len(sys.argv) > 3 else ""
+views_only = part in ("views", "devices")
 spec = {"ps": ["localhost:%d" % free_port()],
         "worker": ["localhost:%d" % free_port(), "localhost:%d" % free_port()]}
 servers = [] if views_only else [tf.train.Server(tf.train.ClusterSpec(spec), job_name=job, task_index=i)
@@ -48,7 +53,7 @@ for job in () if views_only else ("ps", "worker"):
             f.write(reply.hex() + "\n")
         print("%s task %d: %d bytes" % (job, i, len(reply)))
 with open(os.path.join(out, "VERSION"), "a" if views_only else "w") as f:
-    f.write("views: " if views_only else "")
+    f.write(part + ": " if views_only else "")
     f.write("recorded by scripts/tf_oracle/record_grpc.py from TensorFlow %s (grpcio %s)\n" % (tf.__version__, grpc.__version__))
 
 
@@ -91,7 +96,26 @@ def record(upstream, client, name, cwd=None):
         sys.stderr.write(run.stderr)
 
 
-if views_only:
+def tfsh_cluster(tfsh, n):
+    """n tasks of `tfsh server`, the first serving TF's MasterService: (processes, its port)."""
+    tasks, grpc_port = [free_port() for _ in range(n)], free_port()
+    spec = '{"worker": [%s]}' % ", ".join('"localhost:%d"' % p for p in tasks)
+    procs = [subprocess.Popen([tfsh, "server", "--cluster", spec, "--job", "worker", "--task", str(i)] +
+                              (["--grpc", "localhost:%d" % grpc_port] if i == 0 else []),
+                              stdout=subprocess.PIPE, text=True) for i in range(n)]
+    for p in procs:
+        while "serving on" not in p.stdout.readline():
+            pass
+    return procs, grpc_port
+
+
+if part == "devices":
+    procs, grpc_port = tfsh_cluster(os.path.abspath(sys.argv[2]), 2)
+    record("localhost:%d" % grpc_port, [sys.executable, os.path.join(root, "scripts/tf_oracle/shim.py"),
+                                        os.path.join(root, "tests/integration/tf_client_devices.py")], "devices")
+    for p in procs:
+        p.terminate()
+elif part == "views":
     import tempfile
     tf_port = free_port()
     server = tf.train.Server(tf.train.ClusterSpec({"worker": ["localhost:%d" % tf_port]}), job_name="worker",
@@ -107,12 +131,7 @@ elif len(sys.argv) > 2:
     server = tf.train.Server(tf.train.ClusterSpec({"worker": ["localhost:%d" % tf_port]}), job_name="worker",
                              task_index=0)
     record("localhost:%d" % tf_port, [tfsh, tiny], "session")
-    task, grpc_port = free_port(), free_port()
-    tfsh_server = subprocess.Popen([tfsh, "server", "--cluster", '{"worker": ["localhost:%d"]}' % task, "--job",
-                                    "worker", "--task", "0", "--grpc", "localhost:%d" % grpc_port],
-                                   stdout=subprocess.PIPE, text=True)
-    while "serving on" not in tfsh_server.stdout.readline():
-        pass
+    procs, grpc_port = tfsh_cluster(tfsh, 1)
     record("localhost:%d" % grpc_port, [sys.executable, os.path.join(root, "scripts/tf_oracle/shim.py"), tiny],
            "client")
-    tfsh_server.terminate()
+    procs[0].terminate()
