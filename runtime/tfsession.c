@@ -68,11 +68,31 @@ static int call_error(const net_grpc_call *c, const char *what, const rt_tfs *t,
   return rt_error(st, c->code, "%s", c->details);
 }
 
+/* One call; tick (may be NULL) runs while it waits, and cancels it by returning nonzero. */
+static int rpc_ticking(rt_tfs *t, const char *method, const uint8_t *req, size_t n, int64_t timeout_ms,
+                       int (*tick)(void *, int64_t), void *arg, net_grpc_call *c, rt_status *st) {
+  *c = (net_grpc_call){.target = t->target, .method = method, .req = req, .req_len = n};
+  net_grpc_call_ticking(t->ch, c, timeout_ms, tick, arg);
+  return c->code == NET_GRPC_OK ? RT_OK : call_error(c, method + strlen("/tensorflow.MasterService/"), t, st);
+}
+
 static int rpc(rt_tfs *t, const char *method, const uint8_t *req, size_t n, int64_t timeout_ms,
                net_grpc_call *c, rt_status *st) {
-  *c = (net_grpc_call){.target = t->target, .method = method, .req = req, .req_len = n};
-  net_grpc_call_on(t->ch, c, timeout_ms);
-  return c->code == NET_GRPC_OK ? RT_OK : call_error(c, method + strlen("/tensorflow.MasterService/"), t, st);
+  return rpc_ticking(t, method, req, n, timeout_ms, NULL, NULL, c, st);
+}
+
+/* A step's wait: the live view's tick, and Ctrl-C (the run's interrupt), which cancels the
+ * call; TF's master then cancels the step. */
+typedef struct step_wait {
+  const rt_session_run *run;
+  const rt_session_views *v;
+  bool interrupted;
+} step_wait;
+
+static int step_tick(void *arg, int64_t elapsed_ms) {
+  step_wait *w = arg;
+  if (w->run->interrupt && __atomic_load_n(w->run->interrupt, __ATOMIC_RELAXED)) return w->interrupted = true, 1;
+  return w->v->tick ? w->v->tick(w->v->tick_arg, elapsed_ms) : 0;
 }
 
 /* TF's GraphDef of the nodes the master does not have yet: the whole graph is encoded
@@ -402,7 +422,10 @@ int rt_tfs_run(rt_tfs *t, const rt_session_run *run, const rt_session_views *v, 
     size_t n = tensorflow__run_step_request__get_packed_size(&req);
     uint8_t *b = xmalloc(n ? n : 1);
     tensorflow__run_step_request__pack(&req, b);
-    rc = rpc(t, "/tensorflow.MasterService/RunStep", b, n, timeout, &c, st);
+    step_wait w = {run, v, false};
+    bool ticks = run->interrupt || v->tick;
+    rc = rpc_ticking(t, "/tensorflow.MasterService/RunStep", b, n, timeout, ticks ? step_tick : NULL, &w, &c, st);
+    if (rc && w.interrupted) rc = rt_error(st, RT_CANCELLED, "interrupted");
     free(b);
   }
   for (int i = 0; i < run->n_feeds; i++) free(feeds[i].tensor.data);

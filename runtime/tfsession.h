@@ -3,7 +3,8 @@
  * graph is built in tfsh and sent as TF's GraphDef; rt_session (session.h) hands its calls
  * here. Views come from what TF's RunStep returns in RunMetadata (RunOptions asks for it):
  * step_stats (FULL_TRACE) and partition_graphs, from which the placement views are made.
- * Not yet: live progress during a step, Ctrl-C during a step, partial runs. */
+ * A step waits with the live view's tick and stops at Ctrl-C (its call cancelled, TF's
+ * master cancels the step). Not yet: live per-device progress during a step, partial runs. */
 #ifndef TFSH_RUNTIME_TFSESSION_H
 #define TFSH_RUNTIME_TFSESSION_H
 

@@ -461,6 +461,7 @@ static bool live_begin(rt_session *s) {
     L.loop_shown = false;
   }
   L.s = s;
+  if (rt_session_on_tf(s)) L.n = 0;   /* no live progress from TF: "step running", then its trace */
   L.t0 = now;
   L.shown = false;
   L.last_poll = L.last_draw = 0;
@@ -469,8 +470,8 @@ static bool live_begin(rt_session *s) {
 }
 
 /* A TF master's step: devices, ops and bytes from its step stats (FULL_TRACE). Each
- * device's ops are its NodeExecStats but _SOURCE; the bytes its RecvTensor records, which
- * name the sender ("RecvTensor [16B] ... edge_4_w/read from /job:ps/... to /job:worker/..."). */
+ * device's ops are its NodeExecStats but _SOURCE; the bytes its RecvTensor records, whose
+ * label names the sender ("[16B] [0.5Mb/s] edge_4_w/read from /job:ps/... to /job:worker/..."). */
 static void live_from_step_stats(const rt_step_stats *ss) {
   L.n = 0;
   for (int i = 0; i < ss->n; i++) {
@@ -478,7 +479,7 @@ static void live_from_step_stats(const rt_step_stats *ss) {
     for (int k = 0; d && k < ss->dev[i]->n; k++) {
       const rt_node_stats *n = &ss->dev[i]->nodes[k];
       const char *label = n->timeline_label ? n->timeline_label : "", *from = strstr(label, " from ");
-      if (!strncmp(label, "RecvTensor", 10)) {
+      if (n->node_name && !strcmp(n->node_name, "RecvTensor")) {
         int64_t b = n->n_outputs ? n->outputs[0].bytes : 0;
         d->recv += b;
         char dev[200] = "";
@@ -529,7 +530,7 @@ static void live_end(bool used, bool ok, const rt_busy *busy, int n_busy, const 
   if (on_tf && !L.n)   /* TF's master said nothing of its devices (the step was not traced) */
     printf("%s %.2f s on a TensorFlow master (the next long step is traced for its devices)%s\n",
            ok ? "step" : "step failed after", secs, rate);
-  else if (L.loop_steps < 2 || L.mode == LIVE_KEEP || secs >= 1.0)
+  else if (L.loop_steps < 2 || L.mode == LIVE_KEEP || secs >= 1.0 || on_tf)   /* TF's: no busy shares for a loop */
     printf("%s %.2f s: %d device%s, %d/%d ops, sent %s, recv %s%s\n", ok ? "step" : "step failed after", secs, L.n,
            L.n == 1 ? "" : "s", ops, total, s1, s2, rate);
   else if (ok)
