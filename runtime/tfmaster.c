@@ -184,6 +184,8 @@ static int run_step(const uint8_t *req, size_t n, uint8_t **rep, size_t *rep_n, 
     pthread_mutex_unlock(&t->mu);
     if (!rc) rc = rt_session_run_step(t->s, &run, st);
   }
+  static const char fetch_less[] = "fetch less at a time (a slice, or over several steps)";
+  if (!rc) rc = rt_grpc_message_fits("RunStep's fetches", got, nt, 0, fetch_less, st);
   if (!rc) {
     Tensorflow__RunStepResponse out = TENSORFLOW__RUN_STEP_RESPONSE__INIT;
     Tensorflow__NamedTensorProto *nts = xcalloc((size_t)nt + 1, sizeof *nts), **ntp = xcalloc((size_t)nt + 1, sizeof *ntp);
@@ -194,6 +196,8 @@ static int run_step(const uint8_t *req, size_t n, uint8_t **rep, size_t *rep_n, 
       ntp[i] = &nts[i];
     }
     out.n_tensor = (size_t)nt, out.tensor = ntp;
+    if (!rc) rc = rt_grpc_message_fits("RunStep's reply", NULL, 0, tensorflow__run_step_response__get_packed_size(&out),
+                                       fetch_less, st);
     if (!rc) {
       *rep_n = tensorflow__run_step_response__get_packed_size(&out);
       *rep = xmalloc(*rep_n + 1);
