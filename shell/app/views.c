@@ -12,6 +12,10 @@
  *  - magics: %live, %trace, %placement, %partitions, %dot, %tasks, %top (%cluster is
  *    shell/app/cluster.c's).
  *
+ * A session on a TensorFlow master (TFSH_PEER=tf) is seen through TF's RunMetadata: steps
+ * keep their partition graphs for the placement magics once a view is wanted, the live
+ * view has no progress during a step and its summary comes from a trace.
+ *
  * Output that is not a terminal, NO_COLOR or TERM=dumb: plain text, no escape codes, no
  * live view. */
 #include <errno.h>
