@@ -877,9 +877,13 @@ static int write_dot(const rt_placement *p, FILE *f) {
       for (int q = 0; q < p->n_parts; q++)
         if (!strcmp(p->parts[q].name, e->from)) si = q;
       const rt_graph *g = p->parts[i].g;
+      /* the pair's rendezvous key: the tensor (tfsh's), or as TF names it ("edge_4_w/read") */
+      const rt_node *sn = rt_graph_find(p->parts[si].g, e->send);
+      const char *key = sn ? rt_node_string(sn, "tensor_name", e->tensor) : e->tensor;
       for (int j = 0; j < g->n_nodes; j++) {
         const rt_node *nd = g->nodes[j];
-        if (strcmp(nd->op, "_Recv") || strcmp(rt_node_string(nd, "tensor_name", ""), e->tensor)) continue;
+        const char *tn = rt_node_string(nd, "tensor_name", "");
+        if (strcmp(nd->op, "_Recv") || (strcmp(tn, e->tensor) && strcmp(tn, key))) continue;
         fprintf(f, "  ");
         dot_id(f, (uint32_t)si, e->send);
         fprintf(f, " -> ");

@@ -3,7 +3,7 @@
 # TF: tf_peer_views.py's requests (RunOptions asking for partition graphs on a step new to
 # the session and FULL_TRACE when traced, nothing on a repeated step) must be byte for byte
 # what a real TF 2.21 worker of two CPU devices was sent, and its recorded RunMetadata
-# must give the %placement, %partitions, run_metadata and %trace output it gave then
+# must give the %placement, %partitions, %dot, run_metadata and %trace output it gave then
 # (tests/data/tf_grpc/views_*, scripts/tf_oracle/record_grpc.py ... views; test_tf_views.sh
 # runs the same on a live TF cluster where TF_PYTHON is set).
 . "$(dirname "$0")/lib.sh"
@@ -23,4 +23,9 @@ assert {"w", "y", "loss"} <= names, names
 print("ok")
 PY
 )"
+check "%dot: each _Send to its _Recv on the other device, dashed, with its tensor's size" \
+  '  "p0:_recv_x_0_G1" -> "p1:_recv_x_0_G2" [style=dashed, color="#d62728", label="float32(?, 2)\n? B"];
+  "p0:w/read_G3" -> "p1:w/read_G4" [style=dashed, color="#d62728", label="float32(2, 2)\n16 B"];
+  "p1:loss_G5" -> "p0:loss_G6" [style=dashed, color="#d62728", label="float32()\n4 B"];' \
+  "$(grep dashed "$WORK/graph.dot")"
 finish

@@ -1,8 +1,8 @@
 # The shell's views of a session on a TensorFlow master (TFSH_PEER=tf), from what TF's
-# RunStep returns in RunMetadata: %placement and %partitions (its partition graphs), a
-# traced step's run_metadata and %trace (its step stats).
+# RunStep returns in RunMetadata: %placement, %partitions and %dot (its partition graphs),
+# a traced step's run_metadata and %trace (its step stats).
 #   tf_peer_views.py DEVICE_A DEVICE_B TARGET   (the variable on A, the matmul on B;
-#   %trace writes trace.json in the current directory)
+#   %dot and %trace write graph.dot and trace.json in the current directory)
 import sys
 
 import tensorflow as tf
@@ -26,6 +26,7 @@ with sess.as_default():
     tf._views_magic("placement", "loss")
     tf._views_magic("partitions", "loss")
     tf._views_magic("placement", "w/Assign")
+    tf._views_magic("dot", "graph.dot loss")
     opts = tf.RunOptions(trace_level=tf.RunOptions.FULL_TRACE, output_partition_graphs=True)
     md = tf.RunMetadata()
     print("loss", sess.run(loss, {x: [[1.0, 1.0]]}, options=opts, run_metadata=md))
