@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # The shell's views on a real TensorFlow 2.21 cluster (TF_PYTHON; skipped without): tfsh's
-# client (TFSH_PEER=tf) on a TF ps and worker gets %placement, %partitions, run_metadata
+# client (TFSH_PEER=tf) on a TF ps and worker gets %placement, %partitions, %dot, run_metadata
 # and %trace from TF's RunMetadata, word for word; in the interactive shell (a pty) a long
 # step's summary names TF's devices, ops and bytes from the next long step's trace. The
 # other way, TF's client on a tfsh cluster lists its devices and resets it as on a TF
@@ -43,6 +43,7 @@ node             op          requested       assigned                           
 w/initial_value  Const       /job:ps/task:0  $PS  TensorFlow's placer
 w                VariableV2  /job:ps/task:0  $PS  TensorFlow's placer
 w/Assign         Assign      /job:ps/task:0  $PS  TensorFlow's placer
+wrote graph.dot
 loss 10.0
 step_stats ['$PS', '$WK']
 traced ['loss', 'w', 'y']
@@ -51,6 +52,9 @@ tracing every run: on
 tracing every run: off
 wrote trace.json (3 devices; open it in https://ui.perfetto.dev or chrome://tracing)
 FailedPreconditionError: a TensorFlow master places a graph only when it runs it, and this session has run nothing you named since the views were first asked for: run it (sess.run), then ask again" "$out"
+
+check "%dot: the ps's _Send of w/read to the worker's _Recv, dashed" "1" \
+  "$(grep -c '"p[01]:w/read_S0" -> "p[01]:w/read_S1" \[style=dashed, color="#d62728", label="float32(2, 2)\\n16 B"\];' "$WORK/graph.dot")"
 
 # The interactive shell: steps of about a second (100 matmuls of 1000 x 1000 on the worker,
 # the ps's variable read across). TF's master says nothing while a step runs: the first
