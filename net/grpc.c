@@ -277,6 +277,11 @@ net_grpc_channel *net_grpc_open(const char *target, size_t max_reply, char *why,
 }
 
 void net_grpc_call_on(net_grpc_channel *ch, net_grpc_call *c, int64_t timeout_ms) {
+  net_grpc_call_ticking(ch, c, timeout_ms, NULL, NULL);
+}
+
+void net_grpc_call_ticking(net_grpc_channel *ch, net_grpc_call *c, int64_t timeout_ms,
+                           int (*tick)(void *arg, int64_t elapsed_ms), void *arg) {
   live *l = xcalloc(1, sizeof *l);   /* on the heap: if gRPC never ends the call, it keeps it */
   c->code = -1, c->resp = NULL, c->resp_len = 0, c->ms = 0;
   snprintf(c->details, sizeof c->details, "gRPC could not start the call");
@@ -285,9 +290,22 @@ void net_grpc_call_on(net_grpc_channel *ch, net_grpc_call *c, int64_t timeout_ms
   gpr_timespec deadline = G.gpr_time_add(G.gpr_now(GPR_CLOCK_REALTIME),
                                          G.gpr_time_from_millis(timeout_ms, GPR_TIMESPAN));
   if (start(c, l, ch->ch, cq, NULL, NULL, deadline, l)) {
-    /* The call ends by its deadline; the pluck waits a little past it for gRPC to say so. */
-    gpr_timespec hard = G.gpr_time_add(deadline, G.gpr_time_from_millis(2000, GPR_TIMESPAN));
-    grpc_event ev = G.grpc_completion_queue_pluck(cq, l, hard, NULL);
+    /* The call ends by its deadline; the pluck waits a little past it for gRPC to say so,
+     * NET_GRPC_TICK_MS at a time when there is a tick (which may cancel the call). */
+    double hard_ms = l->t0 + (double)timeout_ms + 2000;
+    grpc_event ev;
+    for (;;) {
+      double wait = hard_ms - now_ms();
+      if (tick && wait > NET_GRPC_TICK_MS) wait = NET_GRPC_TICK_MS;
+      ev = G.grpc_completion_queue_pluck(cq, l, G.gpr_time_add(G.gpr_now(GPR_CLOCK_REALTIME),
+                                                               G.gpr_time_from_millis(wait > 0 ? (int64_t)wait : 0, GPR_TIMESPAN)), NULL);
+      if (ev.type != GRPC_QUEUE_TIMEOUT || now_ms() >= hard_ms) break;
+      if (tick && tick(arg, (int64_t)(now_ms() - l->t0))) {
+        G.grpc_call_cancel(l->call, NULL);   /* gRPC ends it CANCELLED */
+        tick = NULL;
+        hard_ms = now_ms();
+      }
+    }
     if (ev.type != GRPC_OP_COMPLETE) {
       G.grpc_call_cancel(l->call, NULL);
       ev = G.grpc_completion_queue_pluck(cq, l, G.gpr_time_add(G.gpr_now(GPR_CLOCK_REALTIME),

@@ -51,6 +51,11 @@ net_grpc_channel *net_grpc_open(const char *target, size_t max_reply, char *why,
 /* One call on ch, bounded by timeout_ms (<= 0: a day). Returns when it has ended; the
  * results are in c as for net_grpc_run. */
 void net_grpc_call_on(net_grpc_channel *ch, net_grpc_call *c, int64_t timeout_ms);
+/* The same, calling tick about every NET_GRPC_TICK_MS while the call runs (a live view, a
+ * Ctrl-C check); a nonzero return cancels the call, which then ends CANCELLED. */
+enum { NET_GRPC_TICK_MS = 50 };
+void net_grpc_call_ticking(net_grpc_channel *ch, net_grpc_call *c, int64_t timeout_ms,
+                           int (*tick)(void *arg, int64_t elapsed_ms), void *arg);
 void net_grpc_close(net_grpc_channel *ch);   /* NULL: nothing */
 
 /* Serving: TF's clients call this process (runtime/tfmaster.c). fn answers one call:

@@ -754,6 +754,17 @@ int rt_graph_add_shared(rt_graph *g, rt_node *src, rt_status *st) {
   return RT_OK;
 }
 
+int rt_graph_add_unchecked(rt_graph *g, rt_node *n, rt_status *st) {
+  uint32_t hash = hash_str(n->name);
+  if (find_hashed(g, n->name, hash)) {
+    rt_error(st, RT_INVALID_ARGUMENT, "Duplicate node name in graph: '%s'", n->name);
+    rt_node_free(n);
+    return st->code;
+  }
+  append(g, n, hash);
+  return RT_OK;
+}
+
 int rt_graph_add_copy(rt_graph *g, const rt_node *src, const int *id_map, rt_status *st) {
   uint32_t hash = hash_str(src->name);
   if (find_hashed(g, src->name, hash))

@@ -153,6 +153,10 @@ int rt_graph_add_copy(rt_graph *g, const rt_node *src, const int *id_map, rt_sta
  * src->id nodes and each input of src is, in g, the node at the same id with the same
  * outputs (so src->id and src->edges hold in g). A shared node must not change. */
 int rt_graph_add_shared(rt_graph *g, rt_node *src, rt_status *st);
+/* Append n as it is, unvalidated (no signature, no edges, no outputs): a graph only shown,
+ * never run (a TensorFlow master's partition graphs, with TF's own ops). g owns n; fails
+ * (n freed) only on a duplicate name. */
+int rt_graph_add_unchecked(rt_graph *g, rt_node *n, rt_status *st);
 rt_node *rt_graph_find(const rt_graph *g, const char *name);
 /* A control input from node dep added to node n, already in g (ops built under
  * tf.control_dependencies by a graph pass, such as gradients). No-op if n has it. */

@@ -65,4 +65,12 @@ int rt_tensor_proto_encode(const rt_tensor *t, unsigned char **out, size_t *n, r
 int rt_tensor_proto_decode(const unsigned char *p, size_t n, const char *where, rt_tensor **out,
                            rt_status *st);
 
+/* One gRPC message carries 2^31 - 1 bytes at most (TF's servers and clients allow no more).
+ * RT_OK when n tensors, and a message of msg_bytes (0: not yet known), fit; else
+ * RESOURCE_EXHAUSTED naming what ("RunStep's fetches") and what to do (advice), before the
+ * message is made and sent. */
+enum { RT_GRPC_MAX_MESSAGE = 0x7fffffff };
+int rt_grpc_message_fits(const char *what, rt_tensor *const *t, int n, size_t msg_bytes, const char *advice,
+                         rt_status *st);
+
 #endif

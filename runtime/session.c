@@ -262,7 +262,7 @@ int rt_session_run_step_views(rt_session *s, const rt_session_run *r, const rt_s
                               rt_status *st) {
   static const rt_session_views none;   /* views: no options */
   if (!v) v = &none;
-  if (s->tf) return rt_tfs_run(s->tf, r, st);   /* TF's master: no views from it yet */
+  if (s->tf) return rt_tfs_run(s->tf, r, v, st);   /* TF's master: views from its RunMetadata */
   int rc = RT_OK;
   for (int i = 0; i < r->n_fetches; i++) r->fetched[i] = NULL;
   if (atomic_load(&s->closed)) {   /* closed by another thread since the caller looked */
@@ -371,10 +371,13 @@ int rt_session_run_step_views(rt_session *s, const rt_session_run *r, const rt_s
 const char *rt_session_endpoint(const rt_session *s) { return s->endpoint; }
 uint64_t rt_session_handle(const rt_session *s) { return s->handle; }
 
+rt_tfs *rt_session_tf(const rt_session *s) { return s->tf; }
+bool rt_session_on_tf(const rt_session *s) { return s && s->tf; }
+
 int rt_session_call(rt_session *s, net_msg *req, net_in **rep, int timeout_ms, rt_status *st) {
   if (s->tf) {
     net_msg_free(req);
-    return rt_error(st, RT_UNIMPLEMENTED, "a session on a TensorFlow master (TFSH_PEER=tf) has no views yet");
+    return rt_error(st, RT_UNIMPLEMENTED, "a session on a TensorFlow master (TFSH_PEER=tf) has no tfsh master to ask");
   }
   net_msg_uint(req, "session", s->handle);
   return net_peer_call(s->c, req, rep, &(net_wait){.timeout_ms = timeout_ms}, st);

@@ -75,6 +75,11 @@ typedef struct rt_session_views {
   int *n_partition_graphs;
   struct rt_busy *busy;                  /* not NULL: out, each device's busy time (the */
   int *n_busy;                           /* live view of a loop), RT_MAX_BUSY at most */
+  /* a session on a TensorFlow master (TFSH_PEER=tf), where a graph is placed only when it
+   * runs: a step whose fetches and targets are new to the session asks for its partition
+   * graphs and keeps them for rt_session_placement (the shell sets this once a view is
+   * wanted; a repeated step asks nothing more) */
+  bool note_placement;
   /* called about every 50 ms while the step runs (the live view); nonzero cancels */
   int (*tick)(void *arg, int64_t elapsed_ms);
   void *tick_arg;
@@ -82,6 +87,8 @@ typedef struct rt_session_views {
 int rt_session_run_step_views(rt_session *s, const rt_session_run *r, const rt_session_views *v,
                               rt_status *st);
 const char *rt_session_target(const rt_session *s);
+/* Whether the session's master is a TensorFlow master (TFSH_PEER=tf, tfsession.h). */
+bool rt_session_on_tf(const rt_session *s);
 
 /* ---- views -------------------------------------------------------------------------- */
 

@@ -14,9 +14,11 @@
 #include "runtime/graphdef.h"
 #include "runtime/op.h"
 #include "runtime/proto/master.pb-c.h"
+#include "runtime/proto/worker.pb-c.h"
 #include "runtime/session.h"
+#include "runtime/views.h"
 
-enum { MAX_SESSIONS = 256, SERVE_THREADS = 4 };
+enum { MAX_SESSIONS = 256, SERVE_THREADS = 4, STATUS_TIMEOUT_MS = 2000 };
 
 typedef struct tf_sess {
   char handle[40];
@@ -182,6 +184,8 @@ static int run_step(const uint8_t *req, size_t n, uint8_t **rep, size_t *rep_n, 
     pthread_mutex_unlock(&t->mu);
     if (!rc) rc = rt_session_run_step(t->s, &run, st);
   }
+  static const char fetch_less[] = "fetch less at a time (a slice, or over several steps)";
+  if (!rc) rc = rt_grpc_message_fits("RunStep's fetches", got, nt, 0, fetch_less, st);
   if (!rc) {
     Tensorflow__RunStepResponse out = TENSORFLOW__RUN_STEP_RESPONSE__INIT;
     Tensorflow__NamedTensorProto *nts = xcalloc((size_t)nt + 1, sizeof *nts), **ntp = xcalloc((size_t)nt + 1, sizeof *ntp);
@@ -192,6 +196,8 @@ static int run_step(const uint8_t *req, size_t n, uint8_t **rep, size_t *rep_n, 
       ntp[i] = &nts[i];
     }
     out.n_tensor = (size_t)nt, out.tensor = ntp;
+    if (!rc) rc = rt_grpc_message_fits("RunStep's reply", NULL, 0, tensorflow__run_step_response__get_packed_size(&out),
+                                       fetch_less, st);
     if (!rc) {
       *rep_n = tensorflow__run_step_response__get_packed_size(&out);
       *rep = xmalloc(*rep_n + 1);
@@ -224,6 +230,88 @@ static int close_session(const uint8_t *req, size_t n, uint8_t **rep, size_t *re
   return RT_OK;
 }
 
+/* One of a task's devices as TF's DeviceAttributes ("/job:w/replica:0/task:0/device:CPU:0"
+ * is a CPU); strings point into t. */
+static void device_attrs(const rt_task_status *t, int k, Tensorflow__DeviceAttributes *d) {
+  tensorflow__device_attributes__init(d);
+  d->name = t->devices[k];
+  const char *dev = strstr(t->devices[k], "/device:");
+  static char types[2][8] = {"CPU", "GPU"};
+  d->device_type = dev && !strncmp(dev + 8, "GPU", 3) ? types[1] : types[0];
+  d->incarnation = t->incarnation;
+  d->physical_device_desc = t->descs ? t->descs[k] : (char *)"";
+}
+
+/* ListDevices: TF's Master::ListDevices lists this task's devices as local and every
+ * other task's as remote (a session's handle, when given, must be one of ours). */
+static int list_devices(const uint8_t *req, size_t n, uint8_t **rep, size_t *rep_n, rt_status *st) {
+  Tensorflow__ListDevicesRequest *r = tensorflow__list_devices_request__unpack(NULL, n, req);
+  if (!r) return rt_error(st, RT_INVALID_ARGUMENT, "ListDevices: %zu bytes that are not a ListDevicesRequest", n);
+  int rc = RT_OK;
+  if (r->session_handle && *r->session_handle) {
+    tf_sess *t = take(r->session_handle);
+    if (t) drop(t);
+    else rc = rt_error(st, RT_INVALID_ARGUMENT, "Session %s is not found. Possibly, this master has restarted.",
+                       r->session_handle);
+  }
+  tensorflow__list_devices_request__free_unpacked(r, NULL);
+  if (rc) return rc;
+  rt_cluster_status cs;
+  if (rt_cluster_status_get(M.endpoint, STATUS_TIMEOUT_MS, &cs, st)) return st->code;
+  int total = 0;
+  for (int i = 0; i < cs.n; i++) {
+    if (!cs.tasks[i].connected || !cs.tasks[i].has_devices)
+      rc = rt_error(st, RT_UNAVAILABLE, "ListDevices: task %s (%s) did not answer in %d ms", cs.tasks[i].task,
+                    cs.tasks[i].addr, STATUS_TIMEOUT_MS);
+    else total += cs.tasks[i].n_devices;
+  }
+  Tensorflow__DeviceAttributes *da = xcalloc((size_t)total + 1, sizeof *da);
+  Tensorflow__DeviceAttributes **local = xcalloc((size_t)total + 1, sizeof *local);
+  Tensorflow__DeviceAttributes **remote = xcalloc((size_t)total + 1, sizeof *remote);
+  Tensorflow__ListDevicesResponse out = TENSORFLOW__LIST_DEVICES_RESPONSE__INIT;
+  out.local_device = local, out.remote_device = remote;
+  for (int i = 0, m = 0; !rc && i < cs.n; i++)
+    for (int k = 0; k < cs.tasks[i].n_devices; k++, m++) {
+      device_attrs(&cs.tasks[i], k, &da[m]);
+      if (cs.tasks[i].self) local[out.n_local_device++] = &da[m];
+      else remote[out.n_remote_device++] = &da[m];
+    }
+  if (!rc) {
+    *rep_n = tensorflow__list_devices_response__get_packed_size(&out);
+    *rep = xmalloc(*rep_n + 1);
+    tensorflow__list_devices_response__pack(&out, *rep);
+  }
+  free(da), free(local), free(remote);
+  rt_cluster_status_clear(&cs);
+  return rc;
+}
+
+/* Reset: as TF's Master::Reset, every session of this master closes, and every task drops
+ * the containers named (all when none are). */
+static int reset(const uint8_t *req, size_t n, uint8_t **rep, size_t *rep_n, rt_status *st) {
+  Tensorflow__ResetRequest *r = tensorflow__reset_request__unpack(NULL, n, req);
+  if (!r) return rt_error(st, RT_INVALID_ARGUMENT, "Reset: %zu bytes that are not a ResetRequest", n);
+  if (r->n_device_filters) {
+    tensorflow__reset_request__free_unpacked(r, NULL);
+    return rt_error(st, RT_UNIMPLEMENTED, "Reset: tfsh's TF master resets every task; it has no device_filters");
+  }
+  tf_sess *gone[MAX_SESSIONS];
+  int n_gone = 0;
+  pthread_mutex_lock(&M.mu);
+  for (int i = 0; i < MAX_SESSIONS; i++)
+    if (M.live[i]) gone[n_gone++] = M.live[i], M.live[i] = NULL;
+  pthread_mutex_unlock(&M.mu);
+  for (int i = 0; i < n_gone; i++) {
+    rt_session_close(gone[i]->s);
+    drop(gone[i]);
+  }
+  int rc = rt_session_reset(M.endpoint, (int)r->n_container, (const char *const *)r->container, st);
+  tensorflow__reset_request__free_unpacked(r, NULL);
+  if (rc) return rc;
+  *rep = xmalloc(1), *rep_n = 0;
+  return RT_OK;
+}
+
 static int handle(void *arg, const char *method, const uint8_t *req, size_t n, uint8_t **rep,
                   size_t *rep_n, char *err, size_t err_len) {
   (void)arg;
@@ -231,7 +319,7 @@ static int handle(void *arg, const char *method, const uint8_t *req, size_t n, u
     const char *name;
     int (*fn)(const uint8_t *, size_t, uint8_t **, size_t *, rt_status *);
   } methods[] = {{"CreateSession", create}, {"ExtendSession", extend}, {"RunStep", run_step},
-                 {"CloseSession", close_session}};
+                 {"CloseSession", close_session}, {"ListDevices", list_devices}, {"Reset", reset}};
   static const char prefix[] = "/tensorflow.MasterService/";
   rt_status st = {0};
   int rc = -1;

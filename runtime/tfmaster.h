@@ -1,7 +1,8 @@
 /* A tfsh server that also speaks TF's MasterService over TF's own gRPC (`tfsh server
  * --grpc HOST:PORT`), so a real TensorFlow client — tf.compat.v1.Session("grpc://HOST:PORT")
  * in Python with TF installed — runs an unmodified TF1 program on a tfsh cluster.
- * CreateSession, ExtendSession, RunStep and CloseSession; others answer UNIMPLEMENTED. */
+ * CreateSession, ExtendSession, RunStep, CloseSession, ListDevices and Reset; others
+ * (PartialRunSetup, MakeCallable, ...) answer UNIMPLEMENTED. */
 #ifndef TFSH_RUNTIME_TFMASTER_H
 #define TFSH_RUNTIME_TFMASTER_H
 

@@ -15,6 +15,7 @@
 #include "runtime/codec.h"
 #include "runtime/placer.h"
 #include "runtime/session_int.h"
+#include "runtime/tfsession.h"
 #include "runtime/trace.h"   /* rt_obj_str, rt_obj_int */
 
 static int64_t now_us(void) {
@@ -105,6 +106,14 @@ int rt_session_placement(rt_session *s, int n_feeds, const char *const *feeds, i
                          const char *const *fetches, int n_targets, const char *const *targets,
                          rt_placement *out, rt_status *st) {
   memset(out, 0, sizeof *out);
+  if (rt_session_tf(s)) {   /* TF's master: the partition graphs of a step it ran */
+    const char **names = xcalloc((size_t)(n_fetches + n_targets) + 1, sizeof *names);
+    for (int i = 0; i < n_fetches; i++) names[i] = fetches[i];
+    for (int i = 0; i < n_targets; i++) names[n_fetches + i] = targets[i];
+    int rc = rt_tfs_placement(rt_session_tf(s), n_fetches + n_targets, names, out, st);
+    free(names);
+    return rc;
+  }
   /* the master must know every node: an empty step sends what the graph gained */
   rt_session_run none = {0};
   int rc = rt_session_run_step(s, &none, st);
@@ -241,7 +250,8 @@ static void list_tasks(const net_in *rep, const char *endpoint, rt_cluster_statu
     rt_task_status *t = &cs->tasks[cs->n];
     rt_task_name(job, idx, t->task, sizeof t->task);
     snprintf(t->addr, sizeof t->addr, "%s", eq + 1);
-    if (!strcmp(t->task, self)) snprintf((*eps)[cs->n], sizeof **eps, "%s", endpoint);
+    t->self = !strcmp(t->task, self);
+    if (t->self) snprintf((*eps)[cs->n], sizeof **eps, "%s", endpoint);
     else rt_endpoint(t->addr, (*eps)[cs->n], sizeof **eps);
     cs->n++;
   }
@@ -249,6 +259,7 @@ static void list_tasks(const net_in *rep, const char *endpoint, rt_cluster_statu
     rt_task_status *t = &cs->tasks[cs->n];
     snprintf(t->task, sizeof t->task, "%s", self[0] ? self : "/job:localhost/replica:0/task:0");
     snprintf(t->addr, sizeof t->addr, "%s", endpoint);
+    t->self = true;
     snprintf((*eps)[cs->n], sizeof **eps, "%s", endpoint);
     cs->n++;
   }

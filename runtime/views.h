@@ -67,6 +67,7 @@ int rt_placement_compute(rt_graph *g, const bool *needed, const char *const *dev
 typedef struct rt_task_status {
   char task[160];             /* "/job:J/replica:0/task:I" */
   char addr[256];             /* as the cluster spec gives it (a lone server: its endpoint) */
+  bool self;                  /* the task of the server asked (at endpoint) */
   bool connected;             /* it answered in time (GetStatus or GetProgress) */
   int64_t answered_us;        /* when it last did: CLOCK_MONOTONIC, microseconds */
   uint64_t incarnation;       /* when connected */

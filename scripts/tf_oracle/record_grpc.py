@@ -10,6 +10,13 @@
 # 3. With TFSH: the other way, TF's own client running tf_peer_tiny.py on `TFSH server
 #    --grpc` through the proxy: client_exchange.txt and client_tiny.out. (Its answers are
 #    exact small integers, so they replay byte for byte on any CPU.)
+# 4. With TFSH and `views` after it (only this part then runs): tfsh's views on a TF master,
+#    tests/integration/tf_peer_views.py run by TFSH on a TF worker of two CPU devices through
+#    the proxy: views_exchange.txt and views_tiny.out (test_tf_views_replay.sh).
+# 5. With TFSH and `devices` after it (only this part then runs): TF's client running
+#    tests/integration/tf_client_devices.py (ListDevices, Reset) on a cluster of two
+#    `TFSH server` tasks, the first with --grpc: devices_exchange.txt and devices_tiny.out
+#    (test_tf_client_replay.sh; its devices' incarnations differ from run to run).
 import os
 import socket
 import subprocess
@@ -30,11 +37,14 @@ def free_port():
 
 
 out = sys.argv[1]
+root = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+part = sys.argv[3] if len(sys.argv) > 3 else ""
+views_only = part in ("views", "devices")
 spec = {"ps": ["localhost:%d" % free_port()],
         "worker": ["localhost:%d" % free_port(), "localhost:%d" % free_port()]}
-servers = [tf.train.Server(tf.train.ClusterSpec(spec), job_name=job, task_index=i)
-           for job in ("ps", "worker") for i in range(len(spec[job]))]
-for job in ("ps", "worker"):
+servers = [] if views_only else [tf.train.Server(tf.train.ClusterSpec(spec), job_name=job, task_index=i)
+                                  for job in ("ps", "worker") for i in range(len(spec[job]))]
+for job in () if views_only else ("ps", "worker"):
     for i, addr in enumerate(spec[job]):
         channel = grpc.insecure_channel(addr)
         status = channel.unary_unary("/tensorflow.WorkerService/GetStatus")
@@ -42,7 +52,8 @@ for job in ("ps", "worker"):
         with open(os.path.join(out, "get_status_%s_%d.hex" % (job, i)), "w") as f:
             f.write(reply.hex() + "\n")
         print("%s task %d: %d bytes" % (job, i, len(reply)))
-with open(os.path.join(out, "VERSION"), "w") as f:
+with open(os.path.join(out, "VERSION"), "a" if views_only else "w") as f:
+    f.write(part + ": " if views_only else "")
     f.write("recorded by scripts/tf_oracle/record_grpc.py from TensorFlow %s (grpcio %s)\n" % (tf.__version__, grpc.__version__))
 
 
@@ -67,14 +78,14 @@ class Recorder(grpc.GenericRpcHandler):
         return grpc.unary_unary_rpc_method_handler(handle)
 
 
-def record(upstream, client, name):
+def record(upstream, client, name, cwd=None):
     """Runs client (argv, with the proxy's target appended) through a recording proxy."""
     rec, port = Recorder(upstream), free_port()
     proxy = grpc.server(futures.ThreadPoolExecutor(max_workers=4), handlers=[rec])
     proxy.add_insecure_port("127.0.0.1:%d" % port)
     proxy.start()
     run = subprocess.run(client + ["grpc://localhost:%d" % port], env=dict(os.environ, TFSH_PEER="tf"),
-                         capture_output=True, text=True, timeout=120)
+                         capture_output=True, text=True, timeout=120, cwd=cwd)
     proxy.stop(0)
     with open(os.path.join(out, name + "_tiny.out"), "w") as f:
         f.write(run.stdout)
@@ -85,20 +96,42 @@ def record(upstream, client, name):
         sys.stderr.write(run.stderr)
 
 
-if len(sys.argv) > 2:
+def tfsh_cluster(tfsh, n):
+    """n tasks of `tfsh server`, the first serving TF's MasterService: (processes, its port)."""
+    tasks, grpc_port = [free_port() for _ in range(n)], free_port()
+    spec = '{"worker": [%s]}' % ", ".join('"localhost:%d"' % p for p in tasks)
+    procs = [subprocess.Popen([tfsh, "server", "--cluster", spec, "--job", "worker", "--task", str(i)] +
+                              (["--grpc", "localhost:%d" % grpc_port] if i == 0 else []),
+                              stdout=subprocess.PIPE, text=True) for i in range(n)]
+    for p in procs:
+        while "serving on" not in p.stdout.readline():
+            pass
+    return procs, grpc_port
+
+
+if part == "devices":
+    procs, grpc_port = tfsh_cluster(os.path.abspath(sys.argv[2]), 2)
+    record("localhost:%d" % grpc_port, [sys.executable, os.path.join(root, "scripts/tf_oracle/shim.py"),
+                                        os.path.join(root, "tests/integration/tf_client_devices.py")], "devices")
+    for p in procs:
+        p.terminate()
+elif part == "views":
+    import tempfile
+    tf_port = free_port()
+    server = tf.train.Server(tf.train.ClusterSpec({"worker": ["localhost:%d" % tf_port]}), job_name="worker",
+                             task_index=0, config=tf.ConfigProto(device_count={"CPU": 2}))
+    with tempfile.TemporaryDirectory() as tmp:
+        record("localhost:%d" % tf_port, [os.path.abspath(sys.argv[2]), os.path.join(root, "tests/integration/tf_peer_views.py"),
+                                          "/job:worker/task:0/device:CPU:0", "/job:worker/task:0/device:CPU:1"],
+               "views", cwd=tmp)
+elif len(sys.argv) > 2:
     tfsh = sys.argv[2]
-    root = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
     tiny = os.path.join(root, "tests/integration/tf_peer_tiny.py")
     tf_port = free_port()
     server = tf.train.Server(tf.train.ClusterSpec({"worker": ["localhost:%d" % tf_port]}), job_name="worker",
                              task_index=0)
     record("localhost:%d" % tf_port, [tfsh, tiny], "session")
-    task, grpc_port = free_port(), free_port()
-    tfsh_server = subprocess.Popen([tfsh, "server", "--cluster", '{"worker": ["localhost:%d"]}' % task, "--job",
-                                    "worker", "--task", "0", "--grpc", "localhost:%d" % grpc_port],
-                                   stdout=subprocess.PIPE, text=True)
-    while "serving on" not in tfsh_server.stdout.readline():
-        pass
+    procs, grpc_port = tfsh_cluster(tfsh, 1)
     record("localhost:%d" % grpc_port, [sys.executable, os.path.join(root, "scripts/tf_oracle/shim.py"), tiny],
            "client")
-    tfsh_server.terminate()
+    procs[0].terminate()

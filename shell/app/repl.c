@@ -29,6 +29,8 @@ static char hist_path[4096];
 static bool continuation, idle;
 
 int sh_repl_idle(void) { return idle; }
+static bool running;   /* sh_repl_run has started */
+bool sh_repl_running(void) { return running; }
 
 /* ---- magics ------------------------------------------------------------------------------ */
 typedef struct magic { char name[32]; sh_magic_fn fn; const char *help; } magic;
@@ -516,6 +518,7 @@ void sh_print_async(const char *fmt, ...) {
 }
 
 int sh_repl_run(void) {
+  running = true;
   builtin_magics();
   sh_install_sigint();
 

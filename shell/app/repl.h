@@ -3,6 +3,7 @@
 #ifndef TFSH_SHELL_REPL_H
 #define TFSH_SHELL_REPL_H
 
+#include <stdbool.h>
 #include <stddef.h>
 
 #include "shell/py/value.h"
@@ -35,5 +36,7 @@ void sh_install_sigint(void);
 
 /* True while the shell is waiting for input at the prompt (async output must redraw). */
 int sh_repl_idle(void);
+/* True once the interactive loop runs (not for a script). */
+bool sh_repl_running(void);
 
 #endif

@@ -12,6 +12,10 @@
  *  - magics: %live, %trace, %placement, %partitions, %dot, %tasks, %top (%cluster is
  *    shell/app/cluster.c's).
  *
+ * A session on a TensorFlow master (TFSH_PEER=tf) is seen through TF's RunMetadata: steps
+ * keep their partition graphs for the placement magics once a view is wanted, the live
+ * view has no progress during a step and its summary comes from a trace.
+ *
  * Output that is not a terminal, NO_COLOR or TERM=dumb: plain text, no escape codes, no
  * live view. */
 #include <errno.h>
@@ -250,6 +254,9 @@ static struct {
   int n_acc;
   int64_t loop_drawn_at;
   bool loop_shown;
+  /* a session on a TensorFlow master, which has no live progress: its last step was shown
+   * (long), so its next is traced (FULL_TRACE) for the summary's devices, ops and bytes */
+  const rt_session *tf_long;
 } L = {.mode = LIVE_ON};
 
 static live_dev *live_find(const char *dev) {
@@ -458,6 +465,7 @@ static bool live_begin(rt_session *s) {
     L.loop_shown = false;
   }
   L.s = s;
+  if (rt_session_on_tf(s)) L.n = 0;   /* no live progress from TF: "step running", then its trace */
   L.t0 = now;
   L.shown = false;
   L.last_poll = L.last_draw = 0;
@@ -465,10 +473,41 @@ static bool live_begin(rt_session *s) {
   return true;
 }
 
-static void live_end(bool used, bool ok, const rt_busy *busy, int n_busy) {
+/* A TF master's step: devices, ops and bytes from its step stats (FULL_TRACE). Each
+ * device's ops are its NodeExecStats but _SOURCE; the bytes its RecvTensor records, whose
+ * label names the sender ("[16B] [0.5Mb/s] edge_4_w/read from /job:ps/... to /job:worker/..."). */
+static void live_from_step_stats(const rt_step_stats *ss) {
+  L.n = 0;
+  for (int i = 0; i < ss->n; i++) {
+    live_dev *d = live_find(ss->dev[i]->device);
+    for (int k = 0; d && k < ss->dev[i]->n; k++) {
+      const rt_node_stats *n = &ss->dev[i]->nodes[k];
+      const char *label = n->timeline_label ? n->timeline_label : "", *from = strstr(label, " from ");
+      if (n->node_name && !strcmp(n->node_name, "RecvTensor")) {
+        int64_t b = n->n_outputs ? n->outputs[0].bytes : 0;
+        d->recv += b;
+        char dev[200] = "";
+        if (from) sscanf(from + 6, "%199s", dev);
+        live_dev *sender = dev[0] ? live_find(dev) : NULL;
+        if (sender) sender->sent += b;
+      } else if (n->node_name && strcmp(n->node_name, "_SOURCE")) {
+        d->done++, d->total++;
+      }
+    }
+  }
+}
+
+static void live_end(bool used, bool ok, const rt_busy *busy, int n_busy, const rt_session *s,
+                     const rt_step_stats *tf_stats) {
   if (!used) return;
+  bool on_tf = rt_session_on_tf(s);
+  if (on_tf) {
+    L.n = 0;
+    if (tf_stats) live_from_step_stats(tf_stats);
+  }
   L.last_end = now_us();
   loop_add_busy(busy, n_busy);
+  if (on_tf) L.tf_long = L.shown ? s : NULL;
   if (!L.shown) {   /* a short step: in a loop, the loop's lines a few times a second */
     if (ok && L.loop_steps >= 2 && L.last_end - L.loop_drawn_at >= 250000) loop_draw();
     return;
@@ -492,7 +531,10 @@ static void live_end(bool used, bool ok, const rt_busy *busy, int n_busy) {
   human_bytes(sent, s1, sizeof s1);
   human_bytes(recv, s2, sizeof s2);
   if (L.loop_steps >= 2) snprintf(rate, sizeof rate, "  %.1f steps/s", loop_rate());
-  if (L.loop_steps < 2 || L.mode == LIVE_KEEP || secs >= 1.0)
+  if (on_tf && !L.n)   /* TF's master said nothing of its devices (the step was not traced) */
+    printf("%s %.2f s on a TensorFlow master (the next long step is traced for its devices)%s\n",
+           ok ? "step" : "step failed after", secs, rate);
+  else if (L.loop_steps < 2 || L.mode == LIVE_KEEP || secs >= 1.0 || on_tf)   /* TF's: no busy shares for a loop */
     printf("%s %.2f s: %d device%s, %d/%d ops, sent %s, recv %s%s\n", ok ? "step" : "step failed after", secs, L.n,
            L.n == 1 ? "" : "s", ops, total, s1, s2, rate);
   else if (ok)
@@ -518,7 +560,11 @@ typedef struct run_seen {
   int n_pgs;
   rt_busy busy[RT_MAX_BUSY];
   int n_busy;
+  rt_session *s;
+  bool live_trace;          /* traced for the live view's summary only (a TF master's) */
 } run_seen;
+
+static bool views_wanted;   /* a view magic has been used: TF masters' steps keep their placement */
 
 static void note_session(sh_obj *sess);
 
@@ -536,7 +582,15 @@ static void *views_before_run(sh_obj *sess, rt_session *s, sh_obj *options, rt_s
     v->partition_graphs = &r->pgs;
     v->n_partition_graphs = &r->n_pgs;
   }
+  r->s = s;
+  bool on_tf = rt_session_on_tf(s);
+  v->note_placement = on_tf && (views_wanted || sh_repl_running());
   r->live = live_begin(s);
+  if (r->live && on_tf && L.tf_long == s && r->level == 0) {
+    r->live_trace = true;
+    v->trace_level = 3;
+    v->step_stats = &r->stats;
+  }
   if (r->live) {
     v->tick = live_tick;
     v->tick_arg = NULL;
@@ -548,7 +602,7 @@ static void *views_before_run(sh_obj *sess, rt_session *s, sh_obj *options, rt_s
 
 static void views_after_run(void *seen, int rc, const rt_session_views *v, sh_obj *meta) {
   run_seen *r = seen;
-  live_end(r->live, rc == RT_OK, r->busy, r->n_busy);
+  live_end(r->live, rc == RT_OK, r->busy, r->n_busy, r->s, rc == RT_OK && (r->live_trace || r->level > 0) ? &r->stats : NULL);
   if (!rc && r->level > 0) {
     sh_obj *ss = call_tf("_views_step_stats", 1, (sh_obj *[]){step_stats_list(&r->stats)});
     if (ss) {
@@ -588,6 +642,7 @@ static rt_session *magic_session(tf_graph **g) {
   sh_obj *s = tf_default_session();
   if (!s) s = last_sess;
   rt_session *rs = s ? tf_session_rt(s, g) : NULL;
+  views_wanted = true;
   if (!rs) sh_raise(sh_RuntimeError, "no open session: create a tf.Session and run something first");
   return rs;
 }
@@ -822,9 +877,13 @@ static int write_dot(const rt_placement *p, FILE *f) {
       for (int q = 0; q < p->n_parts; q++)
         if (!strcmp(p->parts[q].name, e->from)) si = q;
       const rt_graph *g = p->parts[i].g;
+      /* the pair's rendezvous key: the tensor (tfsh's), or as TF names it ("edge_4_w/read") */
+      const rt_node *sn = rt_graph_find(p->parts[si].g, e->send);
+      const char *key = sn ? rt_node_string(sn, "tensor_name", e->tensor) : e->tensor;
       for (int j = 0; j < g->n_nodes; j++) {
         const rt_node *nd = g->nodes[j];
-        if (strcmp(nd->op, "_Recv") || strcmp(rt_node_string(nd, "tensor_name", ""), e->tensor)) continue;
+        const char *tn = rt_node_string(nd, "tensor_name", "");
+        if (strcmp(nd->op, "_Recv") || (strcmp(tn, e->tensor) && strcmp(tn, key))) continue;
         fprintf(f, "  ");
         dot_id(f, (uint32_t)si, e->send);
         fprintf(f, " -> ");

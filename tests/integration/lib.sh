@@ -114,6 +114,19 @@ wait_exit() {
 }
 
 # wait_for FILE PATTERN [SECONDS]: until FILE contains PATTERN (polls, bounded).
+# fake_tf_master VAR EXCHANGE [DIE_AT]: a stand-in TensorFlow master replaying EXCHANGE
+# (fake_tf_master.py, run by tfsh with python3-grpcio) on a free port, which goes in VAR,
+# once it serves; stopped at exit. Skips the test (77) without grpcio.
+fake_tf_master() {
+  "$TFSH" -c "import grpc" 2>/dev/null || { echo "SKIP: no python3-grpcio for the fake TF master"; exit 77; }
+  local port
+  read -r port <<<"$(free_ports 1)"
+  printf -v "$1" %s "$port"
+  "$TFSH" "$TFSH_SRC/tests/integration/fake_tf_master.py" "$port" "$2" ${3:+"$3"} >"$WORK/master_$port.log" 2>&1 </dev/null &
+  PIDS+=($!)
+  wait_for "$WORK/master_$port.log" serving
+}
+
 wait_for() {
   local file=$1 pat=$2 secs=${3:-10} i
   for ((i = 0; i < secs * 50; i++)); do

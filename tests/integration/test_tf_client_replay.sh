@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # tfsh server --grpc checked without TF: the requests a real TF 2.21 client sent (its
-# GraphDef, RunStep feeds and fetches, ExtendSession, CloseSession) replayed against a
-# fresh tfsh server get the recorded answers byte for byte (tests/data/tf_grpc,
-# scripts/tf_oracle/record_grpc.py; test_tf_peer.sh runs the live pairings with TF).
+# GraphDef, RunStep feeds and fetches, ExtendSession, CloseSession; ListDevices and Reset
+# on a cluster of two tasks) replayed against fresh tfsh servers get the recorded answers
+# byte for byte (tests/data/tf_grpc, scripts/tf_oracle/record_grpc.py; test_tf_peer.sh and
+# test_tf_views.sh run the live pairings with TF).
 . "$(dirname "$0")/lib.sh"
 D=$TFSH_SRC/tests/data/tf_grpc
 "$TFSH" -c "import grpc" 2>/dev/null || { echo "SKIP: no python3-grpcio to replay TF's client"; exit 77; }
@@ -11,6 +12,14 @@ start_task w --cluster "{\"worker\": [\"localhost:$W\"]}" --job worker --task 0 
 wait_for "$WORK/w.log" "serving on"
 check "TF's client, replayed" "ok: 11 calls answered as recorded" \
   "$(timeout 60 "$TFSH" "$TFSH_SRC/tests/integration/replay_tf_client.py" "localhost:$G" "$D/client_exchange.txt" 2>&1)"
+# ListDevices and Reset (TF's Session.list_devices, tf.Session.reset) on two tasks
+read -r T0 T1 G2 <<<"$(free_ports 3)"
+SPEC2="{\"worker\": [\"localhost:$T0\", \"localhost:$T1\"]}"
+start_task d0 --cluster "$SPEC2" --job worker --task 0 --grpc "localhost:$G2"
+start_task d1 --cluster "$SPEC2" --job worker --task 1
+for t in d0 d1; do wait_for "$WORK/$t.log" "serving on"; done
+check "TF's client listing devices and resetting, replayed" "ok: 10 calls answered as recorded" \
+  "$(timeout 60 "$TFSH" "$TFSH_SRC/tests/integration/replay_tf_client.py" "localhost:$G2" "$D/devices_exchange.txt" 2>&1)"
 rpc() {   # rpc METHOD PY_BYTES: the status a bare call gets
   timeout 60 "$TFSH" -c "
 import grpc
@@ -24,4 +33,10 @@ check "an unknown method" "StatusCode.UNIMPLEMENTED tfsh's TF master has no meth
 check "garbage instead of a RunStepRequest" "StatusCode.INVALID_ARGUMENT RunStep: 3 bytes that are not a RunStepRequest" \
   "$(rpc RunStep "b'\\x0a\\xff\\xff'")"
 check "a session that is not there" "StatusCode.ABORTED Session nope is not found." "$(rpc RunStep "b'\\x0a\\x04nope'")"
+check "ListDevices of a session that is not there (TF's words)" \
+  "StatusCode.INVALID_ARGUMENT Session nope is not found. Possibly, this master has restarted." \
+  "$(rpc ListDevices "b'\\x0a\\x04nope'")"
+check "Reset with device_filters" \
+  "StatusCode.UNIMPLEMENTED Reset: tfsh's TF master resets every task; it has no device_filters" \
+  "$(rpc Reset "b'\\x12\\x03cpu'")"
 finish

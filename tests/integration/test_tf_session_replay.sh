@@ -7,19 +7,12 @@
 # test_tf_peer.sh runs a real TF cluster where TF_PYTHON is set.
 . "$(dirname "$0")/lib.sh"
 D=$TFSH_SRC/tests/data/tf_grpc
-"$TFSH" -c "import grpc" 2>/dev/null || { echo "SKIP: no python3-grpcio for the fake TF master"; exit 77; }
-read -r M <<<"$(free_ports 1)"
-"$TFSH" "$TFSH_SRC/tests/integration/fake_tf_master.py" "$M" "$D/session_exchange.txt" >"$WORK/master.log" 2>&1 </dev/null &
-PIDS+=($!)
-wait_for "$WORK/master.log" serving
+fake_tf_master M "$D/session_exchange.txt"
 out=$(TFSH_PEER=tf timeout 60 "$TFSH" "$TFSH_SRC/tests/integration/tf_peer_tiny.py" "grpc://localhost:$M" 2>&1)
 check "the session's output, as against real TF" "$(cat "$D/session_tiny.out")" "$out"
 # A master that dies in the middle of the session (at the first RunStep): TF's code and
 # where, no hang.
-read -r M2 <<<"$(free_ports 1)"
-"$TFSH" "$TFSH_SRC/tests/integration/fake_tf_master.py" "$M2" "$D/session_exchange.txt" 1 >"$WORK/dying.log" 2>&1 </dev/null &
-PIDS+=($!)
-wait_for "$WORK/dying.log" serving
+fake_tf_master M2 "$D/session_exchange.txt" 1
 out=$(TFSH_PEER=tf timeout 60 "$TFSH" "$TFSH_SRC/tests/integration/tf_peer_tiny.py" "grpc://localhost:$M2" 2>&1 | tail -1)
 want="UnavailableError: RunStep on the TensorFlow master at localhost:$M2: "
 check "the master dies mid-session (the step, where, and gRPC's words)" "$want" "${out:0:${#want}}"
