@@ -415,6 +415,15 @@ static void handle_extend(rt_master *m, net_req *req) {
     net_reply(req, net_msg_new("ExtendSessionOk"));
 }
 
+/* A fragment's RegisterGraph request. */
+static net_msg *register_msg(const msess *s, const rt_graph *g) {
+  net_msg *req = net_msg_new("RegisterGraph");
+  net_msg_uint(req, "session", s->handle);
+  if (s->isolate) net_msg_bool(req, "isolate", true);
+  rt_pack_nodes(req, net_msg_field(req, "graph"), g, 0);
+  return req;
+}
+
 /* Prepare a run signature: prune, place, partition, register. s->mu held. */
 /* A cluster with a ps job whose variables land elsewhere: other workers cannot share them
  * (a classic mistake: replica_device_setter forgotten). A warning naming them, or NULL. */
@@ -518,9 +527,23 @@ static int prepare(rt_master *m, msess *s, int nf, char **feeds, int nx, char **
   r->parts = xcalloc((size_t)np + 1, sizeof *r->parts);
   r->feed_part = xcalloc((size_t)nf + 1, sizeof *r->feed_part);
   r->fetch_part = xcalloc((size_t)nx + 1, sizeof *r->fetch_part);
-  /* Every fragment is registered at once: the other tasks' first, then this task's own on
-   * this thread while they decode theirs (a big graph's registration is most of its first
-   * step). */
+  char node[256];
+  int idx;
+  for (int i = 0; i < nf; i++) {
+    rt_tensor_name_parse(feeds[i], node, sizeof node, &idx);
+    r->feed_part[i] = rt_partition_of(parts, np, node);
+  }
+  for (int i = 0; i < nx; i++) {
+    r->fetch_part[i] = -1;
+    for (int k = 0; k < nf; k++)
+      if (!strcmp(fetches[i], feeds[k])) r->fetch_part[i] = -2 - k;   /* fed: echo it back */
+    if (r->fetch_part[i] != -1) continue;
+    rt_tensor_name_parse(fetches[i], node, sizeof node, &idx);
+    r->fetch_part[i] = rt_partition_of(parts, np, node);
+  }
+  /* Every fragment is registered at once: the other tasks' first (packed and sent before
+   * this task's own is packed), then this task's own on this thread while they decode theirs
+   * (a big graph's registration is most of its first step). */
   net_wait rw = {.timeout_ms = s->timeout_ms > 0 ? (int)s->timeout_ms : -1};
   net_cq *q = net_cq_new();
   int owed = 0, here = -1;
@@ -539,18 +562,19 @@ static int prepare(rt_master *m, msess *s, int nf, char **feeds, int nx, char **
       rc = st->code;
       break;
     }
-    net_msg *req = net_msg_new("RegisterGraph");
-    net_msg_uint(req, "session", s->handle);
-    if (s->isolate) net_msg_bool(req, "isolate", true);
-    rt_pack_nodes(req, net_msg_field(req, "graph"), parts[i].g, 0);
     if (here < 0 && net_peer_local(c)) {
-      here = i, here_peer = c, here_req = req;
-    } else if (!(rc = net_peer_send(c, req, q, (uint64_t)i, NULL, st))) {
+      here = i, here_peer = c;
+      continue;
+    }
+    if (!(rc = net_peer_send(c, register_msg(s, parts[i].g), q, (uint64_t)i, NULL, st))) {
       owed++;
     } else if (s->n_tasks > 1) {
       rt_status_prefix(st, "%s: ", p->task);
     }
   }
+  if (here >= 0 && !rc) here_req = register_msg(s, parts[here].g);
+  /* The fragments are packed: freed while the other tasks decode theirs. */
+  rt_partitions_free(parts, np);
   if (here_req && !rc) {
     net_in *rep = NULL;
     rc = net_peer_call(here_peer, here_req, &rep, &rw, st);
@@ -578,21 +602,6 @@ static int prepare(rt_master *m, msess *s, int nf, char **feeds, int nx, char **
     }
   }
   net_cq_free(q);   /* a registration still owed after a failure is discarded */
-  char node[256];
-  int idx;
-  for (int i = 0; i < nf && !rc; i++) {
-    rt_tensor_name_parse(feeds[i], node, sizeof node, &idx);
-    r->feed_part[i] = rt_partition_of(parts, np, node);
-  }
-  for (int i = 0; i < nx && !rc; i++) {
-    r->fetch_part[i] = -1;
-    for (int k = 0; k < nf; k++)
-      if (!strcmp(fetches[i], feeds[k])) r->fetch_part[i] = -2 - k;   /* fed: echo it back */
-    if (r->fetch_part[i] != -1) continue;
-    rt_tensor_name_parse(fetches[i], node, sizeof node, &idx);
-    r->fetch_part[i] = rt_partition_of(parts, np, node);
-  }
-  rt_partitions_free(parts, np);
   if (rc) {
     mrun_free(r);
     return rc;

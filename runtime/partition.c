@@ -353,12 +353,16 @@ static bool partition_ok(const rt_graph *g, const rt_partition *parts, int np, b
   int n = 0, cap = 0;
   sr_end *e = NULL;
   char key[256];
-  for (int p = 0; p < np; p++)
+  for (int p = 0; p < np; p++) {
+    const char *last = NULL;   /* a device already checked for this fragment: not parsed again */
     for (int i = 0; i < parts[p].g->n_nodes; i++) {
       const rt_node *nd = parts[p].g->nodes[i];
       if (!nd->assigned) return false;
-      key_of(nd->assigned, by_task, key, sizeof key);
-      if (strcmp(key, parts[p].name)) return false;
+      if (!last || strcmp(last, nd->assigned)) {
+        key_of(nd->assigned, by_task, key, sizeof key);
+        if (strcmp(key, parts[p].name)) return false;
+        last = nd->assigned;
+      }
       bool send = !strcmp(nd->op, "_Send");
       if ((!send && strcmp(nd->op, "_Recv")) || rt_graph_find(g, nd->name)) continue;
       if (n == cap) e = xrealloc(e, (size_t)(cap = cap ? 2 * cap : 64) * sizeof *e);
@@ -366,6 +370,7 @@ static bool partition_ok(const rt_graph *g, const rt_partition *parts, int np, b
       rt_rendezvous_key(nd, e[n].key, sizeof e[n].key);
       n++;
     }
+  }
   if (n) qsort(e, (size_t)n, sizeof *e, sr_cmp);
   bool ok = n % 2 == 0;
   for (int i = 0; ok && i < n; i += 2)

@@ -117,8 +117,19 @@ static rt_node *fused_node(const rt_graph *g, int h, const fusion *f) {
   return n;
 }
 
+/* Every pattern starts at a Conv2D or a MaxPoolGrad: a graph without one has nothing to fuse,
+ * and a big graph of other ops is walked once, not once per head op. */
+static bool has_first_node(const rt_graph *g) {
+  for (int i = 0; i < g->n_nodes; i++) {
+    const char *op = g->nodes[i]->op;
+    if (!strcmp(op, "Conv2D") || !strcmp(op, "MaxPoolGrad")) return true;
+  }
+  return false;
+}
+
 int rt_remap_graph(rt_graph **gp, const char *const *keep, int n_keep, rt_status *st) {
   const rt_graph *g = *gp;
+  if (!has_first_node(g)) return RT_OK;
   int n = g->n_nodes, found = 0;
   int *role = xcalloc((size_t)n + 1, sizeof *role), *head = xcalloc((size_t)n + 1, sizeof *head);
   counts k = {.uses = xcalloc((size_t)n + 1, sizeof *k.uses),
