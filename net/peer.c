@@ -1,8 +1,18 @@
 /* Peers and completion queues. Every peer's DEALER socket is touched only under the
- * peer's mutex: senders send under it, and the reader thread receives under it. The
- * reader sleeps in poll(2) on each socket's ZMQ_FD (edge-triggered: it drains until
- * ZMQ_EVENTS has no POLLIN) and on an eventfd; a sender whose zmq_send may have taken an
- * edge the reader was waiting for (ZMQ_EVENTS shows POLLIN after the send) wakes it. */
+ * peer's mutex: senders send under it, and whoever services it receives under it. The
+ * reader thread sleeps in poll(2) on the ZMQ_FDs of the peers that have requests in
+ * flight (edge-triggered: it drains until ZMQ_EVENTS has no POLLIN) and on an eventfd; a
+ * sender whose zmq_send may have taken an edge the reader was waiting for (ZMQ_EVENTS
+ * shows POLLIN after the send) wakes it.
+ *
+ * A thread waiting on a queue services the sockets of the peers it waits for itself
+ * (net_cq_wait: it owns them while it polls), so a reply reaches the thread that wants it
+ * without a hop through the reader: one wake-up less per call. Every request in flight
+ * is therefore serviced by one of: its peer's owner, the reader (which leaves owned peers
+ * alone), or the next wait on its own queue (a request just sent wakes nobody: its
+ * sender waits for it, or looks with net_cq_has_error). An owner leaving a peer on which
+ * other queues' requests are in flight hands it to the reader. Deliveries to a queue
+ * whose waiter polls reach it through the queue's eventfd. */
 #include "net/peer.h"
 #include "base/alloc.h"
 #include "net/wire.h"
@@ -34,6 +44,7 @@ struct net_peer {
   pend *pending;
   size_t npending, cap;
   bool was_local;            /* once served in this process */
+  net_cq *owner;             /* the queue whose waiter services this socket now (or NULL) */
 };
 
 typedef struct delivery {
@@ -54,6 +65,8 @@ struct net_cq {
   delivery *head, *tail;
   owed *ow;                  /* requests sent on this queue and not yet delivered */
   size_t now, owcap;
+  int efd;                   /* wakes a waiter polling the peers it owns (-1: none yet) */
+  bool polling;              /* its waiter is in poll(2): deliveries write efd (mu) */
 };
 
 static pthread_mutex_t peers_mu = PTHREAD_MUTEX_INITIALIZER;
@@ -63,11 +76,13 @@ static atomic_ullong next_id;
 
 static void *reader_main(void *arg);
 
-static void wake_reader(void) {
+static void efd_wake(int fd) {
   uint64_t one = 1;
-  ssize_t n = write(wake_fd, &one, sizeof one);
-  (void)n;   /* EAGAIN: already nonzero, the reader will wake */
+  ssize_t n = write(fd, &one, sizeof one);
+  (void)n;   /* EAGAIN: already nonzero, the poller will wake */
 }
+
+static void wake_reader(void) { efd_wake(wake_fd); }
 
 /* ---- completion queues --------------------------------------------------------------- */
 
@@ -78,6 +93,7 @@ static void cq_init(net_cq *q) {
   pthread_mutex_init(&q->mu, NULL);
   pthread_cond_init(&q->cv, &ca);
   pthread_condattr_destroy(&ca);
+  q->efd = -1;
 }
 
 net_cq *net_cq_new(void) {
@@ -133,6 +149,7 @@ static void deliver(const pend *pd, net_in *in, const rt_status *st) {
   else q->head = d;
   q->tail = d;
   pthread_cond_broadcast(&q->cv);
+  if (q->polling) efd_wake(q->efd);
   pthread_mutex_unlock(&q->mu);
 }
 
@@ -145,7 +162,25 @@ void net_cq_forget(net_cq *q, net_peer *p, uint64_t id) {
   pthread_mutex_unlock(&q->mu);
 }
 
+static void service(net_peer *p);
+
 bool net_cq_has_error(net_cq *q) {
+  /* the replies of q's requests may wait unread on a socket nobody polls (a request just
+   * sent is its waiter's to read): take them first */
+  net_peer *ps[8];
+  int n = 0;
+  pthread_mutex_lock(&q->mu);
+  for (size_t i = 0; i < q->now && n < 8; i++) {
+    bool seen = false;
+    for (int j = 0; j < n && !seen; j++) seen = ps[j] == q->ow[i].p;
+    if (!seen) ps[n++] = q->ow[i].p;
+  }
+  pthread_mutex_unlock(&q->mu);
+  for (int j = 0; j < n; j++) {
+    pthread_mutex_lock(&ps[j]->mu);
+    if (!ps[j]->owner) service(ps[j]);
+    pthread_mutex_unlock(&ps[j]->mu);
+  }
   pthread_mutex_lock(&q->mu);
   bool err = false;
   for (delivery *d = q->head; d && !err; d = d->next) err = d->st.code != RT_OK;
@@ -182,6 +217,7 @@ static void cq_clear(net_cq *q) {
 void net_cq_free(net_cq *q) {
   if (!q) return;
   cq_clear(q);
+  if (q->efd >= 0) close(q->efd);
   free(q->ow);
   pthread_cond_destroy(&q->cv);
   pthread_mutex_destroy(&q->mu);
@@ -212,6 +248,91 @@ static int call_ticks(const net_wait *w, int64_t start, int64_t now) {
   return outer_ticks(now);
 }
 
+/* ---- waiting on the peers' sockets directly ------------------------------------------ */
+
+#define OWN_MAX 16   /* peers one wait services itself; the reader serves the rest */
+
+/* Take the peers q waits for that nobody else services (a peer served in this process
+ * has no socket: its replies come as calls). mine[i]: taken here, to give back (a wait
+ * nested in a tick of an outer wait on the same queue polls the outer one's peers too,
+ * and leaves them to it). q->mu held on entry, released on return. */
+static int own_peers(net_cq *q, net_peer **own, bool *mine) {
+  net_peer *cand[OWN_MAX];
+  int n = 0, k = 0;
+  for (size_t i = 0; i < q->now && n < OWN_MAX; i++) {
+    bool seen = false;
+    for (int j = 0; j < n && !seen; j++) seen = cand[j] == q->ow[i].p;
+    if (!seen) cand[n++] = q->ow[i].p;
+  }
+  if (n && q->efd < 0) q->efd = eventfd(0, EFD_NONBLOCK | EFD_CLOEXEC);
+  bool can = q->efd >= 0;
+  pthread_mutex_unlock(&q->mu);
+  for (int j = 0; j < n && can; j++) {
+    net_peer *p = cand[j];
+    pthread_mutex_lock(&p->mu);
+    if (p->sock && (!p->owner || p->owner == q)) {
+      mine[k] = !p->owner;
+      p->owner = q;
+      own[k++] = p;
+    }
+    pthread_mutex_unlock(&p->mu);
+  }
+  return k;
+}
+
+/* Give the owned peers back; one with other queues' requests in flight goes to the reader. */
+static void release_peers(net_cq *q, net_peer **own, const bool *mine, int n) {
+  bool wake = false;
+  for (int j = 0; j < n; j++) {
+    net_peer *p = own[j];
+    if (!mine[j]) continue;
+    pthread_mutex_lock(&p->mu);
+    p->owner = NULL;
+    for (size_t i = 0; i < p->npending && !wake; i++) wake = p->pending[i].q != q;
+    pthread_mutex_unlock(&p->mu);
+  }
+  if (wake) wake_reader();
+}
+
+/* One look at the owned peers, then (when nothing came) one poll(2) on their sockets and
+ * q's eventfd for at most timeout_ms (< 0: no limit), then another look. */
+static void poll_owned(net_cq *q, net_peer **own, int n, int timeout_ms) {
+  struct pollfd fds[1 + 2 * OWN_MAX];
+  int nf = 0;
+  pthread_mutex_lock(&q->mu);
+  q->polling = true;
+  pthread_mutex_unlock(&q->mu);
+  fds[nf++] = (struct pollfd){.fd = q->efd, .events = POLLIN};
+  for (int j = 0; j < n; j++) {
+    net_peer *p = own[j];
+    pthread_mutex_lock(&p->mu);
+    service(p);   /* the edge may have come before this poll: drain first */
+    if (p->fd >= 0) fds[nf++] = (struct pollfd){.fd = p->fd, .events = POLLIN};
+    if (p->mon_fd >= 0) fds[nf++] = (struct pollfd){.fd = p->mon_fd, .events = POLLIN};
+    /* not connected with a request in flight: look again every 250 ms (the reader's rule) */
+    if (p->npending && !p->link.connected && (timeout_ms < 0 || timeout_ms > 250)) timeout_ms = 250;
+    pthread_mutex_unlock(&p->mu);
+  }
+  pthread_mutex_lock(&q->mu);
+  bool have = q->head != NULL;
+  pthread_mutex_unlock(&q->mu);
+  if (!have) {
+    if (poll(fds, (nfds_t)nf, timeout_ms) > 0 && (fds[0].revents & POLLIN)) {
+      uint64_t v;
+      ssize_t got = read(q->efd, &v, sizeof v);
+      (void)got;
+    }
+    for (int j = 0; j < n; j++) {
+      pthread_mutex_lock(&own[j]->mu);
+      service(own[j]);
+      pthread_mutex_unlock(&own[j]->mu);
+    }
+  }
+  pthread_mutex_lock(&q->mu);
+  q->polling = false;
+  pthread_mutex_unlock(&q->mu);
+}
+
 int net_cq_wait(net_cq *q, const net_wait *w, const uint64_t *want, uint64_t *tag,
                 net_in **reply, rt_status *st) {
   *reply = NULL;
@@ -221,6 +342,9 @@ int net_cq_wait(net_cq *q, const net_wait *w, const uint64_t *want, uint64_t *ta
   int tick_ms = w && w->tick && w->tick_ms > 0 ? w->tick_ms : 0;
   if (outer_top && (!tick_ms || tick_ms > 50)) tick_ms = 50;
   int64_t next_tick = tick_ms ? start + tick_ms : -1;
+  net_peer *own[OWN_MAX];
+  bool mine[OWN_MAX];
+  int n_own = 0, rc = RT_OK;
   pthread_mutex_lock(&q->mu);
   for (;;) {
     delivery **pp = &q->head, *prev = NULL;
@@ -232,10 +356,10 @@ int net_cq_wait(net_cq *q, const net_wait *w, const uint64_t *want, uint64_t *ta
       pthread_mutex_unlock(&q->mu);
       *tag = d->tag;
       *reply = d->in;
-      int rc = d->st.code;
+      rc = d->st.code;
       if (rc) *st = d->st;
       free(d);
-      return rc;
+      break;
     }
     int64_t now = net_now_ms();
     if (next_tick >= 0 && now >= next_tick) {
@@ -245,14 +369,14 @@ int net_cq_wait(net_cq *q, const net_wait *w, const uint64_t *want, uint64_t *ta
       if (stop) {
         const char *ep = q->now ? q->ow[0].p->endpoint : "a reply";
         pthread_mutex_unlock(&q->mu);
-        return rt_error(st, RT_CANCELLED, "cancelled while waiting for %s", ep);
+        rc = rt_error(st, RT_CANCELLED, "cancelled while waiting for %s", ep);
+        break;
       }
       next_tick += tick_ms;
       if (next_tick <= now) next_tick = now + tick_ms;
       continue;   /* a delivery may have come while ticking */
     }
     if (timeout >= 0 && now >= start + timeout) {
-      int rc;
       if (q->now > 1)
         rc = rt_error(st, RT_DEADLINE_EXCEEDED, "no reply from %s (and %zu more) within %d ms",
                       q->ow[0].p->endpoint, q->now - 1, timeout);
@@ -260,12 +384,21 @@ int net_cq_wait(net_cq *q, const net_wait *w, const uint64_t *want, uint64_t *ta
         rc = rt_error(st, RT_DEADLINE_EXCEEDED, "no reply from %s within %d ms",
                       q->now ? q->ow[0].p->endpoint : "the peer", timeout);
       pthread_mutex_unlock(&q->mu);
-      return rc;
+      break;
     }
     int64_t until = -1;
     if (timeout >= 0) until = start + timeout;
     if (next_tick >= 0 && (until < 0 || next_tick < until)) until = next_tick;
-    if (until < 0) {
+    if (!n_own && q->now) {   /* service what we wait for ourselves, where nobody else does */
+      n_own = own_peers(q, own, mine);
+      pthread_mutex_lock(&q->mu);
+      if (q->head) continue;
+    }
+    if (n_own) {
+      pthread_mutex_unlock(&q->mu);
+      poll_owned(q, own, n_own, until < 0 ? -1 : (int)(until - now));
+      pthread_mutex_lock(&q->mu);
+    } else if (until < 0) {
       pthread_cond_wait(&q->cv, &q->mu);
     } else {
       struct timespec ts;
@@ -276,6 +409,8 @@ int net_cq_wait(net_cq *q, const net_wait *w, const uint64_t *want, uint64_t *ta
       pthread_cond_timedwait(&q->cv, &q->mu, &ts);
     }
   }
+  release_peers(q, own, mine, n_own);
+  return rc;
 }
 
 /* ---- peers --------------------------------------------------------------------------- */
@@ -432,11 +567,13 @@ static void *reader_main(void *arg) {
     n = 0;
     fds[n] = (struct pollfd){.fd = wake_fd, .events = POLLIN};
     who[n++] = NULL;
-    for (net_peer *p = peers; p; p = p->next) {
+    for (net_peer *p = peers; p; p = p->next) {   /* those with requests nobody else services */
       pthread_mutex_lock(&p->mu);
-      if (p->fd >= 0) fds[n] = (struct pollfd){.fd = p->fd, .events = POLLIN}, who[n++] = p;
-      if (p->mon_fd >= 0) fds[n] = (struct pollfd){.fd = p->mon_fd, .events = POLLIN}, who[n++] = p;
-      if (p->npending && !p->link.connected) waiting_down = true;
+      if (p->npending && !p->owner) {
+        if (p->fd >= 0) fds[n] = (struct pollfd){.fd = p->fd, .events = POLLIN}, who[n++] = p;
+        if (p->mon_fd >= 0) fds[n] = (struct pollfd){.fd = p->mon_fd, .events = POLLIN}, who[n++] = p;
+        if (!p->link.connected) waiting_down = true;
+      }
       pthread_mutex_unlock(&p->mu);
     }
     pthread_mutex_unlock(&peers_mu);
@@ -455,7 +592,7 @@ static void *reader_main(void *arg) {
     pthread_mutex_unlock(&peers_mu);
     for (net_peer *p = list; p; p = p->next) {   /* peers are never freed or unlinked */
       pthread_mutex_lock(&p->mu);
-      service(p);
+      if (!p->owner) service(p);
       pthread_mutex_unlock(&p->mu);
     }
   }
@@ -523,11 +660,12 @@ static int send_req(net_peer *p, net_msg *req, net_cq *q, uint64_t tag, bool run
     } else {
       int events = 0;
       size_t sz = sizeof events;
-      /* zmq_send may have taken the edge of a reply the reader waits for: hand it over;
-       * and a request waiting on a dropped connection needs the reader's down-timer */
-      if ((!zmq_getsockopt(p->sock, ZMQ_EVENTS, &events, &sz) && (events & ZMQ_POLLIN)) ||
-          (q && !p->link.connected))
-        wake_reader();
+      /* zmq_send may have taken the edge of a reply the reader (or the peer's owner)
+       * waits for: hand it over; and a request waiting on a dropped connection needs the
+       * reader's down-timer (an owner keeps its own) */
+      bool edge = !zmq_getsockopt(p->sock, ZMQ_EVENTS, &events, &sz) && (events & ZMQ_POLLIN);
+      if (p->owner && edge) efd_wake(p->owner->efd);
+      else if (edge || (q && !p->link.connected && !p->owner)) wake_reader();
     }
   }
   if (rc && q) pend_del(p, id, NULL);
@@ -545,7 +683,45 @@ int net_peer_send(net_peer *p, net_msg *req, net_cq *q, uint64_t tag, uint64_t *
   return send_req(p, req, q, tag, false, id, st);
 }
 
+/* One-way requests this thread holds back (net_peer_hold), in the order sent. */
+typedef struct held {
+  struct held *next;
+  net_peer *p;
+  net_msg *m;
+} held;
+static __thread struct {
+  bool on;
+  held *head, *tail;
+} hold;
+
+void net_peer_hold(void) { hold.on = true; }
+
+int net_peer_flush(rt_status *st) {
+  int rc = RT_OK;
+  hold.on = false;
+  for (held *h = hold.head, *next; h; h = next) {
+    next = h->next;
+    rt_status e;
+    int r = send_req(h->p, h->m, NULL, 0, false, NULL, &e);
+    if (r && !rc) rc = r, *st = e;
+    free(h);
+  }
+  hold.head = hold.tail = NULL;
+  return rc;
+}
+
 int net_peer_send_oneway(net_peer *p, net_msg *req, rt_status *st) {
+  pthread_mutex_lock(&p->mu);
+  bool keep = hold.on && p->sock;   /* a socket to open may fail: that error is the sender's */
+  pthread_mutex_unlock(&p->mu);
+  if (keep) {
+    held *h = xcalloc(1, sizeof *h);
+    *h = (held){NULL, p, req};
+    if (hold.tail) hold.tail->next = h;
+    else hold.head = h;
+    hold.tail = h;
+    return RT_OK;
+  }
   return send_req(p, req, NULL, 0, false, NULL, st);
 }
 

@@ -50,6 +50,12 @@ int net_peer_send(net_peer *p, net_msg *req, net_cq *q, uint64_t tag, uint64_t *
  * one comes, is discarded. */
 int net_peer_send_oneway(net_peer *p, net_msg *req, rt_status *st);
 
+/* Hold back this thread's one-way requests to peers already connected (pushed tensors
+ * of a fragment run here), to send them together, back to back, with what follows:
+ * net_peer_flush sends them in order and returns the first send's error. */
+void net_peer_hold(void);
+int net_peer_flush(rt_status *st);
+
 /* Wait for one delivery to q: *tag says which request, *reply is the caller's (NULL when
  * the status is an error). want (if not NULL) waits for that tag only, leaving others
  * queued. Timeout: RT_DEADLINE_EXCEEDED "no reply from ENDPOINT within N ms" (naming

@@ -155,7 +155,9 @@ void net_server_inline(net_server *s, const char *type) {   /* one thread: the s
   }
 }
 
-static void read_requests(net_server *s) {
+/* Read a batch of requests (sock_mu held); those for handler threads go on *later, to be
+ * dispatched once sock_mu is released (a handler woken at once may want to reply). */
+static void read_requests(net_server *s, req_queue *later) {
   for (int i = 0; i < IO_BATCH; i++) {
     net_req *r = xcalloc(1, sizeof *r);
     r->srv = s;
@@ -178,7 +180,7 @@ static void read_requests(net_server *s) {
       s->handler(s->user, r);
       continue;
     }
-    dispatch(s, r);
+    push(later, r);
   }
 }
 
@@ -208,7 +210,8 @@ static void *io_main(void *arg) {
     pthread_mutex_unlock(&s->mu);
     if (stop) break;
     pthread_mutex_lock(&s->sock_mu);
-    read_requests(s);
+    req_queue later = {0};
+    read_requests(s, &later);
     pthread_mutex_lock(&s->mu);
     req_queue out = s->out;   /* replies of the handlers run here */
     s->out = (req_queue){0};
@@ -222,6 +225,10 @@ static void *io_main(void *arg) {
     }
     more = readable(s);
     pthread_mutex_unlock(&s->sock_mu);
+    for (net_req *r = later.head, *next; r; r = next) {
+      next = r->next;
+      dispatch(s, r);
+    }
   }
   pthread_mutex_lock(&s->sock_mu);
   zmq_close(s->router);

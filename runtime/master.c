@@ -39,6 +39,7 @@ typedef struct mpart {
   char endpoint[256];
   uint64_t handle;
   uint64_t incarnation;   /* of the task when the session was made: a restart changes it */
+  bool recv;              /* its fragment receives tensors from other tasks (a _Recv) */
 } mpart;
 
 typedef struct mrun {
@@ -562,6 +563,7 @@ static int prepare(rt_master *m, msess *s, int nf, char **feeds, int nx, char **
       rc = st->code;
       break;
     }
+    for (int k = 0; k < parts[i].g->n_nodes && !p->recv; k++) p->recv = !strcmp(parts[i].g->nodes[k]->op, "_Recv");
     if (here < 0 && net_peer_local(c)) {
       here = i, here_peer = c;
       continue;
@@ -747,6 +749,21 @@ static net_msg *rungraph_msg(const mrun *r, int i, uint64_t step, bool trace, bo
   return req;
 }
 
+/* Send every part's RunGraph but skip's, each reply to q with its index as tag; counts
+ * them in *in_flight. */
+static int send_parts(const mrun *r, net_peer **cl, net_cq *q, int skip, uint64_t step, bool trace,
+                      bool busy, int nf, char **feeds, rt_tensor **fv, int nx, char **fetches,
+                      int *in_flight, rt_status *st) {
+  for (int i = 0; i < r->n_parts; i++) {
+    if (i == skip) continue;
+    net_msg *req = rungraph_msg(r, i, step, trace, busy, nf, feeds, fv, nx, fetches);
+    int rc = net_peer_send(cl[i], req, q, (uint64_t)i, NULL, st);
+    if (rc) return rc;
+    ++*in_flight;
+  }
+  return RT_OK;
+}
+
 /* Part ready's RunGraphOk: its fetches into out, its traces and busy times (views). */
 static int take_reply(const net_in *rep, const mrun *r, int ready, int nx, rt_tensor **out,
                       rt_step_stats *trace, rt_busy *busy, int *n_busy, rt_status *rs) {
@@ -790,31 +807,25 @@ static int run_step(rt_master *m, msess *s, mrun *r, unsigned gen, int64_t timeo
    * runs on this thread once the others are sent: no hop to a handler thread and back (a
    * long step goes to one, so the wait below keeps ticking: Ctrl-C, timeouts, the live
    * view). While it runs, its waits for tensors look every 50 ms at here_tick: a failed
-   * part elsewhere or a cancel stops it. */
-  net_msg *here = NULL;
+   * part elsewhere or a cancel stops it. A fragment that receives nothing from the other
+   * tasks runs before they are sent: its tensors for them are there when their RunGraph
+   * comes, so their executors start with them instead of waking for each. */
   int here_part = -1;
   const char *limit = timeout_ms > 0 ? "RunOptions.timeout_in_ms" : "operation_timeout_in_ms";
   if (timeout_ms <= 0) timeout_ms = s->timeout_ms;
   /* a step with a time limit waits here, where the limit is kept */
   bool short_step = r->last_us > 0 && r->last_us < 20000 && timeout_ms <= 0;
   for (int i = 0; i < np && !rc; i++) {
-    if (!(cl[i] = net_peer_get(r->parts[i].endpoint, st))) {
-      rc = st->code;
-      break;
-    }
-    bool run_here = short_step && here_part < 0 && net_peer_local(cl[i]);
-    net_msg *req = rungraph_msg(r, i, step, trace != NULL, busy != NULL, nf, feeds, fv, nx, fetches);
-    in_flight++;
-    if (run_here) {
-      here = req;
-      here_part = i;
-      continue;
-    }
-    if ((rc = net_peer_send(cl[i], req, q, (uint64_t)i, NULL, st))) {
-      in_flight--;
-      break;
-    }
+    if (!(cl[i] = net_peer_get(r->parts[i].endpoint, st))) rc = st->code;
+    else if (short_step && here_part < 0 && net_peer_local(cl[i])) here_part = i;
   }
+  bool here_first = here_part >= 0 && !r->parts[here_part].recv;
+  net_msg *here = NULL;
+  if (!rc && here_part >= 0) {
+    here = rungraph_msg(r, here_part, step, trace != NULL, busy != NULL, nf, feeds, fv, nx, fetches);
+    in_flight++;
+  }
+  if (!rc && !here_first) rc = send_parts(r, cl, q, here_part, step, trace != NULL, busy != NULL, nf, feeds, fv, nx, fetches, &in_flight, st);
   int first_err = rc;
   rt_status err = *st;
   cancel_watch cw = {s, gen, r};
@@ -831,9 +842,19 @@ static int run_step(rt_master *m, msess *s, mrun *r, unsigned gen, int64_t timeo
     uint64_t tag = here ? (uint64_t)here_part : 0;
     net_in *rep = NULL;
     rt_status rs = {0};
+    bool first_here = here && here_first;
+    if (first_here) net_peer_hold();   /* its tensors for the others go with their RunGraph */
     int rrc = here ? net_peer_call(cl[here_part], here, &rep, &hwait, &rs)
                    : net_cq_wait(q, &w, NULL, &tag, &rep, &rs);
     here = NULL;
+    if (first_here) {   /* the others now, unless it failed */
+      int frc = net_peer_flush(&err);
+      if (frc) rt_status_prefix(&err, "%s: ", r->parts[here_part].task);
+      else if (!rrc)
+        frc = send_parts(r, cl, q, here_part, step, trace != NULL, busy != NULL, nf, feeds, fv, nx,
+                         fetches, &in_flight, &err);
+      if (frc && !first_err) first_err = frc, abort_parts(cl, done, np, step, frc, err.msg);
+    }
     if (tag == NET_CQ_NONE) {
       /* Timeout or cancellation: abort everything still running. */
       if (!first_err && rrc == RT_DEADLINE_EXCEEDED) {
