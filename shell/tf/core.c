@@ -76,30 +76,55 @@ sh_obj *tf_graph_collection(tf_graph *g, const char *key, bool create) {
 int64_t tf_graph_seed(tf_graph *g) { return g->seed; }
 void tf_graph_set_seed(tf_graph *g, int64_t s) { g->seed = s; }
 
-static void mark_name(tf_graph *g, const char *name, int64_t count) {
-  sh_obj *key = sh_str(name), *cnt = sh_int(count);
+static void mark_name(tf_graph *g, sh_obj *key, int64_t count) {
+  sh_obj *cnt = sh_int(count);
   sh_dict_set(g->names, key, cnt);
-  sh_decref(key);
   sh_decref(cnt);
 }
 
-/* A unique name in g, as TF1's Graph.unique_name: "x", "x_1", "x_2", ... */
+/* "base_k" into buf, as snprintf(buf, n, "%s_%lld", base, k) writes it (len: base's). */
+static void suffixed(char *buf, size_t n, const char *base, size_t len, int64_t k) {
+  char digits[24];
+  int nd = 0;
+  if (k < 0 || len + sizeof digits + 1 >= n) {
+    snprintf(buf, n, "%s_%lld", base, (long long)k);
+    return;
+  }
+  do digits[nd++] = (char)('0' + k % 10);
+  while ((k /= 10) > 0);
+  memcpy(buf, base, len);
+  buf[len++] = '_';
+  while (nd > 0) buf[len++] = digits[--nd];
+  buf[len] = '\0';
+}
+
+/* A unique name in g, as TF1's Graph.unique_name: "x", "x_1", "x_2", ... Each candidate's
+ * str is made once, for the lookup, the mark and the answer. */
 static sh_obj *unique_name(tf_graph *g, const char *want, bool mark) {
-  sh_obj *n = sh_dict_get_str(g->names, want);
-  int64_t k = n ? sh_int_value(n) : 0;
   char buf[600];
-  snprintf(buf, sizeof buf, "%s", want);
-  if (k > 0) {
-    for (;; k++) {
-      snprintf(buf, sizeof buf, "%s_%lld", want, (long long)k);
-      if (!sh_dict_get_str(g->names, buf) && !rt_graph_find(g->g, buf)) break;
-    }
+  size_t len = strlen(want);
+  sh_obj *key = sh_str(want);   /* plain str keys: node names are not interned (100k of them would stay) */
+  if (!key) return NULL;
+  sh_obj *n = sh_dict_get(g->names, key);
+  int64_t k = n ? sh_int_value(n) : 0;
+  sh_obj *u;
+  if (len < sizeof buf) {
+    u = sh_incref(key);
+  } else {   /* a longer name is cut */
+    snprintf(buf, sizeof buf, "%s", want);
+    u = sh_str(buf);
   }
-  if (mark) {   /* plain str keys: node names are not interned (100k of them would stay) */
-    mark_name(g, want, k + 1);
-    if (strcmp(buf, want)) mark_name(g, buf, 1);
+  for (; k > 0 && u; k++) {
+    suffixed(buf, sizeof buf, want, len, k);
+    sh_decref(u);
+    if (!(u = sh_str(buf)) || (!sh_dict_get(g->names, u) && !rt_graph_find(g->g, buf))) break;
   }
-  return sh_str(buf);
+  if (mark && u) {
+    mark_name(g, key, k + 1);
+    if (strcmp(sh_str_cstr(u), want)) mark_name(g, u, 1);
+  }
+  sh_decref(key);
+  return u;
 }
 
 /* ---- operations and tensors ------------------------------------------------------- */
@@ -123,7 +148,16 @@ sh_obj *tf_tensor_new(tf_graph *g, int id, int index) {
 }
 
 const char *tf_tensor_name(const tf_tensor *t, char *buf, size_t n) {
-  snprintf(buf, n, "%s:%d", tf_tensor_node(t)->name, t->index);
+  const char *name = tf_tensor_node(t)->name;
+  size_t len = strlen(name);
+  if (t->index >= 0 && t->index < 10 && len + 3 <= n) {   /* most tensors: no snprintf */
+    memcpy(buf, name, len);
+    buf[len] = ':';
+    buf[len + 1] = (char)('0' + t->index);
+    buf[len + 2] = '\0';
+  } else {
+    snprintf(buf, n, "%s:%d", name, t->index);
+  }
   return buf;
 }
 
