@@ -111,8 +111,10 @@ typedef struct scratch {
   char pad[56];
 } scratch;
 
+static size_t align64(size_t n) { return (n + 63) / 64 * 64; }
+
 static void *scratch_get(rt_kernel_ctx *c, size_t bytes, void **tmp) {
-  size_t want = (sizeof(scratch) + bytes + 63) / 64 * 64;
+  size_t want = align64(sizeof(scratch) + bytes);
   if (c->state) {
     scratch *s = *c->state;
     if (!s || s->cap < bytes) {
@@ -641,8 +643,6 @@ static op_dnnl_prim *dnnl_prim(int kind, const geom *g, int64_t n) {
                     .pt = g->pt, .pl = g->pl};
   return op_dnnl_prepare(kind, &d);
 }
-
-static size_t align64(size_t n) { return (n + 63) / 64 * 64; }
 
 /* The convolution of `kind` through oneDNN on whole tensors (x, w in TF's HWIO, y as
  * op_dnnl_run names them); false: not done (no fast oneDNN kernel, an error), and the
