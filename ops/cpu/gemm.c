@@ -5,7 +5,8 @@
  * 2-CPU machine with a second process running (ctest -j2, a neighbour's job), two of them
  * ran the MLP and Keras tests 10x slower than one thread. Tiles keep BLIS's kernels and
  * its per-element summation order (BLIS splits only m and n, never k, for any thread
- * count), so results are bitwise those of one BLIS thread.
+ * count, and its small-matrix path is taken or not for the whole product: sup_path), so
+ * results are bitwise those of one BLIS thread.
  *
  * Grid: a tile packs its own A rows and B columns, so every cut of m packs all of B once
  * more and every cut of n all of A, and smaller tiles reuse each packed panel less. On a
@@ -29,7 +30,7 @@ enum { TILES_PER_THREAD = 4, MIN_EDGE = 64 };
 #define EXTRA_BUDGET 0.02
 
 typedef struct {
-  bool f32;
+  bool f32, sup;                    /* sup: BLIS's small-matrix path for every tile (sup_path) */
   int64_t m, n, k, rsa, csa, rsb, csb, rsc;
   int64_t gm, gn, per;              /* grid; per = gm * gn tiles a matrix */
   int64_t am, an;                   /* tile edges are multiples of these (rows, columns) */
@@ -56,14 +57,42 @@ static void small_init(void) {
     small_kc = bli_cntx_get_blksz_def_dt(BLIS_FLOAT, BLIS_KC, (cntx_t *)bli_gks_query_cntx());
 }
 
-static void one(bool f32, int64_t m, int64_t n, int64_t k, const void *a, int64_t rsa,
-                int64_t csa, const void *b, int64_t rsb, int64_t csb, double beta, void *c,
-                int64_t rsc) {
+/* BLIS's small-matrix ("sup") path: the AVX2 kernel sets (haswell, zen*) send a product
+ * there when any of m, n, k is under a threshold (zen3: m < 512, n < 200 or k < 240). Its
+ * sums differ from the packed path's in the last bits, and from one another's when the
+ * product is cut (its blocking follows the shape it is given), so it is decided once, for
+ * the whole product, and a product that takes it is never cut: the bits depend on the
+ * shape alone, never on the threads. It takes it only below SUP_MAX_MACS, where one
+ * thread runs it anyway, and not where a leading dimension is a multiple of 512 bytes
+ * unless an edge of C is too short for packing to pay (<= SUP_EDGE): the unpacked operands
+ * then alias in the L1 cache. One thread of a Zen 3: [128,784]x[784,1024] 23 GFLOP/s sup, 56
+ * packed; [256,512]x[512,512] 41 / 65; but [128,1024]x[1024,10] 32 sup, 21 packed. */
+#define SUP_MAX_MACS (4.0 * 1024 * 1024)
+enum { SUP_EDGE = 64, SUP_ALIAS_BYTES = 512 };
+static bool sup_path(bool f32, int64_t m, int64_t n, int64_t k, int64_t rsa, int64_t csa,
+                     int64_t rsb, int64_t csb, int64_t rsc) {
+  num_t dt = f32 ? BLIS_FLOAT : BLIS_DOUBLE;
+  cntx_t *cx = (cntx_t *)bli_gks_query_cntx();
+  bool rows = bli_cntx_l3_nat_ukr_prefers_rows_dt(dt, BLIS_GEMM_UKR, cx);   /* C is row-major */
+  if ((double)m * (double)n * (double)k >= SUP_MAX_MACS ||
+      !bli_cntx_l3_sup_thresh_is_met(dt, rows ? m : n, rows ? n : m, k, cx))
+    return false;
+  if (m <= SUP_EDGE || n <= SUP_EDGE) return true;
+  int64_t es = f32 ? 4 : 8, st[] = {rsa, csa, rsb, csb, rsc};
+  for (size_t i = 0; i < sizeof st / sizeof *st; i++)
+    if (st[i] != 1 && st[i] * es % SUP_ALIAS_BYTES == 0) return false;
+  return true;
+}
+
+static void one(bool f32, bool sup, int64_t m, int64_t n, int64_t k, const void *a,
+                int64_t rsa, int64_t csa, const void *b, int64_t rsb, int64_t csb, double beta,
+                void *c, int64_t rsc) {
   pthread_once(&small_once, small_init);
   if (f32 && small_kc && op_small_sgemm(m, n, k, a, rsa, csa, b, rsb, csb, beta, c, rsc, small_kc))
     return;
   rntm_t rntm = BLIS_RNTM_INITIALIZER;
   bli_rntm_set_num_threads(1, &rntm);
+  if (!sup) bli_rntm_disable_l3_sup(&rntm);
   if (f32) {
     float one = 1, bt = (float)beta;
     bli_sgemm_ex(BLIS_NO_TRANSPOSE, BLIS_NO_TRANSPOSE, m, n, k, &one, (float *)a, rsa, csa,
@@ -86,7 +115,8 @@ static void tile(void *arg, int64_t t, int who) {
   const char *a = j->a + (size_t)(mat * j->sa + r0 * j->rsa) * es;
   const char *b = j->b + (size_t)(mat * j->sb + c0 * j->csb) * es;
   char *c = j->c + (size_t)(mat * j->sc + r0 * j->rsc + c0) * es;
-  one(j->f32, r1 - r0, c1 - c0, j->k, a, j->rsa, j->csa, b, j->rsb, j->csb, j->beta, c, j->rsc);
+  one(j->f32, j->sup, r1 - r0, c1 - c0, j->k, a, j->rsa, j->csa, b, j->rsb, j->csb, j->beta, c,
+      j->rsc);
 }
 
 /* The packing a gm x gn grid adds to one tile, as a share of the product (see the top). */
@@ -132,8 +162,9 @@ static void gemm(bool f32, int64_t batch, int64_t m, int64_t n, int64_t k, const
   if (batch <= 0 || m <= 0 || n <= 0) return;
   job j = {.f32 = f32, .m = m, .n = n, .k = k, .rsa = rsa, .csa = csa, .rsb = rsb, .csb = csb,
            .rsc = rsc, .sa = sa, .sb = sb, .sc = sc, .a = a, .b = b, .c = c, .beta = beta,
-           .gm = gm, .gn = gn};
-  if (gm <= 0) op_gemm_grid(m, n, batch, threads, &j.gm, &j.gn);
+           .gm = gm, .gn = gn, .sup = sup_path(f32, m, n, k, rsa, csa, rsb, csb, rsc)};
+  if (j.sup) j.gm = j.gn = 1;   /* never cut (sup_path) */
+  else if (gm <= 0) op_gemm_grid(m, n, batch, threads, &j.gm, &j.gn);
   j.per = j.gm * j.gn;
   /* The micro-kernel's register block: a column-preferring kernel (skx) gets row-major C
    * transposed, so its MR runs along our n. */

@@ -15,7 +15,8 @@ void op_gemm_batch(bool f32, int64_t batch, int64_t m, int64_t n, int64_t k, con
                    int64_t rsa, int64_t csa, int64_t sa, const void *b, int64_t rsb,
                    int64_t csb, int64_t sb, double beta, void *c, int64_t rsc, int64_t sc,
                    int threads);
-/* op_gemm on a given gm x gn grid of tiles (scripts/bench/gemm_grid.c measures grids). */
+/* op_gemm on a given gm x gn grid of tiles (scripts/bench/gemm_grid.c measures grids); a
+ * product small enough for BLIS's small-matrix path stays one tile (gemm.c, sup_path). */
 void op_gemm_on_grid(bool f32, int64_t m, int64_t n, int64_t k, const void *a, int64_t rsa,
                      int64_t csa, const void *b, int64_t rsb, int64_t csb, double beta, void *c,
                      int64_t rsc, int threads, int64_t gm, int64_t gn);

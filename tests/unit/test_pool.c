@@ -246,6 +246,31 @@ static void test_gemm_tiled(void **state) {
       }
 }
 
+/* Bitwise the same on 1, 2 and 4 threads, whatever the grid: on the AVX2 kernel sets a
+ * 1024-row product is packed while its 510-row tiles would have crossed BLIS's
+ * small-matrix threshold (m < 512 on zen3), whose sums differ in the last bits, and 130
+ * rows, under it too, are packed as well (above SUP_MAX_MACS); the last product takes that
+ * path and stays one tile (gemm.c, sup_path). */
+static void test_gemm_threads_bitwise(void **state) {
+  (void)state;
+  static const int64_t shapes[][3] = {{1024, 256, 300}, {600, 1024, 64}, {130, 700, 257}, {100, 300, 130}};
+  for (size_t s = 0; s < sizeof shapes / sizeof *shapes; s++) {
+    int64_t m = shapes[s][0], n = shapes[s][1], k = shapes[s][2];
+    float *a = malloc(sizeof(float) * m * k), *b = malloc(sizeof(float) * k * n);
+    float *c1 = malloc(sizeof(float) * m * n), *ct = malloc(sizeof(float) * m * n);
+    fill(a, m * k, 4), fill(b, k * n, 5);
+    op_gemm(true, m, n, k, a, k, 1, b, n, 1, 0, c1, n, 1);
+    for (int threads = 2; threads <= 4; threads += 2) {
+      op_gemm(true, m, n, k, a, k, 1, b, n, 1, 0, ct, n, threads);
+      for (int64_t i = 0; i < m * n; i++)
+        if (memcmp(&c1[i], &ct[i], sizeof(float)))
+          fail_msg("%lldx%lldx%lld on %d threads, element %lld: %a vs %a on one", (long long)m,
+                   (long long)n, (long long)k, threads, (long long)i, ct[i], c1[i]);
+    }
+    free(a), free(b), free(c1), free(ct);
+  }
+}
+
 static void test_gemm_batch(void **state) {
   (void)state;
   enum { B = 5, M = 70, N = 90, K = 33 };
@@ -270,7 +295,8 @@ int main(void) {
       cmocka_unit_test(test_every_tile_once),    cmocka_unit_test(test_nested_inline),
       cmocka_unit_test(test_concurrent_callers), cmocka_unit_test(test_range_covers),
       cmocka_unit_test(test_sum_tiles),          cmocka_unit_test(test_grid),
-      cmocka_unit_test(test_gemm_tiled),       cmocka_unit_test(test_gemm_batch),
+      cmocka_unit_test(test_gemm_tiled),       cmocka_unit_test(test_gemm_threads_bitwise),
+      cmocka_unit_test(test_gemm_batch),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }
