@@ -63,25 +63,23 @@ static void small_init(void) {
  * product is cut (its blocking follows the shape it is given), so it is decided once, for
  * the whole product, and a product that takes it is never cut: the bits depend on the
  * shape alone, never on the threads. It takes it only below SUP_MAX_MACS, where one
- * thread runs it anyway, and not where a leading dimension is a multiple of 512 bytes
- * unless an edge of C is too short for packing to pay (<= SUP_EDGE): the unpacked operands
- * then alias in the L1 cache. One thread of a Zen 3: [128,784]x[784,1024] 23 GFLOP/s sup, 56
- * packed; [256,512]x[512,512] 41 / 65; but [128,1024]x[1024,10] 32 sup, 21 packed. */
+ * thread runs it anyway, and not where the rows of B or C, unpacked, lie a multiple of
+ * 2 KiB apart and alias in the L1 cache, unless C has at most SUP_ROWS rows. One thread of
+ * a Zen 3 (GFLOP/s, packed / sup): [32,64]x[64,1024] 38 / 26, [80,48]x[48,1024] 56 / 28,
+ * [128,784]x[784,1024] 56 / 23, but [4,512]x[512,1024] 12 / 21; B's rows 1 KiB apart,
+ * [128,65]x[65,256] 62 / 66; [128,1024]x[1024,10] 21 / 32. */
 #define SUP_MAX_MACS (4.0 * 1024 * 1024)
-enum { SUP_EDGE = 64, SUP_ALIAS_BYTES = 512 };
-static bool sup_path(bool f32, int64_t m, int64_t n, int64_t k, int64_t rsa, int64_t csa,
-                     int64_t rsb, int64_t csb, int64_t rsc) {
+enum { SUP_ROWS = 8, SUP_ALIAS_BYTES = 2048 };
+static bool sup_path(bool f32, int64_t m, int64_t n, int64_t k, int64_t rsb, int64_t csb,
+                     int64_t rsc) {
   num_t dt = f32 ? BLIS_FLOAT : BLIS_DOUBLE;
   cntx_t *cx = (cntx_t *)bli_gks_query_cntx();
   bool rows = bli_cntx_l3_nat_ukr_prefers_rows_dt(dt, BLIS_GEMM_UKR, cx);   /* C is row-major */
   if ((double)m * (double)n * (double)k >= SUP_MAX_MACS ||
       !bli_cntx_l3_sup_thresh_is_met(dt, rows ? m : n, rows ? n : m, k, cx))
     return false;
-  if (m <= SUP_EDGE || n <= SUP_EDGE) return true;
-  int64_t es = f32 ? 4 : 8, st[] = {rsa, csa, rsb, csb, rsc};
-  for (size_t i = 0; i < sizeof st / sizeof *st; i++)
-    if (st[i] != 1 && st[i] * es % SUP_ALIAS_BYTES == 0) return false;
-  return true;
+  int64_t es = f32 ? 4 : 8, sb = rsb == 1 ? csb : rsb;
+  return m <= SUP_ROWS || (sb * es % SUP_ALIAS_BYTES && rsc * es % SUP_ALIAS_BYTES);
 }
 
 static void one(bool f32, bool sup, int64_t m, int64_t n, int64_t k, const void *a,
@@ -162,7 +160,7 @@ static void gemm(bool f32, int64_t batch, int64_t m, int64_t n, int64_t k, const
   if (batch <= 0 || m <= 0 || n <= 0) return;
   job j = {.f32 = f32, .m = m, .n = n, .k = k, .rsa = rsa, .csa = csa, .rsb = rsb, .csb = csb,
            .rsc = rsc, .sa = sa, .sb = sb, .sc = sc, .a = a, .b = b, .c = c, .beta = beta,
-           .gm = gm, .gn = gn, .sup = sup_path(f32, m, n, k, rsa, csa, rsb, csb, rsc)};
+           .gm = gm, .gn = gn, .sup = sup_path(f32, m, n, k, rsb, csb, rsc)};
   if (j.sup) j.gm = j.gn = 1;   /* never cut (sup_path) */
   else if (gm <= 0) op_gemm_grid(m, n, batch, threads, &j.gm, &j.gn);
   j.per = j.gm * j.gn;
