@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "base/alloc.h"
+#include "base/str.h"
 
 void rt_devname_clear(rt_devname *d) {
   memset(d, 0, sizeof *d);
@@ -77,18 +78,15 @@ int rt_devname_parse(const char *s, rt_devname *d, rt_status *st) {
 
 char *rt_devname_str(const rt_devname *d, char *buf, size_t n) {
   size_t off = 0;
-  buf[0] = '\0';
-#define PUT(...) off += (size_t)snprintf(buf + off, off < n ? n - off : 0, __VA_ARGS__)
-  if (d->job[0]) PUT("/job:%s", d->job);
-  if (d->replica >= 0) PUT("/replica:%d", d->replica);
-  if (d->task >= 0) PUT("/task:%d", d->task);
+  if (n) buf[0] = '\0';
+  if (d->job[0]) off = str_puts(buf, n, str_puts(buf, n, off, "/job:"), d->job);
+  if (d->replica >= 0) off = str_put_int(buf, n, str_puts(buf, n, off, "/replica:"), d->replica);
+  if (d->task >= 0) off = str_put_int(buf, n, str_puts(buf, n, off, "/task:"), d->task);
   if (d->type[0]) {
-    if (d->id >= 0)
-      PUT("/device:%s:%d", d->type, d->id);
-    else
-      PUT("/device:%s:*", d->type);
+    off = str_puts(buf, n, str_puts(buf, n, off, "/device:"), d->type);
+    if (d->id >= 0) str_put_int(buf, n, str_puts(buf, n, off, ":"), d->id);
+    else str_puts(buf, n, off, ":*");
   }
-#undef PUT
   return buf;
 }
 

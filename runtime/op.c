@@ -1,6 +1,7 @@
 /* The op registry: parses each op's signature strings once, at registration. */
 #include "runtime/op.h"
 #include "base/alloc.h"
+#include "base/str.h"
 #include "runtime/cpus.h"
 
 #include <ctype.h>
@@ -373,7 +374,7 @@ bool rt_node_has_kernel(const rt_node *n, rt_device_type t) {
     const char *semi = strchr(p, ';'), *end = semi ? semi : p + strlen(p), *eq = memchr(p, '=', (size_t)(end - p));
     if (eq) {
       char attr[32];
-      snprintf(attr, sizeof attr, "%.*s", (int)(eq - p), p);
+      str_put(attr, sizeof attr, 0, p, (size_t)(eq - p));
       rt_dtype dt = rt_node_type(n, attr, RT_INVALID);
       if (dt != RT_INVALID && !dtype_listed(dt, eq + 1, end)) return false;
     }

@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "base/str.h"
 #include "runtime/device.h"
 #include "runtime/op.h"
 #include "shell/tf/tf.h"
@@ -748,14 +749,14 @@ rt_node *tf_node_begin_c(const char *op, const char *name) {
     /* "scope/" (a name scope's string) names the op exactly: TF1's convention for ops
      * that stand for their scope, such as an optimizer's train op. */
     char exact[700];
-    snprintf(exact, sizeof exact, "%.*s", (int)len - 1, base);
+    str_put(exact, sizeof exact, 0, base, len - 1);
     sh_obj *one = sh_int(1);
     sh_dict_set_str(g->names, exact, one);
     sh_decref(one);
     return rt_node_new(exact, op);
   }
   char want[700];
-  snprintf(want, sizeof want, "%s%s", g->scope, base);
+  str_put(want, sizeof want, str_puts(want, sizeof want, 0, g->scope), base, len);
   sh_obj *u = unique_name(g, want, true);
   rt_node *n = rt_node_new(sh_str_cstr(u), op);
   sh_decref(u);

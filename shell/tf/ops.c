@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include "base/alloc.h"
+#include "base/str.h"
 #include "runtime/gradients.h"
 #include "runtime/op.h"
 #include "shell/tf/tf.h"
@@ -34,7 +35,7 @@ typedef struct bound {
 
 static int parse_params(const char *spec, bound *b) {
   char buf[512];
-  snprintf(buf, sizeof buf, "%s", spec);
+  str_puts(buf, sizeof buf, 0, spec);
   bool opt = false;
   b->n = 0;
   char *save = NULL;
@@ -46,8 +47,8 @@ static int parse_params(const char *spec, bound *b) {
     if (b->n == MAXP) return -1;
     char *colon = strchr(w, ':');
     if (colon) *colon = '\0';
-    snprintf(b->py[b->n], 32, "%s", w);
-    snprintf(b->op[b->n], 32, "%s", colon ? colon + 1 : w);
+    str_puts(b->py[b->n], 32, 0, w);
+    str_puts(b->op[b->n], 32, 0, colon ? colon + 1 : w);
     b->optional[b->n] = opt;
     b->val[b->n] = NULL;
     b->n++;
