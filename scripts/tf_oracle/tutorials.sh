@@ -35,12 +35,14 @@ prog() {
   if [ "$impl" = tf ]; then echo "$py" "$here/shim.py" "$file" "$@"; else echo "$tfsh" "$file" "$@"; fi
 }
 
-# start IMPL LOG FILE ARGS...: in the background, in a fresh directory; pid in $last
+# start IMPL LOG FILE ARGS...: in the background, in $rundir (a fresh directory when it is
+# empty); pid in $last
+rundir=
 start() {
   local impl=$1 log=$2 file=$3
   shift 3
-  local dir
-  dir=$(mktemp -d "$OUT/run.XXXX")
+  local dir=$rundir
+  [ -n "$dir" ] || dir=$(mktemp -d "$OUT/run.XXXX")
   # shellcheck disable=SC2046
   (cd "$dir" && exec timeout "$limit" $(prog "$impl" "$file" "$@")) >"$log" 2>&1 </dev/null &
   last=$!
@@ -72,7 +74,9 @@ single() {
 }
 
 # cluster NAME FILE REGEX PS_ARGS -- W0_ARGS -- W1_ARGS: a ps and two workers, the ps
-# killed once both workers are done; the time is worker 0's
+# killed once both workers are done; the time is worker 0's. The three share a working
+# directory, as tasks started from one shell do: a relative logdir (DOWNPOUR's) is then the
+# same directory for the chief's Python and for the ps's half of a sharded SaveV2.
 cluster() {
   local name=$1 file=$src/$2 re=$3 impl t0 rc0 rc1 t1 ps w0 w1
   shift 3
@@ -84,6 +88,7 @@ cluster() {
   shift
   a1=("$@")
   for impl in tf tfsh; do
+    rundir=$(mktemp -d "$OUT/run.XXXX")
     start "$impl" "$OUT/$name.$impl.ps.log" "$file" "${pa[@]}"
     ps=$last
     t0=$(date +%s.%N)
@@ -98,6 +103,7 @@ cluster() {
     rc1=$?
     kill -TERM "$ps" 2>/dev/null   # timeout(1) passes it on to the ps
     wait "$ps" 2>/dev/null
+    rundir=
     report "$name" "$impl" "$rc0/$rc1" "$(echo "$t1 - $t0" | bc)" "$OUT/$name.$impl.log" "$re"
   done
 }
