@@ -673,14 +673,21 @@ int rt_graphdef_scope(const unsigned char *p, size_t n, const char *scope, unsig
 
 /* ---- TensorProto alone (TF's gRPC messages: runtime/tfsession.c) ------------------- */
 
+static int too_big(const char *what, const char *verb, size_t bytes, const char *advice, rt_status *st) {
+  if (bytes <= RT_GRPC_MAX_MESSAGE) return RT_OK;
+  return rt_error(st, RT_RESOURCE_EXHAUSTED, "%s %s %zu bytes, more than the %d one gRPC message carries "
+                  "(TensorFlow's limit too): %s", what, verb, bytes, RT_GRPC_MAX_MESSAGE, advice);
+}
+
 int rt_grpc_message_fits(const char *what, rt_tensor *const *t, int n, size_t msg_bytes, const char *advice,
                          rt_status *st) {
   size_t bytes = msg_bytes;
   for (int i = 0; i < n && !msg_bytes; i++) bytes += t[i] ? rt_tensor_nbytes(t[i]) : 0;
-  if (bytes <= RT_GRPC_MAX_MESSAGE) return RT_OK;
-  return rt_error(st, RT_RESOURCE_EXHAUSTED, "%s %s %zu bytes, more than the %d one gRPC message carries "
-                  "(TensorFlow's limit too): %s", what, msg_bytes ? "would be" : "hold", bytes,
-                  RT_GRPC_MAX_MESSAGE, advice);
+  return too_big(what, msg_bytes ? "would be" : "hold", bytes, advice, st);
+}
+
+int rt_grpc_tensors_fit(const char *what, size_t bytes, const char *advice, rt_status *st) {
+  return too_big(what, "hold", bytes, advice, st);
 }
 
 int rt_tensor_proto_encode(const rt_tensor *t, unsigned char **out, size_t *n, rt_status *st) {

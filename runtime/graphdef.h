@@ -72,5 +72,9 @@ int rt_tensor_proto_decode(const unsigned char *p, size_t n, const char *where, 
 enum { RT_GRPC_MAX_MESSAGE = 0x7fffffff };
 int rt_grpc_message_fits(const char *what, rt_tensor *const *t, int n, size_t msg_bytes, const char *advice,
                          rt_status *st);
+/* The same for tensors of `bytes` in all, known before they are made: a client refuses a
+ * 2 GiB feed before copying it. */
+int rt_grpc_tensors_fit(const char *what, size_t bytes, const char *advice, rt_status *st);
+#define RT_GRPC_FEED_ADVICE "feed less at a time (over several steps)"
 
 #endif

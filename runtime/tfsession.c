@@ -398,8 +398,8 @@ int rt_tfs_run(rt_tfs *t, const rt_session_run *run, const rt_session_views *v, 
     pthread_mutex_unlock(&t->mu);
     free(key);
   }
-  static const char feed_less[] = "feed less at a time (over several steps)";
-  if ((rc = rt_grpc_message_fits("RunStep's feeds", run->feeds, run->n_feeds, 0, feed_less, st))) return rc;
+  if ((rc = rt_grpc_message_fits("RunStep's feeds", run->feeds, run->n_feeds, 0, RT_GRPC_FEED_ADVICE, st)))
+    return rc;
   Tensorflow__RunStepRequest req = TENSORFLOW__RUN_STEP_REQUEST__INIT;
   req.session_handle = t->handle;
   Tensorflow__NamedTensorProto *feeds = xcalloc((size_t)run->n_feeds + 1, sizeof *feeds);
@@ -421,7 +421,7 @@ int rt_tfs_run(rt_tfs *t, const rt_session_run *run, const rt_session_views *v, 
   if (run->timeout_ms > 0 || v->trace_level > 0 || opts.output_partition_graphs) req.options = &opts;
   net_grpc_call c = {0};
   if (!rc) rc = rt_grpc_message_fits("RunStep's request", NULL, 0, tensorflow__run_step_request__get_packed_size(&req),
-                                     feed_less, st);
+                                     RT_GRPC_FEED_ADVICE, st);
   if (!rc) {
     size_t n = tensorflow__run_step_request__get_packed_size(&req);
     uint8_t *b = xmalloc(n ? n : 1);

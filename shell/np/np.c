@@ -29,6 +29,8 @@ PyObject *np_module_numpy(void) { return numpy_mod; }
 
 bool np_check(PyObject *o) { return PyArray_Check(o) || PyArray_IsScalar(o, Generic); }
 
+int64_t np_array_numel(PyObject *o) { return PyArray_Check(o) ? (int64_t)PyArray_SIZE((PyArrayObject *)o) : -1; }
+
 /* ---- helpers ------------------------------------------------------------------------------ */
 
 static int shape_of(PyArrayObject *a, rt_shape *s) {

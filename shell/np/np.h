@@ -32,6 +32,7 @@ PyObject *np_wrap(rt_tensor *t);
  * np.int32, np.bool_, ...) or, for strings, bytes. Steals t. */
 PyObject *np_result(rt_tensor *t);
 bool np_check(PyObject *o);                    /* an ndarray or a numpy scalar */
+int64_t np_array_numel(PyObject *o);           /* an ndarray's elements; -1: not an ndarray */
 /* A NEW tensor holding o's values (an ndarray or numpy scalar); NULL + TypeError else. */
 rt_tensor *np_tensor_of(PyObject *o);
 

@@ -6,6 +6,7 @@
 #include <time.h>
 
 #include "base/alloc.h"
+#include "runtime/graphdef.h"
 #include "shell/tf/tf.h"
 
 typedef struct tf_session {
@@ -243,6 +244,8 @@ static int build_feeds(tf_session *s, sh_obj *fd, feeds *f) {
   f->names = xcalloc((size_t)n + 1, sizeof *f->names);
   f->values = xcalloc((size_t)n + 1, sizeof *f->values);
   sh_obj *k, *v;
+  bool on_tf = rt_session_on_tf(s->s);
+  size_t early = 0;
   for (int64_t pos = 0; sh_dict_next(fd, &pos, &k, &v);) {
     sh_obj *key = tf_variable_check(k) ? tf_variable_value(k) : k;
     char name[400];
@@ -269,6 +272,14 @@ static int build_feeds(tf_session *s, sh_obj *fd, feeds *f) {
       sh_raise(sh_TypeError, "Cannot interpret feed_dict key as Tensor: Can not convert a %s into a Tensor.",
                sh_type_name(key));
       return -1;
+    }
+    /* a session on TF's master refuses feeds over a gRPC message before copying them */
+    int64_t numel = on_tf ? np_array_numel(v) : -1;
+    size_t es = rt_dtype_size(node->out_types[idx]);
+    if (numel > 0 && node->out_types[idx] != RT_STRING && es) {
+      rt_status st = {0};
+      early += (size_t)numel * es;
+      if (rt_grpc_tensors_fit("RunStep's feeds", early, RT_GRPC_FEED_ADVICE, &st)) return tf_raise_status(&st), -1;
     }
     rt_tensor *val = np_to_tensor(v, node->out_types[idx], true);
     if (!val) return -1;
