@@ -85,18 +85,7 @@ static void mark_name(tf_graph *g, sh_obj *key, int64_t count) {
 
 /* "base_k" into buf, as snprintf(buf, n, "%s_%lld", base, k) writes it (len: base's). */
 static void suffixed(char *buf, size_t n, const char *base, size_t len, int64_t k) {
-  char digits[24];
-  int nd = 0;
-  if (k < 0 || len + sizeof digits + 1 >= n) {
-    snprintf(buf, n, "%s_%lld", base, (long long)k);
-    return;
-  }
-  do digits[nd++] = (char)('0' + k % 10);
-  while ((k /= 10) > 0);
-  memcpy(buf, base, len);
-  buf[len++] = '_';
-  while (nd > 0) buf[len++] = digits[--nd];
-  buf[len] = '\0';
+  str_put_int(buf, n, str_put(buf, n, str_put(buf, n, 0, base, len), "_", 1), k);
 }
 
 /* A unique name in g, as TF1's Graph.unique_name: "x", "x_1", "x_2", ... Each candidate's
@@ -149,16 +138,7 @@ sh_obj *tf_tensor_new(tf_graph *g, int id, int index) {
 }
 
 const char *tf_tensor_name(const tf_tensor *t, char *buf, size_t n) {
-  const char *name = tf_tensor_node(t)->name;
-  size_t len = strlen(name);
-  if (t->index >= 0 && t->index < 10 && len + 3 <= n) {   /* most tensors: no snprintf */
-    memcpy(buf, name, len);
-    buf[len] = ':';
-    buf[len + 1] = (char)('0' + t->index);
-    buf[len + 2] = '\0';
-  } else {
-    snprintf(buf, n, "%s:%d", name, t->index);
-  }
+  str_put_int(buf, n, str_puts(buf, n, str_puts(buf, n, 0, tf_tensor_node(t)->name), ":"), t->index);
   return buf;
 }
 
