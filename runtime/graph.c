@@ -77,6 +77,12 @@ void rt_node_free(rt_node *n) {
   if (!n) return;
   /* held by other graphs too: the last one frees it (a plain node goes from 0 to -1) */
   if (atomic_fetch_sub_explicit(&n->shared, 1, memory_order_acq_rel) > 0) return;
+  if (n->base) {   /* everything else is base's */
+    rt_node_free(n->base);
+    free(n->edges);
+    free(n);
+    return;
+  }
   for (int i = 0; i < n->n_inputs; i++) free(n->inputs[i]);
   free(n->inputs);
   free(n->edges);
@@ -761,6 +767,22 @@ int rt_graph_add_unchecked(rt_graph *g, rt_node *n, rt_status *st) {
     rt_node_free(n);
     return st->code;
   }
+  append(g, n, hash);
+  return RT_OK;
+}
+
+int rt_graph_add_borrowed(rt_graph *g, rt_node *src, const int *id_map, rt_status *st) {
+  uint32_t hash = hash_str(src->name);
+  if (find_hashed(g, src->name, hash))
+    return rt_error(st, RT_INVALID_ARGUMENT, "Duplicate node name in graph: '%s'", src->name);
+  rt_node *n = xmalloc(sizeof *n);
+  memcpy(n, src, sizeof *n);
+  atomic_init(&n->shared, 0);
+  n->base = src->base ? src->base : src;
+  atomic_fetch_add_explicit(&n->base->shared, 1, memory_order_relaxed);
+  n->edges = xmalloc((size_t)src->n_inputs * sizeof *n->edges + 1);
+  for (int i = 0; i < src->n_inputs; i++)
+    n->edges[i] = (rt_edge){id_map[src->edges[i].node], src->edges[i].index};
   append(g, n, hash);
   return RT_OK;
 }

@@ -81,6 +81,8 @@ typedef struct rt_node {
   const struct rt_op_def *def;
   int id;                /* index in the graph */
   atomic_int shared;     /* other graphs holding this very node (rt_graph_add_shared) */
+  struct rt_node *base;  /* a borrowed copy (rt_graph_add_borrowed): all but id and edges are
+                          * base's, which it holds; NULL for a node of its own */
 } rt_node;
 
 /* One slot of a graph's name index: the name's hash (so probing and growing never touch
@@ -153,6 +155,10 @@ int rt_graph_add_copy(rt_graph *g, const rt_node *src, const int *id_map, rt_sta
  * src->id nodes and each input of src is, in g, the node at the same id with the same
  * outputs (so src->id and src->edges hold in g). A shared node must not change. */
 int rt_graph_add_shared(rt_graph *g, rt_node *src, rt_status *st);
+/* rt_graph_add_copy's node without copying: only its id and edges are its own, the rest
+ * (name, op, inputs, attrs, devices, outputs) is src's, held until g frees it. Only for a
+ * graph read, never changed, while src stays as it is (a fragment packed at once). */
+int rt_graph_add_borrowed(rt_graph *g, rt_node *src, const int *id_map, rt_status *st);
 /* Append n as it is, unvalidated (no signature, no edges, no outputs): a graph only shown,
  * never run (a TensorFlow master's partition graphs, with TF's own ops). g owns n; fails
  * (n freed) only on a duplicate name. */

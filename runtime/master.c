@@ -500,7 +500,7 @@ static int prepare(rt_master *m, msess *s, int nf, char **feeds, int nx, char **
   char *warning = rc ? NULL : unshared_variables(m, s->g, needed);
   rt_partition *parts = NULL;
   int np = 0;
-  rt_partition_opts pto = {.by_task = true, .incarnation = dev_incarnation, .arg = s};
+  rt_partition_opts pto = {.by_task = true, .borrow = true, .incarnation = dev_incarnation, .arg = s};
   if (!rc) rc = rt_partition_graph(s->g, needed, &pto, &parts, &np, st);
   if (!rc) {   /* grappler's remapping, on what each task runs; the run's names stay */
     const char **keep = xcalloc((size_t)(nf + nx + nt) + 1, sizeof *keep);

@@ -381,12 +381,24 @@ static bool partition_ok(const rt_graph *g, const rt_partition *parts, int np, b
 }
 #endif
 
+/* Node a of a fragment computes what node b of g does, its inputs rewritten to _Recvs of the
+ * same values: it takes b's outputs (a _Recv infers no shape; the worker infers its own), so
+ * that what reads a can be copied. False where the types differ. */
+static bool keep_outputs(rt_node *a, const rt_node *b) {
+  if (a->n_outputs != b->n_outputs) return false;
+  for (int k = 0; k < a->n_outputs; k++)
+    if (a->out_types[k] != b->out_types[k] || a->out_refs[k] != b->out_refs[k]) return false;
+  memcpy(a->out_shapes, b->out_shapes, (size_t)a->n_outputs * sizeof *a->out_shapes);
+  return true;
+}
+
 int rt_partition_graph(const rt_graph *g, const bool *needed, const rt_partition_opts *o,
                        rt_partition **parts_out, int *n_out, rt_status *st) {
   rt_partition *parts = NULL;
   int np = 0, rc = RT_OK;
-  /* part: the node's partition (-1: not kept); id: its id there; exact: copied as it is,
-   * with inputs that are all exact copies (rt_graph_add_copy: no validation needed). */
+  /* part: the node's partition (-1: not kept); id: its id there; exact: its outputs there
+   * are those it has in g (a copy of it, or of a node whose inputs are all exact, needs no
+   * validation: rt_graph_add_copy, rt_graph_add_borrowed). */
   int *part = xcalloc((size_t)g->n_nodes + 1, sizeof *part);
   int *id = xcalloc((size_t)g->n_nodes + 1, sizeof *id);
   bool *exact = xcalloc((size_t)g->n_nodes + 1, sizeof *exact);
@@ -449,7 +461,9 @@ int rt_partition_graph(const rt_graph *g, const bool *needed, const rt_partition
       /* Where the fragment so far is g itself (ids and inputs alike), the node itself. */
       bool at_home = dst->n_nodes == i;
       for (int k = 0; at_home && k < n->n_inputs; k++) at_home = id[n->edges[k].node] == n->edges[k].node;
-      if ((rc = at_home ? rt_graph_add_shared(dst, (rt_node *)n, st) : rt_graph_add_copy(dst, n, id, st)))
+      if ((rc = at_home    ? rt_graph_add_shared(dst, (rt_node *)n, st)
+                : o->borrow ? rt_graph_add_borrowed(dst, (rt_node *)n, id, st)
+                            : rt_graph_add_copy(dst, n, id, st)))
         break;
       id[i] = dst->n_nodes - 1;
       exact[i] = true;
@@ -483,7 +497,9 @@ int rt_partition_graph(const rt_graph *g, const bool *needed, const rt_partition
       rt_node_free(cl);
       break;
     }
-    if (!(rc = add_clone(dst, cl, st))) id[i] = dst->n_nodes - 1;
+    if ((rc = add_clone(dst, cl, st))) break;
+    id[i] = dst->n_nodes - 1;
+    exact[i] = keep_outputs(dst->nodes[id[i]], n);
   }
   for (int l = 0; l < c.n_loops && !rc; l++) rc = finish_loop(&c, l);
   for (int l = 0; l < c.n_loops; l++) free(c.loops[l].device);

@@ -18,6 +18,9 @@ typedef struct rt_partition {
 /* How a device maps to a partition key, and a device's incarnation (for keys). */
 typedef struct rt_partition_opts {
   bool by_task;                                   /* else by device */
+  /* fragments borrow g's nodes (rt_graph_add_borrowed): only when they are read and freed
+   * before g changes (the master's, packed at once under the session's lock) */
+  bool borrow;
   uint64_t (*incarnation)(void *arg, const char *device);
   void *arg;
 } rt_partition_opts;

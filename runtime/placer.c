@@ -290,10 +290,14 @@ int rt_place(rt_graph *g, const char *const *devices, int n_devices, const rt_pl
     if (o->default_device && !strcmp(devices[i], o->default_device)) dflt = i;
   }
   build_groups(g, parent);
-  group_gpu_kernels(g, parent, gpu_ok, no_gpu);
 
   place_st p = {g, devices, n_devices, dflt, o, st, parent, chosen, owner, devs, spec, gpu_ok, no_gpu};
   rc = merge_requests(&p);
+  /* GPU kernels matter where there is a GPU, or a group asks for one */
+  bool gpu = false;
+  for (int i = 0; i < n_devices && !gpu; i++) gpu = !strcmp(devs[i].type, "GPU");
+  for (int i = 0; i < n && !gpu; i++) gpu = parent[i] == i && !strcmp(spec[i].type, "GPU");
+  if (gpu) group_gpu_kernels(g, parent, gpu_ok, no_gpu);
   if (!rc) rc = assign_groups(&p);
   free(parent);
   free(chosen);

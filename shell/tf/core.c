@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "base/counts.h"
 #include "base/str.h"
 #include "runtime/device.h"
 #include "runtime/op.h"
@@ -16,7 +17,7 @@
 struct tf_graph {
   sh_obj head;
   rt_graph *g;
-  sh_obj *names;         /* dict: name -> times used (TF's _names_in_use) */
+  counts *names;         /* name -> times used (TF's _names_in_use) */
   sh_obj *collections;   /* dict: key -> list */
   char scope[TF_SCOPE_MAX];   /* current name scope, "" or "a/b/" */
   sh_obj *devices;       /* list of str | callable | None, outermost first */
@@ -31,7 +32,7 @@ tf_cf_state *tf_graph_cf(tf_graph *g) { return &g->cf; }
 static void graph_destroy(sh_obj *self) {
   tf_graph *g = (tf_graph *)self;
   rt_graph_free(g->g);
-  sh_decref(g->names);
+  counts_free(g->names);
   sh_decref(g->collections);
   sh_decref(g->devices);
   sh_decref(g->controls);
@@ -43,7 +44,7 @@ static void graph_destroy(sh_obj *self) {
 static tf_graph *graph_new(void) {
   tf_graph *g = sh_new(&tf_graph_type);
   g->g = rt_graph_new();
-  g->names = sh_dict_new();
+  g->names = counts_new();
   g->collections = sh_dict_new();
   g->devices = sh_list_new(0);
   g->controls = sh_list_new(0);
@@ -77,44 +78,25 @@ sh_obj *tf_graph_collection(tf_graph *g, const char *key, bool create) {
 int64_t tf_graph_seed(tf_graph *g) { return g->seed; }
 void tf_graph_set_seed(tf_graph *g, int64_t s) { g->seed = s; }
 
-static void mark_name(tf_graph *g, sh_obj *key, int64_t count) {
-  sh_obj *cnt = sh_int(count);
-  sh_dict_set(g->names, key, cnt);
-  sh_decref(cnt);
-}
 
 /* "base_k" into buf, as snprintf(buf, n, "%s_%lld", base, k) writes it (len: base's). */
 static void suffixed(char *buf, size_t n, const char *base, size_t len, int64_t k) {
   str_put_int(buf, n, str_put(buf, n, str_put(buf, n, 0, base, len), "_", 1), k);
 }
 
-/* A unique name in g, as TF1's Graph.unique_name: "x", "x_1", "x_2", ... Each candidate's
- * str is made once, for the lookup, the mark and the answer. */
-static sh_obj *unique_name(tf_graph *g, const char *want, bool mark) {
-  char buf[600];
+/* A unique name in g into buf (n bytes, cut to fit), as TF1's Graph.unique_name: "x",
+ * "x_1", "x_2", ...; marks it used. */
+static const char *unique_name(tf_graph *g, const char *want, char *buf, size_t n) {
   size_t len = strlen(want);
-  sh_obj *key = sh_str(want);   /* plain str keys: node names are not interned (100k of them would stay) */
-  if (!key) return NULL;
-  sh_obj *n = sh_dict_get(g->names, key);
-  int64_t k = n ? sh_int_value(n) : 0;
-  sh_obj *u;
-  if (len < sizeof buf) {
-    u = sh_incref(key);
-  } else {   /* a longer name is cut */
-    snprintf(buf, sizeof buf, "%s", want);
-    u = sh_str(buf);
+  int64_t k = counts_get(g->names, want);
+  str_put(buf, n, 0, want, len);
+  for (; k > 0; k++) {
+    suffixed(buf, n, want, len, k);
+    if (!counts_get(g->names, buf) && !rt_graph_find(g->g, buf)) break;
   }
-  for (; k > 0 && u; k++) {
-    suffixed(buf, sizeof buf, want, len, k);
-    sh_decref(u);
-    if (!(u = sh_str(buf)) || (!sh_dict_get(g->names, u) && !rt_graph_find(g->g, buf))) break;
-  }
-  if (mark && u) {
-    mark_name(g, key, k + 1);
-    if (strcmp(sh_str_cstr(u), want)) mark_name(g, u, 1);
-  }
-  sh_decref(key);
-  return u;
+  counts_set(g->names, want, k + 1);
+  if (strcmp(buf, want)) counts_set(g->names, buf, 1);
+  return buf;
 }
 
 /* ---- operations and tensors ------------------------------------------------------- */
@@ -730,17 +712,12 @@ rt_node *tf_node_begin_c(const char *op, const char *name) {
      * that stand for their scope, such as an optimizer's train op. */
     char exact[700];
     str_put(exact, sizeof exact, 0, base, len - 1);
-    sh_obj *one = sh_int(1);
-    sh_dict_set_str(g->names, exact, one);
-    sh_decref(one);
+    counts_set(g->names, exact, 1);
     return rt_node_new(exact, op);
   }
-  char want[700];
+  char want[700], buf[600];
   str_put(want, sizeof want, str_puts(want, sizeof want, 0, g->scope), base, len);
-  sh_obj *u = unique_name(g, want, true);
-  rt_node *n = rt_node_new(sh_str_cstr(u), op);
-  sh_decref(u);
-  return n;
+  return rt_node_new(unique_name(g, want, buf, sizeof buf), op);
 }
 
 static bool input_is_ref(const rt_node *n, int k) {
@@ -932,10 +909,8 @@ char *tf_graph_scope(tf_graph *g) { return g->scope; }
 sh_obj *tf_unique_scope(tf_graph *g, const char *name) {
   char want[600];
   snprintf(want, sizeof want, "%s%s", g->scope, name);
-  sh_obj *u = unique_name(g, want, true);
-  sh_obj *r = sh_strf("%s/", sh_str_cstr(u));
-  sh_decref(u);
-  return r;
+  char buf[600];
+  return sh_strf("%s/", unique_name(g, want, buf, sizeof buf));
 }
 
 /* ---- context managers: name_scope, control_dependencies, colocate_with, as_default ---- */
@@ -1030,9 +1005,8 @@ static sh_obj *f_name_scope(sh_obj *self, int argc, sh_obj **argv, sh_obj *kw) {
     } else {
       char want[600];
       snprintf(want, sizeof want, "%s%s", g->scope, s);
-      sh_obj *u = unique_name(g, want, true);
-      snprintf(scope, sizeof scope, "%s/", sh_str_cstr(u));
-      sh_decref(u);
+      char buf[600];
+      snprintf(scope, sizeof scope, "%s/", unique_name(g, want, buf, sizeof buf));
     }
   }
   return tf_ctx_new(CTX_NAME_SCOPE, g, sh_str(scope));

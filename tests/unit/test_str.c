@@ -1,5 +1,5 @@
 /* base/str.h's appends against what snprintf writes and returns, truncation included,
- * and rt_devname_str (written with them) word for word. */
+ * rt_devname_str (written with them) word for word, and base/counts.h's table. */
 #include <limits.h>
 #include <setjmp.h>
 #include <stdarg.h>
@@ -10,6 +10,7 @@
 
 #include <cmocka.h>
 
+#include "base/counts.h"
 #include "base/str.h"
 #include "runtime/device.h"
 
@@ -44,10 +45,38 @@ static void test_devname(void **state) {
   assert_string_equal(rt_devname_task_str(&d, buf, sizeof buf), "/job:worker/replica:0/task:12");
 }
 
+static void test_counts(void **state) {
+  (void)state;
+  counts *c = counts_new();
+  assert_int_equal(counts_get(c, "x"), 0);
+  counts_set(c, "x", 1);
+  counts_set(c, "", 7);   /* the empty string is a key like any other */
+  char name[32], big[70000];
+  for (int i = 1; i <= 5000; i++) {   /* grows the slots many times and the pool past a block */
+    str_put_int(name, sizeof name, str_puts(name, sizeof name, 0, "x_"), i);
+    counts_set(c, name, i);
+  }
+  memset(big, 'b', sizeof big - 1), big[sizeof big - 1] = '\0';   /* longer than a block */
+  counts_set(c, big, 3);
+  counts_set(c, "x", 2);   /* a second set overwrites */
+  assert_int_equal(counts_size(c), 5003);
+  assert_int_equal(counts_get(c, "x"), 2);
+  assert_int_equal(counts_get(c, ""), 7);
+  assert_int_equal(counts_get(c, "x_1"), 1);
+  assert_int_equal(counts_get(c, "x_5000"), 5000);
+  assert_int_equal(counts_get(c, "x_5001"), 0);
+  assert_int_equal(counts_get(c, big), 3);
+  big[10] = 'c';
+  assert_int_equal(counts_get(c, big), 0);
+  counts_free(c);
+  counts_free(NULL);
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_against_snprintf),
       cmocka_unit_test(test_devname),
+      cmocka_unit_test(test_counts),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }
