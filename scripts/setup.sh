@@ -14,6 +14,7 @@ pkgs=(
   libblis-openmp-dev # BLIS: GEMM for MatMul (OpenMP build: both cores)
   libdnnl-dev        # oneDNN: float convolutions (loaded on first use; ops/cpu/onednn.h)
   libjansson-dev     # JSON: TF_CONFIG, json module, Chrome traces
+  libmimalloc-dev    # mimalloc: tfsh's allocator (graphs of many small nodes; CMakeLists.txt)
   zlib1g-dev         # gzip'd IDX datasets
   libprotobuf-c-dev protobuf-c-compiler   # TensorFlow's files: GraphDef, MetaGraph, checkpoints, events
   libcmocka-dev      # unit tests

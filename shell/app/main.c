@@ -1,6 +1,9 @@
 /* The program entry: argument parsing and dispatch, nothing else. */
 #define _GNU_SOURCE
 #include <malloc.h>
+#ifdef TFSH_MIMALLOC
+#include <mimalloc.h>
+#endif
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -13,14 +16,17 @@
 #include "shell/app/repl.h"
 
 int main(int argc, char **argv) {
-  /* Tensor buffers of many MiB come and go every step; glibc would mmap and unmap each,
-   * and fresh pages cost ~14 us per 4 KiB to touch on these machines. Keep them in the
-   * heap for reuse instead. */
+  /* Tensor buffers of many MiB come and go every step, and fresh pages cost ~14 us per
+   * 4 KiB to touch on these machines: what is freed stays mapped for reuse. */
+#ifdef TFSH_MIMALLOC
+  mi_option_disable(mi_option_allow_decommit);
+#else
+  /* glibc would mmap and unmap each big buffer; one arena, since a thread's own holds at
+   * most 64 MiB (big tensors received on ZeroMQ's I/O thread would be fresh mmaps). */
   mallopt(M_MMAP_THRESHOLD, 512 << 20);
-  /* One arena: a thread's own arena holds at most 64 MiB, so big tensors received on
-   * ZeroMQ's I/O thread would be fresh mmaps every step whatever the threshold. */
   mallopt(M_ARENA_MAX, 1);
   mallopt(M_TRIM_THRESHOLD, 1 << 30);
+#endif
   /* -u (python's unbuffered flag, before the rest): nothing to do, stdio is unbuffered
    * already (shell/py/interp.c); dropped so that the rest reads as without it. */
   while (argc > 1 && !strcmp(argv[1], "-u")) {
