@@ -19,7 +19,14 @@ int main(int argc, char **argv) {
   /* Tensor buffers of many MiB come and go every step, and fresh pages cost ~14 us per
    * 4 KiB to touch on these machines: what is freed stays mapped for reuse. */
 #ifdef TFSH_MIMALLOC
+  /* mimalloc maps and unmaps each block beyond its segments (a 64 MiB tensor: 2x the
+   * step's time) unless it comes from a committed arena, which it never gives back: one
+   * as large as the machine's memory (address space; pages cost only once touched), or a
+   * quarter where strict overcommit refuses that; failing both, mimalloc's own mapping. */
   mi_option_disable(mi_option_allow_decommit);
+  long pages = sysconf(_SC_PHYS_PAGES), page = sysconf(_SC_PAGESIZE);
+  size_t ram = pages > 0 && page > 0 ? (size_t)pages * (size_t)page : 0;
+  if (ram && mi_reserve_os_memory(ram, true, true)) mi_reserve_os_memory(ram / 4, true, true);
 #else
   /* glibc would mmap and unmap each big buffer; one arena, since a thread's own holds at
    * most 64 MiB (big tensors received on ZeroMQ's I/O thread would be fresh mmaps). */
