@@ -7,6 +7,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
 #include <unistd.h>
 
 #include "base/alloc.h"
@@ -21,12 +22,16 @@ int main(int argc, char **argv) {
 #ifdef TFSH_MIMALLOC
   /* mimalloc maps and unmaps each block beyond its segments (a 64 MiB tensor: 2x the
    * step's time) unless it comes from a committed arena, which it never gives back: one
-   * as large as the machine's memory (address space; pages cost only once touched), or a
-   * quarter where strict overcommit refuses that; failing both, mimalloc's own mapping. */
+   * as large as the machine's memory (address space; pages cost only once touched), at
+   * most half of an address-space limit (ulimit -v), or a quarter of that where strict
+   * overcommit refuses it; failing both, mimalloc's own mapping. */
   mi_option_disable(mi_option_allow_decommit);
   long pages = sysconf(_SC_PHYS_PAGES), page = sysconf(_SC_PAGESIZE);
-  size_t ram = pages > 0 && page > 0 ? (size_t)pages * (size_t)page : 0;
-  if (ram && mi_reserve_os_memory(ram, true, true)) mi_reserve_os_memory(ram / 4, true, true);
+  size_t arena = pages > 0 && page > 0 ? (size_t)pages * (size_t)page : 0;
+  struct rlimit as;
+  if (!getrlimit(RLIMIT_AS, &as) && as.rlim_cur != RLIM_INFINITY && arena > as.rlim_cur / 2)
+    arena = as.rlim_cur / 2;
+  if (arena && mi_reserve_os_memory(arena, true, true)) mi_reserve_os_memory(arena / 4, true, true);
 #else
   /* glibc would mmap and unmap each big buffer; one arena, since a thread's own holds at
    * most 64 MiB (big tensors received on ZeroMQ's I/O thread would be fresh mmaps). */
