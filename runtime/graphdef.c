@@ -690,6 +690,20 @@ int rt_grpc_tensors_fit(const char *what, size_t bytes, const char *advice, rt_s
   return too_big(what, "hold", bytes, advice, st);
 }
 
+int rt_grpc_fetches_fit(const rt_graph *g, const char *const *names, int n, rt_status *st) {
+  size_t bytes = 0;
+  for (int i = 0; i < n; i++) {
+    rt_node *node;
+    int idx;
+    rt_status ig = {0};
+    if (rt_graph_output(g, names[i], &node, &idx, &ig)) continue;   /* the run says */
+    int64_t numel = rt_shape_numel(&node->out_shapes[idx]);
+    size_t es = rt_dtype_size(node->out_types[idx]);
+    if (numel >= 0 && es && node->out_types[idx] != RT_STRING) bytes += (size_t)numel * es;
+  }
+  return too_big("RunStep's fetches", "hold", bytes, RT_GRPC_FETCH_ADVICE, st);
+}
+
 int rt_tensor_proto_encode(const rt_tensor *t, unsigned char **out, size_t *n, rt_status *st) {
   pool pl = {0};
   Tensorflow__TensorProto *tp = tensor_pb(&pl, t);

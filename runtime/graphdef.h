@@ -75,6 +75,10 @@ int rt_grpc_message_fits(const char *what, rt_tensor *const *t, int n, size_t ms
 /* The same for tensors of `bytes` in all, known before they are made: a client refuses a
  * 2 GiB feed before copying it. */
 int rt_grpc_tensors_fit(const char *what, size_t bytes, const char *advice, rt_status *st);
+/* The fetches of g named whose static shapes and types already make more than one gRPC
+ * message: RESOURCE_EXHAUSTED before the step runs (tensors of unknown size count 0). */
+int rt_grpc_fetches_fit(const rt_graph *g, const char *const *names, int n, rt_status *st);
 #define RT_GRPC_FEED_ADVICE "feed less at a time (over several steps)"
+#define RT_GRPC_FETCH_ADVICE "fetch less at a time (a slice, or over several steps)"
 
 #endif

@@ -180,12 +180,12 @@ static int run_step(const uint8_t *req, size_t n, uint8_t **rep, size_t *rep_n, 
                           .n_targets = (int)r->n_target, .targets = (const char *const *)r->target,
                           .timeout_ms = r->options ? r->options->timeout_in_ms : 0, .graph_sent = true};
     pthread_mutex_lock(&t->mu);   /* new nodes go to the master under the graph's lock */
-    rc = rt_session_extend(t->s, NULL, st);
+    rc = rt_grpc_fetches_fit(t->g, run.fetch_names, nt, st);   /* before computing them */
+    if (!rc) rc = rt_session_extend(t->s, NULL, st);
     pthread_mutex_unlock(&t->mu);
     if (!rc) rc = rt_session_run_step(t->s, &run, st);
   }
-  static const char fetch_less[] = "fetch less at a time (a slice, or over several steps)";
-  if (!rc) rc = rt_grpc_message_fits("RunStep's fetches", got, nt, 0, fetch_less, st);
+  if (!rc) rc = rt_grpc_message_fits("RunStep's fetches", got, nt, 0, RT_GRPC_FETCH_ADVICE, st);
   if (!rc) {
     Tensorflow__RunStepResponse out = TENSORFLOW__RUN_STEP_RESPONSE__INIT;
     Tensorflow__NamedTensorProto *nts = xcalloc((size_t)nt + 1, sizeof *nts), **ntp = xcalloc((size_t)nt + 1, sizeof *ntp);
@@ -197,7 +197,7 @@ static int run_step(const uint8_t *req, size_t n, uint8_t **rep, size_t *rep_n, 
     }
     out.n_tensor = (size_t)nt, out.tensor = ntp;
     if (!rc) rc = rt_grpc_message_fits("RunStep's reply", NULL, 0, tensorflow__run_step_response__get_packed_size(&out),
-                                       fetch_less, st);
+                                       RT_GRPC_FETCH_ADVICE, st);
     if (!rc) {
       *rep_n = tensorflow__run_step_response__get_packed_size(&out);
       *rep = xmalloc(*rep_n + 1);

@@ -297,6 +297,17 @@ static int build_feeds(tf_session *s, sh_obj *fd, feeds *f) {
   return 0;
 }
 
+/* A session on TF's master refuses fetches whose static shapes already say they cannot
+ * come back in one gRPC message, before the step runs (TF's master would compute them, then
+ * fail): 0, or -1 with ResourceExhaustedError raised. */
+static int fetches_fit(tf_session *s, const plan *p) {
+  rt_status st = {0};
+  if (rt_session_on_tf(s->s) &&
+      rt_grpc_fetches_fit(tf_rt(s->graph), (const char *const *)p->fetch, p->n_fetch, &st))
+    return tf_raise_status(&st), -1;
+  return 0;
+}
+
 /* ---- run -------------------------------------------------------------------------- */
 
 static sh_obj *cfg_get(sh_obj *cfg, const char *name);
@@ -307,7 +318,7 @@ static sh_obj *session_run(tf_session *s, sh_obj *fetches, sh_obj *feed_dict, sh
   plan p = {0};
   feeds f = {0};
   sh_obj *result = NULL;
-  if (collect(s, fetches, &p) < 0 || build_feeds(s, feed_dict, &f) < 0) goto out;
+  if (collect(s, fetches, &p) < 0 || fetches_fit(s, &p) < 0 || build_feeds(s, feed_dict, &f) < 0) goto out;
   rt_tensor **out = xcalloc((size_t)p.n_fetch + 1, sizeof *out);
   rt_session_run r = {
     .n_feeds = f.n, .feed_names = (const char *const *)f.names, .feeds = f.values,

@@ -1,7 +1,8 @@
 /* TF's gRPC messages as tfsh encodes them (runtime/proto/worker.proto) against the bytes
  * real TensorFlow 2.21 servers sent (tests/data/tf_grpc, recorded by
  * scripts/tf_oracle/record_grpc.py): each GetStatusResponse decodes to the device TF
- * reported and re-encodes byte for byte; the request is empty on the wire. */
+ * reported and re-encodes byte for byte; the request is empty on the wire. And the check
+ * that refuses, before a step runs, fetches whose static sizes exceed one gRPC message. */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -12,6 +13,9 @@
 
 #include <cmocka.h>
 
+#include "ops/ops.h"
+#include "runtime/graph.h"
+#include "runtime/graphdef.h"
 #include "runtime/proto/worker.pb-c.h"
 
 static size_t read_hex(const char *name, uint8_t *buf, size_t cap) {
@@ -66,8 +70,40 @@ static void test_not_a_reply(void **state) {
   assert_null(tensorflow__get_status_response__unpack(NULL, sizeof junk, junk));
 }
 
+static void placeholder(rt_graph *g, const char *name, rt_dtype t, int64_t n) {
+  rt_node *p = rt_node_new(name, "Placeholder");
+  rt_node_set_type(p, "dtype", t);
+  rt_shape sh = rt_shape_make(1, &n);
+  rt_node_set_shape(p, "shape", &sh);
+  rt_status st = {0};
+  if (rt_graph_add(g, p, &st)) fail_msg("%s", st.msg);
+}
+
+static void test_fetches_fit(void **state) {
+  (void)state;
+  rt_graph *g = rt_graph_new();
+  placeholder(g, "big", RT_FLOAT, (int64_t)1 << 29);        /* 2 GiB: one byte over */
+  placeholder(g, "half", RT_FLOAT, (int64_t)1 << 28);
+  placeholder(g, "open", RT_FLOAT, -1);                     /* size unknown: counts 0 */
+  placeholder(g, "text", RT_STRING, (int64_t)1 << 30);      /* strings: unknown too */
+  rt_status st = {0};
+  const char *ok[] = {"half:0", "open:0", "text:0", "nowhere:0", "bad name:x"};
+  assert_int_equal(rt_grpc_fetches_fit(g, ok, 5, &st), RT_OK);
+  const char *two[] = {"half:0", "half:0"};
+  assert_int_equal(rt_grpc_fetches_fit(g, two, 2, &st), RT_RESOURCE_EXHAUSTED);
+  assert_string_equal(st.msg, "RunStep's fetches hold 2147483648 bytes, more than the 2147483647 one gRPC "
+                              "message carries (TensorFlow's limit too): fetch less at a time (a slice, or "
+                              "over several steps)");
+  const char *big[] = {"big:0"};
+  st = (rt_status){0};
+  assert_int_equal(rt_grpc_fetches_fit(g, big, 1, &st), RT_RESOURCE_EXHAUSTED);
+  rt_graph_free(g);
+}
+
 int main(void) {
+  op_register_all();
   const struct CMUnitTest tests[] = {
+      cmocka_unit_test(test_fetches_fit),
       cmocka_unit_test(test_get_status_replies),
       cmocka_unit_test(test_get_status_request),
       cmocka_unit_test(test_not_a_reply),
