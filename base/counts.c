@@ -1,6 +1,7 @@
 /* A count per string (counts.h). */
 #include "base/counts.h"
 #include "base/alloc.h"
+#include "base/str.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -25,14 +26,6 @@ struct counts {
 
 enum { BLOCK_BYTES = 64 << 10, FIRST_SLOTS = 64 };
 
-static uint32_t hash_of(const char *s, size_t *len) {
-  uint64_t h = 1469598103934665603ull;   /* FNV-1a, folded */
-  const char *p = s;
-  for (; *p; p++) h = (h ^ (unsigned char)*p) * 1099511628211ull;
-  *len = (size_t)(p - s);
-  return (uint32_t)(h ^ (h >> 32));
-}
-
 counts *counts_new(void) {
   counts *c = xcalloc(1, sizeof *c);
   c->cap = FIRST_SLOTS;
@@ -54,8 +47,7 @@ static slot *find(const counts *c, const char *s, uint32_t hash) {
 }
 
 int64_t counts_get(const counts *c, const char *s) {
-  size_t len;
-  const slot *e = find(c, s, hash_of(s, &len));
+  const slot *e = find(c, s, str_hash(s, NULL));
   return e->s ? e->count : 0;
 }
 
@@ -89,7 +81,7 @@ static void grow(counts *c) {
 
 void counts_set(counts *c, const char *s, int64_t count) {
   size_t len;
-  uint32_t hash = hash_of(s, &len);
+  uint32_t hash = str_hash(s, &len);
   slot *e = find(c, s, hash);
   if (!e->s) {
     if (2 * (c->n + 1) > c->cap) {

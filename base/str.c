@@ -25,3 +25,11 @@ size_t str_put_int(char *buf, size_t n, size_t off, long long v) {
   if (v < 0) d[--k] = '-';
   return str_put(buf, n, off, d + k, sizeof d - (size_t)k);
 }
+
+uint32_t str_hash(const char *s, size_t *len) {
+  uint64_t h = 1469598103934665603ull;
+  const char *p = s;
+  for (; *p; p++) h = (h ^ (unsigned char)*p) * 1099511628211ull;
+  if (len) *len = (size_t)(p - s);
+  return (uint32_t)(h ^ (h >> 32));
+}

@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "base/alloc.h"
+#include "base/str.h"
 #include "runtime/op.h"
 
 /* A copy of s, "" for NULL (bookkeeping: fatal when memory runs out, base/alloc.h). */
@@ -261,11 +262,7 @@ bool rt_tensor_name_parse(const char *s, char *buf, size_t n, int *index) {
 
 /* ---- graphs ------------------------------------------------------------------------- */
 
-static uint32_t hash_str(const char *s) {
-  uint64_t h = 1469598103934665603ull;   /* FNV-1a, folded */
-  for (; *s; s++) h = (h ^ (unsigned char)*s) * 1099511628211ull;
-  return (uint32_t)(h ^ (h >> 32));
-}
+static uint32_t hash_str(const char *s) { return str_hash(s, NULL); }
 
 static void index_put(rt_graph_slot *index, int cap, uint32_t hash, int id) {
   size_t mask = (size_t)cap - 1;
@@ -771,6 +768,13 @@ int rt_graph_add_unchecked(rt_graph *g, rt_node *n, rt_status *st) {
   return RT_OK;
 }
 
+/* src's edges, input k on node id_map[src->edges[k].node] */
+static rt_edge *mapped_edges(const rt_node *src, const int *id_map) {
+  rt_edge *e = xcalloc((size_t)src->n_inputs + 1, sizeof *e);
+  for (int i = 0; i < src->n_inputs; i++) e[i] = (rt_edge){id_map[src->edges[i].node], src->edges[i].index};
+  return e;
+}
+
 int rt_graph_add_borrowed(rt_graph *g, rt_node *src, const int *id_map, rt_status *st) {
   uint32_t hash = hash_str(src->name);
   if (find_hashed(g, src->name, hash))
@@ -780,9 +784,7 @@ int rt_graph_add_borrowed(rt_graph *g, rt_node *src, const int *id_map, rt_statu
   atomic_init(&n->shared, 0);
   n->base = src->base ? src->base : src;
   atomic_fetch_add_explicit(&n->base->shared, 1, memory_order_relaxed);
-  n->edges = xmalloc((size_t)src->n_inputs * sizeof *n->edges + 1);
-  for (int i = 0; i < src->n_inputs; i++)
-    n->edges[i] = (rt_edge){id_map[src->edges[i].node], src->edges[i].index};
+  n->edges = mapped_edges(src, id_map);
   append(g, n, hash);
   return RT_OK;
 }
@@ -793,9 +795,7 @@ int rt_graph_add_copy(rt_graph *g, const rt_node *src, const int *id_map, rt_sta
     return rt_error(st, RT_INVALID_ARGUMENT, "Duplicate node name in graph: '%s'", src->name);
   rt_node *n = rt_node_clone(src);
   n->n_data_inputs = src->n_data_inputs;
-  n->edges = xcalloc((size_t)src->n_inputs, sizeof *n->edges);
-  for (int i = 0; i < src->n_inputs; i++)
-    n->edges[i] = (rt_edge){id_map[src->edges[i].node], src->edges[i].index};
+  n->edges = mapped_edges(src, id_map);
   n->def = src->def;
   alloc_outputs(n, src->n_outputs);
   memcpy(n->out_shapes, src->out_shapes, (size_t)src->n_outputs * sizeof *n->out_shapes);

@@ -697,9 +697,7 @@ int rt_grpc_fetches_fit(const rt_graph *g, const char *const *names, int n, rt_s
     int idx;
     rt_status ig = {0};
     if (rt_graph_output(g, names[i], &node, &idx, &ig)) continue;   /* the run says */
-    int64_t numel = rt_shape_numel(&node->out_shapes[idx]);
-    size_t es = rt_dtype_size(node->out_types[idx]);
-    if (numel >= 0 && es && node->out_types[idx] != RT_STRING) bytes += (size_t)numel * es;
+    bytes += rt_dtype_fixed_bytes(node->out_types[idx], rt_shape_numel(&node->out_shapes[idx]));
   }
   return too_big("RunStep's fetches", "hold", bytes, RT_GRPC_FETCH_ADVICE, st);
 }

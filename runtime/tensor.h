@@ -82,6 +82,11 @@ bool rt_dtype_is_float(rt_dtype t);
 bool rt_dtype_is_int(rt_dtype t);
 /* Elements are rt_str (strings, and resource handles, which are strings inside). */
 static inline bool rt_dtype_is_str(rt_dtype t) { return t == RT_STRING || t == RT_RESOURCE; }
+/* The bytes of n elements of a fixed-size type; 0 for strings (their size is their
+ * contents') and for n < 0 (unknown). */
+static inline size_t rt_dtype_fixed_bytes(rt_dtype t, int64_t n) {
+  return n > 0 && !rt_dtype_is_str(t) ? (size_t)n * rt_dtype_size(t) : 0;
+}
 
 /* shapes */
 rt_shape rt_shape_scalar(void);

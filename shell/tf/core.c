@@ -78,7 +78,6 @@ sh_obj *tf_graph_collection(tf_graph *g, const char *key, bool create) {
 int64_t tf_graph_seed(tf_graph *g) { return g->seed; }
 void tf_graph_set_seed(tf_graph *g, int64_t s) { g->seed = s; }
 
-
 /* "base_k" into buf, as snprintf(buf, n, "%s_%lld", base, k) writes it (len: base's). */
 static void suffixed(char *buf, size_t n, const char *base, size_t len, int64_t k) {
   str_put_int(buf, n, str_put(buf, n, str_put(buf, n, 0, base, len), "_", 1), k);

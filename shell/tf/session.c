@@ -274,11 +274,9 @@ static int build_feeds(tf_session *s, sh_obj *fd, feeds *f) {
       return -1;
     }
     /* a session on TF's master refuses feeds over a gRPC message before copying them */
-    int64_t numel = on_tf ? np_array_numel(v) : -1;
-    size_t es = rt_dtype_size(node->out_types[idx]);
-    if (numel > 0 && node->out_types[idx] != RT_STRING && es) {
+    if (on_tf) {
       rt_status st = {0};
-      early += (size_t)numel * es;
+      early += rt_dtype_fixed_bytes(node->out_types[idx], np_array_numel(v));
       if (rt_grpc_tensors_fit("RunStep's feeds", early, RT_GRPC_FEED_ADVICE, &st)) return tf_raise_status(&st), -1;
     }
     rt_tensor *val = np_to_tensor(v, node->out_types[idx], true);
