@@ -101,10 +101,11 @@ void op_cpu_blas_init(void) {
   } else {
     char id[16];
     snprintf(id, sizeof id, "%d", op_cpu_blis_arch(&facts));
-    setenv("BLIS_ARCH_TYPE", id, 0);   /* BLIS reads it once, at its first call */
+    setenv("BLIS_ARCH_TYPE", id, 0);   /* BLIS reads it once, when it initialises */
     snprintf(arch_why, sizeof arch_why, "from the instruction set");
   }
-  bli_init();
+  /* BLIS itself is loaded and initialised by its first call (blis_dl.c), not here: a
+   * process that multiplies nothing never maps it. */
 }
 
 bool op_cpu_avx512(void) {

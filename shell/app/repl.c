@@ -3,6 +3,7 @@
  * `name?` help, magics, and Ctrl-C. */
 #define _GNU_SOURCE
 #include "base/alloc.h"
+#include "base/dl.h"
 #include "shell/app/repl.h"
 #include <patchlevel.h>
 
@@ -25,6 +26,26 @@ volatile sig_atomic_t sh_interrupted;
 
 static EditLine *el;
 static History *hist;
+
+/* libedit, loaded when the REPL starts (base/dl.h): scripts and -c never map it. */
+#define EDIT_FNS(X) \
+  X(el_init) X(el_end) X(el_set) X(el_gets) X(el_reset) X(el_line) X(el_insertstr) \
+  X(el_source) X(history_init) X(history_end) X(history)
+static struct {
+#define FIELD(f) __typeof__(f) *f;
+  EDIT_FNS(FIELD)
+#undef FIELD
+} L;
+
+static void edit_load(void) {
+#define NAME(f) #f,
+#define ADDR(f) (void *)&L.f,
+  static const char *const names[] = {EDIT_FNS(NAME)};
+  void *const slots[] = {EDIT_FNS(ADDR)};
+#undef NAME
+#undef ADDR
+  dl_require(TFSH_EDIT_SONAME, "libedit2", names, slots, sizeof names / sizeof *names);
+}
 static char hist_path[4096];
 static bool continuation, idle;
 
@@ -290,7 +311,7 @@ static unsigned char offer(EditLine *e, sh_obj *list, size_t wlen) {
   if (common > wlen) {
     char ins[256];
     snprintf(ins, sizeof ins, "%.*s", (int)(common - wlen), first + wlen);
-    el_insertstr(e, ins);
+    L.el_insertstr(e, ins);
     return CC_REFRESH;
   }
   if (n == 1) return CC_REFRESH;
@@ -307,7 +328,7 @@ static unsigned char offer(EditLine *e, sh_obj *list, size_t wlen) {
 }
 
 static unsigned char complete(EditLine *e, int ch) {
-  const LineInfo *li = el_line(e);
+  const LineInfo *li = L.el_line(e);
   size_t cursor = li->cursor - li->buffer;
   if (ncompleters) {
     char *line = xstrndup(li->buffer, cursor);
@@ -475,10 +496,10 @@ static void history_setup(void) {
     snprintf(hist_path, sizeof hist_path, "%s/.tfsh_history", home);
   }
   HistEvent ev;
-  hist = history_init();
-  history(hist, &ev, H_SETSIZE, 2000);
-  history(hist, &ev, H_SETUNIQUE, 1);
-  if (hist_path[0]) history(hist, &ev, H_LOAD, hist_path);
+  hist = L.history_init();
+  L.history(hist, &ev, H_SETSIZE, 2000);
+  L.history(hist, &ev, H_SETUNIQUE, 1);
+  if (hist_path[0]) L.history(hist, &ev, H_LOAD, hist_path);
 }
 
 static void history_add(const char *entry) {
@@ -487,8 +508,8 @@ static void history_add(const char *entry) {
   size_t n = strlen(e);
   while (n && (e[n - 1] == '\n' || e[n - 1] == ' ')) e[--n] = 0;
   if (n) {
-    history(hist, &ev, H_ENTER, e);
-    if (hist_path[0]) history(hist, &ev, H_SAVE, hist_path);
+    L.history(hist, &ev, H_ENTER, e);
+    if (hist_path[0]) L.history(hist, &ev, H_SAVE, hist_path);
   }
   free(e);
 }
@@ -509,7 +530,7 @@ void sh_print_async(const char *fmt, ...) {
     fputs("\r\033[K", stdout);
     vprintf(fmt, ap);
     fflush(stdout);
-    el_set(el, EL_REFRESH);
+    L.el_set(el, EL_REFRESH);
   } else {
     vprintf(fmt, ap);
     fflush(stdout);
@@ -522,16 +543,17 @@ int sh_repl_run(void) {
   builtin_magics();
   sh_install_sigint();
 
-  el = el_init("tfsh", stdin, stdout, stderr);
-  el_set(el, EL_PROMPT, prompt_fn);
-  el_set(el, EL_EDITOR, "emacs");
-  el_set(el, EL_SIGNAL, 0);
-  el_set(el, EL_GETCFN, getc_fn);
+  edit_load();
+  el = L.el_init("tfsh", stdin, stdout, stderr);
+  L.el_set(el, EL_PROMPT, prompt_fn);
+  L.el_set(el, EL_EDITOR, "emacs");
+  L.el_set(el, EL_SIGNAL, 0);
+  L.el_set(el, EL_GETCFN, getc_fn);
   history_setup();
-  el_set(el, EL_HIST, history, hist);
-  el_set(el, EL_ADDFN, "tfsh-complete", "Complete a name or attribute", complete);
-  el_set(el, EL_BIND, "^I", "tfsh-complete", NULL);
-  el_source(el, NULL);   /* ~/.editrc */
+  L.el_set(el, EL_HIST, L.history, hist);
+  L.el_set(el, EL_ADDFN, "tfsh-complete", "Complete a name or attribute", complete);
+  L.el_set(el, EL_BIND, "^I", "tfsh-complete", NULL);
+  L.el_source(el, NULL);   /* ~/.editrc */
 
   printf("tfsh %s (Python %s, TensorFlow 1.x's distributed runtime). %%help for help, Ctrl-D exits.\n",
          TFSH_VERSION, PY_VERSION);
@@ -542,7 +564,7 @@ int sh_repl_run(void) {
     int count = 0;
     sh_screen_clear(true);
     idle = true;
-    const char *line = el_gets(el, &count);
+    const char *line = L.el_gets(el, &count);
     idle = false;
     if (!line) {
       if (sh_interrupted) {
@@ -550,7 +572,7 @@ int sh_repl_run(void) {
         printf("\nKeyboardInterrupt\n");
         fflush(stdout);
         sh_buf_free(&buf);
-        el_reset(el);
+        L.el_reset(el);
         continue;
       }
       printf("\n");
@@ -595,8 +617,8 @@ int sh_repl_run(void) {
   }
 out:
   sh_buf_free(&buf);
-  el_end(el);
-  history_end(hist);
+  L.el_end(el);
+  L.history_end(hist);
   el = NULL;
   return status;
 }

@@ -29,6 +29,18 @@ expect "syntax error format" "SyntaxError: '(' was never closed" "$(tail -1 "$wo
 expect "stdin script" "3" "$(printf 'print(1 + 2)\n' | "$TFSH")"
 expect "stdin with -" "3 ['-']" "$(printf 'import sys\nprint(1 + 2, sys.argv)\n' | "$TFSH" -)"
 
+# ZeroMQ, BLIS and libedit are loaded on first use (base/dl.h): a script that opens no
+# socket, multiplies nothing and reads no line maps none of them; a session maps the two.
+maps='import re; print(sorted(set(re.findall(r"/(libzmq|libblis|libedit)\.so", open("/proc/self/maps").read()))))'
+expect "-c maps no library it does not use" "[]" "$("$TFSH" -c "$maps")"
+expect "import tensorflow maps none either" "[]" "$("$TFSH" -c "import tensorflow; $maps")"
+expect "a MatMul maps BLIS and ZeroMQ" "['libblis', 'libzmq']" \
+  "$("$TFSH" -c "import tensorflow as tf; tf.Session().run(tf.matmul(tf.ones([2, 2]), tf.ones([2, 2]))); $maps")"
+# the binary exports none of their names (a trampoline exported would catch the
+# library's calls to itself)
+expect "no trampoline exported" "" \
+  "$(nm -D --defined-only "$TFSH" | awk '$3 ~ /^(zmq_|bli_|el_|history)/ {print $3}')"
+
 # speed: a million-iteration loop stays well under a second
 start=$(date +%s%N)
 "$TFSH" -c 'x = 0
