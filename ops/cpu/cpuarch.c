@@ -105,7 +105,11 @@ void op_cpu_blas_init(void) {
     snprintf(arch_why, sizeof arch_why, "from the instruction set");
   }
   /* BLIS itself is loaded and initialised by its first call (blis_dl.c), not here: a
-   * process that multiplies nothing never maps it. */
+   * process that multiplies nothing never maps it. Linked (sanitizer builds), it is
+   * initialised here, before anything queries it. */
+#if TFSH_BLIS_LINKED
+  bli_init();
+#endif
 }
 
 bool op_cpu_avx512(void) {
