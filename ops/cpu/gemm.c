@@ -5,8 +5,8 @@
  * 2-CPU machine with a second process running (ctest -j2, a neighbour's job), two of them
  * ran the MLP and Keras tests 10x slower than one thread. Tiles keep BLIS's kernels and
  * its per-element summation order (BLIS splits only m and n, never k, for any thread
- * count, and its small-matrix path is taken or not for the whole product: sup_path), so
- * results are bitwise those of one BLIS thread.
+ * count, and its small-matrix path is taken or not for the whole product, with tiles
+ * from the shape alone: sup_path, sup_grid), so results are bitwise those of one thread.
  *
  * Grid: a tile packs its own A rows and B columns, so every cut of m packs all of B once
  * more and every cut of n all of A, and smaller tiles reuse each packed panel less. On a
@@ -61,9 +61,8 @@ static void small_init(void) {
  * there when any of m, n, k is under a threshold (zen3: m < 512, n < 200 or k < 240). Its
  * sums differ from the packed path's in the last bits, and from one another's when the
  * product is cut (its blocking follows the shape it is given), so it is decided once, for
- * the whole product, and a product that takes it is never cut: the bits depend on the
- * shape alone, never on the threads. It takes it only below SUP_MAX_MACS, where one
- * thread runs it anyway, and not where the rows of B or C, unpacked, lie a multiple of
+ * the whole product, and a product that takes it is cut by its shape alone (sup_grid):
+ * the bits never depend on the threads. It takes it only below SUP_MAX_MACS, and not where the rows of B or C, unpacked, lie a multiple of
  * 2 KiB apart and alias in the L1 cache, unless C has at most SUP_ROWS rows. One thread of
  * a Zen 3 (GFLOP/s, packed / sup): [32,64]x[64,1024] 38 / 26, [80,48]x[48,1024] 56 / 28,
  * [128,784]x[784,1024] 56 / 23, but [4,512]x[512,1024] 12 / 21; B's rows 1 KiB apart,
@@ -152,6 +151,23 @@ void op_gemm_grid(int64_t m, int64_t n, int64_t batch, int threads, int64_t *gm,
   }
 }
 
+/* A sup product's tiles, from its shape alone, so that its bits never depend on the
+ * threads (a cut changes them: haswell's sup kernels pick their loop and edge blocks from
+ * each call's sizes, and 35 of 1684 shapes cut into halves differed from one call on a
+ * Zen 3): one tile a SUP_TILE_MACS, along the columns in runs of SUP_EDGE where there are
+ * two such runs, else along the rows. On one thread the tiles run one after the other at
+ * the same speed ([128,65]x[65,256] on a Zen 3: 51 us one call, 25 us a half), so two
+ * threads take an LSTM step's products in half the time. */
+#define SUP_TILE_MACS (1024.0 * 1024)
+enum { SUP_EDGE = 64 };
+static void sup_grid(int64_t m, int64_t n, int64_t k, job *j) {
+  j->gm = j->gn = 1;
+  int64_t want = (int64_t)((double)m * (double)n * (double)k / SUP_TILE_MACS);
+  if (want < 2) return;
+  if (n >= 2 * SUP_EDGE) j->gn = want < n / SUP_EDGE ? want : n / SUP_EDGE;
+  else if (m >= 2 * SUP_EDGE) j->gm = want < m / SUP_EDGE ? want : m / SUP_EDGE;
+}
+
 /* op_gemm_batch on a gm x gn grid a matrix (gm 0: op_gemm_grid's). */
 static void gemm(bool f32, int64_t batch, int64_t m, int64_t n, int64_t k, const void *a,
                  int64_t rsa, int64_t csa, int64_t sa, const void *b, int64_t rsb, int64_t csb,
@@ -161,13 +177,15 @@ static void gemm(bool f32, int64_t batch, int64_t m, int64_t n, int64_t k, const
   job j = {.f32 = f32, .m = m, .n = n, .k = k, .rsa = rsa, .csa = csa, .rsb = rsb, .csb = csb,
            .rsc = rsc, .sa = sa, .sb = sb, .sc = sc, .a = a, .b = b, .c = c, .beta = beta,
            .gm = gm, .gn = gn, .sup = sup_path(f32, m, n, k, rsb, csb, rsc)};
-  if (j.sup) j.gm = j.gn = 1;   /* never cut (sup_path) */
+  if (j.sup) sup_grid(m, n, k, &j);
   else if (gm <= 0) op_gemm_grid(m, n, batch, threads, &j.gm, &j.gn);
   j.per = j.gm * j.gn;
   /* The micro-kernel's register block: a column-preferring kernel (skx) gets row-major C
    * transposed, so its MR runs along our n. */
   j.am = j.an = 1;
-  if (j.per > 1) {
+  if (j.sup) {
+    j.am = j.an = SUP_EDGE;
+  } else if (j.per > 1) {
     num_t dt = f32 ? BLIS_FLOAT : BLIS_DOUBLE;
     cntx_t *cx = (cntx_t *)bli_gks_query_cntx();
     int64_t mr = bli_cntx_get_blksz_def_dt(dt, BLIS_MR, cx);

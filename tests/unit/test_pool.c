@@ -249,23 +249,28 @@ static void test_gemm_tiled(void **state) {
 /* Bitwise the same on 1, 2 and 4 threads, whatever the grid: on the AVX2 kernel sets a
  * 1024-row product is packed while its 510-row tiles would have crossed BLIS's
  * small-matrix threshold (m < 512 on zen3), whose sums differ in the last bits, and 130
- * rows, under it too, are packed as well (above SUP_MAX_MACS); the last product takes that
- * path and stays one tile (gemm.c, sup_path). */
+ * rows, under it too, are packed as well (above SUP_MAX_MACS). The rest take that path,
+ * cut by their shape alone (gemm.c, sup_grid): an LSTM step's three products (A or B
+ * transposed: t 1 or 2), and shapes whose halves gave other bits than one call. */
 static void test_gemm_threads_bitwise(void **state) {
   (void)state;
-  static const int64_t shapes[][3] = {{1024, 256, 300}, {600, 1024, 64}, {130, 700, 257}, {100, 300, 130}};
+  static const int64_t shapes[][4] = {{1024, 256, 300, 0}, {600, 1024, 64, 0}, {130, 700, 257, 0},
+                                      {100, 300, 130, 0},  {128, 256, 65, 0},  {128, 65, 256, 2},
+                                      {65, 256, 128, 1},   {65, 256, 128, 0},  {128, 200, 128, 0},
+                                      {200, 301, 65, 1},   {197, 301, 7, 2}};
   for (size_t s = 0; s < sizeof shapes / sizeof *shapes; s++) {
-    int64_t m = shapes[s][0], n = shapes[s][1], k = shapes[s][2];
+    int64_t m = shapes[s][0], n = shapes[s][1], k = shapes[s][2], t = shapes[s][3];
+    int64_t rsa = t == 1 ? 1 : k, csa = t == 1 ? m : 1, rsb = t == 2 ? 1 : n, csb = t == 2 ? k : 1;
     float *a = malloc(sizeof(float) * m * k), *b = malloc(sizeof(float) * k * n);
     float *c1 = malloc(sizeof(float) * m * n), *ct = malloc(sizeof(float) * m * n);
     fill(a, m * k, 4), fill(b, k * n, 5);
-    op_gemm(true, m, n, k, a, k, 1, b, n, 1, 0, c1, n, 1);
+    op_gemm(true, m, n, k, a, rsa, csa, b, rsb, csb, 0, c1, n, 1);
     for (int threads = 2; threads <= 4; threads += 2) {
-      op_gemm(true, m, n, k, a, k, 1, b, n, 1, 0, ct, n, threads);
+      op_gemm(true, m, n, k, a, rsa, csa, b, rsb, csb, 0, ct, n, threads);
       for (int64_t i = 0; i < m * n; i++)
         if (memcmp(&c1[i], &ct[i], sizeof(float)))
-          fail_msg("%lldx%lldx%lld on %d threads, element %lld: %a vs %a on one", (long long)m,
-                   (long long)n, (long long)k, threads, (long long)i, ct[i], c1[i]);
+          fail_msg("%lldx%lldx%lld (%lld) on %d threads, element %lld: %a vs %a on one", (long long)m,
+                   (long long)n, (long long)k, (long long)t, threads, (long long)i, ct[i], c1[i]);
     }
     free(a), free(b), free(c1), free(ct);
   }
