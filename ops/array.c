@@ -559,6 +559,35 @@ static int segment_sum_shape(rt_shape_ctx *c) {
   return RT_OK;
 }
 
+static int broadcast_to_shape(rt_shape_ctx *c) {   /* the shape asked for, when it is a constant */
+  int64_t d[RT_MAX_DIMS];
+  int n;
+  if (!op_const_ints(c, 1, d, RT_MAX_DIMS, &n)) return RT_OK;
+  rt_shape o = {.ndims = n};
+  for (int i = 0; i < n; i++) o.dims[i] = d[i];
+  c->out_shapes[0] = o;
+  return RT_OK;
+}
+
+/* [rows] + data[0]'s shape past indices[0]'s; rows known when every indices is a constant. */
+static int dynamic_stitch_shape(rt_shape_ctx *c) {
+  int n = c->n_inputs / 2;
+  const rt_shape *ix = IN_SHAPE(0), *x = IN_SHAPE(n);
+  if (ix->ndims < 0 || x->ndims < 0 || x->ndims < ix->ndims) return RT_OK;
+  rt_shape o = {.ndims = 1 + x->ndims - ix->ndims};
+  o.dims[0] = 0;
+  for (int m = 0; m < n && o.dims[0] >= 0; m++) {
+    int64_t v[256];
+    int k;
+    if (!op_const_ints(c, m, v, 256, &k)) o.dims[0] = -1;
+    for (int i = 0; i < k && o.dims[0] >= 0; i++)
+      if (v[i] + 1 > o.dims[0]) o.dims[0] = v[i] + 1;
+  }
+  for (int d = ix->ndims; d < x->ndims; d++) o.dims[1 + d - ix->ndims] = x->dims[d];
+  c->out_shapes[0] = o;
+  return RT_OK;
+}
+
 /* ---- gradients -------------------------------------------------------------------- */
 
 #define IN(i) (c->node->inputs[i])
@@ -910,6 +939,14 @@ static const rt_op_def array_ops[] = {
    .attrs = "T: {float, double, int32, int64}, Tindices: " IDX ", Tnumsegments: " IDX " = int32",
    .help = "Sums the rows of data that share a segment id; ids out of range are an error.",
    .shape = segment_sum_shape, K(op_cpu_unsorted_segment_sum), .grad = op_unsorted_segment_sum_grad},
+  {.name = "BroadcastTo", .inputs = "input: T, shape: Tidx", .outputs = "output: T",
+   .attrs = "T: type, Tidx: " IDX " = int32",
+   .help = "The input broadcast to shape (numpy's rules).", .shape = broadcast_to_shape,
+   K(op_cpu_broadcast_to)},
+  {.name = "DynamicStitch", .inputs = "indices: N * int32, data: N * T", .outputs = "merged: T",
+   .attrs = "N: int >= 1, T: type",
+   .help = "Interleaves data by indices: merged[indices[m][i], ...] = data[m][i, ...].",
+   .shape = dynamic_stitch_shape, K(op_cpu_dynamic_stitch)},
   {.name = "OneHot", .inputs = "indices: TI, depth: int32, on_value: T, off_value: T",
    .outputs = "output: T", .attrs = "axis: int = -1, T: type, TI: {uint8, int32, int64} = int64",
    .help = "One-hot vectors: on_value where the index matches, off_value elsewhere.",

@@ -172,6 +172,17 @@ static int div_grad(rt_grad_ctx *c) {
   return c->st->code;
 }
 
+/* As TF's: d = dy div_no_nan y, and dy * ((-x div_no_nan y) div_no_nan y) (0 where y is). */
+static int div_no_nan_grad(rt_grad_ctx *c) {
+  char *a = op_g2(c, "DivNoNan", DY, IN(1));
+  char *nx = op_g1(c, "Neg", IN(0)), *q = op_g2(c, "DivNoNan", nx, IN(1)), *q2 = op_g2(c, "DivNoNan", q, IN(1));
+  char *b = op_g2(c, "Mul", DY, q2);
+  c->dx[0] = op_gsum_to(c, a, IN(0));
+  c->dx[1] = op_gsum_to(c, b, IN(1));
+  free(a), free(nx), free(q), free(q2), free(b);
+  return c->st->code;
+}
+
 typedef struct { rt_dtype t; } cast_arg;
 static void set_cast(rt_node *n, const void *arg) {
   rt_node_set_type(n, "DstT", ((const cast_arg *)arg)->t);
@@ -450,6 +461,7 @@ static const rt_op_def math_ops[] = {
   BINARY("Mul", NUM16, op_cpu_mul, mul_grad, "x * y elementwise, with numpy broadcasting."),
   BINARY("RealDiv", NUM, op_cpu_div, div_grad, "x / y elementwise (true division for floats)."),
   BINARY("Div", NUM, op_cpu_div, div_grad, "x / y elementwise; integers truncate (TF1's tf.div)."),
+  BINARY("DivNoNan", FLT, op_cpu_div_no_nan, div_no_nan_grad, "x / y elementwise, 0 where y is 0."),
   BINARY("Maximum", NUM16, op_cpu_maximum, minmax_grad, "max(x, y) elementwise, broadcasting."),
   BINARY("Minimum", NUM16, op_cpu_minimum, minmax_grad, "min(x, y) elementwise, broadcasting."),
   BINARY("Pow", NUM, op_cpu_pow, pow_grad, "x ** y elementwise, with numpy broadcasting."),

@@ -167,6 +167,7 @@ int op_cpu_expm1(rt_kernel_ctx *c);
 int op_cpu_erf(rt_kernel_ctx *c);
 int op_cpu_erfc(rt_kernel_ctx *c);
 int op_cpu_atan2(rt_kernel_ctx *c);
+int op_cpu_div_no_nan(rt_kernel_ctx *c);
 int op_cpu_ceil(rt_kernel_ctx *c);
 int op_cpu_log1p(rt_kernel_ctx *c);
 int op_cpu_exp(rt_kernel_ctx *c);
@@ -251,6 +252,8 @@ int op_cpu_tile(rt_kernel_ctx *c);
 int op_cpu_gather(rt_kernel_ctx *c);
 int op_cpu_unsorted_segment_sum(rt_kernel_ctx *c);
 int op_cpu_one_hot(rt_kernel_ctx *c);
+int op_cpu_dynamic_stitch(rt_kernel_ctx *c);
+int op_cpu_broadcast_to(rt_kernel_ctx *c);
 int op_cpu_range(rt_kernel_ctx *c);
 
 /* ---- convolution and pooling (ops/conv.c, ops/cpu/conv.c) ------------------------- */

@@ -784,6 +784,91 @@ int op_cpu_unsorted_segment_sum(rt_kernel_ctx *c) {
   return RT_OK;
 }
 
+/* BroadcastTo: the input repeated along the dimensions where it has 1 (or none: it is
+ * aligned to the right), numpy's rules. */
+int op_cpu_broadcast_to(rt_kernel_ctx *c) {
+  const rt_tensor *x = c->inputs[0], *sh = c->inputs[1];
+  if (bytes_only(c, x->dtype)) return c->st->code;
+  int64_t nd = rt_tensor_numel(sh), off;
+  if (nd > RT_MAX_DIMS || nd < x->shape.ndims)
+    return rt_kernel_error(c, RT_INVALID_ARGUMENT, "Rank of input (%d) must be no greater than rank of output shape (%lld).",
+                           x->shape.ndims, (long long)nd);
+  rt_shape o = {.ndims = (int)nd};
+  int64_t in_stride[RT_MAX_DIMS] = {0}, stride = 1;
+  off = nd - x->shape.ndims;
+  for (int64_t d = nd - 1; d >= 0; d--) {
+    o.dims[d] = rt_tensor_get_i64(sh, d);
+    int64_t xd = d >= off ? x->shape.dims[d - off] : 1;
+    if (xd != 1 && xd != o.dims[d]) {
+      char a[160], b[160];
+      return rt_kernel_error(c, RT_INVALID_ARGUMENT, "Incompatible shapes: %s vs. %s",
+                             op_shape_tf(&x->shape, a, sizeof a), op_shape_tf(&o, b, sizeof b));
+    }
+    in_stride[d] = xd == 1 ? 0 : stride;
+    stride *= xd;
+  }
+  rt_tensor *y = rt_kernel_output(c, 0, x->dtype, &o);
+  if (!y) return c->st->code;
+  size_t es = rt_dtype_size(x->dtype);
+  const char *src = rt_tensor_data(x);
+  char *dst = rt_tensor_data(y);
+  int64_t n = rt_tensor_numel(y), idx[RT_MAX_DIMS] = {0};
+  for (int64_t i = 0; i < n; i++) {
+    int64_t at = 0;
+    for (int64_t d = 0; d < nd; d++) at += idx[d] * in_stride[d];
+    memcpy(dst + (size_t)i * es, src + (size_t)at * es, es);
+    for (int64_t d = nd - 1; d >= 0 && ++idx[d] == o.dims[d]; d--) idx[d] = 0;
+  }
+  return RT_OK;
+}
+
+/* DynamicStitch: merged[indices[m][i]] = data[m][i] (rows of the later inputs win, rows no
+ * index names are zeros); inputs are the N indices, then the N data. */
+int op_cpu_dynamic_stitch(rt_kernel_ctx *c) {
+  int n = c->n_inputs / 2;
+  const rt_tensor *d0 = c->inputs[n];
+  if (bytes_only(c, d0->dtype)) return c->st->code;
+  int k0 = c->inputs[0]->shape.ndims;
+  int64_t rows = 0, inner = 1;
+  for (int d = k0; d < d0->shape.ndims; d++) inner *= d0->shape.dims[d];
+  for (int m = 0; m < n; m++) {
+    const rt_tensor *ix = c->inputs[m], *x = c->inputs[n + m];
+    bool ok = x->shape.ndims == ix->shape.ndims + d0->shape.ndims - k0 && x->dtype == d0->dtype;
+    for (int d = 0; ok && d < ix->shape.ndims; d++) ok = x->shape.dims[d] == ix->shape.dims[d];
+    for (int d = k0; ok && d < d0->shape.ndims; d++) ok = x->shape.dims[ix->shape.ndims + d - k0] == d0->shape.dims[d];
+    if (!ok) {
+      char a[160], b[160];
+      return rt_kernel_error(c, RT_INVALID_ARGUMENT, "data[%d].shape = %s does not start with indices[%d].shape = "
+                             "%s, or its rest differs from data[0]'s", m, op_shape_tf(&x->shape, a, sizeof a), m,
+                             op_shape_tf(&ix->shape, b, sizeof b));
+    }
+    for (int64_t i = 0; i < rt_tensor_numel(ix); i++) {
+      int64_t v = rt_tensor_get_i64(ix, i);
+      if (v < 0) {
+        char buf[64];
+        return rt_kernel_error(c, RT_INVALID_ARGUMENT, "indices[%d][%s] = %lld is negative", m,
+                               index_str(&ix->shape, i, buf, sizeof buf), (long long)v);
+      }
+      if (v + 1 > rows) rows = v + 1;
+    }
+  }
+  rt_shape o = {.ndims = 1 + d0->shape.ndims - k0};
+  o.dims[0] = rows;
+  for (int d = k0; d < d0->shape.ndims; d++) o.dims[1 + d - k0] = d0->shape.dims[d];
+  rt_tensor *y = rt_kernel_output(c, 0, d0->dtype, &o);
+  if (!y) return c->st->code;
+  size_t row = (size_t)inner * rt_dtype_size(d0->dtype);
+  char *out = rt_tensor_data(y);
+  memset(out, 0, rt_tensor_nbytes(y));
+  for (int m = 0; m < n; m++) {
+    const rt_tensor *ix = c->inputs[m];
+    const char *x = rt_tensor_data(c->inputs[n + m]);
+    for (int64_t i = 0; i < rt_tensor_numel(ix); i++)
+      memcpy(out + (size_t)rt_tensor_get_i64(ix, i) * row, x + (size_t)i * row, row);
+  }
+  return RT_OK;
+}
+
 int op_cpu_one_hot(rt_kernel_ctx *c) {
   const rt_tensor *ix = c->inputs[0], *on = c->inputs[2], *off = c->inputs[3];
   int64_t depth = rt_tensor_get_i64(c->inputs[1], 0), axis = rt_node_int(c->node, "axis", -1);

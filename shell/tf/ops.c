@@ -226,6 +226,8 @@ static sh_obj *build(const char *fname, const char *op, bound *b, sh_obj *name, 
           sh_decref(seq);
           return NULL;
         }
+      /* the list's length (an op of two lists, DynamicStitch's, leaves no count to infer) */
+      if (!rt_node_attr(n, arg->number_attr)) rt_node_set_int(n, arg->number_attr, SH_TUPLE_N(seq));
       sh_decref(seq);
     } else if (tf_node_input(n, v, hint) < 0) {
       return NULL;
@@ -246,6 +248,7 @@ static const tf_opfn rows[] = {
   {"subtract", "Sub", "x y", "x - y elementwise."},
   {"multiply", "Mul", "x y", "x * y elementwise."},
   {"realdiv", "RealDiv", "x y", "x / y for floats."},
+  {"div_no_nan", "DivNoNan", "x y", "x / y, 0 where y is 0."},
   {"div", "Div", "x y", "x / y (integer division for ints), TF1's tf.div."},
   {"floordiv", "FloorDiv", "x y", "x // y."},
   {"floormod", "FloorMod", "x y", "x % y (Python's sign rule)."},
@@ -302,6 +305,8 @@ static const tf_opfn rows[] = {
   {"rank", "Rank", "input", "The number of dimensions, as a tensor."},
   {"fill", "Fill", "dims value", "A tensor of shape dims filled with value."},
   {"tile", "Tile", "input multiples", "Repeat a tensor."},
+  {"broadcast_to", "BroadcastTo", "input shape", "The input broadcast to shape (numpy's rules)."},
+  {"dynamic_stitch", "DynamicStitch", "indices data", "Interleave data by indices."},
   {"_pad", "Pad", "tensor:input paddings", "Pad with zeros (tf.pad builds on it)."},
   {"_gather", "Gather", "params indices", "Rows of params picked by indices (tf.gather builds on it)."},
   {"one_hot", "OneHot", "indices depth |on_value off_value axis dtype:T", "One-hot encoding."},
