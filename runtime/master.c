@@ -7,7 +7,7 @@
  *   ListDevices {}                                               -> {devices}
  *   WaitStatus {}                                                -> {waiting_for, elapsed_ms}
  *   CancelRun {session, step}                                    -> {}
- *   Reset {containers}                                           -> {}
+ *   Reset {containers, device_filters?}                          -> {}
  *   Placement {session, feeds, fetches, targets}                 -> {nodes, partitions, edges}
  *   Progress {session}                                           -> {running, step, devices}
  *
@@ -239,6 +239,24 @@ static int discover_tick(void *arg, int64_t elapsed_ms) {
   return 0;
 }
 
+/* device_filters (an array of str, or absent) parsed into filters[MAX_FILTERS]. */
+enum { MAX_FILTERS = 64 };
+static int parse_filters(const msgpack_object *fl, const char *what, rt_devname *filters, int *nf, rt_status *st) {
+  *nf = 0;
+  int rc = RT_OK;
+  if (fl && fl->type == MSGPACK_OBJECT_ARRAY)
+    for (uint32_t i = 0; !rc && i < fl->via.array.size && *nf < MAX_FILTERS; i++) {
+      const char *p;
+      size_t len;
+      char buf[256];
+      if ((rc = net_obj_str(&fl->via.array.ptr[i], what, &p, &len, st))) break;
+      snprintf(buf, sizeof buf, "%.*s", (int)(len < 255 ? len : 255), p);
+      if ((rc = rt_devname_parse(buf, &filters[*nf], st))) rt_status_prefix(st, "device_filters: ");
+      (*nf)++;
+    }
+  return rc;
+}
+
 /* Does a task pass the session's device_filters? */
 static bool task_wanted(const rt_devname *filters, int nf, const char *job, int index) {
   if (nf == 0) return true;
@@ -368,19 +386,9 @@ static void handle_create(rt_master *m, net_req *req) {
       rc = net_obj_bool(v, "config.isolate_session_state", &s->isolate, &st);
   }
   if (!rc && net_has(in, "graph")) rc = rt_unpack_nodes(in, net_get(in, "graph"), "graph", s->g, &st);
-  rt_devname filters[64];
+  rt_devname filters[MAX_FILTERS];
   int nf = 0;
-  const msgpack_object *fl = cfg ? net_obj_key(cfg, "device_filters") : NULL;
-  if (!rc && fl && fl->type == MSGPACK_OBJECT_ARRAY)
-    for (uint32_t i = 0; !rc && i < fl->via.array.size && nf < 64; i++) {
-      const char *p;
-      size_t len;
-      char buf[256];
-      if ((rc = net_obj_str(&fl->via.array.ptr[i], "config.device_filters", &p, &len, &st))) break;
-      snprintf(buf, sizeof buf, "%.*s", (int)(len < 255 ? len : 255), p);
-      if ((rc = rt_devname_parse(buf, &filters[nf], &st))) rt_status_prefix(&st, "device_filters: ");
-      nf++;
-    }
+  if (!rc) rc = parse_filters(cfg ? net_obj_key(cfg, "device_filters") : NULL, "config.device_filters", filters, &nf, &st);
   if (!rc) rc = discover_devices(m, s, filters, nf, &st);
   if (rc) {
     msess_free(s);
@@ -1287,19 +1295,28 @@ static void handle_close(rt_master *m, net_req *req) {
   net_reply(req, net_msg_new("CloseSessionOk"));
 }
 
-/* Reset {containers: [str] | nil}: tf.Session.reset — every task of the cluster drops the
- * resources (variables) in those containers (all when nil), and this master's sessions
- * are closed. */
+/* Reset {containers: [str] | nil, device_filters?: [str]}: tf.Session.reset — every task of
+ * the cluster drops the resources (variables) in those containers (all when nil), and this
+ * master's sessions are closed. With device_filters, as TF's master: this task and the
+ * tasks they name. */
 static void handle_reset(rt_master *m, net_req *req) {
   const net_in *in = net_req_msg(req);
   const rt_cluster *c = m->srv->cluster;
   rt_status st = {0};
-  int rc = RT_OK;
+  rt_devname filters[MAX_FILTERS];
+  int nf = 0;
+  int rc = parse_filters(net_get(in, "device_filters"), "device_filters", filters, &nf, &st);
+  if (rc) {   /* refused before anything is dropped (TF's master dies on such a filter) */
+    reply_status(req, rc, &st);
+    return;
+  }
   for (int i = 0; i < c->n && !rc; i++) {
     char task[160], ep[256];
     rt_task_name(c->tasks[i].job, c->tasks[i].index, task, sizeof task);
     rt_endpoint(c->tasks[i].addr, ep, sizeof ep);
-    if (!strcmp(task, m->srv->task)) snprintf(ep, sizeof ep, "%s", m->srv->endpoint);
+    bool self = !strcmp(task, m->srv->task);
+    if (self) snprintf(ep, sizeof ep, "%s", m->srv->endpoint);
+    else if (!task_wanted(filters, nf, c->tasks[i].job, c->tasks[i].index)) continue;
     net_peer *cl = net_peer_get(ep, &st);
     if (!cl) {
       rc = st.code;

@@ -423,7 +423,8 @@ int rt_session_progress(rt_session *s, rt_progress *p, bool *fresh, rt_status *s
   return rc;
 }
 
-int rt_session_reset(const char *target, int n, const char *const *containers, rt_status *st) {
+int rt_session_reset(const char *target, int n, const char *const *containers, int n_filters,
+                     const char *const *filters, rt_status *st) {
   if (!target || !*target) return RT_OK;   /* local sessions own their server */
   if (target_check(target, st)) return st->code;
   char ep[256];
@@ -434,6 +435,7 @@ int rt_session_reset(const char *target, int n, const char *const *containers, r
   msgpack_packer *pk = net_msg_field(req, "containers");
   if (n) pack_strs(pk, n, containers);
   else msgpack_pack_nil(pk);
+  if (n_filters) pack_strs(net_msg_field(req, "device_filters"), n_filters, filters);
   net_in *rep = NULL;
   int rc = net_peer_call(c, req, &rep, &(net_wait){.timeout_ms = 30000}, st);
   net_in_free(rep);

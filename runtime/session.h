@@ -62,8 +62,11 @@ void rt_session_close(rt_session *s);
 
 int rt_session_run_step(rt_session *s, const rt_session_run *r, rt_status *st);
 /* tf.Session.reset(target, containers): the cluster of target drops those resource
- * containers (all when n is 0) and its master closes its sessions. "" is a no-op. */
-int rt_session_reset(const char *target, int n, const char *const *containers, rt_status *st);
+ * containers (all when n is 0) and its master closes its sessions. With device filters
+ * (TF's ResetRequest.device_filters: "/job:ps", "/job:worker/task:1"), only the master's
+ * own task and the tasks they name drop them, as TF's master does. "" is a no-op. */
+int rt_session_reset(const char *target, int n, const char *const *containers, int n_filters,
+                     const char *const *filters, rt_status *st);
 
 /* views: a step with RunOptions / RunMetadata and a live-view tick; every field
  * optional (zero: none). */

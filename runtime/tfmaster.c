@@ -20,14 +20,31 @@
 
 enum { MAX_SESSIONS = 256, SERVE_THREADS = 4, STATUS_TIMEOUT_MS = 2000 };
 
+/* A callable: a step's feeds, fetches and targets named once (MakeCallable). */
+typedef struct tf_callable {
+  int nf, nt, ng;
+  char **feed, **fetch, **target;
+  int64_t timeout_ms;
+} tf_callable;
+
 typedef struct tf_sess {
   char handle[40];
   rt_graph *g;
   rt_session *s;
   int64_t version;
-  pthread_mutex_t mu;   /* the graph: extend against runs */
+  pthread_mutex_t mu;   /* the graph: extend against runs; the callables */
   int users;            /* calls in flight (under M.mu) */
+  tf_callable **calls;  /* by handle, from 0 as TF's; NULL once released */
+  int64_t n_calls;
 } tf_sess;
+
+static void callable_free(tf_callable *c) {
+  if (!c) return;
+  for (int i = 0; i < c->nf; i++) free(c->feed[i]);
+  for (int i = 0; i < c->nt; i++) free(c->fetch[i]);
+  for (int i = 0; i < c->ng; i++) free(c->target[i]);
+  free(c->feed), free(c->fetch), free(c->target), free(c);
+}
 
 static struct {
   pthread_mutex_t mu;
@@ -60,8 +77,17 @@ static void drop(tf_sess *t) {
   if (!last) return;
   rt_session_free(t->s);
   rt_graph_free(t->g);
+  for (int64_t i = 0; i < t->n_calls; i++) callable_free(t->calls[i]);
+  free(t->calls);
   pthread_mutex_destroy(&t->mu);
   free(t);
+}
+
+/* A reply message packed into *rep (the caller's to free). */
+static void reply_msg(const ProtobufCMessage *m, uint8_t **rep, size_t *rep_n) {
+  *rep_n = protobuf_c_message_get_packed_size(m);
+  *rep = xmalloc(*rep_n + 1);
+  protobuf_c_message_pack(m, *rep);
 }
 
 /* TF's GraphDef nodes added to g, inputs before their users (tf.import_graph_def's way). */
@@ -133,9 +159,7 @@ static int create(const uint8_t *req, size_t n, uint8_t **rep, size_t *rep_n, rt
   Tensorflow__CreateSessionResponse out = TENSORFLOW__CREATE_SESSION_RESPONSE__INIT;
   out.session_handle = t->handle;
   out.graph_version = t->version;
-  *rep_n = tensorflow__create_session_response__get_packed_size(&out);
-  *rep = xmalloc(*rep_n + 1);
-  tensorflow__create_session_response__pack(&out, *rep);
+  reply_msg(&out.base, rep, rep_n);
   return RT_OK;
 }
 
@@ -152,13 +176,43 @@ static int extend(const uint8_t *req, size_t n, uint8_t **rep, size_t *rep_n, rt
     out.new_graph_version = t->version;
     pthread_mutex_unlock(&t->mu);
     if (!rc) {
-      *rep_n = tensorflow__extend_session_response__get_packed_size(&out);
-      *rep = xmalloc(*rep_n + 1);
-      tensorflow__extend_session_response__pack(&out, *rep);
+      reply_msg(&out.base, rep, rep_n);
     }
     drop(t);
   }
   tensorflow__extend_session_request__free_unpacked(r, NULL);
+  return rc;
+}
+
+/* One step of t: feeds (TensorProto bytes) by name, fetches into got[nt]; `what` names
+ * the fetches in the error for too many bytes. */
+static int run_named(tf_sess *t, const char *what, int nf, const char *const *feed_names, const ProtobufCBinaryData *feed_bytes,
+                     int nt, const char *const *fetches, int ng, const char *const *targets, int64_t timeout_ms,
+                     rt_tensor **got, rt_status *st) {
+  int rc = RT_OK;
+  rt_tensor **feeds = xcalloc((size_t)nf + 1, sizeof *feeds);
+  for (int i = 0; i < nf && !rc; i++)
+    rc = rt_tensor_proto_decode(feed_bytes[i].data, feed_bytes[i].len, feed_names[i], &feeds[i], st);
+  if (!rc) {
+    rt_session_run run = {.n_feeds = nf, .feed_names = feed_names, .feeds = feeds, .n_fetches = nt,
+                          .fetch_names = fetches, .fetched = got, .n_targets = ng, .targets = targets,
+                          .timeout_ms = timeout_ms, .graph_sent = true};
+    pthread_mutex_lock(&t->mu);   /* new nodes go to the master under the graph's lock */
+    rc = rt_grpc_fetches_fit(t->g, fetches, nt, st);   /* before computing them */
+    if (!rc) rc = rt_session_extend(t->s, NULL, st);
+    pthread_mutex_unlock(&t->mu);
+    if (!rc) rc = rt_session_run_step(t->s, &run, st);
+  }
+  if (!rc) rc = rt_grpc_message_fits(what, got, nt, 0, RT_GRPC_FETCH_ADVICE, st);
+  for (int i = 0; i < nf; i++) rt_tensor_unref(feeds[i]);
+  free(feeds);
+  return rc;
+}
+
+/* The fetched tensors as TensorProto bytes (out[i], the caller's to free). */
+static int encode_fetches(rt_tensor *const *got, int nt, ProtobufCBinaryData *out, rt_status *st) {
+  int rc = RT_OK;
+  for (int i = 0; i < nt && !rc; i++) rc = rt_tensor_proto_encode(got[i], &out[i].data, &out[i].len, st);
   return rc;
 }
 
@@ -168,49 +222,183 @@ static int run_step(const uint8_t *req, size_t n, uint8_t **rep, size_t *rep_n, 
   tf_sess *t = take_or_abort(r->session_handle, st);
   int rc = t ? RT_OK : st->code;
   int nf = (int)r->n_feed, nt = (int)r->n_fetch;
-  rt_tensor **feeds = xcalloc((size_t)nf + 1, sizeof *feeds), **got = xcalloc((size_t)nt + 1, sizeof *got);
+  if (!rc && r->partial_run_handle && *r->partial_run_handle)
+    rc = rt_error(st, RT_UNIMPLEMENTED, "tfsh's TF master has no partial runs (Session.partial_run_setup)");
+  rt_tensor **got = xcalloc((size_t)nt + 1, sizeof *got);
   const char **feed_names = xcalloc((size_t)nf + 1, sizeof *feed_names);
-  for (int i = 0; i < nf && !rc; i++) {
+  ProtobufCBinaryData *feed_bytes = xcalloc((size_t)nf + 1, sizeof *feed_bytes);
+  for (int i = 0; i < nf; i++) {
     feed_names[i] = r->feed[i]->name ? r->feed[i]->name : "";
-    rc = rt_tensor_proto_decode(r->feed[i]->tensor.data, r->feed[i]->tensor.len, feed_names[i], &feeds[i], st);
+    feed_bytes[i] = r->feed[i]->tensor;
   }
-  if (!rc) {
-    rt_session_run run = {.n_feeds = nf, .feed_names = feed_names, .feeds = feeds, .n_fetches = nt,
-                          .fetch_names = (const char *const *)r->fetch, .fetched = got,
-                          .n_targets = (int)r->n_target, .targets = (const char *const *)r->target,
-                          .timeout_ms = r->options ? r->options->timeout_in_ms : 0, .graph_sent = true};
-    pthread_mutex_lock(&t->mu);   /* new nodes go to the master under the graph's lock */
-    rc = rt_grpc_fetches_fit(t->g, run.fetch_names, nt, st);   /* before computing them */
-    if (!rc) rc = rt_session_extend(t->s, NULL, st);
-    pthread_mutex_unlock(&t->mu);
-    if (!rc) rc = rt_session_run_step(t->s, &run, st);
-  }
-  if (!rc) rc = rt_grpc_message_fits("RunStep's fetches", got, nt, 0, RT_GRPC_FETCH_ADVICE, st);
+  if (!rc)
+    rc = run_named(t, "RunStep's fetches", nf, feed_names, feed_bytes, nt, (const char *const *)r->fetch, (int)r->n_target,
+                   (const char *const *)r->target, r->options ? r->options->timeout_in_ms : 0, got, st);
   if (!rc) {
     Tensorflow__RunStepResponse out = TENSORFLOW__RUN_STEP_RESPONSE__INIT;
     Tensorflow__NamedTensorProto *nts = xcalloc((size_t)nt + 1, sizeof *nts), **ntp = xcalloc((size_t)nt + 1, sizeof *ntp);
-    for (int i = 0; i < nt && !rc; i++) {
+    ProtobufCBinaryData *bytes = xcalloc((size_t)nt + 1, sizeof *bytes);
+    rc = encode_fetches(got, nt, bytes, st);
+    for (int i = 0; i < nt; i++) {
       tensorflow__named_tensor_proto__init(&nts[i]);
       nts[i].name = r->fetch[i];
-      rc = rt_tensor_proto_encode(got[i], &nts[i].tensor.data, &nts[i].tensor.len, st);
+      nts[i].tensor = bytes[i];
       ntp[i] = &nts[i];
     }
     out.n_tensor = (size_t)nt, out.tensor = ntp;
     if (!rc) rc = rt_grpc_message_fits("RunStep's reply", NULL, 0, tensorflow__run_step_response__get_packed_size(&out),
                                        RT_GRPC_FETCH_ADVICE, st);
     if (!rc) {
-      *rep_n = tensorflow__run_step_response__get_packed_size(&out);
-      *rep = xmalloc(*rep_n + 1);
-      tensorflow__run_step_response__pack(&out, *rep);
+      reply_msg(&out.base, rep, rep_n);
     }
-    for (int i = 0; i < nt; i++) free(nts[i].tensor.data);
-    free(nts), free(ntp);
+    for (int i = 0; i < nt; i++) free(bytes[i].data);
+    free(nts), free(ntp), free(bytes);
   }
-  for (int i = 0; i < nf; i++) rt_tensor_unref(feeds[i]);
   for (int i = 0; i < nt; i++) rt_tensor_unref(got[i]);
-  free(feeds), free(got), free(feed_names);
+  free(got), free(feed_names), free(feed_bytes);
   if (t) drop(t);
   tensorflow__run_step_request__free_unpacked(r, NULL);
+  return rc;
+}
+
+/* ---- callables ----------------------------------------------------------------------- */
+
+static char **dup_strs(char **v, size_t n) {
+  char **out = xcalloc(n + 1, sizeof *out);
+  for (size_t i = 0; i < n; i++) out[i] = xstrdup(v[i] ? v[i] : "");
+  return out;
+}
+
+/* TF's checks of a callable's names (its words): feeds and fetches are tensors of g,
+ * targets its nodes (or their tensors: "step:0" names the node step). */
+static int check_names(const rt_graph *g, const Tensorflow__CallableOptions *o, rt_status *st) {
+  char node[512];
+  int idx;
+  for (size_t i = 0; i < o->n_feed; i++)
+    if (!rt_tensor_name_parse(o->feed[i], node, sizeof node, &idx) || !rt_graph_find(g, node))
+      return rt_error(st, RT_NOT_FOUND, "FeedInputs: unable to find feed output %s", o->feed[i]);
+  for (size_t i = 0; i < o->n_fetch; i++)
+    if (!rt_tensor_name_parse(o->fetch[i], node, sizeof node, &idx) || !rt_graph_find(g, node))
+      return rt_error(st, RT_NOT_FOUND, "FetchOutputs node %s: not found", o->fetch[i]);
+  for (size_t i = 0; i < o->n_target; i++)
+    if (!rt_tensor_name_parse(o->target[i], node, sizeof node, &idx) || !rt_graph_find(g, node))
+      return rt_error(st, RT_NOT_FOUND, "PruneForTargets: Some target nodes not found: %s ", o->target[i]);
+  return RT_OK;
+}
+
+static int make_callable(const uint8_t *req, size_t n, uint8_t **rep, size_t *rep_n, rt_status *st) {
+  Tensorflow__MakeCallableRequest *r = tensorflow__make_callable_request__unpack(NULL, n, req);
+  if (!r) return rt_error(st, RT_INVALID_ARGUMENT, "MakeCallable: %zu bytes that are not a MakeCallableRequest", n);
+  tf_sess *t = take_or_abort(r->session_handle, st);
+  int rc = t ? RT_OK : st->code;
+  Tensorflow__CallableOptions none = TENSORFLOW__CALLABLE_OPTIONS__INIT, *o = r->options ? r->options : &none;
+  if (!rc && (o->n_feed_devices || o->n_fetch_devices))   /* TF's words */
+    rc = rt_error(st, RT_UNIMPLEMENTED, "CallableOptions::feed_devices and CallableOptions::fetch_devices to configure "
+                  "feeding/fetching tensors to/from device memory is not yet supported when using a remote session.");
+  if (!rc && o->n_tensor_connection)
+    rc = rt_error(st, RT_UNIMPLEMENTED, "tfsh's TF master has no CallableOptions.tensor_connection (%s to %s)",
+                  o->tensor_connection[0]->from_tensor, o->tensor_connection[0]->to_tensor);
+  int64_t handle = 0;
+  if (!rc) {
+    pthread_mutex_lock(&t->mu);
+    rc = check_names(t->g, o, st);
+    if (!rc) {
+      tf_callable *c = xcalloc(1, sizeof *c);
+      c->nf = (int)o->n_feed, c->nt = (int)o->n_fetch, c->ng = (int)o->n_target;
+      c->feed = dup_strs(o->feed, o->n_feed), c->fetch = dup_strs(o->fetch, o->n_fetch);
+      c->target = dup_strs(o->target, o->n_target);
+      for (int i = 0; i < c->ng; i++) {   /* the node's name */
+        char node[512];
+        int idx;
+        rt_tensor_name_parse(c->target[i], node, sizeof node, &idx);
+        free(c->target[i]);
+        c->target[i] = xstrdup(node);
+      }
+      c->timeout_ms = o->run_options ? o->run_options->timeout_in_ms : 0;
+      t->calls = xrealloc(t->calls, (size_t)(t->n_calls + 1) * sizeof *t->calls);
+      handle = t->n_calls;
+      t->calls[t->n_calls++] = c;
+    }
+    pthread_mutex_unlock(&t->mu);
+  }
+  if (!rc) {
+    Tensorflow__MakeCallableResponse out = TENSORFLOW__MAKE_CALLABLE_RESPONSE__INIT;
+    out.handle = handle;
+    reply_msg(&out.base, rep, rep_n);
+  }
+  if (t) drop(t);
+  tensorflow__make_callable_request__free_unpacked(r, NULL);
+  return rc;
+}
+
+/* A copy of callable h of t, or TF's error for one never made or released. */
+static tf_callable *callable_copy(tf_sess *t, int64_t h, rt_status *st) {
+  tf_callable *c = NULL;
+  pthread_mutex_lock(&t->mu);
+  if (h < 0 || h >= t->n_calls) {
+    rt_error(st, RT_INVALID_ARGUMENT, "No such callable handle: %lld", (long long)h);
+  } else if (!t->calls[h]) {
+    rt_error(st, RT_INVALID_ARGUMENT, "Attempted to run callable after handle was released: %lld", (long long)h);
+  } else {
+    const tf_callable *s = t->calls[h];
+    c = xcalloc(1, sizeof *c);
+    *c = *s;
+    c->feed = dup_strs(s->feed, (size_t)s->nf), c->fetch = dup_strs(s->fetch, (size_t)s->nt);
+    c->target = dup_strs(s->target, (size_t)s->ng);
+  }
+  pthread_mutex_unlock(&t->mu);
+  return c;
+}
+
+static int run_callable(const uint8_t *req, size_t n, uint8_t **rep, size_t *rep_n, rt_status *st) {
+  Tensorflow__RunCallableRequest *r = tensorflow__run_callable_request__unpack(NULL, n, req);
+  if (!r) return rt_error(st, RT_INVALID_ARGUMENT, "RunCallable: %zu bytes that are not a RunCallableRequest", n);
+  tf_sess *t = take_or_abort(r->session_handle, st);
+  tf_callable *c = t ? callable_copy(t, r->handle, st) : NULL;
+  int rc = c ? RT_OK : st->code;
+  if (!rc && (int)r->n_feed != c->nf)   /* TF's server dies here */
+    rc = rt_error(st, RT_INVALID_ARGUMENT, "RunCallable: callable %lld takes %d feed%s, got %zu", (long long)r->handle,
+                  c->nf, c->nf == 1 ? "" : "s", r->n_feed);
+  int nt = c ? c->nt : 0;
+  rt_tensor **got = xcalloc((size_t)nt + 1, sizeof *got);
+  ProtobufCBinaryData *bytes = xcalloc((size_t)nt + 1, sizeof *bytes);
+  if (!rc)
+    rc = run_named(t, "RunCallable's fetches", c->nf, (const char *const *)c->feed, r->feed, nt, (const char *const *)c->fetch, c->ng,
+                   (const char *const *)c->target, c->timeout_ms, got, st);
+  if (!rc) rc = encode_fetches(got, nt, bytes, st);
+  if (!rc) {
+    Tensorflow__RunCallableResponse out = TENSORFLOW__RUN_CALLABLE_RESPONSE__INIT;
+    out.n_fetch = (size_t)nt, out.fetch = bytes;
+    rc = rt_grpc_message_fits("RunCallable's reply", NULL, 0, tensorflow__run_callable_response__get_packed_size(&out),
+                              RT_GRPC_FETCH_ADVICE, st);
+    if (!rc) {
+      reply_msg(&out.base, rep, rep_n);
+    }
+  }
+  for (int i = 0; i < nt; i++) rt_tensor_unref(got[i]), free(bytes[i].data);
+  free(got), free(bytes);
+  callable_free(c);
+  if (t) drop(t);
+  tensorflow__run_callable_request__free_unpacked(r, NULL);
+  return rc;
+}
+
+/* ReleaseCallable: as TF's, a handle that is not there (any more) is no error. */
+static int release_callable(const uint8_t *req, size_t n, uint8_t **rep, size_t *rep_n, rt_status *st) {
+  Tensorflow__ReleaseCallableRequest *r = tensorflow__release_callable_request__unpack(NULL, n, req);
+  if (!r) return rt_error(st, RT_INVALID_ARGUMENT, "ReleaseCallable: %zu bytes that are not a ReleaseCallableRequest", n);
+  tf_sess *t = take_or_abort(r->session_handle, st);
+  int rc = t ? RT_OK : st->code;
+  if (t) {
+    tf_callable *gone = NULL;
+    pthread_mutex_lock(&t->mu);
+    if (r->handle >= 0 && r->handle < t->n_calls) gone = t->calls[r->handle], t->calls[r->handle] = NULL;
+    pthread_mutex_unlock(&t->mu);
+    callable_free(gone);
+    drop(t);
+    *rep = xmalloc(1), *rep_n = 0;
+  }
+  tensorflow__release_callable_request__free_unpacked(r, NULL);
   return rc;
 }
 
@@ -277,24 +465,19 @@ static int list_devices(const uint8_t *req, size_t n, uint8_t **rep, size_t *rep
       else remote[out.n_remote_device++] = &da[m];
     }
   if (!rc) {
-    *rep_n = tensorflow__list_devices_response__get_packed_size(&out);
-    *rep = xmalloc(*rep_n + 1);
-    tensorflow__list_devices_response__pack(&out, *rep);
+    reply_msg(&out.base, rep, rep_n);
   }
   free(da), free(local), free(remote);
   rt_cluster_status_clear(&cs);
   return rc;
 }
 
-/* Reset: as TF's Master::Reset, every session of this master closes, and every task drops
- * the containers named (all when none are). */
+/* Reset: as TF's Master::Reset, every session of this master closes, and every task (with
+ * device_filters: this one and those they name) drops the containers named (all when none
+ * are). */
 static int reset(const uint8_t *req, size_t n, uint8_t **rep, size_t *rep_n, rt_status *st) {
   Tensorflow__ResetRequest *r = tensorflow__reset_request__unpack(NULL, n, req);
   if (!r) return rt_error(st, RT_INVALID_ARGUMENT, "Reset: %zu bytes that are not a ResetRequest", n);
-  if (r->n_device_filters) {
-    tensorflow__reset_request__free_unpacked(r, NULL);
-    return rt_error(st, RT_UNIMPLEMENTED, "Reset: tfsh's TF master resets every task; it has no device_filters");
-  }
   tf_sess *gone[MAX_SESSIONS];
   int n_gone = 0;
   pthread_mutex_lock(&M.mu);
@@ -305,7 +488,8 @@ static int reset(const uint8_t *req, size_t n, uint8_t **rep, size_t *rep_n, rt_
     rt_session_close(gone[i]->s);
     drop(gone[i]);
   }
-  int rc = rt_session_reset(M.endpoint, (int)r->n_container, (const char *const *)r->container, st);
+  int rc = rt_session_reset(M.endpoint, (int)r->n_container, (const char *const *)r->container,
+                            (int)r->n_device_filters, (const char *const *)r->device_filters, st);
   tensorflow__reset_request__free_unpacked(r, NULL);
   if (rc) return rc;
   *rep = xmalloc(1), *rep_n = 0;
@@ -319,7 +503,9 @@ static int handle(void *arg, const char *method, const uint8_t *req, size_t n, u
     const char *name;
     int (*fn)(const uint8_t *, size_t, uint8_t **, size_t *, rt_status *);
   } methods[] = {{"CreateSession", create}, {"ExtendSession", extend}, {"RunStep", run_step},
-                 {"CloseSession", close_session}, {"ListDevices", list_devices}, {"Reset", reset}};
+                 {"CloseSession", close_session}, {"ListDevices", list_devices}, {"Reset", reset},
+                 {"MakeCallable", make_callable}, {"RunCallable", run_callable},
+                 {"ReleaseCallable", release_callable}};
   static const char prefix[] = "/tensorflow.MasterService/";
   rt_status st = {0};
   int rc = -1;

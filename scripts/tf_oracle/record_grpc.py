@@ -17,6 +17,10 @@
 #    tests/integration/tf_client_devices.py (ListDevices, Reset) on a cluster of two
 #    `TFSH server` tasks, the first with --grpc: devices_exchange.txt and devices_tiny.out
 #    (test_tf_client_replay.sh; its devices' incarnations differ from run to run).
+# 6. With TFSH and `callables` after it (only this part then runs): TF's client running
+#    tests/integration/tf_client_callables.py (MakeCallable, RunCallable, ReleaseCallable,
+#    as tf.keras's backend functions use them) on the same two-task cluster:
+#    callables_exchange.txt and callables_tiny.out (test_tf_client_replay.sh).
 import os
 import socket
 import subprocess
@@ -39,7 +43,7 @@ def free_port():
 out = sys.argv[1]
 root = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 part = sys.argv[3] if len(sys.argv) > 3 else ""
-views_only = part in ("views", "devices")
+views_only = part in ("views", "devices", "callables")
 spec = {"ps": ["localhost:%d" % free_port()],
         "worker": ["localhost:%d" % free_port(), "localhost:%d" % free_port()]}
 servers = [] if views_only else [tf.train.Server(tf.train.ClusterSpec(spec), job_name=job, task_index=i)
@@ -109,10 +113,10 @@ def tfsh_cluster(tfsh, n):
     return procs, grpc_port
 
 
-if part == "devices":
+if part in ("devices", "callables"):
     procs, grpc_port = tfsh_cluster(os.path.abspath(sys.argv[2]), 2)
     record("localhost:%d" % grpc_port, [sys.executable, os.path.join(root, "scripts/tf_oracle/shim.py"),
-                                        os.path.join(root, "tests/integration/tf_client_devices.py")], "devices")
+                                        os.path.join(root, "tests/integration/tf_client_%s.py" % part)], part)
     for p in procs:
         p.terminate()
 elif part == "views":

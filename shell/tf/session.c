@@ -618,7 +618,7 @@ static sh_obj *f_session_reset(sh_obj *self, int argc, sh_obj **argv, sh_obj *kw
   for (int64_t i = 0; tup && i < SH_TUPLE_N(tup) && n < 64; i++)
     if (sh_is_str(SH_TUPLE_ITEMS(tup)[i])) names[n++] = sh_str_cstr(SH_TUPLE_ITEMS(tup)[i]);
   rt_status st = {0};
-  int rc = rt_session_reset(sh_str_cstr(t), n, names, &st);
+  int rc = rt_session_reset(sh_str_cstr(t), n, names, 0, NULL, &st);   /* TF's client sends no filters */
   sh_decref(tup);
   sh_decref(t);
   if (rc) return tf_raise_status(&st);

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # tfsh server --grpc checked without TF: the requests a real TF 2.21 client sent (its
-# GraphDef, RunStep feeds and fetches, ExtendSession, CloseSession; ListDevices and Reset
-# on a cluster of two tasks) replayed against fresh tfsh servers get the recorded answers
+# GraphDef, RunStep feeds and fetches, ExtendSession, CloseSession; ListDevices, Reset and
+# callables on a cluster of two tasks) replayed against fresh tfsh servers get the recorded answers
 # byte for byte (tests/data/tf_grpc, scripts/tf_oracle/record_grpc.py; test_tf_peer.sh and
 # test_tf_views.sh run the live pairings with TF).
 . "$(dirname "$0")/lib.sh"
@@ -20,6 +20,27 @@ start_task d1 --cluster "$SPEC2" --job worker --task 1
 for t in d0 d1; do wait_for "$WORK/$t.log" "serving on"; done
 check "TF's client listing devices and resetting, replayed" "ok: 10 calls answered as recorded" \
   "$(timeout 60 "$TFSH" "$TFSH_SRC/tests/integration/replay_tf_client.py" "localhost:$G2" "$D/devices_exchange.txt" 2>&1)"
+# Callables (tf.keras's backend functions), then what only a raw peer sends: a callable
+# short of its feed, Reset with device_filters
+read -r C0 C1 G3 <<<"$(free_ports 3)"
+SPEC3="{\"worker\": [\"localhost:$C0\", \"localhost:$C1\"]}"
+start_task c0 --cluster "$SPEC3" --job worker --task 0 --grpc "localhost:$G3"
+start_task c1 --cluster "$SPEC3" --job worker --task 1
+for t in c0 c1; do wait_for "$WORK/$t.log" "serving on"; done
+check "TF's client making and running callables, replayed" "ok: 11 calls answered as recorded" \
+  "$(timeout 60 "$TFSH" "$TFSH_SRC/tests/integration/replay_tf_client.py" "localhost:$G3" "$D/callables_exchange.txt" 2>&1)"
+check "a raw peer: a callable short of its feed, a partial run, Reset with device_filters" "init OK
+make OK
+run without its feed ('INVALID_ARGUMENT', 'RunCallable: callable 0 takes 1 feed, got 0')
+a partial run ('UNIMPLEMENTED', \"tfsh's TF master has no partial runs (Session.partial_run_setup)\")
+reset task 0 ('OK', b'')
+v0 ('FAILED_PRECONDITION', '/job:worker/replica:0/task:0: Attempting to use uninitialized value v0')
+v1 OK
+count OK
+reset, a malformed filter ('INVALID_ARGUMENT', \"device_filters: Malformed device specification 'xx:yy': expected /job:NAME/replica:N/task:N/device:TYPE:N (any part may be omitted)\")
+reset task 1 ('OK', b'')
+v1 ('FAILED_PRECONDITION', '/job:worker/replica:0/task:1: Attempting to use uninitialized value v1')" \
+  "$(timeout 60 "$TFSH" "$TFSH_SRC/tests/integration/tf_client_raw.py" "localhost:$G3" "$D/callables_exchange.txt" 2>&1)"
 rpc() {   # rpc METHOD PY_BYTES: the status a bare call gets
   timeout 60 "$TFSH" -c "
 import grpc
@@ -36,7 +57,7 @@ check "a session that is not there" "StatusCode.ABORTED Session nope is not foun
 check "ListDevices of a session that is not there (TF's words)" \
   "StatusCode.INVALID_ARGUMENT Session nope is not found. Possibly, this master has restarted." \
   "$(rpc ListDevices "b'\\x0a\\x04nope'")"
-check "Reset with device_filters" \
-  "StatusCode.UNIMPLEMENTED Reset: tfsh's TF master resets every task; it has no device_filters" \
+check "Reset with a malformed device filter" \
+  "StatusCode.INVALID_ARGUMENT device_filters: Malformed device specification 'cpu': expected /job:NAME/replica:N/task:N/device:TYPE:N (any part may be omitted)" \
   "$(rpc Reset "b'\\x12\\x03cpu'")"
 finish
