@@ -1,4 +1,4 @@
-/* Sources and plumbing: Const, Placeholder, Identity, StopGradient, NoOp. */
+/* Sources and plumbing: Const, Placeholder, Identity, IdentityN, StopGradient, NoOp. */
 #include <stdlib.h>
 #include <string.h>
 
@@ -29,6 +29,26 @@ static int identity_grad(rt_grad_ctx *c) {
   return RT_OK;
 }
 
+/* IdentityN: each output its input, of its own type (T, a list). */
+static int identity_n_shape(rt_shape_ctx *c) {
+  for (int i = 0; i < c->n_outputs && i < c->n_inputs; i++)
+    c->out_types[i] = c->in_types[i], c->out_shapes[i] = c->in_shapes[i];
+  return RT_OK;
+}
+
+static int identity_n_kernel(rt_kernel_ctx *c) {
+  for (int i = 0; i < c->n_outputs && i < c->n_inputs; i++) {
+    rt_tensor_unref(c->outputs[i]);
+    c->outputs[i] = rt_tensor_ref(c->inputs[i]);
+  }
+  return RT_OK;
+}
+
+static int identity_n_grad(rt_grad_ctx *c) {
+  for (int i = 0; i < c->node->n_outputs; i++) c->dx[i] = c->dy[i] ? xstrdup(c->dy[i]) : NULL;
+  return RT_OK;
+}
+
 static const rt_op_def const_ops[] = {
   {.name = "Const", .outputs = "output: dtype", .attrs = "value: tensor, dtype: type",
    .help = "A constant tensor (its value is part of the graph).", .shape = const_shape,
@@ -39,6 +59,10 @@ static const rt_op_def const_ops[] = {
   {.name = "Identity", .inputs = "input: T", .outputs = "output: T", .attrs = "T: type",
    .help = "Returns its input (same buffer, no copy).", .shape = op_shape_unchanged,
    .kernel = {[RT_DEV_CPU] = op_cpu_identity}, .grad = identity_grad},
+  {.name = "IdentityN", .inputs = "input: N * T", .outputs = "output: N * T",
+   .attrs = "N: int >= 1, T: list(type)",
+   .help = "Returns its inputs, each of its own type (tf.identity_n; tf.keras's optimizers).",
+   .shape = identity_n_shape, .kernel = {[RT_DEV_CPU] = identity_n_kernel}, .grad = identity_n_grad},
   {.name = "StopGradient", .inputs = "input: T", .outputs = "output: T", .attrs = "T: type",
    .help = "Returns its input; gradients do not flow through it.", .shape = op_shape_unchanged,
    .kernel = {[RT_DEV_CPU] = op_cpu_identity}, .grad = op_no_grad},

@@ -163,6 +163,13 @@ int tf_set_attr(rt_node *n, const rt_attr_sig *a, sh_obj *v, const char *fname) 
 }
 
 /* The dtype an input of the op should have, from attrs bound so far. */
+/* Is attr `name` of sig a list(type) (an argument whose inputs each have their own type)? */
+static bool type_list_attr(const rt_op_sig *sig, const char *name) {
+  for (int i = 0; i < sig->n_attrs; i++)
+    if (!strcmp(sig->attrs[i].name, name)) return sig->attrs[i].kind == RT_ATTR_LIST_TYPE;
+  return false;
+}
+
 static rt_dtype input_hint(const rt_node *n, const rt_op_sig *sig, const rt_arg_sig *arg) {
   if (arg->fixed != RT_INVALID) return arg->fixed;
   rt_dtype t = rt_node_type(n, arg->type_attr, RT_INVALID);
@@ -196,6 +203,18 @@ static sh_obj *build(const char *fname, const char *op, bound *b, sh_obj *name, 
       rt_dtype t = RT_INVALID;
       if (arg->number_attr[0] && (Py_TYPE(v) == (PyTypeObject *)&sh_list_type || Py_TYPE(v) == (PyTypeObject *)&sh_tuple_type)) {
         sh_obj *seq = sh_sequence_to_tuple(v);
+        if (seq && type_list_attr(sig, arg->type_attr)) {   /* list(type): one type an input (IdentityN) */
+          rt_attr_value tl = {.kind = RT_ATTR_LIST_TYPE};
+          tl.list.n = (int)SH_TUPLE_N(seq);
+          tl.list.v = xcalloc((size_t)tl.list.n + 1, sizeof(rt_dtype));
+          for (int64_t j = 0; j < SH_TUPLE_N(seq); j++) {
+            rt_dtype h = tf_dtype_hint(SH_TUPLE_ITEMS(seq)[j]);
+            ((rt_dtype *)tl.list.v)[j] = h != RT_INVALID ? h : RT_FLOAT;
+          }
+          rt_node_set_attr(n, arg->type_attr, &tl);
+          sh_decref(seq);
+          continue;
+        }
         for (int64_t j = 0; seq && j < SH_TUPLE_N(seq) && t == RT_INVALID; j++) t = tf_dtype_hint(SH_TUPLE_ITEMS(seq)[j]);
         sh_decref(seq);
       } else {
@@ -233,7 +252,16 @@ static sh_obj *build(const char *fname, const char *op, bound *b, sh_obj *name, 
       return NULL;
     }
   }
-  return want_op ? tf_node_finish(n) : tf_node_finish_tensor(n);
+  if (want_op || sig->n_out != 1 || !sig->out[0].number_attr[0]) return want_op ? tf_node_finish(n) : tf_node_finish_tensor(n);
+  /* one list of outputs (IdentityN): a list of tensors, as TF's wrappers give */
+  int count = (int)rt_node_int(n, sig->out[0].number_attr, 0);
+  if (!count) count = (int)rt_node_int(n, sig->in[0].number_attr, 0);
+  sh_obj *made = tf_node_finish(n);
+  if (!made) return NULL;
+  sh_obj *out = sh_list_new(0);
+  for (int i = 0; i < count; i++) sh_list_append_steal(out, tf_tensor_new(((tf_op *)made)->graph, ((tf_op *)made)->id, i));
+  sh_decref(made);
+  return out;
 }
 
 static const tf_opfn *find_row(const tf_opfn *rows, const char *py);
@@ -295,6 +323,7 @@ static const tf_opfn rows[] = {
   {"cast", "Cast", "x |dtype:DstT", "x converted to dtype."},
   {"identity", "Identity", "input", "The same tensor (a new node)."},
   {"stop_gradient", "StopGradient", "input", "The same tensor; gradients stop here."},
+  {"identity_n", "IdentityN", "input", "The same tensors, each of its own type."},
   {"reshape", "Reshape", "tensor shape", "The same values in a new shape."},
   {"transpose", "Transpose", "a:x |perm", "Permute dimensions (reversed when perm is None)."},
   {"expand_dims", "ExpandDims", "input |axis:dim dim", "Insert a dimension of size 1."},

@@ -41,6 +41,13 @@ for run in tfsh tf_on_tfsh; do
     d = $4 - $8; if (d < 0) d = -d; if (d > 1e-5 * $8) print "step " NR ": " $4 " against TF " $8 }')"
 done
 [ "$FAILS" = 0 ] || tail -5 "$WORK/tfsh.txt" "$WORK/tf_on_tfsh.err"
+# tf.keras's fit from TF's client (callables, IdentityN): the TF cluster's losses
+for t in W0 G; do
+  TF_USE_LEGACY_KERAS=1 timeout 120 "$PY" "$TFSH_SRC/scripts/tf_oracle/shim.py" "$TFSH_SRC/tests/integration/tf_client_keras.py" \
+    "grpc://localhost:${!t}" >"$WORK/keras_$t.txt" 2>"$WORK/keras_$t.err"
+done
+check "TF's client fits a tf.keras model on the TF cluster" "loss" "$(cut -d' ' -f1 "$WORK/keras_W0.txt")"
+check "the same on the tfsh cluster: TF's losses" "$(cat "$WORK/keras_W0.txt")" "$(cat "$WORK/keras_G.txt")"
 
 # TF's gRPC has no authentication: off loopback only when asked
 read -r R0 <<<"$(free_ports 1)"

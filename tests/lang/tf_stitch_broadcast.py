@@ -1,5 +1,5 @@
 # Ops a TF client's graphs bring (tf.keras's losses and the gradients of a mean):
-# DivNoNan, DynamicStitch, BroadcastTo, and their errors; expected output from TF 2.21.
+# DivNoNan, DynamicStitch, BroadcastTo, IdentityN, and their errors; expected output from TF 2.21.
 import numpy as np
 import tensorflow as tf
 
@@ -25,3 +25,9 @@ with tf.Session() as s:
         s.run(bad, {p: [2, 2]})
     except tf.errors.InvalidArgumentError as e:
         print("InvalidArgumentError:", [l for l in e.message.splitlines() if "ncompatible" in l][0].strip())
+i0 = tf.constant([1., 2.])
+a, c = tf.identity_n([i0, tf.constant(3)])
+ga = tf.gradients(tf.reduce_sum(a * a), [i0])
+with tf.Session() as s:
+    print(a.dtype.name, c.dtype.name, [v.tolist() for v in s.run([a, c])], a.op.type)
+    print(s.run(ga)[0].tolist())
