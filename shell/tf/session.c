@@ -7,6 +7,7 @@
 
 #include "base/alloc.h"
 #include "runtime/graphdef.h"
+#include "runtime/views.h"
 #include "shell/tf/tf.h"
 
 typedef struct tf_session {
@@ -432,8 +433,26 @@ static const sh_method session_methods[] = {
   {NULL},
 };
 
+/* Methods written in Python (session_helpers.py.inc: _session_NAME), bound to self. */
+static sh_obj *python_method(sh_obj *self, const char *name) {
+  static const char *const names[] = {"list_devices", "make_callable", "partial_run_setup", "partial_run", NULL};
+  for (int i = 0; names[i]; i++)
+    if (!strcmp(name, names[i])) {
+      char fn[64];
+      snprintf(fn, sizeof fn, "_session_%s", i == 3 ? "partial_run_setup" : name);
+      sh_obj *tf = sh_import("tensorflow"), *f = tf ? sh_getattr(tf, fn) : NULL;
+      sh_obj *m = f ? PyMethod_New(f, self) : NULL;
+      sh_decref(f);
+      sh_decref(tf);
+      return m;
+    }
+  return NULL;
+}
+
 static sh_obj *session_getattr(sh_obj *self, const char *name) {
   tf_session *s = (tf_session *)self;
+  sh_obj *m = python_method(self, name);
+  if (m || PyErr_Occurred()) return m;
   if (!strcmp(name, "graph")) return sh_incref((sh_obj *)s->graph);
   if (!strcmp(name, "sess_str")) return sh_incref(s->target);
   if (!strcmp(name, "graph_def")) {   /* views: a GraphDef (shell/views.py.inc) */
@@ -605,6 +624,39 @@ static sh_obj *record_class(sh_obj *tf, const char *name, const char *help, cons
   return (sh_obj *)t;
 }
 
+/* _session_devices(sess): [(name, type, memory_limit_bytes, incarnation)] of every device of
+ * the session's cluster, the master's task first (Session.list_devices). */
+static sh_obj *f_session_devices(sh_obj *self, int argc, sh_obj **argv, sh_obj *kw) {
+  sh_obj *sess;
+  if (sh_parse_args("_session_devices", argc, argv, kw, "sess", &sess) < 0) return NULL;
+  tf_graph *g;
+  rt_session *rs = tf_session_rt(sess, &g);
+  if (!rs) return sh_raise(sh_RuntimeError, "Attempted to use a closed Session.");
+  rt_cluster_status cs;
+  rt_status st = {0};
+  if (rt_session_on_tf(rs)) {
+    rt_error(&st, RT_UNIMPLEMENTED, "tfsh's client has no Session.list_devices on a TF master (TFSH_PEER=tf)");
+    return tf_raise_status(&st);
+  }
+  if (rt_cluster_status_get(rt_session_endpoint(rs), 2000, &cs, &st)) return tf_raise_status(&st);
+  sh_obj *l = sh_list_new(0);
+  for (int pass = 0; pass < 2; pass++)
+    for (int i = 0; i < cs.n; i++) {
+      const rt_task_status *t = &cs.tasks[i];
+      if (t->self != (pass == 0)) continue;
+      for (int k = 0; t->has_devices && k < t->n_devices; k++) {
+        const char *dev = strstr(t->devices[k], "/device:");
+        bool gpu = dev && !strncmp(dev + 8, "GPU", 3);
+        sh_obj *e = Py_BuildValue("(ssLL)", t->devices[k], gpu ? "GPU" : "CPU", gpu ? 0LL : 268435456LL,
+                                  (long long)t->incarnation);
+        if (e) sh_list_append(l, e);
+        sh_decref(e);
+      }
+    }
+  rt_cluster_status_clear(&cs);
+  return l;
+}
+
 /* tf.Session.reset(target, containers=None, config=None) */
 static sh_obj *f_session_reset(sh_obj *self, int argc, sh_obj **argv, sh_obj *kw) {
   sh_obj *target, *containers = NULL, *config = NULL;
@@ -633,6 +685,8 @@ void tf_session_add(sh_obj *tf) {
                               "Clear the resource containers (variables) of target's cluster and close its sessions.");
   sh_type_add(&tf_session_type, "reset", rf);
   sh_decref(rf);
+  sh_module_add(tf, "_session_devices", sh_builtin_new("_session_devices", f_session_devices, NULL, "_session_devices(sess)",
+                                                       "[(name, type, memory_limit_bytes, incarnation)] of a session's cluster."));
   sh_module_add(tf, "Session", sh_incref((sh_obj *)&tf_session_type));
   sh_module_add(tf, "InteractiveSession", sh_incref((sh_obj *)&tf_isession_type));
   static const char *const cfg_fields[] = {"allow_soft_placement", "log_device_placement",
