@@ -61,4 +61,10 @@ except tf.errors.FailedPreconditionError as e:
 PY
 check "tf.Session.reset clears the ps's variables" "/job:ps/replica:0/task:0: Attempting to use uninitialized value counter" \
   "$(timeout 30 "$TFSH" "$WORK/reset.py" 2>&1 | tail -1)"
+# Session.list_devices from worker 1's master: its own task first, then the others (TF's order)
+check "list_devices on the cluster" "/job:worker/replica:0/task:1/device:CPU:0 /job:ps/replica:0/task:0/device:CPU:0 /job:worker/replica:0/task:0/device:CPU:0" \
+  "$(timeout 30 "$TFSH" -c "
+import tensorflow as tf
+with tf.Session('grpc://localhost:$W1') as s:
+    print(' '.join(d.name for d in s.list_devices()))" 2>&1)"
 finish
