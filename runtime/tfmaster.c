@@ -186,9 +186,9 @@ static int extend(const uint8_t *req, size_t n, uint8_t **rep, size_t *rep_n, rt
 
 /* One step of t: feeds (TensorProto bytes) by name, fetches into got[nt]; `what` names
  * the fetches in the error for too many bytes. */
-static int run_named(tf_sess *t, const char *what, int nf, const char *const *feed_names, const ProtobufCBinaryData *feed_bytes,
-                     int nt, const char *const *fetches, int ng, const char *const *targets, int64_t timeout_ms,
-                     rt_tensor **got, rt_status *st) {
+static int run_named(tf_sess *t, const char *what, int nf, const char *const *feed_names,
+                     const ProtobufCBinaryData *feed_bytes, int nt, const char *const *fetches, int ng,
+                     const char *const *targets, int64_t timeout_ms, rt_tensor **got, rt_status *st) {
   int rc = RT_OK;
   rt_tensor **feeds = xcalloc((size_t)nf + 1, sizeof *feeds);
   for (int i = 0; i < nf && !rc; i++)
@@ -232,8 +232,8 @@ static int run_step(const uint8_t *req, size_t n, uint8_t **rep, size_t *rep_n, 
     feed_bytes[i] = r->feed[i]->tensor;
   }
   if (!rc)
-    rc = run_named(t, "RunStep's fetches", nf, feed_names, feed_bytes, nt, (const char *const *)r->fetch, (int)r->n_target,
-                   (const char *const *)r->target, r->options ? r->options->timeout_in_ms : 0, got, st);
+    rc = run_named(t, "RunStep's fetches", nf, feed_names, feed_bytes, nt, (const char *const *)r->fetch,
+                   (int)r->n_target, (const char *const *)r->target, r->options ? r->options->timeout_in_ms : 0, got, st);
   if (!rc) {
     Tensorflow__RunStepResponse out = TENSORFLOW__RUN_STEP_RESPONSE__INIT;
     Tensorflow__NamedTensorProto *nts = xcalloc((size_t)nt + 1, sizeof *nts), **ntp = xcalloc((size_t)nt + 1, sizeof *ntp);
@@ -363,8 +363,8 @@ static int run_callable(const uint8_t *req, size_t n, uint8_t **rep, size_t *rep
   rt_tensor **got = xcalloc((size_t)nt + 1, sizeof *got);
   ProtobufCBinaryData *bytes = xcalloc((size_t)nt + 1, sizeof *bytes);
   if (!rc)
-    rc = run_named(t, "RunCallable's fetches", c->nf, (const char *const *)c->feed, r->feed, nt, (const char *const *)c->fetch, c->ng,
-                   (const char *const *)c->target, c->timeout_ms, got, st);
+    rc = run_named(t, "RunCallable's fetches", c->nf, (const char *const *)c->feed, r->feed, nt,
+                   (const char *const *)c->fetch, c->ng, (const char *const *)c->target, c->timeout_ms, got, st);
   if (!rc) rc = encode_fetches(got, nt, bytes, st);
   if (!rc) {
     Tensorflow__RunCallableResponse out = TENSORFLOW__RUN_CALLABLE_RESPONSE__INIT;
@@ -386,7 +386,8 @@ static int run_callable(const uint8_t *req, size_t n, uint8_t **rep, size_t *rep
 /* ReleaseCallable: as TF's, a handle that is not there (any more) is no error. */
 static int release_callable(const uint8_t *req, size_t n, uint8_t **rep, size_t *rep_n, rt_status *st) {
   Tensorflow__ReleaseCallableRequest *r = tensorflow__release_callable_request__unpack(NULL, n, req);
-  if (!r) return rt_error(st, RT_INVALID_ARGUMENT, "ReleaseCallable: %zu bytes that are not a ReleaseCallableRequest", n);
+  if (!r)
+    return rt_error(st, RT_INVALID_ARGUMENT, "ReleaseCallable: %zu bytes that are not a ReleaseCallableRequest", n);
   tf_sess *t = take_or_abort(r->session_handle, st);
   int rc = t ? RT_OK : st->code;
   if (t) {

@@ -791,7 +791,8 @@ int op_cpu_broadcast_to(rt_kernel_ctx *c) {
   if (bytes_only(c, x->dtype)) return c->st->code;
   int64_t nd = rt_tensor_numel(sh), off;
   if (nd > RT_MAX_DIMS || nd < x->shape.ndims)
-    return rt_kernel_error(c, RT_INVALID_ARGUMENT, "Rank of input (%d) must be no greater than rank of output shape (%lld).",
+    return rt_kernel_error(c, RT_INVALID_ARGUMENT,
+                           "Rank of input (%d) must be no greater than rank of output shape (%lld).",
                            x->shape.ndims, (long long)nd);
   rt_shape o = {.ndims = (int)nd};
   int64_t in_stride[RT_MAX_DIMS] = {0}, stride = 1;
