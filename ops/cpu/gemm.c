@@ -121,18 +121,20 @@ static double extra(int64_t m, int64_t n, int64_t gm, int64_t gn) {
   return PACK_ROWS * ((double)(gm - 1) / (double)m + (double)(gn - 1) / (double)n);
 }
 
-/* The cheapest grid of exactly `per` tiles with no edge under MIN_EDGE; false if none. */
-static bool shape(int64_t m, int64_t n, int64_t per, int64_t *gm, int64_t *gn) {
+/* The cheapest grid of exactly `per` tiles with no edge under MIN_EDGE; false if none. On a
+ * tie, cols_first cuts the columns, else the rows (see op_gemm_grid). */
+static bool shape(int64_t m, int64_t n, int64_t per, bool cols_first, int64_t *gm, int64_t *gn) {
   bool found = false;
-  for (int64_t r = per; r >= 1; r--) {   /* on a tie the row cuts (C's tiles contiguous) */
-    int64_t c = per / r;
+  for (int64_t i = 0; i < per; i++) {
+    int64_t r = cols_first ? i + 1 : per - i, c = per / r;
     if (r * c != per || (r > 1 && m / r < MIN_EDGE) || (c > 1 && n / c < MIN_EDGE)) continue;
     if (!found || extra(m, n, r, c) < extra(m, n, *gm, *gn)) *gm = r, *gn = c, found = true;
   }
   return found;
 }
 
-void op_gemm_grid(int64_t m, int64_t n, int64_t batch, int threads, int64_t *gm, int64_t *gn) {
+void op_gemm_grid(int64_t m, int64_t n, int64_t batch, int threads, bool cols_first, int64_t *gm,
+                  int64_t *gn) {
   *gm = *gn = 1;
   if (threads <= 1) return;
   double base = -1;
@@ -140,9 +142,9 @@ void op_gemm_grid(int64_t m, int64_t n, int64_t batch, int threads, int64_t *gm,
     int64_t per = (threads * each + batch - 1) / batch, r, c;
     while (per < threads && batch * per % threads) per++;   /* all threads busy to the end */
     if (base < 0) {   /* one tile a thread, or as near as MIN_EDGE allows */
-      while (per > 1 && !shape(m, n, per, gm, gn)) per--;
+      while (per > 1 && !shape(m, n, per, cols_first, gm, gn)) per--;
       base = extra(m, n, *gm, *gn);
-    } else if (shape(m, n, per, &r, &c) && extra(m, n, r, c) <= base + EXTRA_BUDGET) {
+    } else if (shape(m, n, per, cols_first, &r, &c) && extra(m, n, r, c) <= base + EXTRA_BUDGET) {
       *gm = r, *gn = c;
     } else {
       break;
@@ -168,6 +170,16 @@ static void sup_grid(int64_t m, int64_t n, int64_t k, job *j) {
   else if (m >= 2 * SUP_EDGE) j->gm = want < m / SUP_EDGE ? want : m / SUP_EDGE;
 }
 
+/* Does the kernel set's micro-kernel prefer rows (zen*, haswell; skx prefers columns)? Its
+ * big packed panel (B's KC x NC) then runs along our columns, so a tie cuts those: each
+ * tile packs half of B instead of all of it. Zen 3, two threads, interleaved runs of
+ * scripts/bench/gemm_grid.c (GFLOP/s, rows cut / columns cut): 256^3 144-157 / 160-169 in
+ * five runs of six (raw BLIS's own two threads 165-170), 1024^3 and 2048^3 level within 2 %. */
+static bool kernel_prefers_rows(bool f32) {
+  return bli_cntx_l3_nat_ukr_prefers_rows_dt(f32 ? BLIS_FLOAT : BLIS_DOUBLE, BLIS_GEMM_UKR,
+                                             (cntx_t *)bli_gks_query_cntx());
+}
+
 /* op_gemm_batch on a gm x gn grid a matrix (gm 0: op_gemm_grid's). */
 static void gemm(bool f32, int64_t batch, int64_t m, int64_t n, int64_t k, const void *a,
                  int64_t rsa, int64_t csa, int64_t sa, const void *b, int64_t rsb, int64_t csb,
@@ -178,7 +190,7 @@ static void gemm(bool f32, int64_t batch, int64_t m, int64_t n, int64_t k, const
            .rsc = rsc, .sa = sa, .sb = sb, .sc = sc, .a = a, .b = b, .c = c, .beta = beta,
            .gm = gm, .gn = gn, .sup = sup_path(f32, m, n, k, rsb, csb, rsc)};
   if (j.sup) sup_grid(m, n, k, &j);
-  else if (gm <= 0) op_gemm_grid(m, n, batch, threads, &j.gm, &j.gn);
+  else if (gm <= 0) op_gemm_grid(m, n, batch, threads, kernel_prefers_rows(f32), &j.gm, &j.gn);
   j.per = j.gm * j.gn;
   /* The micro-kernel's register block: a column-preferring kernel (skx) gets row-major C
    * transposed, so its MR runs along our n. */

@@ -28,7 +28,9 @@ void op_gemm_on_grid(bool f32, int64_t m, int64_t n, int64_t k, const void *a, i
 bool op_small_sgemm(int64_t m, int64_t n, int64_t k, const float *a, int64_t rsa, int64_t csa,
                     const float *b, int64_t rsb, int64_t csb, double beta, float *c,
                     int64_t rsc, int64_t kc);
-/* The tile grid (gm x gn per matrix) op_gemm_batch uses for `threads` threads. */
-void op_gemm_grid(int64_t m, int64_t n, int64_t batch, int threads, int64_t *gm, int64_t *gn);
+/* The tile grid (gm x gn per matrix) op_gemm_batch uses for `threads` threads; where two
+ * grids cost the same, cols_first (a row-preferring kernel set's choice) cuts columns. */
+void op_gemm_grid(int64_t m, int64_t n, int64_t batch, int threads, bool cols_first, int64_t *gm,
+                  int64_t *gn);
 
 #endif

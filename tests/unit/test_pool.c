@@ -177,28 +177,33 @@ static void test_grid(void **state) {
   static const struct {
     int64_t m, n, batch;
     int threads;
+    bool cols_first;
     int64_t gm, gn;
   } cases[] = {
-      {2048, 2048, 1, 2, 2, 1},   /* one tile a thread: a 2x2 grid would pack 2.3 % more */
-      {4096, 4096, 1, 2, 2, 2},   /* two a thread cost 1.2 % more: within the budget */
-      {256, 256, 1, 2, 2, 1},     /* rows cut on a tie */
-      {128, 512, 1, 2, 1, 2},     /* the MLP's batch x hidden product: cut the longer edge */
-      {10, 1000, 1, 2, 1, 2},     /* too few rows to split: columns only */
-      {100, 100, 1, 4, 1, 1},     /* no tile under 64 rows or columns */
-      {200, 200, 1, 4, 2, 2},     /* 4x1 would have 50-row edges */
-      {200, 100, 1, 4, 3, 1},     /* no 4-tile grid: 3 */
-      {256, 256, 16, 2, 1, 1},    /* enough matrices: one tile each */
-      {256, 256, 3, 2, 2, 1},     /* 3 matrices on 2 threads: 6 tiles, none idle at the end */
-      {512, 512, 1, 1, 1, 1},     /* one thread: one tile */
+      {2048, 2048, 1, 2, false, 2, 1},   /* one tile a thread: a 2x2 grid would pack 2.3 % more */
+      {2048, 2048, 1, 2, true, 1, 2},    /* the same, a row-preferring kernel: columns cut */
+      {4096, 4096, 1, 2, false, 2, 2},   /* two a thread cost 1.2 % more: within the budget */
+      {256, 256, 1, 2, false, 2, 1},     /* rows cut on a tie */
+      {256, 256, 1, 2, true, 1, 2},      /* columns cut on a tie */
+      {128, 512, 1, 2, false, 1, 2},     /* the MLP's batch x hidden product: cut the longer edge */
+      {512, 128, 1, 2, true, 2, 1},      /* the longer edge whatever the tie rule */
+      {10, 1000, 1, 2, false, 1, 2},     /* too few rows to split: columns only */
+      {100, 100, 1, 4, false, 1, 1},     /* no tile under 64 rows or columns */
+      {200, 200, 1, 4, false, 2, 2},     /* 4x1 would have 50-row edges */
+      {200, 100, 1, 4, false, 3, 1},     /* no 4-tile grid: 3 */
+      {256, 256, 16, 2, false, 1, 1},    /* enough matrices: one tile each */
+      {256, 256, 3, 2, false, 2, 1},     /* 3 matrices on 2 threads: 6 tiles, none idle at the end */
+      {256, 256, 3, 2, true, 1, 2},
+      {512, 512, 1, 1, true, 1, 1},      /* one thread: one tile */
   };
   for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
     int64_t gm, gn;
-    op_gemm_grid(cases[i].m, cases[i].n, cases[i].batch, cases[i].threads, &gm, &gn);
+    op_gemm_grid(cases[i].m, cases[i].n, cases[i].batch, cases[i].threads, cases[i].cols_first, &gm, &gn);
     if (gm != cases[i].gm || gn != cases[i].gn)
-      fail_msg("%lldx%lld, batch %lld, %d threads: grid %lldx%lld, want %lldx%lld",
+      fail_msg("%lldx%lld, batch %lld, %d threads%s: grid %lldx%lld, want %lldx%lld",
                (long long)cases[i].m, (long long)cases[i].n, (long long)cases[i].batch,
-               cases[i].threads, (long long)gm, (long long)gn, (long long)cases[i].gm,
-               (long long)cases[i].gn);
+               cases[i].threads, cases[i].cols_first ? ", columns first" : "", (long long)gm,
+               (long long)gn, (long long)cases[i].gm, (long long)cases[i].gn);
   }
 }
 
