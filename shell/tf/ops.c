@@ -162,7 +162,6 @@ int tf_set_attr(rt_node *n, const rt_attr_sig *a, sh_obj *v, const char *fname) 
   }
 }
 
-/* The dtype an input of the op should have, from attrs bound so far. */
 /* Is attr `name` of sig a list(type) (an argument whose inputs each have their own type)? */
 static bool type_list_attr(const rt_op_sig *sig, const char *name) {
   for (int i = 0; i < sig->n_attrs; i++)
@@ -170,6 +169,7 @@ static bool type_list_attr(const rt_op_sig *sig, const char *name) {
   return false;
 }
 
+/* The dtype an input of the op should have, from attrs bound so far. */
 static rt_dtype input_hint(const rt_node *n, const rt_op_sig *sig, const rt_arg_sig *arg) {
   if (arg->fixed != RT_INVALID) return arg->fixed;
   rt_dtype t = rt_node_type(n, arg->type_attr, RT_INVALID);
@@ -254,13 +254,12 @@ static sh_obj *build(const char *fname, const char *op, bound *b, sh_obj *name, 
   }
   if (want_op || sig->n_out != 1 || !sig->out[0].number_attr[0]) return want_op ? tf_node_finish(n) : tf_node_finish_tensor(n);
   /* one list of outputs (IdentityN): a list of tensors, as TF's wrappers give */
-  int count = (int)rt_node_int(n, sig->out[0].number_attr, 0);
-  if (!count) count = (int)rt_node_int(n, sig->in[0].number_attr, 0);
-  sh_obj *made = tf_node_finish(n);
+  tf_op *made = (tf_op *)tf_node_finish(n);
   if (!made) return NULL;
   sh_obj *out = sh_list_new(0);
-  for (int i = 0; i < count; i++) sh_list_append_steal(out, tf_tensor_new(((tf_op *)made)->graph, ((tf_op *)made)->id, i));
-  sh_decref(made);
+  for (int i = 0; i < tf_rt(made->graph)->nodes[made->id]->n_outputs; i++)
+    sh_list_append_steal(out, tf_tensor_new(made->graph, made->id, i));
+  sh_decref((sh_obj *)made);
   return out;
 }
 

@@ -6,6 +6,7 @@
 #include <time.h>
 
 #include "base/alloc.h"
+#include "runtime/device.h"
 #include "runtime/graphdef.h"
 #include "runtime/views.h"
 #include "shell/tf/tf.h"
@@ -439,7 +440,7 @@ static sh_obj *python_method(sh_obj *self, const char *name) {
   for (int i = 0; names[i]; i++)
     if (!strcmp(name, names[i])) {
       char fn[64];
-      snprintf(fn, sizeof fn, "_session_%s", i == 3 ? "partial_run_setup" : name);
+      snprintf(fn, sizeof fn, "_session_%s", name);
       sh_obj *tf = sh_import("tensorflow"), *f = tf ? sh_getattr(tf, fn) : NULL;
       sh_obj *m = f ? PyMethod_New(f, self) : NULL;
       sh_decref(f);
@@ -629,8 +630,7 @@ static sh_obj *record_class(sh_obj *tf, const char *name, const char *help, cons
 static sh_obj *f_session_devices(sh_obj *self, int argc, sh_obj **argv, sh_obj *kw) {
   sh_obj *sess;
   if (sh_parse_args("_session_devices", argc, argv, kw, "sess", &sess) < 0) return NULL;
-  tf_graph *g;
-  rt_session *rs = tf_session_rt(sess, &g);
+  rt_session *rs = tf_session_rt(sess, NULL);
   if (!rs) return sh_raise(sh_RuntimeError, "Attempted to use a closed Session.");
   rt_cluster_status cs;
   rt_status st = {0};
@@ -645,8 +645,9 @@ static sh_obj *f_session_devices(sh_obj *self, int argc, sh_obj **argv, sh_obj *
       const rt_task_status *t = &cs.tasks[i];
       if (t->self != (pass == 0)) continue;
       for (int k = 0; t->has_devices && k < t->n_devices; k++) {
-        const char *dev = strstr(t->devices[k], "/device:");
-        bool gpu = dev && !strncmp(dev + 8, "GPU", 3);
+        rt_devname d;
+        rt_status ignored = {0};
+        bool gpu = !rt_devname_parse(t->devices[k], &d, &ignored) && !strcmp(d.type, "GPU");
         sh_obj *e = Py_BuildValue("(ssLL)", t->devices[k], gpu ? "GPU" : "CPU", gpu ? 0LL : 268435456LL,
                                   (long long)t->incarnation);
         if (e) sh_list_append(l, e);

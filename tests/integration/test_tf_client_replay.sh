@@ -12,21 +12,23 @@ start_task w --cluster "{\"worker\": [\"localhost:$W\"]}" --job worker --task 0 
 wait_for "$WORK/w.log" "serving on"
 check "TF's client, replayed" "ok: 11 calls answered as recorded" \
   "$(timeout 60 "$TFSH" "$TFSH_SRC/tests/integration/replay_tf_client.py" "localhost:$G" "$D/client_exchange.txt" 2>&1)"
+two_tasks() {   # two_tasks NAME: a cluster of two tasks, NAME0 serving TF's MasterService on $GRPC
+  local p0 p1
+  read -r p0 p1 GRPC <<<"$(free_ports 3)"
+  local spec="{\"worker\": [\"localhost:$p0\", \"localhost:$p1\"]}"
+  start_task "${1}0" --cluster "$spec" --job worker --task 0 --grpc "localhost:$GRPC"
+  start_task "${1}1" --cluster "$spec" --job worker --task 1
+  for t in "${1}0" "${1}1"; do wait_for "$WORK/$t.log" "serving on"; done
+}
 # ListDevices and Reset (TF's Session.list_devices, tf.Session.reset) on two tasks
-read -r T0 T1 G2 <<<"$(free_ports 3)"
-SPEC2="{\"worker\": [\"localhost:$T0\", \"localhost:$T1\"]}"
-start_task d0 --cluster "$SPEC2" --job worker --task 0 --grpc "localhost:$G2"
-start_task d1 --cluster "$SPEC2" --job worker --task 1
-for t in d0 d1; do wait_for "$WORK/$t.log" "serving on"; done
+two_tasks d
+G2=$GRPC
 check "TF's client listing devices and resetting, replayed" "ok: 10 calls answered as recorded" \
   "$(timeout 60 "$TFSH" "$TFSH_SRC/tests/integration/replay_tf_client.py" "localhost:$G2" "$D/devices_exchange.txt" 2>&1)"
 # Callables (tf.keras's backend functions), then what only a raw peer sends: a callable
 # short of its feed, Reset with device_filters
-read -r C0 C1 G3 <<<"$(free_ports 3)"
-SPEC3="{\"worker\": [\"localhost:$C0\", \"localhost:$C1\"]}"
-start_task c0 --cluster "$SPEC3" --job worker --task 0 --grpc "localhost:$G3"
-start_task c1 --cluster "$SPEC3" --job worker --task 1
-for t in c0 c1; do wait_for "$WORK/$t.log" "serving on"; done
+two_tasks c
+G3=$GRPC
 check "TF's client making and running callables, replayed" "ok: 11 calls answered as recorded" \
   "$(timeout 60 "$TFSH" "$TFSH_SRC/tests/integration/replay_tf_client.py" "localhost:$G3" "$D/callables_exchange.txt" 2>&1)"
 check "a raw peer: a callable short of its feed, a partial run, Reset with device_filters" "init OK
