@@ -12,9 +12,17 @@
  * alone), or the next wait on its own queue (a request just sent wakes nobody: its
  * sender waits for it, or looks with net_cq_has_error). An owner leaving a peer on which
  * other queues' requests are in flight hands it to the reader. Deliveries to a queue
- * whose waiter polls reach it through the queue's eventfd. */
+ * whose waiter polls reach it through the queue's eventfd.
+ *
+ * Direct lanes (net/lane.h): the first request to a peer goes over ZeroMQ with a "Lane"
+ * request behind it; when its answer comes, whoever services the peer connects the lane,
+ * says LaneSwitch over ZeroMQ, and from then on the peer's requests go on the lane, read
+ * and written under the peer's mutex like the socket. A lane that ends fails the requests
+ * sent on it, and the next request asks again. */
+#define _GNU_SOURCE   /* POLLRDHUP */
 #include "net/peer.h"
 #include "base/alloc.h"
+#include "net/lane.h"
 #include "net/wire.h"
 
 #include <errno.h>
@@ -31,7 +39,12 @@
 typedef struct pend {
   uint64_t id, tag;
   net_cq *q;
+  bool lane;                 /* sent on the direct lane */
 } pend;
+
+#define LANE_CONNECT_MS 500       /* to connect a lane and hear its ack */
+#define LANE_SEND_TIMEOUT_MS 60000   /* a lane whose server takes nothing for this long is dead */
+enum { LANE_NONE, LANE_ASKED, LANE_UP, LANE_OFF };
 
 struct net_peer {
   net_peer *next;
@@ -45,6 +58,10 @@ struct net_peer {
   size_t npending, cap;
   bool was_local;            /* once served in this process */
   net_cq *owner;             /* the queue whose waiter services this socket now (or NULL) */
+  int lane;                  /* LANE_*: the direct lane's state */
+  int lane_fd;               /* its connection while LANE_UP, else -1 */
+  uint64_t lane_ask;         /* the "Lane" request's id while LANE_ASKED */
+  net_lane_rx lane_rx;
 };
 
 typedef struct delivery {
@@ -297,7 +314,7 @@ static void release_peers(net_cq *q, net_peer **own, const bool *mine, int n) {
 /* One look at the owned peers, then (when nothing came) one poll(2) on their sockets and
  * q's eventfd for at most timeout_ms (< 0: no limit), then another look. */
 static void poll_owned(net_cq *q, net_peer **own, int n, int timeout_ms) {
-  struct pollfd fds[1 + 2 * OWN_MAX];
+  struct pollfd fds[1 + 3 * OWN_MAX];
   int nf = 0;
   pthread_mutex_lock(&q->mu);
   q->polling = true;
@@ -309,6 +326,7 @@ static void poll_owned(net_cq *q, net_peer **own, int n, int timeout_ms) {
     service(p);   /* the edge may have come before this poll: drain first */
     if (p->fd >= 0) fds[nf++] = (struct pollfd){.fd = p->fd, .events = POLLIN};
     if (p->mon_fd >= 0) fds[nf++] = (struct pollfd){.fd = p->mon_fd, .events = POLLIN};
+    if (p->lane == LANE_UP) fds[nf++] = (struct pollfd){.fd = p->lane_fd, .events = POLLIN};
     /* not connected with a request in flight: look again every 250 ms (the reader's rule) */
     if (p->npending && !p->link.connected && (timeout_ms < 0 || timeout_ms > 250)) timeout_ms = 250;
     pthread_mutex_unlock(&p->mu);
@@ -443,7 +461,7 @@ net_peer *net_peer_get(const char *endpoint, rt_status *st) {
     p->endpoint = xstrdup(endpoint);
     p->opt = opt;
     p->link.curve = key.on;
-    p->fd = p->mon_fd = -1;
+    p->fd = p->mon_fd = p->lane_fd = -1;
     pthread_mutex_init(&p->mu, NULL);
     p->next = peers;
     peers = p;
@@ -455,6 +473,13 @@ net_peer *net_peer_get(const char *endpoint, rt_status *st) {
 const char *net_peer_endpoint(const net_peer *p) { return p->endpoint; }
 
 bool net_peer_local(net_peer *p) { return net_server_is_local(p->endpoint); }
+
+bool net_peer_on_lane(net_peer *p) {
+  pthread_mutex_lock(&p->mu);
+  bool on = p->lane == LANE_UP;
+  pthread_mutex_unlock(&p->mu);
+  return on;
+}
 
 bool net_peer_connected(net_peer *p) {
   if (net_server_is_local(p->endpoint)) return true;
@@ -501,14 +526,109 @@ close:
   return st->code;
 }
 
-/* Fail every request in flight to p (p->mu held). */
-static void fail_all(net_peer *p, int code, const char *fmt) {
+/* Fail the requests in flight to p (p->mu held): every one, or those sent on its lane. */
+static void fail_pending(net_peer *p, bool lane_only, int code, const char *fmt) {
   rt_status st = {0};
   rt_error(&st, code, fmt, p->endpoint);
-  while (p->npending) {
-    pend pd = p->pending[--p->npending];
+  for (size_t i = p->npending; i-- > 0;) {
+    if (lane_only && !p->pending[i].lane) continue;
+    pend pd = p->pending[i];
+    p->pending[i] = p->pending[--p->npending];
     deliver(&pd, NULL, &st);
   }
+}
+
+static const char lost_fmt[] = "connection to %s lost (the peer closed it or stopped answering)";
+
+/* End p's lane (p->mu held): the requests sent on it fail; the next request asks again. */
+static void lane_close(net_peer *p) {
+  if (p->lane == LANE_UP) {
+    close(p->lane_fd);
+    net_lane_rx_free(&p->lane_rx);
+    p->lane_fd = -1;
+    fail_pending(p, true, RT_UNAVAILABLE, lost_fmt);
+  }
+  if (p->lane != LANE_OFF) p->lane = LANE_NONE;
+}
+
+static void fail_all(net_peer *p, int code, const char *fmt) {
+  fail_pending(p, false, code, fmt);
+  lane_close(p);
+}
+
+/* A reply read from the lane (net_lane_got; p->mu held). */
+static void lane_reply(void *arg, net_in *in, uint64_t id, const rt_status *st) {
+  net_peer *p = arg;
+  pend pd;
+  if (!id && p->npending) id = p->pending[0].id;   /* an error about an unreadable id */
+  if (!pend_del(p, id, &pd)) {
+    net_in_free(in);
+    return;
+  }
+  rt_status e = {0};
+  if (st) {
+    e = *st;
+    rt_status_prefix(&e, "reply from %s: ", p->endpoint);
+  }
+  deliver(&pd, in, st ? &e : NULL);
+}
+
+/* Take what the lane has (p->mu held). False: it ended (not closed here: a send may be
+ * writing it). */
+static bool lane_take(void *arg) {
+  net_peer *p = arg;
+  return net_lane_read(p->lane_fd, &p->lane_rx, &p->opt.limits, 0, lane_reply, p) >= 0;
+}
+
+/* While a send waits for room on the lane (p->mu held): take the lane's replies, and the
+ * ZeroMQ socket's word on the peer (heartbeats): false when the peer is gone. */
+static bool lane_send_tick(void *arg) {
+  net_peer *p = arg;
+  if (!lane_take(p)) return false;
+  net_link_events(&p->link, true);
+  net_link_check(&p->link);
+  return !p->link.lost && !p->link.refused;
+}
+
+/* Ask for a lane, behind a request just sent over ZeroMQ (p->mu held). */
+static void lane_ask(net_peer *p) {
+  if (p->link.curve || strncmp(p->endpoint, "tcp://", 6) || !net_lane_enabled()) {
+    p->lane = LANE_OFF;
+    return;
+  }
+  uint64_t id = atomic_fetch_add(&next_id, 1) + 1;
+  if (net_wire_send(p->sock, NULL, 0, net_msg_new("Lane"), id)) return;
+  p->lane_ask = id;
+  p->lane = LANE_ASKED;
+}
+
+/* The answer to "Lane" (p->mu held): connect, switch, or give up on lanes to p. */
+static void lane_answer(net_peer *p, net_in *in) {
+  rt_status st;
+  uint64_t port = 0;
+  const void *token = NULL;
+  size_t len = 0;
+  p->lane = LANE_OFF;
+  p->lane_ask = 0;
+  if (!in || net_wire_error_status(in, &st) || net_get_uint(in, "port", &port, &st) ||
+      net_get_bin(in, "token", &token, &len, &st) || len != NET_LANE_TOKEN || !port ||
+      port > 65535)
+    goto done;
+  uint8_t nonce[NET_LANE_TOKEN];
+  net_lane_random(nonce, sizeof nonce);
+  int fd = net_lane_connect(p->endpoint, (int)port, token, nonce, LANE_CONNECT_MS);
+  if (fd < 0) goto done;
+  net_msg *sw = net_msg_new("LaneSwitch");
+  net_msg_bin(sw, "nonce", nonce, sizeof nonce);
+  if (net_wire_send(p->sock, NULL, 0, sw, atomic_fetch_add(&next_id, 1) + 1)) {
+    close(fd);
+    goto done;
+  }
+  p->lane_fd = fd;
+  net_lane_rx_init(&p->lane_rx);
+  p->lane = LANE_UP;
+done:
+  net_in_free(in);
 }
 
 /* Take the replies waiting on p's socket and judge its connection (p->mu held). */
@@ -524,6 +644,11 @@ static void service(net_peer *p) {
     rt_status st = {0};
     int rc = net_wire_recv(p->sock, &p->opt.limits, NULL, NULL, &in, &rid, &st);
     if (rc == NET_AGAIN) break;
+    if (rid && rid == p->lane_ask) {
+      lane_answer(p, rc ? NULL : in);
+      if (rc) net_in_free(in);
+      continue;
+    }
     if (rid == 0 && p->npending) rid = p->pending[0].id;   /* an error about an unreadable id */
     pend pd;
     if (!pend_del(p, rid, &pd)) {   /* one-way, abandoned or unknown: discard */
@@ -533,6 +658,7 @@ static void service(net_peer *p) {
     if (rc) rt_status_prefix(&st, "reply from %s: ", p->endpoint);
     deliver(&pd, in, &st);
   }
+  if (p->lane == LANE_UP && !lane_take(p)) lane_close(p);
   if (!p->npending) {
     p->link.lost = false;
     p->link.wait_down = 0;
@@ -558,7 +684,7 @@ static void *reader_main(void *arg) {
     size_t n = 1;
     bool waiting_down = false;
     pthread_mutex_lock(&peers_mu);
-    for (net_peer *p = peers; p; p = p->next) n += 2;
+    for (net_peer *p = peers; p; p = p->next) n += 3;
     if (n > cap) {
       cap = 2 * n;
       fds = xrealloc(fds, cap * sizeof *fds);
@@ -572,6 +698,8 @@ static void *reader_main(void *arg) {
       if (p->npending && !p->owner) {
         if (p->fd >= 0) fds[n] = (struct pollfd){.fd = p->fd, .events = POLLIN}, who[n++] = p;
         if (p->mon_fd >= 0) fds[n] = (struct pollfd){.fd = p->mon_fd, .events = POLLIN}, who[n++] = p;
+        if (p->lane == LANE_UP)
+          fds[n] = (struct pollfd){.fd = p->lane_fd, .events = POLLIN}, who[n++] = p;
         if (!p->link.connected) waiting_down = true;
       }
       pthread_mutex_unlock(&p->mu);
@@ -606,7 +734,7 @@ static void pend_add(net_peer *p, uint64_t id, net_cq *q, uint64_t tag) {
     p->cap = p->cap ? 2 * p->cap : 8;
     p->pending = xrealloc(p->pending, p->cap * sizeof *p->pending);
   }
-  p->pending[p->npending++] = (pend){id, tag, q};
+  p->pending[p->npending++] = (pend){id, tag, q, false};
 }
 
 /* A reply from a server of this process (net_server_local's callback). */
@@ -619,8 +747,90 @@ static void local_done(void *arg, uint64_t id, net_in *reply, const rt_status *s
   pthread_mutex_unlock(&p->mu);
 }
 
-/* Send req with a new id, its reply routed to q (NULL: none expected). run_here: an
- * in-process server runs the handler on this thread. */
+/* One-way requests this thread holds back (net_peer_hold), in the order sent. */
+typedef struct held {
+  struct held *next;
+  net_peer *p;
+  net_msg *m;
+} held;
+static __thread struct {
+  bool on;
+  held *head, *tail;
+} hold;
+
+/* Take this thread's held messages for p out of the list, in order: *n of them. */
+static net_msg **held_take(net_peer *p, size_t *n) {
+  net_msg **ms = NULL;
+  size_t cap = 0;
+  *n = 0;
+  held *prev = NULL;
+  for (held *h = hold.head, *next; h; h = next) {
+    next = h->next;
+    if (h->p != p) {
+      prev = h;
+      continue;
+    }
+    if (*n == cap) ms = xrealloc(ms, (cap = cap ? 2 * cap : 4) * sizeof *ms);
+    ms[(*n)++] = h->m;
+    if (prev) prev->next = next;
+    else hold.head = next;
+    if (hold.tail == h) hold.tail = prev;
+    free(h);
+  }
+  return ms;
+}
+
+/* Send ms[0, n) in order on p's lane, else its socket (p->mu held, the socket open); the
+ * last has id, the others (one-way) new ids. All consumed. */
+static int sock_send(net_peer *p, net_msg **ms, size_t n, uint64_t id, net_cq *q, rt_status *st) {
+  uint64_t ids_here[8], *ids = n <= 8 ? ids_here : xmalloc(n * sizeof *ids);
+  for (size_t i = 0; i + 1 < n; i++) ids[i] = atomic_fetch_add(&next_id, 1) + 1;
+  ids[n - 1] = id;
+  int rc = RT_OK;
+  /* a lane its server has closed (it stopped, or restarted) is seen here, not on the
+   * request: the request goes over ZeroMQ, as it would have without lanes */
+  struct pollfd pf = {.fd = p->lane_fd, .events = POLLIN | POLLRDHUP};
+  if (p->lane == LANE_UP && poll(&pf, 1, 0) > 0 && !lane_take(p)) lane_close(p);
+  if (p->lane == LANE_UP) {
+    int e = net_lane_sendv(p->lane_fd, ms, ids, n, lane_send_tick, p, LANE_SEND_TIMEOUT_MS);
+    if (e) {
+      if (p->link.lost) rc = rt_error(st, RT_UNAVAILABLE, lost_fmt, p->endpoint);
+      else rc = rt_error(st, RT_UNAVAILABLE, "cannot send to %s: %s", p->endpoint, strerror(e));
+      lane_close(p);
+    } else {
+      for (size_t i = p->npending; q && i-- > 0;)
+        if (p->pending[i].id == id) {
+          p->pending[i].lane = true;
+          break;
+        }
+    }
+  } else {
+    for (size_t i = 0; i < n; i++) {
+      int e = rc ? 0 : net_wire_send(p->sock, NULL, 0, ms[i], ids[i]);
+      if (rc) net_msg_free(ms[i]);
+      else if (e)
+        rc = rt_error(st, RT_UNAVAILABLE, "cannot send to %s: %s", p->endpoint,
+                      e == EAGAIN ? "send queue full" : zmq_strerror(e));
+    }
+    if (!rc) {
+      if (p->lane == LANE_NONE) lane_ask(p);
+      int events = 0;
+      size_t sz = sizeof events;
+      /* zmq_send may have taken the edge of a reply the reader (or the peer's owner)
+       * waits for: hand it over; and a request waiting on a dropped connection needs the
+       * reader's down-timer (an owner keeps its own) */
+      bool edge = !zmq_getsockopt(p->sock, ZMQ_EVENTS, &events, &sz) && (events & ZMQ_POLLIN);
+      if (p->owner && edge) efd_wake(p->owner->efd);
+      else if (edge || (q && !p->link.connected && !p->owner)) wake_reader();
+    }
+  }
+  if (ids != ids_here) free(ids);
+  return rc;
+}
+
+/* Send req with a new id, its reply routed to q (NULL: none expected), after what this
+ * thread holds for p (net_peer_hold). run_here: an in-process server runs the handler on
+ * this thread. */
 static int send_req(net_peer *p, net_msg *req, net_cq *q, uint64_t tag, bool run_here,
                     uint64_t *id_out, rt_status *st) {
   uint64_t id = atomic_fetch_add(&next_id, 1) + 1;   /* never 0 */
@@ -642,9 +852,16 @@ static int send_req(net_peer *p, net_msg *req, net_cq *q, uint64_t tag, bool run
     pthread_mutex_unlock(&p->mu);
     return RT_OK;
   }
+  size_t n = 0;
+  net_msg *one[1], **along = hold.head ? held_take(p, &n) : NULL, **ms = one;
+  if (n) {
+    ms = xrealloc(along, (n + 1) * sizeof *ms);
+    along = NULL;
+  }
+  ms[n++] = req;
   int rc = RT_OK;
   if (!p->sock && (rc = open_socket(p, st))) {
-    net_msg_free(req);
+    for (size_t i = 0; i < n; i++) net_msg_free(ms[i]);
   } else {
     if (!p->npending || (q && p->npending == 1)) {
       /* Events from before this request (a peer that died and came back) concern requests
@@ -653,21 +870,9 @@ static int send_req(net_peer *p, net_msg *req, net_cq *q, uint64_t tag, bool run
       p->link.lost = false;
       p->link.wait_down = 0;
     }
-    int e = net_wire_send(p->sock, NULL, 0, req, id);
-    if (e) {
-      rc = rt_error(st, RT_UNAVAILABLE, "cannot send to %s: %s", p->endpoint,
-                    e == EAGAIN ? "send queue full" : zmq_strerror(e));
-    } else {
-      int events = 0;
-      size_t sz = sizeof events;
-      /* zmq_send may have taken the edge of a reply the reader (or the peer's owner)
-       * waits for: hand it over; and a request waiting on a dropped connection needs the
-       * reader's down-timer (an owner keeps its own) */
-      bool edge = !zmq_getsockopt(p->sock, ZMQ_EVENTS, &events, &sz) && (events & ZMQ_POLLIN);
-      if (p->owner && edge) efd_wake(p->owner->efd);
-      else if (edge || (q && !p->link.connected && !p->owner)) wake_reader();
-    }
+    rc = sock_send(p, ms, n, id, q, st);
   }
+  if (ms != one) free(ms);
   if (rc && q) pend_del(p, id, NULL);
   pthread_mutex_unlock(&p->mu);
   if (rc && q) {
@@ -683,30 +888,25 @@ int net_peer_send(net_peer *p, net_msg *req, net_cq *q, uint64_t tag, uint64_t *
   return send_req(p, req, q, tag, false, id, st);
 }
 
-/* One-way requests this thread holds back (net_peer_hold), in the order sent. */
-typedef struct held {
-  struct held *next;
-  net_peer *p;
-  net_msg *m;
-} held;
-static __thread struct {
-  bool on;
-  held *head, *tail;
-} hold;
-
 void net_peer_hold(void) { hold.on = true; }
 
 int net_peer_flush(rt_status *st) {
   int rc = RT_OK;
   hold.on = false;
-  for (held *h = hold.head, *next; h; h = next) {
-    next = h->next;
+  while (hold.head) {   /* each peer's last held message takes the others along */
+    net_peer *p = hold.head->p;
+    held *last = NULL, *before = NULL;
+    for (held *h = hold.head, *prev = NULL; h; prev = h, h = h->next)
+      if (h->p == p) last = h, before = prev;
+    if (before) before->next = last->next;
+    else hold.head = last->next;
+    if (hold.tail == last) hold.tail = before;
+    net_msg *m = last->m;
+    free(last);
     rt_status e;
-    int r = send_req(h->p, h->m, NULL, 0, false, NULL, &e);
+    int r = send_req(p, m, NULL, 0, false, NULL, &e);
     if (r && !rc) rc = r, *st = e;
-    free(h);
   }
-  hold.head = hold.tail = NULL;
   return rc;
 }
 

@@ -36,6 +36,8 @@ const char *net_peer_endpoint(const net_peer *p);
 bool net_peer_connected(net_peer *p);
 /* Is p served by a net_server of this process (no socket)? */
 bool net_peer_local(net_peer *p);
+/* Do requests to p go on its direct lane now (net/lane.h), not through ZeroMQ? */
+bool net_peer_on_lane(net_peer *p);
 
 net_cq *net_cq_new(void);
 /* Free q; replies still owed to it are discarded when they come. */
@@ -51,8 +53,9 @@ int net_peer_send(net_peer *p, net_msg *req, net_cq *q, uint64_t tag, uint64_t *
 int net_peer_send_oneway(net_peer *p, net_msg *req, rt_status *st);
 
 /* Hold back this thread's one-way requests to peers already connected (pushed tensors
- * of a fragment run here), to send them together, back to back, with what follows:
- * net_peer_flush sends them in order and returns the first send's error. */
+ * of a fragment run here), to send them together with what follows: the next request
+ * this thread sends to such a peer takes its held ones along, in one write on a lane;
+ * net_peer_flush sends what is left, in order, and returns the first send's error. */
 void net_peer_hold(void);
 int net_peer_flush(rt_status *st);
 

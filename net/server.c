@@ -4,9 +4,19 @@
  * sends its reply itself, at once, without a hop to the I/O thread (replies made on the
  * I/O thread, by handlers it runs inline, are queued and sent after the batch). A send
  * that may have taken the edge the I/O thread waits for wakes it. The rest of what is
- * shared sits under mu. */
+ * shared sits under mu.
+ *
+ * Direct lanes (net/lane.h): the I/O thread also accepts lane connections, reads their
+ * hellos, and reads the requests of each lane whose peer has switched to it. A lane's
+ * requests are read only after its LaneSwitch has come through the ROUTER, so a peer's
+ * requests are read in the order it sent them, whichever way each went. A lane belongs to
+ * the I/O thread (its list, its reading) and to each request read from it (a reference):
+ * the I/O thread closes it when it ends, and the last reference frees it. Its writes are
+ * under its own wmu, from whichever thread replies. */
+#define _GNU_SOURCE   /* accept4, POLLRDHUP */
 #include "net/server.h"
 #include "base/alloc.h"
+#include "net/lane.h"
 #include "net/wire.h"
 
 #include <errno.h>
@@ -17,10 +27,27 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <netinet/in.h>
+#include <netinet/tcp.h>
 #include <sys/eventfd.h>
+#include <sys/socket.h>
 #include <unistd.h>
 
 #define IO_BATCH 64   /* requests read before the I/O thread looks at replies again */
+#define LANE_SEND_TIMEOUT_MS 60000   /* a lane whose peer takes nothing for this long is dead */
+
+/* A direct lane's connection, as the server sees it. */
+typedef struct lane_conn {
+  struct lane_conn *next;       /* the I/O thread's list */
+  int fd;
+  enum { LC_HELLO, LC_WAIT, LC_OPEN } state;   /* hello to read; LaneSwitch to come; open */
+  uint8_t hello[NET_LANE_HELLO];
+  size_t hello_got;
+  net_lane_rx rx;
+  atomic_int refs;              /* the list's, and each request's read from it */
+  atomic_bool dead;             /* closed by the I/O thread: replies are dropped */
+  pthread_mutex_t wmu;          /* writes */
+} lane_conn;
 
 struct net_req {
   net_server *srv;
@@ -28,6 +55,7 @@ struct net_req {
   net_in *in;
   net_msg *reply;
   bool local;                   /* from this process (net_server_local): no socket */
+  lane_conn *conn;              /* read from this direct lane (a reference), else NULL */
   net_local_fn done;            /* local: who waits for the reply (NULL: nobody) */
   void *done_arg;
   size_t rlen;
@@ -64,6 +92,10 @@ struct net_server {
   char inline_types[NET_SERVER_MAX_INLINE][NET_TYPE_MAX + 1];   /* handled on the I/O thread (never block) */
   atomic_int n_inline;          /* inline_types filled: published after the slot is written
                                    (the I/O thread may already be reading requests) */
+  int lane_fd;                  /* the direct lanes' listening socket (-1: none offered) */
+  int lane_port;
+  uint8_t lane_token[NET_LANE_TOKEN];
+  lane_conn *lanes;             /* the I/O thread's */
 };
 
 /* Servers by the endpoints clients of this process name them with (net_server_local). */
@@ -88,10 +120,29 @@ static net_req *pop(req_queue *q) {
   return r;
 }
 
+static void lane_unref(lane_conn *c) {
+  if (!c || atomic_fetch_sub_explicit(&c->refs, 1, memory_order_acq_rel) != 1) return;
+  close(c->fd);
+  net_lane_rx_free(&c->rx);
+  pthread_mutex_destroy(&c->wmu);
+  free(c);
+}
+
 static void req_free(net_req *r) {
   net_msg_free(r->reply);
   net_in_free(r->in);
+  lane_unref(r->conn);
   free(r);
+}
+
+/* Send m (consumed) on lane c: a reply, or an error about a request read from it. */
+static void lane_send(lane_conn *c, net_msg *m, uint64_t id) {
+  pthread_mutex_lock(&c->wmu);
+  if (atomic_load(&c->dead) ||
+      net_lane_send(c->fd, m, id, NULL, NULL, LANE_SEND_TIMEOUT_MS)) {
+    if (!atomic_load(&c->dead)) shutdown(c->fd, SHUT_RDWR);   /* the I/O thread ends it */
+  }
+  pthread_mutex_unlock(&c->wmu);
 }
 
 static void wake_io(net_server *s) {
@@ -155,6 +206,35 @@ void net_server_inline(net_server *s, const char *type) {   /* one thread: the s
   }
 }
 
+/* "Lane" (which lane, if any) and "LaneSwitch" (requests come on that lane from now on):
+ * the net layer's own, answered here (sock_mu held). False for every other type. */
+static bool lane_message(net_server *s, net_req *r) {
+  const char *t = net_in_type(r->in);
+  if (!strcmp(t, "Lane")) {
+    net_msg *m;
+    if (s->lane_fd >= 0) {
+      m = net_msg_new("Lane");
+      net_msg_uint(m, "port", (uint64_t)s->lane_port);
+      net_msg_bin(m, "token", s->lane_token, sizeof s->lane_token);
+    } else {
+      m = net_wire_error(RT_UNIMPLEMENTED, "no direct lane here");
+    }
+    net_wire_send(s->router, r->routing, r->rlen, m, net_in_id(r->in));
+  } else if (!strcmp(t, "LaneSwitch")) {
+    const void *nonce;
+    size_t len;
+    rt_status st;
+    if (!net_get_bin(r->in, "nonce", &nonce, &len, &st) && len == NET_LANE_TOKEN)
+      for (lane_conn *c = s->lanes; c; c = c->next)
+        if (c->state == LC_WAIT && !memcmp(c->hello + 8 + NET_LANE_TOKEN, nonce, len))
+          c->state = LC_OPEN;
+  } else {
+    return false;
+  }
+  req_free(r);
+  return true;
+}
+
 /* Read a batch of requests (sock_mu held); those for handler threads go on *later, to be
  * dispatched once sock_mu is released (a handler woken at once may want to reply). */
 static void read_requests(net_server *s, req_queue *later) {
@@ -173,6 +253,7 @@ static void read_requests(net_server *s, req_queue *later) {
       free(r);
       continue;
     }
+    if (lane_message(s, r)) continue;
     if (handled_inline(s, net_in_type(r->in))) {
       pthread_mutex_lock(&s->mu);
       s->outstanding++;
@@ -191,18 +272,143 @@ static bool readable(net_server *s) {
   return !zmq_getsockopt(s->router, ZMQ_EVENTS, &events, &sz) && (events & ZMQ_POLLIN);
 }
 
+/* ---- direct lanes (the I/O thread's) --------------------------------------------------- */
+
+#define LANE_ACCEPT_PAUSE_MS 100   /* out of descriptors: look at the listener again after */
+
+/* Take the connections waiting on the listener. False when accept(2) fails for want of
+ * descriptors (the listener stays readable: stop polling it for a while). */
+static bool lane_accept(net_server *s) {
+  for (;;) {
+    int fd = accept4(s->lane_fd, NULL, NULL, SOCK_NONBLOCK | SOCK_CLOEXEC);
+    if (fd < 0) return errno != EMFILE && errno != ENFILE && errno != ENOBUFS && errno != ENOMEM;
+    int one = 1;
+    setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof one);
+    lane_conn *c = xcalloc(1, sizeof *c);
+    c->fd = fd;
+    c->state = LC_HELLO;
+    atomic_init(&c->refs, 1);
+    atomic_init(&c->dead, false);
+    pthread_mutex_init(&c->wmu, NULL);
+    net_lane_rx_init(&c->rx);
+    c->next = s->lanes;
+    s->lanes = c;
+  }
+}
+
+/* Read a lane's hello; on the whole of it, check the token and ack. False: close it. */
+static bool lane_hello(net_server *s, lane_conn *c) {
+  ssize_t r = read(c->fd, c->hello + c->hello_got, sizeof c->hello - c->hello_got);
+  if (r == 0 || (r < 0 && errno != EAGAIN && errno != EINTR)) return false;
+  if (r > 0) c->hello_got += (size_t)r;
+  if (c->hello_got < sizeof c->hello) return true;
+  if (memcmp(c->hello, NET_LANE_MAGIC, 8) || memcmp(c->hello + 8, s->lane_token, NET_LANE_TOKEN))
+    return false;   /* not a tfsh peer, or one that asked another server */
+  if (send(c->fd, NET_LANE_MAGIC, 8, MSG_NOSIGNAL) != 8) return false;
+  c->state = LC_WAIT;
+  return true;
+}
+
+static void lane_end(net_server *s, lane_conn *c) {
+  for (lane_conn **pp = &s->lanes; *pp; pp = &(*pp)->next)
+    if (*pp == c) {
+      *pp = c->next;
+      break;
+    }
+  shutdown(c->fd, SHUT_RDWR);   /* a reply being written fails at once */
+  pthread_mutex_lock(&c->wmu);
+  atomic_store(&c->dead, true);
+  pthread_mutex_unlock(&c->wmu);
+  lane_unref(c);
+}
+
+typedef struct lane_read {
+  net_server *s;
+  lane_conn *c;
+  req_queue *later;
+} lane_read;
+
+/* A request read from a lane (net_lane_got): as read_requests does with the ROUTER's. */
+static void lane_got(void *arg, net_in *in, uint64_t id, const rt_status *st) {
+  lane_read *x = arg;
+  if (!in) {   /* refused before the handler: answer here, keep serving */
+    lane_send(x->c, net_wire_error(st->code, st->msg), id);
+    return;
+  }
+  net_req *r = xcalloc(1, sizeof *r);
+  r->srv = x->s;
+  r->in = in;
+  r->conn = x->c;
+  atomic_fetch_add(&x->c->refs, 1);
+  if (handled_inline(x->s, net_in_type(in))) {
+    pthread_mutex_lock(&x->s->mu);
+    x->s->outstanding++;
+    pthread_mutex_unlock(&x->s->mu);
+    x->s->handler(x->s->user, r);
+    return;
+  }
+  push(x->later, r);
+}
+
+/* Serve the lanes whose descriptors fired (fds[i] for who[i]); *more: one stopped at its
+ * batch with bytes staged. */
+static void lanes_serve(net_server *s, struct pollfd *fds, lane_conn **who, size_t n,
+                        req_queue *later, bool *more) {
+  *more = false;
+  for (size_t i = 0; i < n; i++) {
+    lane_conn *c = who[i];
+    if (!c || (!fds[i].revents && !(c->state == LC_OPEN && c->rx.pos < c->rx.end))) continue;
+    bool keep = true;
+    if (c->state == LC_HELLO) {
+      keep = lane_hello(s, c);
+    } else if (c->state == LC_WAIT) {
+      keep = false;   /* it hung up before switching */
+    } else {
+      lane_read x = {s, c, later};
+      int r = net_lane_read(c->fd, &c->rx, &s->opt.limits, IO_BATCH, lane_got, &x);
+      if (r < 0) keep = false;
+      if (r == 1) *more = true;
+    }
+    if (!keep) lane_end(s, c);
+  }
+}
+
 static void *io_main(void *arg) {
   net_server *s = arg;
-  struct pollfd fds[2] = {{.fd = s->router_fd, .events = POLLIN}, {.fd = s->efd, .events = POLLIN}};
+  struct pollfd *fds = NULL;
+  lane_conn **who = NULL;
+  size_t cap = 0;
   bool more = true;   /* the edge may have come before we polled: look first */
+  bool lane_more = false;
+  int64_t accept_pause = 0;   /* not before this time (net_now_ms), when nonzero */
   for (;;) {
-    if (!more && poll(fds, 2, -1) < 0) {
+    size_t n = 3;
+    for (lane_conn *c = s->lanes; c; c = c->next) n++;
+    if (n > cap) {
+      cap = 2 * n;
+      fds = xrealloc(fds, cap * sizeof *fds);
+      who = xrealloc(who, cap * sizeof *who);
+    }
+    n = 0;
+    fds[n] = (struct pollfd){.fd = s->router_fd, .events = POLLIN}, who[n++] = NULL;
+    fds[n] = (struct pollfd){.fd = s->efd, .events = POLLIN}, who[n++] = NULL;
+    size_t listen_at = SIZE_MAX;
+    if (accept_pause && net_now_ms() >= accept_pause) accept_pause = 0;
+    if (s->lane_fd >= 0 && !accept_pause) {
+      listen_at = n;
+      fds[n] = (struct pollfd){.fd = s->lane_fd, .events = POLLIN}, who[n++] = NULL;
+    }
+    for (lane_conn *c = s->lanes; c; c = c->next)
+      fds[n] = (struct pollfd){.fd = c->fd, .events = c->state == LC_WAIT ? POLLRDHUP : POLLIN},
+      who[n++] = c;
+    int timeout = more || lane_more ? 0 : accept_pause ? LANE_ACCEPT_PAUSE_MS : -1;
+    if (poll(fds, (nfds_t)n, timeout) < 0) {
       if (errno == EINTR) continue;
       break;
     }
     if (fds[1].revents & POLLIN) {
-      uint64_t n;
-      ssize_t got = read(s->efd, &n, sizeof n);
+      uint64_t v;
+      ssize_t got = read(s->efd, &v, sizeof v);
       (void)got;
     }
     pthread_mutex_lock(&s->mu);
@@ -225,11 +431,17 @@ static void *io_main(void *arg) {
     }
     more = readable(s);
     pthread_mutex_unlock(&s->sock_mu);
+    if (listen_at != SIZE_MAX && (fds[listen_at].revents & POLLIN) && !lane_accept(s))
+      accept_pause = net_now_ms() + LANE_ACCEPT_PAUSE_MS;
+    lanes_serve(s, fds, who, n, &later, &lane_more);
     for (net_req *r = later.head, *next; r; r = next) {
       next = r->next;
       dispatch(s, r);
     }
   }
+  while (s->lanes) lane_end(s, s->lanes);
+  free(fds);
+  free(who);
   pthread_mutex_lock(&s->sock_mu);
   zmq_close(s->router);
   s->router = NULL;
@@ -250,6 +462,7 @@ static int bind_error(const char *ep, rt_status *st) {
 
 static void server_release(net_server *s) {
   if (s->router) zmq_close(s->router);
+  if (s->lane_fd >= 0) close(s->lane_fd);
   if (s->efd >= 0) close(s->efd);
   for (int i = 0; i < s->nendpoints; i++) free(s->endpoints[i]);
   free(s->endpoints);
@@ -270,6 +483,7 @@ net_server *net_server_new(const char *const *endpoints, int n, net_handler hand
   s->handler = handler;
   s->user = user;
   s->efd = -1;
+  s->lane_fd = -1;
   pthread_mutex_init(&s->mu, NULL);
   pthread_mutex_init(&s->sock_mu, NULL);
   pthread_cond_init(&s->work_cv, NULL);
@@ -314,6 +528,12 @@ net_server *net_server_new(const char *const *endpoints, int n, net_handler hand
     }
     s->endpoints[s->nendpoints++] = xstrdup(buf);
   }
+  /* A direct lane beside the first tcp endpoint, where there is no key (net/lane.h); a
+   * lane that cannot be made leaves the peers on ZeroMQ. */
+  for (int i = 0; i < s->nendpoints && s->lane_fd < 0 && !key.on && net_lane_enabled(); i++)
+    if (!strncmp(s->endpoints[i], "tcp://", 6) &&
+        (s->lane_fd = net_lane_listen(s->endpoints[i], &s->lane_port)) >= 0)
+      net_lane_random(s->lane_token, sizeof s->lane_token);
   s->efd = eventfd(0, EFD_NONBLOCK | EFD_CLOEXEC);
   size_t fdsz = sizeof s->router_fd;
   if (zmq_getsockopt(s->router, ZMQ_FD, &s->router_fd, &fdsz)) s->router_fd = -1;
@@ -478,6 +698,16 @@ int net_reply(net_req *r, net_msg *reply) {
     return RT_OK;
   }
   net_server *s = r->srv;
+  if (r->conn) {   /* on its lane, from this thread, whichever it is */
+    pthread_mutex_lock(&s->mu);
+    bool stopping = s->stopping;
+    if (--s->outstanding == 0) pthread_cond_broadcast(&s->done_cv);
+    pthread_mutex_unlock(&s->mu);
+    if (stopping) net_msg_free(reply);
+    else lane_send(r->conn, reply, net_in_id(r->in));
+    req_free(r);
+    return stopping ? RT_CANCELLED : RT_OK;
+  }
   r->reply = reply;
   pthread_mutex_lock(&s->mu);
   int rc = RT_OK;

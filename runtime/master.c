@@ -766,7 +766,10 @@ static int send_parts(const mrun *r, net_peer **cl, net_cq *q, int skip, uint64_
     if (i == skip) continue;
     net_msg *req = rungraph_msg(r, i, step, trace, busy, nf, feeds, fv, nx, fetches);
     int rc = net_peer_send(cl[i], req, q, (uint64_t)i, NULL, st);
-    if (rc) return rc;
+    if (rc) {
+      rt_status_prefix(st, "%s: ", r->parts[i].task);
+      return rc;
+    }
     ++*in_flight;
   }
   return RT_OK;
@@ -855,12 +858,17 @@ static int run_step(rt_master *m, msess *s, mrun *r, unsigned gen, int64_t timeo
     int rrc = here ? net_peer_call(cl[here_part], here, &rep, &hwait, &rs)
                    : net_cq_wait(q, &w, NULL, &tag, &rep, &rs);
     here = NULL;
-    if (first_here) {   /* the others now, unless it failed */
-      int frc = net_peer_flush(&err);
-      if (frc) rt_status_prefix(&err, "%s: ", r->parts[here_part].task);
-      else if (!rrc)
-        frc = send_parts(r, cl, q, here_part, step, trace != NULL, busy != NULL, nf, feeds, fv, nx,
-                         fetches, &in_flight, &err);
+    if (first_here) {   /* the others now, unless it failed: each RunGraph in one write with
+                           the tensors held for its task, then what is left held */
+      int frc = rrc ? RT_OK
+                    : send_parts(r, cl, q, here_part, step, trace != NULL, busy != NULL, nf, feeds,
+                                 fv, nx, fetches, &in_flight, &err);
+      rt_status ferr;
+      int flrc = net_peer_flush(&ferr);
+      if (flrc && !frc) {
+        frc = flrc, err = ferr;
+        rt_status_prefix(&err, "%s: ", r->parts[here_part].task);
+      }
       if (frc && !first_err) first_err = frc, abort_parts(cl, done, np, step, frc, err.msg);
     }
     if (tag == NET_CQ_NONE) {

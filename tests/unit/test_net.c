@@ -10,7 +10,13 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include <netinet/in.h>
+#include <poll.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
 #include "net/client.h"
+#include "net/lane.h"
 #include "net/peer.h"
 #include "net/server.h"
 #include "net/wire.h"
@@ -882,6 +888,195 @@ static void test_peer_in_process(void **state) {
   assert_false(net_peer_local(p));
 }
 
+
+/* ---- direct lanes (net/lane.h) ----------------------------------------------------- */
+
+static void free_frame(void *data, void *arg) { free(data); }
+
+/* An Echo with frames of the given sizes, each byte i of frame f (i * 7 + f) & 0xff, over
+ * p: the reply's frames must hold the same bytes. */
+static void lane_echo_frames(net_peer *p, const size_t *sizes, int n) {
+  net_msg *m = net_msg_new("Echo");
+  net_msg_int(m, "x", n);
+  for (int f = 0; f < n; f++) {
+    uint8_t *b = malloc(sizes[f] ? sizes[f] : 1);
+    for (size_t i = 0; i < sizes[f]; i++) b[i] = (uint8_t)((i * 7 + (size_t)f) & 0xff);
+    net_msg_frame(m, b, sizes[f], free_frame, NULL);
+  }
+  net_in *r;
+  rt_status st;
+  if (net_peer_call(p, m, &r, &(net_wait){.timeout_ms = CALL_MS}, &st)) fail_msg("%s", st.msg);
+  assert_int_equal(net_in_nframes(r), n);
+  for (int f = 0; f < n; f++) {
+    const uint8_t *b = net_frame_data(net_in_frame(r, (size_t)f));
+    assert_int_equal(net_frame_size(net_in_frame(r, (size_t)f)), sizes[f]);
+    size_t bad = 0;
+    for (size_t i = 0; i < sizes[f]; i++) bad += b[i] != (uint8_t)((i * 7 + (size_t)f) & 0xff);
+    assert_int_equal(bad, 0);
+    if (sizes[f] >= 64) assert_true(net_frame_aligned(net_in_frame(r, (size_t)f), 64));
+  }
+  net_in_free(r);
+}
+
+static void *echo_32m(void *arg) {
+  lane_echo_frames(arg, (const size_t[]){32u << 20}, 1);
+  return NULL;
+}
+
+/* A peer's requests move to the direct lane once its "Lane" has been answered (after its
+ * second call at the latest); payloads of every size cross it whole, both ways at once. */
+static void test_lane(void **state) {
+  net_server *s = start_any();
+  char ep[128];
+  net_peer *p = peer_by_socket(s, ep, sizeof ep);
+  assert_int_equal(peer_echo(p, 1), 1);
+  assert_int_equal(peer_echo(p, 2), 2);
+  assert_true(net_peer_on_lane(p));
+  assert_int_equal(peer_echo(p, 3), 3);
+  lane_echo_frames(p, (const size_t[]){0, 100, 1, 8u << 20, 65536}, 5);
+  net_in *r;
+  rt_status st;
+  assert_int_equal(net_peer_call(p, net_msg_new("Fail"), &r, NULL, &st), RT_NOT_FOUND);
+  assert_string_equal(st.msg, "no session \"s1\"");
+  pthread_t t[2];   /* two big echoes in flight together: neither end may wait on the other */
+  for (int i = 0; i < 2; i++) pthread_create(&t[i], NULL, echo_32m, p);
+  for (int i = 0; i < 2; i++) pthread_join(t[i], NULL);
+  assert_true(net_peer_on_lane(p));
+  net_server_free(s);
+}
+
+/* A lane refuses what is over the server's limits as ZeroMQ does, keeps serving, and also
+ * takes what ZeroMQ would have hung up on. */
+static void test_lane_limits(void **state) {
+  net_options o;
+  net_options_default(&o);
+  o.insecure = true;
+  net_limits_set_message_bytes(&o.limits, 65536);
+  net_server *s = start("tcp://0.0.0.0:*", &o);
+  char ep[128];
+  net_peer *p = peer_by_socket(s, ep, sizeof ep);
+  assert_int_equal(peer_echo(p, 1), 1);
+  assert_int_equal(peer_echo(p, 2), 2);
+  assert_true(net_peer_on_lane(p));
+  static char big[200000];
+  net_in *r = NULL;
+  rt_status st;
+  net_wait w = {.timeout_ms = CALL_MS};
+  net_msg *m = net_msg_new("Echo");
+  net_msg_frame(m, big, 100000, NULL, NULL);
+  assert_int_equal(net_peer_call(p, m, &r, &w, &st), RT_RESOURCE_EXHAUSTED);
+  assert_string_equal(st.msg, "message over limits: payload frame 0 of 100000 bytes exceeds "
+                      "max_frame 65536");
+  assert_int_equal(peer_echo(p, 3), 3);
+  m = net_msg_new("Echo");
+  net_msg_bin(m, "blob", big, 70000);
+  assert_int_equal(net_peer_call(p, m, &r, &w, &st), RT_RESOURCE_EXHAUSTED);
+  assert_string_equal(st.msg, "message over limits: header of 70037 bytes exceeds max_header 65536");
+  m = net_msg_new("Echo");
+  net_msg_frame(m, big, sizeof big, NULL, NULL);
+  assert_int_equal(net_peer_call(p, m, &r, &w, &st), RT_RESOURCE_EXHAUSTED);
+  assert_int_equal(peer_echo(p, 4), 4);
+  assert_true(net_peer_on_lane(p));
+  assert_int_equal(fx.handled, 4);
+  net_server_free(s);
+}
+
+/* A raw connection to port of 127.0.0.1 (-1 on failure). */
+static int raw_connect(int port) {
+  int fd = socket(AF_INET, SOCK_STREAM, 0);
+  struct sockaddr_in a = {.sin_family = AF_INET, .sin_port = htons((uint16_t)port),
+                          .sin_addr.s_addr = htonl(0x7f000001)};
+  if (connect(fd, (struct sockaddr *)&a, sizeof a)) {
+    close(fd);
+    return -1;
+  }
+  return fd;
+}
+
+/* Read n bytes or to the end within CALL_MS: the bytes read. */
+static size_t raw_read(int fd, void *buf, size_t n) {
+  size_t got = 0;
+  while (got < n) {
+    struct pollfd pf = {.fd = fd, .events = POLLIN};
+    if (poll(&pf, 1, CALL_MS) <= 0) fail_msg("no answer within %d ms", CALL_MS);
+    ssize_t r = read(fd, (char *)buf + got, n - got);
+    if (r <= 0) break;
+    got += (size_t)r;
+  }
+  return got;
+}
+
+/* What a lane's server does with strangers: a hello with another token or none is hung
+ * up on without an ack; a lane that switched is served, and hung up on at its first byte
+ * that is not a message. The server serves on throughout. With TFSH_LANE=0 a server offers
+ * no lane, and a peer asks for none. */
+static void test_lane_hostile(void **state) {
+  net_server *s = start_any();
+  rt_status st;
+  net_client *c = connect_to(s);
+  net_in *r;
+  assert_int_equal(net_call(c, net_msg_new("Lane"), &r, CALL_MS, &st), RT_OK);
+  uint64_t port = 0;
+  const void *tok;
+  size_t len;
+  assert_int_equal(net_get_uint(r, "port", &port, &st), RT_OK);
+  assert_int_equal(net_get_bin(r, "token", &tok, &len, &st), RT_OK);
+  assert_int_equal(len, NET_LANE_TOKEN);
+  uint8_t token[NET_LANE_TOKEN], hello[NET_LANE_HELLO], ack[8];
+  memcpy(token, tok, sizeof token);
+  net_in_free(r);
+
+  int fd = raw_connect((int)port);   /* garbage */
+  assert_true(fd >= 0);
+  memset(hello, 'x', sizeof hello);
+  assert_int_equal(write(fd, hello, sizeof hello), sizeof hello);
+  assert_int_equal(raw_read(fd, ack, sizeof ack), 0);
+  close(fd);
+  fd = raw_connect((int)port);   /* another server's token */
+  memcpy(hello, NET_LANE_MAGIC, 8);
+  memset(hello + 8, 0, 2 * NET_LANE_TOKEN);
+  assert_int_equal(write(fd, hello, sizeof hello), sizeof hello);
+  assert_int_equal(raw_read(fd, ack, sizeof ack), 0);
+  close(fd);
+
+  fd = raw_connect((int)port);   /* the right token, then a switch, a message, garbage */
+  memcpy(hello + 8, token, NET_LANE_TOKEN);
+  memset(hello + 8 + NET_LANE_TOKEN, 0x5a, NET_LANE_TOKEN);
+  assert_int_equal(write(fd, hello, sizeof hello), sizeof hello);
+  assert_int_equal(raw_read(fd, ack, sizeof ack), 8);
+  assert_memory_equal(ack, NET_LANE_MAGIC, 8);
+  net_msg *sw = net_msg_new("LaneSwitch");
+  net_msg_bin(sw, "nonce", hello + 8 + NET_LANE_TOKEN, NET_LANE_TOKEN);
+  assert_int_equal(net_send_oneway(c, sw, &st), RT_OK);
+  net_msg *m = net_msg_new("Echo");
+  net_msg_int(m, "x", 77);
+  assert_int_equal(net_lane_send(fd, m, 5, NULL, NULL, CALL_MS), 0);
+  uint8_t reply[256];
+  size_t got = raw_read(fd, reply, 16);
+  assert_int_equal(got, 16);
+  assert_memory_equal(reply, "TFL1", 4);
+  assert_int_equal(write(fd, "GARBAGE!GARBAGE!", 16), 16);
+  raw_read(fd, reply, sizeof reply);   /* the rest of the reply, then the end */
+  assert_int_equal(raw_read(fd, reply, 1), 0);
+  close(fd);
+  assert_int_equal(echo(c, 6), 6);
+  net_client_free(c);
+  net_server_free(s);
+
+  setenv("TFSH_LANE", "0", 1);
+  s = start_any();
+  c = connect_to(s);
+  assert_int_equal(net_call(c, net_msg_new("Lane"), &r, CALL_MS, &st), RT_UNIMPLEMENTED);
+  assert_string_equal(st.msg, "no direct lane here");
+  net_client_free(c);
+  unsetenv("TFSH_LANE");
+  char ep[128];
+  net_peer *p = peer_by_socket(s, ep, sizeof ep);   /* asks, hears no, stays on ZeroMQ */
+  for (int i = 0; i < 3; i++) assert_int_equal(peer_echo(p, i), i);
+  assert_false(net_peer_on_lane(p));
+  net_server_free(s);
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
     cmocka_unit_test(test_roundtrip),
@@ -903,6 +1098,9 @@ int main(void) {
     cmocka_unit_test(test_peer_queue),
     cmocka_unit_test(test_peer_lost),
     cmocka_unit_test(test_peer_in_process),
+    cmocka_unit_test(test_lane),
+    cmocka_unit_test(test_lane_limits),
+    cmocka_unit_test(test_lane_hostile),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }
