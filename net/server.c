@@ -6,6 +6,12 @@
  * that may have taken the edge the I/O thread waits for wakes it. The rest of what is
  * shared sits under mu.
  *
+ * Leader and followers: the thread that serves the sockets (the leader; "the I/O thread"
+ * below) is whichever holds the lead. When it reads a request for a handler it hands the
+ * lead to an idle thread and runs that request itself, so a request starts without a
+ * wake-up on its path; the rest of a batch goes to the queue as before. A thread that
+ * cannot hand on (all busy, none more allowed) keeps leading.
+ *
  * Direct lanes (net/lane.h): the I/O thread also accepts lane connections, reads their
  * hellos, and reads the requests of each lane whose peer has switched to it. A lane's
  * requests are read only after its LaneSwitch has come through the ROUTER, so a peer's
@@ -76,19 +82,22 @@ struct net_server {
   void *user;
   int nendpoints;
   char **endpoints;
-  pthread_t io;
+  pthread_t io;                 /* the first leader */
 
   pthread_mutex_t mu;
   pthread_cond_t work_cv;       /* handler threads wait for requests */
   pthread_cond_t done_cv;       /* free waits for outstanding to reach 0 */
+  pthread_cond_t lead_cv;       /* stop waits for leading to reach 0 */
   req_queue work;               /* requests waiting for a handler thread */
   req_queue out;                /* replies waiting for the I/O thread */
-  int nwork;                    /* requests in work */
+  int nwork;                    /* requests in work, and the lead when it is wanted */
   int idle;                     /* handler threads waiting on work_cv */
   int outstanding;              /* requests handed to handlers, not yet answered */
   int nthreads;
   pthread_t *threads;
   bool stopping;
+  bool lead_wanted;             /* the lead is handed on: the next thread free takes it */
+  int leading;                  /* threads in lead(): 0 or 1 */
   char inline_types[NET_SERVER_MAX_INLINE][NET_TYPE_MAX + 1];   /* handled on the I/O thread (never block) */
   atomic_int n_inline;          /* inline_types filled: published after the slot is written
                                    (the I/O thread may already be reading requests) */
@@ -96,6 +105,12 @@ struct net_server {
   int lane_port;
   uint8_t lane_token[NET_LANE_TOKEN];
   lane_conn *lanes;             /* the I/O thread's */
+  /* the leader's, kept from one leader to the next */
+  struct pollfd *io_fds;
+  lane_conn **io_who;
+  size_t io_cap;
+  bool io_more, lane_more;      /* the ROUTER's edge may have come; a lane has bytes staged */
+  int64_t accept_pause;         /* the listener not before this time (net_now_ms), if nonzero */
 };
 
 /* Servers by the endpoints clients of this process name them with (net_server_local). */
@@ -106,6 +121,10 @@ typedef struct alias {
 } alias;
 static pthread_mutex_t aliases_mu = PTHREAD_MUTEX_INITIALIZER;
 static alias *aliases;
+
+/* The server whose batch this thread is reading, under its sock_mu (a handler it runs
+ * inline queues its reply for after the batch). */
+static __thread net_server *io_batch;
 
 static void push(req_queue *q, net_req *r) {
   r->next = NULL;
@@ -153,24 +172,52 @@ static void wake_io(net_server *s) {
 
 /* ---- handler threads --------------------------------------------------------------- */
 
-static void *handler_main(void *arg) {
-  net_server *s = arg;
-  pthread_mutex_lock(&s->mu);
+static bool lead(net_server *s, net_req **mine);
+
+/* A server thread: it leads when it holds the lead (serving the sockets, as the I/O
+ * thread), else runs the requests queued for handlers, and takes the lead first when it is
+ * handed on. A leader that reads a request for a handler hands the lead on and runs the
+ * request itself: the reply goes out without waiting for another thread to wake. */
+static void serve(net_server *s, bool leader) {
   for (;;) {
-    while (!s->work.head && !s->stopping) {
+    if (leader) {
+      net_req *mine = NULL;
+      if (!lead(s, &mine)) return;
+      s->handler(s->user, mine);
+      leader = false;
+    }
+    pthread_mutex_lock(&s->mu);
+    while (!s->work.head && !s->lead_wanted && !s->stopping) {
       s->idle++;
       pthread_cond_wait(&s->work_cv, &s->mu);
       s->idle--;
     }
-    if (s->stopping) break;
+    if (s->stopping) {
+      pthread_mutex_unlock(&s->mu);
+      return;
+    }
+    if (s->lead_wanted) {
+      s->lead_wanted = false;
+      s->nwork--;
+      pthread_mutex_unlock(&s->mu);
+      leader = true;
+      continue;
+    }
     net_req *r = pop(&s->work);
     s->nwork--;
     s->outstanding++;
     pthread_mutex_unlock(&s->mu);
     s->handler(s->user, r);
-    pthread_mutex_lock(&s->mu);
   }
-  pthread_mutex_unlock(&s->mu);
+}
+
+static void *handler_main(void *arg) {
+  serve(arg, false);
+  return NULL;
+}
+
+static void *io_main(void *arg) {
+  serve(arg, true);
   return NULL;
 }
 
@@ -373,39 +420,58 @@ static void lanes_serve(net_server *s, struct pollfd *fds, lane_conn **who, size
   }
 }
 
-static void *io_main(void *arg) {
-  net_server *s = arg;
-  struct pollfd *fds = NULL;
-  lane_conn **who = NULL;
-  size_t cap = 0;
-  bool more = true;   /* the edge may have come before we polled: look first */
-  bool lane_more = false;
-  int64_t accept_pause = 0;   /* not before this time (net_now_ms), when nonzero */
+/* Hand the lead on, to run mine here (s->mu held): an idle thread takes it, else a new
+ * one. False when neither can (every thread busy, the most of them running): then this
+ * thread keeps leading, and mine goes to the queue. */
+static bool hand_lead_on(net_server *s) {
+  if (s->stopping) return false;
+  if (s->idle <= s->nwork) {
+    if (s->nthreads >= s->opt.max_threads ||
+        pthread_create(&s->threads[s->nthreads], NULL, handler_main, s))
+      return false;
+    s->nthreads++;
+  }
+  s->lead_wanted = true;
+  s->nwork++;
+  pthread_cond_signal(&s->work_cv);
+  return true;
+}
+
+/* Serve the sockets: read requests, run those that never block, queue the others for
+ * handler threads. Returns false when the server stops; true with *mine, a request this
+ * thread is to run now that it has handed the lead on. */
+static bool lead(net_server *s, net_req **mine) {
+  pthread_mutex_lock(&s->mu);
+  if (s->stopping) {
+    pthread_mutex_unlock(&s->mu);
+    return false;
+  }
+  s->leading++;
+  pthread_mutex_unlock(&s->mu);
   for (;;) {
     size_t n = 3;
     for (lane_conn *c = s->lanes; c; c = c->next) n++;
-    if (n > cap) {
-      cap = 2 * n;
-      fds = xrealloc(fds, cap * sizeof *fds);
-      who = xrealloc(who, cap * sizeof *who);
+    if (n > s->io_cap) {
+      s->io_cap = 2 * n;
+      s->io_fds = xrealloc(s->io_fds, s->io_cap * sizeof *s->io_fds);
+      s->io_who = xrealloc(s->io_who, s->io_cap * sizeof *s->io_who);
     }
+    struct pollfd *fds = s->io_fds;
+    lane_conn **who = s->io_who;
     n = 0;
     fds[n] = (struct pollfd){.fd = s->router_fd, .events = POLLIN}, who[n++] = NULL;
     fds[n] = (struct pollfd){.fd = s->efd, .events = POLLIN}, who[n++] = NULL;
     size_t listen_at = SIZE_MAX;
-    if (accept_pause && net_now_ms() >= accept_pause) accept_pause = 0;
-    if (s->lane_fd >= 0 && !accept_pause) {
+    if (s->accept_pause && net_now_ms() >= s->accept_pause) s->accept_pause = 0;
+    if (s->lane_fd >= 0 && !s->accept_pause) {
       listen_at = n;
       fds[n] = (struct pollfd){.fd = s->lane_fd, .events = POLLIN}, who[n++] = NULL;
     }
     for (lane_conn *c = s->lanes; c; c = c->next)
       fds[n] = (struct pollfd){.fd = c->fd, .events = c->state == LC_WAIT ? POLLRDHUP : POLLIN},
       who[n++] = c;
-    int timeout = more || lane_more ? 0 : accept_pause ? LANE_ACCEPT_PAUSE_MS : -1;
-    if (poll(fds, (nfds_t)n, timeout) < 0) {
-      if (errno == EINTR) continue;
-      break;
-    }
+    int timeout = s->io_more || s->lane_more ? 0 : s->accept_pause ? LANE_ACCEPT_PAUSE_MS : -1;
+    if (poll(fds, (nfds_t)n, timeout) < 0 && errno != EINTR) break;
     if (fds[1].revents & POLLIN) {
       uint64_t v;
       ssize_t got = read(s->efd, &v, sizeof v);
@@ -417,7 +483,9 @@ static void *io_main(void *arg) {
     if (stop) break;
     pthread_mutex_lock(&s->sock_mu);
     req_queue later = {0};
+    io_batch = s;
     read_requests(s, &later);
+    io_batch = NULL;
     pthread_mutex_lock(&s->mu);
     req_queue out = s->out;   /* replies of the handlers run here */
     s->out = (req_queue){0};
@@ -429,24 +497,31 @@ static void *io_main(void *arg) {
       r->reply = NULL;
       req_free(r);
     }
-    more = readable(s);
+    s->io_more = readable(s);
     pthread_mutex_unlock(&s->sock_mu);
     if (listen_at != SIZE_MAX && (fds[listen_at].revents & POLLIN) && !lane_accept(s))
-      accept_pause = net_now_ms() + LANE_ACCEPT_PAUSE_MS;
-    lanes_serve(s, fds, who, n, &later, &lane_more);
-    for (net_req *r = later.head, *next; r; r = next) {
-      next = r->next;
-      dispatch(s, r);
+      s->accept_pause = net_now_ms() + LANE_ACCEPT_PAUSE_MS;
+    lanes_serve(s, fds, who, n, &later, &s->lane_more);
+    net_req *first = pop(&later);
+    for (net_req *r; (r = pop(&later));) dispatch(s, r);
+    if (!first) continue;
+    pthread_mutex_lock(&s->mu);
+    if (hand_lead_on(s)) {
+      s->outstanding++;
+      s->io_more = true;   /* the next leader looks before it polls */
+      s->leading--;
+      pthread_mutex_unlock(&s->mu);
+      *mine = first;
+      return true;
     }
+    pthread_mutex_unlock(&s->mu);
+    dispatch(s, first);
   }
-  while (s->lanes) lane_end(s, s->lanes);
-  free(fds);
-  free(who);
-  pthread_mutex_lock(&s->sock_mu);
-  zmq_close(s->router);
-  s->router = NULL;
-  pthread_mutex_unlock(&s->sock_mu);
-  return NULL;
+  pthread_mutex_lock(&s->mu);
+  s->leading--;
+  pthread_cond_broadcast(&s->lead_cv);
+  pthread_mutex_unlock(&s->mu);
+  return false;
 }
 
 /* ---- life cycle -------------------------------------------------------------------- */
@@ -468,6 +543,9 @@ static void server_release(net_server *s) {
   free(s->endpoints);
   free(s->threads);
   pthread_cond_destroy(&s->done_cv);
+  pthread_cond_destroy(&s->lead_cv);
+  free(s->io_fds);
+  free(s->io_who);
   pthread_cond_destroy(&s->work_cv);
   pthread_mutex_destroy(&s->sock_mu);
   pthread_mutex_destroy(&s->mu);
@@ -488,6 +566,7 @@ net_server *net_server_new(const char *const *endpoints, int n, net_handler hand
   pthread_mutex_init(&s->sock_mu, NULL);
   pthread_cond_init(&s->work_cv, NULL);
   pthread_cond_init(&s->done_cv, NULL);
+  pthread_cond_init(&s->lead_cv, NULL);
   s->threads = xcalloc((size_t)s->opt.max_threads, sizeof *s->threads);
   s->endpoints = xcalloc((size_t)(n > 0 ? n : 1), sizeof *s->endpoints);
 
@@ -630,8 +709,17 @@ void net_server_stop(net_server *s) {
   pthread_mutex_unlock(&s->mu);
   if (!first) return;
   wake_io(s);
-  pthread_join(s->io, NULL);
   pthread_mutex_lock(&s->mu);
+  while (s->leading) pthread_cond_wait(&s->lead_cv, &s->mu);
+  pthread_mutex_unlock(&s->mu);
+  /* no thread leads now, nor will: the sockets are this thread's to close */
+  while (s->lanes) lane_end(s, s->lanes);
+  pthread_mutex_lock(&s->sock_mu);
+  zmq_close(s->router);
+  s->router = NULL;
+  pthread_mutex_unlock(&s->sock_mu);
+  pthread_mutex_lock(&s->mu);
+  s->lead_wanted = false;
   for (net_req *r; (r = pop(&s->work));) {
     if (r->done) {   /* an in-process caller waits: tell it, as a socket would */
       rt_status st = {0};
@@ -651,6 +739,7 @@ void net_server_free(net_server *s) {
   pthread_mutex_lock(&s->mu);
   while (s->outstanding > 0) pthread_cond_wait(&s->done_cv, &s->mu);
   pthread_mutex_unlock(&s->mu);
+  pthread_join(s->io, NULL);
   for (int i = 0; i < s->nthreads; i++) pthread_join(s->threads[i], NULL);
   server_release(s);
 }
@@ -716,7 +805,7 @@ int net_reply(net_req *r, net_msg *reply) {
     req_free(r);
     r = NULL;
     rc = RT_CANCELLED;
-  } else if (pthread_equal(pthread_self(), s->io)) {
+  } else if (io_batch == s) {
     push(&s->out, r);   /* the I/O thread holds sock_mu: it sends after its batch */
     r = NULL;
   } else {

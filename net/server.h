@@ -1,6 +1,9 @@
-/* A request/reply server: one ROUTER socket bound to every endpoint, an I/O thread that
- * owns it, and a pool of handler threads that grows on demand (handlers may block for a
- * long time: a RunStep handler waits on RunGraph calls, possibly to this same server).
+/* A request/reply server: one ROUTER socket bound to every endpoint (and, without a
+ * cluster key, a direct lane's port beside it: net/lane.h), served by one thread at a time
+ * (the I/O thread, or leader), and a pool of handler threads that grows on demand
+ * (handlers may block for a long time: a RunStep handler waits on RunGraph calls, possibly
+ * to this same server). The leader runs the first request of what it reads itself, after
+ * handing the lead to an idle thread: a handler may run on any of the server's threads.
  *
  *   static void handle(void *user, net_req *req) {
  *     const net_in *in = net_req_msg(req);
