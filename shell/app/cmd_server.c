@@ -34,7 +34,11 @@ static const char server_usage[] =
   "    this task's job and index, and its GPUs (CUDA_VISIBLE_DEVICES) come from Slurm's environment\n"
   "    as TF's SlurmClusterResolver derives them: nodes in name order, each with its tasks on\n"
   "    --port-base (8888), +1, ...; ranks (SLURM_PROCID) fill the jobs in name order. With no\n"
-  "    JOB=N every task is a worker. Needs srun's default block distribution.\n";
+  "    JOB=N every task is a worker. Needs srun's default block distribution.\n"
+  "  Without a cluster key the server also listens on a second port of its address, chosen by the\n"
+  "    kernel, where its peers send their requests once asked (a direct lane: one thread wake-up a\n"
+  "    message instead of ZeroMQ's three); a firewall that blocks it leaves them on ZeroMQ, and\n"
+  "    TFSH_LANE=0 turns it off.\n";
 
 static bool grpc_loopback(const char *addr) {
   return !strncmp(addr, "localhost:", 10) || !strncmp(addr, "127.", 4) || !strncmp(addr, "[::1]:", 6);
