@@ -11,6 +11,7 @@
 #include <string.h>
 
 #include <netinet/in.h>
+#include <errno.h>
 #include <poll.h>
 #include <sys/socket.h>
 #include <unistd.h>
@@ -1077,6 +1078,109 @@ static void test_lane_hostile(void **state) {
   net_server_free(s);
 }
 
+
+/* ---- the lane's reader, fed a byte at a time and by random cuts ----------------------- */
+
+typedef struct lane_got_log {
+  int n, refused;
+  int64_t x[64];
+  size_t frame_bytes[64];
+  char err[RT_MSG_MAX];
+} lane_got_log;
+
+static void lane_got_record(void *arg, net_in *in, uint64_t id, const rt_status *st) {
+  lane_got_log *l = arg;
+  if (!in) {
+    l->refused++;
+    snprintf(l->err, sizeof l->err, "%s", st->msg);
+    return;
+  }
+  rt_status e;
+  int64_t x = -1;
+  net_get_int(in, "x", &x, &e);
+  size_t bytes = 0;
+  for (size_t i = 0; i < net_in_nframes(in); i++) bytes += net_frame_size(net_in_frame(in, i));
+  if (l->n < 64) l->x[l->n] = x, l->frame_bytes[l->n] = bytes;
+  l->n++;
+  net_in_free(in);
+}
+
+typedef struct wire_buf {
+  int fd;
+  uint8_t *p;
+  size_t n, cap;
+} wire_buf;
+
+static void *collect(void *arg) {   /* fd's bytes until its end */
+  wire_buf *w = arg;
+  for (;;) {
+    if (w->n == w->cap) w->p = realloc(w->p, w->cap = w->cap ? 2 * w->cap : 65536);
+    ssize_t r = read(w->fd, w->p + w->n, w->cap - w->n);
+    if (r <= 0) return NULL;
+    w->n += (size_t)r;
+  }
+}
+
+/* Messages written whole, read back through a socketpair in pieces of random sizes (one
+ * byte, a few, more than the staging buffer): every message arrives, whole, in order,
+ * and a message over the limits in their midst is refused without losing its neighbours;
+ * bytes that are no message end the lane. */
+static void test_lane_reader(void **state) {
+  int sv[2];
+  assert_int_equal(socketpair(AF_UNIX, SOCK_STREAM, 0, sv), 0);
+  static uint8_t big[300000];
+  for (size_t i = 0; i < sizeof big; i++) big[i] = (uint8_t)(i * 13);
+  wire_buf w = {.fd = sv[1]};
+  pthread_t t;
+  pthread_create(&t, NULL, collect, &w);
+  for (int k = 0; k < 10; k++) {
+    net_msg *m = net_msg_new("Echo");
+    net_msg_int(m, "x", k);
+    if (k % 3 == 1) net_msg_frame(m, big, (size_t)k * 1000, NULL, NULL);
+    if (k == 4) net_msg_frame(m, big, sizeof big, NULL, NULL);   /* over max_frame below */
+    if (k == 7) net_msg_frame(m, big, 0, NULL, NULL);
+    assert_int_equal(net_lane_send(sv[0], m, (uint64_t)k + 1, NULL, NULL, CALL_MS), 0);
+  }
+  shutdown(sv[0], SHUT_WR);
+  pthread_join(t, NULL);
+  close(sv[0]);
+  close(sv[1]);
+
+  assert_int_equal(socketpair(AF_UNIX, SOCK_STREAM | SOCK_NONBLOCK, 0, sv), 0);
+  net_limits lim;
+  net_limits_default(&lim);
+  lim.max_frame = 100000;
+  net_lane_rx rx;
+  net_lane_rx_init(&rx);
+  lane_got_log log = {0};
+  unsigned seed = 7;
+  for (size_t off = 0; off < w.n;) {
+    seed = seed * 1103515245u + 12345u;
+    unsigned r = seed >> 16;
+    size_t piece = r % 5 == 0 ? 1 : r % 3 == 0 ? 70000 : r % 97 + 1;
+    if (piece > w.n - off) piece = w.n - off;
+    ssize_t put = write(sv[0], w.p + off, piece);
+    assert_true(put > 0);
+    off += (size_t)put;
+    assert_true(net_lane_read(sv[1], &rx, &lim, 0, lane_got_record, &log) == 0);
+  }
+  assert_int_equal(log.n, 9);
+  assert_int_equal(log.refused, 1);
+  assert_string_equal(log.err, "message over limits: payload frame 1 of 300000 bytes exceeds "
+                      "max_frame 100000");
+  int64_t want[9] = {0, 1, 2, 3, 5, 6, 7, 8, 9};
+  for (int i = 0; i < 9; i++) {
+    assert_int_equal(log.x[i], want[i]);
+    assert_int_equal(log.frame_bytes[i], want[i] % 3 == 1 ? (size_t)want[i] * 1000 : 0);
+  }
+  assert_int_equal(write(sv[0], "NOT A MESSAGE!!!", 16), 16);
+  assert_int_equal(net_lane_read(sv[1], &rx, &lim, 0, lane_got_record, &log), -EPROTO);
+  net_lane_rx_free(&rx);
+  free(w.p);
+  close(sv[0]);
+  close(sv[1]);
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
     cmocka_unit_test(test_roundtrip),
@@ -1101,6 +1205,7 @@ int main(void) {
     cmocka_unit_test(test_lane),
     cmocka_unit_test(test_lane_limits),
     cmocka_unit_test(test_lane_hostile),
+    cmocka_unit_test(test_lane_reader),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }
