@@ -68,12 +68,12 @@ void net_lane_rx_init(net_lane_rx *rx) {
 /* Back to waiting for a preamble, dropping what a message in progress holds. */
 static void rx_reset(net_lane_rx *rx) {
   free(rx->lens);
-  free(rx->head);
   free(rx->data);
   if (rx->in) {
-    rx->in->copy = NULL;   /* rx->head, freed above when the message did not complete */
+    if (rx->in->copy == rx->head) rx->in->copy = NULL;   /* still rx's: freed below */
     net_in_free(rx->in);
   }
+  free(rx->head);
   rx->lens = NULL;
   rx->head = rx->data = NULL;
   rx->in = NULL;
@@ -405,38 +405,45 @@ static bool wait_fd(int fd, short events, int64_t deadline) {
   }
 }
 
+/* Connect fd to a and say hello; true when the ack came before deadline. */
+static bool hello_at(int fd, const struct addrinfo *a, const uint8_t *hello, int64_t deadline) {
+  int one = 1, err = 0;
+  socklen_t elen = sizeof err;
+  if (connect(fd, a->ai_addr, a->ai_addrlen) && errno != EINPROGRESS) return false;
+  if (!wait_fd(fd, POLLOUT, deadline) || getsockopt(fd, SOL_SOCKET, SO_ERROR, &err, &elen) || err)
+    return false;
+  setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof one);
+  if (send(fd, hello, NET_LANE_HELLO, MSG_NOSIGNAL) != NET_LANE_HELLO) return false;
+  uint8_t ack[8];
+  size_t have = 0;
+  while (have < sizeof ack) {
+    if (!wait_fd(fd, POLLIN, deadline)) return false;
+    ssize_t r = read(fd, ack + have, sizeof ack - have);
+    if (r == 0 || (r < 0 && errno != EINTR && errno != EAGAIN)) return false;
+    if (r > 0) have += (size_t)r;
+  }
+  return !memcmp(ack, NET_LANE_MAGIC, 8);
+}
+
 int net_lane_connect(const char *endpoint, int port, const uint8_t *token, const uint8_t *nonce,
                      int timeout_ms) {
   int64_t deadline = net_now_ms() + timeout_ms;
   struct addrinfo *ai = resolve(endpoint, port, false);
-  if (!ai) return -1;
-  int fd = socket(ai->ai_family, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
-  int one = 1, err = 0;
-  socklen_t elen = sizeof err;
-  if (fd < 0) goto fail;
-  if (connect(fd, ai->ai_addr, ai->ai_addrlen) && errno != EINPROGRESS) goto fail;
-  if (!wait_fd(fd, POLLOUT, deadline) ||
-      getsockopt(fd, SOL_SOCKET, SO_ERROR, &err, &elen) || err)
-    goto fail;
-  setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof one);
   uint8_t hello[NET_LANE_HELLO];
   memcpy(hello, NET_LANE_MAGIC, 8);
   memcpy(hello + 8, token, NET_LANE_TOKEN);
   memcpy(hello + 8 + NET_LANE_TOKEN, nonce, NET_LANE_TOKEN);
-  if (send(fd, hello, sizeof hello, MSG_NOSIGNAL) != (ssize_t)sizeof hello) goto fail;
-  uint8_t ack[8];
-  size_t have = 0;
-  while (have < sizeof ack) {
-    if (!wait_fd(fd, POLLIN, deadline)) goto fail;
-    ssize_t r = read(fd, ack + have, sizeof ack - have);
-    if (r == 0 || (r < 0 && errno != EINTR && errno != EAGAIN)) goto fail;
-    if (r > 0) have += (size_t)r;
-  }
-  if (memcmp(ack, NET_LANE_MAGIC, 8)) goto fail;
-  freeaddrinfo(ai);
+  int fd = -1;
+  /* IPv4 first, as ZeroMQ resolves (localhost may name ::1 first, where nothing listens) */
+  for (int v6 = 0; v6 < 2 && fd < 0; v6++)
+    for (struct addrinfo *a = ai; a && fd < 0; a = a->ai_next) {
+      if ((a->ai_family == AF_INET6) != v6) continue;
+      fd = socket(a->ai_family, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
+      if (fd >= 0 && !hello_at(fd, a, hello, deadline)) {
+        close(fd);
+        fd = -1;
+      }
+    }
+  if (ai) freeaddrinfo(ai);
   return fd;
-fail:
-  if (fd >= 0) close(fd);
-  freeaddrinfo(ai);
-  return -1;
 }
