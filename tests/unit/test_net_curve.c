@@ -16,6 +16,7 @@
 #include <unistd.h>
 
 #include "net/client.h"
+#include "net/peer.h"
 #include "net/server.h"
 #include "net/wire.h"
 
@@ -116,12 +117,30 @@ static void test_with_key(void **state) {
   net_server_free(s);
 }
 
+/* With a key there is no direct lane (its traffic would not be encrypted): the server
+ * offers none, and a peer holding the key stays on ZeroMQ. */
 static void test_key_from_env(void **state) {
   setenv("TFSH_CLUSTER_KEY", key_a, 1);
   net_server *s = serve("tcp://127.0.0.1:*", NULL);
   rt_status st;
   int64_t ms;
   assert_int_equal(ping(s, NULL, &ms, &st), RT_OK);
+  net_client *c = net_client_new(net_server_endpoint(s, 0), NULL, &st);
+  net_in *r = NULL;
+  assert_int_equal(net_call(c, net_msg_new("Lane"), &r, CALL_MS, &st), RT_UNIMPLEMENTED);
+  assert_string_equal(st.msg, "no direct lane here");
+  net_client_free(c);
+  char ep[128];   /* another name than the server's own: reached over the socket */
+  snprintf(ep, sizeof ep, "tcp://localhost:%s", strrchr(net_server_endpoint(s, 0), ':') + 1);
+  net_peer *p = net_peer_get(ep, &st);
+  assert_non_null(p);
+  assert_false(net_peer_local(p));
+  for (int i = 0; i < 3; i++) {
+    assert_int_equal(net_peer_call(p, net_msg_new("Ping"), &r, &(net_wait){.timeout_ms = CALL_MS},
+                                   &st), RT_OK);
+    net_in_free(r);
+  }
+  assert_false(net_peer_on_lane(p));
   expect_refused(s, "");    /* "" overrides the environment: no key */
   unsetenv("TFSH_CLUSTER_KEY");
   expect_refused(s, NULL);
