@@ -4,7 +4,7 @@
 #   TF -> TF        TF's client, TF's servers (the baseline)
 #   tfsh -> TF      tfsh's client (TFSH_PEER=tf), TF's servers
 #   TF -> tfsh      TF's client, tfsh's servers (task 0 with --grpc)
-#   tfsh -> tfsh    tfsh's own protocol (ZeroMQ), for reference
+#   tfsh -> tfsh    tfsh's own protocol (ZeroMQ and its direct lanes), for reference
 # Workloads: the tiny step (us per sess.run) and the 64 MiB transfer (ms), and the raw
 # ZeroMQ tcp round trip (net_bench) of each round for the tfsh -> tfsh step. REPS rounds,
 # alternating the order, best kept.   scripts/bench/grpc/pairs.sh [REPS (3)] [STEPS (500)]
