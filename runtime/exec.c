@@ -539,9 +539,10 @@ static int exec_run_plain(rt_exec *x, rt_step *step, const rt_run_args *a, rt_st
   /* Dataflow loop. Ready _Recv nodes whose tensor is not there yet wait in `deferred`. */
   int *deferred = stack, n_def = 0, done = 0, since_sweep = 0;
   uint32_t trace_tid = step->trace ? rt_trace_thread_id() : 0;   /* views */
+  int64_t poll_at = 0;   /* the executor's last look at step->poll (poll_between) */
   while (!rc && done < total) {
     int64_t trace_t0 = step->trace ? rt_trace_micros() : 0;       /* views */
-    if (atomic_load(&step->cancelled)) {
+    if (atomic_load(&step->cancelled) || rt_exec_poll_due(step, &poll_at)) {
       rc = rt_error(st, RT_CANCELLED, "Step was cancelled");
       break;
     }

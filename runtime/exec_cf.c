@@ -727,10 +727,11 @@ int rt_cf_run(rt_exec *x, rt_step *step, const rt_run_args *a, rt_status *st) {
   int n_def = 0, cap_def = 0, done = 0, since_sweep = 0;
   rt_tensor **out = cf->scratch;
   uint32_t trace_tid = step->trace ? rt_trace_thread_id() : 0;   /* views */
+  int64_t poll_at = 0;   /* the executor's last look at step->poll (poll_between) */
   char where[300];
   while (!rc && (cf->nq || n_def)) {
     int64_t trace_t0 = step->trace ? rt_trace_micros() : 0;       /* views */
-    if (atomic_load(&step->cancelled)) {
+    if (atomic_load(&step->cancelled) || rt_exec_poll_due(step, &poll_at)) {
       rc = rt_error(st, RT_CANCELLED, "Step was cancelled");
       break;
     }

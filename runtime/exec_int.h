@@ -3,6 +3,8 @@
 #ifndef TFSH_EXEC_INT_H
 #define TFSH_EXEC_INT_H
 
+#include <time.h>
+
 #include "runtime/exec.h"
 #include "runtime/op.h"
 
@@ -81,6 +83,19 @@ int rt_exec_fetch(rt_exec *x, const rt_run_args *a, int rc, bool dead_is_user_er
 
 /* exec_cf.c */
 bool rt_cf_graph(const rt_graph *g);                 /* any control-flow op? */
+/* Between nodes of a step with poll_between: at most every 50 ms (a clock read a node, a
+ * few ns; nodes may each take long), ask step->poll whether the call running it wants
+ * out. *at_us is the loop's. */
+static inline bool rt_exec_poll_due(rt_step *step, int64_t *at_us) {
+  if (!step->poll_between) return false;
+  struct timespec ts;
+  clock_gettime(CLOCK_MONOTONIC, &ts);
+  int64_t now = (int64_t)ts.tv_sec * 1000000 + ts.tv_nsec / 1000;
+  if (now - *at_us < 50000) return false;
+  *at_us = now;
+  return step->poll(step) != 0;
+}
+
 int rt_cf_new(rt_exec *x, rt_status *st);             /* frames of x's graph: x->cf */
 void rt_cf_free(struct cf_exec *cf);
 int rt_cf_run(rt_exec *x, rt_step *step, const rt_run_args *a, rt_status *st);

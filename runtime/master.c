@@ -40,6 +40,8 @@ typedef struct mpart {
   uint64_t handle;
   uint64_t incarnation;   /* of the task when the session was made: a restart changes it */
   bool recv;              /* its fragment receives tensors from other tasks (a _Recv) */
+  bool waits;             /* nothing of its fragment but trivial nodes (consts, variables,
+                             identities) can run before one of its _Recvs has come */
 } mpart;
 
 typedef struct mrun {
@@ -52,7 +54,6 @@ typedef struct mrun {
   int n_needed;      /* views: the pruned node set, for partition_graphs */
   bool *needed;
   char *warning;     /* said once, with the first step of this signature */
-  int64_t last_us;   /* how long its last step took (0: none yet) */
   pthread_mutex_t step_mu;   /* its steps run one at a time (its registered graphs do) */
   uint64_t step;             /* the client's id of the step in flight, 0: none (s->mu) */
   atomic_bool cancelled;     /* CancelRun named that step */
@@ -365,6 +366,43 @@ static void canon_tensor(const char *in, char *out, size_t n) {
 
 /* ---- handlers ----------------------------------------------------------------------- */
 
+/* Does msg already say which task failed ("/job:ps/replica:0/task:0: ...": a part that
+ * could not reach another names that one)? */
+static bool names_task(const char *msg) {
+  const char *sp = strchr(msg, ' ');
+  return !strncmp(msg, "/job:", 5) && sp && sp[-1] == ':';
+}
+
+/* Ops that cost nothing worth starting early: a fragment whose other nodes all wait on a
+ * _Recv gains nothing from its RunGraph coming before the tensor does. */
+static bool trivial_op(const char *op) {
+  static const char *const ops[] = {"Const", "NoOp", "Identity", "VariableV2", "Variable",
+                                    "VarHandleOp", "ReadVariableOp", "_Send", NULL};
+  for (int i = 0; ops[i]; i++)
+    if (!strcmp(op, ops[i])) return true;
+  return false;
+}
+
+/* mpart.waits for fragment g: every node that does not depend on a _Recv is trivial.
+ * Nodes come inputs first (a fragment is built so); a graph where a forward pass does not
+ * settle it counts as not waiting. */
+static bool fragment_waits(const rt_graph *g) {
+  bool *after = xcalloc((size_t)g->n_nodes + 1, sizeof *after);   /* depends on a _Recv */
+  bool waits = true;
+  for (int i = 0; i < g->n_nodes && waits; i++) {
+    const rt_node *n = g->nodes[i];
+    after[i] = !strcmp(n->op, "_Recv");
+    for (int k = 0; k < n->n_inputs && !after[i]; k++) {
+      int src = n->edges[k].node;
+      if (src >= i) waits = false;   /* not inputs first: no verdict */
+      else after[i] = after[src];
+    }
+    if (!after[i] && !trivial_op(n->op)) waits = false;
+  }
+  free(after);
+  return waits;
+}
+
 static void handle_create(rt_master *m, net_req *req) {
   const net_in *in = net_req_msg(req);
   rt_status st = {0};
@@ -572,6 +610,7 @@ static int prepare(rt_master *m, msess *s, int nf, char **feeds, int nx, char **
       break;
     }
     for (int k = 0; k < parts[i].g->n_nodes && !p->recv; k++) p->recv = !strcmp(parts[i].g->nodes[k]->op, "_Recv");
+    p->waits = p->recv && fragment_waits(parts[i].g);
     if (here < 0 && net_peer_local(c)) {
       here = i, here_peer = c;
       continue;
@@ -813,24 +852,24 @@ static int run_step(rt_master *m, msess *s, mrun *r, unsigned gen, int64_t timeo
   bool *done = xcalloc((size_t)np + 1, sizeof *done);
   net_cq *q = net_cq_new();
   int in_flight = 0;
-  int64_t t0 = rt_trace_micros();
-  /* The fragment on this process's own worker, when the signature's last step was short,
-   * runs on this thread once the others are sent: no hop to a handler thread and back (a
-   * long step goes to one, so the wait below keeps ticking: Ctrl-C, timeouts, the live
-   * view). While it runs, its waits for tensors look every 50 ms at here_tick: a failed
-   * part elsewhere or a cancel stops it. A fragment that receives nothing from the other
-   * tasks runs before they are sent: its tensors for them are there when their RunGraph
-   * comes, so their executors start with them instead of waking for each. */
+  /* The fragment on this process's own worker runs on this thread: no hop to a handler
+   * thread and back. While it runs, its waits for tensors and its executor between nodes
+   * look every 50 ms at here_tick: a failed part elsewhere, Ctrl-C or a cancel stops it.
+   * It runs before the others are sent when it receives nothing and every other part
+   * waits on what it sends (mpart.waits: nothing there could start sooner): their tensors
+   * then go in one write with their RunGraph, and their executors start with them instead
+   * of waking for each; else the others go first, so they start at once and a dead task
+   * among them is seen while this one runs. A step with a time limit runs its fragment on
+   * a handler thread instead, where the wait below keeps the limit to the millisecond. */
   int here_part = -1;
   const char *limit = timeout_ms > 0 ? "RunOptions.timeout_in_ms" : "operation_timeout_in_ms";
   if (timeout_ms <= 0) timeout_ms = s->timeout_ms;
-  /* a step with a time limit waits here, where the limit is kept */
-  bool short_step = r->last_us > 0 && r->last_us < 20000 && timeout_ms <= 0;
   for (int i = 0; i < np && !rc; i++) {
     if (!(cl[i] = net_peer_get(r->parts[i].endpoint, st))) rc = st->code;
-    else if (short_step && here_part < 0 && net_peer_local(cl[i])) here_part = i;
+    else if (timeout_ms <= 0 && here_part < 0 && net_peer_local(cl[i])) here_part = i;
   }
   bool here_first = here_part >= 0 && !r->parts[here_part].recv;
+  for (int i = 0; i < np && here_first; i++) here_first = i == here_part || r->parts[i].waits;
   net_msg *here = NULL;
   if (!rc && here_part >= 0) {
     here = rungraph_msg(r, here_part, step, trace != NULL, busy != NULL, nf, feeds, fv, nx, fetches);
@@ -892,14 +931,13 @@ static int run_step(rt_master *m, msess *s, mrun *r, unsigned gen, int64_t timeo
       bool news = !first_err;
       first_err = rrc;
       err = rs;
-      if (s->n_tasks > 1) rt_status_prefix(&err, "%s: ", r->parts[ready].task);
+      if (s->n_tasks > 1 && !names_task(err.msg)) rt_status_prefix(&err, "%s: ", r->parts[ready].task);
       if (news) abort_parts(cl, done, np, step, rrc, err.msg);
     }
   }
   net_cq_free(q);   /* replies still owed (aborted parts) are discarded */
   free(cl);
   free(done);
-  r->last_us = first_err ? 0 : rt_trace_micros() - t0;
   pthread_mutex_lock(&m->mu);   /* views: no step in flight */
   s->cur_step = 0;
   s->n_cur = 0;

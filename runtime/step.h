@@ -44,6 +44,10 @@ struct rt_step {
    * 50 ms besides looking at `cancelled`; nonzero: the step is being cancelled (a step run
    * on the thread of an in-process call learns it only this way). */
   int (*poll)(rt_step *s);
+  /* Run on the thread of an in-process call (a master running its own task's fragment):
+   * the executor also calls poll between nodes, about every 50 ms, since no other thread
+   * can tell this run that the call wants out. */
+  bool poll_between;
   /* progress */
   atomic_int ops_done;
   atomic_int ops_total;

@@ -486,7 +486,9 @@ static int rdv_send(rt_step *step, const char *key, rt_tensor *t, rt_status *st)
   atomic_fetch_add(&step->bytes_sent, (long long)rt_tensor_nbytes(t));
   if (task[0] && strcmp(task, w->srv->task)) {
     int rc = push_remote(w, step->id, key, task, t, false, st);
-    if (rc) rt_status_prefix(st, "%s: ", w->srv->task);
+    /* a task that cannot be reached is the one to name (it died, or the network cut it
+     * off), as the master names it when its RunGraph fails so */
+    if (rc) rt_status_prefix(st, "%s: ", rc == RT_UNAVAILABLE ? task : w->srv->task);
     return rc;
   }
   pthread_mutex_lock(&w->mu);
@@ -797,6 +799,7 @@ static int run_fragments(rt_worker *w, wgraph *wg, wstep *ws, uint64_t step, con
     r->step.recv = rdv_recv;
     r->step.recv_any = rdv_recv_any;
     r->step.poll = step_poll;
+    r->step.poll_between = net_wait_outer_here();
     r->w = w;
     r->ws = ws;
     r->wg = wg;
