@@ -147,8 +147,8 @@ static void frame_free(void *data, void *hint) {
   free(data);
 }
 
-/* The next part after the preamble has been read: check it against the limits. */
-static int take_pre(net_lane_rx *rx, const net_limits *lim) {
+/* The preamble has been read: check its magic and frame count, then read the lengths. */
+static int take_pre(net_lane_rx *rx) {
   if (memcmp(rx->pre, PRE_MAGIC, 4)) return -EPROTO;
   rx->nframes = (uint32_t)get_le(rx->pre + 4, 4);
   rx->hlen = get_le(rx->pre + 8, 8);
@@ -156,7 +156,6 @@ static int take_pre(net_lane_rx *rx, const net_limits *lim) {
   rx->lens = rx->nframes ? xcalloc(rx->nframes, sizeof *rx->lens) : NULL;
   rx->part = PART_LENS;
   rx->got = 0;
-  (void)lim;
   return 0;
 }
 
@@ -228,7 +227,7 @@ int net_lane_read(int fd, net_lane_rx *rx, const net_limits *lim, int max, net_l
     case PART_PRE:
       if (max && done == max) return rx->pos < rx->end ? 1 : 0;
       if ((r = fill(fd, rx, rx->pre, sizeof rx->pre)) <= 0) return r;
-      if ((r = take_pre(rx, lim))) return r;
+      if ((r = take_pre(rx))) return r;
       break;
     case PART_LENS:
       if ((r = fill(fd, rx, (uint8_t *)rx->lens, 8 * (uint64_t)rx->nframes)) <= 0) return r;
