@@ -4,7 +4,7 @@
 # blocks in server.join(); the chief initializes; the other worker polls
 # report_uninitialized_variables until it is empty; each worker runs STEPS steps of
 # GradientDescentOptimizer.minimize(loss, global_step=...) and the shared global_step
-# ends at exactly workers x steps.
+# ends at exactly workers x steps; the chief leaves only then.
 . "$(dirname "$0")/lib.sh"
 read -r P0 W0 W1 <<<"$(free_ports 3)"
 STEPS=50
@@ -53,6 +53,10 @@ def main(_):
         for _ in range(FLAGS.steps):
             sess.run(train_op)
         print("worker %d: done, loss fell %s" % (FLAGS.task_index, sess.run(loss) < first), flush=True)
+        # The chief stays until the others are done: a worker whose session starts after
+        # the chief's process has ended waits for it (at CreateSession, as in TF1).
+        while is_chief and sess.run(global_step) < len(worker_hosts) * FLAGS.steps:
+            time.sleep(0.02)
 
 if __name__ == "__main__":
     tf.app.run()
