@@ -295,7 +295,8 @@ int op_cpu_reduce_grad(rt_kernel_ctx *c) {
     const float *s = rt_tensor_data(dy);
     float *d = rt_tensor_data(y);
     for (int64_t k = 0; k < ny && k < n; k++) d[k] = (float)(s[k] * scale);
-    for (int64_t at = ny; at < n; at += ny) memcpy(d + at, d, (size_t)ny * sizeof *d);
+    for (int64_t at = ny; at < n; at *= 2)   /* doubling: a scalar's mean fills n in log n copies */
+      memcpy(d + at, d, (size_t)(at < n - at ? at : n - at) * sizeof *d);
   } else if (dy->dtype == RT_FLOAT) {
     const float *s = rt_tensor_data(dy);
     float *d = rt_tensor_data(y);
