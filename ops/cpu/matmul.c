@@ -6,7 +6,8 @@
  * then the CPUs this task may use: runtime/cpus.h), smaller ones run on one thread. A
  * device's executor runs one node at a time, so an LSTM step's products (batch x units x
  * 4*units, 1-2M) are where its second core comes from: with the threshold down from 4M
- * (and gemm.c's sup_grid), static_rnn's step on a Zen 3 went 6.45 -> 5.25 ms (rnn.sh). */
+ * (and gemm.c's sup_grid), static_rnn's step on a Zen 3 went 6.45 -> 5.25 ms (rnn.sh);
+ * down to 384K, the 100-step LSTMs' 786K products (dynamic_rnn, Keras) are cut as well. */
 #include "ops/cpu/gemm.h"
 #include <stdlib.h>
 #include <string.h>
@@ -14,7 +15,7 @@
 
 #include "ops/ops_int.h"
 
-#define THREAD_MIN_FLOPS (1.0 * 1024 * 1024)
+#define THREAD_MIN_FLOPS (384.0 * 1024)
 
 static int threads_for(int64_t m, int64_t n, int64_t k) {
   return (double)m * (double)n * (double)k >= THREAD_MIN_FLOPS ? rt_intra_threads() : 1;

@@ -1,6 +1,6 @@
 /* One n x n x n float32 GEMM on several tile grids and as raw BLIS, the calls alternating so
  * that every grid meets the same load: the measurements behind ops/cpu/gemm.c's grid.
- *   gemm_grid N THREADS REPS GRID...
+ *   gemm_grid N THREADS REPS GRID...   (N: n, or MxKxN for an m x k times k x n product)
  * GRID: raw (one BLIS call on THREADS of BLIS's own threads), auto (op_gemm's choice) or
  * GMxGN (tiles over the intra-op pool). GEMM_GRID_CPU_TIME=1 times the calling thread's CPU
  * time instead of the wall clock: with THREADS 1, a grid's own cost with the neighbours'
@@ -25,9 +25,10 @@ static double now(void) {
 
 int main(int argc, char **argv) {
   enum { MAX_GRIDS = 32 };
-  int n = argc > 4 ? atoi(argv[1]) : 0, threads = argc > 4 ? atoi(argv[2]) : 0;
+  int m = 0, k = 0, n = 0, threads = argc > 4 ? atoi(argv[2]) : 0;
   int reps = argc > 4 ? atoi(argv[3]) : 0, grids = argc - 4;
-  if (n < 1 || threads < 1 || reps < 1 || grids > MAX_GRIDS) {
+  if (argc > 4 && sscanf(argv[1], "%dx%dx%d", &m, &k, &n) != 3) m = k = n = atoi(argv[1]);
+  if (m < 1 || k < 1 || n < 1 || threads < 1 || reps < 1 || grids > MAX_GRIDS) {
     fprintf(stderr, "usage: gemm_grid N THREADS REPS GRID... (GRID: raw, auto or GMxGN)\n");
     return 2;
   }
@@ -45,14 +46,15 @@ int main(int argc, char **argv) {
     }
   }
   op_register_all();   /* BLIS set up as tfsh does it (kernel set from the instruction set) */
-  size_t count = (size_t)n * (size_t)n;
-  float *a = malloc(count * sizeof(float)), *b = malloc(count * sizeof(float));
-  float *c = calloc(count, sizeof(float));
+  size_t na = (size_t)m * (size_t)k, nb = (size_t)k * (size_t)n;
+  float *a = malloc(na * sizeof(float)), *b = malloc(nb * sizeof(float));
+  float *c = calloc((size_t)m * (size_t)n, sizeof(float));
   if (!a || !b || !c) {
     fprintf(stderr, "gemm_grid: out of memory\n");
     return 1;
   }
-  for (size_t i = 0; i < count; i++) a[i] = (float)(i % 7) * 0.25f, b[i] = (float)(i % 5) * 0.5f;
+  for (size_t i = 0; i < na; i++) a[i] = (float)(i % 7) * 0.25f;
+  for (size_t i = 0; i < nb; i++) b[i] = (float)(i % 5) * 0.5f;
   double best[MAX_GRIDS];
   for (int r = 0; r < reps; r++)
     for (int g = 0; g < grids; g++) {
@@ -67,17 +69,17 @@ int main(int argc, char **argv) {
           float one = 1, zero = 0;
           rntm_t rntm = BLIS_RNTM_INITIALIZER;
           bli_rntm_set_num_threads(threads, &rntm);
-          bli_sgemm_ex(BLIS_NO_TRANSPOSE, BLIS_NO_TRANSPOSE, n, n, n, &one, a, n, 1, b, n, 1,
+          bli_sgemm_ex(BLIS_NO_TRANSPOSE, BLIS_NO_TRANSPOSE, m, n, k, &one, a, k, 1, b, n, 1,
                        &zero, c, n, 1, NULL, &rntm);
         } else {
-          op_gemm_on_grid(true, n, n, n, a, n, 1, b, n, 1, 0, c, n, threads, gm[g], gn[g]);
+          op_gemm_on_grid(true, m, n, k, a, k, 1, b, n, 1, 0, c, n, threads, gm[g], gn[g]);
         }
         t = now() - t;
       }
       if (r == 0 || t < best[g]) best[g] = t;
     }
-  printf("gemm_grid %d %d %s", n, threads, bli_arch_string(bli_arch_query_id()));
-  for (int g = 0; g < grids; g++) printf(" %s %.1f", argv[4 + g], 2.0 * n * n * n / best[g] / 1e9);
+  printf("gemm_grid %s %d %s", argv[1], threads, bli_arch_string(bli_arch_query_id()));
+  for (int g = 0; g < grids; g++) printf(" %s %.1f", argv[4 + g], 2.0 * m * n * k / best[g] / 1e9);
   printf("\n");
   free(a), free(b), free(c);
   return 0;
