@@ -431,7 +431,9 @@ UN_KERNEL(op_cpu_log1p, log1p_f32, log1p_f64, NULL, NULL)
   case RT_DOUBLE: for (int64_t i = 0; i < n; i++) to[i] = (TO)((const double *)xd)[i]; break; \
   case RT_INT32: for (int64_t i = 0; i < n; i++) to[i] = (TO)((const int32_t *)xd)[i]; break; \
   case RT_INT64: for (int64_t i = 0; i < n; i++) to[i] = (TO)((const int64_t *)xd)[i]; break; \
-  case RT_BOOL: for (int64_t i = 0; i < n; i++) to[i] = (TO)((const bool *)xd)[i]; break;     \
+  case RT_BOOL: /* read as bytes, which vectorizes */                                       \
+    for (int64_t i = 0; i < n; i++) to[i] = (TO)(((const uint8_t *)xd)[i] != 0);            \
+    break;                                                                                  \
   case RT_UINT8: for (int64_t i = 0; i < n; i++) to[i] = (TO)((const uint8_t *)xd)[i]; break; \
   default: return rt_kernel_error(c, RT_UNIMPLEMENTED, "Cast from %s is not supported",       \
                                   rt_dtype_name(x->dtype));                                   \
