@@ -1,4 +1,4 @@
-/* One n x n x n float32 GEMM on several tile grids and as raw BLIS, the calls alternating so
+/* One float32 GEMM (n x n x n, or m x k x n) on several tile grids and as raw BLIS, the calls alternating so
  * that every grid meets the same load: the measurements behind ops/cpu/gemm.c's grid.
  *   gemm_grid N THREADS REPS GRID...   (N: n, or MxKxN for an m x k times k x n product)
  * GRID: raw (one BLIS call on THREADS of BLIS's own threads), auto (op_gemm's choice) or
@@ -29,7 +29,7 @@ int main(int argc, char **argv) {
   int reps = argc > 4 ? atoi(argv[3]) : 0, grids = argc - 4;
   if (argc > 4 && sscanf(argv[1], "%dx%dx%d", &m, &k, &n) != 3) m = k = n = atoi(argv[1]);
   if (m < 1 || k < 1 || n < 1 || threads < 1 || reps < 1 || grids > MAX_GRIDS) {
-    fprintf(stderr, "usage: gemm_grid N THREADS REPS GRID... (GRID: raw, auto or GMxGN)\n");
+    fprintf(stderr, "usage: gemm_grid N|MxKxN THREADS REPS GRID... (GRID: raw, auto or GMxGN)\n");
     return 2;
   }
   const char *cpu = getenv("GEMM_GRID_CPU_TIME");
