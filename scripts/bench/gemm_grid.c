@@ -1,5 +1,6 @@
-/* One float32 GEMM (n x n x n, or m x k x n) on several tile grids and as raw BLIS, the calls alternating so
- * that every grid meets the same load: the measurements behind ops/cpu/gemm.c's grid.
+/* One float32 GEMM (n x n x n, or m x k x n) on several tile grids and as raw BLIS, the
+ * calls alternating so that every grid meets the same load: the measurements behind
+ * ops/cpu/gemm.c's grid.
  *   gemm_grid N THREADS REPS GRID...   (N: n, or MxKxN for an m x k times k x n product)
  * GRID: raw (one BLIS call on THREADS of BLIS's own threads), auto (op_gemm's choice) or
  * GMxGN (tiles over the intra-op pool). GEMM_GRID_CPU_TIME=1 times the calling thread's CPU
