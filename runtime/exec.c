@@ -417,13 +417,14 @@ static void release_inputs(rt_exec *x, xnode *xn) {
   for (int k = 0; k < xn->node->n_data_inputs; k++) {
     int s = xn->in_slots[k];
     if (--x->uses[s] == 0 && x->values[s]) {
-      /* keep it for recycling next step if no one else holds it (not device memory:
-       * rt_kernel_output never recycles it, so it goes back to the device's allocator at
-       * once). One an Identity passed on stays with that slot alone: kept here too, its
-       * second reference kept the consumer from writing over it (a chain of Mul and
-       * Identity on [128,64] ran 2.2 us a node instead of 0.6). */
+      /* keep it for recycling next step (not device memory: rt_kernel_output never
+       * recycles it, so it goes back to the device's allocator at once), unless another
+       * slot holds this very tensor: one an Identity passed on, kept here too, had a second
+       * reference that kept the consumer from writing over it (a chain of Mul and Identity
+       * on [128,64] ran 2.2 us a node instead of 0.3). A view's buffer (Reshape) is still
+       * kept: rt_kernel_output takes it next step once the view has let go. */
       rt_tensor *v = x->values[s];
-      bool keep = !v->buf || rt_exec_forwardable(v);
+      bool keep = !v->buf || (v->buf->dev != RT_DEV_GPU && atomic_load(&v->refs) == 1);
       rt_tensor_unref(x->reuse[s]);
       x->reuse[s] = keep ? v : NULL;
       if (!keep) rt_tensor_unref(v);
