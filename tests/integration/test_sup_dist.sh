@@ -36,6 +36,8 @@ def main(_):
             train_op = tf.group(tf.assign_add(total, x), tf.assign_add(global_step, 1))
             joined = tf.Variable(0, name="joined", trainable=False, dtype=tf.int64)
             join_op = tf.assign_add(joined, 1)
+            started = tf.Variable(0, name="started", trainable=False, dtype=tf.int64)
+            start_op = tf.assign_add(started, 1)
             saver = tf.train.Saver()
             init_op = tf.global_variables_initializer()
         sv = tf.train.Supervisor(is_chief=(FLAGS.task_index == 0), logdir=FLAGS.logdir, init_op=init_op,
@@ -44,13 +46,17 @@ def main(_):
         with sv.managed_session(server.target, config=config) as sess:
             step = sess.run(global_step)
             print("worker %d: ready at step %d, total %.0f" % (FLAGS.task_index, step, sess.run(total)), flush=True)
+            # the non-chief trains once the chief has read its step: it may be ready first
             if FLAGS.task_index != 0:
                 sess.run(join_op)
+                wait_for = started
             else:
-                for _ in range(3000):   # bounded: 30 s
-                    if sess.run(joined) > 0:
-                        break
-                    time.sleep(0.01)
+                sess.run(start_op)
+                wait_for = joined
+            for _ in range(3000):   # bounded: 30 s
+                if sess.run(wait_for) > 0:
+                    break
+                time.sleep(0.01)
             while not sv.should_stop() and step < FLAGS.steps:
                 _, step = sess.run([train_op, global_step], feed_dict={x: 1.0})
                 if step % 20 == 0:
@@ -71,7 +77,7 @@ task ps --job_name=ps --task_index=0
 task w1 --job_name=worker --task_index=1 --steps=400
 wait_for "$WORK/w1.log" "Waiting for model to be ready" 30
 check "the non-chief waits for the chief" \
-  "INFO:tensorflow:Waiting for model to be ready.  Ready_for_local_init_op:  Variables not initialized: global_step, total, joined, ready: None" \
+  "INFO:tensorflow:Waiting for model to be ready.  Ready_for_local_init_op:  Variables not initialized: global_step, total, joined, started, ready: None" \
   "$(grep -m1 'Waiting for model' "$WORK/w1.log")"
 task w0 --job_name=worker --task_index=0 --steps=400
 rc0=0; rc1=0
