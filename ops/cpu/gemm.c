@@ -1,5 +1,6 @@
 /* GEMM over the process's intra-op pool (runtime/pool.h): C is cut into a grid of tiles,
- * each one single-threaded BLIS call, handed out dynamically.
+ * each one single-threaded BLIS call (oneDNN's sgemm for the big float products on
+ * AVX-512: dnnl_path), handed out dynamically.
  *
  * BLIS's own threads split the loops statically and meet at spinning barriers: on a
  * 2-CPU machine with a second process running (ctest -j2, a neighbour's job), two of them
@@ -21,9 +22,12 @@
  * computes a partial micro-panel. */
 #include "ops/cpu/gemm.h"
 #include "ops/cpu/blas.h"
+#include "ops/cpu/onednn.h"
 #include "runtime/pool.h"
 
 #include <pthread.h>
+#include <stdlib.h>
+#include <string.h>
 
 enum { TILES_PER_THREAD = 4, MIN_EDGE = 64 };
 #define PACK_ROWS 48.0
@@ -31,6 +35,7 @@ enum { TILES_PER_THREAD = 4, MIN_EDGE = 64 };
 
 typedef struct {
   bool f32, sup;                    /* sup: BLIS's small-matrix path for every tile (sup_path) */
+  bool dnnl;                        /* oneDNN's sgemm for every tile (dnnl_path) */
   int64_t m, n, k, rsa, csa, rsb, csb, rsc;
   int64_t gm, gn, per;              /* grid; per = gm * gn tiles a matrix */
   int64_t am, an;                   /* tile edges are multiples of these (rows, columns) */
@@ -101,6 +106,32 @@ static void one(bool f32, bool sup, int64_t m, int64_t n, int64_t k, const void 
   }
 }
 
+/* oneDNN's sgemm instead of BLIS for a whole float product (every tile, so that the bits
+ * never depend on the grid) where the kernel set is AVX-512's and the product has at least
+ * DNNL_MIN_MACS multiply-adds (below, op_small_sgemm and BLIS). TFSH_GEMM=blis, or
+ * op_gemm_use_dnnl(false), keeps BLIS. */
+#define DNNL_MIN_MACS (8.0 * 1024 * 1024)
+static _Atomic int use_dnnl = -1;   /* -1: not yet decided */
+static pthread_once_t dnnl_once = PTHREAD_ONCE_INIT;
+static void dnnl_init(void) {
+  const char *env = getenv("TFSH_GEMM");
+  if (use_dnnl < 0) use_dnnl = bli_arch_query_id() == BLIS_ARCH_SKX && !(env && !strcmp(env, "blis"));
+}
+void op_gemm_use_dnnl(bool on) {
+  pthread_once(&dnnl_once, dnnl_init);
+  use_dnnl = on;
+}
+const char *op_gemm_summary(void) {
+  pthread_once(&dnnl_once, dnnl_init);
+  return use_dnnl ? ", oneDNN's sgemm for float products from 8M multiply-adds" : "";
+}
+static bool dnnl_path(bool f32, int64_t m, int64_t n, int64_t k, int64_t rsa, int64_t csa,
+                      int64_t rsb, int64_t csb, int64_t rsc) {
+  pthread_once(&dnnl_once, dnnl_init);
+  return f32 && use_dnnl && (double)m * (double)n * (double)k >= DNNL_MIN_MACS &&
+         op_dnnl_gemm_can(m, n, k, rsa, csa, rsb, csb, rsc);
+}
+
 static void tile(void *arg, int64_t t, int who) {
   (void)who;
   const job *j = arg;
@@ -112,6 +143,9 @@ static void tile(void *arg, int64_t t, int who) {
   const char *a = j->a + (size_t)(mat * j->sa + r0 * j->rsa) * es;
   const char *b = j->b + (size_t)(mat * j->sb + c0 * j->csb) * es;
   char *c = j->c + (size_t)(mat * j->sc + r0 * j->rsc + c0) * es;
+  if (j->dnnl && op_dnnl_sgemm(r1 - r0, c1 - c0, j->k, (const float *)a, j->rsa, j->csa,
+                               (const float *)b, j->rsb, j->csb, (float)j->beta, (float *)c, j->rsc))
+    return;
   one(j->f32, j->sup, r1 - r0, c1 - c0, j->k, a, j->rsa, j->csa, b, j->rsb, j->csb, j->beta, c,
       j->rsc);
 }
@@ -191,6 +225,7 @@ static void gemm(bool f32, int64_t batch, int64_t m, int64_t n, int64_t k, const
   job j = {.f32 = f32, .m = m, .n = n, .k = k, .rsa = rsa, .csa = csa, .rsb = rsb, .csb = csb,
            .rsc = rsc, .sa = sa, .sb = sb, .sc = sc, .a = a, .b = b, .c = c, .beta = beta,
            .gm = gm, .gn = gn, .sup = sup_path(f32, m, n, k, rsb, csb, rsc)};
+  j.dnnl = !j.sup && dnnl_path(f32, m, n, k, rsa, csa, rsb, csb, rsc);
   if (j.sup) sup_grid(m, n, k, &j);
   else if (gm <= 0) op_gemm_grid(m, n, batch, threads, kernel_prefers_rows(f32), &j.gm, &j.gn);
   j.per = j.gm * j.gn;
@@ -199,6 +234,8 @@ static void gemm(bool f32, int64_t batch, int64_t m, int64_t n, int64_t k, const
   j.am = j.an = 1;
   if (j.sup) {
     j.am = j.an = SUP_EDGE;
+  } else if (j.dnnl) {   /* its AVX-512 kernel's block: 48 of C's columns by 8 rows */
+    j.am = 8, j.an = 48;
   } else if (j.per > 1) {
     num_t dt = f32 ? BLIS_FLOAT : BLIS_DOUBLE;
     cntx_t *cx = (cntx_t *)bli_gks_query_cntx();

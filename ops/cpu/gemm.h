@@ -1,5 +1,5 @@
-/* C[m,n] = A[m,k] B[k,n] + beta C on BLIS's kernels, in tiles over the intra-op pool
- * (ops/cpu/gemm.c). Operands are given by (row, column) strides in elements; C is
+/* C[m,n] = A[m,k] B[k,n] + beta C on BLIS's kernels (oneDNN's for big float products on
+ * AVX-512), in tiles over the intra-op pool (ops/cpu/gemm.c). Operands are given by (row, column) strides in elements; C is
  * row-major with row stride rsc. threads: at most this many (1: this thread alone). */
 #ifndef TFSH_OPS_CPU_GEMM_H
 #define TFSH_OPS_CPU_GEMM_H
@@ -32,5 +32,13 @@ bool op_small_sgemm(int64_t m, int64_t n, int64_t k, const float *a, int64_t rsa
  * grids cost the same, cols_first (a row-preferring kernel set's choice) cuts columns. */
 void op_gemm_grid(int64_t m, int64_t n, int64_t batch, int threads, bool cols_first, int64_t *gm,
                   int64_t *gn);
+
+/* oneDNN's sgemm for the big float products on AVX-512 (gemm.c, dnnl_path): on by default
+ * there, unless TFSH_GEMM=blis; off: BLIS alone (benchmarks and tests set both side by
+ * side). */
+void op_gemm_use_dnnl(bool on);
+/* ", oneDNN's sgemm for ..." where op_gemm takes it, else "" (the CPU line's part; libdnnl
+ * itself is loaded by the first such product, and BLIS runs them where it is missing). */
+const char *op_gemm_summary(void);
 
 #endif

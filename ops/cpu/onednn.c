@@ -28,6 +28,17 @@ bool op_dnnl_run(const op_dnnl_prim *p, float *x, float *w, float *y, void *scra
 }
 void op_dnnl_enable(bool on) { (void)on; }
 const char *op_dnnl_version(void) { return NULL; }
+bool op_dnnl_gemm_can(int64_t m, int64_t n, int64_t k, int64_t rsa, int64_t csa, int64_t rsb,
+                      int64_t csb, int64_t rsc) {
+  (void)m, (void)n, (void)k, (void)rsa, (void)csa, (void)rsb, (void)csb, (void)rsc;
+  return false;
+}
+bool op_dnnl_sgemm(int64_t m, int64_t n, int64_t k, const float *a, int64_t rsa, int64_t csa,
+                   const float *b, int64_t rsb, int64_t csb, float beta, float *c, int64_t rsc) {
+  (void)m, (void)n, (void)k, (void)a, (void)rsa, (void)csa, (void)b, (void)rsb, (void)csb;
+  (void)beta, (void)c, (void)rsc;
+  return false;
+}
 
 #else
 
@@ -50,7 +61,7 @@ const char *op_dnnl_version(void) { return NULL; }
   X(dnnl_primitive_desc_query_md) X(dnnl_memory_desc_get_size) X(dnnl_memory_desc_equal)     \
   X(dnnl_reorder_primitive_desc_create) X(dnnl_primitive_create) X(dnnl_primitive_execute)   \
   X(dnnl_stream_create) X(dnnl_stream_destroy) X(dnnl_stream_wait) X(dnnl_memory_create)     \
-  X(dnnl_memory_destroy) X(dnnl_version)
+  X(dnnl_memory_destroy) X(dnnl_version) X(dnnl_sgemm)
 
 static struct {
 #define X(f) __typeof__(f) *f;
@@ -243,4 +254,39 @@ bool op_dnnl_run(const op_dnnl_prim *p, float *x, float *w, float *y, void *scra
                  (void *const[]){x, w, y, scratch});
 }
 
+/* ---- GEMM ------------------------------------------------------------------------- */
+
+/* An operand of `rows` x `cols` at (row, column) strides (rs, cs) as dnnl_sgemm takes it,
+ * row-major: 'N' with leading dimension ld, or 'T' (stored transposed); false: neither
+ * stride is 1 (BLIS takes any strides). A single row or column takes either. */
+static bool as_blas(int64_t rows, int64_t cols, int64_t rs, int64_t cs, char *t, int64_t *ld) {
+  if (cs == 1 && (rs >= cols || rows == 1)) {
+    *t = 'N', *ld = rows == 1 ? cols : rs;
+    return true;
+  }
+  if (rs == 1 && (cs >= rows || cols == 1)) {
+    *t = 'T', *ld = cols == 1 ? rows : cs;
+    return true;
+  }
+  return false;
+}
+
+bool op_dnnl_gemm_can(int64_t m, int64_t n, int64_t k, int64_t rsa, int64_t csa, int64_t rsb,
+                      int64_t csb, int64_t rsc) {
+  char t;
+  int64_t ld;
+  return !off && ready() && m > 0 && n > 0 && k > 0 && rsc >= n &&
+         as_blas(m, k, rsa, csa, &t, &ld) && as_blas(k, n, rsb, csb, &t, &ld);
+}
+
+bool op_dnnl_sgemm(int64_t m, int64_t n, int64_t k, const float *a, int64_t rsa, int64_t csa,
+                   const float *b, int64_t rsb, int64_t csb, float beta, float *c, int64_t rsc) {
+  char ta, tb;
+  int64_t lda, ldb;
+  if (!as_blas(m, k, rsa, csa, &ta, &lda) || !as_blas(k, n, rsb, csb, &tb, &ldb)) return false;
+  D.omp_set_num_threads(1);   /* one tile a thread: the pool runs them side by side */
+  return D.dnnl_sgemm(ta, tb, m, n, k, 1.0f, a, lda, b, ldb, beta, c, rsc) == dnnl_success;
+}
+
 #endif
+

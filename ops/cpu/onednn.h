@@ -1,13 +1,18 @@
-/* Float convolutions through oneDNN, the library TensorFlow itself runs on x86.
+/* Float convolutions, and the big float products on AVX-512, through oneDNN, the library
+ * TensorFlow itself runs on x86.
  *
- * BLIS stays the GEMM; oneDNN's direct convolutions (brgconv / jit kernels for the CPU's
- * instruction set) replace im2col + GEMM where they measure faster: 1.9-2.3x per thread on
- * the CNN layers of scripts/bench/cnn.sh (BENCHMARKS.md). libdnnl.so.2 is loaded on first
- * use, so nothing is paid by processes that never convolve; without it (or with
- * TFSH_DNNL=0) ops/cpu/conv.c keeps its own kernels.
+ * oneDNN's direct convolutions (brgconv / jit kernels for the CPU's instruction set)
+ * replace im2col + GEMM where they measure faster: 1.9-2.3x per thread on the CNN layers
+ * of scripts/bench/cnn.sh (BENCHMARKS.md). Its sgemm runs ops/cpu/gemm.c's tiles of the
+ * float products from 8M multiply-adds where BLIS's kernel set is AVX-512's: on a Zen 5 one
+ * thread of BLIS's skx kernels gave 194-207 GFLOP/s at 256-4096, oneDNN's 221-239, and TF's
+ * MatMul beat raw BLIS. libdnnl.so.2 is loaded on first use, so nothing is paid by
+ * processes that never convolve or multiply big matrices; without it (or with TFSH_DNNL=0)
+ * ops/cpu/conv.c keeps its own kernels and gemm.c BLIS.
  *
  * oneDNN runs one thread per call: ops/cpu/conv.c cuts the batch into tiles that the
- * intra-op pool hands out, as it does its GEMM tiles, so a busy core costs its share only. */
+ * intra-op pool hands out, as gemm.c does its GEMM tiles, so a busy core costs its share
+ * only. */
 #ifndef TFSH_OPS_CPU_ONEDNN_H
 #define TFSH_OPS_CPU_ONEDNN_H
 
@@ -51,5 +56,15 @@ void op_dnnl_enable(bool on);
 
 /* "oneDNN 2.6.3" once loaded and enabled, else NULL (loads it). */
 const char *op_dnnl_version(void);
+
+/* Float GEMM, C[m,n] = A[m,k] B[k,n] + beta C with C row-major (row stride rsc), A and B
+ * given by (row, column) strides as ops/cpu/gemm.h takes them: op_dnnl_gemm_can says
+ * whether oneDNN is loaded and enabled and takes these strides (one of each operand's is
+ * 1); op_dnnl_sgemm runs it on the calling thread alone (false: an error, C untouched).
+ * ops/cpu/gemm.c decides where it runs instead of BLIS. */
+bool op_dnnl_gemm_can(int64_t m, int64_t n, int64_t k, int64_t rsa, int64_t csa, int64_t rsb,
+                      int64_t csb, int64_t rsc);
+bool op_dnnl_sgemm(int64_t m, int64_t n, int64_t k, const float *a, int64_t rsa, int64_t csa,
+                   const float *b, int64_t rsb, int64_t csb, float beta, float *c, int64_t rsc);
 
 #endif

@@ -3,7 +3,8 @@
  * ops/cpu/gemm.c's grid.
  *   gemm_grid N THREADS REPS GRID...   (N: n, or MxKxN for an m x k times k x n product)
  * GRID: raw (one BLIS call on THREADS of BLIS's own threads), auto (op_gemm's choice) or
- * GMxGN (tiles over the intra-op pool). GEMM_GRID_CPU_TIME=1 times the calling thread's CPU
+ * GMxGN (tiles over the intra-op pool); blis:auto or blis:GMxGN, the same on BLIS alone
+ * where op_gemm would take oneDNN's sgemm (ops/cpu/gemm.c). GEMM_GRID_CPU_TIME=1 times the calling thread's CPU
  * time instead of the wall clock: with THREADS 1, a grid's own cost with the neighbours'
  * load left out. Prints "gemm_grid N THREADS ARCH" and GRID GFLOP/s, the best of REPS rounds. */
 #include <stdio.h>
@@ -36,8 +37,11 @@ int main(int argc, char **argv) {
   const char *cpu = getenv("GEMM_GRID_CPU_TIME");
   if (cpu && *cpu == '1') clock_id = CLOCK_THREAD_CPUTIME_ID;
   long long gm[MAX_GRIDS], gn[MAX_GRIDS];
+  bool blis[MAX_GRIDS];
   for (int g = 0; g < grids; g++) {
     const char *s = argv[4 + g];
+    blis[g] = !strncmp(s, "blis:", 5);
+    if (blis[g]) s += 5;
     gm[g] = gn[g] = 0;   /* auto */
     if (!strcmp(s, "raw")) gm[g] = -1;
     else if (strcmp(s, "auto") &&
@@ -73,6 +77,7 @@ int main(int argc, char **argv) {
           bli_sgemm_ex(BLIS_NO_TRANSPOSE, BLIS_NO_TRANSPOSE, m, n, k, &one, a, k, 1, b, n, 1,
                        &zero, c, n, 1, NULL, &rntm);
         } else {
+          op_gemm_use_dnnl(!blis[g]);
           op_gemm_on_grid(true, m, n, k, a, k, 1, b, n, 1, 0, c, n, threads, gm[g], gn[g]);
         }
         t = now() - t;

@@ -18,7 +18,10 @@
 #include <cmocka.h>
 
 #include "ops/cpu/blas.h"
+#include "ops/cpu/cpuarch.h"
 #include "ops/cpu/gemm.h"
+#include "ops/cpu/onednn.h"
+#include "ops/ops.h"
 #include "runtime/pool.h"
 
 enum { MAX_TILES = 1000, MAX_WHO = 8 };
@@ -224,7 +227,8 @@ static void fill(float *x, int64_t n, uint32_t seed) {
 /* The tiled product (4 threads, transposes as strides, beta 0 and 1) against one BLIS call. */
 static void test_gemm_tiled(void **state) {
   (void)state;
-  static const int64_t shapes[][3] = {{300, 200, 77}, {1, 1000, 64}, {513, 65, 129}, {64, 64, 1}};
+  static const int64_t shapes[][3] = {{300, 200, 77}, {1, 1000, 64}, {513, 65, 129}, {64, 64, 1},
+                                      {300, 200, 211}};
   for (size_t s = 0; s < sizeof shapes / sizeof *shapes; s++)
     for (int ta = 0; ta < 2; ta++)
       for (int beta = 0; beta < 2; beta++) {
@@ -256,13 +260,16 @@ static void test_gemm_tiled(void **state) {
  * small-matrix threshold (m < 512 on zen3), whose sums differ in the last bits, and 130
  * rows, under it too, are packed as well (above SUP_MAX_MACS). The rest take that path,
  * cut by their shape alone (gemm.c, sup_grid): an LSTM step's three products (A or B
- * transposed: t 1 or 2), and shapes whose halves gave other bits than one call. */
+ * transposed: t 1 or 2), and shapes whose halves gave other bits than one call. On
+ * AVX-512 the products from 8M multiply-adds run on oneDNN's sgemm, a tile a call (the
+ * CNN's dense layer and its two gradients, and an odd shape). */
 static void test_gemm_threads_bitwise(void **state) {
   (void)state;
   static const int64_t shapes[][4] = {{1024, 256, 300, 0}, {600, 1024, 64, 0}, {130, 700, 257, 0},
                                       {100, 300, 130, 0},  {128, 256, 65, 0},  {128, 65, 256, 2},
                                       {65, 256, 128, 1},   {65, 256, 128, 0},  {128, 200, 128, 0},
-                                      {200, 301, 65, 1},   {197, 301, 7, 2}};
+                                      {200, 301, 65, 1},   {197, 301, 7, 2},    {128, 1024, 784, 0},
+                                      {784, 1024, 128, 1}, {128, 784, 1024, 2}, {333, 517, 101, 0}};
   for (size_t s = 0; s < sizeof shapes / sizeof *shapes; s++) {
     int64_t m = shapes[s][0], n = shapes[s][1], k = shapes[s][2], t = shapes[s][3];
     int64_t rsa = t == 1 ? 1 : k, csa = t == 1 ? m : 1, rsb = t == 2 ? 1 : n, csb = t == 2 ? k : 1;
@@ -278,6 +285,25 @@ static void test_gemm_threads_bitwise(void **state) {
                    (long long)n, (long long)k, (long long)t, threads, (long long)i, ct[i], c1[i]);
     }
     free(a), free(b), free(c1), free(ct);
+  }
+}
+
+/* beta 0 writes C whatever it held (a reused buffer may hold NaN), on every path: the
+ * small kernel, BLIS, oneDNN's sgemm. */
+static void test_gemm_beta0_overwrites(void **state) {
+  (void)state;
+  static const int64_t shapes[][3] = {{16, 16, 16}, {200, 200, 120}, {256, 256, 256}};
+  for (size_t s = 0; s < sizeof shapes / sizeof *shapes; s++) {
+    int64_t m = shapes[s][0], n = shapes[s][1], k = shapes[s][2];
+    float *a = malloc(sizeof(float) * m * k), *b = malloc(sizeof(float) * k * n);
+    float *c = malloc(sizeof(float) * m * n), *want = malloc(sizeof(float) * m * n);
+    fill(a, m * k, 6), fill(b, k * n, 7);
+    op_gemm(true, m, n, k, a, k, 1, b, n, 1, 0, want, n, 2);
+    for (int64_t i = 0; i < m * n; i++) c[i] = NAN;
+    op_gemm(true, m, n, k, a, k, 1, b, n, 1, 0, c, n, 2);
+    assert_memory_equal(c, want, sizeof(float) * m * n);
+    for (int64_t i = 0; i < m * n; i++) assert_false(isnan(c[i]));
+    free(a), free(b), free(c), free(want);
   }
 }
 
@@ -300,13 +326,37 @@ static void test_gemm_batch(void **state) {
   free(a), free(b), free(want), free(got);
 }
 
+static int on_blis(void **state) {
+  (void)state;
+  op_gemm_use_dnnl(false);
+  return 0;
+}
+
+static int on_dnnl(void **state) {
+  (void)state;
+  op_gemm_use_dnnl(true);
+  return 0;
+}
+
 int main(void) {
+  op_cpu_blas_init();   /* the kernel set tfsh chooses */
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_every_tile_once),    cmocka_unit_test(test_nested_inline),
       cmocka_unit_test(test_concurrent_callers), cmocka_unit_test(test_range_covers),
       cmocka_unit_test(test_sum_tiles),          cmocka_unit_test(test_grid),
-      cmocka_unit_test(test_gemm_tiled),       cmocka_unit_test(test_gemm_threads_bitwise),
       cmocka_unit_test(test_gemm_batch),
   };
-  return cmocka_run_group_tests(tests, NULL, NULL);
+  const struct CMUnitTest gemm[] = {
+      cmocka_unit_test(test_gemm_tiled),
+      cmocka_unit_test(test_gemm_threads_bitwise),
+      cmocka_unit_test(test_gemm_beta0_overwrites),
+  };
+  int failed = cmocka_run_group_tests(tests, NULL, NULL);
+  failed += cmocka_run_group_tests_name("BLIS", gemm, on_blis, NULL);
+  /* oneDNN's sgemm where tfsh takes it: AVX-512, libdnnl present (not in sanitizer builds) */
+  if (op_cpu_avx512() && op_dnnl_version())
+    failed += cmocka_run_group_tests_name("oneDNN", gemm, on_dnnl, NULL);
+  else
+    printf("[  SKIPPED ] oneDNN's sgemm: %s\n", op_cpu_avx512() ? "no libdnnl" : "no AVX-512");
+  return failed;
 }
