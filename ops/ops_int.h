@@ -272,6 +272,9 @@ int op_cpu_fused_max_pool_grad(rt_kernel_ctx *c);
 int op_cpu_max_pool_grad(rt_kernel_ctx *c);
 int op_cpu_avg_pool(rt_kernel_ctx *c);
 int op_cpu_avg_pool_grad(rt_kernel_ctx *c);
+/* The SIMD MaxPoolGrad's 2x2 windows use in float, for tests: 2 AVX-512, 1 AVX2, 0 plain C,
+ * -1 the CPU's best; never more than the CPU has. Returns the level now in use. */
+int op_cpu_pool_simd(int level);
 
 /* ---- random (ops/random.c, ops/cpu/random.c) -------------------------------------- */
 

@@ -1026,6 +1026,97 @@ static inline void clip(const geom *g, int64_t y, int64_t x, int64_t *y0, int64_
   if (*x0 < 0) *x0 = 0;
 }
 
+/* MaxPoolGrad's 2x2 windows in float on AVX-512 or AVX2 (GCC's vectorizer leaves the
+ * generic loop below scalar on AVX2 with relu); the same operations, in registers:
+ * ordered compares (a NaN never wins), the first maximum, 0 + dy (so -0 gives +0). */
+#if defined(__x86_64__) && defined(__GNUC__)
+__attribute__((target("avx512f"))) static void
+pool_2x2_512(const float *p, int64_t row, int64_t C, const float *d, float *q, bool relu) {
+  const __m512 zero = _mm512_setzero_ps();
+  for (int64_t k = 0; k < C; k += 16) {
+    __mmask16 t = C - k >= 16 ? 0xffff : (__mmask16)((1u << (C - k)) - 1);
+    __m512 v0 = _mm512_maskz_loadu_ps(t, p + k), v1 = _mm512_maskz_loadu_ps(t, p + C + k);
+    __m512 v2 = _mm512_maskz_loadu_ps(t, p + row + k), v3 = _mm512_maskz_loadu_ps(t, p + row + C + k);
+    __mmask16 s1 = _mm512_cmp_ps_mask(v1, v0, _CMP_GT_OQ);
+    __m512 m = _mm512_mask_blend_ps(s1, v0, v1);
+    __mmask16 s2 = _mm512_cmp_ps_mask(v2, m, _CMP_GT_OQ);
+    m = _mm512_mask_blend_ps(s2, m, v2);
+    __mmask16 s3 = _mm512_cmp_ps_mask(v3, m, _CMP_GT_OQ);
+    m = _mm512_mask_blend_ps(s3, m, v3);
+    __m512 g = _mm512_add_ps(zero, _mm512_maskz_loadu_ps(t, d + k));
+    if (relu) g = _mm512_maskz_mov_ps(_mm512_cmp_ps_mask(m, zero, _CMP_GT_OQ), g);
+    _mm512_mask_storeu_ps(q + k, t, _mm512_maskz_mov_ps((__mmask16)~(s1 | s2 | s3), g));
+    _mm512_mask_storeu_ps(q + C + k, t, _mm512_maskz_mov_ps(s1 & (__mmask16)~(s2 | s3), g));
+    _mm512_mask_storeu_ps(q + row + k, t, _mm512_maskz_mov_ps(s2 & (__mmask16)~s3, g));
+    _mm512_mask_storeu_ps(q + row + C + k, t, _mm512_maskz_mov_ps(s3, g));
+  }
+}
+
+__attribute__((target("avx2"))) static void
+pool_2x2_256(const float *p, int64_t row, int64_t C, const float *d, float *q, bool relu) {
+  const __m256 zero = _mm256_setzero_ps();
+  for (int64_t k = 0; k < C; k += 8) {
+    __m256 v0 = _mm256_loadu_ps(p + k), v1 = _mm256_loadu_ps(p + C + k);
+    __m256 v2 = _mm256_loadu_ps(p + row + k), v3 = _mm256_loadu_ps(p + row + C + k);
+    __m256 s1 = _mm256_cmp_ps(v1, v0, _CMP_GT_OQ);
+    __m256 m = _mm256_blendv_ps(v0, v1, s1);
+    __m256 s2 = _mm256_cmp_ps(v2, m, _CMP_GT_OQ);
+    m = _mm256_blendv_ps(m, v2, s2);
+    __m256 s3 = _mm256_cmp_ps(v3, m, _CMP_GT_OQ);
+    m = _mm256_blendv_ps(m, v3, s3);
+    __m256 g = _mm256_add_ps(zero, _mm256_loadu_ps(d + k));
+    if (relu) g = _mm256_and_ps(_mm256_cmp_ps(m, zero, _CMP_GT_OQ), g);
+    __m256 s23 = _mm256_or_ps(s2, s3);
+    _mm256_storeu_ps(q + k, _mm256_andnot_ps(_mm256_or_ps(s1, s23), g));
+    _mm256_storeu_ps(q + C + k, _mm256_and_ps(_mm256_andnot_ps(s23, s1), g));
+    _mm256_storeu_ps(q + row + k, _mm256_and_ps(_mm256_andnot_ps(s3, s2), g));
+    _mm256_storeu_ps(q + row + C + k, _mm256_and_ps(s3, g));
+  }
+}
+
+/* 2: AVX-512, 1: AVX2, 0: neither; pool_isa: the one used (op_cpu_pool_simd). */
+static int pool_best(void) {
+  static _Atomic int best = -1;
+  if (best < 0) {
+    __builtin_cpu_init();
+    best = op_cpu_avx512() ? 2 : __builtin_cpu_supports("avx2") ? 1 : 0;
+  }
+  return best;
+}
+static _Atomic int pool_isa = -1;
+
+int op_cpu_pool_simd(int level) {
+  int best = pool_best();
+  pool_isa = level >= 0 && level < best ? level : best;
+  return pool_isa;
+}
+
+/* true: done on the CPU's SIMD (AVX2 takes whole vectors of 8 channels only). */
+static bool pool_grad_2x2_f32(const float *p, int64_t row, int64_t C, const float *d, float *q,
+                              bool relu) {
+  int isa = pool_isa;
+  if (isa < 0) pool_isa = isa = pool_best();
+  if (isa == 2) pool_2x2_512(p, row, C, d, q, relu);
+  else if (isa == 1 && C % 8 == 0) pool_2x2_256(p, row, C, d, q, relu);
+  else return false;
+  return true;
+}
+#else
+int op_cpu_pool_simd(int level) { (void)level; return 0; }
+static bool pool_grad_2x2_f32(const float *p, int64_t row, int64_t C, const float *d, float *q,
+                              bool relu) {
+  (void)p, (void)row, (void)C, (void)d, (void)q, (void)relu;
+  return false;
+}
+#endif
+static bool pool_grad_2x2_none(const double *p, int64_t row, int64_t C, const double *d,
+                               double *q, bool relu) {
+  (void)p, (void)row, (void)C, (void)d, (void)q, (void)relu;
+  return false;
+}
+#define POOL_2X2_FAST_float pool_grad_2x2_f32
+#define POOL_2X2_FAST_double pool_grad_2x2_none
+
 typedef struct pool_job {
   const geom *g;
   const void *x, *dy;   /* dy: the gradients' */
@@ -1091,6 +1182,32 @@ typedef struct pool_job {
         }                                                                               \
       }                                                                                 \
   }                                                                                     \
+  /* One 2x2 window of C channels (every CNN's pool), its four pixels at p, p + C, p +    \
+   * row, p + row + C: the first maximum by three compare-and-selects in the order        \
+   * pool_argmax_##T scans (s_i: pixel i beats those before it), then each pixel written  \
+   * once, as below. Float has SIMD versions (pool_grad_2x2_f32). */                      \
+  static inline __attribute__((always_inline)) void                                     \
+  pool_2x2_body_##T(const T *p, int64_t row, int64_t C, const T *d, T *q, const bool relu) { \
+    _Pragma("omp simd") for (int64_t k = 0; k < C; k++) {                               \
+      T v0 = p[k], v1 = p[C + k], v2 = p[row + k], v3 = p[row + C + k], dk = d[k];      \
+      int s1 = v1 > v0;                                                                 \
+      T m = s1 ? v1 : v0;                                                               \
+      int s2 = v2 > m;                                                                  \
+      m = s2 ? v2 : m;                                                                  \
+      int s3 = v3 > m;                                                                  \
+      m = s3 ? v3 : m;                                                                  \
+      T gv = (T)0 + (!relu || m > 0 ? dk : (T)0);                                       \
+      int w = s3 ? 3 : s2 ? 2 : s1;                                                     \
+      q[k] = w == 0 ? gv : (T)0, q[C + k] = w == 1 ? gv : (T)0;                         \
+      q[row + k] = w == 2 ? gv : (T)0, q[row + C + k] = w == 3 ? gv : (T)0;             \
+    }                                                                                   \
+  }                                                                                     \
+  static inline __attribute__((always_inline)) void                                     \
+  pool_grad_2x2_##T(const T *p, int64_t row, int64_t C, const T *d, T *q, bool relu) {  \
+    if (POOL_2X2_FAST_##T(p, row, C, d, q, relu)) return;                               \
+    if (relu) pool_2x2_body_##T(p, row, C, d, q, true);                                 \
+    else pool_2x2_body_##T(p, row, C, d, q, false);                                     \
+  }                                                                                     \
   /* MaxPoolGrad of one image whose windows tile it (stride = window): each pixel of a   \
    * window is written once, its gradient where it is the first maximum (0 + dy, the     \
    * bits of the scatter below) and 0 elsewhere; no zeroing first, no scatter. */        \
@@ -1102,6 +1219,11 @@ typedef struct pool_job {
         int64_t y0, y1, x0, x1;                                                         \
         clip(g, oy, ox, &y0, &y1, &x0, &x1);                                            \
         const T *d = dyb + (oy * g->ow + ox) * C;                                       \
+        if (y1 - y0 == 2 && x1 - x0 == 2) {                                             \
+          pool_grad_2x2_##T(xb + (y0 * g->iw + x0) * C, g->iw * C, C, d,                \
+                            dxb + (y0 * g->iw + x0) * C, relu);                         \
+          continue;                                                                     \
+        }                                                                               \
         for (int64_t k0 = 0; k0 < C; k0 += 64) {                                        \
           int64_t kn = C - k0 < 64 ? C - k0 : 64;                                       \
           I bi[64];                                                                     \

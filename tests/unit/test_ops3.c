@@ -637,7 +637,51 @@ static void fused_pool_case(rt_dtype t, const int64_t *xs, int64_t k, int64_t st
   rt_graph_free(g);
 }
 
+static void set_fused_pool(rt_node *n) {
+  set_window(n);
+  rt_node_set_strings(n, "fused_ops", 1, (const char *const[]){"ReluGrad"});
+}
+
+/* One 2x2 window, C channels (vector lanes and a tail), channel c's cases by c % 8: its
+ * maximum at pixel 0..3, all four tied (the first wins), a NaN first (it wins: no compare
+ * beats it) or third (never chosen), a maximum under 0 (fused: no gradient); dy -0 on odd
+ * channels (0 + dy: +0). MaxPoolGrad and _FusedMaxPoolGrad, bit for bit. */
+static void pool_grad_2x2_case(int64_t C) {
+  cur = (cfg){.sh = 2, .sw = 2, .kh = 2, .kw = 2, .padding = "VALID"};
+  for (int fused = 0; fused < 2; fused++) {
+    rt_shape xs = rt_shape_make(4, D(1, 2, 2, C)), ys = rt_shape_make(4, D(1, 1, 1, C));
+    rt_tensor *x = rt_tensor_new(RT_FLOAT, &xs), *y = rt_tensor_new(RT_FLOAT, &ys);
+    rt_tensor *dy = rt_tensor_new(RT_FLOAT, &ys);
+    float *xv = rt_tensor_data(x), *yv = rt_tensor_data(y), *dv = rt_tensor_data(dy);
+    float want[4 * 64];
+    for (int64_t c = 0; c < C; c++) {
+      int kind = (int)(c % 8), win = kind < 4 ? kind : 0;
+      for (int i = 0; i < 4; i++) xv[i * C + c] = kind == 7 ? -(float)(i + 1) : (float)(i + 1);
+      if (kind < 4) xv[kind * C + c] = 10;
+      if (kind == 4) for (int i = 0; i < 4; i++) xv[i * C + c] = 2;
+      if (kind == 5) xv[c] = NAN;
+      if (kind == 6) xv[2 * C + c] = NAN, xv[c] = 7;
+      yv[c] = xv[win * C + c];
+      dv[c] = c % 2 ? -0.0f : (float)(c + 1);
+      bool pass = !fused || yv[c] > 0;
+      for (int i = 0; i < 4; i++) want[i * C + c] = i == win && pass ? 0.0f + dv[c] : 0.0f;
+    }
+    rt_tensor *g = run_op(fused ? "_FusedMaxPoolGrad" : "MaxPoolGrad",
+                          fused ? set_fused_pool : set_window, &st, 3, (rt_tensor *[]){x, y, dy});
+    check_ok(&st);
+    assert_memory_equal(rt_tensor_data(g), want, sizeof(float) * 4 * (size_t)C);
+    rt_tensor_unref(g);
+  }
+}
+
 static void test_fused_pool_grad(void **s) {
+  for (int isa = 2; isa >= 0; isa--) {   /* AVX-512, AVX2, plain C: those the CPU has */
+    if (op_cpu_pool_simd(isa) != isa) continue;
+    pool_grad_2x2_case(19);   /* a vector and a tail on AVX-512; not a whole AVX2 vector */
+    pool_grad_2x2_case(24);   /* AVX2 vectors; AVX-512's tail */
+    pool_grad_2x2_case(64);
+  }
+  op_cpu_pool_simd(-1);
   fused_pool_case(RT_FLOAT, D(4, 24, 24, 32), 2, 2, "VALID");   /* the CNN's first pool */
   fused_pool_case(RT_FLOAT, D(2, 7, 7, 70), 2, 2, "SAME");      /* channels past 64 */
   fused_pool_case(RT_DOUBLE, D(2, 7, 5, 3), 3, 1, "SAME");      /* overlapping windows */
