@@ -275,6 +275,8 @@ int op_cpu_avg_pool_grad(rt_kernel_ctx *c);
 /* The SIMD MaxPoolGrad's 2x2 windows use in float, for tests: 2 AVX-512, 1 AVX2, 0 plain C,
  * -1 the CPU's best; never more than the CPU has. Returns the level now in use. */
 int op_cpu_pool_simd(int level);
+/* Off: first layers' direct Conv2D on its AVX2 kernel even where AVX-512 is there (tests). */
+void op_cpu_direct_conv_avx512(bool on);
 
 /* ---- random (ops/random.c, ops/cpu/random.c) -------------------------------------- */
 

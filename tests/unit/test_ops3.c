@@ -14,6 +14,7 @@
 
 #include "tests/unit/ops_test.h"
 #include "ops/ops.h"
+#include "ops/cpu/cpuarch.h"
 #include "ops/ops_int.h"
 #include "ops/cpu/onednn.h"
 #include "runtime/device.h"
@@ -461,6 +462,8 @@ static void test_conv_values(void **s) {
 static void test_pool_values(void **s) {
   pool_case(RT_FLOAT, D(2, 5, 6, 3), 2, 2, 2, 2, "VALID");
   pool_case(RT_FLOAT, D(2, 5, 6, 3), 2, 2, 2, 2, "SAME");
+  pool_case(RT_FLOAT, D(2, 8, 6, 40), 2, 2, 2, 2, "VALID");   /* 2x2 windows: vectors, a tail */
+  pool_case(RT_DOUBLE, D(1, 7, 7, 17), 2, 2, 2, 2, "SAME");
   pool_case(RT_DOUBLE, D(1, 7, 5, 2), 3, 3, 2, 1, "SAME");
   pool_case(RT_DOUBLE, D(1, 7, 5, 2), 3, 2, 1, 2, "VALID");
   pool_case(RT_FLOAT, D(3, 9, 9, 4), 3, 3, 2, 2, "SAME");
@@ -591,6 +594,43 @@ static void fused_cases(void) {
   fused_case(RT_DOUBLE, D(2, 7, 6, 3), 3, 2, 5, 2, 1, "VALID", true);
   fused_case(RT_DOUBLE, D(2, 7, 6, 3), 3, 2, 5, 2, 1, "VALID", false);
   fused_case(RT_FLOAT, D(2, 4, 5, 6), 1, 1, 7, 1, 1, "SAME", true);       /* 1x1: no im2col */
+}
+
+/* The first layers' direct Conv2D on AVX-512 against its AVX2 kernel: the same fused
+ * multiply-adds in the same order, so the same bits, with groups of 8, 4, 2 and 1 pixels
+ * (rows of 28, 13, 11), padding (a padded copy of each image), strides, 1-3 channels in,
+ * 16/32/64 out, bias and relu. */
+static void direct512_case(const int64_t *xs, int64_t kh, int64_t k, int64_t stride,
+                           const char *pad, bool relu) {
+  cur = (cfg){.sh = stride, .sw = stride, .padding = pad};
+  fused_relu = relu;
+  rt_tensor *x = rand_tensor(RT_FLOAT, 4, xs), *f = rand_tensor(RT_FLOAT, 4, D(kh, kh, xs[3], k));
+  rt_tensor *b = rand_tensor(RT_FLOAT, 1, D(k)), *got[2];
+  for (int isa = 0; isa < 2; isa++) {
+    op_cpu_direct_conv_avx512(isa);
+    got[isa] = run_op("_FusedConv2D", set_fused, &st, 3,
+                      (rt_tensor *[]){rt_tensor_ref(x), rt_tensor_ref(f), rt_tensor_ref(b)});
+    check_ok(&st);
+  }
+  op_cpu_direct_conv_avx512(true);
+  assert_true(rt_shape_equal(&got[0]->shape, &got[1]->shape));
+  assert_memory_equal(rt_tensor_data(got[1]), rt_tensor_data(got[0]), rt_tensor_nbytes(got[0]));
+  rt_tensor_unref(got[0]), rt_tensor_unref(got[1]);
+  rt_tensor_unref(x), rt_tensor_unref(f), rt_tensor_unref(b);
+}
+
+static void test_direct_conv_avx512(void **s) {
+  if (!op_cpu_avx512()) {
+    print_message("no AVX-512: its direct kernel is not run here\n");
+    return;
+  }
+  op_dnnl_enable(false);   /* the AVX2 kernel's other side is im2col + GEMM, not oneDNN */
+  direct512_case(D(3, 28, 28, 1), 5, 32, 1, "SAME", true);    /* the tutorial CNN's first */
+  direct512_case(D(2, 28, 28, 1), 5, 32, 1, "VALID", true);   /* the tf.layers CNN's */
+  direct512_case(D(2, 13, 13, 2), 3, 64, 1, "SAME", false);   /* 4 pixels, then 2 and 1 */
+  direct512_case(D(2, 11, 11, 3), 3, 16, 2, "SAME", true);    /* strided */
+  direct512_case(D(1, 12, 10, 1), 5, 16, 2, "VALID", false);
+  op_dnnl_enable(true);
 }
 
 static void test_fused_conv(void **s) {
@@ -1136,7 +1176,7 @@ int main(void) {
     cmocka_unit_test(test_random_shuffle),      cmocka_unit_test(test_random_errors),
     cmocka_unit_test(test_adam_registered),     cmocka_unit_test(test_fused_conv),
     cmocka_unit_test(test_fused_pool_grad),     cmocka_unit_test(test_remap),
-    cmocka_unit_test(test_filter_direct),
+    cmocka_unit_test(test_filter_direct),      cmocka_unit_test(test_direct_conv_avx512),
   };
   return cmocka_run_group_tests(tests, setup, NULL);
 }
