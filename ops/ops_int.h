@@ -291,6 +291,8 @@ typedef struct op_philox {
 void op_philox_seed(op_philox *p, int64_t seed, int64_t seed2);
 /* The block at counter + skip (p is unchanged). */
 void op_philox_block(const op_philox *p, uint64_t skip, uint32_t out[4]);
+/* Blocks skip .. skip + n - 1, four words each, into out: op_philox_block's, lanes at once. */
+void op_philox_blocks(const op_philox *p, uint64_t skip, int64_t n, uint32_t *out);
 void op_philox_skip(op_philox *p, uint64_t n);
 
 int op_cpu_random_normal(rt_kernel_ctx *c);

@@ -939,6 +939,19 @@ static void test_philox(void **s) {
   op_philox_block(&p, 1, a);
   op_philox_block(&q, 0, b);
   assert_memory_equal(a, b, sizeof a);
+  /* many blocks at once (16 lanes on AVX-512, then the rest), one by one's words, also
+   * where the counter carries inside a batch */
+  op_philox r = {{0x12345678u, 0x9abcdef0u}, {0xfffffff0u, 0xffffffffu, 0xffffffffu, 7}};
+  for (int64_t n = 0; n <= 40; n++) {
+    uint32_t many[4 * 40 + 4], one[4];
+    many[4 * n] = 0xdeadbeefu;   /* nothing written past n blocks */
+    op_philox_blocks(&r, 3, n, many);
+    for (int64_t i = 0; i < n; i++) {
+      op_philox_block(&r, 3 + (uint64_t)i, one);
+      assert_memory_equal(many + 4 * i, one, sizeof one);
+    }
+    assert_int_equal(many[4 * n], 0xdeadbeefu);
+  }
 }
 
 typedef struct rnd_graph {
