@@ -83,6 +83,21 @@ static int conv2d_shape(rt_shape_ctx *c) {
   return RT_OK;
 }
 
+/* _FusedConv2D's: Conv2D's, pooled 2x2 at stride 2 where fused_ops ends in MaxPool. */
+static int fused_conv2d_shape(rt_shape_ctx *c) {
+  if (conv2d_shape(c)) return c->st->code;
+  const rt_attr_value *v = rt_node_attr(c->node, "fused_ops");
+  if (!v || v->kind != RT_ATTR_LIST_STRING || v->list.n != 3 ||
+      strcmp(((char *const *)v->list.v)[2], "MaxPool"))
+    return RT_OK;
+  rt_shape *o = &c->out_shapes[0];
+  if (o->ndims != 4) return RT_OK;
+  bool same = !strcmp(rt_node_string(c->node, "pool_padding", "VALID"), "SAME");
+  for (int d = 1; d <= 2; d++)
+    if (o->dims[d] >= 0 && out_dim(c, o->dims[d], 2, 2, same, &o->dims[d])) return c->st->code;
+  return RT_OK;
+}
+
 /* Output 0 from a 4-vector of sizes (input i): exact when constant. */
 static int sizes_shape(rt_shape_ctx *c, int i) {
   const rt_shape *s = &c->in_shapes[i];
@@ -245,14 +260,17 @@ static const rt_op_def conv_ops[] = {
   {.name = "Conv2D", .inputs = "input: T, filter: T", .outputs = "output: T", .attrs = CONV_ATTRS,
    .help = "2-D convolution of NHWC input with a [height, width, in, out] filter.",
    .shape = conv2d_shape, .kernel = {[RT_DEV_CPU] = op_cpu_conv2d}, .grad = conv2d_grad},
-  /* Made only by the remapper (runtime/remap.c) from Conv2D -> BiasAdd (-> Relu) on a CPU,
-   * after the gradients are built, as TF's grappler does: no gradient of its own. */
+  /* Made only by the remapper (runtime/remap.c) from Conv2D -> BiasAdd (-> Relu (->
+   * MaxPool 2x2, stride 2)) on a CPU, after the gradients are built, as TF's grappler does:
+   * no gradient of its own. */
   {.name = "_FusedConv2D", .inputs = "input: T, filter: T, args: num_args * T",
    .outputs = "output: T",
    .attrs = CONV_ATTRS ", num_args: int >= 0, fused_ops: list(string) = [], "
-            "epsilon: float = 0.0001, leakyrelu_alpha: float = 0.2",
-   .help = "Conv2D with its BiasAdd, or BiasAdd and Relu, in one pass (fused_ops).",
-   .shape = conv2d_shape, .kernel = {[RT_DEV_CPU] = op_cpu_fused_conv2d},
+            "epsilon: float = 0.0001, leakyrelu_alpha: float = 0.2, "
+            "pool_padding: string = 'VALID'",
+   .help = "Conv2D with its BiasAdd, BiasAdd and Relu, or those and a 2x2 MaxPool at "
+           "stride 2 (padding pool_padding), in one pass (fused_ops).",
+   .shape = fused_conv2d_shape, .kernel = {[RT_DEV_CPU] = op_cpu_fused_conv2d},
    .flags = RT_OP_INTERNAL},
   {.name = "Conv2DBackpropInput", .inputs = "input_sizes: int32, filter: T, out_backprop: T",
    .outputs = "output: T", .attrs = CONV_ATTRS,

@@ -1,5 +1,5 @@
-/* The remapper (runtime/remap.h): Conv2D -> BiasAdd (-> Relu) into _FusedConv2D,
- * MaxPoolGrad -> ReluGrad into _FusedMaxPoolGrad. */
+/* The remapper (runtime/remap.h): Conv2D -> BiasAdd (-> Relu (-> MaxPool)) into
+ * _FusedConv2D, MaxPoolGrad -> ReluGrad into _FusedMaxPoolGrad. */
 #include "runtime/remap.h"
 #include "base/alloc.h"
 
@@ -10,6 +10,7 @@
 enum { KEEP, FOLDED, HEAD };
 typedef struct fusion {
   int conv, bias;   /* node ids, for a HEAD; conv: the MaxPoolGrad, bias -1, for a pool's */
+  int relu_node;    /* a MaxPool head's Relu, folded too; else -1 */
   bool relu;
 } fusion;
 
@@ -62,14 +63,41 @@ static bool match_pool(const rt_graph *g, int i, const counts *k, fusion *f) {
   if (m < 0 || n->n_data_inputs != 2 || !foldable(g, m, i, k) || !on_cpu(n)) return false;
   const rt_edge *a = &g->nodes[m]->edges[0], *b = &n->edges[1];
   if (a->node != b->node || a->index != b->index) return false;
-  *f = (fusion){.conv = m, .bias = -1, .relu = true};
+  *f = (fusion){.conv = m, .bias = -1, .relu_node = -1, .relu = true};
   return true;
 }
 
-/* The pattern ending at node i (Relu, ReluGrad, BiasAdd or a bias-semantic Add) into *f. */
+static bool match(const rt_graph *g, int i, const counts *k, fusion *f);
+
+/* An int list attr equal to {1, 2, 2, 1}. */
+static bool two_by_two(const rt_node *n, const char *attr) {
+  const rt_attr_value *v = rt_node_attr(n, attr);
+  if (!v || v->kind != RT_ATTR_LIST_INT || v->list.n != 4) return false;
+  const int64_t *d = v->list.v;
+  return d[0] == 1 && d[1] == 2 && d[2] == 2 && d[3] == 1;
+}
+
+/* MaxPool(Relu(BiasAdd(Conv2D))) at node i, a 2x2 window at stride 2 (a forward pass:
+ * where the gradients read the Relu's output, it has other uses and stays). No folded
+ * node may have shape readers: the fused output is the pooled one. */
+static bool match_conv_pool(const rt_graph *g, int i, const counts *k, fusion *f) {
+  const rt_node *n = g->nodes[i];
+  int r = input_of(g, i, 0, "Relu");
+  if (r < 0 || n->n_data_inputs != 1 || !two_by_two(n, "ksize") || !two_by_two(n, "strides") ||
+      !nhwc(n) || !foldable(g, r, i, k) || k->likes[r] || !match(g, r, k, f) || !f->relu ||
+      k->likes[f->bias] || k->likes[f->conv] || rt_node_type(n, "T", RT_FLOAT) != RT_FLOAT)
+    return false;
+  f->relu_node = r;
+  return true;
+}
+
+/* The pattern ending at node i (MaxPool, Relu, ReluGrad, BiasAdd or a bias-semantic Add)
+ * into *f. */
 static bool match(const rt_graph *g, int i, const counts *k, fusion *f) {
   const rt_node *n = g->nodes[i];
+  f->relu_node = -1;
   if (!strcmp(n->op, "ReluGrad")) return match_pool(g, i, k, f);
+  if (!strcmp(n->op, "MaxPool")) return match_conv_pool(g, i, k, f);
   int b = i;
   f->relu = !strcmp(n->op, "Relu");
   if (f->relu) {
@@ -93,7 +121,7 @@ static bool match(const rt_graph *g, int i, const counts *k, fusion *f) {
 static rt_node *fused_node(const rt_graph *g, int h, const fusion *f) {
   static const char *const attrs[] = {"T", "strides", "padding", "data_format", "dilations",
                                       "use_cudnn_on_gpu", "ksize"};
-  static const char *const ops[] = {"BiasAdd", "Relu"}, *const pool_ops[] = {"ReluGrad"};
+  static const char *const ops[] = {"BiasAdd", "Relu", "MaxPool"}, *const pool_ops[] = {"ReluGrad"};
   const rt_node *head = g->nodes[h], *conv = g->nodes[f->conv];
   bool pool = f->bias < 0;
   rt_node *n = rt_node_new(head->name, pool ? "_FusedMaxPoolGrad" : "_FusedConv2D");
@@ -109,7 +137,8 @@ static rt_node *fused_node(const rt_graph *g, int h, const fusion *f) {
     rt_node_set_strings(n, "fused_ops", 1, pool_ops);
   } else {
     rt_node_set_int(n, "num_args", 1);
-    rt_node_set_strings(n, "fused_ops", f->relu ? 2 : 1, ops);
+    rt_node_set_strings(n, "fused_ops", f->relu_node >= 0 ? 3 : f->relu ? 2 : 1, ops);
+    if (f->relu_node >= 0) rt_node_set_string(n, "pool_padding", rt_node_string(head, "padding", "VALID"));
   }
   rt_node_set_device(n, head->device);
   n->assigned = xstrdup(head->assigned);
@@ -155,17 +184,20 @@ int rt_remap_graph(rt_graph **gp, const char *const *keep, int n_keep, rt_status
     rt_node *p = rt_tensor_name_parse(keep[i], name, sizeof name, &idx) ? rt_graph_find(g, name) : NULL;
     if (p) k.pinned[p->id] = true;
   }
-  /* Relu heads first, so a BiasAdd that a Relu folds is not a head of its own. */
-  static const char *const heads[] = {"Relu", "ReluGrad", "BiasAdd", "Add", "AddV2"};
-  for (int pass = 0; pass < 5 && !forward; pass++)
+  /* MaxPool heads first, then Relu heads, so that what a longer pattern folds is not a head
+   * of its own. */
+  static const char *const heads[] = {"MaxPool", "Relu", "ReluGrad", "BiasAdd", "Add", "AddV2"};
+  for (int pass = 0; pass < 6 && !forward; pass++)
     for (int i = 0; i < n; i++) {
       fusion f;
       if (role[i] != KEEP || strcmp(g->nodes[i]->op, heads[pass]) || !match(g, i, &k, &f) ||
-          role[f.conv] != KEEP || (f.bias >= 0 && role[f.bias] != KEEP))
+          role[f.conv] != KEEP || (f.bias >= 0 && role[f.bias] != KEEP) ||
+          (f.relu_node >= 0 && role[f.relu_node] != KEEP))
         continue;
       role[i] = HEAD, fu[i] = f, found++;
       role[f.conv] = FOLDED, head[f.conv] = i;
       if (f.bias >= 0 && f.bias != i) role[f.bias] = FOLDED, head[f.bias] = i;
+      if (f.relu_node >= 0) role[f.relu_node] = FOLDED, head[f.relu_node] = i;
     }
   int rc = RT_OK;
   if (found) {

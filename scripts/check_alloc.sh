@@ -22,6 +22,7 @@ allow=(
   "runtime/exec_cf.c|int *stack = calloc(|in rt_cf_run, which another change is rewriting; checked"
   "runtime/tensor.c|char *p = malloc(|a string tensor's element: tensor data, checked"
   "ops/cpu/array.c|= calloc((size_t)n + 1|InvertPermutation's scratch, input-sized, checked"
+  "ops/cpu/conv.c|char *y = malloc(|a pool-fused Conv2D's unpooled output, output-sized, checked"
   "ops/cpu/nn.c|cls = malloc(|a row per batch element, input-sized, checked"
   "ops/cpu/nn.c|part = malloc(|BiasAddGrad's partial sums, input-sized / 1024, checked"
   "ops/cpu/random.c|int64_t *perm = malloc(|RandomShuffle's permutation, input-sized, checked"

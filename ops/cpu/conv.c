@@ -434,6 +434,7 @@ typedef struct direct_job {
   float *y;
   float *pad;   /* AVX-512's padded images, one a thread (NULL: its edge path) */
   int64_t pad_floats;
+  float *rows2;   /* MaxPool fused: two output rows a thread, y the pooled output */
 } direct_job;
 
 static DIRECT_TARGET void direct_rows(void *arg, int64_t lo, int64_t hi, int who) {
@@ -533,39 +534,72 @@ static DIRECT512_TARGET void d512_img_rows(const geom *g, const float *img, cons
   }
 }
 
-/* Rows [lo, hi) of (image, output row). With padding, each image is first copied into a
- * zero-padded one (the window's whole reach), so that every pixel group takes the inside
- * path: the padding taps still multiply zeros, as the edge path does. */
+/* The image (b) that output rows [oy, oy1) of the job read, with its geometry: where there
+ * is padding, its rows they read copied into the thread's zero-padded image first (the
+ * window's whole reach), so that every pixel group takes the inside path; the padding
+ * taps still multiply zeros, as the edge path does. */
+static const float *d512_source(const direct_job *j, int64_t b, int64_t oy, int64_t oy1, int who,
+                                geom *pg) {
+  const geom *g = j->g;
+  const float *img = j->x + b * g->ih * g->iw * g->ic;
+  *pg = *g;
+  if (!j->pad) return img;   /* no padding, or no room: the edge path */
+  int64_t ph = (g->oh - 1) * g->sh + g->kh, pw = (g->ow - 1) * g->sw + g->kw;
+  pg->ih = ph, pg->iw = pw, pg->pt = pg->pl = 0;
+  float *buf = j->pad + who * j->pad_floats;
+  int64_t r1 = (oy1 - 1) * g->sh + g->kh, left = g->pl * g->ic;
+  int64_t mid = (g->iw < pw - g->pl ? g->iw : pw - g->pl) * g->ic;
+  for (int64_t r = oy * g->sh; r < r1; r++) {
+    int64_t yy = r - g->pt;
+    float *d = buf + r * pw * g->ic;
+    if (yy < 0 || yy >= g->ih) {
+      memset(d, 0, sizeof(float) * (size_t)(pw * g->ic));
+      continue;
+    }
+    memset(d, 0, sizeof(float) * (size_t)left);
+    memcpy(d + left, img + yy * g->iw * g->ic, sizeof(float) * (size_t)mid);
+    memset(d + left + mid, 0, sizeof(float) * (size_t)(pw * g->ic - left - mid));
+  }
+  return buf;
+}
+
+/* Rows [lo, hi) of (image, output row). */
 static void d512_rows(void *arg, int64_t lo, int64_t hi, int who) {
   const direct_job *j = arg;
   const geom *g = j->g;
-  int64_t ph = (g->oh - 1) * g->sh + g->kh, pw = (g->ow - 1) * g->sw + g->kw;
-  geom pg = *g;
-  pg.ih = ph, pg.iw = pw, pg.pt = pg.pl = 0;
-  float *buf = j->pad ? j->pad + who * j->pad_floats : NULL;   /* NULL: no padding */
   for (int64_t by = lo; by < hi;) {
     int64_t b = by / g->oh, oy = by % g->oh, end = (b + 1) * g->oh < hi ? (b + 1) * g->oh : hi;
-    const float *img = j->x + b * g->ih * g->iw * g->ic;
-    float *out = j->y + by * g->ow * g->oc;
-    if (buf) {   /* the padded rows these output rows read */
-      int64_t r1 = (oy + end - by - 1) * g->sh + g->kh, left = g->pl * g->ic;
-      int64_t mid = (g->iw < pw - g->pl ? g->iw : pw - g->pl) * g->ic;
-      for (int64_t r = oy * g->sh; r < r1; r++) {
-        int64_t yy = r - g->pt;
-        float *d = buf + r * pw * g->ic;
-        if (yy < 0 || yy >= g->ih) {
-          memset(d, 0, sizeof(float) * (size_t)(pw * g->ic));
-          continue;
-        }
-        memset(d, 0, sizeof(float) * (size_t)left);
-        memcpy(d + left, img + yy * g->iw * g->ic, sizeof(float) * (size_t)mid);
-        memset(d + left + mid, 0, sizeof(float) * (size_t)(pw * g->ic - left - mid));
-      }
-      d512_img_rows(&pg, buf, j->w, j->e, out, oy, oy + end - by);
-    } else {
-      d512_img_rows(g, img, j->w, j->e, out, oy, oy + end - by);   /* or no room: edges */
-    }
+    geom pg;
+    const float *img = d512_source(j, b, oy, oy + end - by, who, &pg);
+    d512_img_rows(&pg, img, j->w, j->e, j->y + by * g->ow * g->oc, oy, oy + end - by);
     by = end;
+  }
+}
+
+/* With a 2x2 MaxPool at stride 2 after it (even output rows and columns): pooled rows
+ * [lo, hi) of (image, row), each from two output rows made in the thread's rows2, the
+ * pool's own operations (pool_rows: the first pixel, then each that is greater). */
+static void d512_pool_rows(void *arg, int64_t lo, int64_t hi, int who) {
+  const direct_job *j = arg;
+  const geom *g = j->g;
+  int64_t ph = g->oh / 2, pw = g->ow / 2, C = g->oc, row = g->ow * C;
+  float *two = j->rows2 + who * 2 * row;
+  for (int64_t by = lo; by < hi; by++) {
+    int64_t b = by / ph, py = by % ph;
+    geom pg;
+    const float *img = d512_source(j, b, 2 * py, 2 * py + 2, who, &pg);
+    d512_img_rows(&pg, img, j->w, j->e, two, 2 * py, 2 * py + 2);
+    float *o = j->y + by * pw * C;
+    for (int64_t px = 0; px < pw; px++, o += C) {
+      const float *p0 = two + 2 * px * C, *p2 = p0 + row;
+#pragma omp simd
+      for (int64_t k = 0; k < C; k++) {
+        float m = p0[k], v1 = p0[C + k], v2 = p2[k], v3 = p2[C + k];
+        m = v1 > m ? v1 : m;
+        m = v2 > m ? v2 : m;
+        o[k] = v3 > m ? v3 : m;
+      }
+    }
   }
 }
 
@@ -577,20 +611,27 @@ static bool direct512_ok(const geom *g) {
   return direct_isa && (g->oc == 16 || g->oc == 32 || g->oc == 64) && op_cpu_avx512();
 }
 
-static void conv_direct(rt_kernel_ctx *c, const geom *g, const float *x, const float *w,
-                        const epilogue *e, float *y) {
+/* pooled: y is a 2x2 MaxPool's output (AVX-512 only, even oh and ow; false: not done). */
+static bool conv_direct(rt_kernel_ctx *c, const geom *g, const float *x, const float *w,
+                        const epilogue *e, float *y, bool pooled) {
   int64_t rows = g->n * g->oh;
   int threads = rows * g->ow * g->oc * g->kh * g->kw * g->ic >= (1 << 20) ? n_threads() : 1;
   direct_job j = {.g = g, .x = x, .w = w, .e = e, .y = y};
   bool wide = direct512_ok(g);
+  if (pooled && (!wide || g->oh % 2 || g->ow % 2)) return false;
   int64_t ph = (g->oh - 1) * g->sh + g->kh, pw = (g->ow - 1) * g->sw + g->kw;
+  bool pad = wide && (g->pt || g->pl || ph > g->ih || pw > g->iw);
+  j.pad_floats = pad ? (ph * pw * g->ic + 15) / 16 * 16 : 0;
+  int64_t two = pooled ? 2 * g->ow * g->oc : 0;
   void *tmp = NULL;
-  if (wide && (g->pt || g->pl || ph > g->ih || pw > g->iw)) {
-    j.pad_floats = (ph * pw * g->ic + 15) / 16 * 16;
-    j.pad = scratch_get(c, sizeof(float) * (size_t)(j.pad_floats * threads), &tmp);
-  }
-  rt_parallel_range(rows, 1, threads, wide ? d512_rows : direct_rows, &j);
+  float *sc = pad || pooled ? scratch_get(c, sizeof(float) * (size_t)((j.pad_floats + two) * threads), &tmp)
+                            : NULL;
+  if (pooled && !sc) return false;
+  j.pad = pad ? sc : NULL, j.rows2 = pooled ? sc + j.pad_floats * threads : NULL;
+  if (pooled) rt_parallel_range(g->n * (g->oh / 2), 1, threads, d512_pool_rows, &j);
+  else rt_parallel_range(rows, 1, threads, wide ? d512_rows : direct_rows, &j);
   free(tmp);
+  return true;
 }
 
 static bool direct_ok(const geom *g, bool f32) {
@@ -609,8 +650,10 @@ static bool direct_ok(const geom *g, bool f32) {
 void op_cpu_direct_conv_avx512(bool on) { (void)on; }
 static bool direct512_ok(const geom *g) { (void)g; return false; }
 static bool direct_ok(const geom *g, bool f32) { (void)g, (void)f32; return false; }
-static void conv_direct(rt_kernel_ctx *c, const geom *g, const float *x, const float *w,
-                        const epilogue *e, float *y) {}
+static bool conv_direct(rt_kernel_ctx *c, const geom *g, const float *x, const float *w,
+                        const epilogue *e, float *y, bool pooled) {
+  return false;
+}
 #endif
 
 /* ---- direct float filter gradient for short columns (AVX-512) ----------------------
@@ -864,14 +907,18 @@ static void filter_sum(void *arg, int64_t s, int who) {
 }
 
 /* _FusedConv2D's fused_ops and bias (input 2) into *e: BiasAdd, or BiasAdd then Relu. */
-static int fused_ops(rt_kernel_ctx *c, int64_t oc, epilogue *e) {
+/* _FusedConv2D's fused_ops: [BiasAdd], [BiasAdd, Relu], or [BiasAdd, Relu, MaxPool] (the
+ * remapper's, for a 2x2 MaxPool at stride 2 whose padding is pool_padding) into *e, *pool. */
+static int fused_ops(rt_kernel_ctx *c, int64_t oc, epilogue *e, bool *pool) {
   const rt_attr_value *v = rt_node_attr(c->node, "fused_ops");
   int n = v && v->kind == RT_ATTR_LIST_STRING ? v->list.n : 0;
   char *const *ops = n ? v->list.v : NULL;
   if (!n) return rt_kernel_error(c, RT_UNIMPLEMENTED, "Fused Conv2D must have at least one fused op.");
-  if (strcmp(ops[0], "BiasAdd") || n > 2 || (n == 2 && strcmp(ops[1], "Relu")))
-    return rt_kernel_error(c, RT_UNIMPLEMENTED, "Unsupported fusion: [%s%s%s]", ops[0],
-                           n > 1 ? ", " : "", n > 1 ? ops[1] : "");
+  if (strcmp(ops[0], "BiasAdd") || n > 3 || (n >= 2 && strcmp(ops[1], "Relu")) ||
+      (n == 3 && strcmp(ops[2], "MaxPool")))
+    return rt_kernel_error(c, RT_UNIMPLEMENTED, "Unsupported fusion: [%s%s%s%s%s]", ops[0],
+                           n > 1 ? ", " : "", n > 1 ? ops[1] : "", n > 2 ? ", " : "",
+                           n > 2 ? ops[2] : "");
   if (rt_node_int(c->node, "num_args", 0) != 1)
     return rt_kernel_error(c, RT_INVALID_ARGUMENT, "Fused Conv2D must have one extra argument: "
                            "bias.");
@@ -880,15 +927,56 @@ static int fused_ops(rt_kernel_ctx *c, int64_t oc, epilogue *e) {
     return rt_kernel_error(c, RT_INVALID_ARGUMENT, "Must provide as many biases as the last "
                            "dimension of the input tensor: [%lld] vs. %lld",
                            (long long)(b->shape.ndims == 1 ? b->shape.dims[0] : -1), (long long)oc);
-  *e = (epilogue){.bias = rt_tensor_data(b), .relu = n == 2};
+  *e = (epilogue){.bias = rt_tensor_data(b), .relu = n >= 2};
+  *pool = n == 3;
   return RT_OK;
 }
 
-/* Conv2D, and _FusedConv2D with fused (its epilogue on each chunk of output rows). */
+/* The convolution of g into y (rows x oc), its epilogue on each chunk of output rows. */
+static int conv_into(rt_kernel_ctx *c, const geom *g, const epilogue *e, rt_dtype t,
+                     const char *xv, const char *fv, char *y) {
+  int64_t rows = g->n * g->oh * g->ow, cols = g->kh * g->kw * g->ic;
+  size_t es = rt_dtype_size(t);
+  bool f32 = t == RT_FLOAT;
+  if (rows == 0 || g->oc == 0) return RT_OK;
+  if (cols == 0) {
+    memset(y, 0, (size_t)(rows * g->oc) * es);
+    epilogue_all(e, f32, y, rows, g->oc);
+    return RT_OK;
+  }
+  if (g->kh == 1 && g->kw == 1 && g->sh == 1 && g->sw == 1) {   /* the input is the matrix */
+    gemm(f32, rows, g->oc, cols, xv, cols, 1, fv, g->oc, 1, 0, y, 0);
+    epilogue_all(e, f32, y, rows, g->oc);
+    return RT_OK;
+  }
+  /* first layers: the AVX-512 direct kernel beats oneDNN's (d512_pixels), AVX2's does not */
+  bool direct = direct_ok(g, f32);
+  if (!(direct && direct512_ok(g)) && f32 &&
+      conv_dnnl(c, OP_DNNL_FWD, g, (float *)xv, (float *)fv, (float *)y, e))
+    return RT_OK;
+  if (direct) {
+    conv_direct(c, g, (const float *)xv, (const float *)fv, e, (float *)y, false);
+    return RT_OK;
+  }
+  plan p = plan_chunks(g, cols, es);
+  void *tmp = NULL;
+  char *col = scratch_get(c, (size_t)(p.nt * p.R * cols) * es, &tmp);
+  if (!col) return rt_kernel_error(c, RT_RESOURCE_EXHAUSTED, "out of memory");
+  conv_fwd(g, &p, f32, es, xv, fv, e, y, col);
+  free(tmp);
+  return RT_OK;
+}
+
+static void pool(const geom *g, bool f32, const void *x, void *y, bool avg);
+
+/* Conv2D, and _FusedConv2D with fused (its epilogue on each chunk of output rows; with a
+ * MaxPool, on AVX-512's first-layer kernel two output rows at a time, pooled while in
+ * cache, else the whole output in scratch, then pooled). */
 static int conv2d_run(rt_kernel_ctx *c, bool fused) {
   const rt_tensor *x = c->inputs[0], *f = c->inputs[1];
   char sa[160];
   epilogue e = {0};
+  bool pooled = false;
   if (need_float(c, x->dtype)) return c->st->code;
   if (conv_attrs(c, "The Conv2D op currently only supports the NHWC tensor format on the CPU. "
                     "The op was given the format: %s"))
@@ -906,42 +994,32 @@ static int conv2d_run(rt_kernel_ctx *c, bool fused) {
   geom g = {.n = xd[0], .ih = xd[1], .iw = xd[2], .ic = xd[3], .kh = fd[0], .kw = fd[1],
             .oc = fd[3]};
   if (window(c, &g)) return c->st->code;
-  if (fused && fused_ops(c, g.oc, &e)) return c->st->code;
-  rt_shape os = rt_shape_make(4, (int64_t[]){g.n, g.oh, g.ow, g.oc});
+  if (fused && fused_ops(c, g.oc, &e, &pooled)) return c->st->code;
+  geom pg = {.n = g.n, .ih = g.oh, .iw = g.ow, .ic = g.oc, .kh = 2, .kw = 2, .sh = 2, .sw = 2};
+  if (pooled) {
+    bool same = !strcmp(rt_node_string(c->node, "pool_padding", "VALID"), "SAME");
+    if (!op_window_dim(pg.ih, 2, 2, same, &pg.oh, &pg.pt) ||
+        !op_window_dim(pg.iw, 2, 2, same, &pg.ow, &pg.pl))
+      return rt_kernel_error(c, RT_INVALID_ARGUMENT, "Computed output size would be negative");
+  }
+  rt_shape os = pooled ? rt_shape_make(4, (int64_t[]){g.n, pg.oh, pg.ow, g.oc})
+                     : rt_shape_make(4, (int64_t[]){g.n, g.oh, g.ow, g.oc});
   rt_tensor *out = rt_kernel_output(c, 0, x->dtype, &os);
   if (!out) return c->st->code;
-  int64_t rows = g.n * g.oh * g.ow, cols = g.kh * g.kw * g.ic;
-  size_t es = rt_dtype_size(x->dtype);
   bool f32 = x->dtype == RT_FLOAT;
-  char *y = rt_tensor_data(out);
   const char *xv = rt_tensor_data(x), *fv = rt_tensor_data(f);
-  if (rows == 0 || g.oc == 0) return RT_OK;
-  if (cols == 0) {
-    memset(y, 0, rt_tensor_nbytes(out));
-    epilogue_all(&e, f32, y, rows, g.oc);
+  if (!pooled) return conv_into(c, &g, &e, x->dtype, xv, fv, rt_tensor_data(out));
+  if (rt_tensor_numel(out) == 0) return RT_OK;
+  if (f32 && direct_ok(&g, f32) && !pg.pt && !pg.pl && pg.oh * 2 == g.oh && pg.ow * 2 == g.ow &&
+      conv_direct(c, &g, (const float *)xv, (const float *)fv, &e, rt_tensor_data(out), true))
     return RT_OK;
-  }
-  if (g.kh == 1 && g.kw == 1 && g.sh == 1 && g.sw == 1) {   /* the input is the matrix */
-    gemm(f32, rows, g.oc, cols, xv, cols, 1, fv, g.oc, 1, 0, y, 0);
-    epilogue_all(&e, f32, y, rows, g.oc);
-    return RT_OK;
-  }
-  /* first layers: the AVX-512 direct kernel beats oneDNN's (d512_pixels), AVX2's does not */
-  bool direct = direct_ok(&g, f32);
-  if (!(direct && direct512_ok(&g)) && f32 &&
-      conv_dnnl(c, OP_DNNL_FWD, &g, (float *)xv, (float *)fv, (float *)y, &e))
-    return RT_OK;
-  if (direct) {
-    conv_direct(c, &g, (const float *)xv, (const float *)fv, &e, (float *)y);
-    return RT_OK;
-  }
-  plan p = plan_chunks(&g, cols, es);
-  void *tmp = NULL;
-  char *col = scratch_get(c, (size_t)(p.nt * p.R * cols) * es, &tmp);
-  if (!col) return rt_kernel_error(c, RT_RESOURCE_EXHAUSTED, "out of memory");
-  conv_fwd(&g, &p, f32, es, xv, fv, &e, y, col);
-  free(tmp);
-  return RT_OK;
+  size_t bytes = (size_t)(g.n * g.oh * g.ow * g.oc) * rt_dtype_size(x->dtype);
+  char *y = malloc(bytes ? bytes : 1);   /* the whole output, then the pool */
+  if (!y) return rt_kernel_error(c, RT_RESOURCE_EXHAUSTED, "out of memory");
+  int rc = conv_into(c, &g, &e, x->dtype, xv, fv, y);
+  if (!rc) pool(&pg, f32, y, rt_tensor_data(out), false);
+  free(y);
+  return rc;
 }
 
 int op_cpu_conv2d(rt_kernel_ctx *c) { return conv2d_run(c, false); }

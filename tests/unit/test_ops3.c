@@ -803,6 +803,74 @@ static void test_remap(void **s) {
   rt_graph_free(g);
 }
 
+/* Conv2D -> BiasAdd -> Relu -> MaxPool (2x2, stride 2) into one _FusedConv2D named as
+ * the pool, where nothing else reads the Relu: the same bits as the four nodes, on the
+ * first layers' kernel (even output, pooled two rows at a time where AVX-512 runs it) and
+ * on the other path (odd output, SAME: the whole output, then the pool). */
+static void conv_pool_chain(rt_graph *g, const char *tag, const char *x, const char *w,
+                            const char *pad, int pool_k) {
+  char c[16], a[16], r[16], p[16];
+  snprintf(c, sizeof c, "c%s", tag), snprintf(a, sizeof a, "a%s", tag);
+  snprintf(r, sizeof r, "r%s", tag), snprintf(p, sizeof p, "p%s", tag);
+  cur = (cfg){.sh = 1, .sw = 1, .kh = 1, .kw = 1, .padding = pad};
+  cpu_node(g, c, "Conv2D", x, w);
+  cpu_node(g, a, "BiasAdd", c, "b16");
+  cpu_node(g, r, "Relu", a, NULL);
+  cur = (cfg){.sh = 2, .sw = 2, .kh = pool_k, .kw = pool_k, .padding = pad};
+  cpu_node(g, p, "MaxPool", r, NULL);
+}
+
+static void test_remap_conv_pool(void **s) {
+  st = (rt_status){0};
+  rt_graph *g = rt_graph_new();
+  lcg = 7;
+  add_const(g, "x1", rand_tensor(RT_FLOAT, 4, D(3, 12, 12, 1)));
+  add_const(g, "x3", rand_tensor(RT_FLOAT, 4, D(2, 9, 9, 3)));
+  add_const(g, "w1", rand_tensor(RT_FLOAT, 4, D(3, 3, 1, 16)));
+  add_const(g, "w3", rand_tensor(RT_FLOAT, 4, D(3, 3, 3, 16)));
+  add_const(g, "b16", rand_tensor(RT_FLOAT, 1, D(16)));
+  for (int i = 0; i < 5; i++) g->nodes[i]->assigned = strdup("/job:localhost/replica:0/task:0/device:CPU:0");
+  conv_pool_chain(g, "5", "x1", "w1", "VALID", 2);   /* 10x10 -> 5x5: the first-layer path */
+  conv_pool_chain(g, "6", "x1", "w1", "SAME", 2);    /* 12x12 -> 6x6, padded images */
+  conv_pool_chain(g, "7", "x3", "w3", "SAME", 2);    /* 9x9 -> 5x5: clipped windows */
+  conv_pool_chain(g, "8", "x3", "w3", "VALID", 3);   /* a 3x3 pool: not fused */
+  conv_pool_chain(g, "9", "x1", "w1", "VALID", 2);   /* r9 read by the sum too: not fused */
+  rt_node *sum = rt_node_new("sum", "AddN");
+  const char *const terms[] = {"p5", "p9"};
+  for (int i = 0; i < 2; i++) rt_node_add_input(sum, terms[i]);
+  rt_node_set_int(sum, "N", 2);
+  sum->assigned = strdup("/job:localhost/replica:0/task:0/device:CPU:0");
+  rt_graph_add(g, sum, &st);
+  rt_node *id9 = rt_node_new("id9", "Identity");
+  rt_node_add_input(id9, "r9");
+  id9->assigned = strdup("/job:localhost/replica:0/task:0/device:CPU:0");
+  rt_graph_add(g, id9, &st);
+  check_ok(&st);
+  const char *fetch[] = {"p5", "p6", "p7", "p8", "sum", "id9"}, *const keep[] = {"sum:0", "id9:0"};
+  enum { F = sizeof fetch / sizeof *fetch };
+  rt_tensor *want[F], *got;
+  for (int i = 0; i < F; i++) {
+    want[i] = eval(g, fetch[i], 0, NULL, NULL, &st);
+    check_ok(&st);
+  }
+  assert_int_equal(rt_remap_graph(&g, keep, 2, &st), RT_OK);
+  const char *ops[][2] = {{"p5", "_FusedConv2D"}, {"p6", "_FusedConv2D"}, {"p7", "_FusedConv2D"},
+                          {"p8", "MaxPool"}, {"r8", "_FusedConv2D"}, {"p9", "MaxPool"}};
+  for (size_t i = 0; i < sizeof ops / sizeof *ops; i++)
+    assert_string_equal(rt_graph_find(g, ops[i][0])->op, ops[i][1]);
+  assert_null(rt_graph_find(g, "r5"));
+  assert_int_equal(rt_node_attr(rt_graph_find(g, "p6"), "fused_ops")->list.n, 3);
+  assert_string_equal(rt_node_string(rt_graph_find(g, "p7"), "pool_padding", ""), "SAME");
+  for (int i = 0; i < F; i++) {
+    got = eval(g, fetch[i], 0, NULL, NULL, &st);
+    check_ok(&st);
+    assert_true(rt_shape_equal(&got->shape, &want[i]->shape));
+    assert_memory_equal(rt_tensor_data(got), rt_tensor_data(want[i]), rt_tensor_nbytes(want[i]));
+    rt_tensor_unref(got), rt_tensor_unref(want[i]);
+  }
+  rt_graph_free(g);
+}
+
 /* The state slot keeps the column buffer: a second run in one executor gives the same. */
 static void test_conv_reuse(void **s) {
   cur = (cfg){.sh = 1, .sw = 1, .padding = "SAME"};
@@ -1189,6 +1257,7 @@ int main(void) {
     cmocka_unit_test(test_random_shuffle),      cmocka_unit_test(test_random_errors),
     cmocka_unit_test(test_adam_registered),     cmocka_unit_test(test_fused_conv),
     cmocka_unit_test(test_fused_pool_grad),     cmocka_unit_test(test_remap),
+    cmocka_unit_test(test_remap_conv_pool),
     cmocka_unit_test(test_filter_direct),      cmocka_unit_test(test_direct_conv_avx512),
   };
   return cmocka_run_group_tests(tests, setup, NULL);
