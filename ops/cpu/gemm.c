@@ -108,14 +108,16 @@ static void one(bool f32, bool sup, int64_t m, int64_t n, int64_t k, const void 
 
 /* oneDNN's sgemm instead of BLIS for a whole float product (every tile, so that the bits
  * never depend on the grid) where the kernel set is AVX-512's and the product has at least
- * DNNL_MIN_MACS multiply-adds (below, op_small_sgemm and BLIS). TFSH_GEMM=blis, or
- * op_gemm_use_dnnl(false), keeps BLIS. */
+ * DNNL_MIN_MACS multiply-adds (below, op_small_sgemm and BLIS). TFSH_GEMM=blis (or
+ * TFSH_DNNL=0, or op_gemm_use_dnnl(false)) keeps BLIS. */
 #define DNNL_MIN_MACS (8.0 * 1024 * 1024)
 static _Atomic int use_dnnl = -1;   /* -1: not yet decided */
 static pthread_once_t dnnl_once = PTHREAD_ONCE_INIT;
 static void dnnl_init(void) {
-  const char *env = getenv("TFSH_GEMM");
-  if (use_dnnl < 0) use_dnnl = bli_arch_query_id() == BLIS_ARCH_SKX && !(env && !strcmp(env, "blis"));
+  const char *env = getenv("TFSH_GEMM"), *dnnl = getenv("TFSH_DNNL");
+  if (use_dnnl < 0)
+    use_dnnl = bli_arch_query_id() == BLIS_ARCH_SKX && !(env && !strcmp(env, "blis")) &&
+               !(dnnl && !strcmp(dnnl, "0"));
 }
 void op_gemm_use_dnnl(bool on) {
   pthread_once(&dnnl_once, dnnl_init);

@@ -143,8 +143,9 @@ static void test_this_host(void **state) {
   assert_non_null(strstr(line, "BLIS kernels "));
   assert_non_null(strstr(line, "intra-op thread"));
   /* the big float products on oneDNN where BLIS runs its AVX-512 set, unless TFSH_GEMM=blis */
-  const char *gemm = getenv("TFSH_GEMM");
-  bool dnnl = bli_arch_query_id() == BLIS_ARCH_SKX && !(gemm && !strcmp(gemm, "blis"));
+  const char *gemm = getenv("TFSH_GEMM"), *off = getenv("TFSH_DNNL");
+  bool dnnl = bli_arch_query_id() == BLIS_ARCH_SKX && !(gemm && !strcmp(gemm, "blis")) &&
+              !(off && !strcmp(off, "0"));
   assert_int_equal(strstr(line, "), oneDNN's sgemm for float products from 8M multiply-adds, ") != NULL,
                    dnnl);
   op_cpu_facts f;
