@@ -979,7 +979,15 @@ static void handle_push(rt_worker *w, net_req *req) {
     /* t is RT_DEAD */
   } else if (!rc && rt_tensor_msg_is_shm(tv)) {   /* its bytes wait in the sender's outbox */
     net_peer *from = sender_peer(w, k, &st);
+    static _Atomic int delay_ms = -1;   /* tests: TFSH_TEST_SHM_DELAY_MS, the sender dies first */
+    if (delay_ms < 0) delay_ms = getenv("TFSH_TEST_SHM_DELAY_MS") ? atoi(getenv("TFSH_TEST_SHM_DELAY_MS")) : 0;
+    if (delay_ms > 0) nanosleep(&(struct timespec){delay_ms / 1000, delay_ms % 1000 * 1000000L}, NULL);
     rc = from ? rt_unpack_tensor_shm(tv, "PushTensor.tensor", shm_release, from, &t, &st) : st.code;
+    if (rc == RT_UNAVAILABLE) {   /* the sender died after the push: it is the one to name */
+      char task[160];
+      key_task(k, 0, task, sizeof task);
+      rt_status_prefix(&st, "%s: ", task);
+    }
   } else if (!rc) {
     rc = rt_unpack_tensor_msg(in, tv, "PushTensor.tensor", &t, &st);
   }

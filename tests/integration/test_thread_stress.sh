@@ -43,4 +43,20 @@ hung 0
 errors [('UnavailableError', True)]
 within 2 s True" "$(cat "$WORK/sender.log")"
 check "task 0 lives on" 0 "$(kill -0 "$PID_w0" 2>/dev/null; echo $?)"
+
+# The same where task 0 reads a pushed tensor from task 1's shared-memory outbox only after
+# task 1 died (a test delay before the read): the step fails naming task 1, not task 0.
+read -r V0 V1 <<<"$(free_ports 2)"
+SPEC="{\"worker\": [\"localhost:$V0\", \"localhost:$V1\"]}"
+TFSH_TEST_SHM_DELAY_MS=300 start_task v0 --cluster "$SPEC" --job worker --task 0
+start_task v1 --cluster "$SPEC" --job worker --task 1
+wait_for "$WORK/v0.log" "serving on"
+wait_for "$WORK/v1.log" "serving on"
+start_tfsh late "$D/kill_while_sending.py" "grpc://localhost:$V0" 2
+wait_for "$WORK/late.log" running 60
+kill -9 "$PID_v1"
+wait_exit "$PID_late" 60
+check "a push read after its sender died: the step names the sender" "running
+hung 0
+errors [('UnavailableError', True)]" "$(head -3 "$WORK/late.log")"
 finish
