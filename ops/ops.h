@@ -43,6 +43,8 @@ void op_set_host_pyfunc(op_host_pyfunc_fn fn);
 /* Benchmark baseline: the best time (seconds) of `reps` raw BLIS sgemm calls of size n×n×n
  * on `threads` threads, in this process. */
 double op_bench_sgemm(int n, int reps, int threads);
+/* The same on oneDNN's sgemm and its own OpenMP threads; -1 where oneDNN is not loaded. */
+double op_bench_dnnl_sgemm(int n, int reps, int threads);
 
 /* GPU benchmark baselines on GPU:0, best seconds of reps (ops/gpu/bench.c): "sgemm" (raw
  * cuBLAS, n x n x n), "h2d_raw" (raw cudaMemcpyAsync of n bytes from pinned memory),

@@ -39,6 +39,11 @@ bool op_dnnl_sgemm(int64_t m, int64_t n, int64_t k, const float *a, int64_t rsa,
   (void)beta, (void)c, (void)rsc;
   return false;
 }
+bool op_dnnl_sgemm_threads(int threads, int64_t m, int64_t n, int64_t k, const float *a,
+                           const float *b, float *c) {
+  (void)threads, (void)m, (void)n, (void)k, (void)a, (void)b, (void)c;
+  return false;
+}
 
 #else
 
@@ -286,6 +291,15 @@ bool op_dnnl_sgemm(int64_t m, int64_t n, int64_t k, const float *a, int64_t rsa,
   if (!as_blas(m, k, rsa, csa, &ta, &lda) || !as_blas(k, n, rsb, csb, &tb, &ldb)) return false;
   D.omp_set_num_threads(1);   /* one tile a thread: the pool runs them side by side */
   return D.dnnl_sgemm(ta, tb, m, n, k, 1.0f, a, lda, b, ldb, beta, c, rsc) == dnnl_success;
+}
+
+bool op_dnnl_sgemm_threads(int threads, int64_t m, int64_t n, int64_t k, const float *a,
+                           const float *b, float *c) {
+  if (off || !ready()) return false;
+  D.omp_set_num_threads(threads);
+  bool ok = D.dnnl_sgemm('N', 'N', m, n, k, 1.0f, a, k, b, n, 0.0f, c, n) == dnnl_success;
+  D.omp_set_num_threads(1);
+  return ok;
 }
 
 #endif

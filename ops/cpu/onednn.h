@@ -66,5 +66,9 @@ bool op_dnnl_gemm_can(int64_t m, int64_t n, int64_t k, int64_t rsa, int64_t csa,
                       int64_t csb, int64_t rsc);
 bool op_dnnl_sgemm(int64_t m, int64_t n, int64_t k, const float *a, int64_t rsa, int64_t csa,
                    const float *b, int64_t rsb, int64_t csb, float beta, float *c, int64_t rsc);
+/* C = A B, all row-major and dense, on `threads` of oneDNN's own OpenMP threads: the raw
+ * baseline of scripts/bench (false: oneDNN not loaded). */
+bool op_dnnl_sgemm_threads(int threads, int64_t m, int64_t n, int64_t k, const float *a,
+                           const float *b, float *c);
 
 #endif

@@ -3,8 +3,8 @@
 # may use, and whether two threads of plain arithmetic really run twice as fast as one,
 # which tells a busy or shared core), the kernel set and threads tfsh chose (`tfsh
 # server`'s CPU line), then, in the same run: MatMul 256/1024/2048/4096 through sess.run
-# against raw BLIS sgemm (same kernel set; tfsh's threads and one thread, the best kept)
-# and TensorFlow; the CNN cases (cnn.sh) and the LSTM cases (rnn.sh); and MatMul 2048 and
+# against raw BLIS sgemm (same kernel set; tfsh's threads and one thread, the best kept),
+# raw oneDNN sgemm on its own threads where tfsh's tiles run it (AVX-512), and TensorFlow; the CNN cases (cnn.sh) and the LSTM cases (rnn.sh); and MatMul 2048 and
 # the CNN training step again under `taskset -c 0`, default threads against one thread.
 #   scripts/bench/cpu.sh [ROUNDS]   (alternating rounds, best kept; default 3)
 # Environment: TFSH (default build/tfsh), SGEMM_BENCH (default sgemm_bench beside TFSH),
@@ -52,13 +52,19 @@ pid=$!
 for _ in $(seq 250); do grep -q "serving on" "$log" && break; sleep 0.02; done
 kill "$pid" 2>/dev/null; wait "$pid" 2>/dev/null
 grep '^tfsh: CPU' "$log" | sed 's/^tfsh: //'
+dnnl=0
+grep -q "oneDNN's sgemm" "$log" && dnnl=1
 rm -f "$log"
 threads=$("$sgemm" 64 0 1 | awk '{print $3}')
 
 # best FILE KEY: the smallest third field of "BEST KEY SECONDS" lines in FILE
 best() { awk -v k="$2" '$1 == "BEST" && $2 == k && (m == "" || $3 < m) {m = $3} END {print m}' "$1"; }
-# gbest FILE N THREADS: the largest GFLOP/s of sgemm_bench lines for N on THREADS
-gbest() { awk -v n="$2" -v t="$3" '$1 == "sgemm" && $2 == n && $3 == t && $5 > m {m = $5} END {print m + 0}' "$1"; }
+# gbest FILE N THREADS [onednn]: the largest GFLOP/s of sgemm_bench's BLIS lines (or its
+# oneDNN lines) for N on THREADS
+gbest() {
+  awk -v n="$2" -v t="$3" -v d="${4:-}" '$1 == "sgemm" && $2 == n && $3 == t && \
+    (($4 == "onednn") == (d == "onednn")) && $5 > m {m = $5} END {print m + 0}' "$1"
+}
 
 echo "== MatMul n x n x n float32 through sess.run, GFLOP/s; best of $rounds alternating rounds"
 sizes="256 1024 2048 4096"
@@ -67,18 +73,23 @@ for _ in $(seq "$rounds"); do
   for n in $sizes; do
     "$sgemm" "$n" "$threads" 5 >>"$r"
     [ "$threads" = 1 ] || "$sgemm" "$n" 1 3 >>"$r"
+    # where tfsh's tiles run oneDNN's sgemm, raw oneDNN on its own threads too
+    [ "$dnnl" = 1 ] && "$sgemm" "$n" "$threads" 5 dnnl >>"$r" 2>/dev/null
   done
   "$tfsh" "$bench/matmul.py" $sizes >>"$a"
   [ "$have_tf" = 1 ] && tf_run "$bench/matmul.py" $sizes >>"$b"
 done
-printf "| n | raw BLIS %s threads | raw BLIS 1 thread | tfsh | tfsh/best raw | TF | TF/tfsh |\n" "$threads"
-echo "|---|---|---|---|---|---|---|"
+printf "| n | raw BLIS %s threads | raw BLIS 1 thread | raw oneDNN %s threads | tfsh | tfsh/best raw BLIS | tfsh/oneDNN | TF | TF/tfsh |\n" "$threads" "$threads"
+echo "|---|---|---|---|---|---|---|---|---|"
 for n in $sizes; do
-  g=$(gbest "$r" "$n" "$threads") g1=$(gbest "$r" "$n" 1) ta=$(best "$a" "matmul_$n") tb=$(best "$b" "matmul_$n")
-  awk -v n="$n" -v g="$g" -v g1="$g1" -v ta="$ta" -v tb="$tb" 'BEGIN {
+  g=$(gbest "$r" "$n" "$threads") g1=$(gbest "$r" "$n" 1) gd=$(gbest "$r" "$n" "$threads" onednn)
+  ta=$(best "$a" "matmul_$n") tb=$(best "$b" "matmul_$n")
+  awk -v n="$n" -v g="$g" -v g1="$g1" -v gd="$gd" -v ta="$ta" -v tb="$tb" 'BEGIN {
     f = 2 * n * n * n / 1e9; ga = ta ? f / ta : 0; gb = tb ? f / tb : 0; raw = g > g1 ? g : g1
-    printf "| %d | %.1f | %.1f | %.1f | %.2f | %s | %s |\n", n, g, g1, ga, raw ? ga / raw : 0,
-           gb ? sprintf("%.1f", gb) : "-", gb ? sprintf("%.2f", ga / gb) : "-" }'
+    printf "| %d | %.1f | %.1f | %s | %.1f | %.2f | %s | %s | %s |\n", n, g, g1,
+           (gd > 0 ? sprintf("%.1f", gd) : "-"), ga, raw ? ga / raw : 0,
+           (gd > 0 ? sprintf("%.2f", ga / gd) : "-"), gb ? sprintf("%.1f", gb) : "-",
+           gb ? sprintf("%.2f", ga / gb) : "-" }'
 done
 rm -f "$a" "$b" "$r"
 
