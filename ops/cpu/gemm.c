@@ -23,6 +23,7 @@
 #include "ops/cpu/gemm.h"
 #include "ops/cpu/blas.h"
 #include "ops/cpu/onednn.h"
+#include "runtime/cpus.h"
 #include "runtime/pool.h"
 
 #include <pthread.h>
@@ -112,8 +113,21 @@ static void one(bool f32, bool sup, int64_t m, int64_t n, int64_t k, const void 
  * TFSH_DNNL=0, or op_gemm_use_dnnl(false)) keeps BLIS. */
 #define DNNL_MIN_MACS (8.0 * 1024 * 1024)
 static _Atomic int use_dnnl = -1;   /* -1: not yet decided */
+/* Its grid is the one for the CPUs the process may use, whatever threads a call gets
+ * (ConfigProto, the product's size): oneDNN picks its kernel (packed or not) and its k
+ * blocks from each call's sizes, so tiles of other sizes give other bits (64-row tiles of
+ * [128,3136]x[3136,1024]; [128,784]x[1024,784]^T on an 8-thread grid), and a product's
+ * bits then follow the host, as its kernel set does, never a session's threads. Tiles of
+ * 256x256 from the shape alone, tried first, ran 1024^3-4096^3 10-15 % slower on two
+ * threads (their panels read again from memory). */
+static int dnnl_threads = 1;
 static pthread_once_t dnnl_once = PTHREAD_ONCE_INIT;
 static void dnnl_init(void) {
+  rt_cpu_limits l;
+  char why[160];
+  rt_cpu_limits_query(&l);
+  dnnl_threads = rt_cpus_for_task(&l, 1, why, sizeof why);
+  if (dnnl_threads < 1) dnnl_threads = 1;
   const char *env = getenv("TFSH_GEMM"), *dnnl = getenv("TFSH_DNNL");
   if (use_dnnl < 0)
     use_dnnl = bli_arch_query_id() == BLIS_ARCH_SKX && !(env && !strcmp(env, "blis")) &&
@@ -229,6 +243,7 @@ static void gemm(bool f32, int64_t batch, int64_t m, int64_t n, int64_t k, const
            .gm = gm, .gn = gn, .sup = sup_path(f32, m, n, k, rsb, csb, rsc)};
   j.dnnl = !j.sup && dnnl_path(f32, m, n, k, rsa, csa, rsb, csb, rsc);
   if (j.sup) sup_grid(m, n, k, &j);
+  else if (j.dnnl && gm <= 0) op_gemm_grid(m, n, batch, dnnl_threads, kernel_prefers_rows(f32), &j.gm, &j.gn);
   else if (gm <= 0) op_gemm_grid(m, n, batch, threads, kernel_prefers_rows(f32), &j.gm, &j.gn);
   j.per = j.gm * j.gn;
   /* The micro-kernel's register block: a column-preferring kernel (skx) gets row-major C

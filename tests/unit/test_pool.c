@@ -262,14 +262,18 @@ static void test_gemm_tiled(void **state) {
  * cut by their shape alone (gemm.c, sup_grid): an LSTM step's three products (A or B
  * transposed: t 1 or 2), and shapes whose halves gave other bits than one call. On
  * AVX-512 the products from 8M multiply-adds run on oneDNN's sgemm, a tile a call (the
- * CNN's dense layer and its two gradients, and an odd shape). */
+ * CNN's dense layer and its two gradients, an odd shape, and long sums over short or
+ * narrow ones: oneDNN picks its kernel and k blocks from each call's sizes, and 64-row
+ * tiles of [128,3136]x[3136,1024] gave other bits than one call; the grids tfsh chooses
+ * on 2-8 threads kept them in a sweep of 664 shapes and thread counts). */
 static void test_gemm_threads_bitwise(void **state) {
   (void)state;
   static const int64_t shapes[][4] = {{1024, 256, 300, 0}, {600, 1024, 64, 0}, {130, 700, 257, 0},
                                       {100, 300, 130, 0},  {128, 256, 65, 0},  {128, 65, 256, 2},
                                       {65, 256, 128, 1},   {65, 256, 128, 0},  {128, 200, 128, 0},
                                       {200, 301, 65, 1},   {197, 301, 7, 2},    {128, 1024, 784, 0},
-                                      {784, 1024, 128, 1}, {128, 784, 1024, 2}, {333, 517, 101, 0}};
+                                      {784, 1024, 128, 1}, {128, 784, 1024, 2}, {333, 517, 101, 0},
+                                      {128, 1024, 3136, 0}, {2048, 64, 3136, 0}, {384, 2048, 1000, 0}};
   for (size_t s = 0; s < sizeof shapes / sizeof *shapes; s++) {
     int64_t m = shapes[s][0], n = shapes[s][1], k = shapes[s][2], t = shapes[s][3];
     int64_t rsa = t == 1 ? 1 : k, csa = t == 1 ? m : 1, rsb = t == 2 ? 1 : n, csb = t == 2 ? k : 1;
@@ -277,7 +281,7 @@ static void test_gemm_threads_bitwise(void **state) {
     float *c1 = malloc(sizeof(float) * m * n), *ct = malloc(sizeof(float) * m * n);
     fill(a, m * k, 4), fill(b, k * n, 5);
     op_gemm(true, m, n, k, a, rsa, csa, b, rsb, csb, 0, c1, n, 1);
-    for (int threads = 2; threads <= 4; threads += 2) {
+    for (int threads = 2; threads <= 8; threads *= 2) {
       op_gemm(true, m, n, k, a, rsa, csa, b, rsb, csb, 0, ct, n, threads);
       for (int64_t i = 0; i < m * n; i++)
         if (memcmp(&c1[i], &ct[i], sizeof(float)))
