@@ -338,6 +338,22 @@ static void epilogue_all(const epilogue *e, bool f32, void *y, int64_t rows, int
   rt_parallel_range(rows, 1, rows * oc >= PAR_MIN ? n_threads() : 1, epilogue_tile, &j);
 }
 
+/* A 2x2 MaxPool window's C channels, its rows at p0 and p2: the first pixel, then each that
+ * is greater (MaxPool's order, so a NaN wins only first). pool_rows and the pool-fused
+ * first-layer kernel. */
+#define MAX_2X2(T)                                                                        \
+  static inline __attribute__((always_inline)) void max_2x2_##T(const T *p0, const T *p2, \
+                                                                int64_t C, T *o) {       \
+    _Pragma("omp simd") for (int64_t k = 0; k < C; k++) {                               \
+      T m = p0[k], v1 = p0[C + k], v2 = p2[k], v3 = p2[C + k];                          \
+      m = v1 > m ? v1 : m;                                                              \
+      m = v2 > m ? v2 : m;                                                              \
+      o[k] = v3 > m ? v3 : m;                                                           \
+    }                                                                                   \
+  }
+MAX_2X2(float)
+MAX_2X2(double)
+
 /* ---- direct float Conv2D for short columns (first layers: one to a few channels) ------
  * With cols = kh*kw*ic of at most DIRECT_MAX_COLS, im2col writes far more than the gemm
  * computes (25 floats a row for a 5x5 window over one channel). Where the CPU has AVX2
@@ -432,7 +448,7 @@ typedef struct direct_job {
   const float *x, *w;
   const epilogue *e;
   float *y;
-  float *pad;   /* AVX-512's padded images, one a thread (NULL: its edge path) */
+  float *pad;   /* AVX-512's padded images, one a thread (NULL: no padding) */
   int64_t pad_floats;
   float *rows2;   /* MaxPool fused: two output rows a thread, y the pooled output */
 } direct_job;
@@ -466,38 +482,18 @@ d512_pixels(const geom *g, const float *img, const float *w, const epilogue *e, 
   int64_t y0 = oy * g->sh - g->pt, x0 = ox * g->sw - g->pl, run = g->kw * g->ic;
   int64_t step = g->sw * g->ic;
   const float *wp = w;
-  if (y0 >= 0 && y0 + g->kh <= g->ih && x0 >= 0 && x0 + (np - 1) * g->sw + g->kw <= g->iw) {
-    for (int64_t i = 0; i < g->kh; i++) {
-      const float *xr = img + ((y0 + i) * g->iw + x0) * g->ic;
-      for (int64_t t = 0; t < run; t++, wp += g->oc) {
-        __m512 wv[4];
+  for (int64_t i = 0; i < g->kh; i++) {   /* inside the image (d512_source pads it) */
+    const float *xr = img + ((y0 + i) * g->iw + x0) * g->ic;
+    for (int64_t t = 0; t < run; t++, wp += g->oc) {
+      __m512 wv[4];
 #pragma GCC unroll 4
-        for (int v = 0; v < nv; v++) wv[v] = _mm512_loadu_ps(wp + 16 * v);
+      for (int v = 0; v < nv; v++) wv[v] = _mm512_loadu_ps(wp + 16 * v);
 #pragma GCC unroll 16
-        for (int q = 0; q < np; q++) {
-          __m512 xv = _mm512_set1_ps(xr[q * step + t]);
+      for (int q = 0; q < np; q++) {
+        __m512 xv = _mm512_set1_ps(xr[q * step + t]);
 #pragma GCC unroll 4
-          for (int v = 0; v < nv; v++) acc[q][v] = _mm512_fmadd_ps(xv, wv[v], acc[q][v]);
-        }
+        for (int v = 0; v < nv; v++) acc[q][v] = _mm512_fmadd_ps(xv, wv[v], acc[q][v]);
       }
-    }
-  } else {   /* at an edge: padding taps multiply zeros, as im2col's zeros do */
-    for (int64_t i = 0; i < g->kh; i++) {
-      int64_t yy = y0 + i;
-      for (int64_t j = 0; j < g->kw; j++)
-        for (int64_t ch = 0; ch < g->ic; ch++, wp += g->oc) {
-          __m512 wv[4];
-#pragma GCC unroll 4
-          for (int v = 0; v < nv; v++) wv[v] = _mm512_loadu_ps(wp + 16 * v);
-#pragma GCC unroll 16
-          for (int q = 0; q < np; q++) {
-            int64_t xx = x0 + q * g->sw + j;
-            bool in = yy >= 0 && yy < g->ih && xx >= 0 && xx < g->iw;
-            __m512 xv = _mm512_set1_ps(in ? img[(yy * g->iw + xx) * g->ic + ch] : 0.0f);
-#pragma GCC unroll 4
-            for (int v = 0; v < nv; v++) acc[q][v] = _mm512_fmadd_ps(xv, wv[v], acc[q][v]);
-          }
-        }
     }
   }
   const float *bias = e->bias;
@@ -536,14 +532,14 @@ static DIRECT512_TARGET void d512_img_rows(const geom *g, const float *img, cons
 
 /* The image (b) that output rows [oy, oy1) of the job read, with its geometry: where there
  * is padding, its rows they read copied into the thread's zero-padded image first (the
- * window's whole reach), so that every pixel group takes the inside path; the padding
- * taps still multiply zeros, as the edge path does. */
+ * window's whole reach), so that every window lies inside it; the padding taps still
+ * multiply zeros, as the AVX2 kernel's edge path does. */
 static const float *d512_source(const direct_job *j, int64_t b, int64_t oy, int64_t oy1, int who,
                                 geom *pg) {
   const geom *g = j->g;
   const float *img = j->x + b * g->ih * g->iw * g->ic;
   *pg = *g;
-  if (!j->pad) return img;   /* no padding, or no room: the edge path */
+  if (!j->pad) return img;   /* no padding */
   int64_t ph = (g->oh - 1) * g->sh + g->kh, pw = (g->ow - 1) * g->sw + g->kw;
   pg->ih = ph, pg->iw = pw, pg->pt = pg->pl = 0;
   float *buf = j->pad + who * j->pad_floats;
@@ -591,14 +587,7 @@ static void d512_pool_rows(void *arg, int64_t lo, int64_t hi, int who) {
     d512_img_rows(&pg, img, j->w, j->e, two, 2 * py, 2 * py + 2);
     float *o = j->y + by * pw * C;
     for (int64_t px = 0; px < pw; px++, o += C) {
-      const float *p0 = two + 2 * px * C, *p2 = p0 + row;
-#pragma omp simd
-      for (int64_t k = 0; k < C; k++) {
-        float m = p0[k], v1 = p0[C + k], v2 = p2[k], v3 = p2[C + k];
-        m = v1 > m ? v1 : m;
-        m = v2 > m ? v2 : m;
-        o[k] = v3 > m ? v3 : m;
-      }
+      max_2x2_float(two + 2 * px * C, two + 2 * px * C + row, C, o);
     }
   }
 }
@@ -627,6 +616,7 @@ static bool conv_direct(rt_kernel_ctx *c, const geom *g, const float *x, const f
   float *sc = pad || pooled ? scratch_get(c, sizeof(float) * (size_t)((j.pad_floats + two) * threads), &tmp)
                             : NULL;
   if (pooled && !sc) return false;
+  if (pad && !sc) wide = false;   /* no room for padded images: the AVX2 kernel's edge path */
   j.pad = pad ? sc : NULL, j.rows2 = pooled ? sc + j.pad_floats * threads : NULL;
   if (pooled) rt_parallel_range(g->n * (g->oh / 2), 1, threads, d512_pool_rows, &j);
   else rt_parallel_range(rows, 1, threads, wide ? d512_rows : direct_rows, &j);
@@ -1376,13 +1366,7 @@ typedef struct pool_job {
         }                                                                               \
         const T *p0 = x + ((b * g->ih + y0) * g->iw + x0) * C;                          \
         if (y1 - y0 == 2 && x1 - x0 == 2) { /* 2x2: four pixels, one pass */            \
-          const T *p2 = p0 + g->iw * C;                                                 \
-          _Pragma("omp simd") for (int64_t k = 0; k < C; k++) {                         \
-            T m = p0[k], v1 = p0[C + k], v2 = p2[k], v3 = p2[C + k];                    \
-            m = v1 > m ? v1 : m;                                                        \
-            m = v2 > m ? v2 : m;                                                        \
-            o[k] = v3 > m ? v3 : m;                                                     \
-          }                                                                             \
+          max_2x2_##T(p0, p0 + g->iw * C, C, o);                                        \
           continue;                                                                     \
         }                                                                               \
         memcpy(o, p0, sizeof(T) * (size_t)C);                                           \
