@@ -98,6 +98,25 @@ static int fused_conv2d_shape(rt_shape_ctx *c) {
   return RT_OK;
 }
 
+/* _FusedConv2DWithArgmax's: _FusedConv2D's pooled output, and its workspace alike. */
+static int fused_conv2d_argmax_shape(rt_shape_ctx *c) {
+  if (fused_conv2d_shape(c)) return c->st->code;
+  c->out_shapes[1] = c->out_shapes[0];
+  return RT_OK;
+}
+
+/* _FusedMaxPoolGradWithArgmax's: the pool's input, twice the rows and columns of grad. */
+static int max_pool_grad_argmax_shape(rt_shape_ctx *c) {
+  for (int i = 0; i < 2; i++)
+    if (c->in_shapes[i].ndims >= 0 && c->in_shapes[i].ndims != 4)
+      return op_rank_error(c, 4, c->in_shapes[i].ndims);
+  rt_shape s = c->in_shapes[1];
+  for (int d = 1; d <= 2 && s.ndims == 4; d++)
+    if (s.dims[d] >= 0) s.dims[d] *= 2;
+  c->out_shapes[0] = s;
+  return RT_OK;
+}
+
 /* Output 0 from a 4-vector of sizes (input i): exact when constant. */
 static int sizes_shape(rt_shape_ctx *c, int i) {
   const rt_shape *s = &c->in_shapes[i];
@@ -256,6 +275,10 @@ static int avg_pool_grad(rt_grad_ctx *c) {
   "T: " FLT ", ksize: list(int) >= 4, strides: list(int) >= 4, padding: string, "        \
   "data_format: string = 'NHWC'"
 
+#define FUSED_CONV_ATTRS                                                                   \
+  CONV_ATTRS ", num_args: int >= 0, fused_ops: list(string) = [], epsilon: float = 0.0001, " \
+             "leakyrelu_alpha: float = 0.2, pool_padding: string = 'VALID'"
+
 static const rt_op_def conv_ops[] = {
   {.name = "Conv2D", .inputs = "input: T, filter: T", .outputs = "output: T", .attrs = CONV_ATTRS,
    .help = "2-D convolution of NHWC input with a [height, width, in, out] filter.",
@@ -265,12 +288,19 @@ static const rt_op_def conv_ops[] = {
    * no gradient of its own. */
   {.name = "_FusedConv2D", .inputs = "input: T, filter: T, args: num_args * T",
    .outputs = "output: T",
-   .attrs = CONV_ATTRS ", num_args: int >= 0, fused_ops: list(string) = [], "
-            "epsilon: float = 0.0001, leakyrelu_alpha: float = 0.2, "
-            "pool_padding: string = 'VALID'",
+   .attrs = FUSED_CONV_ATTRS,
    .help = "Conv2D with its BiasAdd, BiasAdd and Relu, or those and a 2x2 MaxPool at "
            "stride 2 (padding pool_padding), in one pass (fused_ops).",
    .shape = fused_conv2d_shape, .kernel = {[RT_DEV_CPU] = op_cpu_fused_conv2d},
+   .flags = RT_OP_INTERNAL},
+  /* The remapper's, for a training step: the same with the pool's workspace, so that the
+   * gradient needs neither the Relu's output nor the pool's (max_2x2_ws, ops/cpu/conv.c). */
+  {.name = "_FusedConv2DWithArgmax", .inputs = "input: T, filter: T, args: num_args * T",
+   .outputs = "output: T, argmax: uint8",
+   .attrs = FUSED_CONV_ATTRS,
+   .help = "_FusedConv2D with fused_ops [BiasAdd, Relu, MaxPool], and for each pooled value "
+           "a byte: which pixel of its window held it first, plus 4 if it is above 0.",
+   .shape = fused_conv2d_argmax_shape, .kernel = {[RT_DEV_CPU] = op_cpu_fused_conv2d_argmax},
    .flags = RT_OP_INTERNAL},
   {.name = "Conv2DBackpropInput", .inputs = "input_sizes: int32, filter: T, out_backprop: T",
    .outputs = "output: T", .attrs = CONV_ATTRS,
@@ -294,6 +324,13 @@ static const rt_op_def conv_ops[] = {
    .help = "MaxPoolGrad, then ReluGrad on orig_input, in one pass (fused_ops [ReluGrad]).",
    .shape = max_pool_grad_shape, .kernel = {[RT_DEV_CPU] = op_cpu_fused_max_pool_grad},
    .flags = RT_OP_INTERNAL},
+  /* The remapper's: _FusedMaxPoolGrad from _FusedConv2DWithArgmax's workspace. */
+  {.name = "_FusedMaxPoolGradWithArgmax", .inputs = "argmax: uint8, grad: T",
+   .outputs = "output: T", .attrs = POOL_ATTRS ", fused_ops: list(string) = []",
+   .help = "_FusedMaxPoolGrad of a 2x2 pool at stride 2 from its workspace "
+           "(_FusedConv2DWithArgmax's output 1).",
+   .shape = max_pool_grad_argmax_shape,
+   .kernel = {[RT_DEV_CPU] = op_cpu_fused_max_pool_grad_argmax}, .flags = RT_OP_INTERNAL},
   {.name = "AvgPool", .inputs = "value: T", .outputs = "output: T", .attrs = POOL_ATTRS,
    .help = "Mean over each ksize window (padding not counted), moved by strides.",
    .shape = pool_shape, .kernel = {[RT_DEV_CPU] = op_cpu_avg_pool}, .grad = avg_pool_grad},

@@ -265,10 +265,12 @@ bool op_window_dim(int64_t in, int64_t k, int64_t s, bool same, int64_t *out, in
 
 int op_cpu_conv2d(rt_kernel_ctx *c);
 int op_cpu_fused_conv2d(rt_kernel_ctx *c);
+int op_cpu_fused_conv2d_argmax(rt_kernel_ctx *c);
 int op_cpu_conv2d_backprop_input(rt_kernel_ctx *c);
 int op_cpu_conv2d_backprop_filter(rt_kernel_ctx *c);
 int op_cpu_max_pool(rt_kernel_ctx *c);
 int op_cpu_fused_max_pool_grad(rt_kernel_ctx *c);
+int op_cpu_fused_max_pool_grad_argmax(rt_kernel_ctx *c);
 int op_cpu_max_pool_grad(rt_kernel_ctx *c);
 int op_cpu_avg_pool(rt_kernel_ctx *c);
 int op_cpu_avg_pool_grad(rt_kernel_ctx *c);

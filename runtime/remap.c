@@ -1,8 +1,10 @@
 /* The remapper (runtime/remap.h): Conv2D -> BiasAdd (-> Relu (-> MaxPool)) into
- * _FusedConv2D, MaxPoolGrad -> ReluGrad into _FusedMaxPoolGrad. */
+ * _FusedConv2D, MaxPoolGrad -> ReluGrad into _FusedMaxPoolGrad, then a training step's
+ * pool and its gradient onto a workspace (fuse_pool_argmax). */
 #include "runtime/remap.h"
 #include "base/alloc.h"
 
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -156,6 +158,141 @@ static bool has_first_node(const rt_graph *g) {
   return false;
 }
 
+/* pinned[id]: the run feeds, fetches or targets node id. */
+static void pin(const rt_graph *g, const char *const *keep, int n_keep, bool *pinned) {
+  for (int i = 0; i < n_keep; i++) {
+    char name[512];
+    int idx;
+    rt_node *p = rt_tensor_name_parse(keep[i], name, sizeof name, &idx) ? rt_graph_find(g, name) : NULL;
+    if (p) pinned[p->id] = true;
+  }
+}
+
+/* A node's string-list attr is exactly ops[0 .. n). */
+static bool fused_ops_are(const rt_node *n, int count, const char *const *ops) {
+  const rt_attr_value *v = rt_node_attr(n, "fused_ops");
+  if (!v || v->kind != RT_ATTR_LIST_STRING || v->list.n != count) return false;
+  for (int i = 0; i < count; i++)
+    if (strcmp(((char *const *)v->list.v)[i], ops[i])) return false;
+  return true;
+}
+
+static void rename_node(rt_node *n, const char *name, const char *op) {
+  free(n->name), free(n->op);
+  n->name = xstrdup(name), n->op = xstrdup(op);
+}
+
+/* The training step's pool, after the patterns above: P = MaxPool(R) 2x2 at stride 2 with
+ * R = _FusedConv2D [BiasAdd, Relu], and F = _FusedMaxPoolGrad(R, P, dy), where nothing but
+ * P, F and _SumToShapeOf nodes reading R's shape with F as their data reads R, and R's
+ * output has even sides. R goes: P becomes _FusedConv2DWithArgmax (the pooled output and
+ * a byte a value of workspace), F _FusedMaxPoolGradWithArgmax(P:1, dy), the shape readers
+ * Identity(F) (F has R's shape). The Relu's output (four times the pool's) is then never
+ * written, nor read again by the pool and its gradient. Returns the nodes fused. */
+static int fuse_pool_argmax(rt_graph **gp, const char *const *keep, int n_keep, rt_status *st) {
+  static const char *const relu_ops[] = {"BiasAdd", "Relu"}, *const grad_ops[] = {"ReluGrad"};
+  static const char *const pool_ops[] = {"BiasAdd", "Relu", "MaxPool"};
+  const rt_graph *g = *gp;
+  int n = g->n_nodes, found = 0;
+  int *uses = xcalloc((size_t)n + 1, sizeof *uses), *grad = xcalloc((size_t)n + 1, sizeof *grad);
+  int *pool = xcalloc((size_t)n + 1, sizeof *pool), *likes = xcalloc((size_t)n + 1, sizeof *likes);
+  bool *pinned = xcalloc((size_t)n + 1, sizeof *pinned);
+  pin(g, keep, n_keep, pinned);
+  for (int i = 0; i < n; i++) grad[i] = pool[i] = -1;
+  for (int i = 0; i < n; i++) {
+    const rt_node *c = g->nodes[i];
+    for (int e = 0; e < c->n_inputs; e++) uses[c->edges[e].node]++;
+    if (!strcmp(c->op, "_FusedMaxPoolGrad") && c->n_data_inputs == 3 && !c->edges[0].index &&
+        !c->edges[1].index && fused_ops_are(c, 1, grad_ops) && two_by_two(c, "ksize") &&
+        two_by_two(c, "strides"))
+      grad[c->edges[0].node] = i;   /* R's gradient; its P checked below */
+  }
+  for (int i = 0; i < n; i++) {   /* shape readers of R whose data is F */
+    const rt_node *c = g->nodes[i];
+    if (!strcmp(c->op, "_SumToShapeOf") && c->n_data_inputs == 2 && !c->edges[1].index) {
+      int r = c->edges[1].node;
+      if (grad[r] >= 0 && c->edges[0].node == grad[r] && !c->edges[0].index) likes[r]++;
+    }
+  }
+  for (int i = 0; i < n; i++) {
+    const rt_node *p = g->nodes[i];
+    if (strcmp(p->op, "MaxPool") || p->n_data_inputs != 1 || p->edges[0].index ||
+        !two_by_two(p, "ksize") || !two_by_two(p, "strides") || !nhwc(p) ||
+        rt_node_type(p, "T", RT_FLOAT) != RT_FLOAT)
+      continue;
+    int r = p->edges[0].node, f = grad[r];
+    const rt_node *R = g->nodes[r];
+    if (f < 0 || g->nodes[f]->edges[1].node != i || uses[r] != 2 + likes[r] || pinned[r] ||
+        strcmp(R->op, "_FusedConv2D") || !fused_ops_are(R, 2, relu_ops) || !R->assigned ||
+        !p->assigned || strcmp(R->assigned, p->assigned) || !g->nodes[f]->assigned ||
+        strcmp(g->nodes[f]->assigned, p->assigned) || !R->out_shapes ||
+        R->out_shapes[0].ndims != 4)
+      continue;
+    const int64_t *d = R->out_shapes[0].dims;
+    if (d[1] <= 0 || d[2] <= 0 || d[1] % 2 || d[2] % 2 || d[3] < 0) continue;
+    pool[r] = i, found++;
+  }
+  int rc = RT_OK;
+  if (found) {
+    rt_graph *out = rt_graph_new();
+    int *id_map = xcalloc((size_t)n + 1, sizeof *id_map), *of = xcalloc((size_t)n + 1, sizeof *of);
+    for (int i = 0; i < n; i++) of[i] = -1;   /* P and F: their R */
+    for (int r = 0; r < n; r++)
+      if (pool[r] >= 0) of[pool[r]] = of[grad[r]] = r;
+    rt_graph_reserve(out, n);
+    for (int i = 0; i < n && !rc; i++) {
+      const rt_node *c = g->nodes[i];
+      id_map[i] = -1;
+      if (pool[i] >= 0) continue;   /* R */
+      int r = of[i];
+      if (r >= 0 && i == pool[r]) {   /* P: R's inputs, P's control inputs and name */
+        rt_node *m = rt_node_clone(g->nodes[r]);
+        rename_node(m, c->name, "_FusedConv2DWithArgmax");
+        for (int k = c->n_data_inputs; k < c->n_inputs; k++) rt_node_add_input(m, c->inputs[k]);
+        rt_node_set_strings(m, "fused_ops", 3, pool_ops);
+        rt_node_set_string(m, "pool_padding", rt_node_string(c, "padding", "VALID"));
+        rt_node_set_device(m, c->device);
+        free(m->assigned), free(m->reason);
+        m->assigned = xstrdup(c->assigned), m->reason = c->reason ? xstrdup(c->reason) : NULL;
+        rc = rt_graph_add(out, m, st);
+      } else if (r >= 0) {   /* F: P's workspace and dy */
+        rt_node *m = rt_node_clone(c);
+        char ws[512];
+        snprintf(ws, sizeof ws, "%s:1", g->nodes[pool[r]]->name);
+        rename_node(m, c->name, "_FusedMaxPoolGradWithArgmax");
+        free(m->inputs[0]), free(m->inputs[1]);
+        m->inputs[0] = xstrdup(ws), m->inputs[1] = m->inputs[2];
+        memmove(m->inputs + 2, m->inputs + 3, sizeof *m->inputs * (size_t)(m->n_inputs - 3));
+        m->n_inputs--;
+        rc = rt_graph_add(out, m, st);
+      } else if (!strcmp(c->op, "_SumToShapeOf") && c->n_data_inputs == 2 &&
+                 pool[c->edges[1].node] >= 0) {   /* F to its own shape: F */
+        rt_node *m = rt_node_clone(c);
+        rename_node(m, c->name, "Identity");
+        free(m->inputs[1]);
+        memmove(m->inputs + 1, m->inputs + 2, sizeof *m->inputs * (size_t)(m->n_inputs - 2));
+        m->n_inputs--;
+        for (int a = 0; a < m->n_attrs; a++) rt_attr_value_clear(&m->attrs[a].value), free(m->attrs[a].name);
+        m->n_attrs = 0;
+        rt_node_set_type(m, "T", RT_FLOAT);
+        rc = rt_graph_add(out, m, st);
+      } else {
+        rc = rt_graph_add_copy(out, c, id_map, st);
+      }
+      id_map[i] = out->n_nodes - 1;
+    }
+    free(id_map), free(of);
+    if (rc) {
+      rt_graph_free(out);
+    } else {
+      rt_graph_free(*gp);
+      *gp = out;
+    }
+  }
+  free(uses), free(grad), free(pool), free(likes), free(pinned);
+  return rc;
+}
+
 int rt_remap_graph(rt_graph **gp, const char *const *keep, int n_keep, rt_status *st) {
   const rt_graph *g = *gp;
   if (!has_first_node(g)) return RT_OK;
@@ -178,12 +315,7 @@ int rt_remap_graph(rt_graph **gp, const char *const *keep, int n_keep, rt_status
       if (like && e == 1 && c->edges[e].index == 0 && !k.likes[src]++) k.first_like[src] = i;
     }
   }
-  for (int i = 0; i < n_keep; i++) {
-    char name[512];
-    int idx;
-    rt_node *p = rt_tensor_name_parse(keep[i], name, sizeof name, &idx) ? rt_graph_find(g, name) : NULL;
-    if (p) k.pinned[p->id] = true;
-  }
+  pin(g, keep, n_keep, k.pinned);
   /* MaxPool heads first, then Relu heads, so that what a longer pattern folds is not a head
    * of its own. */
   static const char *const heads[] = {"MaxPool", "Relu", "ReluGrad", "BiasAdd", "Add", "AddV2"};
@@ -227,6 +359,7 @@ int rt_remap_graph(rt_graph **gp, const char *const *keep, int n_keep, rt_status
     } else {
       rt_graph_free(*gp);
       *gp = out;
+      rc = fuse_pool_argmax(gp, keep, n_keep, st);
     }
   }
   free(k.uses), free(k.likes), free(k.first_like), free(k.pinned), free(role), free(head), free(fu);

@@ -3,12 +3,15 @@
  * BiasAdd(Conv2D(x, w), b), NHWC, float or double, all on one CPU, become one _FusedConv2D
  * node (an Add of a vector of the channels counts as the BiasAdd, as grappler's
  * bias-semantic Add: the tutorials' `conv + bias`), and ReluGrad(MaxPoolGrad(a, p, g), a)
- * (a CNN's backward pass through pool and relu) one _FusedMaxPoolGrad. The fused node keeps
- * the last node's name (so its consumers, the step stats and the timeline name it as TF's
- * does); only where nothing else reads the folded nodes' outputs: no other consumer (but a
- * _SumToShapeOf reading only the shape, which then reads the fused node's), not fed,
- * fetched nor a target. The kernels do the same operations, so the outputs keep their
- * bits; the passes over memory between them go. */
+ * (a CNN's backward pass through pool and relu) one _FusedMaxPoolGrad; in a training
+ * step, where that gradient is the only other reader of a fused Relu under a 2x2 pool, the
+ * pool becomes _FusedConv2DWithArgmax (with a byte of workspace a pooled value) and the
+ * gradient _FusedMaxPoolGradWithArgmax on that workspace: the Relu's output is never made.
+ * The fused node keeps the last node's name (so its consumers, the step stats and the
+ * timeline name it as TF's does); only where nothing else reads the folded nodes' outputs:
+ * no other consumer (but a _SumToShapeOf reading only the shape, which then reads the fused
+ * node's), not fed, fetched nor a target. The kernels do the same operations, so the
+ * outputs keep their bits; the passes over memory between them go. */
 #ifndef TFSH_REMAP_H
 #define TFSH_REMAP_H
 

@@ -354,6 +354,159 @@ static void epilogue_all(const epilogue *e, bool f32, void *y, int64_t rows, int
 MAX_2X2(float)
 MAX_2X2(double)
 
+/* max_2x2_float's maxima, and in ws, a byte a channel, which pixel first holds each (0..3,
+ * by MaxPoolGrad's compares) plus 4 where it is above 0 (ReluGrad's test): what
+ * MaxPoolGrad -> ReluGrad on the window reads of the Relu's output (_FusedConv2DWithArgmax's
+ * workspace); ws_grad is that gradient from it. On AVX-512 and AVX2 in registers (GCC
+ * leaves the byte loops scalar, with branches), the same compares. */
+static int pool_level(void);   /* 2: AVX-512, 1: AVX2, 0: plain C (op_cpu_pool_simd) */
+#if defined(__x86_64__) && defined(__GNUC__)
+#include <immintrin.h>
+/* A 2x2 window's first maximum of 16 (8) channels, pixels at a, b, c, d in MaxPool's order:
+ * s1..s3 say where pixels 1..3 beat those before them (ordered compares: a NaN never wins).
+ * The AVX-512 one loads the lanes of mask t only. */
+static inline __attribute__((always_inline, target("avx512f"))) __m512
+max4_512(__mmask16 t, const float *a, const float *b, const float *c, const float *d,
+         __mmask16 *s1, __mmask16 *s2, __mmask16 *s3) {
+  __m512 v0 = _mm512_maskz_loadu_ps(t, a), v1 = _mm512_maskz_loadu_ps(t, b);
+  __m512 v2 = _mm512_maskz_loadu_ps(t, c), v3 = _mm512_maskz_loadu_ps(t, d);
+  *s1 = _mm512_cmp_ps_mask(v1, v0, _CMP_GT_OQ);
+  __m512 m = _mm512_mask_blend_ps(*s1, v0, v1);
+  *s2 = _mm512_cmp_ps_mask(v2, m, _CMP_GT_OQ);
+  m = _mm512_mask_blend_ps(*s2, m, v2);
+  *s3 = _mm512_cmp_ps_mask(v3, m, _CMP_GT_OQ);
+  return _mm512_mask_blend_ps(*s3, m, v3);
+}
+
+static inline __attribute__((always_inline, target("avx2"))) __m256
+max4_256(const float *a, const float *b, const float *c, const float *d, __m256 *s1, __m256 *s2,
+         __m256 *s3) {
+  __m256 v0 = _mm256_loadu_ps(a), v1 = _mm256_loadu_ps(b);
+  __m256 v2 = _mm256_loadu_ps(c), v3 = _mm256_loadu_ps(d);
+  *s1 = _mm256_cmp_ps(v1, v0, _CMP_GT_OQ);
+  __m256 m = _mm256_blendv_ps(v0, v1, *s1);
+  *s2 = _mm256_cmp_ps(v2, m, _CMP_GT_OQ);
+  m = _mm256_blendv_ps(m, v2, *s2);
+  *s3 = _mm256_cmp_ps(v3, m, _CMP_GT_OQ);
+  return _mm256_blendv_ps(m, v3, *s3);
+}
+
+#define WS512_TARGET __attribute__((target("avx512f,avx512bw,avx512vl")))
+WS512_TARGET static void max_2x2_ws_512(const float *p0, const float *p2, int64_t C, float *o,
+                                        uint8_t *ws) {
+  const __m512 zero = _mm512_setzero_ps();
+  const __m512i one = _mm512_set1_epi32(1), two = _mm512_set1_epi32(2);
+  const __m512i three = _mm512_set1_epi32(3), four = _mm512_set1_epi32(4);
+  for (int64_t k = 0; k < C; k += 16) {
+    __mmask16 t = C - k >= 16 ? 0xffff : (__mmask16)((1u << (C - k)) - 1), s1, s2, s3;
+    __m512 m = max4_512(t, p0 + k, p0 + C + k, p2 + k, p2 + C + k, &s1, &s2, &s3);
+    _mm512_mask_storeu_ps(o + k, t, m);
+    __m512i i = _mm512_maskz_mov_epi32(s1, one);
+    i = _mm512_mask_mov_epi32(i, s2, two);
+    i = _mm512_mask_mov_epi32(i, s3, three);
+    i = _mm512_mask_or_epi32(i, _mm512_cmp_ps_mask(m, zero, _CMP_GT_OQ), i, four);
+    _mm_mask_storeu_epi8(ws + k, t, _mm512_cvtepi32_epi8(i));
+  }
+}
+
+WS512_TARGET static void ws_grad_512(const uint8_t *w, const float *d, float *q, int64_t row,
+                                     int64_t C) {
+  const __m512 zero = _mm512_setzero_ps();
+  const __m512i z = _mm512_setzero_si512(), one = _mm512_set1_epi32(1);
+  const __m512i two = _mm512_set1_epi32(2), three = _mm512_set1_epi32(3);
+  const __m512i four = _mm512_set1_epi32(4);
+  for (int64_t k = 0; k < C; k += 16) {
+    __mmask16 t = C - k >= 16 ? 0xffff : (__mmask16)((1u << (C - k)) - 1);
+    __m512i a = _mm512_cvtepu8_epi32(_mm_maskz_loadu_epi8(t, w + k));
+    __m512 g = _mm512_maskz_mov_ps(_mm512_test_epi32_mask(a, four),
+                                   _mm512_add_ps(zero, _mm512_maskz_loadu_ps(t, d + k)));
+    __m512i i = _mm512_and_si512(a, three);
+    _mm512_mask_storeu_ps(q + k, t, _mm512_maskz_mov_ps(_mm512_cmpeq_epi32_mask(i, z), g));
+    _mm512_mask_storeu_ps(q + C + k, t, _mm512_maskz_mov_ps(_mm512_cmpeq_epi32_mask(i, one), g));
+    _mm512_mask_storeu_ps(q + row + k, t, _mm512_maskz_mov_ps(_mm512_cmpeq_epi32_mask(i, two), g));
+    _mm512_mask_storeu_ps(q + row + C + k, t,
+                          _mm512_maskz_mov_ps(_mm512_cmpeq_epi32_mask(i, three), g));
+  }
+}
+
+/* Whole vectors of 8 channels only. */
+__attribute__((target("avx2"))) static void max_2x2_ws_256(const float *p0, const float *p2,
+                                                            int64_t C, float *o, uint8_t *ws) {
+  const __m256 zero = _mm256_setzero_ps();
+  const __m256i one = _mm256_set1_epi32(1), two = _mm256_set1_epi32(2);
+  const __m256i three = _mm256_set1_epi32(3), four = _mm256_set1_epi32(4);
+  for (int64_t k = 0; k < C; k += 8) {
+    __m256 s1, s2, s3, m = max4_256(p0 + k, p0 + C + k, p2 + k, p2 + C + k, &s1, &s2, &s3);
+    _mm256_storeu_ps(o + k, m);
+    __m256i i = _mm256_and_si256(_mm256_castps_si256(s1), one);
+    i = _mm256_blendv_epi8(i, two, _mm256_castps_si256(s2));
+    i = _mm256_blendv_epi8(i, three, _mm256_castps_si256(s3));
+    i = _mm256_or_si256(i, _mm256_and_si256(_mm256_castps_si256(_mm256_cmp_ps(m, zero, _CMP_GT_OQ)), four));
+    __m256i h = _mm256_packus_epi32(i, i);   /* each lane's 4 values, to 16 then 8 bits */
+    h = _mm256_packus_epi16(h, h);
+    int32_t lo = _mm_cvtsi128_si32(_mm256_castsi256_si128(h));
+    int32_t hi = _mm_cvtsi128_si32(_mm256_extracti128_si256(h, 1));
+    memcpy(ws + k, &lo, 4), memcpy(ws + k + 4, &hi, 4);
+  }
+}
+
+__attribute__((target("avx2"))) static void ws_grad_256(const uint8_t *w, const float *d,
+                                                        float *q, int64_t row, int64_t C) {
+  const __m256 zero = _mm256_setzero_ps();
+  const __m256i z = _mm256_setzero_si256(), one = _mm256_set1_epi32(1);
+  const __m256i two = _mm256_set1_epi32(2), three = _mm256_set1_epi32(3);
+  const __m256i four = _mm256_set1_epi32(4);
+  for (int64_t k = 0; k < C; k += 8) {
+    __m256i a = _mm256_cvtepu8_epi32(_mm_loadl_epi64((const __m128i *)(w + k)));
+    __m256 pos = _mm256_castsi256_ps(_mm256_cmpeq_epi32(_mm256_and_si256(a, four), four));
+    __m256 g = _mm256_and_ps(pos, _mm256_add_ps(zero, _mm256_loadu_ps(d + k)));
+    __m256i i = _mm256_and_si256(a, three);
+#define WS_AT(v) _mm256_and_ps(_mm256_castsi256_ps(_mm256_cmpeq_epi32(i, v)), g)
+    _mm256_storeu_ps(q + k, WS_AT(z));
+    _mm256_storeu_ps(q + C + k, WS_AT(one));
+    _mm256_storeu_ps(q + row + k, WS_AT(two));
+    _mm256_storeu_ps(q + row + C + k, WS_AT(three));
+#undef WS_AT
+  }
+}
+#endif
+
+static inline void max_2x2_ws(const float *p0, const float *p2, int64_t C, float *o,
+                              uint8_t *ws) {
+#if defined(__x86_64__) && defined(__GNUC__)
+  int isa = pool_level();
+  if (isa == 2) return max_2x2_ws_512(p0, p2, C, o, ws);
+  if (isa == 1 && C % 8 == 0) return max_2x2_ws_256(p0, p2, C, o, ws);
+#endif
+  for (int64_t k = 0; k < C; k++) {
+    float v0 = p0[k], v1 = p0[C + k], v2 = p2[k], v3 = p2[C + k];
+    int s1 = v1 > v0;
+    float m = s1 ? v1 : v0;
+    int s2 = v2 > m;
+    m = s2 ? v2 : m;
+    int s3 = v3 > m;
+    m = s3 ? v3 : m;
+    o[k] = m;
+    ws[k] = (uint8_t)((s3 ? 3 : s2 ? 2 : s1) | (m > 0 ? 4 : 0));
+  }
+}
+
+/* One window's gradient: 0 + dy at the pixel ws names where its bit 4 is set; 0 elsewhere
+ * (pool_2x2_512's bits). The window's pixels at q, q + C, q + row, q + row + C. */
+static inline void ws_grad(const uint8_t *w, const float *d, float *q, int64_t row, int64_t C) {
+#if defined(__x86_64__) && defined(__GNUC__)
+  int isa = pool_level();
+  if (isa == 2) return ws_grad_512(w, d, q, row, C);
+  if (isa == 1 && C % 8 == 0) return ws_grad_256(w, d, q, row, C);
+#endif
+  for (int64_t k = 0; k < C; k++) {
+    int a = w[k], i = a & 3;
+    float gv = a & 4 ? 0.0f + d[k] : 0.0f;
+    q[k] = i == 0 ? gv : 0.0f, q[C + k] = i == 1 ? gv : 0.0f;
+    q[row + k] = i == 2 ? gv : 0.0f, q[row + C + k] = i == 3 ? gv : 0.0f;
+  }
+}
+
 /* ---- direct float Conv2D for short columns (first layers: one to a few channels) ------
  * With cols = kh*kw*ic of at most DIRECT_MAX_COLS, im2col writes far more than the gemm
  * computes (25 floats a row for a 5x5 window over one channel). Where the CPU has AVX2
@@ -451,6 +604,7 @@ typedef struct direct_job {
   float *pad;   /* AVX-512's padded images, one a thread (NULL: no padding) */
   int64_t pad_floats;
   float *rows2;   /* MaxPool fused: two output rows a thread, y the pooled output */
+  uint8_t *ws;    /* and its argmax workspace (max_2x2_ws), or NULL */
 } direct_job;
 
 static DIRECT_TARGET void direct_rows(void *arg, int64_t lo, int64_t hi, int who) {
@@ -575,7 +729,7 @@ static void d512_rows(void *arg, int64_t lo, int64_t hi, int who) {
 /* With a 2x2 MaxPool at stride 2 after it (even output rows and columns): pooled rows
  * [lo, hi) of (image, row), each from two output rows made in the thread's rows2, the
  * pool's own operations (pool_rows: the first pixel, then each that is greater). */
-static void d512_pool_rows(void *arg, int64_t lo, int64_t hi, int who) {
+static DIRECT512_TARGET void d512_pool_rows(void *arg, int64_t lo, int64_t hi, int who) {
   const direct_job *j = arg;
   const geom *g = j->g;
   int64_t ph = g->oh / 2, pw = g->ow / 2, C = g->oc, row = g->ow * C;
@@ -586,6 +740,12 @@ static void d512_pool_rows(void *arg, int64_t lo, int64_t hi, int who) {
     const float *img = d512_source(j, b, 2 * py, 2 * py + 2, who, &pg);
     d512_img_rows(&pg, img, j->w, j->e, two, 2 * py, 2 * py + 2);
     float *o = j->y + by * pw * C;
+    if (j->ws) {
+      uint8_t *w = j->ws + by * pw * C;
+      for (int64_t px = 0; px < pw; px++, o += C, w += C)
+        max_2x2_ws(two + 2 * px * C, two + 2 * px * C + row, C, o, w);
+      continue;
+    }
     for (int64_t px = 0; px < pw; px++, o += C) {
       max_2x2_float(two + 2 * px * C, two + 2 * px * C + row, C, o);
     }
@@ -600,12 +760,13 @@ static bool direct512_ok(const geom *g) {
   return direct_isa && (g->oc == 16 || g->oc == 32 || g->oc == 64) && op_cpu_avx512();
 }
 
-/* pooled: y is a 2x2 MaxPool's output (AVX-512 only, even oh and ow; false: not done). */
+/* pooled: y is a 2x2 MaxPool's output (AVX-512 only, even oh and ow; false: not done),
+ * ws its argmax workspace or NULL. */
 static bool conv_direct(rt_kernel_ctx *c, const geom *g, const float *x, const float *w,
-                        const epilogue *e, float *y, bool pooled) {
+                        const epilogue *e, float *y, bool pooled, uint8_t *ws) {
   int64_t rows = g->n * g->oh;
   int threads = rows * g->ow * g->oc * g->kh * g->kw * g->ic >= (1 << 20) ? n_threads() : 1;
-  direct_job j = {.g = g, .x = x, .w = w, .e = e, .y = y};
+  direct_job j = {.g = g, .x = x, .w = w, .e = e, .y = y, .ws = ws};
   bool wide = direct512_ok(g);
   if (pooled && (!wide || g->oh % 2 || g->ow % 2)) return false;
   int64_t ph = (g->oh - 1) * g->sh + g->kh, pw = (g->ow - 1) * g->sw + g->kw;
@@ -641,7 +802,8 @@ void op_cpu_direct_conv_avx512(bool on) { (void)on; }
 static bool direct512_ok(const geom *g) { (void)g; return false; }
 static bool direct_ok(const geom *g, bool f32) { (void)g, (void)f32; return false; }
 static bool conv_direct(rt_kernel_ctx *c, const geom *g, const float *x, const float *w,
-                        const epilogue *e, float *y, bool pooled) {
+                        const epilogue *e, float *y, bool pooled, uint8_t *ws) {
+  (void)c, (void)g, (void)x, (void)w, (void)e, (void)y, (void)pooled, (void)ws;
   return false;
 }
 #endif
@@ -945,7 +1107,7 @@ static int conv_into(rt_kernel_ctx *c, const geom *g, const epilogue *e, rt_dtyp
       conv_dnnl(c, OP_DNNL_FWD, g, (float *)xv, (float *)fv, (float *)y, e))
     return RT_OK;
   if (direct) {
-    conv_direct(c, g, (const float *)xv, (const float *)fv, e, (float *)y, false);
+    conv_direct(c, g, (const float *)xv, (const float *)fv, e, (float *)y, false, NULL);
     return RT_OK;
   }
   plan p = plan_chunks(g, cols, es);
@@ -959,10 +1121,33 @@ static int conv_into(rt_kernel_ctx *c, const geom *g, const epilogue *e, rt_dtyp
 
 static void pool(const geom *g, bool f32, const void *x, void *y, bool avg);
 
+/* The 2x2 pool of g (its input the convolution's output) with its argmax workspace: tiles
+ * of (image, pooled row). */
+typedef struct ws_job {
+  const geom *g;
+  const float *x;
+  float *y;
+  uint8_t *ws;
+} ws_job;
+
+static void pool_ws_rows(void *arg, int64_t lo, int64_t hi, int who) {
+  (void)who;
+  const ws_job *j = arg;
+  const geom *g = j->g;
+  int64_t C = g->ic, row = g->iw * C;
+  for (int64_t by = lo; by < hi; by++) {
+    const float *r = j->x + 2 * by * row;   /* rows 2 py, 2 py + 1 of image b: 2 by of all */
+    for (int64_t px = 0; px < g->ow; px++)
+      max_2x2_ws(r + 2 * px * C, r + row + 2 * px * C, C, j->y + (by * g->ow + px) * C,
+                 j->ws + (by * g->ow + px) * C);
+  }
+}
+
 /* Conv2D, and _FusedConv2D with fused (its epilogue on each chunk of output rows; with a
  * MaxPool, on AVX-512's first-layer kernel two output rows at a time, pooled while in
- * cache, else the whole output in scratch, then pooled). */
-static int conv2d_run(rt_kernel_ctx *c, bool fused) {
+ * cache, else the whole output in scratch, then pooled). argmax: _FusedConv2DWithArgmax,
+ * output 1 the pool's workspace (max_2x2_ws), output rows and columns even. */
+static int conv2d_run(rt_kernel_ctx *c, bool fused, bool argmax) {
   const rt_tensor *x = c->inputs[0], *f = c->inputs[1];
   char sa[160];
   epilogue e = {0};
@@ -985,6 +1170,13 @@ static int conv2d_run(rt_kernel_ctx *c, bool fused) {
             .oc = fd[3]};
   if (window(c, &g)) return c->st->code;
   if (fused && fused_ops(c, g.oc, &e, &pooled)) return c->st->code;
+  if (argmax && !pooled)
+    return rt_kernel_error(c, RT_UNIMPLEMENTED, "_FusedConv2DWithArgmax: fused_ops must be "
+                           "[BiasAdd, Relu, MaxPool]");
+  if (argmax && (g.oh % 2 || g.ow % 2))
+    return rt_kernel_error(c, RT_INVALID_ARGUMENT, "_FusedConv2DWithArgmax: the convolution's "
+                           "output is %lldx%lld; its 2x2 pool needs even sides",
+                           (long long)g.oh, (long long)g.ow);
   geom pg = {.n = g.n, .ih = g.oh, .iw = g.ow, .ic = g.oc, .kh = 2, .kw = 2, .sh = 2, .sw = 2};
   if (pooled) {
     bool same = !strcmp(rt_node_string(c->node, "pool_padding", "VALID"), "SAME");
@@ -995,25 +1187,35 @@ static int conv2d_run(rt_kernel_ctx *c, bool fused) {
   rt_shape os = pooled ? rt_shape_make(4, (int64_t[]){g.n, pg.oh, pg.ow, g.oc})
                      : rt_shape_make(4, (int64_t[]){g.n, g.oh, g.ow, g.oc});
   rt_tensor *out = rt_kernel_output(c, 0, x->dtype, &os);
-  if (!out) return c->st->code;
+  rt_tensor *wso = out && argmax ? rt_kernel_output(c, 1, RT_UINT8, &os) : NULL;
+  if (!out || (argmax && !wso)) return c->st->code;
+  uint8_t *ws = wso ? rt_tensor_data(wso) : NULL;
   bool f32 = x->dtype == RT_FLOAT;
   const char *xv = rt_tensor_data(x), *fv = rt_tensor_data(f);
   if (!pooled) return conv_into(c, &g, &e, x->dtype, xv, fv, rt_tensor_data(out));
   if (rt_tensor_numel(out) == 0) return RT_OK;
   if (f32 && direct_ok(&g, f32) && !pg.pt && !pg.pl && pg.oh * 2 == g.oh && pg.ow * 2 == g.ow &&
-      conv_direct(c, &g, (const float *)xv, (const float *)fv, &e, rt_tensor_data(out), true))
+      conv_direct(c, &g, (const float *)xv, (const float *)fv, &e, rt_tensor_data(out), true, ws))
     return RT_OK;
   size_t bytes = (size_t)(g.n * g.oh * g.ow * g.oc) * rt_dtype_size(x->dtype);
   char *y = malloc(bytes ? bytes : 1);   /* the whole output, then the pool */
   if (!y) return rt_kernel_error(c, RT_RESOURCE_EXHAUSTED, "out of memory");
   int rc = conv_into(c, &g, &e, x->dtype, xv, fv, y);
-  if (!rc) pool(&pg, f32, y, rt_tensor_data(out), false);
+  if (!rc && ws) {
+    int64_t rows = pg.n * pg.oh;
+    rt_parallel_range(rows, 1, rows * pg.ow * pg.ic * 4 >= PAR_MIN ? n_threads() : 1,
+                      pool_ws_rows, &(ws_job){.g = &pg, .x = (const float *)y,
+                                              .y = rt_tensor_data(out), .ws = ws});
+  } else if (!rc) {
+    pool(&pg, f32, y, rt_tensor_data(out), false);
+  }
   free(y);
   return rc;
 }
 
-int op_cpu_conv2d(rt_kernel_ctx *c) { return conv2d_run(c, false); }
-int op_cpu_fused_conv2d(rt_kernel_ctx *c) { return conv2d_run(c, true); }
+int op_cpu_conv2d(rt_kernel_ctx *c) { return conv2d_run(c, false, false); }
+int op_cpu_fused_conv2d(rt_kernel_ctx *c) { return conv2d_run(c, true, false); }
+int op_cpu_fused_conv2d_argmax(rt_kernel_ctx *c) { return conv2d_run(c, true, true); }
 
 /* The backprops' shared checks (ConvBackpropComputeDimensions): in and filter shapes are
  * given as vectors (from input_sizes / filter_sizes) or tensors. */
@@ -1248,15 +1450,8 @@ __attribute__((target("avx512f"))) static void
 pool_2x2_512(const float *p, int64_t row, int64_t C, const float *d, float *q, bool relu) {
   const __m512 zero = _mm512_setzero_ps();
   for (int64_t k = 0; k < C; k += 16) {
-    __mmask16 t = C - k >= 16 ? 0xffff : (__mmask16)((1u << (C - k)) - 1);
-    __m512 v0 = _mm512_maskz_loadu_ps(t, p + k), v1 = _mm512_maskz_loadu_ps(t, p + C + k);
-    __m512 v2 = _mm512_maskz_loadu_ps(t, p + row + k), v3 = _mm512_maskz_loadu_ps(t, p + row + C + k);
-    __mmask16 s1 = _mm512_cmp_ps_mask(v1, v0, _CMP_GT_OQ);
-    __m512 m = _mm512_mask_blend_ps(s1, v0, v1);
-    __mmask16 s2 = _mm512_cmp_ps_mask(v2, m, _CMP_GT_OQ);
-    m = _mm512_mask_blend_ps(s2, m, v2);
-    __mmask16 s3 = _mm512_cmp_ps_mask(v3, m, _CMP_GT_OQ);
-    m = _mm512_mask_blend_ps(s3, m, v3);
+    __mmask16 t = C - k >= 16 ? 0xffff : (__mmask16)((1u << (C - k)) - 1), s1, s2, s3;
+    __m512 m = max4_512(t, p + k, p + C + k, p + row + k, p + row + C + k, &s1, &s2, &s3);
     __m512 g = _mm512_add_ps(zero, _mm512_maskz_loadu_ps(t, d + k));
     if (relu) g = _mm512_maskz_mov_ps(_mm512_cmp_ps_mask(m, zero, _CMP_GT_OQ), g);
     _mm512_mask_storeu_ps(q + k, t, _mm512_maskz_mov_ps((__mmask16)~(s1 | s2 | s3), g));
@@ -1270,14 +1465,7 @@ __attribute__((target("avx2"))) static void
 pool_2x2_256(const float *p, int64_t row, int64_t C, const float *d, float *q, bool relu) {
   const __m256 zero = _mm256_setzero_ps();
   for (int64_t k = 0; k < C; k += 8) {
-    __m256 v0 = _mm256_loadu_ps(p + k), v1 = _mm256_loadu_ps(p + C + k);
-    __m256 v2 = _mm256_loadu_ps(p + row + k), v3 = _mm256_loadu_ps(p + row + C + k);
-    __m256 s1 = _mm256_cmp_ps(v1, v0, _CMP_GT_OQ);
-    __m256 m = _mm256_blendv_ps(v0, v1, s1);
-    __m256 s2 = _mm256_cmp_ps(v2, m, _CMP_GT_OQ);
-    m = _mm256_blendv_ps(m, v2, s2);
-    __m256 s3 = _mm256_cmp_ps(v3, m, _CMP_GT_OQ);
-    m = _mm256_blendv_ps(m, v3, s3);
+    __m256 s1, s2, s3, m = max4_256(p + k, p + C + k, p + row + k, p + row + C + k, &s1, &s2, &s3);
     __m256 g = _mm256_add_ps(zero, _mm256_loadu_ps(d + k));
     if (relu) g = _mm256_and_ps(_mm256_cmp_ps(m, zero, _CMP_GT_OQ), g);
     __m256 s23 = _mm256_or_ps(s2, s3);
@@ -1305,17 +1493,23 @@ int op_cpu_pool_simd(int level) {
   return pool_isa;
 }
 
+static int pool_level(void) {
+  int isa = pool_isa;
+  if (isa < 0) pool_isa = isa = pool_best();
+  return isa;
+}
+
 /* true: done on the CPU's SIMD (AVX2 takes whole vectors of 8 channels only). */
 static bool pool_grad_2x2_f32(const float *p, int64_t row, int64_t C, const float *d, float *q,
                               bool relu) {
-  int isa = pool_isa;
-  if (isa < 0) pool_isa = isa = pool_best();
+  int isa = pool_level();
   if (isa == 2) pool_2x2_512(p, row, C, d, q, relu);
   else if (isa == 1 && C % 8 == 0) pool_2x2_256(p, row, C, d, q, relu);
   else return false;
   return true;
 }
 #else
+static int pool_level(void) { return 0; }
 int op_cpu_pool_simd(int level) { (void)level; return 0; }
 static bool pool_grad_2x2_f32(const float *p, int64_t row, int64_t C, const float *d, float *q,
                               bool relu) {
@@ -1586,6 +1780,56 @@ static int pool_grad_run(rt_kernel_ctx *c, bool avg, bool relu) {
 
 int op_cpu_max_pool_grad(rt_kernel_ctx *c) { return pool_grad_run(c, false, false); }
 int op_cpu_avg_pool_grad(rt_kernel_ctx *c) { return pool_grad_run(c, true, false); }
+
+/* _FusedMaxPoolGradWithArgmax: dx [n, 2 ph, 2 pw, C] from the workspace and dy [n, ph, pw,
+ * C]: each window's gradient, 0 + dy, at its first maximum where that is above 0, 0 at its
+ * other pixels (_FusedMaxPoolGrad's bits), tiles of (image, pooled row). */
+typedef struct ws_grad_job {
+  int64_t pw, C;
+  const uint8_t *ws;
+  const float *dy;
+  float *dx;
+} ws_grad_job;
+
+static void pool_grad_ws_rows(void *arg, int64_t lo, int64_t hi, int who) {
+  (void)who;
+  const ws_grad_job *j = arg;
+  int64_t C = j->C, row = 2 * j->pw * C;
+  for (int64_t by = lo; by < hi; by++) {
+    const uint8_t *w = j->ws + by * j->pw * C;
+    const float *d = j->dy + by * j->pw * C;
+    float *q = j->dx + 2 * by * row;
+    for (int64_t px = 0; px < j->pw; px++, w += C, d += C, q += 2 * C) ws_grad(w, d, q, row, C);
+  }
+}
+
+int op_cpu_fused_max_pool_grad_argmax(rt_kernel_ctx *c) {
+  const rt_tensor *ws = c->inputs[0], *dy = c->inputs[1];
+  char sa[160], sb[160];
+  const rt_attr_value *v = rt_node_attr(c->node, "fused_ops");
+  if (!v || v->kind != RT_ATTR_LIST_STRING || v->list.n != 1 ||
+      strcmp(((char *const *)v->list.v)[0], "ReluGrad"))
+    return rt_kernel_error(c, RT_UNIMPLEMENTED, "_FusedMaxPoolGradWithArgmax: fused_ops must be "
+                           "[ReluGrad]");
+  if (dy->dtype != RT_FLOAT || ws->dtype != RT_UINT8)
+    return rt_kernel_error(c, RT_INVALID_ARGUMENT, "_FusedMaxPoolGradWithArgmax: argmax must be "
+                           "uint8 and grad float, not %s and %s", rt_dtype_name(ws->dtype),
+                           rt_dtype_name(dy->dtype));
+  if (dy->shape.ndims != 4 || !rt_shape_equal(&ws->shape, &dy->shape))
+    return rt_kernel_error(c, RT_INVALID_ARGUMENT, "Expected grad shape to be %s, but got %s",
+                           op_shape_tf(&ws->shape, sa, sizeof sa),
+                           op_shape_tf(&dy->shape, sb, sizeof sb));
+  const int64_t *d = dy->shape.dims;
+  rt_shape xs = rt_shape_make(4, (int64_t[]){d[0], 2 * d[1], 2 * d[2], d[3]});
+  rt_tensor *out = rt_kernel_output(c, 0, RT_FLOAT, &xs);
+  if (!out) return c->st->code;
+  int64_t rows = d[0] * d[1];
+  ws_grad_job j = {.pw = d[2], .C = d[3], .ws = rt_tensor_data(ws), .dy = rt_tensor_data(dy),
+                   .dx = rt_tensor_data(out)};
+  rt_parallel_range(rows, 1, rows * d[2] * d[3] * 4 >= PAR_MIN ? n_threads() : 1,
+                    pool_grad_ws_rows, &j);
+  return RT_OK;
+}
 
 int op_cpu_fused_max_pool_grad(rt_kernel_ctx *c) {
   const rt_attr_value *v = rt_node_attr(c->node, "fused_ops");

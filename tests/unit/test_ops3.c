@@ -547,12 +547,12 @@ static void test_filter_direct(void **s) {
 
 /* _FusedConv2D against Conv2D -> BiasAdd (-> Relu) run as three nodes: the same bits, on
  * the direct kernel (first layers), im2col chunks split among threads or not, and 1x1. */
-static bool fused_relu;
+static bool fused_relu, fused_pool;
 static void set_fused(rt_node *n) {
-  static const char *const ops[] = {"BiasAdd", "Relu"};
+  static const char *const ops[] = {"BiasAdd", "Relu", "MaxPool"};
   set_window(n);
   rt_node_set_int(n, "num_args", 1);
-  rt_node_set_strings(n, "fused_ops", fused_relu ? 2 : 1, ops);
+  rt_node_set_strings(n, "fused_ops", fused_pool ? 3 : fused_relu ? 2 : 1, ops);
 }
 
 static void fused_case(rt_dtype t, const int64_t *xs, int64_t kh, int64_t kw, int64_t k,
@@ -803,6 +803,17 @@ static void test_remap(void **s) {
   rt_graph_free(g);
 }
 
+/* g's fetches have want's shapes and bits (takes want). */
+static void same_as(rt_graph *g, const char *const *fetch, int n, rt_tensor **want) {
+  for (int i = 0; i < n; i++) {
+    rt_tensor *got = eval(g, fetch[i], 0, NULL, NULL, &st);
+    check_ok(&st);
+    assert_true(rt_shape_equal(&got->shape, &want[i]->shape));
+    assert_memory_equal(rt_tensor_data(got), rt_tensor_data(want[i]), rt_tensor_nbytes(want[i]));
+    rt_tensor_unref(got), rt_tensor_unref(want[i]);
+  }
+}
+
 /* Conv2D -> BiasAdd -> Relu -> MaxPool (2x2, stride 2) into one _FusedConv2D named as
  * the pool, where nothing else reads the Relu: the same bits as the four nodes, on the
  * first layers' kernel (even output, pooled two rows at a time where AVX-512 runs it) and
@@ -848,7 +859,7 @@ static void test_remap_conv_pool(void **s) {
   check_ok(&st);
   const char *fetch[] = {"p5", "p6", "p7", "p8", "sum", "id9"}, *const keep[] = {"sum:0", "id9:0"};
   enum { F = sizeof fetch / sizeof *fetch };
-  rt_tensor *want[F], *got;
+  rt_tensor *want[F];
   for (int i = 0; i < F; i++) {
     want[i] = eval(g, fetch[i], 0, NULL, NULL, &st);
     check_ok(&st);
@@ -861,14 +872,109 @@ static void test_remap_conv_pool(void **s) {
   assert_null(rt_graph_find(g, "r5"));
   assert_int_equal(rt_node_attr(rt_graph_find(g, "p6"), "fused_ops")->list.n, 3);
   assert_string_equal(rt_node_string(rt_graph_find(g, "p7"), "pool_padding", ""), "SAME");
-  for (int i = 0; i < F; i++) {
-    got = eval(g, fetch[i], 0, NULL, NULL, &st);
-    check_ok(&st);
-    assert_true(rt_shape_equal(&got->shape, &want[i]->shape));
-    assert_memory_equal(rt_tensor_data(got), rt_tensor_data(want[i]), rt_tensor_nbytes(want[i]));
-    rt_tensor_unref(got), rt_tensor_unref(want[i]);
-  }
+  same_as(g, fetch, F, want);
   rt_graph_free(g);
+}
+
+/* A training step's conv -> bias -> relu -> 2x2 pool and its gradient: the remapper makes
+ * the pool _FusedConv2DWithArgmax and the gradient _FusedMaxPoolGradWithArgmax from its
+ * workspace (the Relu gone, the add's shape reader an Identity), with the same bits as
+ * the graph before, on the first-layer kernel (ic 1) and the other path (ic 8), channels
+ * in whole vectors and with tails, on each ISA the CPU has; not where the Relu has another
+ * reader or the conv's output has an odd side. */
+static void node_in(rt_graph *g, const char *name, const char *op, const char *const *in) {
+  rt_node *n = rt_node_new(name, op);
+  for (int i = 0; in[i]; i++) rt_node_add_input(n, in[i]);
+  if (!strcmp(op, "Conv2D") || strstr(op, "MaxPool")) set_window(n);
+  n->assigned = strdup("/job:localhost/replica:0/task:0/device:CPU:0");
+  rt_graph_add(g, n, &st);
+  check_ok(&st);
+}
+
+static void train_pool_chain(rt_graph *g, const char *t, int64_t h, int64_t ic, int64_t oc) {
+  char x[8], w[8], b[8], dy[8], c[8], a[8], r[8], p[8], mg[8], rg[8], s[8], sb[8];
+  snprintf(x, 8, "x%s", t), snprintf(w, 8, "w%s", t), snprintf(b, 8, "b%s", t);
+  snprintf(dy, 8, "dy%s", t), snprintf(c, 8, "c%s", t), snprintf(a, 8, "a%s", t);
+  snprintf(r, 8, "r%s", t), snprintf(p, 8, "p%s", t), snprintf(mg, 8, "mg%s", t);
+  snprintf(rg, 8, "rg%s", t), snprintf(s, 8, "s%s", t), snprintf(sb, 8, "sb%s", t);
+  rt_tensor *xt = rand_tensor(RT_FLOAT, 4, D(2, h, h, ic));
+  ((float *)rt_tensor_data(xt))[5 * ic] = NAN;
+  add_const(g, x, xt);
+  add_const(g, w, rand_tensor(RT_FLOAT, 4, D(3, 3, ic, oc)));
+  add_const(g, b, rand_tensor(RT_FLOAT, 1, D(oc)));
+  rt_tensor *dyt = rand_tensor(RT_FLOAT, 4, D(2, (h + 1) / 2, (h + 1) / 2, oc));
+  ((float *)rt_tensor_data(dyt))[1] = -0.0f;
+  add_const(g, dy, dyt);
+  for (int i = 1; i <= 4; i++)
+    g->nodes[g->n_nodes - i]->assigned = strdup("/job:localhost/replica:0/task:0/device:CPU:0");
+  cur = (cfg){.sh = 1, .sw = 1, .kh = 1, .kw = 1, .padding = "SAME"};
+  node_in(g, c, "Conv2D", (const char *[]){x, w, NULL});
+  node_in(g, a, "Add", (const char *[]){c, b, NULL});
+  node_in(g, r, "Relu", (const char *[]){a, NULL});
+  cur = (cfg){.sh = 2, .sw = 2, .kh = 2, .kw = 2, .padding = "SAME"};
+  node_in(g, p, "MaxPool", (const char *[]){r, NULL});
+  node_in(g, mg, "MaxPoolGrad", (const char *[]){r, p, dy, NULL});
+  node_in(g, rg, "ReluGrad", (const char *[]){mg, r, NULL});
+  node_in(g, s, "_SumToShapeOf", (const char *[]){rg, c, NULL});
+  node_in(g, sb, "_SumToShapeOf", (const char *[]){rg, b, NULL});
+}
+
+static void test_remap_pool_argmax(void **s) {
+  const char *fetch[] = {"p1", "s1", "sb1", "p8", "s8", "sb8", "p20", "s20", "p24", "s24",
+                         "s9", "rg9", "p7", "s7", "idr7"};
+  enum { F = sizeof fetch / sizeof *fetch };
+  for (int isa = 2; isa >= 0; isa--) {
+    if (op_cpu_pool_simd(isa) != isa) continue;
+    st = (rt_status){0};
+    rt_graph *g = rt_graph_new();
+    lcg = 11;
+    train_pool_chain(g, "1", 12, 1, 16);    /* the first-layer kernel */
+    train_pool_chain(g, "8", 10, 8, 16);    /* the whole output, then the pool */
+    train_pool_chain(g, "20", 8, 1, 20);    /* channels: AVX-512's tail, not AVX2's vectors */
+    train_pool_chain(g, "24", 8, 8, 24);    /* AVX2's vectors, AVX-512's tail */
+    train_pool_chain(g, "9", 9, 1, 16);     /* 9x9: odd, not fused */
+    train_pool_chain(g, "7", 8, 1, 16);     /* r7 read by an Identity too: not fused */
+    node_in(g, "idr7", "Identity", (const char *[]){"r7", NULL});
+    rt_tensor *want[F];
+    for (int i = 0; i < F; i++) {
+      want[i] = eval(g, fetch[i], 0, NULL, NULL, &st);
+      check_ok(&st);
+    }
+    assert_int_equal(rt_remap_graph(&g, fetch, F, &st), RT_OK);   /* the fetches stay */
+    const char *ops[][2] = {{"p1", "_FusedConv2DWithArgmax"}, {"rg1", "_FusedMaxPoolGradWithArgmax"},
+                            {"s1", "Identity"}, {"p8", "_FusedConv2DWithArgmax"},
+                            {"rg24", "_FusedMaxPoolGradWithArgmax"}, {"p9", "MaxPool"},
+                            {"rg9", "_FusedMaxPoolGrad"}, {"p7", "MaxPool"}, {"r7", "_FusedConv2D"}};
+    for (size_t i = 0; i < sizeof ops / sizeof *ops; i++)
+      assert_string_equal(rt_graph_find(g, ops[i][0])->op, ops[i][1]);
+    assert_null(rt_graph_find(g, "r1"));
+    assert_null(rt_graph_find(g, "r20"));
+    assert_string_equal(rt_graph_find(g, "rg8")->inputs[0], "p8:1");
+    same_as(g, fetch, F, want);
+    rt_graph_free(g);
+  }
+  op_cpu_pool_simd(-1);
+}
+
+/* What the workspace kernels refuse, word for word. */
+static void test_pool_argmax_errors(void **s) {
+  cur = (cfg){.sh = 2, .sw = 2, .kh = 2, .kw = 2, .padding = "VALID"};
+  rt_shape ws4 = rt_shape_make(4, D(1, 2, 2, 3));
+  assert_null(run_op("_FusedMaxPoolGradWithArgmax", set_fused_pool, &st, 2,
+                     (rt_tensor *[]){rt_tensor_new(RT_UINT8, &ws4),
+                                     rand_tensor(RT_FLOAT, 4, D(1, 2, 3, 3))}));
+  assert_string_equal(st.msg, "Expected grad shape to be [1,2,2,3], but got [1,2,3,3]\n\t "
+                              "[[node f (op: _FusedMaxPoolGradWithArgmax)]]");
+  cur = (cfg){.sh = 1, .sw = 1, .padding = "VALID"};
+  fused_relu = true;
+  fused_pool = true;
+  assert_null(run_op("_FusedConv2DWithArgmax", set_fused, &st, 3,
+                     (rt_tensor *[]){rand_tensor(RT_FLOAT, 4, D(1, 4, 5, 1)),
+                                     rand_tensor(RT_FLOAT, 4, D(2, 2, 1, 4)),
+                                     rand_tensor(RT_FLOAT, 1, D(4))}));
+  assert_string_equal(st.msg, "_FusedConv2DWithArgmax: the convolution's output is 3x4; its 2x2 "
+                              "pool needs even sides\n\t [[node f (op: _FusedConv2DWithArgmax)]]");
+  fused_pool = false;
 }
 
 /* The state slot keeps the column buffer: a second run in one executor gives the same. */
@@ -1258,6 +1364,8 @@ int main(void) {
     cmocka_unit_test(test_adam_registered),     cmocka_unit_test(test_fused_conv),
     cmocka_unit_test(test_fused_pool_grad),     cmocka_unit_test(test_remap),
     cmocka_unit_test(test_remap_conv_pool),
+    cmocka_unit_test(test_remap_pool_argmax),
+    cmocka_unit_test(test_pool_argmax_errors),
     cmocka_unit_test(test_filter_direct),      cmocka_unit_test(test_direct_conv_avx512),
   };
   return cmocka_run_group_tests(tests, setup, NULL);
