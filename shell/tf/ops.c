@@ -12,6 +12,7 @@
 #include "base/alloc.h"
 #include "base/str.h"
 #include "runtime/gradients.h"
+#include "runtime/graphdef.h"
 #include "runtime/op.h"
 #include "shell/tf/tf.h"
 
@@ -23,7 +24,7 @@ typedef struct tf_opfn {
   const char *help;
 } tf_opfn;
 
-#define MAXP 16
+#define MAXP 40
 
 typedef struct bound {
   int n;
@@ -261,6 +262,80 @@ static sh_obj *build(const char *fname, const char *op, bound *b, sh_obj *name, 
     sh_list_append_steal(out, tf_tensor_new(made->graph, made->id, i));
   sh_decref((sh_obj *)made);
   return out;
+}
+
+/* ---- tf.raw_ops and the gen_*_ops modules: any registered op, by its signature ------ */
+
+/* Attr a is set from the inputs (a type or a count), so it is no parameter (TF's rule). */
+static bool inferred_attr(const rt_op_sig *sig, const char *a) {
+  for (int k = 0; k < sig->n_in; k++)
+    if (!strcmp(sig->in[k].type_attr, a) || !strcmp(sig->in[k].number_attr, a)) return true;
+  return false;
+}
+
+/* op, or the op a GraphDef's name stands for here (AddV2: Add), if users may build it. */
+static const rt_op_sig *public_op(const char *op) {
+  const rt_op_sig *sig = op ? rt_op_find(rt_graphdef_op(op)) : NULL;
+  return sig && !(sig->def->flags & RT_OP_INTERNAL) ? sig : NULL;
+}
+
+/* The parameters of op as TF's generated wrappers take them: the inputs, the attrs without
+ * a default, then those with one (optional). */
+static int raw_params(const rt_op_sig *sig, bound *b) {
+  b->n = 0;
+  for (int pass = 0; pass < 3; pass++) {
+    int n = pass ? sig->n_attrs : sig->n_in;
+    for (int i = 0; i < n; i++) {
+      const char *p = pass ? sig->attrs[i].name : sig->in[i].name;
+      if (pass && (inferred_attr(sig, p) || sig->attrs[i].has_default != (pass == 2))) continue;
+      if (b->n == MAXP) return -1;
+      str_puts(b->py[b->n], 32, 0, p);
+      str_puts(b->op[b->n], 32, 0, p);
+      b->optional[b->n] = pass == 2;
+      b->val[b->n++] = NULL;
+    }
+  }
+  return 0;
+}
+
+/* _raw_op(op, fname, *args, **kw): the Operation of op from TF's wrapper arguments */
+static sh_obj *f_raw_op(sh_obj *self, int argc, sh_obj **argv, sh_obj *kw) {
+  const char *op = argc >= 2 ? sh_as_cstr(argv[0]) : NULL, *fname = op ? sh_as_cstr(argv[1]) : NULL;
+  if (!fname) return argc >= 2 ? NULL : sh_raise(sh_TypeError, "_raw_op(op, fname, *args, **kw)");
+  const rt_op_sig *sig = public_op(op);
+  if (!sig) return sh_raise(sh_NotImplementedError, "%s: op %s is not available in this build", fname, op);
+  bound b;
+  sh_obj *name;
+  if (raw_params(sig, &b) < 0) return sh_raise(sh_NotImplementedError, "%s: op %s has over %d parameters", fname, op, MAXP);
+  if (bind_args(fname, &b, argc - 2, argv + 2, kw, &name) < 0) return NULL;
+  return build(fname, sig->def->name, &b, name, true);
+}
+
+/* _op_sig(op): None, or (parameters, optional ones, outputs), as _raw_op takes them */
+static sh_obj *f_op_sig(sh_obj *self, int argc, sh_obj **argv, sh_obj *kw) {
+  sh_obj *o;
+  if (sh_parse_args("_op_sig", argc, argv, kw, "op", &o) < 0) return NULL;
+  const char *op = sh_as_cstr(o);
+  if (!op) return NULL;
+  const rt_op_sig *sig = public_op(op);
+  bound b;
+  if (!sig || raw_params(sig, &b) < 0) return sh_none();
+  sh_obj *params = sh_list_new(0), *optional = sh_list_new(0), *outs = sh_list_new(0);
+  for (int i = 0; i < b.n; i++) sh_list_append_steal(b.optional[i] ? optional : params, sh_str(b.py[i]));
+  for (int i = 0; i < sig->n_out; i++)   /* name, and whether it is a list (N * T) */
+    sh_list_append_steal(outs, sh_tuple_of(2, sh_str(sig->out[i].name),
+                                           sh_bool(sig->out[i].number_attr[0] != '\0')));
+  return sh_tuple_of(3, params, optional, outs);
+}
+
+/* _op_names(): every op a user may build */
+static sh_obj *f_op_names(sh_obj *self, int argc, sh_obj **argv, sh_obj *kw) {
+  if (sh_parse_args("_op_names", argc, argv, kw, "") < 0) return NULL;
+  sh_obj *l = sh_list_new(0);
+  for (int i = 0; rt_op_at(i); i++)
+    if (!(rt_op_at(i)->def->flags & RT_OP_INTERNAL)) sh_list_append_steal(l, sh_str(rt_op_at(i)->def->name));
+  if (!rt_op_find("AddV2") && public_op("AddV2")) sh_list_append_steal(l, sh_str("AddV2"));
+  return l;
 }
 
 static const tf_opfn *find_row(const tf_opfn *rows, const char *py);
@@ -1207,6 +1282,9 @@ static const sh_method special_funcs[] = {
   {"convert_to_tensor", f_convert_to_tensor, "convert_to_tensor(value, dtype=None, name=None)", "value as a Tensor."},
   {"split", f_split, "split(value, num_or_size_splits, axis=0, name='split')", "Split into equal pieces along an axis."},
   {"gradients", f_gradients, "gradients(ys, xs, grad_ys=None, name='gradients')", "Symbolic derivatives of sum(ys) with respect to each x."},
+  {"_raw_op", f_raw_op, "_raw_op(op, fname, *args, **kw)", "Build any op from its inputs and attrs (tf.raw_ops; internal)."},
+  {"_op_sig", f_op_sig, "_op_sig(op)", "An op's parameters and outputs for _raw_op (internal)."},
+  {"_op_names", f_op_names, "_op_names()", "Every op a user may build (internal)."},
   {NULL},
 };
 
