@@ -214,6 +214,9 @@ int rt_gradients(rt_graph *g, int n_ys, const char *const *ys, const char *const
   return rt_gradients_gated(g, n_ys, ys, grad_ys, n_xs, xs, scope, false, dx, st);
 }
 
+static rt_grad_hook grad_hook;
+void rt_gradients_set_hook(rt_grad_hook hook) { grad_hook = hook; }
+
 int rt_gradients_gated(rt_graph *g, int n_ys, const char *const *ys, const char *const *grad_ys, int n_xs,
                        const char *const *xs, const char *scope, bool gate_gradients, char **dx, rt_status *st) {
   int n0 = g->n_nodes, rc = RT_OK;
@@ -297,15 +300,18 @@ int rt_gradients_gated(rt_graph *g, int n_ys, const char *const *ys, const char 
     for (int k = 0; k < n->n_data_inputs; k++) needs_inputs |= fwd[n->edges[k].node];
     if (!rc && any && needs_inputs) {
       const rt_op_def *def = n->def;
-      if (!def || !def->grad) {
+      char sc[600];
+      snprintf(sc, sizeof sc, "%s%s_grad/", scope, n->name);
+      char **in_grads = xcalloc((size_t)n->n_data_inputs + 1, sizeof *in_grads);
+      rt_grad_ctx ctx = {.g = g, .node = n, .dy = (const char *const *)dy, .dx = in_grads, .scope = sc, .st = st};
+      bool handled = false;
+      if (grad_hook) rc = grad_hook(&ctx, &handled);
+      if (!rc && !handled && (!def || !def->grad)) {
         rc = rt_error(st, RT_LOOKUP_ERROR, "No gradient defined for operation '%s' (op type: %s)",
                       n->name, n->op);
+        free(in_grads);
       } else {
-        char sc[600];
-        snprintf(sc, sizeof sc, "%s%s_grad/", scope, n->name);
-        char **in_grads = xcalloc((size_t)n->n_data_inputs + 1, sizeof *in_grads);
-        rt_grad_ctx ctx = {.g = g, .node = n, .dy = (const char *const *)dy, .dx = in_grads, .scope = sc, .st = st};
-        rc = def->grad(&ctx);
+        if (!rc && !handled) rc = def->grad(&ctx);
         n = g->nodes[i];   /* g->nodes may have moved */
         if (!rc && gate_gradients) {
           bool *need = xcalloc((size_t)n->n_data_inputs + 1, sizeof *need);

@@ -6,6 +6,7 @@
 #define TFSH_GRADIENTS_H
 
 #include "runtime/graph.h"
+#include "runtime/op.h"
 
 /* ys, xs: tensor names; grad_ys: per y, a tensor name or NULL (ones). scope: name prefix
  * for new nodes ("gradients/"). dx: per x, a malloc'd tensor name, or NULL when x does not
@@ -17,5 +18,11 @@ int rt_gradients(rt_graph *g, int n_ys, const char *const *ys, const char *const
  * one, pass through a tf.tuple in SCOPE OP_grad/tuple/ (group_deps, control_dependency). */
 int rt_gradients_gated(rt_graph *g, int n_ys, const char *const *ys, const char *const *grad_ys, int n_xs,
                        const char *const *xs, const char *scope, bool gate_gradients, char **dx, rt_status *st);
+
+/* A gradient the embedding language gives (tf.RegisterGradient, gradient_override_map):
+ * asked first for each node; sets *handled and fills ctx->dx as an op's builder does, or
+ * leaves *handled false for the op's own. NULL: none (the default). */
+typedef int (*rt_grad_hook)(rt_grad_ctx *ctx, bool *handled);
+void rt_gradients_set_hook(rt_grad_hook hook);
 
 #endif

@@ -23,6 +23,7 @@ struct tf_graph {
   sh_obj *devices;       /* list of str | callable | None, outermost first */
   sh_obj *controls;      /* list of lists of op names (None: clear outer) */
   sh_obj *colocate;      /* list of op names */
+  sh_obj *overrides;     /* list of dicts (gradient_override_map): op type -> gradient's name */
   int64_t seed;          /* tf.set_random_seed; -1 unset */
   tf_cf_state cf;        /* control-flow contexts (tf.while_loop, tf.cond): cflow.c */
 };
@@ -37,6 +38,7 @@ static void graph_destroy(sh_obj *self) {
   sh_decref(g->devices);
   sh_decref(g->controls);
   sh_decref(g->colocate);
+  sh_decref(g->overrides);
   sh_decref(g->cf.hook);
   free(g->cf.ctx_of);
 }
@@ -49,6 +51,7 @@ static tf_graph *graph_new(void) {
   g->devices = sh_list_new(0);
   g->controls = sh_list_new(0);
   g->colocate = sh_list_new(0);
+  g->overrides = sh_list_new(0);
   g->seed = -1;
   return g;
 }
@@ -853,6 +856,13 @@ sh_obj *tf_node_finish(rt_node *n) {
     const char *v[] = {cls};
     rt_node_set_strings(n, "_class", 1, v);
   }
+  for (int64_t i = SH_LIST_N(g->overrides) - 1; i >= 0; i--) {   /* the innermost map first */
+    sh_obj *to = sh_dict_get_str(SH_LIST_ITEMS(g->overrides)[i], n->op);
+    if (to && sh_is_str(to)) {
+      rt_node_set_string(n, "_gradient_op_type", sh_str_cstr(to));
+      break;
+    }
+  }
   if (g->cf.hook && !g->cf.busy && n->n_inputs == 0) {
     /* a source inside a loop or branch runs once per iteration / when taken: its pivot */
     sh_obj *r = tf_cf_call(g, SH_NONE, n->name, false);
@@ -914,7 +924,7 @@ sh_obj *tf_unique_scope(tf_graph *g, const char *name) {
 
 /* ---- context managers: name_scope, control_dependencies, colocate_with, as_default ---- */
 
-enum { CTX_NAME_SCOPE, CTX_CONTROL, CTX_COLOCATE, CTX_AS_DEFAULT, CTX_DEVICE };
+enum { CTX_NAME_SCOPE, CTX_CONTROL, CTX_COLOCATE, CTX_AS_DEFAULT, CTX_DEVICE, CTX_GRAD_OVERRIDE };
 
 typedef struct tf_ctx {
   sh_obj head;
@@ -948,6 +958,7 @@ static sh_obj *ctx_enter(sh_obj *self) {
   case CTX_CONTROL: sh_list_append(c->g->controls, c->arg); return sh_none();
   case CTX_COLOCATE: sh_list_append(c->g->colocate, c->arg); return sh_none();
   case CTX_DEVICE: sh_list_append(c->g->devices, c->arg); return sh_none();
+  case CTX_GRAD_OVERRIDE: sh_list_append(c->g->overrides, c->arg); return sh_none();
   case CTX_AS_DEFAULT:
     if (!graph_stack) graph_stack = sh_list_new(0);
     sh_list_append(graph_stack, (sh_obj *)c->g);
@@ -963,6 +974,7 @@ static int ctx_exit(sh_obj *self, sh_obj *exc) {
   case CTX_CONTROL: sh_decref(list_pop(c->g->controls)); break;
   case CTX_COLOCATE: sh_decref(list_pop(c->g->colocate)); break;
   case CTX_DEVICE: sh_decref(list_pop(c->g->devices)); break;
+  case CTX_GRAD_OVERRIDE: sh_decref(list_pop(c->g->overrides)); break;
   case CTX_AS_DEFAULT: sh_decref(list_pop(graph_stack)); break;
   }
   return 0;
@@ -1054,6 +1066,21 @@ static sh_obj *f_colocate_with(sh_obj *self, int argc, sh_obj **argv, sh_obj *kw
   sh_obj *name = sh_incref(SH_LIST_ITEMS(names)[0]);
   sh_decref(names);
   return tf_ctx_new(CTX_COLOCATE, tf_default_graph(), name);
+}
+
+/* Graph.gradient_override_map({op_type: name}): ops of those types made inside take the
+ * gradient registered (tf.RegisterGradient) under name: attr _gradient_op_type, as TF's. */
+static sh_obj *graph_gradient_override_map(sh_obj *self, int argc, sh_obj **argv, sh_obj *kw) {
+  sh_obj *map;
+  if (sh_parse_args("gradient_override_map", argc, argv, kw, "op_type_map", &map) < 0) return NULL;
+  if (!sh_is_dict(map))
+    return sh_raise(sh_TypeError, "gradient_override_map: op_type_map must be a dict, not %s",
+                    sh_type_name(map));
+  sh_obj *k, *v;
+  for (int64_t p = 0; sh_dict_next(map, &p, &k, &v);)
+    if (!sh_is_str(k) || !sh_is_str(v))
+      return sh_raise(sh_TypeError, "gradient_override_map: op_type_map must map strings to strings");
+  return tf_ctx_new(CTX_GRAD_OVERRIDE, (tf_graph *)self, PyDict_Copy(map));
 }
 
 /* ---- Graph ------------------------------------------------------------------------ */
@@ -1156,6 +1183,7 @@ static const sh_method graph_methods[] = {
   {"name_scope", graph_name_scope, "name_scope(name)", "A name scope in this graph."},
   {"device", graph_device, "device(device_name_or_function)", "A device scope in this graph."},
   {"control_dependencies", f_control_dependencies, "control_dependencies(control_inputs)", "Control dependencies in this graph."},
+  {"gradient_override_map", graph_gradient_override_map, "gradient_override_map(op_type_map)", "Ops of these types made inside take the gradients registered under the names given."},
   {NULL},
 };
 

@@ -264,6 +264,86 @@ static sh_obj *build(const char *fname, const char *op, bound *b, sh_obj *name, 
   return out;
 }
 
+/* ---- gradients in Python: tf.RegisterGradient, Graph.gradient_override_map ---------- */
+
+static sh_obj *py_grads;   /* dict: name -> fn(op, *grads), as tf.RegisterGradient keeps them */
+
+/* rt_gradients' hook: a node whose _gradient_op_type (or op type) has a Python gradient gets
+ * it, called as TF calls it (in the gradient's name scope, the op and one gradient an output,
+ * zeros where none reached it), its results one an input (None: no gradient). A Python
+ * error stays raised for tf.gradients. */
+static int py_grad_hook(rt_grad_ctx *ctx, bool *handled) {
+  const rt_node *n = ctx->node;
+  const char *key = rt_node_string(n, "_gradient_op_type", n->op);
+  sh_obj *fn = py_grads ? sh_dict_get_str(py_grads, key) : NULL;
+  if (!fn) return sh_err_occurred() ? rt_error(ctx->st, RT_INTERNAL, "gradient registry") : RT_OK;
+  *handled = true;
+  tf_graph *g = tf_default_graph();
+  if (tf_rt(g) != ctx->g)
+    return rt_error(ctx->st, RT_INVALID_ARGUMENT, "the gradient of '%s' is built outside its graph", n->name);
+  int id = n->id, nout = n->n_outputs, nin = n->n_data_inputs;
+  char saved[TF_SCOPE_MAX];
+  snprintf(saved, sizeof saved, "%s", tf_graph_scope(g));
+  snprintf(tf_graph_scope(g), TF_SCOPE_MAX, "%s", ctx->scope);
+  sh_obj *args = sh_tuple_new(nout + 1), *r = NULL;
+  PyTuple_SET_ITEM(args, 0, tf_op_new(g, id));
+  for (int o = 0; o < nout; o++) {
+    sh_obj *t = NULL;
+    rt_node *src;
+    int idx;
+    if (ctx->dy[o] && rt_graph_output(ctx->g, ctx->dy[o], &src, &idx, ctx->st)) {
+      tf_raise_status(ctx->st);
+    } else if (ctx->dy[o]) {
+      t = tf_tensor_new(g, src->id, idx);
+    } else {
+      sh_obj *y = tf_tensor_new(g, id, o);
+      t = tf_unary_op("ZerosLike", NULL, y);
+      sh_decref(y);
+    }
+    PyTuple_SET_ITEM(args, o + 1, t ? t : sh_none());
+    if (!t) break;
+  }
+  if (!sh_err_occurred()) r = sh_call(fn, nout + 1, SH_TUPLE_ITEMS(args), NULL);
+  sh_decref(args);
+  snprintf(tf_graph_scope(g), TF_SCOPE_MAX, "%s", saved);
+  if (!r) return rt_error(ctx->st, RT_INTERNAL, "the gradient function of %s raised", key);
+  sh_obj *seq = Py_TYPE(r) == (PyTypeObject *)&sh_list_type || Py_TYPE(r) == (PyTypeObject *)&sh_tuple_type
+                    ? sh_sequence_to_tuple(r) : sh_tuple_of(1, sh_incref(r));
+  sh_decref(r);
+  if (seq && SH_TUPLE_N(seq) != nin) {
+    sh_raise(sh_ValueError, "Num gradients %lld generated for op %s do not match num inputs %d",
+             (long long)SH_TUPLE_N(seq), n->name, nin);
+    sh_decref(seq);
+    seq = NULL;
+  }
+  for (int k = 0; seq && k < nin; k++) {
+    sh_obj *x = SH_TUPLE_ITEMS(seq)[k];
+    if (x == SH_NONE) continue;
+    sh_obj *t = tf_convert(x, RT_INVALID);
+    if (!t) break;
+    char name[400];
+    ctx->dx[k] = xstrdup(tf_tensor_name((tf_tensor *)t, name, sizeof name));
+    sh_decref(t);
+  }
+  sh_decref(seq);
+  return sh_err_occurred() ? rt_error(ctx->st, RT_INTERNAL, "the gradient function of %s failed", key) : RT_OK;
+}
+
+/* _register_gradient(name, fn): tf.RegisterGradient's registry */
+static sh_obj *f_register_gradient(sh_obj *self, int argc, sh_obj **argv, sh_obj *kw) {
+  sh_obj *name, *fn;
+  if (sh_parse_args("_register_gradient", argc, argv, kw, "name fn", &name, &fn) < 0) return NULL;
+  const char *s = sh_as_cstr(name);
+  if (!s) return NULL;
+  if (!py_grads) py_grads = sh_dict_new();
+  const rt_op_sig *sig = rt_op_find(s);
+  if (sh_dict_get_str(py_grads, s) || (sig && sig->def->grad))   /* TF's own are registered too */
+    return sh_raise(sh_KeyError, "Registering two gradient with name '%s'!", s);
+  if (sh_dict_set_str(py_grads, s, fn) < 0) return NULL;
+  rt_gradients_set_hook(py_grad_hook);
+  return sh_none();
+}
+
 /* ---- tf.raw_ops and the gen_*_ops modules: any registered op, by its signature ------ */
 
 /* Attr a is set from the inputs (a type or a count), so it is no parameter (TF's rule). */
@@ -1117,10 +1197,12 @@ sh_obj *tf_gradients_impl(sh_obj *ys, sh_obj *xs, sh_obj *grad_ys, const char *s
   rt_status st = {0};
   if (rt_gradients_gated(tf_rt(g), ny, (const char *const *)yn, (const char *const *)gn, nx,
                          (const char *const *)xn, scope, gate, dx, &st)) {
-    tf_raise_status(&st);
-    if (st.code == RT_INVALID_ARGUMENT || st.code == RT_NOT_FOUND) {
-      sh_err_clear();
-      sh_raise(sh_ValueError, "%s", st.msg);
+    if (!sh_err_occurred()) {   /* else a Python gradient's own error stays */
+      tf_raise_status(&st);
+      if (st.code == RT_INVALID_ARGUMENT || st.code == RT_NOT_FOUND) {
+        sh_err_clear();
+        sh_raise(sh_ValueError, "%s", st.msg);
+      }
     }
   } else {
     for (int i = first; i < tf_rt(g)->n_nodes; i++)
@@ -1282,6 +1364,7 @@ static const sh_method special_funcs[] = {
   {"convert_to_tensor", f_convert_to_tensor, "convert_to_tensor(value, dtype=None, name=None)", "value as a Tensor."},
   {"split", f_split, "split(value, num_or_size_splits, axis=0, name='split')", "Split into equal pieces along an axis."},
   {"gradients", f_gradients, "gradients(ys, xs, grad_ys=None, name='gradients')", "Symbolic derivatives of sum(ys) with respect to each x."},
+  {"_register_gradient", f_register_gradient, "_register_gradient(name, fn)", "tf.RegisterGradient's registry (internal)."},
   {"_raw_op", f_raw_op, "_raw_op(op, fname, *args, **kw)", "Build any op from its inputs and attrs (tf.raw_ops; internal)."},
   {"_op_sig", f_op_sig, "_op_sig(op)", "An op's parameters and outputs for _raw_op (internal)."},
   {"_op_names", f_op_names, "_op_names()", "Every op a user may build (internal)."},
