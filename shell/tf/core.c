@@ -259,7 +259,7 @@ static sh_obj *op_get_attr(sh_obj *self, int argc, sh_obj **argv, sh_obj *kw) {
   case RT_ATTR_INT: return sh_int(v->i);
   case RT_ATTR_FLOAT: return sh_float(v->f);
   case RT_ATTR_BOOL: return sh_bool(v->b);
-  case RT_ATTR_STRING: return sh_str(v->s);
+  case RT_ATTR_STRING: return sh_bytes(v->s, strlen(v->s));   /* bytes, as TF's */
   case RT_ATTR_TYPE: return sh_incref(tf_dtype_obj(v->type));
   case RT_ATTR_SHAPE: return tf_shape_new(&v->shape);
   case RT_ATTR_TENSOR: return np_wrap(rt_tensor_ref(v->tensor));
@@ -270,7 +270,10 @@ static sh_obj *op_get_attr(sh_obj *self, int argc, sh_obj **argv, sh_obj *kw) {
   }
   case RT_ATTR_LIST_STRING: {
     sh_obj *l = sh_list_new(0);
-    for (int i = 0; i < v->list.n; i++) sh_list_append_steal(l, sh_str(((char **)v->list.v)[i]));
+    for (int i = 0; i < v->list.n; i++) {
+      const char *e = ((char **)v->list.v)[i];
+      sh_list_append_steal(l, sh_bytes(e, strlen(e)));
+    }
     return l;
   }
   default: return sh_none();

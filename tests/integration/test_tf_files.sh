@@ -113,7 +113,7 @@ out=$(timeout 60 "$TFSH" "$WORK/graph.py" "$FX" "$WORK/out" 2>&1)
 check "TF's binary GraphDef parses" "parsed 8 ['Placeholder', 'Const', 'Const']" "$(echo "$out" | grep "^parsed")"
 check "import_graph_def: return_elements" "returned m/out:0 m/h" "$(echo "$out" | grep "^returned")"
 check "import_graph_def: device fields kept" "devices /job:ps/task:0 /job:worker/task:0" "$(echo "$out" | grep "^devices")"
-check "import_graph_def: _class colocation kept, renamed" "colocation ['loc:@m/w']" "$(echo "$out" | grep "^colocation")"
+check "import_graph_def: _class colocation kept, renamed" "colocation [b'loc:@m/w']" "$(echo "$out" | grep "^colocation")"
 check "import_graph_def: input_map, and the imported graph runs" "values True" "$(echo "$out" | grep "^values")"
 check "import_graph_def: TF's training graph (gradients, saver) imports" "TF's training graph imports True" "$(echo "$out" | grep "^TF's training")"
 check "import_graph_def: ops tfsh lacks are named" "unknown ops: import_graph_def: 1 node of GraphDef uses ops tfsh does not have: 'NoSuchOp' (node 'a')" "$(echo "$out" | grep "^unknown ops")"

@@ -35,7 +35,7 @@ PY
 mkdir -p "$WORK/out"
 out=$(timeout 60 "$TFSH" "$WORK/text.py" "$FX" "$WORK/out" 2>&1)
 check "text_format.Merge of TF's .pbtxt" "merged 8 ['Placeholder', 'Const', 'Const'] /job:ps/task:0" "$(echo "$out" | grep "^merged")"
-check "import_graph_def of it keeps _class colocation" "colocation ['loc:@m/w']" "$(echo "$out" | grep "^colocation")"
+check "import_graph_def of it keeps _class colocation" "colocation [b'loc:@m/w']" "$(echo "$out" | grep "^colocation")"
 check "the imported text graph runs" "values True" "$(echo "$out" | grep "^values")"
 check "text_format.Parse of TF's training graph" "parsed 110 init" "$(echo "$out" | grep "^parsed")"
 check "MessageToString writes what TF's text_format writes" "same" \

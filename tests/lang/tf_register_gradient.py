@@ -44,11 +44,7 @@ y = tf.matmul(h, w) + tf.reduce_sum(plain)
 with g.gradient_override_map({"PyFunc": "DoubleIt", "Identity": "ClipIt"}):
     p = tf.py_func(lambda v: (v * 3.0).astype(np.float32), [x], tf.float32)
     c = tf.identity(x * 4.0)
-def text(v):   # TF gives a string attr as bytes
-    return v.decode() if isinstance(v, bytes) else v
-
-
-print(text(h.op.get_attr("_gradient_op_type")), text(p.op.get_attr("_gradient_op_type")))
+print(h.op.get_attr("_gradient_op_type"), p.op.get_attr("_gradient_op_type"))   # bytes, as TF's
 grads = tf.gradients([y], [x])[0]
 gp = tf.gradients(p, x)[0]
 gc = tf.gradients(c, x)[0]
