@@ -547,7 +547,12 @@ static int grad_body(gl *L, const loopvar *vars, int n_vars, rt_grad_list *lg, c
       any |= dy[o] != NULL;
     }
     if (any && n->n_data_inputs) {
-      if (!n->def || !n->def->grad) {
+      const char *over = rt_node_string(n, "_gradient_op_type", NULL);
+      if (over) {   /* its Python function would read forward values the loop has stacked */
+        rc = rt_error(st, RT_UNIMPLEMENTED, "operation '%s' has the gradient '%s' "
+                      "(gradient_override_map): tfsh cannot use an overridden gradient inside "
+                      "a tf.while_loop yet", n->name, over);
+      } else if (!n->def || !n->def->grad) {
         rc = rt_error(st, RT_LOOKUP_ERROR, "No gradient defined for operation '%s' (op type: %s)", n->name, n->op);
       } else {
         char sc[800];
