@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "ops/ops_int.h"
+#include "runtime/remap.h"
 
 #define FLT "{float, double}"
 #define IN(i) (c->node->inputs[i])
@@ -150,6 +151,20 @@ static int backprop_shape(rt_shape_ctx *c, int sizes) {
 }
 
 static int backprop_input_shape(rt_shape_ctx *c) { return backprop_shape(c, 0); }
+
+/* _FusedConv2DBackpropFilterWithArgmax's: the filter from filter_shape, the bias its outputs. */
+static int backprop_filter_argmax_shape(rt_shape_ctx *c) {
+  int nf;
+  const int64_t *f = list_ints(c->node, "filter_shape", &nf);
+  for (int i = 0; i < 3; i++)
+    if (c->in_shapes[i].ndims >= 0 && c->in_shapes[i].ndims != 4)
+      return op_rank_error(c, 4, c->in_shapes[i].ndims);
+  if (!f || nf != 4)
+    return op_shape_error(c, 0, "filter_shape must have 4 sizes, not %d", f ? nf : 0);
+  c->out_shapes[0] = rt_shape_make(4, f);
+  c->out_shapes[1] = rt_shape_make(1, (int64_t[]){f[3]});
+  return RT_OK;
+}
 static int backprop_filter_shape(rt_shape_ctx *c) { return backprop_shape(c, 1); }
 
 static int pool_attrs(rt_shape_ctx *c, const int64_t **k, const int64_t **s, bool *same) {
@@ -311,6 +326,15 @@ static const rt_op_def conv_ops[] = {
    .outputs = "output: T", .attrs = CONV_ATTRS,
    .help = "Conv2D's gradient for its filter, of shape filter_sizes.",
    .shape = backprop_filter_shape, .kernel = {[RT_DEV_CPU] = op_cpu_conv2d_backprop_filter}},
+  /* The remapper's: a first layer's Conv2DBackpropFilter and bias gradient from the
+   * workspace of its pool, where nothing needs the layer's input gradient. */
+  {.name = "_FusedConv2DBackpropFilterWithArgmax", .inputs = "input: T, argmax: uint8, grad: T",
+   .outputs = "filter_backprop: T, bias_backprop: T",
+   .attrs = CONV_ATTRS ", filter_shape: list(int), bias_sum: string = '_SumToShapeOf'",
+   .help = "Conv2DBackpropFilter and the bias gradient of a convolution whose output went through "
+           "bias, Relu and a 2x2 pool at stride 2, from the pool's workspace and gradient.",
+   .shape = backprop_filter_argmax_shape,
+   .kernel = {[RT_DEV_CPU] = op_cpu_fused_conv2d_backprop_filter_argmax}, .flags = RT_OP_INTERNAL},
   {.name = "MaxPool", .inputs = "input: T", .outputs = "output: T", .attrs = POOL_ATTRS,
    .help = "Maximum over each ksize window, moved by strides.", .shape = pool_shape,
    .kernel = {[RT_DEV_CPU] = op_cpu_max_pool}, .grad = max_pool_grad},
@@ -339,4 +363,7 @@ static const rt_op_def conv_ops[] = {
    .shape = avg_pool_grad_shape, .kernel = {[RT_DEV_CPU] = op_cpu_avg_pool_grad}},
 };
 
-void op_conv_register(void) { rt_op_register(conv_ops, OP_COUNT(conv_ops)); }
+void op_conv_register(void) {
+  rt_op_register(conv_ops, OP_COUNT(conv_ops));
+  rt_remap_set_filter_argmax(op_cpu_filter_argmax_fast);
+}

@@ -271,6 +271,9 @@ int op_cpu_conv2d_backprop_filter(rt_kernel_ctx *c);
 int op_cpu_max_pool(rt_kernel_ctx *c);
 int op_cpu_fused_max_pool_grad(rt_kernel_ctx *c);
 int op_cpu_fused_max_pool_grad_argmax(rt_kernel_ctx *c);
+int op_cpu_fused_conv2d_backprop_filter_argmax(rt_kernel_ctx *c);
+/* The direct filter gradient runs a kh x kw x ic -> oc first layer here (remap's question). */
+bool op_cpu_filter_argmax_fast(int64_t kh, int64_t kw, int64_t ic, int64_t oc);
 int op_cpu_max_pool_grad(rt_kernel_ctx *c);
 int op_cpu_avg_pool(rt_kernel_ctx *c);
 int op_cpu_avg_pool_grad(rt_kernel_ctx *c);

@@ -1,6 +1,7 @@
 /* The remapper (runtime/remap.h): Conv2D -> BiasAdd (-> Relu (-> MaxPool)) into
  * _FusedConv2D, MaxPoolGrad -> ReluGrad into _FusedMaxPoolGrad, then a training step's
- * pool and its gradient onto a workspace (fuse_pool_argmax). */
+ * pool and its gradient onto a workspace (fuse_pool_argmax), then a first layer's filter
+ * and bias gradients onto it too (fuse_filter_argmax). */
 #include "runtime/remap.h"
 #include "base/alloc.h"
 
@@ -177,9 +178,38 @@ static bool fused_ops_are(const rt_node *n, int count, const char *const *ops) {
   return true;
 }
 
+/* The pass's new graph in *gp's place (the old one freed) when rc is RT_OK; else out freed. */
+static int replace_graph(rt_graph **gp, rt_graph *out, int rc) {
+  if (rc) {
+    rt_graph_free(out);
+  } else {
+    rt_graph_free(*gp);
+    *gp = out;
+  }
+  return rc;
+}
+
 static void rename_node(rt_node *n, const char *name, const char *op) {
   free(n->name), free(n->op);
   n->name = xstrdup(name), n->op = xstrdup(op);
+}
+
+/* c as an Identity of `input` under its own name, its control inputs kept (a shape reader
+ * or a gradient whose value another node now makes). */
+static int add_identity(rt_graph *out, const rt_node *c, const char *input, rt_status *st) {
+  rt_node *m = rt_node_clone(c);
+  rename_node(m, c->name, "Identity");
+  int nd = c->n_data_inputs;   /* a clone's count is rt_graph_add's to make */
+  char *in = xstrdup(input);
+  for (int k = 0; k < nd; k++) free(m->inputs[k]);
+  m->inputs[0] = in;
+  memmove(m->inputs + 1, m->inputs + nd, sizeof *m->inputs * (size_t)(m->n_inputs - nd));
+  m->n_inputs -= nd - 1;
+  for (int a = 0; a < m->n_attrs; a++)
+    rt_attr_value_clear(&m->attrs[a].value), free(m->attrs[a].name);
+  m->n_attrs = 0;
+  rt_node_set_type(m, "T", RT_FLOAT);
+  return rt_graph_add(out, m, st);
 }
 
 /* The training step's pool, after the patterns above: P = MaxPool(R) 2x2 at stride 2 with
@@ -188,7 +218,7 @@ static void rename_node(rt_node *n, const char *name, const char *op) {
  * output has even sides. R goes: P becomes _FusedConv2DWithArgmax (the pooled output and
  * a byte a value of workspace), F _FusedMaxPoolGradWithArgmax(P:1, dy), the shape readers
  * Identity(F) (F has R's shape). The Relu's output (four times the pool's) is then never
- * written, nor read again by the pool and its gradient. Returns the nodes fused. */
+ * written, nor read again by the pool and its gradient. */
 static int fuse_pool_argmax(rt_graph **gp, const char *const *keep, int n_keep, rt_status *st) {
   static const char *const relu_ops[] = {"BiasAdd", "Relu"}, *const grad_ops[] = {"ReluGrad"};
   static const char *const pool_ops[] = {"BiasAdd", "Relu", "MaxPool"};
@@ -267,29 +297,185 @@ static int fuse_pool_argmax(rt_graph **gp, const char *const *keep, int n_keep, 
         rc = rt_graph_add(out, m, st);
       } else if (!strcmp(c->op, "_SumToShapeOf") && c->n_data_inputs == 2 &&
                  pool[c->edges[1].node] >= 0) {   /* F to its own shape: F */
-        rt_node *m = rt_node_clone(c);
-        rename_node(m, c->name, "Identity");
-        free(m->inputs[1]);
-        memmove(m->inputs + 1, m->inputs + 2, sizeof *m->inputs * (size_t)(m->n_inputs - 2));
-        m->n_inputs--;
-        for (int a = 0; a < m->n_attrs; a++) rt_attr_value_clear(&m->attrs[a].value), free(m->attrs[a].name);
-        m->n_attrs = 0;
-        rt_node_set_type(m, "T", RT_FLOAT);
-        rc = rt_graph_add(out, m, st);
+        rc = add_identity(out, c, c->inputs[0], st);
       } else {
         rc = rt_graph_add_copy(out, c, id_map, st);
       }
       id_map[i] = out->n_nodes - 1;
     }
     free(id_map), free(of);
-    if (rc) {
-      rt_graph_free(out);
-    } else {
-      rt_graph_free(*gp);
-      *gp = out;
-    }
+    rc = replace_graph(gp, out, rc);
   }
   free(uses), free(grad), free(pool), free(likes), free(pinned);
+  return rc;
+}
+
+static bool (*filter_argmax_fast)(int64_t kh, int64_t kw, int64_t ic, int64_t oc);
+void rt_remap_set_filter_argmax(bool (*fast)(int64_t kh, int64_t kw, int64_t ic, int64_t oc)) {
+  filter_argmax_fast = fast;
+}
+
+/* A first layer after fuse_pool_argmax: B = Conv2DBackpropFilter(x, sizes, F), directly or
+ * through Identities (the shape reader fuse_pool_argmax left, tf.tuple's
+ * control_dependency), with F = _FusedMaxPoolGradWithArgmax(ws, dyp) whose other reader is
+ * at most one _SumToShapeOf or BiasAddGrad S (the bias gradient): nothing asks for the
+ * layer's input gradient, so F's output is read only to be summed twice. Where the CPU's
+ * direct filter kernel runs the window (filter_argmax_fast), B becomes
+ * _FusedConv2DBackpropFilterWithArgmax(x, ws, dyp) under B's name, placed where the first
+ * of B and S stood (its filter's shape an attr, so that it needs no node made after S);
+ * S becomes an Identity of its output 1 (summed as S sums: bias_sum). F and the Identities
+ * go: their control inputs (tf.tuple's group) with them, and control inputs on them, which
+ * must come after the new node, name it instead. */
+enum { CHAIN_MAX = 4 };
+typedef struct filter_fusion {
+  int b, f, s, at;          /* B, F, S or -1, and where the new node goes (B or S) */
+  int chain[CHAIN_MAX], n_chain;
+} filter_fusion;
+
+static bool match_filter(const rt_graph *g, int b, const int *duses, const int *sums,
+                         const int *sum_of, const bool *pinned, filter_fusion *ff) {
+  const rt_node *B = g->nodes[b];
+  if (strcmp(B->op, "Conv2DBackpropFilter") || B->n_inputs != 3 || B->edges[2].index ||
+      !B->assigned || !on_cpu(B) || !nhwc(B) || rt_node_type(B, "T", RT_FLOAT) != RT_FLOAT ||
+      !B->out_shapes || B->out_shapes[0].ndims != 4 || !rt_shape_fully_known(&B->out_shapes[0]))
+    return false;
+  *ff = (filter_fusion){.b = b, .s = -1, .at = b};
+  int f = B->edges[2].node;
+  while (!strcmp(g->nodes[f]->op, "Identity")) {
+    const rt_node *I = g->nodes[f];
+    if (ff->n_chain == CHAIN_MAX || I->n_data_inputs != 1 || I->edges[0].index || duses[f] != 1 ||
+        pinned[f] || !I->assigned || strcmp(I->assigned, B->assigned))
+      return false;
+    ff->chain[ff->n_chain++] = f;
+    f = I->edges[0].node;
+  }
+  const rt_node *F = g->nodes[f];
+  int s = sums[f] == 1 ? sum_of[f] : -1;
+  if (strcmp(F->op, "_FusedMaxPoolGradWithArgmax") || F->n_data_inputs != 2 || pinned[f] ||
+      sums[f] > 1 || duses[f] != 1 + (s >= 0) || !F->assigned || strcmp(F->assigned, B->assigned))
+    return false;
+  const int64_t *fd = B->out_shapes[0].dims;
+  if (s >= 0) {   /* the bias gradient: a vector of the channels, before B or after */
+    const rt_node *S = g->nodes[s];
+    bool sum = !strcmp(S->op, "_SumToShapeOf");
+    const rt_shape *bs = sum ? &g->nodes[S->edges[1].node]->out_shapes[S->edges[1].index]
+                             : &S->out_shapes[0];
+    if (S->n_inputs != S->n_data_inputs || bs->ndims != 1 || bs->dims[0] != fd[3] ||
+        rt_node_type(S, "T", RT_FLOAT) != RT_FLOAT || !S->assigned ||
+        strcmp(S->assigned, B->assigned) || B->edges[0].node >= s)
+      return false;
+    ff->s = s, ff->at = s < b ? s : b;
+  }
+  ff->f = f;
+  return filter_argmax_fast(fd[0], fd[1], fd[2], fd[3]);
+}
+
+static int fuse_filter_argmax(rt_graph **gp, const char *const *keep, int n_keep, rt_status *st) {
+  const rt_graph *g = *gp;
+  int n = g->n_nodes, found = 0, rc = RT_OK;
+  if (!filter_argmax_fast) return RT_OK;
+  int *duses = xcalloc((size_t)n + 1, sizeof *duses), *sums = xcalloc((size_t)n + 1, sizeof *sums);
+  int *sum_of = xcalloc((size_t)n + 1, sizeof *sum_of), *grp = xcalloc((size_t)n + 1, sizeof *grp);
+  int *gone = xcalloc((size_t)n + 1, sizeof *gone);   /* F and the chain: the fusion's index + 1 */
+  bool *pinned = xcalloc((size_t)n + 1, sizeof *pinned);
+  filter_fusion *fu = xcalloc((size_t)n + 1, sizeof *fu);
+  pin(g, keep, n_keep, pinned);
+  for (int i = 0; i < n; i++) {
+    const rt_node *c = g->nodes[i];
+    grp[i] = -1;
+    for (int e = 0; e < c->n_data_inputs; e++) duses[c->edges[e].node]++;
+    if (((!strcmp(c->op, "_SumToShapeOf") && c->n_data_inputs == 2) ||
+         (!strcmp(c->op, "BiasAddGrad") && c->n_data_inputs == 1 && nhwc(c))) &&
+        !c->edges[0].index)
+      sums[c->edges[0].node]++, sum_of[c->edges[0].node] = i;
+  }
+  for (int b = 0; b < n; b++) {
+    filter_fusion ff;
+    if (!match_filter(g, b, duses, sums, sum_of, pinned, &ff) || gone[ff.f]) continue;
+    fu[found] = ff;
+    gone[ff.f] = ++found;
+    for (int k = 0; k < ff.n_chain; k++) gone[ff.chain[k]] = found;
+  }
+  /* Control inputs on what goes must come after the new node (and data inputs from B, S or
+   * the chain only, which duses ensured): else that fusion is dropped. */
+  for (int j = 0; j < n; j++) {
+    const rt_node *c = g->nodes[j];
+    for (int e = c->n_data_inputs; e < c->n_inputs; e++) {
+      int k = gone[c->edges[e].node] - 1;
+      if (k >= 0 && !gone[j] && j <= fu[k].at) fu[k].b = -1;
+    }
+  }
+  for (int i = 0; i < n; i++) gone[i] = 0;
+  int kept = 0;
+  for (int k = 0; k < found; k++) {
+    const filter_fusion *ff = &fu[k];
+    if (ff->b < 0) continue;
+    kept++;
+    gone[ff->f] = k + 1, grp[ff->b] = k;
+    for (int c = 0; c < ff->n_chain; c++) gone[ff->chain[c]] = k + 1;
+    if (ff->s >= 0) grp[ff->s] = k;
+  }
+  if (kept) {
+    rt_graph *out = rt_graph_new();
+    int *id_map = xcalloc((size_t)n + 1, sizeof *id_map);
+    rt_graph_reserve(out, n);
+    for (int i = 0; i < n; i++) id_map[i] = -1;
+    for (int i = 0; i < n && !rc; i++) {
+      const rt_node *c = g->nodes[i];
+      if (gone[i]) continue;
+      int k = grp[i];
+      if (k < 0) {
+        bool names_gone = false;
+        for (int e = c->n_data_inputs; e < c->n_inputs; e++)
+          names_gone |= gone[c->edges[e].node] > 0;
+        if (!names_gone) {
+          rc = rt_graph_add_copy(out, c, id_map, st);
+        } else {   /* ^F or ^an Identity: ^the new node, once */
+          rt_node *m = rt_node_clone(c);
+          int w = c->n_data_inputs;
+          for (int e = c->n_data_inputs; e < m->n_inputs; e++) {
+            int gk = gone[c->edges[e].node] - 1;
+            char ctl[512];
+            snprintf(ctl, sizeof ctl, "^%s", gk >= 0 ? g->nodes[fu[gk].b]->name : "");
+            char *in = xstrdup(gk >= 0 ? ctl : m->inputs[e]);
+            bool dup = false;
+            for (int d = c->n_data_inputs; d < w && !dup; d++) dup = !strcmp(m->inputs[d], in);
+            free(m->inputs[e]);
+            if (dup) free(in);
+            else m->inputs[w++] = in;
+          }
+          m->n_inputs = w;
+          rc = rt_graph_add(out, m, st);
+        }
+        id_map[i] = out->n_nodes - 1;
+        continue;
+      }
+      const filter_fusion *ff = &fu[k];
+      const rt_node *B = g->nodes[ff->b], *F = g->nodes[ff->f];
+      if (i == ff->at) {
+        rt_node *m = rt_node_clone(B);
+        rename_node(m, B->name, "_FusedConv2DBackpropFilterWithArgmax");
+        for (int e = 1; e < m->n_inputs; e++) free(m->inputs[e]);
+        m->inputs[1] = xstrdup(F->inputs[0]), m->inputs[2] = xstrdup(F->inputs[1]);
+        m->n_inputs = 3;
+        rt_node_set_ints(m, "filter_shape", 4, B->out_shapes[0].dims);
+        if (ff->s >= 0) rt_node_set_string(m, "bias_sum", g->nodes[ff->s]->op);
+        rc = rt_graph_add(out, m, st);
+        id_map[ff->b] = out->n_nodes - 1;
+        for (int c2 = 0; c2 < ff->n_chain; c2++) id_map[ff->chain[c2]] = id_map[ff->b];
+        id_map[ff->f] = id_map[ff->b];
+      }
+      if (!rc && i == ff->s) {
+        char bias[512];
+        snprintf(bias, sizeof bias, "%s:1", B->name);
+        rc = add_identity(out, c, bias, st);
+        id_map[i] = out->n_nodes - 1;
+      }
+    }
+    free(id_map);
+    rc = replace_graph(gp, out, rc);
+  }
+  free(duses), free(sums), free(sum_of), free(grp), free(gone), free(pinned), free(fu);
   return rc;
 }
 
@@ -354,12 +540,9 @@ int rt_remap_graph(rt_graph **gp, const char *const *keep, int n_keep, rt_status
       id_map[i] = out->n_nodes - 1;
     }
     free(id_map);
-    if (rc) {
-      rt_graph_free(out);
-    } else {
-      rt_graph_free(*gp);
-      *gp = out;
+    if (!replace_graph(gp, out, rc)) {
       rc = fuse_pool_argmax(gp, keep, n_keep, st);
+      if (!rc) rc = fuse_filter_argmax(gp, keep, n_keep, st);
     }
   }
   free(k.uses), free(k.likes), free(k.first_like), free(k.pinned), free(role), free(head), free(fu);

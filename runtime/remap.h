@@ -6,7 +6,10 @@
  * (a CNN's backward pass through pool and relu) one _FusedMaxPoolGrad; in a training
  * step, where that gradient is the only other reader of a fused Relu under a 2x2 pool, the
  * pool becomes _FusedConv2DWithArgmax (with a byte of workspace a pooled value) and the
- * gradient _FusedMaxPoolGradWithArgmax on that workspace: the Relu's output is never made.
+ * gradient _FusedMaxPoolGradWithArgmax on that workspace: the Relu's output is never made;
+ * and where nothing needs that layer's input gradient (a first layer), its filter and bias
+ * gradients read the workspace too (_FusedConv2DBackpropFilterWithArgmax), so the pool's
+ * gradient at the layer's size is not made either.
  * The fused node keeps the last node's name (so its consumers, the step stats and the
  * timeline name it as TF's does); only where nothing else reads the folded nodes' outputs:
  * no other consumer (but a _SumToShapeOf reading only the shape, which then reads the fused
@@ -20,5 +23,10 @@
 /* keep: the run's feeds, fetches and targets ("x", "x:0", "^x"), whose nodes stay. *g is
  * replaced (the old graph freed) when something was fused; left alone otherwise. */
 int rt_remap_graph(rt_graph **g, const char *const *keep, int n_keep, rt_status *st);
+
+/* The kernels' answer to whether a first layer's filter gradient (a kh x kw x ic -> oc
+ * window) runs from its pool's workspace at speed here: the last pass fuses only then.
+ * The CPU kernels register it (ops/conv.c); unset, that pass does nothing. */
+void rt_remap_set_filter_argmax(bool (*fast)(int64_t kh, int64_t kw, int64_t ic, int64_t oc));
 
 #endif

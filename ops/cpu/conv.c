@@ -818,7 +818,7 @@ static bool conv_direct(rt_kernel_ctx *c, const geom *g, const float *x, const f
  * order than the gemm's (a chain per tile of image rows, then the tiles' partials in
  * tile order, so the bits do not depend on the thread count). */
 #if defined(__x86_64__) && defined(__GNUC__)
-#define FILT_TARGET __attribute__((target("avx512f")))
+#define FILT_TARGET __attribute__((target("avx512f,avx512bw,avx512vl")))
 enum { FILT_ACC = 26 };
 
 typedef struct filt_job {
@@ -826,10 +826,32 @@ typedef struct filt_job {
   const float *x, *dy;
   float *dw, *part;       /* tile 0 sums into dw, tile t > 0 into part + (t - 1) * cols * oc */
   int64_t tiles;
+  const uint8_t *ws;      /* non-NULL: dy is 2x2 pools' gradient, each pixel's row from the */
+  const float *dyp;       /* workspace and the pooled gradient (filt_ws_row) */
 } filt_job;
 
+/* dy's row at pixel (oy, ox) of image b from a 2x2 pool's workspace and gradient dyp: dyp
+ * where the pixel's byte is its window's position plus 4, 0 elsewhere. ws_grad writes
+ * 0 + dyp (so +0 for -0), which no sum here can tell: the accumulators start at +0 and
+ * never hold -0 (x + -0 is x, +0 + -0 is +0), so the bits are those of the dy it writes.
+ * Two vectors of registers are all it takes beside the accumulators. */
 static inline __attribute__((always_inline)) FILT_TARGET void
-filt_tile_nv(const filt_job *j, int64_t lo, int64_t hi, float *dw, const int nv) {
+filt_ws_row(const filt_job *j, int64_t b, int64_t oy, int64_t ox, __m512 *dv, const int nv) {
+  const geom *g = j->g;
+  int64_t at = ((b * (g->oh / 2) + oy / 2) * (g->ow / 2) + ox / 2) * g->oc;
+  const __m128i code = _mm_set1_epi8((char)(4 | (oy & 1) << 1 | (ox & 1)));
+#pragma GCC unroll 4
+  for (int v = 0; v < nv; v++) {
+    __m128i w = _mm_loadu_si128((const __m128i *)(j->ws + at + 16 * v));
+    __mmask16 k = _mm_cmpeq_epi8_mask(w, code);
+    __m512 d = _mm512_loadu_ps(j->dyp + at + 16 * v);
+    __asm__("" : "+v"(d));   /* a plain load and a masked move: no masked load */
+    dv[v] = _mm512_maskz_mov_ps(k, d);
+  }
+}
+
+static inline __attribute__((always_inline)) FILT_TARGET void
+filt_tile_nv(const filt_job *j, int64_t lo, int64_t hi, float *dw, const int nv, const bool ws) {
   const geom *g = j->g;
   const int G = FILT_ACC / nv;
   int64_t cols = g->kh * g->kw * g->ic, run = g->kw * g->ic, ic = g->ic;
@@ -845,12 +867,14 @@ filt_tile_nv(const filt_job *j, int64_t lo, int64_t hi, float *dw, const int nv)
     for (int q = 0; q < G * nv; q++) acc[q] = _mm512_setzero_ps();
     for (int64_t by = lo; by < hi; by++) {
       int64_t b = by / g->oh, oy = by % g->oh, y0 = oy * g->sh - g->pt;
-      const float *img = j->x + b * g->ih * g->iw * ic, *d = j->dy + by * g->ow * g->oc;
-      for (int64_t ox = 0; ox < g->ow; ox++, d += g->oc) {
+      const float *img = j->x + b * g->ih * g->iw * ic, *d = ws ? NULL : j->dy + by * g->ow * g->oc;
+      for (int64_t ox = 0; ox < g->ow; ox++, d += ws ? 0 : g->oc) {
         int64_t x0 = ox * g->sw - g->pl;
         __m512 dv[4];
+        if (ws) filt_ws_row(j, b, oy, ox, dv, nv);
+        else
 #pragma GCC unroll 4
-        for (int v = 0; v < nv; v++) dv[v] = _mm512_loadu_ps(d + 16 * v);
+          for (int v = 0; v < nv; v++) dv[v] = _mm512_loadu_ps(d + 16 * v);
         if (y0 >= 0 && y0 + g->kh <= g->ih && x0 >= 0 && x0 + g->kw <= g->iw) {
           const float *base = img + (y0 * g->iw + x0) * ic;
 #pragma GCC unroll 26
@@ -882,9 +906,15 @@ static FILT_TARGET void filt_tile(void *arg, int64_t t, int who) {
   int64_t lo, hi, cols = g->kh * g->kw * g->ic;
   rt_tile_range(g->n * g->oh, j->tiles, t, &lo, &hi);
   float *dw = t ? j->part + (t - 1) * cols * g->oc : j->dw;
-  if (g->oc == 16) filt_tile_nv(j, lo, hi, dw, 1);
-  else if (g->oc == 32) filt_tile_nv(j, lo, hi, dw, 2);
-  else filt_tile_nv(j, lo, hi, dw, 4);
+  if (j->ws) {
+    if (g->oc == 16) filt_tile_nv(j, lo, hi, dw, 1, true);
+    else if (g->oc == 32) filt_tile_nv(j, lo, hi, dw, 2, true);
+    else filt_tile_nv(j, lo, hi, dw, 4, true);
+  } else {
+    if (g->oc == 16) filt_tile_nv(j, lo, hi, dw, 1, false);
+    else if (g->oc == 32) filt_tile_nv(j, lo, hi, dw, 2, false);
+    else filt_tile_nv(j, lo, hi, dw, 4, false);
+  }
 }
 
 static bool filt_direct_ok(const geom *g, bool f32) {
@@ -896,8 +926,11 @@ static bool filt_direct_ok(const geom *g, bool f32) {
 /* Tiles of at least 8 image rows, at most RT_SUM_TILES; part: room for tiles - 1 partials. */
 static int64_t filt_tiles(const geom *g) { return rt_sum_tiles(g->n * g->oh, 8); }
 
-static void filt_direct(const geom *g, const float *x, const float *dy, float *dw, float *part) {
-  filt_job j = {.g = g, .x = x, .dy = dy, .dw = dw, .part = part, .tiles = filt_tiles(g)};
+/* dy, or with ws: the 2x2 pools' gradient from ws and dyp (filt_ws_row). */
+static void filt_direct(const geom *g, const float *x, const float *dy, const uint8_t *ws,
+                        const float *dyp, float *dw, float *part) {
+  filt_job j = {.g = g, .x = x, .dy = dy, .dw = dw, .part = part, .tiles = filt_tiles(g),
+                .ws = ws, .dyp = dyp};
   int64_t nw = g->kh * g->kw * g->ic * g->oc;
   int threads = g->n * g->oh * g->ow * nw >= (1 << 20) ? n_threads() : 1;
   rt_parallel_tiles_heavy(j.tiles, threads, filt_tile, &j);
@@ -909,7 +942,10 @@ static void filt_direct(const geom *g, const float *x, const float *dy, float *d
 #else
 static bool filt_direct_ok(const geom *g, bool f32) { (void)g, (void)f32; return false; }
 static int64_t filt_tiles(const geom *g) { (void)g; return 1; }
-static void filt_direct(const geom *g, const float *x, const float *dy, float *dw, float *part) {}
+static void filt_direct(const geom *g, const float *x, const float *dy, const uint8_t *ws,
+                        const float *dyp, float *dw, float *part) {
+  (void)g, (void)x, (void)dy, (void)ws, (void)dyp, (void)dw, (void)part;
+}
 #endif
 
 /* One chunk's im2col and gemm a tile; the running thread's column buffer (`who`). */
@@ -1220,9 +1256,9 @@ int op_cpu_fused_conv2d_argmax(rt_kernel_ctx *c) { return conv2d_run(c, true, tr
 /* The backprops' shared checks (ConvBackpropComputeDimensions): in and filter shapes are
  * given as vectors (from input_sizes / filter_sizes) or tensors. */
 static int backprop_geom(rt_kernel_ctx *c, const char *label, const int64_t *xd,
-                         const int64_t *fd, const rt_tensor *dy, geom *g) {
+                         const int64_t *fd, const rt_shape *dys, geom *g) {
   char sa[160];
-  if (dy->shape.ndims != 4)
+  if (dys->ndims != 4)
     return rt_kernel_error(c, RT_INVALID_ARGUMENT, "%s: out_backprop must be 4-dimensional", label);
   if (xd[3] != fd[2])
     return rt_kernel_error(c, RT_INVALID_ARGUMENT, "%s: input and filter must have the same depth",
@@ -1230,7 +1266,7 @@ static int backprop_geom(rt_kernel_ctx *c, const char *label, const int64_t *xd,
   *g = (geom){.n = xd[0], .ih = xd[1], .iw = xd[2], .ic = xd[3], .kh = fd[0], .kw = fd[1],
               .oc = fd[3]};
   if (window(c, g)) return c->st->code;
-  const int64_t *dd = dy->shape.dims;
+  const int64_t *dd = dys->dims;
   if (dd[0] != g->n)
     return rt_kernel_error(c, RT_INVALID_ARGUMENT, "%s: input and out_backprop must have the same "
                            "batch size", label);
@@ -1246,7 +1282,7 @@ static int backprop_geom(rt_kernel_ctx *c, const char *label, const int64_t *xd,
   }
   if (dd[3] != g->oc)
     return rt_kernel_error(c, RT_INVALID_ARGUMENT, "%s: filter and out_backprop must have the same "
-                           "out_depth (out_backprop %s)", label, op_shape_tf(&dy->shape, sa, sizeof sa));
+                           "out_depth (out_backprop %s)", label, op_shape_tf(dys, sa, sizeof sa));
   return RT_OK;
 }
 
@@ -1275,7 +1311,7 @@ int op_cpu_conv2d_backprop_input(rt_kernel_ctx *c) {
   if (sizes_vec(c, label, "input_sizes", "input", c->inputs[0], xd)) return c->st->code;
   if (f->shape.ndims != 4)
     return rt_kernel_error(c, RT_INVALID_ARGUMENT, "%s: filter must be 4-dimensional", label);
-  if (backprop_geom(c, label, xd, f->shape.dims, dy, &g)) return c->st->code;
+  if (backprop_geom(c, label, xd, f->shape.dims, &dy->shape, &g)) return c->st->code;
   rt_shape xs = rt_shape_make(4, xd);
   rt_tensor *out = rt_kernel_output(c, 0, f->dtype, &xs);
   if (!out) return c->st->code;
@@ -1343,6 +1379,51 @@ int op_cpu_conv2d_backprop_input(rt_kernel_ctx *c) {
   return RT_OK;
 }
 
+/* dw = Conv2D's filter gradient of x and dy (geometry g) into dw, dw_bytes long. */
+static int filter_grad(rt_kernel_ctx *c, const geom *g, rt_dtype t, const char *xv, const char *dv,
+                       char *dw, size_t dw_bytes) {
+  int64_t rows = g->n * g->oh * g->ow, cols = g->kh * g->kw * g->ic;
+  if (rows == 0 || cols == 0 || g->oc == 0) {
+    memset(dw, 0, dw_bytes);
+    return RT_OK;
+  }
+  size_t es = rt_dtype_size(t);
+  bool f32 = t == RT_FLOAT;
+  if (g->kh == 1 && g->kw == 1 && g->sh == 1 && g->sw == 1) {   /* dw = x^T @ dy */
+    gemm(f32, cols, g->oc, rows, xv, 1, cols, dv, g->oc, 1, 0, dw, 0);
+    return RT_OK;
+  }
+  if (f32 && conv_dnnl(c, OP_DNNL_BWD_WEIGHTS, g, (float *)xv, (float *)dw, (float *)dv, NULL))
+    return RT_OK;
+  if (filt_direct_ok(g, f32)) {
+    void *tmp = NULL;
+    float *part = scratch_get(c, (size_t)((filt_tiles(g) - 1) * cols * g->oc) * es, &tmp);
+    if (!part) return rt_kernel_error(c, RT_RESOURCE_EXHAUSTED, "out of memory");
+    filt_direct(g, (const float *)xv, (const float *)dv, NULL, NULL, (float *)dw, part);
+    free(tmp);
+    return RT_OK;
+  }
+  plan p = plan_chunks(g, cols, es);
+  size_t colb = (size_t)(p.R * cols) * es, accb = (size_t)(cols * g->oc) * es;
+  int64_t sums = filter_sums(&p, accb);
+  void *tmp = NULL;
+  char *col = scratch_get(c, (size_t)p.nt * colb + (size_t)(sums - 1) * accb, &tmp);
+  if (!col) return rt_kernel_error(c, RT_RESOURCE_EXHAUSTED, "out of memory");
+  filter_job j = {.g = g, .p = &p, .f32 = f32, .es = es, .sums = sums, .x = xv, .dy = dv,
+                  .dw = dw, .col = col, .acc = col + (size_t)p.nt * colb};
+  rt_parallel_tiles_heavy(sums, p.nt, filter_sum, &j);
+  int64_t nw = cols * g->oc;
+  for (int64_t s = 1; s < sums; s++) {
+    const char *acc = j.acc + (size_t)(s - 1) * accb;
+    if (f32)
+      for (int64_t i = 0; i < nw; i++) ((float *)dw)[i] += ((const float *)acc)[i];
+    else
+      for (int64_t i = 0; i < nw; i++) ((double *)dw)[i] += ((const double *)acc)[i];
+  }
+  free(tmp);
+  return RT_OK;
+}
+
 int op_cpu_conv2d_backprop_filter(rt_kernel_ctx *c) {
   static const char *label = "Conv2DBackpropFilter";
   const rt_tensor *x = c->inputs[0], *dy = c->inputs[2];
@@ -1353,52 +1434,12 @@ int op_cpu_conv2d_backprop_filter(rt_kernel_ctx *c) {
   if (sizes_vec(c, label, "filter_sizes", "filter", c->inputs[1], fd)) return c->st->code;
   if (x->shape.ndims != 4)
     return rt_kernel_error(c, RT_INVALID_ARGUMENT, "%s: input must be 4-dimensional", label);
-  if (backprop_geom(c, label, x->shape.dims, fd, dy, &g)) return c->st->code;
+  if (backprop_geom(c, label, x->shape.dims, fd, &dy->shape, &g)) return c->st->code;
   rt_shape fs = rt_shape_make(4, fd);
   rt_tensor *out = rt_kernel_output(c, 0, x->dtype, &fs);
   if (!out) return c->st->code;
-  int64_t rows = g.n * g.oh * g.ow, cols = g.kh * g.kw * g.ic;
-  char *dw = rt_tensor_data(out);
-  if (rows == 0 || cols == 0 || g.oc == 0) {
-    memset(dw, 0, rt_tensor_nbytes(out));
-    return RT_OK;
-  }
-  size_t es = rt_dtype_size(x->dtype);
-  bool f32 = x->dtype == RT_FLOAT;
-  const char *xv = rt_tensor_data(x), *dv = rt_tensor_data(dy);
-  if (g.kh == 1 && g.kw == 1 && g.sh == 1 && g.sw == 1) {   /* dw = x^T @ dy */
-    gemm(f32, cols, g.oc, rows, xv, 1, cols, dv, g.oc, 1, 0, dw, 0);
-    return RT_OK;
-  }
-  if (f32 && conv_dnnl(c, OP_DNNL_BWD_WEIGHTS, &g, (float *)xv, (float *)dw, (float *)dv, NULL))
-    return RT_OK;
-  if (filt_direct_ok(&g, f32)) {
-    void *tmp = NULL;
-    float *part = scratch_get(c, (size_t)((filt_tiles(&g) - 1) * cols * g.oc) * es, &tmp);
-    if (!part) return rt_kernel_error(c, RT_RESOURCE_EXHAUSTED, "out of memory");
-    filt_direct(&g, (const float *)xv, (const float *)dv, (float *)dw, part);
-    free(tmp);
-    return RT_OK;
-  }
-  plan p = plan_chunks(&g, cols, es);
-  size_t colb = (size_t)(p.R * cols) * es, accb = (size_t)(cols * g.oc) * es;
-  int64_t sums = filter_sums(&p, accb);
-  void *tmp = NULL;
-  char *col = scratch_get(c, (size_t)p.nt * colb + (size_t)(sums - 1) * accb, &tmp);
-  if (!col) return rt_kernel_error(c, RT_RESOURCE_EXHAUSTED, "out of memory");
-  filter_job j = {.g = &g, .p = &p, .f32 = f32, .es = es, .sums = sums, .x = xv, .dy = dv,
-                  .dw = dw, .col = col, .acc = col + (size_t)p.nt * colb};
-  rt_parallel_tiles_heavy(sums, p.nt, filter_sum, &j);
-  int64_t nw = cols * g.oc;
-  for (int64_t t = 1; t < sums; t++) {
-    const char *acc = j.acc + (size_t)(t - 1) * accb;
-    if (f32)
-      for (int64_t i = 0; i < nw; i++) ((float *)dw)[i] += ((const float *)acc)[i];
-    else
-      for (int64_t i = 0; i < nw; i++) ((double *)dw)[i] += ((const double *)acc)[i];
-  }
-  free(tmp);
-  return RT_OK;
+  return filter_grad(c, &g, x->dtype, rt_tensor_data(x), rt_tensor_data(dy), rt_tensor_data(out),
+                     rt_tensor_nbytes(out));
 }
 
 /* ---- pools ------------------------------------------------------------------------- */
@@ -1837,4 +1878,189 @@ int op_cpu_fused_max_pool_grad(rt_kernel_ctx *c) {
       strcmp(((char *const *)v->list.v)[0], "ReluGrad"))
     return rt_kernel_error(c, RT_UNIMPLEMENTED, "_FusedMaxPoolGrad: fused_ops must be [ReluGrad]");
   return pool_grad_run(c, false, true);
+}
+
+/* _FusedConv2DBackpropFilterWithArgmax: a first layer's filter and bias gradients, dy the
+ * gradient of its 2x2 pool (workspace argmax, pooled gradient grad) never written out.
+ * The bias as the node it replaces sums dy (bias_sum): in runs of 1024 pixels in order
+ * (tiles of the pool), each run from 0 in the accumulator (double for _SumToShapeOf, float
+ * for BiasAddGrad), the runs' sums then in order. Each pixel's row from the workspace
+ * (filt_ws_row's rule); the zeros between add nothing (x + 0 is x, and no sum is -0), so
+ * the bits are those node's on the dy written out. */
+enum { BIAS_RUN = 1024 };   /* reduce.c's SUM_ROWS and nn.c's BG_ROWS */
+typedef struct ws_bias_job {
+  const geom *g;
+  const uint8_t *ws;
+  const float *dyp;
+  void *part;       /* a run's C sums, double or float */
+  bool dbl, simd;   /* double sums; AVX-512 (ws_bias_run_nv) */
+} ws_bias_job;
+
+/* Pixel r's row in the pooled gradient and its byte (code) there. */
+static inline int64_t ws_at(const geom *g, int64_t r, int *code) {
+  int64_t hw = g->oh * g->ow, b = r / hw, y = r % hw / g->ow, x = r % g->ow;
+  *code = 4 | (int)(y & 1) << 1 | (int)(x & 1);
+  return ((b * (g->oh / 2) + y / 2) * (g->ow / 2) + x / 2) * g->oc;
+}
+
+#if defined(__x86_64__) && defined(__GNUC__)
+static inline __attribute__((always_inline)) FILT_TARGET void
+ws_bias_run_nv(const ws_bias_job *j, int64_t r0, int64_t r1, void *out, const int nv,
+               const bool dbl) {
+  __m512d ad[8];
+  __m512 af[4];
+#pragma GCC unroll 8
+  for (int v = 0; v < 2 * nv; v++) ad[v] = _mm512_setzero_pd();
+#pragma GCC unroll 4
+  for (int v = 0; v < nv; v++) af[v] = _mm512_setzero_ps();
+  for (int64_t r = r0; r < r1; r++) {
+    int code;
+    int64_t at = ws_at(j->g, r, &code);
+    const __m128i cv = _mm_set1_epi8((char)code);
+#pragma GCC unroll 4
+    for (int v = 0; v < nv; v++) {
+      __m128i w = _mm_loadu_si128((const __m128i *)(j->ws + at + 16 * v));
+      __mmask16 k = _mm_cmpeq_epi8_mask(w, cv);
+      __m512 d = _mm512_maskz_mov_ps(k, _mm512_loadu_ps(j->dyp + at + 16 * v));
+      if (dbl) {
+        ad[2 * v] = _mm512_add_pd(ad[2 * v], _mm512_cvtps_pd(_mm512_castps512_ps256(d)));
+        ad[2 * v + 1] = _mm512_add_pd(
+            ad[2 * v + 1],
+            _mm512_cvtps_pd(_mm256_castpd_ps(_mm512_extractf64x4_pd(_mm512_castps_pd(d), 1))));
+      } else {
+        af[v] = _mm512_add_ps(af[v], d);
+      }
+    }
+  }
+#pragma GCC unroll 4
+  for (int v = 0; v < nv; v++)
+    if (dbl) {
+      _mm512_storeu_pd((double *)out + 16 * v, ad[2 * v]);
+      _mm512_storeu_pd((double *)out + 16 * v + 8, ad[2 * v + 1]);
+    } else {
+      _mm512_storeu_ps((float *)out + 16 * v, af[v]);
+    }
+}
+
+static FILT_TARGET bool ws_bias_run_512(const ws_bias_job *j, int64_t r0, int64_t r1, void *out) {
+  int64_t C = j->g->oc;
+  if (C != 16 && C != 32 && C != 64) return false;
+  if (j->dbl) {
+    if (C == 16) ws_bias_run_nv(j, r0, r1, out, 1, true);
+    else if (C == 32) ws_bias_run_nv(j, r0, r1, out, 2, true);
+    else ws_bias_run_nv(j, r0, r1, out, 4, true);
+  } else {
+    if (C == 16) ws_bias_run_nv(j, r0, r1, out, 1, false);
+    else if (C == 32) ws_bias_run_nv(j, r0, r1, out, 2, false);
+    else ws_bias_run_nv(j, r0, r1, out, 4, false);
+  }
+  return true;
+}
+#endif
+
+static void ws_bias_runs(void *arg, int64_t lo, int64_t hi, int who) {
+  (void)who;
+  const ws_bias_job *j = arg;
+  const geom *g = j->g;
+  int64_t C = g->oc, rows = g->n * g->oh * g->ow;
+  for (int64_t p = lo; p < hi; p++) {
+    int64_t r0 = p * BIAS_RUN, r1 = r0 + BIAS_RUN < rows ? r0 + BIAS_RUN : rows;
+    double *pd = (double *)j->part + p * C;
+    float *pf = (float *)j->part + p * C;
+#if defined(__x86_64__) && defined(__GNUC__)
+    if (j->simd && ws_bias_run_512(j, r0, r1, j->dbl ? (void *)pd : (void *)pf)) continue;
+#endif
+    for (int64_t k = 0; k < C; k++) j->dbl ? (void)(pd[k] = 0) : (void)(pf[k] = 0);
+    for (int64_t r = r0; r < r1; r++) {
+      int code;
+      int64_t at = ws_at(g, r, &code);
+      for (int64_t k = 0; k < C; k++) {
+        float d = j->ws[at + k] == code ? j->dyp[at + k] : 0.0f;
+        if (j->dbl) pd[k] += (double)d;
+        else pf[k] += d;
+      }
+    }
+  }
+}
+
+/* bias[k]: the runs' sums in order, as _SumToShapeOf (double) or BiasAddGrad (float). */
+static void ws_bias(const geom *g, const uint8_t *ws, const float *dyp, bool dbl, bool simd,
+                    void *part, float *bias) {
+  int64_t rows = g->n * g->oh * g->ow, runs = (rows + BIAS_RUN - 1) / BIAS_RUN, C = g->oc;
+  ws_bias_job j = {.g = g, .ws = ws, .dyp = dyp, .part = part, .dbl = dbl, .simd = simd};
+  rt_parallel_range(runs, 1, runs > 1 && rows * C >= PAR_MIN ? n_threads() : 1, ws_bias_runs, &j);
+  for (int64_t k = 0; k < C; k++) {
+    if (dbl) {
+      double s = 0;
+      for (int64_t p = 0; p < runs; p++) s += ((double *)part)[p * C + k];
+      bias[k] = (float)s;
+    } else {
+      float s = 0;
+      for (int64_t p = 0; p < runs; p++) s += ((float *)part)[p * C + k];
+      bias[k] = s;
+    }
+  }
+}
+
+bool op_cpu_filter_argmax_fast(int64_t kh, int64_t kw, int64_t ic, int64_t oc) {
+  geom g = {.kh = kh, .kw = kw, .ic = ic, .oc = oc};
+  return filt_direct_ok(&g, true);
+}
+
+int op_cpu_fused_conv2d_backprop_filter_argmax(rt_kernel_ctx *c) {
+  static const char *label = "_FusedConv2DBackpropFilterWithArgmax";
+  const rt_tensor *x = c->inputs[0], *ws = c->inputs[1], *dy = c->inputs[2];
+  char sa[160], sb[160];
+  int nf;
+  const int64_t *fd = list_ints(c->node, "filter_shape", &nf);
+  geom g;
+  if (x->dtype != RT_FLOAT || dy->dtype != RT_FLOAT || ws->dtype != RT_UINT8)
+    return rt_kernel_error(c, RT_INVALID_ARGUMENT, "%s: input and grad must be float and argmax "
+                           "uint8, not %s, %s and %s", label, rt_dtype_name(x->dtype),
+                           rt_dtype_name(dy->dtype), rt_dtype_name(ws->dtype));
+  if (conv_attrs(c, "Conv2DCustomBackpropFilterOp only supports NHWC.%.0s")) return c->st->code;
+  if (!fd || nf != 4 || fd[0] < 0 || fd[1] < 0 || fd[2] < 0 || fd[3] < 0)
+    return rt_kernel_error(c, RT_INVALID_ARGUMENT, "%s: filter_shape must be 4 sizes >= 0", label);
+  if (x->shape.ndims != 4)
+    return rt_kernel_error(c, RT_INVALID_ARGUMENT, "%s: input must be 4-dimensional", label);
+  if (dy->shape.ndims != 4 || !rt_shape_equal(&ws->shape, &dy->shape))
+    return rt_kernel_error(c, RT_INVALID_ARGUMENT, "Expected grad shape to be %s, but got %s",
+                           op_shape_tf(&ws->shape, sa, sizeof sa),
+                           op_shape_tf(&dy->shape, sb, sizeof sb));
+  const int64_t *d = dy->shape.dims;
+  rt_shape dys = rt_shape_make(4, (int64_t[]){d[0], 2 * d[1], 2 * d[2], d[3]});
+  if (backprop_geom(c, label, x->shape.dims, fd, &dys, &g)) return c->st->code;
+  rt_shape fs = rt_shape_make(4, fd), bs = rt_shape_make(1, (int64_t[]){g.oc});
+  rt_tensor *dw = rt_kernel_output(c, 0, RT_FLOAT, &fs);
+  rt_tensor *db = dw ? rt_kernel_output(c, 1, RT_FLOAT, &bs) : NULL;
+  if (!db) return c->st->code;
+  int64_t cols = g.kh * g.kw * g.ic, pix = d[1] * d[2];
+  bool dbl = strcmp(rt_node_string(c->node, "bias_sum", "_SumToShapeOf"), "BiasAddGrad");
+  bool fast = g.n * g.oh * g.ow > 0 && cols > 0 && filt_direct_ok(&g, true);
+  size_t partb = fast ? align64((size_t)((filt_tiles(&g) - 1) * cols * g.oc) * sizeof(float)) : 0;
+  size_t biasb = (size_t)(((g.n * g.oh * g.ow + BIAS_RUN - 1) / BIAS_RUN) * g.oc) * sizeof(double);
+  void *tmp = NULL;
+  char *sc = fast ? scratch_get(c, partb + biasb, &tmp) : (tmp = malloc(biasb ? biasb : 1));
+  if (!sc) return rt_kernel_error(c, RT_RESOURCE_EXHAUSTED, "out of memory");
+  ws_bias(&g, rt_tensor_data(ws), rt_tensor_data(dy), dbl, fast, sc + partb, rt_tensor_data(db));
+  int rc = RT_OK;
+  if (fast) {
+    filt_direct(&g, rt_tensor_data(x), NULL, rt_tensor_data(ws), rt_tensor_data(dy),
+                rt_tensor_data(dw), (float *)sc);
+  } else {   /* dy written out, then Conv2DBackpropFilter's kernels */
+    float *dx = malloc((size_t)(g.n * g.oh * g.ow * g.oc) * sizeof(float) + 1);
+    if (!dx) {
+      free(tmp);
+      return rt_kernel_error(c, RT_RESOURCE_EXHAUSTED, "out of memory");
+    }
+    ws_grad_job j = {.pw = d[2], .C = d[3], .ws = rt_tensor_data(ws), .dy = rt_tensor_data(dy),
+                     .dx = dx};
+    rt_parallel_range(d[0] * d[1], 1, d[0] * pix * d[3] * 4 >= PAR_MIN ? n_threads() : 1,
+                      pool_grad_ws_rows, &j);
+    rc = filter_grad(c, &g, RT_FLOAT, rt_tensor_data(x), (const char *)dx, rt_tensor_data(dw),
+                     rt_tensor_nbytes(dw));
+    free(dx);
+  }
+  free(tmp);
+  return rc;
 }

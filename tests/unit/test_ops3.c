@@ -677,6 +677,11 @@ static void fused_pool_case(rt_dtype t, const int64_t *xs, int64_t k, int64_t st
   rt_graph_free(g);
 }
 
+static void set_filter_argmax(rt_node *n) {
+  set_window(n);
+  rt_node_set_ints(n, "filter_shape", 4, D(3, 3, 1, 16));
+}
+
 static void set_fused_pool(rt_node *n) {
   set_window(n);
   rt_node_set_strings(n, "fused_ops", 1, (const char *const[]){"ReluGrad"});
@@ -736,7 +741,7 @@ static rt_node *cpu_node(rt_graph *g, const char *name, const char *op, const ch
   rt_node_add_input(n, a);
   if (b) rt_node_add_input(n, b);
   if (!strcmp(op, "MaxPoolGrad")) rt_node_add_input(n, "r2");   /* a gradient the shape of p */
-  if (!strcmp(op, "Conv2D") || strstr(op, "MaxPool")) set_window(n);
+  if (!strcmp(op, "Conv2D") || strstr(op, "MaxPool") || strstr(op, "Conv2DBackprop")) set_window(n);
   n->assigned = strdup("/job:localhost/replica:0/task:0/device:CPU:0");
   rt_graph_add(g, n, &st);
   check_ok(&st);
@@ -885,11 +890,13 @@ static void test_remap_conv_pool(void **s) {
 static void node_in(rt_graph *g, const char *name, const char *op, const char *const *in) {
   rt_node *n = rt_node_new(name, op);
   for (int i = 0; in[i]; i++) rt_node_add_input(n, in[i]);
-  if (!strcmp(op, "Conv2D") || strstr(op, "MaxPool")) set_window(n);
+  if (!strcmp(op, "Conv2D") || strstr(op, "MaxPool") || strstr(op, "Conv2DBackprop")) set_window(n);
   n->assigned = strdup("/job:localhost/replica:0/task:0/device:CPU:0");
   rt_graph_add(g, n, &st);
   check_ok(&st);
 }
+
+static bool bias_grad;   /* train_pool_chain's bias gradient: BiasAddGrad, not _SumToShapeOf */
 
 static void train_pool_chain(rt_graph *g, const char *t, int64_t h, int64_t ic, int64_t oc) {
   char x[8], w[8], b[8], dy[8], c[8], a[8], r[8], p[8], mg[8], rg[8], s[8], sb[8];
@@ -916,7 +923,8 @@ static void train_pool_chain(rt_graph *g, const char *t, int64_t h, int64_t ic, 
   node_in(g, mg, "MaxPoolGrad", (const char *[]){r, p, dy, NULL});
   node_in(g, rg, "ReluGrad", (const char *[]){mg, r, NULL});
   node_in(g, s, "_SumToShapeOf", (const char *[]){rg, c, NULL});
-  node_in(g, sb, "_SumToShapeOf", (const char *[]){rg, b, NULL});
+  if (bias_grad) node_in(g, sb, "BiasAddGrad", (const char *[]){rg, NULL});
+  else node_in(g, sb, "_SumToShapeOf", (const char *[]){rg, b, NULL});
 }
 
 static void test_remap_pool_argmax(void **s) {
@@ -956,6 +964,104 @@ static void test_remap_pool_argmax(void **s) {
   op_cpu_pool_simd(-1);
 }
 
+/* The first layer's filter and bias gradients: after fuse_pool_argmax, a
+ * Conv2DBackpropFilter reading the relu gradient (through tf.tuple's control_dependency
+ * Identity, with its group NoOp, as tf.gradients makes it) and a bias _SumToShapeOf are one
+ * _FusedConv2DBackpropFilterWithArgmax where the direct filter kernel runs (AVX-512,
+ * oc 16/32/64, at most 32 taps): its filter gradient has the bits of that kernel on the
+ * relu gradient written out, its bias those of the double sums. Not where the layer's input
+ * gradient reads the same value. The kernel's own other path (oc 20) gives the unfused
+ * graph's bits too. */
+static void add_sizes(rt_graph *g, const char *name, const int64_t *d) {
+  rt_shape s4 = rt_shape_make(1, D(4));
+  rt_tensor *t = rt_tensor_new(RT_INT32, &s4);
+  for (int i = 0; i < 4; i++) ((int32_t *)rt_tensor_data(t))[i] = (int32_t)d[i];
+  add_const(g, name, t);
+  g->nodes[g->n_nodes - 1]->assigned = strdup("/job:localhost/replica:0/task:0/device:CPU:0");
+}
+
+static void filter_chain(rt_graph *g, const char *t, int64_t h, int64_t ic, int64_t oc, bool tuple,
+                         bool input_grad) {
+  char fs[16], is[16], fb[16], ib[16], ctl[16], grp[16], s[8], sb[8], w[8], ctl_in[20];
+  train_pool_chain(g, t, h, ic, oc);
+  snprintf(fs, 16, "fs%s", t), snprintf(is, 16, "is%s", t), snprintf(fb, 16, "fb%s", t);
+  snprintf(ib, 16, "ib%s", t), snprintf(ctl, 16, "ctl%s", t), snprintf(grp, 16, "grp%s", t);
+  snprintf(s, 8, "s%s", t), snprintf(sb, 8, "sb%s", t), snprintf(w, 8, "w%s", t);
+  add_sizes(g, fs, D(3, 3, ic, oc));
+  add_sizes(g, is, D(2, h, h, ic));
+  const char *src = s;
+  if (tuple) {   /* tf.tuple: group = NoOp(^s, ^sb), control_dependency = Identity(s, ^group) */
+    char cs[12], csb[12];
+    snprintf(cs, 12, "^%s", s), snprintf(csb, 12, "^%s", sb), snprintf(ctl_in, 20, "^%s", grp);
+    node_in(g, grp, "NoOp", (const char *[]){cs, csb, NULL});
+    node_in(g, ctl, "Identity", (const char *[]){s, ctl_in, NULL});
+    src = ctl;
+  }
+  cur = (cfg){.sh = 1, .sw = 1, .kh = 1, .kw = 1, .padding = "SAME"};
+  char x[8];
+  snprintf(x, 8, "x%s", t);
+  node_in(g, fb, "Conv2DBackpropFilter", (const char *[]){x, fs, src, NULL});
+  if (input_grad) node_in(g, ib, "Conv2DBackpropInput", (const char *[]){is, w, src, NULL});
+}
+
+static void test_remap_filter_argmax(void **s) {
+  const char *fetch[] = {"fb1", "sb1", "fb2", "sb2", "fb3", "sb3", "fb4", "ib4", "fb5", "sb5",
+                         "fb6", "sb6"};
+  enum { F = sizeof fetch / sizeof *fetch };
+  bool direct = op_cpu_filter_argmax_fast(3, 3, 1, 16);
+  for (int isa = 2; isa >= 0; isa--) {
+    if (op_cpu_pool_simd(isa) != isa) continue;
+    st = (rt_status){0};
+    rt_graph *g = rt_graph_new();
+    lcg = 13;
+    filter_chain(g, "1", 12, 1, 16, false, false);   /* the first layer: fused */
+    filter_chain(g, "2", 12, 1, 32, true, false);    /* through tf.tuple's Identity: fused */
+    filter_chain(g, "3", 24, 2, 64, false, false);   /* 1152 pixels: two runs of sums */
+    filter_chain(g, "4", 12, 1, 16, false, true);    /* the input gradient reads it too: not */
+    filter_chain(g, "5", 12, 1, 20, false, false);   /* 20 channels: no direct kernel, not */
+    bias_grad = true;                               /* tf.layers' BiasAdd: BiasAddGrad */
+    filter_chain(g, "6", 24, 1, 32, true, false);
+    bias_grad = false;
+    rt_tensor *want[F];
+    op_dnnl_enable(false);   /* the unfused filter gradients on the direct kernel */
+    for (int i = 0; i < F; i++) {
+      want[i] = eval(g, fetch[i], 0, NULL, NULL, &st);
+      check_ok(&st);
+    }
+    assert_int_equal(rt_remap_graph(&g, fetch, F, &st), RT_OK);
+    const char *fused = direct ? "_FusedConv2DBackpropFilterWithArgmax" : "Conv2DBackpropFilter";
+    const char *ops[][2] = {{"fb1", fused}, {"fb2", fused}, {"fb3", fused}, {"fb6", fused},
+                            {"fb4", "Conv2DBackpropFilter"}, {"fb5", "Conv2DBackpropFilter"},
+                            {"rg4", "_FusedMaxPoolGradWithArgmax"}};
+    for (size_t i = 0; i < sizeof ops / sizeof *ops; i++)
+      assert_string_equal(rt_graph_find(g, ops[i][0])->op, ops[i][1]);
+    if (direct) {
+      assert_string_equal(rt_graph_find(g, "sb1")->op, "Identity");
+      assert_string_equal(rt_graph_find(g, "sb1")->inputs[0], "fb1:1");
+      assert_null(rt_graph_find(g, "rg1"));
+      assert_null(rt_graph_find(g, "ctl2"));
+      assert_string_equal(rt_graph_find(g, "grp2")->op, "NoOp");
+      assert_string_equal(rt_node_string(rt_graph_find(g, "fb6"), "bias_sum", ""), "BiasAddGrad");
+    }
+    rt_tensor *want5[2] = {rt_tensor_copy(want[8]), rt_tensor_copy(want[9])};
+    same_as(g, fetch, F, want);
+    /* the kernel's other path, by hand on chain 5's workspace */
+    rt_node *n = rt_node_new("fused5", "_FusedConv2DBackpropFilterWithArgmax");
+    const char *in5[] = {"x5", "p5:1", "dy5"};
+    for (int i = 0; i < 3; i++) rt_node_add_input(n, in5[i]);
+    set_window(n);
+    rt_node_set_ints(n, "filter_shape", 4, D(3, 3, 1, 20));
+    n->assigned = strdup("/job:localhost/replica:0/task:0/device:CPU:0");
+    rt_graph_add(g, n, &st);
+    check_ok(&st);
+    node_in(g, "fused5b", "Identity", (const char *[]){"fused5:1", NULL});
+    same_as(g, (const char *[]){"fused5", "fused5b"}, 2, want5);
+    op_dnnl_enable(true);
+    rt_graph_free(g);
+  }
+  op_cpu_pool_simd(-1);
+}
+
 /* What the workspace kernels refuse, word for word. */
 static void test_pool_argmax_errors(void **s) {
   cur = (cfg){.sh = 2, .sw = 2, .kh = 2, .kw = 2, .padding = "VALID"};
@@ -975,6 +1081,22 @@ static void test_pool_argmax_errors(void **s) {
   assert_string_equal(st.msg, "_FusedConv2DWithArgmax: the convolution's output is 3x4; its 2x2 "
                               "pool needs even sides\n\t [[node f (op: _FusedConv2DWithArgmax)]]");
   fused_pool = false;
+  cur = (cfg){.sh = 1, .sw = 1, .padding = "SAME"};
+  rt_shape ws16 = rt_shape_make(4, D(1, 2, 2, 16));
+  assert_null(run_op("_FusedConv2DBackpropFilterWithArgmax", set_filter_argmax, &st, 3,
+                     (rt_tensor *[]){rand_tensor(RT_FLOAT, 4, D(1, 4, 4, 1)),
+                                     rt_tensor_new(RT_UINT8, &ws16),
+                                     rand_tensor(RT_FLOAT, 4, D(1, 2, 3, 16))}));
+  assert_string_equal(st.msg, "Expected grad shape to be [1,2,2,16], but got [1,2,3,16]\n\t "
+                              "[[node f (op: _FusedConv2DBackpropFilterWithArgmax)]]");
+  assert_null(run_op("_FusedConv2DBackpropFilterWithArgmax", set_filter_argmax, &st, 3,
+                     (rt_tensor *[]){rand_tensor(RT_FLOAT, 4, D(1, 6, 6, 1)),
+                                     rt_tensor_new(RT_UINT8, &ws16),
+                                     rand_tensor(RT_FLOAT, 4, D(1, 2, 2, 16))}));
+  assert_string_equal(st.msg, "_FusedConv2DBackpropFilterWithArgmax: Size of out_backprop doesn't "
+                              "match computed: actual = 4, computed = 6 spatial_dim: 1 input: 6 "
+                              "filter: 3 output: 4 stride: 1 dilation: 1\n\t "
+                              "[[node f (op: _FusedConv2DBackpropFilterWithArgmax)]]");
 }
 
 /* The state slot keeps the column buffer: a second run in one executor gives the same. */
@@ -1366,6 +1488,7 @@ int main(void) {
     cmocka_unit_test(test_remap_conv_pool),
     cmocka_unit_test(test_remap_pool_argmax),
     cmocka_unit_test(test_pool_argmax_errors),
+    cmocka_unit_test(test_remap_filter_argmax),
     cmocka_unit_test(test_filter_direct),      cmocka_unit_test(test_direct_conv_avx512),
   };
   return cmocka_run_group_tests(tests, setup, NULL);
