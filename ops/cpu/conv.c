@@ -1896,11 +1896,25 @@ typedef struct ws_bias_job {
   bool dbl, simd;   /* double sums; AVX-512 (ws_bias_run_nv) */
 } ws_bias_job;
 
-/* Pixel r's row in the pooled gradient and its byte (code) there. */
-static inline int64_t ws_at(const geom *g, int64_t r, int *code) {
-  int64_t hw = g->oh * g->ow, b = r / hw, y = r % hw / g->ow, x = r % g->ow;
-  *code = 4 | (int)(y & 1) << 1 | (int)(x & 1);
-  return ((b * (g->oh / 2) + y / 2) * (g->ow / 2) + x / 2) * g->oc;
+/* A pixel (image b, row y, column x) walked in order: its row in the pooled gradient and
+ * its byte (code) there; divisions only where a run starts. */
+typedef struct px_walk {
+  int64_t b, y, x;
+} px_walk;
+
+static inline px_walk px_from(const geom *g, int64_t r) {
+  int64_t hw = g->oh * g->ow;
+  return (px_walk){.b = r / hw, .y = r % hw / g->ow, .x = r % g->ow};
+}
+
+static inline int64_t px_at(const geom *g, px_walk *p, int *code) {
+  *code = 4 | (int)(p->y & 1) << 1 | (int)(p->x & 1);
+  int64_t at = ((p->b * (g->oh / 2) + p->y / 2) * (g->ow / 2) + p->x / 2) * g->oc;
+  if (++p->x == g->ow) {
+    p->x = 0;
+    if (++p->y == g->oh) p->y = 0, p->b++;
+  }
+  return at;
 }
 
 #if defined(__x86_64__) && defined(__GNUC__)
@@ -1913,9 +1927,10 @@ ws_bias_run_nv(const ws_bias_job *j, int64_t r0, int64_t r1, void *out, const in
   for (int v = 0; v < 2 * nv; v++) ad[v] = _mm512_setzero_pd();
 #pragma GCC unroll 4
   for (int v = 0; v < nv; v++) af[v] = _mm512_setzero_ps();
+  px_walk px = px_from(j->g, r0);
   for (int64_t r = r0; r < r1; r++) {
     int code;
-    int64_t at = ws_at(j->g, r, &code);
+    int64_t at = px_at(j->g, &px, &code);
     const __m128i cv = _mm_set1_epi8((char)code);
 #pragma GCC unroll 4
     for (int v = 0; v < nv; v++) {
@@ -1971,9 +1986,10 @@ static void ws_bias_runs(void *arg, int64_t lo, int64_t hi, int who) {
     if (j->simd && ws_bias_run_512(j, r0, r1, j->dbl ? (void *)pd : (void *)pf)) continue;
 #endif
     for (int64_t k = 0; k < C; k++) j->dbl ? (void)(pd[k] = 0) : (void)(pf[k] = 0);
+    px_walk px = px_from(g, r0);
     for (int64_t r = r0; r < r1; r++) {
       int code;
-      int64_t at = ws_at(g, r, &code);
+      int64_t at = px_at(g, &px, &code);
       for (int64_t k = 0; k < C; k++) {
         float d = j->ws[at + k] == code ? j->dyp[at + k] : 0.0f;
         if (j->dbl) pd[k] += (double)d;
