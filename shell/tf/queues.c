@@ -307,6 +307,21 @@ static const char array_more_src[] =
     ;
 #include "shell/tf/array_more.frozen.h"   /* array_more_frozen[]: generated, CMakeLists.txt */
 
+static const char space_src[] =
+#include "shell/tf/space.py.inc"
+    ;
+#include "shell/tf/space.frozen.h"   /* space_frozen[]: generated, CMakeLists.txt */
+
+static const char conv_more_src[] =
+#include "shell/tf/conv_more.py.inc"
+    ;
+#include "shell/tf/conv_more.frozen.h"   /* conv_more_frozen[]: generated, CMakeLists.txt */
+
+static const char pool_more_src[] =
+#include "shell/tf/pool_more.py.inc"
+    ;
+#include "shell/tf/pool_more.frozen.h"   /* pool_more_frozen[]: generated, CMakeLists.txt */
+
 int tf_queues_add(sh_obj *tf) {
   sh_module_add_funcs(tf, queue_funcs);
   sh_obj *d = sh_module_dict(tf);
@@ -314,5 +329,10 @@ int tf_queues_add(sh_obj *tf) {
   if (sh_exec_frozen(strings_frozen, sizeof strings_frozen, strings_src, "<tensorflow.strings>", d) < 0) return -1;
   if (sh_exec_frozen(lookup_frozen, sizeof lookup_frozen, lookup_src, "<tensorflow.lookup>", d) < 0) return -1;
   if (sh_exec_frozen(image_frozen, sizeof image_frozen, image_src, "<tensorflow.image>", d) < 0) return -1;
-  return sh_exec_frozen(array_more_frozen, sizeof array_more_frozen, array_more_src, "<tensorflow.array_more>", d);
+  if (sh_exec_frozen(array_more_frozen, sizeof array_more_frozen, array_more_src, "<tensorflow.array_more>", d) < 0)
+    return -1;
+  if (sh_exec_frozen(space_frozen, sizeof space_frozen, space_src, "<tensorflow.space>", d) < 0) return -1;
+  if (sh_exec_frozen(conv_more_frozen, sizeof conv_more_frozen, conv_more_src, "<tensorflow.conv_more>", d) < 0)
+    return -1;
+  return sh_exec_frozen(pool_more_frozen, sizeof pool_more_frozen, pool_more_src, "<tensorflow.pool_more>", d);
 }
