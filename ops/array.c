@@ -746,6 +746,14 @@ static int strided_slice_grad(rt_grad_ctx *c) {
   return c->st->code;
 }
 
+/* StridedSliceGrad places dy in zeros: its gradient for dy is the slice again. */
+static int strided_slice_grad_grad(rt_grad_ctx *c) {
+  if (!DY) return RT_OK;
+  const char *in[] = {DY, IN(1), IN(2), IN(3)};
+  c->dx[4] = op_grad_node(c, "StridedSlice", "StridedSlice", 4, in, copy_masks, c->node);
+  return c->st->code;
+}
+
 static int pad_grad(rt_grad_ctx *c) {
   if (!DY) return RT_OK;
   char *b0 = op_gints(c, 2, (int64_t[]){0, 0}), *sz = op_gints(c, 2, (int64_t[]){-1, 1});
@@ -929,7 +937,7 @@ static const rt_op_def array_ops[] = {
    .attrs = "T: type, Index: " IDX ", begin_mask: int = 0, end_mask: int = 0, "
             "ellipsis_mask: int = 0, new_axis_mask: int = 0, shrink_axis_mask: int = 0",
    .help = "StridedSlice's gradient: dy placed in zeros of the input's shape.",
-   .shape = strided_slice_grad_shape, K(op_cpu_strided_slice_grad)},
+   .shape = strided_slice_grad_shape, K(op_cpu_strided_slice_grad), .grad = strided_slice_grad_grad},
   {.name = "Gather", .inputs = "params: Tparams, indices: Tindices", .outputs = "output: Tparams",
    .attrs = "validate_indices: bool = true, Tparams: type, Tindices: " IDX,
    .help = "Rows of params picked by indices: output[i, ...] = params[indices[i], ...].",

@@ -118,18 +118,22 @@ static int max_pool_grad_argmax_shape(rt_shape_ctx *c) {
   return RT_OK;
 }
 
-/* Output 0 from a 4-vector of sizes (input i): exact when constant. */
+/* Output 0 from a 4-vector of sizes (input i): exact when constant, as far as known when
+ * it is Shape(x). */
 static int sizes_shape(rt_shape_ctx *c, int i) {
   const rt_shape *s = &c->in_shapes[i];
   if (s->ndims >= 0 && s->ndims != 1) return op_rank_error(c, 1, s->ndims);
-  if (s->ndims == 1 && s->dims[0] >= 0 && s->dims[0] != 4)
+  if (s->ndims == 1 && s->dims[0] >= 0 && s->dims[0] != 4 && (i || s->dims[0] != 2))
     return op_shape_error(c, 0, "Dimension must be 4 but is %lld", (long long)s->dims[0]);
   int64_t v[RT_MAX_DIMS];
   int n;
+  rt_shape from;
   if (op_const_ints(c, i, v, RT_MAX_DIMS, &n) && n == 4) {
     for (int d = 0; d < 4; d++)
       if (v[d] < 0) return op_shape_error(c, 1u << i, "Dimension %d must be >= 0", d);
     c->out_shapes[0] = rt_shape_make(4, v);
+  } else if (op_shape_input(c, i, &from) && from.ndims == 4) {
+    c->out_shapes[0] = from;
   } else {
     c->out_shapes[0] = rt_shape_make(4, (int64_t[]){-1, -1, -1, -1});
   }
@@ -150,7 +154,26 @@ static int backprop_shape(rt_shape_ctx *c, int sizes) {
   return sizes_shape(c, sizes);
 }
 
-static int backprop_input_shape(rt_shape_ctx *c) { return backprop_shape(c, 0); }
+/* TF 2's input_sizes may also hold just the two spatial sizes: batch from out_backprop,
+ * depth from the filter. */
+static int backprop_input_shape(rt_shape_ctx *c) {
+  const rt_shape *f = &c->in_shapes[1], *dy = &c->in_shapes[2];
+  int64_t v[RT_MAX_DIMS];
+  int n, cd = nchw(c->node) ? 1 : 3;
+  if (f->ndims == 4 && dy->ndims == 4 && f->dims[3] >= 0 && dy->dims[cd] >= 0 && f->dims[3] != dy->dims[cd])
+    return op_dims_error(c, dy->dims[cd], f->dims[3]);
+  if (op_const_ints(c, 0, v, RT_MAX_DIMS, &n) && n != 4 && n != 2)
+    return op_shape_error(c, 1, "Conv2DBackpropInput requires input_sizes to contain 4 values or 2 "
+                          "values, but got: %d", n);
+  if (backprop_shape(c, 0)) return c->st->code;
+  if (op_const_ints(c, 0, v, RT_MAX_DIMS, &n) && n == 2)
+    c->out_shapes[0] = rt_shape_make(4, (int64_t[]){dy->ndims == 4 ? dy->dims[0] : -1, v[0], v[1],
+                                                    f->ndims == 4 ? f->dims[2] : -1});
+  if (op_const_ints(c, 0, v, RT_MAX_DIMS, &n) && n == 2 && cd == 1)
+    c->out_shapes[0] = rt_shape_make(4, (int64_t[]){dy->ndims == 4 ? dy->dims[0] : -1,
+                                                    f->ndims == 4 ? f->dims[2] : -1, v[0], v[1]});
+  return RT_OK;
+}
 
 /* _FusedConv2DBackpropFilterWithArgmax's: the filter from filter_shape, the bias its outputs. */
 static int backprop_filter_argmax_shape(rt_shape_ctx *c) {
@@ -207,6 +230,13 @@ static int max_pool_grad_shape(rt_shape_ctx *c) {
   return op_shape_unchanged(c);
 }
 
+/* MaxPoolGradGrad's: the pool's output (input 1). */
+static int max_pool_grad_grad_shape(rt_shape_ctx *c) {
+  if (max_pool_grad_shape(c)) return c->st->code;
+  c->out_shapes[0] = c->in_shapes[1];
+  return RT_OK;
+}
+
 static int avg_pool_grad_shape(rt_shape_ctx *c) {
   const int64_t *k, *s;
   bool same;
@@ -250,6 +280,20 @@ static int conv2d_grad(rt_grad_ctx *c) {
   return c->st->code;
 }
 
+/* Conv2DBackpropFilter: for the input, the input gradient of the convolution whose filter
+ * gradient it is (dy in the filter's place); for out_backprop, that convolution. */
+static int conv2d_backprop_filter_grad(rt_grad_ctx *c) {
+  if (!DY) return RT_OK;
+  char *xs = gshape_of(c, IN(0));
+  const char *in0[] = {xs, DY, IN(2)};
+  c->dx[0] = xs ? op_grad_node(c, "Conv2DBackpropInput", "Conv2DBackpropInput", 3, in0, copy_window_attrs, c->node)
+                : NULL;
+  const char *in2[] = {IN(0), DY};
+  c->dx[2] = c->dx[0] ? op_grad_node(c, "Conv2D", "Conv2D", 2, in2, copy_window_attrs, c->node) : NULL;
+  free(xs);
+  return c->st->code;
+}
+
 /* Conv2DBackpropInput (conv2d_transpose): for the filter, the filter gradient of the
  * convolution it transposes; for out_backprop, that convolution. */
 static int conv2d_backprop_input_grad(rt_grad_ctx *c) {
@@ -271,6 +315,19 @@ static int max_pool_grad(rt_grad_ctx *c) {
   return c->st->code;
 }
 
+/* MaxPoolGrad and MaxPoolGradGrad are linear in grad and each other's gradient there;
+ * the pool's input and output only choose the pixels (no gradient, as in TF). */
+static int max_pool_grad_pair(rt_grad_ctx *c, const char *op) {
+  if (!DY) return RT_OK;
+  const char *in[] = {IN(0), IN(1), DY};
+  c->dx[0] = op_g1(c, "ZerosLike", IN(0));
+  c->dx[1] = op_g1(c, "ZerosLike", IN(1));
+  c->dx[2] = op_grad_node(c, op, op, 3, in, copy_window_attrs, c->node);
+  return c->st->code;
+}
+static int max_pool_grad_grad(rt_grad_ctx *c) { return max_pool_grad_pair(c, "MaxPoolGradGrad"); }
+static int max_pool_grad_grad_grad(rt_grad_ctx *c) { return max_pool_grad_pair(c, "MaxPoolGrad"); }
+
 static int avg_pool_grad(rt_grad_ctx *c) {
   if (!DY) return RT_OK;
   char *s0 = gshape_of(c, IN(0));
@@ -278,6 +335,14 @@ static int avg_pool_grad(rt_grad_ctx *c) {
   c->dx[0] = s0 ? op_grad_node(c, "AvgPoolGrad", "AvgPoolGrad", 2, in, copy_window_attrs, c->node)
                 : NULL;
   free(s0);
+  return c->st->code;
+}
+
+/* AvgPoolGrad is linear in grad: its gradient is the pool itself (none for the shape). */
+static int avg_pool_grad_grad(rt_grad_ctx *c) {
+  if (!DY) return RT_OK;
+  const char *in[] = {DY};
+  c->dx[1] = op_grad_node(c, "AvgPool", "AvgPool", 1, in, copy_window_attrs, c->node);
   return c->st->code;
 }
 
@@ -325,7 +390,8 @@ static const rt_op_def conv_ops[] = {
   {.name = "Conv2DBackpropFilter", .inputs = "input: T, filter_sizes: int32, out_backprop: T",
    .outputs = "output: T", .attrs = CONV_ATTRS,
    .help = "Conv2D's gradient for its filter, of shape filter_sizes.",
-   .shape = backprop_filter_shape, .kernel = {[RT_DEV_CPU] = op_cpu_conv2d_backprop_filter}},
+   .shape = backprop_filter_shape, .kernel = {[RT_DEV_CPU] = op_cpu_conv2d_backprop_filter},
+   .grad = conv2d_backprop_filter_grad},
   /* The remapper's: a first layer's Conv2DBackpropFilter and bias gradient from the
    * workspace of its pool, where nothing needs the layer's input gradient. */
   {.name = "_FusedConv2DBackpropFilterWithArgmax", .inputs = "input: T, argmax: uint8, grad: T",
@@ -341,7 +407,14 @@ static const rt_op_def conv_ops[] = {
   {.name = "MaxPoolGrad", .inputs = "orig_input: T, orig_output: T, grad: T",
    .outputs = "output: T", .attrs = POOL_ATTRS,
    .help = "MaxPool's gradient: grad routed to the first maximum of each window.",
-   .shape = max_pool_grad_shape, .kernel = {[RT_DEV_CPU] = op_cpu_max_pool_grad}},
+   .shape = max_pool_grad_shape, .kernel = {[RT_DEV_CPU] = op_cpu_max_pool_grad},
+   .grad = max_pool_grad_grad},
+  {.name = "MaxPoolGradGrad", .inputs = "orig_input: T, orig_output: T, grad: T",
+   .outputs = "output: T", .attrs = POOL_ATTRS,
+   .help = "MaxPoolGrad's gradient: of grad (shaped as orig_input), each window's value at its "
+           "first maximum.",
+   .shape = max_pool_grad_grad_shape, .kernel = {[RT_DEV_CPU] = op_cpu_max_pool_grad_grad},
+   .grad = max_pool_grad_grad_grad},
   /* The remapper's (runtime/remap.c): MaxPoolGrad -> ReluGrad on orig_input, on a CPU. */
   {.name = "_FusedMaxPoolGrad", .inputs = "orig_input: T, orig_output: T, grad: T",
    .outputs = "output: T", .attrs = POOL_ATTRS ", fused_ops: list(string) = []",
@@ -360,7 +433,7 @@ static const rt_op_def conv_ops[] = {
    .shape = pool_shape, .kernel = {[RT_DEV_CPU] = op_cpu_avg_pool}, .grad = avg_pool_grad},
   {.name = "AvgPoolGrad", .inputs = "orig_input_shape: int32, grad: T", .outputs = "output: T",
    .attrs = POOL_ATTRS, .help = "AvgPool's gradient: grad spread evenly over each window.",
-   .shape = avg_pool_grad_shape, .kernel = {[RT_DEV_CPU] = op_cpu_avg_pool_grad}},
+   .shape = avg_pool_grad_shape, .kernel = {[RT_DEV_CPU] = op_cpu_avg_pool_grad}, .grad = avg_pool_grad_grad},
 };
 
 void op_conv_register(void) {

@@ -138,6 +138,28 @@ static char *reduce_back(rt_grad_ctx *c, const char *dy, bool mean) {
   return dy ? op_grad_node(c, "_ReduceGrad", "_ReduceGrad", 3, in, set_mean, &mean) : NULL;
 }
 
+/* _ReduceGrad(dy, like, axes) broadcasts dy: its gradient for dy is the reduction it
+ * undoes (Sum, or Mean where it divided), shaped as dy (kept dims or not). */
+static int reduce_grad_grad(rt_grad_ctx *c) {
+  if (!DY) return RT_OK;
+  bool mean = rt_node_bool(c->node, "mean", false);
+  const char *in[] = {DY, IN(2)};
+  char *r = op_grad_node(c, mean ? "Mean" : "Sum", mean ? "Mean" : "Sum", 2, in, NULL, NULL);
+  char *shape = r ? op_g1(c, "Shape", IN(0)) : NULL;
+  c->dx[0] = shape ? op_g2(c, "Reshape", r, shape) : NULL;
+  free(r), free(shape);
+  return c->st->code;
+}
+
+/* _SumToShapeOf(x, like) sums broadcast axes away: its gradient is dy broadcast back. */
+static int sum_to_grad(rt_grad_ctx *c) {
+  if (!DY) return RT_OK;
+  char *shape = op_g1(c, "Shape", IN(0));
+  c->dx[0] = shape ? op_g2(c, "BroadcastTo", DY, shape) : NULL;
+  free(shape);
+  return c->st->code;
+}
+
 static int add_grad(rt_grad_ctx *c) {
   c->dx[0] = op_gsum_to(c, DY, IN(0));
   c->dx[1] = op_gsum_to(c, DY, IN(1));
@@ -412,6 +434,17 @@ static int rsqrt_grad(rt_grad_ctx *c) {
   return c->st->code;
 }
 
+/* RsqrtGrad(y, d) = d * -y^3 / 2: TF's _RsqrtGradGrad, -1.5 * g * d * y^2 and RsqrtGrad(y, g). */
+static int rsqrt_grad_grad(rt_grad_ctx *c) {
+  if (!DY) return RT_OK;
+  char *k = op_gconst(c, op_gin_type(c, 0), -1.5), *a = op_g2(c, "Mul", k, DY), *b = op_g2(c, "Mul", a, IN(1));
+  char *sq = op_g1(c, "Square", IN(0));
+  c->dx[0] = op_g2(c, "Mul", b, sq);
+  c->dx[1] = op_g2(c, "RsqrtGrad", IN(0), DY);
+  free(k), free(a), free(b), free(sq);
+  return c->st->code;
+}
+
 /* x mod y = x - floor(x / y) * y */
 static int floor_mod_grad(rt_grad_ctx *c) {
   char *q = op_g2(c, "FloorDiv", IN(0), IN(1)), *n = op_g1(c, "Neg", DY);
@@ -506,7 +539,7 @@ static const rt_op_def math_ops[] = {
   UNARY("Reciprocal", FLT, op_cpu_reciprocal, reciprocal_grad, "1 / x elementwise (TF's gradient of Log uses it)."),
   {.name = "RsqrtGrad", .inputs = "y: T, dy: T", .outputs = "z: T", .attrs = "T: " FLT,
    .help = "Rsqrt's gradient from its output: -0.5 * dy * y^3.", .shape = op_shape_unchanged,
-   .kernel = {[RT_DEV_CPU] = op_cpu_rsqrt_grad}},
+   .kernel = {[RT_DEV_CPU] = op_cpu_rsqrt_grad}, .grad = rsqrt_grad_grad},
   {.name = "Cast", .inputs = "x: SrcT", .outputs = "y: DstT",
    .attrs = "SrcT: type, DstT: type, Truncate: bool = false",
    .help = "Converts x to DstT (floats to integers truncate toward zero).",
@@ -532,14 +565,14 @@ static const rt_op_def math_ops[] = {
   ARG("ArgMin", op_cpu_argmin, "Index of the smallest value along an axis (the first on ties)."),
   {.name = "_SumToShapeOf", .inputs = "x: T, like: U", .outputs = "y: T",
    .attrs = "T: type, U: type", .help = "Sums x over broadcast axes down to the shape of like.",
-   .shape = like_second_shape, .kernel = {[RT_DEV_CPU] = op_cpu_sum_to},
+   .shape = like_second_shape, .kernel = {[RT_DEV_CPU] = op_cpu_sum_to}, .grad = sum_to_grad,
    .flags = RT_OP_INTERNAL},
   {.name = "_ReduceGrad", .inputs = "dy: T, like: U, reduction_indices: Tidx",
    .outputs = "y: T", .attrs = "T: type, U: type, Tidx: {int32, int64} = int32, "
                                "mean: bool = false",
    .help = "Broadcasts a reduction's gradient back over its reduced axes (/count for Mean).",
    .shape = like_second_shape, .kernel = {[RT_DEV_CPU] = op_cpu_reduce_grad},
-   .flags = RT_OP_INTERNAL},
+   .grad = reduce_grad_grad, .flags = RT_OP_INTERNAL},
 };
 
 void op_math_register(void) { rt_op_register(math_ops, OP_COUNT(math_ops)); }

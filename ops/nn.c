@@ -30,6 +30,64 @@ static int tanh_grad(rt_grad_ctx *c) {
 #define IN(i) (c->node->inputs[i])
 #define DY (c->dy[0])
 
+/* ---- the gradient ops' own gradients (double backprop: gradient penalties, Hessians) ---- */
+
+/* ReluGrad(g, x) and Relu6Grad(g, x) are linear in g with x's mask, constant in x. */
+static int masked_grad_grad(rt_grad_ctx *c) {
+  if (!DY) return RT_OK;
+  c->dx[0] = op_g2(c, c->node->op, DY, IN(1));
+  c->dx[1] = c->dx[0] ? op_g1(c, "ZerosLike", IN(1)) : NULL;
+  return c->st->code;
+}
+
+/* SigmoidGrad(y, d) = d * y * (1 - y): TF's _SigmoidGradGrad, g * d - 2 * (g * d) * y and
+ * SigmoidGrad(y, g). */
+static int sigmoid_grad_grad(rt_grad_ctx *c) {
+  if (!DY) return RT_OK;
+  char *gb = op_g2(c, "Mul", DY, IN(1)), *two = gb ? op_gconst(c, op_gin_type(c, 0), 2.0) : NULL;
+  char *t = two ? op_g2(c, "Mul", two, gb) : NULL, *t2 = t ? op_g2(c, "Mul", t, IN(0)) : NULL;
+  c->dx[0] = t2 ? op_g2(c, "Sub", gb, t2) : NULL;
+  c->dx[1] = c->dx[0] ? op_g2(c, "SigmoidGrad", IN(0), DY) : NULL;
+  free(gb), free(two), free(t), free(t2);
+  return c->st->code;
+}
+
+/* TanhGrad(y, d) = d * (1 - y * y): TF's _TanhGradGrad, g * -2 * d * y and TanhGrad(y, g). */
+static int tanh_grad_grad(rt_grad_ctx *c) {
+  if (!DY) return RT_OK;
+  char *m2 = op_gconst(c, op_gin_type(c, 0), -2.0), *t = m2 ? op_g2(c, "Mul", DY, m2) : NULL;
+  char *t2 = t ? op_g2(c, "Mul", t, IN(1)) : NULL;
+  c->dx[0] = t2 ? op_g2(c, "Mul", t2, IN(0)) : NULL;
+  c->dx[1] = c->dx[0] ? op_g2(c, "TanhGrad", IN(0), DY) : NULL;
+  free(m2), free(t), free(t2);
+  return c->st->code;
+}
+
+/* EluGrad(g, y): TF's _EluGradGrad, EluGrad(dy, y) and dy * g where y < 0 (else 0). */
+static int elu_grad_grad(rt_grad_ctx *c) {
+  if (!DY) return RT_OK;
+  c->dx[0] = op_g2(c, "EluGrad", DY, IN(1));
+  char *zero = op_gconst(c, op_gin_type(c, 1), 0.0), *neg = op_g2(c, "Less", IN(1), zero);
+  char *m = op_g2(c, "Mul", DY, IN(0)), *z = op_g1(c, "ZerosLike", IN(1));
+  const char *in[] = {neg, m, z};
+  c->dx[1] = neg && m && z ? op_grad_node(c, "Select", "Select", 3, in, NULL, NULL) : NULL;
+  free(zero), free(neg), free(m), free(z);
+  return c->st->code;
+}
+
+/* SoftplusGrad(g, x) = g * sigmoid(x): TF's _SoftplusGradGrad, SoftplusGrad(dy, x) and
+ * dy * g / (exp(-x) + 2 + exp(x)). */
+static int softplus_grad_grad(rt_grad_ctx *c) {
+  if (!DY) return RT_OK;
+  c->dx[0] = op_g2(c, "SoftplusGrad", DY, IN(1));
+  char *nx = op_g1(c, "Neg", IN(1)), *e1 = op_g1(c, "Exp", nx), *two = op_gconst(c, op_gin_type(c, 1), 2.0);
+  char *a = op_g2(c, "Add", e1, two), *e2 = op_g1(c, "Exp", IN(1)), *den = op_g2(c, "Add", a, e2);
+  char *num = op_g2(c, "Mul", DY, IN(0));
+  c->dx[1] = op_g2(c, "RealDiv", num, den);
+  free(nx), free(e1), free(two), free(a), free(e2), free(den), free(num);
+  return c->st->code;
+}
+
 static int relu6_grad(rt_grad_ctx *c) {
   c->dx[0] = op_g2(c, "Relu6Grad", DY, IN(0));
   return c->st->code;
@@ -114,6 +172,27 @@ static int bias_add_grad(rt_grad_ctx *c) {
   return c->st->code;
 }
 
+/* BiasAddGrad sums out_backprop over all but the channel axis: its gradient is dy
+ * broadcast back (NCHW: the channel axis first of the last ndims - 1). */
+static int bias_add_grad_grad(rt_grad_ctx *c) {
+  if (!DY) return RT_OK;
+  rt_shape xs = op_gshape(c, IN(0));
+  bool cf = !strcmp(rt_node_string(c->node, "data_format", "NHWC"), "NCHW");
+  if (cf && xs.ndims < 3)
+    return rt_error(c->st, RT_UNIMPLEMENTED, "BiasAddGrad's gradient (NCHW) needs out_backprop of known rank >= 3");
+  char *shape = op_g1(c, "Shape", IN(0)), *col = NULL;
+  if (cf) {
+    int64_t v[RT_MAX_DIMS] = {-1};
+    for (int d = 1; d < xs.ndims - 1; d++) v[d] = 1;
+    char *s = op_gints(c, xs.ndims - 1, v);
+    col = op_g2(c, "Reshape", DY, s);
+    free(s);
+  }
+  c->dx[0] = op_g2(c, "BroadcastTo", cf ? col : DY, shape);
+  free(shape), free(col);
+  return c->st->code;
+}
+
 static void set_keep(rt_node *n, const void *arg) { rt_node_set_bool(n, "keep_dims", true); }
 
 /* sum(x, axis=-1, keep_dims=True) */
@@ -183,6 +262,9 @@ static int check_numerics_grad(rt_grad_ctx *c) {
 #define ACT_GRAD(nm, in, types, k, h)                                                    \
   {.name = nm, .inputs = in, .outputs = "backprops: T", .attrs = "T: " types, .help = h,  \
    .shape = op_shape_unchanged, .kernel = {[RT_DEV_CPU] = k}}
+#define ACT_GRAD_G(nm, in, types, k, g, h) \
+  {.name = nm, .inputs = in, .outputs = "backprops: T", .attrs = "T: " types, .help = h, \
+   .shape = op_shape_unchanged, .kernel = {[RT_DEV_CPU] = k}, .grad = g}
 #define NUM "{float, double, int32, int64}"
 
 /* ---- TopKV2: the k largest of each row (last axis), sorted, ties to the lower index ---- */
@@ -264,21 +346,21 @@ static const rt_op_def nn_ops[] = {
   {.name = "ReluGrad", .inputs = "gradients: T, features: T", .outputs = "backprops: T",
    .attrs = "T: {float, double, int32, int64}",
    .help = "Relu's gradient: gradients where features > 0, else 0.",
-   .shape = op_shape_unchanged, .kernel = {[RT_DEV_CPU] = op_cpu_relu_grad}},
+   .shape = op_shape_unchanged, .kernel = {[RT_DEV_CPU] = op_cpu_relu_grad}, .grad = masked_grad_grad},
   {.name = "SigmoidGrad", .inputs = "y: T, dy: T", .outputs = "z: T", .attrs = "T: " FLT,
    .help = "Sigmoid's gradient from its output: dy * y * (1 - y).",
-   .shape = op_shape_unchanged, .kernel = {[RT_DEV_CPU] = op_cpu_sigmoid_grad}},
+   .shape = op_shape_unchanged, .kernel = {[RT_DEV_CPU] = op_cpu_sigmoid_grad}, .grad = sigmoid_grad_grad},
   {.name = "TanhGrad", .inputs = "y: T, dy: T", .outputs = "z: T", .attrs = "T: " FLT,
    .help = "Tanh's gradient from its output: dy * (1 - y * y).",
-   .shape = op_shape_unchanged, .kernel = {[RT_DEV_CPU] = op_cpu_tanh_grad}},
+   .shape = op_shape_unchanged, .kernel = {[RT_DEV_CPU] = op_cpu_tanh_grad}, .grad = tanh_grad_grad},
   ACT("Relu6", NUM, op_cpu_relu6, relu6_grad, "min(max(features, 0), 6) elementwise."),
   ACT("Elu", FLT, op_cpu_elu, elu_grad, "features if > 0, else exp(features) - 1."),
   ACT("Softplus", FLT, op_cpu_softplus, softplus_grad, "log(exp(features) + 1) elementwise."),
-  ACT_GRAD("Relu6Grad", "gradients: T, features: T", NUM, op_cpu_relu6_grad,
+  ACT_GRAD_G("Relu6Grad", "gradients: T, features: T", NUM, op_cpu_relu6_grad, masked_grad_grad,
            "Relu6's gradient: gradients where 0 < features < 6, else 0."),
-  ACT_GRAD("EluGrad", "gradients: T, outputs: T", FLT, op_cpu_elu_grad,
+  ACT_GRAD_G("EluGrad", "gradients: T, outputs: T", FLT, op_cpu_elu_grad, elu_grad_grad,
            "Elu's gradient from its output: gradients * (outputs + 1) where outputs <= 0."),
-  ACT_GRAD("SoftplusGrad", "gradients: T, features: T", FLT, op_cpu_softplus_grad,
+  ACT_GRAD_G("SoftplusGrad", "gradients: T, features: T", FLT, op_cpu_softplus_grad, softplus_grad_grad,
            "Softplus's gradient: gradients * sigmoid(features)."),
   {.name = "BiasAdd", .inputs = "value: T, bias: T", .outputs = "output: T",
    .attrs = "T: " NUM ", data_format: string = 'NHWC'",
@@ -287,7 +369,7 @@ static const rt_op_def nn_ops[] = {
   {.name = "BiasAddGrad", .inputs = "out_backprop: T", .outputs = "output: T",
    .attrs = "T: " NUM ", data_format: string = 'NHWC'",
    .help = "BiasAdd's gradient for the bias: out_backprop summed over all but channels.",
-   .shape = bias_add_grad_shape, .kernel = {[RT_DEV_CPU] = op_cpu_bias_add_grad}},
+   .shape = bias_add_grad_shape, .kernel = {[RT_DEV_CPU] = op_cpu_bias_add_grad}, .grad = bias_add_grad_grad},
   {.name = "Softmax", .inputs = "logits: T", .outputs = "softmax: T", .attrs = "T: " FLT,
    .help = "exp(logits) / sum(exp(logits)) along the last dimension.", .shape = softmax_shape,
    .kernel = {[RT_DEV_CPU] = op_cpu_softmax}, .grad = softmax_grad},

@@ -79,6 +79,9 @@ int op_shape_unchanged(rt_shape_ctx *c);    /* output 0 = input 0 */
 int op_shape_broadcast(rt_shape_ctx *c);    /* output 0 = broadcast(input 0, input 1) */
 /* Read a Const input's values as int64 (axes, shapes); false when not a known constant. */
 bool op_const_ints(const rt_shape_ctx *c, int i, int64_t *out, int max, int *n);
+/* Input i as a shape, as TF's MakeShapeFromShapeTensor: its values when constant, the
+ * (partly known) shape of x when it is Shape(x), else false. */
+bool op_shape_input(const rt_shape_ctx *c, int i, rt_shape *out);
 /* TF's "Dimensions must be equal" error for a shape function. */
 int op_dims_error(rt_shape_ctx *c, int64_t a, int64_t b);
 /* TF's name for a dtype in messages: "float", "double", "int32", ... */
@@ -275,6 +278,7 @@ int op_cpu_fused_conv2d_backprop_filter_argmax(rt_kernel_ctx *c);
 /* The direct filter gradient runs a kh x kw x ic -> oc first layer here (remap's question). */
 bool op_cpu_filter_argmax_fast(int64_t kh, int64_t kw, int64_t ic, int64_t oc);
 int op_cpu_max_pool_grad(rt_kernel_ctx *c);
+int op_cpu_max_pool_grad_grad(rt_kernel_ctx *c);
 int op_cpu_avg_pool(rt_kernel_ctx *c);
 int op_cpu_avg_pool_grad(rt_kernel_ctx *c);
 /* The SIMD MaxPoolGrad's 2x2 windows use in float, for tests: 2 AVX-512, 1 AVX2, 0 plain C,

@@ -98,6 +98,21 @@ bool op_const_ints(const rt_shape_ctx *c, int i, int64_t *out, int max, int *n) 
   return true;
 }
 
+bool op_shape_input(const rt_shape_ctx *c, int i, rt_shape *out) {
+  int64_t v[RT_MAX_DIMS];
+  int n;
+  if (op_const_ints(c, i, v, RT_MAX_DIMS, &n)) {
+    *out = rt_shape_make(n, v);
+    return true;
+  }
+  if (!c->g || i >= c->n_inputs) return false;
+  const rt_node *src = c->g->nodes[c->node->edges[i].node];
+  if (strcmp(src->op, "Shape") || src->n_data_inputs != 1) return false;
+  const rt_node *x = c->g->nodes[src->edges[0].node];
+  *out = x->out_shapes[src->edges[0].index];
+  return out->ndims >= 0;
+}
+
 /* "<4 -1>": a Const input's values as TF1's shape errors show them. */
 static size_t tensor_summary(const rt_tensor *t, char *buf, size_t n) {
   size_t off = (size_t)snprintf(buf, n, "<");

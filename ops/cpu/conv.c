@@ -1308,7 +1308,17 @@ int op_cpu_conv2d_backprop_input(rt_kernel_ctx *c) {
   geom g;
   if (need_float(c, f->dtype)) return c->st->code;
   if (conv_attrs(c, "Conv2DCustomBackpropInputOp only supports NHWC.%.0s")) return c->st->code;
-  if (sizes_vec(c, label, "input_sizes", "input", c->inputs[0], xd)) return c->st->code;
+  const rt_tensor *sz = c->inputs[0];
+  if (sz->shape.ndims == 1 && sz->shape.dims[0] == 2 && f->shape.ndims == 4 && dy->shape.ndims == 4) {
+    /* TF 2's spatial sizes alone: batch from out_backprop, depth from the filter */
+    xd[0] = dy->shape.dims[0], xd[1] = rt_tensor_get_i64(sz, 0), xd[2] = rt_tensor_get_i64(sz, 1);
+    xd[3] = f->shape.dims[2];
+    if (xd[1] < 0 || xd[2] < 0)
+      return rt_kernel_error(c, RT_INVALID_ARGUMENT, "Dimension %lld must be >= 0",
+                             (long long)(xd[1] < 0 ? xd[1] : xd[2]));
+  } else if (sizes_vec(c, label, "input_sizes", "input", sz, xd)) {
+    return c->st->code;
+  }
   if (f->shape.ndims != 4)
     return rt_kernel_error(c, RT_INVALID_ARGUMENT, "%s: filter must be 4-dimensional", label);
   if (backprop_geom(c, label, xd, f->shape.dims, &dy->shape, &g)) return c->st->code;
@@ -1744,6 +1754,29 @@ typedef struct pool_job {
 POOL(float, int32_t)   /* I: a pixel's index in its image, as wide as T for the selects */
 POOL(double, int64_t)
 
+/* MaxPoolGradGrad: each window's value of gr (shaped as the pool's input x) at the first
+ * maximum of x, the pixel MaxPoolGrad routes the window's gradient to. */
+#define POOL_GRAD_GRAD(T, I)                                                              \
+  static void pool_grad_grad_##T(const geom *g, const T *x, const T *gr, T *out) {       \
+    int64_t C = g->ic, img = g->ih * g->iw * C;                                          \
+    for (int64_t b = 0; b < g->n; b++)                                                   \
+      for (int64_t oy = 0; oy < g->oh; oy++)                                             \
+        for (int64_t ox = 0; ox < g->ow; ox++) {                                         \
+          int64_t y0, y1, x0, x1;                                                        \
+          clip(g, oy, ox, &y0, &y1, &x0, &x1);                                           \
+          T *o = out + ((b * g->oh + oy) * g->ow + ox) * C;                              \
+          for (int64_t k0 = 0; k0 < C; k0 += 64) {                                       \
+            int64_t kn = C - k0 < 64 ? C - k0 : 64;                                      \
+            I bi[64];                                                                    \
+            T bv[64];                                                                    \
+            pool_argmax_##T(g, x + b * img, y0, y1, x0, x1, k0, kn, bv, bi);             \
+            for (int64_t k = 0; k < kn; k++) o[k0 + k] = gr[b * img + bi[k] * C + k0 + k]; \
+          }                                                                              \
+        }                                                                                \
+  }
+POOL_GRAD_GRAD(float, int32_t)
+POOL_GRAD_GRAD(double, int64_t)
+
 static void pool(const geom *g, bool f32, const void *x, void *y, bool avg) {
   int64_t work = g->n * g->oh * g->ow * g->ic * g->kh * g->kw;
   rt_parallel_range(g->n * g->oh, 1, work >= PAR_MIN ? n_threads() : 1,
@@ -1820,6 +1853,32 @@ static int pool_grad_run(rt_kernel_ctx *c, bool avg, bool relu) {
 }
 
 int op_cpu_max_pool_grad(rt_kernel_ctx *c) { return pool_grad_run(c, false, false); }
+
+int op_cpu_max_pool_grad_grad(rt_kernel_ctx *c) {
+  const rt_tensor *x = c->inputs[0], *y = c->inputs[1], *gr = c->inputs[2];
+  char sa[160], sb[160];
+  geom g;
+  if (need_float(c, x->dtype)) return c->st->code;
+  if (x->shape.ndims != 4)
+    return rt_kernel_error(c, RT_INVALID_ARGUMENT, "tensor_in must be 4-dimensional");
+  if (pool_geom(c, "MaxPoolingOp", x->shape.dims, 4, &g)) return c->st->code;
+  rt_shape want = rt_shape_make(4, (int64_t[]){g.n, g.oh, g.ow, g.ic});
+  if (!rt_shape_equal(&want, &y->shape))
+    return rt_kernel_error(c, RT_INVALID_ARGUMENT, "Expected orig_output shape to be %s, but got %s",
+                           op_shape_tf(&want, sa, sizeof sa), op_shape_tf(&y->shape, sb, sizeof sb));
+  if (!rt_shape_equal(&x->shape, &gr->shape) || gr->dtype != x->dtype)
+    return rt_kernel_error(c, RT_INVALID_ARGUMENT, "Expected grad shape to be %s, but got %s",
+                           op_shape_tf(&x->shape, sa, sizeof sa), op_shape_tf(&gr->shape, sb, sizeof sb));
+  if (g.ih * g.iw > INT32_MAX)
+    return rt_kernel_error(c, RT_UNIMPLEMENTED, "MaxPoolGradGrad: images of more than 2^31 pixels");
+  rt_tensor *out = rt_kernel_output(c, 0, x->dtype, &want);
+  if (!out) return c->st->code;
+  if (x->dtype == RT_FLOAT)
+    pool_grad_grad_float(&g, rt_tensor_data(x), rt_tensor_data(gr), rt_tensor_data(out));
+  else
+    pool_grad_grad_double(&g, rt_tensor_data(x), rt_tensor_data(gr), rt_tensor_data(out));
+  return RT_OK;
+}
 int op_cpu_avg_pool_grad(rt_kernel_ctx *c) { return pool_grad_run(c, true, false); }
 
 /* _FusedMaxPoolGradWithArgmax: dx [n, 2 ph, 2 pw, C] from the workspace and dy [n, ph, pw,
