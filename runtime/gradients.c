@@ -216,6 +216,10 @@ int rt_gradients(rt_graph *g, int n_ys, const char *const *ys, const char *const
 
 static rt_grad_hook grad_hook;
 void rt_gradients_set_hook(rt_grad_hook hook) { grad_hook = hook; }
+int rt_grad_call_hook(rt_grad_ctx *ctx, bool *handled) {
+  *handled = false;
+  return grad_hook ? grad_hook(ctx, handled) : RT_OK;
+}
 
 int rt_gradients_gated(rt_graph *g, int n_ys, const char *const *ys, const char *const *grad_ys, int n_xs,
                        const char *const *xs, const char *scope, bool gate_gradients, char **dx, rt_status *st) {
@@ -305,7 +309,7 @@ int rt_gradients_gated(rt_graph *g, int n_ys, const char *const *ys, const char 
       char **in_grads = xcalloc((size_t)n->n_data_inputs + 1, sizeof *in_grads);
       rt_grad_ctx ctx = {.g = g, .node = n, .dy = (const char *const *)dy, .dx = in_grads, .scope = sc, .st = st};
       bool handled = false;
-      if (grad_hook) rc = grad_hook(&ctx, &handled);
+      rc = rt_grad_call_hook(&ctx, &handled);
       if (!rc && !handled && (!def || !def->grad)) {
         rc = rt_error(st, RT_LOOKUP_ERROR, "No gradient defined for operation '%s' (op type: %s)",
                       n->name, n->op);

@@ -3,6 +3,7 @@
 #define TFSH_GRADIENTS_INT_H
 
 #include "runtime/graph.h"
+#include "runtime/op.h"
 
 /* Gradient tensor names collected for one output of one node (malloc'd, owned). */
 typedef struct rt_grad_list {
@@ -18,6 +19,10 @@ typedef struct rt_grad_out {
   int node, index;
   char *grad;
 } rt_grad_out;
+
+/* The embedding language's gradient for ctx->node (rt_gradients_set_hook), if it has one:
+ * sets *handled. RT_OK and *handled false where no hook is set. */
+int rt_grad_call_hook(rt_grad_ctx *ctx, bool *handled);
 
 /* The frame of Exit node x: its Switch's Merge's Enter's frame_name ("" if not a loop's). */
 const char *rt_grad_exit_frame(const rt_graph *g, const rt_node *x);

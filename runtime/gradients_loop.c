@@ -547,25 +547,22 @@ static int grad_body(gl *L, const loopvar *vars, int n_vars, rt_grad_list *lg, c
       any |= dy[o] != NULL;
     }
     if (any && n->n_data_inputs) {
-      const char *over = rt_node_string(n, "_gradient_op_type", NULL);
-      if (over) {   /* its Python function would read forward values the loop has stacked */
-        rc = rt_error(st, RT_UNIMPLEMENTED, "operation '%s' has the gradient '%s' "
-                      "(gradient_override_map): tfsh cannot use an overridden gradient inside "
-                      "a tf.while_loop yet", n->name, over);
-      } else if (!n->def || !n->def->grad) {
+      char sc[800];
+      snprintf(sc, sizeof sc, "%s%s_grad/", scope, n->name);
+      char **dx = xcalloc((size_t)n->n_data_inputs + 1, sizeof *dx);
+      /* the language's gradient too (tf.RegisterGradient): its nodes go through remap */
+      rt_grad_ctx ctx = {.g = g, .node = n, .dy = (const char *const *)dy, .dx = dx, .scope = sc,
+                         .st = st, .remap = remap, .remap_arg = L, .pivot = L->pivot_g};
+      bool handled = false;
+      rc = rt_grad_call_hook(&ctx, &handled);
+      if (!rc && !handled && (!n->def || !n->def->grad))
         rc = rt_error(st, RT_LOOKUP_ERROR, "No gradient defined for operation '%s' (op type: %s)", n->name, n->op);
-      } else {
-        char sc[800];
-        snprintf(sc, sizeof sc, "%s%s_grad/", scope, n->name);
-        char **dx = xcalloc((size_t)n->n_data_inputs + 1, sizeof *dx);
-        rt_grad_ctx ctx = {.g = g, .node = n, .dy = (const char *const *)dy, .dx = dx, .scope = sc,
-                           .st = st, .remap = remap, .remap_arg = L, .pivot = L->pivot_g};
+      else if (!rc && !handled)
         rc = n->def->grad(&ctx);
-        n = g->nodes[i];
-        for (int k = 0; k < n->n_data_inputs; k++)
-          if (dx[k]) deliver(A, L, lg, lg_off, n->edges[k].node, n->edges[k].index, dx[k], rc);
-        free(dx);
-      }
+      n = g->nodes[i];
+      for (int k = 0; k < n->n_data_inputs; k++)
+        if (dx[k]) deliver(A, L, lg, lg_off, n->edges[k].node, n->edges[k].index, dx[k], rc);
+      free(dx);
     }
     for (int o = 0; o < n->n_outputs; o++) free(dy[o]);
     free(dy);

@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "base/alloc.h"
 #include "base/counts.h"
 #include "base/str.h"
 #include "runtime/device.h"
@@ -841,8 +842,32 @@ static const char *ref_colocation(tf_graph *g, const rt_node *n) {
   return v && (!strcmp(v->op, "VariableV2") || !strcmp(v->op, "Variable")) ? v->name : NULL;
 }
 
+const struct rt_grad_ctx *tf_loop_grad;
+
+/* The gradient loop's copies of n's data inputs, and its pivot for a source. */
+static int loop_grad_inputs(rt_node *n) {
+  const rt_grad_ctx *c = tf_loop_grad;
+  for (int i = 0; i < n->n_inputs; i++) {
+    if (n->inputs[i][0] == '^') continue;
+    const char *t = c->remap(c->remap_arg, n->inputs[i]);
+    if (!t) {
+      if (!c->st->code) rt_error(c->st, RT_INTERNAL, "%s: no copy of %s in the gradient loop", n->name, n->inputs[i]);
+      return -1;
+    }
+    char *copy = xstrdup(t);
+    free(n->inputs[i]);
+    n->inputs[i] = copy;
+  }
+  if (n->n_inputs == 0 && c->pivot) rt_node_add_control(n, c->pivot);
+  return 0;
+}
+
 sh_obj *tf_node_finish(rt_node *n) {
   tf_graph *g = tf_default_graph();
+  if (tf_loop_grad && tf_loop_grad->remap && loop_grad_inputs(n) < 0) {
+    rt_node_free(n);
+    return raise_build(tf_loop_grad->st);
+  }
   add_controls(g, n);
   const char *coloc = SH_LIST_N(g->colocate) ? sh_str_cstr(SH_LIST_ITEMS(g->colocate)[SH_LIST_N(g->colocate) - 1]) : NULL;
   char own[400] = "";   /* the variable an in-place update goes with */

@@ -285,6 +285,8 @@ static int py_grad_hook(rt_grad_ctx *ctx, bool *handled) {
   char saved[TF_SCOPE_MAX];
   snprintf(saved, sizeof saved, "%s", tf_graph_scope(g));
   snprintf(tf_graph_scope(g), TF_SCOPE_MAX, "%s", ctx->scope);
+  const rt_grad_ctx *outer = tf_loop_grad;
+  tf_loop_grad = ctx;
   sh_obj *args = sh_tuple_new(nout + 1), *r = NULL;
   PyTuple_SET_ITEM(args, 0, tf_op_new(g, id));
   for (int o = 0; o < nout; o++) {
@@ -304,6 +306,7 @@ static int py_grad_hook(rt_grad_ctx *ctx, bool *handled) {
     if (!t) break;
   }
   if (!sh_err_occurred()) r = sh_call(fn, nout + 1, SH_TUPLE_ITEMS(args), NULL);
+  tf_loop_grad = outer;
   sh_decref(args);
   snprintf(tf_graph_scope(g), TF_SCOPE_MAX, "%s", saved);
   if (!r) return rt_error(ctx->st, RT_INTERNAL, "the gradient function of %s raised", key);
@@ -322,10 +325,17 @@ static int py_grad_hook(rt_grad_ctx *ctx, bool *handled) {
     sh_obj *t = tf_convert(x, RT_INVALID);
     if (!t) break;
     char name[400];
-    ctx->dx[k] = xstrdup(tf_tensor_name((tf_tensor *)t, name, sizeof name));
+    const char *dx = tf_tensor_name((tf_tensor *)t, name, sizeof name);
+    if (ctx->remap) dx = ctx->remap(ctx->remap_arg, dx);   /* a forward value given back as is */
+    ctx->dx[k] = dx ? xstrdup(dx) : NULL;
     sh_decref(t);
+    if (!dx) {
+      if (!ctx->st->code) rt_error(ctx->st, RT_INTERNAL, "the gradient function of %s: no copy in the loop", key);
+      break;
+    }
   }
   sh_decref(seq);
+  if (ctx->st->code) return ctx->st->code;
   return sh_err_occurred() ? rt_error(ctx->st, RT_INTERNAL, "the gradient function of %s failed", key) : RT_OK;
 }
 

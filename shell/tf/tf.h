@@ -108,6 +108,9 @@ sh_obj *tf_make_const(rt_tensor *value, sh_obj *name);
  * with the exception raised; tf_node_finish likewise frees n on failure. */
 int tf_node_input(rt_node *n, sh_obj *x, rt_dtype hint);
 sh_obj *tf_node_finish(rt_node *n);            /* the tf.Operation, or NULL */
+/* Set while a Python gradient runs inside a tf.while_loop's gradient loop (ops.c): each
+ * node tf_node_finish adds then reads forward values through its remap, as op_grad_node's do. */
+extern const struct rt_grad_ctx *tf_loop_grad;
 /* finish and return output 0 as a Tensor. */
 sh_obj *tf_node_finish_tensor(rt_node *n);
 /* Python value or Tensor → a Tensor in the default graph (Const when needed). */
