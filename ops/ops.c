@@ -18,6 +18,7 @@ static void register_all(void) {
   op_image_register();
   op_scan_register();
   op_mirror_pad_register();
+  op_depthwise_register();
   op_array_register();
   op_conv_register();
   op_random_register();
