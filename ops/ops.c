@@ -19,6 +19,7 @@ static void register_all(void) {
   op_scan_register();
   op_mirror_pad_register();
   op_depthwise_register();
+  op_pool_more_register();
   op_array_register();
   op_conv_register();
   op_random_register();

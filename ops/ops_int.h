@@ -23,6 +23,7 @@ void op_lookup_register(void);     /* ops/lookup.c: HashTableV2 and the lookup-t
 void op_image_register(void);      /* ops/image.c: ReverseV2, resizing, LRN, ReadFile, PNG */
 void op_mirror_pad_register(void);   /* ops/mirror_pad.c: MirrorPad, MirrorPadGrad */
 void op_depthwise_register(void);    /* ops/depthwise.c: DepthwiseConv2dNative and its backprops */
+void op_pool_more_register(void);    /* ops/pool_more.c: MaxPoolWithArgmax, ExtractImagePatches, gradients */
 void op_scan_register(void);       /* ops/scan.c: Cumsum, Cumprod, GatherNd, ScatterNd, Unique */
 int op_unsorted_segment_sum_grad(rt_grad_ctx *c);   /* ops/scan.c */
 void op_array_register(void);
