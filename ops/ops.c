@@ -18,6 +18,7 @@ static void register_all(void) {
   op_image_register();
   op_scan_register();
   op_mirror_pad_register();
+  op_space_register();
   op_depthwise_register();
   op_pool_more_register();
   op_array_register();

@@ -22,6 +22,7 @@ void op_strings_register(void);    /* ops/strings.c: StringJoin, Substr, StringS
 void op_lookup_register(void);     /* ops/lookup.c: HashTableV2 and the lookup-table ops */
 void op_image_register(void);      /* ops/image.c: ReverseV2, resizing, LRN, ReadFile, PNG */
 void op_mirror_pad_register(void);   /* ops/mirror_pad.c: MirrorPad, MirrorPadGrad */
+void op_space_register(void);      /* ops/space.c: SpaceToBatch(ND), BatchToSpace(ND), SpaceToDepth, DepthToSpace */
 void op_depthwise_register(void);    /* ops/depthwise.c: DepthwiseConv2dNative and its backprops */
 void op_pool_more_register(void);    /* ops/pool_more.c: MaxPoolWithArgmax, ExtractImagePatches, gradients */
 void op_scan_register(void);       /* ops/scan.c: Cumsum, Cumprod, GatherNd, ScatterNd, Unique */
