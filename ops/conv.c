@@ -27,12 +27,6 @@ bool op_window_dim(int64_t in, int64_t k, int64_t s, bool same, int64_t *out, in
 
 /* ---- shapes ---------------------------------------------------------------------- */
 
-static const int64_t *list_ints(const rt_node *n, const char *name, int *count) {
-  const rt_attr_value *v = rt_node_attr(n, name);
-  *count = v && v->kind == RT_ATTR_LIST_INT ? v->list.n : 0;
-  return *count ? v->list.v : NULL;
-}
-
 static bool nchw(const rt_node *n) { return !strcmp(rt_node_string(n, "data_format", "NHWC"), "NCHW"); }
 
 /* padding must be SAME or VALID; sets *same. */
@@ -58,8 +52,8 @@ static int out_dim(rt_shape_ctx *c, int64_t in, int64_t k, int64_t s, bool same,
 static int conv2d_shape(rt_shape_ctx *c) {
   const rt_shape *x = &c->in_shapes[0], *f = &c->in_shapes[1];
   int ns, nd;
-  const int64_t *s = list_ints(c->node, "strides", &ns);
-  list_ints(c->node, "dilations", &nd);
+  const int64_t *s = op_list_ints(c->node, "strides", &ns);
+  op_list_ints(c->node, "dilations", &nd);
   bool same;
   if (ns != 4)
     return op_shape_error(c, 0, "Conv2D requires the stride attribute to contain 4 values, but "
@@ -142,7 +136,7 @@ static int sizes_shape(rt_shape_ctx *c, int i) {
 
 static int backprop_shape(rt_shape_ctx *c, int sizes) {
   int ns;
-  list_ints(c->node, "strides", &ns);
+  op_list_ints(c->node, "strides", &ns);
   bool same;
   if (ns != 4)
     return op_shape_error(c, 0, "Conv2D requires the stride attribute to contain 4 values, but "
@@ -178,7 +172,7 @@ static int backprop_input_shape(rt_shape_ctx *c) {
 /* _FusedConv2DBackpropFilterWithArgmax's: the filter from filter_shape, the bias its outputs. */
 static int backprop_filter_argmax_shape(rt_shape_ctx *c) {
   int nf;
-  const int64_t *f = list_ints(c->node, "filter_shape", &nf);
+  const int64_t *f = op_list_ints(c->node, "filter_shape", &nf);
   for (int i = 0; i < 3; i++)
     if (c->in_shapes[i].ndims >= 0 && c->in_shapes[i].ndims != 4)
       return op_rank_error(c, 4, c->in_shapes[i].ndims);
@@ -192,8 +186,8 @@ static int backprop_filter_shape(rt_shape_ctx *c) { return backprop_shape(c, 1);
 
 static int pool_attrs(rt_shape_ctx *c, const int64_t **k, const int64_t **s, bool *same) {
   int nk, ns;
-  *k = list_ints(c->node, "ksize", &nk);
-  *s = list_ints(c->node, "strides", &ns);
+  *k = op_list_ints(c->node, "ksize", &nk);
+  *s = op_list_ints(c->node, "strides", &ns);
   if (ns != 4)
     return op_shape_error(c, 0, "%s requires the stride attribute to contain 4 values, but got: "
                           "%d", c->node->op, ns);
@@ -250,29 +244,18 @@ static int avg_pool_grad_shape(rt_shape_ctx *c) {
 
 /* The forward node's window attrs onto a gradient node. */
 static void copy_window_attrs(rt_node *n, const void *arg) {
-  static const char *names[] = {"strides", "padding", "data_format", "dilations",
-                                "use_cudnn_on_gpu", "ksize"};
-  for (size_t i = 0; i < sizeof names / sizeof *names; i++) {
-    const rt_attr_value *v = rt_node_attr(arg, names[i]);
-    rt_attr_value copy;
-    if (v && !rt_attr_value_copy(&copy, v)) rt_node_set_attr(n, names[i], &copy);
-  }
-}
-
-/* The shape of tensor x as an int32 vector: a constant when known, else a Shape node. */
-static char *gshape_of(rt_grad_ctx *c, const char *x) {
-  rt_shape s = op_gshape(c, x);
-  if (rt_shape_fully_known(&s)) return op_gints(c, s.ndims, s.dims);
-  return op_g1(c, "Shape", x);
+  static const char *const names[] = {"strides", "padding", "data_format", "dilations", "use_cudnn_on_gpu", "ksize",
+                                      NULL};
+  op_copy_attrs(n, arg, names);
 }
 
 static int conv2d_grad(rt_grad_ctx *c) {
   if (!DY) return RT_OK;
-  char *s0 = gshape_of(c, IN(0));
+  char *s0 = op_gshape_vec(c, IN(0));
   const char *in0[] = {s0, IN(1), DY};
   c->dx[0] = s0 ? op_grad_node(c, "Conv2DBackpropInput", "Conv2DBackpropInput", 3, in0,
                                copy_window_attrs, c->node) : NULL;
-  char *s1 = c->dx[0] ? gshape_of(c, IN(1)) : NULL;
+  char *s1 = c->dx[0] ? op_gshape_vec(c, IN(1)) : NULL;
   const char *in1[] = {IN(0), s1, DY};
   c->dx[1] = s1 ? op_grad_node(c, "Conv2DBackpropFilter", "Conv2DBackpropFilter", 3, in1,
                                copy_window_attrs, c->node) : NULL;
@@ -284,7 +267,7 @@ static int conv2d_grad(rt_grad_ctx *c) {
  * gradient it is (dy in the filter's place); for out_backprop, that convolution. */
 static int conv2d_backprop_filter_grad(rt_grad_ctx *c) {
   if (!DY) return RT_OK;
-  char *xs = gshape_of(c, IN(0));
+  char *xs = op_gshape_vec(c, IN(0));
   const char *in0[] = {xs, DY, IN(2)};
   c->dx[0] = xs ? op_grad_node(c, "Conv2DBackpropInput", "Conv2DBackpropInput", 3, in0, copy_window_attrs, c->node)
                 : NULL;
@@ -330,7 +313,7 @@ static int max_pool_grad_grad_grad(rt_grad_ctx *c) { return max_pool_grad_pair(c
 
 static int avg_pool_grad(rt_grad_ctx *c) {
   if (!DY) return RT_OK;
-  char *s0 = gshape_of(c, IN(0));
+  char *s0 = op_gshape_vec(c, IN(0));
   const char *in[] = {s0, DY};
   c->dx[0] = s0 ? op_grad_node(c, "AvgPoolGrad", "AvgPoolGrad", 2, in, copy_window_attrs, c->node)
                 : NULL;

@@ -19,12 +19,6 @@
 
 enum { PAR_MIN = 1 << 14 };   /* multiply-adds below which one thread does the whole op */
 
-static const int64_t *list_ints(const rt_node *n, const char *name, int *count) {
-  const rt_attr_value *v = rt_node_attr(n, name);
-  *count = v && v->kind == RT_ATTR_LIST_INT ? v->list.n : 0;
-  return *count ? v->list.v : NULL;
-}
-
 static bool nchw(const rt_node *n) { return !strcmp(rt_node_string(n, "data_format", "NHWC"), "NCHW"); }
 
 /* ---- shapes ---------------------------------------------------------------------- */
@@ -32,8 +26,8 @@ static bool nchw(const rt_node *n) { return !strcmp(rt_node_string(n, "data_form
 /* strides and dilations (4 each, positive) and padding (SAME or VALID); sets *same. */
 static int shape_attrs(rt_shape_ctx *c, const int64_t **s, const int64_t **d, bool *same) {
   int ns, nd;
-  *s = list_ints(c->node, "strides", &ns);
-  *d = list_ints(c->node, "dilations", &nd);
+  *s = op_list_ints(c->node, "strides", &ns);
+  *d = op_list_ints(c->node, "dilations", &nd);
   if (ns != 4)
     return op_shape_error(c, 0, "DepthwiseConv2D requires the stride attribute to contain 4 values, but "
                           "got: %d", ns);
@@ -129,7 +123,7 @@ typedef struct geom {
 /* The attrs as TF's CPU kernel checks them, into g's strides and dilations. */
 static int kernel_attrs(rt_kernel_ctx *c, geom *g, bool *same) {
   int ns, nd;
-  const int64_t *s = list_ints(c->node, "strides", &ns), *d = list_ints(c->node, "dilations", &nd);
+  const int64_t *s = op_list_ints(c->node, "strides", &ns), *d = op_list_ints(c->node, "dilations", &nd);
   const char *p = rt_node_string(c->node, "padding", "");
   if (nchw(c->node) || strcmp(rt_node_string(c->node, "data_format", "NHWC"), "NHWC"))
     return rt_kernel_error(c, RT_UNIMPLEMENTED, "Depthwise convolution on CPU is only supported for NHWC format");
@@ -434,23 +428,12 @@ static int backprop_filter_kernel(rt_kernel_ctx *c) {
 /* ---- gradients ------------------------------------------------------------------- */
 
 static void copy_attrs(rt_node *n, const void *arg) {
-  static const char *names[] = {"strides", "padding", "data_format", "dilations", "explicit_paddings"};
-  for (size_t i = 0; i < sizeof names / sizeof *names; i++) {
-    const rt_attr_value *v = rt_node_attr(arg, names[i]);
-    rt_attr_value copy;
-    if (v && !rt_attr_value_copy(&copy, v)) rt_node_set_attr(n, names[i], &copy);
-  }
-}
-
-/* The shape of tensor x as an int32 vector: a constant when known, else a Shape node. */
-static char *gshape_of(rt_grad_ctx *c, const char *x) {
-  rt_shape s = op_gshape(c, x);
-  if (rt_shape_fully_known(&s)) return op_gints(c, s.ndims, s.dims);
-  return op_g1(c, "Shape", x);
+  static const char *const names[] = {"strides", "padding", "data_format", "dilations", "explicit_paddings", NULL};
+  op_copy_attrs(n, arg, names);
 }
 
 static char *backprop_input(rt_grad_ctx *c, const char *like, const char *f, const char *dy) {
-  char *s = gshape_of(c, like);
+  char *s = op_gshape_vec(c, like);
   const char *in[] = {s, f, dy};
   char *r = s ? op_grad_node(c, "DepthwiseConv2dNativeBackpropInput", "DepthwiseConv2dNativeBackpropInput", 3, in,
                              copy_attrs, c->node) : NULL;
@@ -459,7 +442,7 @@ static char *backprop_input(rt_grad_ctx *c, const char *like, const char *f, con
 }
 
 static char *backprop_filter(rt_grad_ctx *c, const char *x, const char *like, const char *dy) {
-  char *s = gshape_of(c, like);
+  char *s = op_gshape_vec(c, like);
   const char *in[] = {x, s, dy};
   char *r = s ? op_grad_node(c, "DepthwiseConv2dNativeBackpropFilter", "DepthwiseConv2dNativeBackpropFilter", 3, in,
                              copy_attrs, c->node) : NULL;

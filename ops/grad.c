@@ -112,3 +112,17 @@ char *op_gints(rt_grad_ctx *c, int n, const int64_t *v) {
 }
 
 int op_no_grad(rt_grad_ctx *c) { return RT_OK; }
+
+char *op_gshape_vec(rt_grad_ctx *c, const char *x) {
+  rt_shape s = op_gshape(c, x);
+  if (rt_shape_fully_known(&s)) return op_gints(c, s.ndims, s.dims);
+  return op_g1(c, "Shape", x);
+}
+
+void op_copy_attrs(rt_node *n, const rt_node *from, const char *const *names) {
+  for (; *names; names++) {
+    const rt_attr_value *v = rt_node_attr(from, *names);
+    rt_attr_value copy;
+    if (v && !rt_attr_value_copy(&copy, v)) rt_node_set_attr(n, *names, &copy);
+  }
+}

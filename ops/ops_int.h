@@ -82,6 +82,8 @@ int op_shape_unchanged(rt_shape_ctx *c);    /* output 0 = input 0 */
 int op_shape_broadcast(rt_shape_ctx *c);    /* output 0 = broadcast(input 0, input 1) */
 /* Read a Const input's values as int64 (axes, shapes); false when not a known constant. */
 bool op_const_ints(const rt_shape_ctx *c, int i, int64_t *out, int max, int *n);
+/* A list(int) attr's values and count (NULL and 0 when absent or of another kind). */
+const int64_t *op_list_ints(const rt_node *n, const char *name, int *count);
 /* Input i as a shape, as TF's MakeShapeFromShapeTensor: its values when constant, the
  * (partly known) shape of x when it is Shape(x), else false. */
 bool op_shape_input(const rt_shape_ctx *c, int i, rt_shape *out);
@@ -131,6 +133,10 @@ rt_shape op_gshape(const rt_grad_ctx *c, const char *tensor);
 rt_dtype op_gtype(const rt_grad_ctx *c, const char *tensor);
 /* An int32 vector constant. */
 char *op_gints(rt_grad_ctx *c, int n, const int64_t *v);
+/* The shape of tensor x as an int32 vector: a constant when fully known, else Shape(x). */
+char *op_gshape_vec(rt_grad_ctx *c, const char *x);
+/* The attrs of `from` named in the NULL-ended list `names` copied onto n (those it has). */
+void op_copy_attrs(rt_node *n, const rt_node *from, const char *const *names);
 /* For ops TF1 declares not differentiable: no gradient flows to any input. */
 int op_no_grad(rt_grad_ctx *c);
 

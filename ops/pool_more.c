@@ -19,12 +19,6 @@
 #define DY (c->dy[0])
 #define POOL_T "{float, double, int32, int64, uint8, int8, int16, uint16}"
 
-static const int64_t *list_ints(const rt_node *n, const char *name, int *count) {
-  const rt_attr_value *v = rt_node_attr(n, name);
-  *count = v && v->kind == RT_ATTR_LIST_INT ? v->list.n : 0;
-  return *count ? v->list.v : NULL;
-}
-
 /* 1 for SAME, 0 for VALID, -1 for anything else. */
 static int padding_same(const rt_node *n) {
   const char *p = rt_node_string(n, "padding", "");
@@ -56,8 +50,8 @@ static bool window_dim(int64_t in, int64_t eff, int64_t s, bool same, int64_t *o
 /* ksize and strides: 4 values each, positive. Sets *k, *s. */
 static int pool_attrs(rt_shape_ctx *c, const int64_t **k, const int64_t **s) {
   int nk, ns;
-  *k = list_ints(c->node, "ksize", &nk);
-  *s = list_ints(c->node, "strides", &ns);
+  *k = op_list_ints(c->node, "ksize", &nk);
+  *s = op_list_ints(c->node, "strides", &ns);
   if (ns != 4)
     return op_shape_error(c, 0, "MaxPool requires the stride attribute to contain 4 values, but got: %d", ns);
   if (nk != 4)
@@ -122,7 +116,7 @@ typedef struct pool_win {
 /* The window of input shape x from the node's attrs, with TF's kernel errors. */
 static int pool_window(rt_kernel_ctx *c, const rt_shape *x, pool_win *p) {
   int nk, ns, same = padding_same(c->node);
-  const int64_t *k = list_ints(c->node, "ksize", &nk), *s = list_ints(c->node, "strides", &ns);
+  const int64_t *k = op_list_ints(c->node, "ksize", &nk), *s = op_list_ints(c->node, "strides", &ns);
   if (nk != 4 || ns != 4 || same < 0)
     return rt_kernel_error(c, RT_INVALID_ARGUMENT, "%s needs 4 ksize and 4 strides and padding SAME or VALID",
                            c->node->op);
@@ -289,9 +283,9 @@ static bool int32_attrs(const int64_t *k, const int64_t *s, const int64_t *r) {
 /* ksizes, strides and rates: 4 values each. */
 static int patch_attrs(rt_shape_ctx *c, const int64_t **k, const int64_t **s, const int64_t **r) {
   int nk, ns, nr;
-  *k = list_ints(c->node, "ksizes", &nk);
-  *s = list_ints(c->node, "strides", &ns);
-  *r = list_ints(c->node, "rates", &nr);
+  *k = op_list_ints(c->node, "ksizes", &nk);
+  *s = op_list_ints(c->node, "strides", &ns);
+  *r = op_list_ints(c->node, "rates", &nr);
   const char *what = nk != 4 ? "ksizes" : ns != 4 ? "stride" : nr != 4 ? "rates" : NULL;
   if (what)
     return op_shape_error(c, 0, "ExtractImagePatches requires the %s attribute to contain 4 values, but got: %d",
@@ -345,8 +339,8 @@ typedef struct patch_win {
 
 static int patch_window(rt_kernel_ctx *c, const rt_shape *x, patch_win *p) {
   int nk, ns, nr, same = padding_same(c->node);
-  const int64_t *k = list_ints(c->node, "ksizes", &nk), *s = list_ints(c->node, "strides", &ns),
-                *r = list_ints(c->node, "rates", &nr);
+  const int64_t *k = op_list_ints(c->node, "ksizes", &nk), *s = op_list_ints(c->node, "strides", &ns),
+                *r = op_list_ints(c->node, "rates", &nr);
   if (nk != 4 || ns != 4 || nr != 4 || same < 0)
     return rt_kernel_error(c, RT_INVALID_ARGUMENT, "%s needs 4 ksizes, strides and rates, and padding SAME or VALID",
                            c->node->op);
@@ -469,12 +463,9 @@ static int patches_grad_kernel(rt_kernel_ctx *c) {
 /* ---- gradients ------------------------------------------------------------------- */
 
 static void copy_attrs(rt_node *n, const void *arg) {
-  static const char *names[] = {"ksize", "ksizes", "strides", "rates", "padding", "include_batch_in_index"};
-  for (size_t i = 0; i < sizeof names / sizeof *names; i++) {
-    const rt_attr_value *v = rt_node_attr(arg, names[i]);
-    rt_attr_value copy;
-    if (v && !rt_attr_value_copy(&copy, v)) rt_node_set_attr(n, names[i], &copy);
-  }
+  static const char *const names[] = {"ksize", "ksizes", "strides", "rates", "padding", "include_batch_in_index",
+                                      NULL};
+  op_copy_attrs(n, arg, names);
 }
 
 /* The pooled values' gradient goes to their argmax; the argmax output has none. */

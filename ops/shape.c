@@ -98,6 +98,12 @@ bool op_const_ints(const rt_shape_ctx *c, int i, int64_t *out, int max, int *n) 
   return true;
 }
 
+const int64_t *op_list_ints(const rt_node *n, const char *name, int *count) {
+  const rt_attr_value *v = rt_node_attr(n, name);
+  *count = v && v->kind == RT_ATTR_LIST_INT ? v->list.n : 0;
+  return *count ? v->list.v : NULL;
+}
+
 bool op_shape_input(const rt_shape_ctx *c, int i, rt_shape *out) {
   int64_t v[RT_MAX_DIMS];
   int n;

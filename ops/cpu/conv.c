@@ -38,12 +38,6 @@ typedef struct geom {
   int64_t sh, sw, oh, ow, pt, pl;
 } geom;
 
-static const int64_t *list_ints(const rt_node *n, const char *name, int *count) {
-  const rt_attr_value *v = rt_node_attr(n, name);
-  *count = v && v->kind == RT_ATTR_LIST_INT ? v->list.n : 0;
-  return *count ? v->list.v : NULL;
-}
-
 static int need_float(rt_kernel_ctx *c, rt_dtype t) {
   if (t == RT_FLOAT || t == RT_DOUBLE) return RT_OK;
   return rt_kernel_error(c, RT_UNIMPLEMENTED, "no CPU kernel for %s", rt_dtype_name(t));
@@ -52,7 +46,7 @@ static int need_float(rt_kernel_ctx *c, rt_dtype t) {
 /* strides and padding into g (input dims and window already set): output size and pads. */
 static int window(rt_kernel_ctx *c, geom *g) {
   int ns;
-  const int64_t *s = list_ints(c->node, "strides", &ns);
+  const int64_t *s = op_list_ints(c->node, "strides", &ns);
   const char *pad = rt_node_string(c->node, "padding", "");
   bool same = !strcmp(pad, "SAME");
   if (ns != 4)
@@ -81,8 +75,8 @@ static int window(rt_kernel_ctx *c, geom *g) {
 /* Conv2D's attrs as TF1's CPU kernels check them. `who` names the op in NHWC errors. */
 static int conv_attrs(rt_kernel_ctx *c, const char *nhwc_msg) {
   int ns, nd;
-  const int64_t *s = list_ints(c->node, "strides", &ns);
-  const int64_t *d = list_ints(c->node, "dilations", &nd);
+  const int64_t *s = op_list_ints(c->node, "strides", &ns);
+  const int64_t *d = op_list_ints(c->node, "dilations", &nd);
   if (strcmp(rt_node_string(c->node, "data_format", "NHWC"), "NHWC"))
     return rt_kernel_error(c, RT_INVALID_ARGUMENT, nhwc_msg,
                            rt_node_string(c->node, "data_format", ""));
@@ -1457,7 +1451,7 @@ int op_cpu_conv2d_backprop_filter(rt_kernel_ctx *c) {
 /* ksize and strides (batch and depth must be 1), NHWC, a 4-D input of shape xd. */
 static int pool_geom(rt_kernel_ctx *c, const char *op, const int64_t *xd, int nd, geom *g) {
   int nk, ns;
-  const int64_t *k = list_ints(c->node, "ksize", &nk), *s = list_ints(c->node, "strides", &ns);
+  const int64_t *k = op_list_ints(c->node, "ksize", &nk), *s = op_list_ints(c->node, "strides", &ns);
   if (strcmp(rt_node_string(c->node, "data_format", "NHWC"), "NHWC"))
     return rt_kernel_error(c, RT_INVALID_ARGUMENT, "Default %s only supports NHWC on device type "
                            "CPU", op);
@@ -2087,7 +2081,7 @@ int op_cpu_fused_conv2d_backprop_filter_argmax(rt_kernel_ctx *c) {
   const rt_tensor *x = c->inputs[0], *ws = c->inputs[1], *dy = c->inputs[2];
   char sa[160], sb[160];
   int nf;
-  const int64_t *fd = list_ints(c->node, "filter_shape", &nf);
+  const int64_t *fd = op_list_ints(c->node, "filter_shape", &nf);
   geom g;
   if (x->dtype != RT_FLOAT || dy->dtype != RT_FLOAT || ws->dtype != RT_UINT8)
     return rt_kernel_error(c, RT_INVALID_ARGUMENT, "%s: input and grad must be float and argmax "
