@@ -48,3 +48,10 @@ g = tf.gradients(tf.reduce_sum(m(x)), m.trainable_weights)
 print([v.shape for v in g])
 for r in s.run(g[:3]):
     print(np.round(r.reshape(-1)[:6], 3))
+
+# Conv2D with dilation_rate 2 (TF 1.x: space_to_batch around a VALID conv)
+cd = L.Conv2D(2, 3, dilation_rate=2, padding="same", kernel_initializer=c(0.25), name="dil")
+yd = cd(x)
+s.run(tf.variables_initializer(cd.weights))
+print(yd.shape, cd.dilation_rate)
+print(np.round(s.run(yd)[0, :, :, 1], 3))
