@@ -11,6 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "base/alloc.h"
 #include "ops/ops_int.h"
 #include "runtime/pool.h"
 
@@ -415,8 +416,7 @@ static int backprop_filter_kernel(rt_kernel_ctx *c) {
   int64_t min_rows = per_row >= 65536 ? 1 : (int64_t)(65536 / per_row) + 1;
   job j = {.g = &g, .x = rt_tensor_data(x), .dy = rt_tensor_data(dy), .rows = rows,
            .tiles = rt_sum_tiles(rows, min_rows)};
-  j.part = malloc((size_t)(j.tiles * len) * rt_dtype_size(x->dtype));
-  if (!j.part) return rt_kernel_error(c, RT_RESOURCE_EXHAUSTED, "out of memory");
+  j.part = xmalloc((size_t)(j.tiles * len) * rt_dtype_size(x->dtype));   /* tiles filters: small */
   bool f32 = x->dtype == RT_FLOAT;
   rt_parallel_tiles(j.tiles, threads_for((double)rows * per_row), f32 ? bfil_tile_float : bfil_tile_double, &j);
   if (f32) sum_parts_float(&j, len, rt_tensor_data(df));
