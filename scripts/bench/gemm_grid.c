@@ -6,7 +6,9 @@
  * GMxGN (tiles over the intra-op pool); blis:auto or blis:GMxGN, the same on BLIS alone
  * where op_gemm would take oneDNN's sgemm (ops/cpu/gemm.c). GEMM_GRID_CPU_TIME=1 times the calling thread's CPU
  * time instead of the wall clock: with THREADS 1, a grid's own cost with the neighbours'
- * load left out. Prints "gemm_grid N THREADS ARCH" and GRID GFLOP/s, the best of REPS rounds. */
+ * load left out. GEMM_GRID_TRANS_B=1 stores B as its transpose (n x k, a dense layer's
+ * input gradient: dy times W^T). Prints "gemm_grid N THREADS ARCH" and GRID GFLOP/s, the
+ * best of REPS rounds. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -36,6 +38,9 @@ int main(int argc, char **argv) {
   }
   const char *cpu = getenv("GEMM_GRID_CPU_TIME");
   if (cpu && *cpu == '1') clock_id = CLOCK_THREAD_CPUTIME_ID;
+  const char *tb = getenv("GEMM_GRID_TRANS_B");
+  bool trans_b = tb && *tb == '1';
+  int64_t rsb = trans_b ? 1 : n, csb = trans_b ? k : 1;   /* B[i][j] at b[i * rsb + j * csb] */
   long long gm[MAX_GRIDS], gn[MAX_GRIDS];
   bool blis[MAX_GRIDS];
   for (int g = 0; g < grids; g++) {
@@ -74,11 +79,11 @@ int main(int argc, char **argv) {
           float one = 1, zero = 0;
           rntm_t rntm = BLIS_RNTM_INITIALIZER;
           bli_rntm_set_num_threads(threads, &rntm);
-          bli_sgemm_ex(BLIS_NO_TRANSPOSE, BLIS_NO_TRANSPOSE, m, n, k, &one, a, k, 1, b, n, 1,
+          bli_sgemm_ex(BLIS_NO_TRANSPOSE, BLIS_NO_TRANSPOSE, m, n, k, &one, a, k, 1, b, rsb, csb,
                        &zero, c, n, 1, NULL, &rntm);
         } else {
           op_gemm_use_dnnl(!blis[g]);
-          op_gemm_on_grid(true, m, n, k, a, k, 1, b, n, 1, 0, c, n, threads, gm[g], gn[g]);
+          op_gemm_on_grid(true, m, n, k, a, k, 1, b, rsb, csb, 0, c, n, threads, gm[g], gn[g]);
         }
         t = now() - t;
       }
