@@ -1153,13 +1153,41 @@ static sh_obj *graph_get_op(sh_obj *self, int argc, sh_obj **argv, sh_obj *kw) {
   return graph_get_by_name((tf_graph *)self, name, false);
 }
 
+sh_obj *tf_collection_in_scope(sh_obj *l, sh_obj *scope) {
+  PyObject *re = PyImport_ImportModule("re");
+  PyObject *match = re ? PyObject_GetAttrString(re, "match") : NULL;
+  Py_XDECREF(re);
+  sh_obj *out = match ? sh_list_new(0) : NULL;
+  for (Py_ssize_t i = 0; out && i < PyList_GET_SIZE(l); i++) {
+    PyObject *item = PyList_GET_ITEM(l, i), *name = PyObject_GetAttrString(item, "name");
+    if (!name) {
+      PyErr_Clear();
+      continue;
+    }
+    PyObject *m = PyObject_CallFunctionObjArgs(match, scope, name, NULL);
+    Py_DECREF(name);
+    if (!m || (m != Py_None && PyList_Append(out, item) < 0)) {
+      Py_XDECREF(m);
+      Py_CLEAR(out);
+      break;
+    }
+    Py_DECREF(m);
+  }
+  Py_XDECREF(match);
+  return out;
+}
+
 static sh_obj *graph_get_collection(sh_obj *self, int argc, sh_obj **argv, sh_obj *kw) {
   sh_obj *key, *scope = NULL;
   if (sh_parse_args("get_collection", argc, argv, kw, "key |scope", &key, &scope) < 0) return NULL;
   const char *k = sh_as_cstr(key);
   if (!k) return NULL;
   sh_obj *l = tf_graph_collection((tf_graph *)self, k, false);
-  return l ? sh_sequence_to_list(l) : sh_list_new(0);
+  sh_obj *all = l ? sh_sequence_to_list(l) : sh_list_new(0);
+  if (!all || !scope || scope == SH_NONE) return all;
+  sh_obj *some = tf_collection_in_scope(all, scope);
+  sh_decref(all);
+  return some;
 }
 
 /* The collection itself (made when absent): what the caller changes, the graph has. */

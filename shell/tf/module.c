@@ -53,25 +53,29 @@ static const char mnist_tutorial_src[] =
 
 /* ---- variables: collections and initializers ----------------------------------------- */
 
-static sh_obj *collection(const char *key) {
+static sh_obj *collection(const char *key, sh_obj *scope) {
   sh_obj *l = tf_graph_collection(tf_default_graph(), key, false);
-  return l ? sh_sequence_to_list(l) : sh_list_new(0);
+  sh_obj *all = l ? sh_sequence_to_list(l) : sh_list_new(0);
+  if (!all || !scope || scope == SH_NONE) return all;
+  sh_obj *some = tf_collection_in_scope(all, scope);
+  sh_decref(all);
+  return some;
 }
 
 static sh_obj *f_global_variables(sh_obj *self, int argc, sh_obj **argv, sh_obj *kw) {
   sh_obj *scope = NULL;
   if (sh_parse_args("global_variables", argc, argv, kw, "|scope", &scope) < 0) return NULL;
-  return collection("variables");
+  return collection("variables", scope);
 }
 static sh_obj *f_trainable_variables(sh_obj *self, int argc, sh_obj **argv, sh_obj *kw) {
   sh_obj *scope = NULL;
   if (sh_parse_args("trainable_variables", argc, argv, kw, "|scope", &scope) < 0) return NULL;
-  return collection("trainable_variables");
+  return collection("trainable_variables", scope);
 }
 static sh_obj *f_local_variables(sh_obj *self, int argc, sh_obj **argv, sh_obj *kw) {
   sh_obj *scope = NULL;
   if (sh_parse_args("local_variables", argc, argv, kw, "|scope", &scope) < 0) return NULL;
-  return collection("local_variables");
+  return collection("local_variables", scope);
 }
 
 static sh_obj *init_group(sh_obj *vars, const char *name) {
@@ -100,7 +104,7 @@ static sh_obj *f_variables_initializer(sh_obj *self, int argc, sh_obj **argv, sh
 
 static sh_obj *f_global_variables_initializer(sh_obj *self, int argc, sh_obj **argv, sh_obj *kw) {
   if (sh_parse_args("global_variables_initializer", argc, argv, kw, "") < 0) return NULL;
-  sh_obj *vars = collection("variables");
+  sh_obj *vars = collection("variables", NULL);
   sh_obj *r = init_group(vars, "init");
   sh_decref(vars);
   return r;
@@ -108,7 +112,7 @@ static sh_obj *f_global_variables_initializer(sh_obj *self, int argc, sh_obj **a
 
 static sh_obj *f_local_variables_initializer(sh_obj *self, int argc, sh_obj **argv, sh_obj *kw) {
   if (sh_parse_args("local_variables_initializer", argc, argv, kw, "") < 0) return NULL;
-  sh_obj *vars = collection("local_variables");
+  sh_obj *vars = collection("local_variables", NULL);
   sh_obj *r = init_group(vars, "init_1");
   sh_decref(vars);
   return r;
@@ -127,7 +131,7 @@ static sh_obj *f_is_variable_initialized(sh_obj *self, int argc, sh_obj **argv, 
 static sh_obj *f_report_uninitialized(sh_obj *self, int argc, sh_obj **argv, sh_obj *kw) {
   sh_obj *vars = NULL, *name = NULL;
   if (sh_parse_args("report_uninitialized_variables", argc, argv, kw, "|var_list name", &vars, &name) < 0) return NULL;
-  sh_obj *list = vars && vars != SH_NONE ? sh_sequence_to_list(vars) : collection("variables");
+  sh_obj *list = vars && vars != SH_NONE ? sh_sequence_to_list(vars) : collection("variables", NULL);
   if (!list) return NULL;
   rt_node *n = tf_node_begin_c("_ReportUninitialized", name && sh_is_str(name) ? sh_str_cstr(name) : "report_uninitialized_variables");
   int64_t cnt = SH_LIST_N(list);

@@ -111,6 +111,9 @@ sh_obj *tf_node_finish(rt_node *n);            /* the tf.Operation, or NULL */
 /* Set while a Python gradient runs inside a tf.while_loop's gradient loop (ops.c): each
  * node tf_node_finish adds then reads forward values through its remap, as op_grad_node's do. */
 extern const struct rt_grad_ctx *tf_loop_grad;
+/* The items of list l whose name re.match(scope) matches, as TF's get_collection(key,
+ * scope) keeps them (items without a name are left out): a new list, or NULL raised. */
+sh_obj *tf_collection_in_scope(sh_obj *l, sh_obj *scope);
 /* finish and return output 0 as a Tensor. */
 sh_obj *tf_node_finish_tensor(rt_node *n);
 /* Python value or Tensor → a Tensor in the default graph (Const when needed). */
