@@ -234,6 +234,18 @@ c_lookup = _module("tensorflow.contrib.lookup", HashTable=_lk.HashTable, Mutable
 tf.contrib = _module("tensorflow.contrib", rnn=c_rnn, data=c_data, layers=c_layers, legacy_seq2seq=c_seq2seq,
                      framework=c_framework, seq2seq=c_seq2seq_new,
                      learn=c_learn, lookup=c_lookup)
+# tf.contrib.slim and contrib.layers' convolution layers: the tf-slim package (pip install
+# tf-slim), TF 1.15's contrib/slim and contrib/layers code carried on, where it is installed.
+try:
+    import tf_slim as _tf_slim
+except ImportError:
+    _tf_slim = None
+if _tf_slim is not None:
+    sys.modules["tensorflow.contrib.slim"] = _tf_slim
+    tf.contrib.slim = _tf_slim
+    for _n in ("conv2d", "convolution2d", "conv2d_transpose", "convolution2d_transpose", "max_pool2d", "avg_pool2d",
+               "layer_norm", "one_hot_encoding", "repeat", "stack"):
+        setattr(c_layers, _n, getattr(_tf_slim.layers, _n))
 
 # as `python PROG` runs it: PROG's directory first on sys.path, the working directory left
 # where the caller put it (scripts read data such as MNIST_data/ relative to it, and tfsh

@@ -347,9 +347,14 @@ void tf_data_add(sh_obj *tf) {
   }
   sh_obj *contrib = sh_getattr_opt(tf, "contrib");
   if (contrib) {
-    sh_obj *have = sh_getattr_opt(contrib, "layers");
-    if (have) sh_decref(have);
-    else sh_module_add_sub(contrib, "layers", sh_module_new("tensorflow.contrib.layers"));
+    static const char *const mods[] = {"layers", "slim"};
+    for (size_t i = 0; i < sizeof mods / sizeof *mods; i++) {
+      sh_obj *have = sh_getattr_opt(contrib, mods[i]);
+      char full[64];
+      snprintf(full, sizeof full, "tensorflow.contrib.%s", mods[i]);
+      if (have) sh_decref(have);
+      else sh_module_add_sub(contrib, mods[i], sh_module_new(full));
+    }
     /* tensorflow.contrib.learn.python.learn.datasets.mnist (read_data_sets: the prelude),
      * which TF's convert_to_records.py imports */
     static const char *const chain[] = {"learn", "python", "learn", "datasets", "mnist"};

@@ -322,6 +322,11 @@ static const char pool_more_src[] =
     ;
 #include "shell/tf/pool_more.frozen.h"   /* pool_more_frozen[]: generated, CMakeLists.txt */
 
+static const char slim_src[] =
+#include "shell/tf/slim.py.inc"
+    ;
+#include "shell/tf/slim.frozen.h"   /* slim_frozen[]: generated, CMakeLists.txt */
+
 int tf_queues_add(sh_obj *tf) {
   sh_module_add_funcs(tf, queue_funcs);
   sh_obj *d = sh_module_dict(tf);
@@ -334,5 +339,7 @@ int tf_queues_add(sh_obj *tf) {
   if (sh_exec_frozen(space_frozen, sizeof space_frozen, space_src, "<tensorflow.space>", d) < 0) return -1;
   if (sh_exec_frozen(conv_more_frozen, sizeof conv_more_frozen, conv_more_src, "<tensorflow.conv_more>", d) < 0)
     return -1;
-  return sh_exec_frozen(pool_more_frozen, sizeof pool_more_frozen, pool_more_src, "<tensorflow.pool_more>", d);
+  if (sh_exec_frozen(pool_more_frozen, sizeof pool_more_frozen, pool_more_src, "<tensorflow.pool_more>", d) < 0)
+    return -1;
+  return sh_exec_frozen(slim_frozen, sizeof slim_frozen, slim_src, "<tensorflow.slim>", d);
 }
