@@ -8,6 +8,6 @@ set -eu
 VENV=${TFSH_TF_VENV:-$HOME/tfvenv}
 if ! "$VENV/bin/python3" -c 'import tensorflow' >/dev/null 2>&1; then
   python3 -m venv "$VENV" >&2
-  "$VENV/bin/pip" install -q tensorflow-cpu tf-keras >&2
+  "$VENV/bin/pip" install -q tensorflow-cpu tf-keras tf-slim >&2
 fi
 echo "$VENV/bin/python3"

@@ -5,7 +5,8 @@
 #   scripts/tf_oracle/run.sh --write tests/lang/NAME.py     write NAME.out from TensorFlow
 # Real TensorFlow comes from $TF_PYTHON (default /root/tfvenv/bin/python), a virtual
 # environment outside the repository: never a dependency of the build, the tests or CI,
-# which compare against the checked-in outputs. $TFSH: the binary (default build/tfsh).
+# which compare against the checked-in outputs (pip install tensorflow-cpu tf-keras tf-slim
+# there; tf-slim is TF 1.15's tf.contrib.slim). $TFSH: the binary (default build/tfsh).
 # Programs whose outputs must not differ keep what differs (timings, random draws) off stdout.
 set -u
 here=$(cd "$(dirname "$0")" && pwd)
