@@ -327,6 +327,21 @@ static const char slim_src[] =
     ;
 #include "shell/tf/slim.frozen.h"   /* slim_frozen[]: generated, CMakeLists.txt */
 
+static const char conv3d_src[] =
+#include "shell/tf/conv3d.py.inc"
+    ;
+#include "shell/tf/conv3d.frozen.h"   /* conv3d_frozen[]: generated, CMakeLists.txt */
+
+static const char ctc_src[] =
+#include "shell/tf/ctc.py.inc"
+    ;
+#include "shell/tf/ctc.frozen.h"   /* ctc_frozen[]: generated, CMakeLists.txt */
+
+static const char contrib_more_src[] =
+#include "shell/tf/contrib_more.py.inc"
+    ;
+#include "shell/tf/contrib_more.frozen.h"   /* contrib_more_frozen[]: generated, CMakeLists.txt */
+
 int tf_queues_add(sh_obj *tf) {
   sh_module_add_funcs(tf, queue_funcs);
   sh_obj *d = sh_module_dict(tf);
@@ -341,5 +356,9 @@ int tf_queues_add(sh_obj *tf) {
     return -1;
   if (sh_exec_frozen(pool_more_frozen, sizeof pool_more_frozen, pool_more_src, "<tensorflow.pool_more>", d) < 0)
     return -1;
-  return sh_exec_frozen(slim_frozen, sizeof slim_frozen, slim_src, "<tensorflow.slim>", d);
+  if (sh_exec_frozen(slim_frozen, sizeof slim_frozen, slim_src, "<tensorflow.slim>", d) < 0) return -1;
+  if (sh_exec_frozen(conv3d_frozen, sizeof conv3d_frozen, conv3d_src, "<tensorflow.conv3d>", d) < 0) return -1;
+  if (sh_exec_frozen(ctc_frozen, sizeof ctc_frozen, ctc_src, "<tensorflow.ctc>", d) < 0) return -1;
+  return sh_exec_frozen(contrib_more_frozen, sizeof contrib_more_frozen, contrib_more_src, "<tensorflow.contrib_more>",
+                        d);
 }
