@@ -114,6 +114,16 @@ static bool is_composite(sh_obj *f) {
   return true;
 }
 
+/* A namedtuple (LSTMStateTuple, a decoder's outputs): fetched as a tuple, rebuilt as its
+ * own type (TF's nest). */
+static bool is_namedtuple(sh_obj *f) {
+  if (!PyTuple_Check(f) || Py_TYPE(f) == (PyTypeObject *)&sh_tuple_type) return false;
+  sh_obj *fields = sh_getattr_opt(f, "_fields");
+  if (!fields) return false;
+  sh_decref(fields);
+  return true;
+}
+
 /* Collect the leaves of a fetch structure. */
 static int collect(tf_session *s, sh_obj *f, plan *p) {
   if (tf_variable_check(f)) f = tf_variable_value(f);
@@ -164,7 +174,12 @@ static int collect(tf_session *s, sh_obj *f, plan *p) {
         return -1;
     return 0;
   }
-  if (Py_TYPE(f) == (PyTypeObject *)&sh_dict_type) {
+  if (is_namedtuple(f)) {
+    for (Py_ssize_t i = 0; i < PyTuple_GET_SIZE(f); i++)
+      if (collect(s, PyTuple_GET_ITEM(f, i), p) < 0) return -1;
+    return 0;
+  }
+  if (PyDict_Check(f)) {   /* a dict, or an OrderedDict */
     sh_obj *k, *v;
     for (int64_t pos = 0; sh_dict_next(f, &pos, &k, &v);)
       if (collect(s, v, p) < 0) return -1;
@@ -209,12 +224,32 @@ static sh_obj *rebuild(sh_obj *f, rt_tensor **out, int *k) {
     }
     return r;
   }
+  if (is_namedtuple(f)) {
+    Py_ssize_t n = PyTuple_GET_SIZE(f);
+    sh_obj *items = sh_tuple_new(n);
+    for (Py_ssize_t i = 0; i < n; i++) {
+      sh_obj *e = rebuild(PyTuple_GET_ITEM(f, i), out, k);
+      if (!e) { sh_decref(items); return NULL; }
+      SH_TUPLE_ITEMS(items)[i] = e;
+    }
+    sh_obj *make = sh_getattr_opt((sh_obj *)Py_TYPE(f), "_make");
+    sh_obj *r = make ? sh_call(make, 1, &items, NULL) : NULL;
+    if (!make) sh_raise(sh_TypeError, "fetch: %s has _fields but no _make", sh_type_name(f));
+    sh_decref(make);
+    sh_decref(items);
+    return r;
+  }
   sh_obj *r = sh_dict_new(), *key, *v;
   for (int64_t pos = 0; sh_dict_next(f, &pos, &key, &v);) {
     sh_obj *e = rebuild(v, out, k);
     if (!e) { sh_decref(r); return NULL; }
     sh_dict_set(r, key, e);
     sh_decref(e);
+  }
+  if (Py_TYPE(f) != (PyTypeObject *)&sh_dict_type) {   /* an OrderedDict stays one */
+    sh_obj *typed = sh_call((sh_obj *)Py_TYPE(f), 1, &r, NULL);
+    sh_decref(r);
+    return typed;
   }
   return r;
 }
@@ -236,12 +271,7 @@ static void feeds_free(feeds *f) {
   free(f->values);
 }
 
-static int build_feeds(tf_session *s, sh_obj *fd, feeds *f) {
-  if (!fd || fd == SH_NONE) return 0;
-  if (Py_TYPE(fd) != (PyTypeObject *)&sh_dict_type) {
-    sh_raise(sh_TypeError, "feed_dict must be a dict, not %s", sh_type_name(fd));
-    return -1;
-  }
+static int build_flat_feeds(tf_session *s, sh_obj *fd, feeds *f) {
   int64_t n = sh_dict_len(fd);
   f->names = xcalloc((size_t)n + 1, sizeof *f->names);
   f->values = xcalloc((size_t)n + 1, sizeof *f->values);
@@ -295,6 +325,44 @@ static int build_feeds(tf_session *s, sh_obj *fd, feeds *f) {
     f->values[f->n++] = val;
   }
   return 0;
+}
+
+/* A feed whose key is a tuple or list of tensors (an RNN's LSTMStateTuple state, nested):
+ * its leaves paired with the value's, into out (TF's nest.flatten_up_to). */
+static int flatten_feed(sh_obj *k, sh_obj *v, sh_obj *out) {
+  if (!PyTuple_Check(k) && !PyList_Check(k)) return PyDict_SetItem(out, k, v);
+  Py_ssize_t n = PySequence_Size(k), m = PySequence_Check(v) && !PyUnicode_Check(v) ? PySequence_Size(v) : -1;
+  if (m < 0) PyErr_Clear();
+  if (m != n) {
+    sh_raise(sh_ValueError, "feed_dict: the value fed for a structure of %zd tensors is %s, not a sequence of %zd",
+             n, sh_type_name(v), n);
+    return -1;
+  }
+  for (Py_ssize_t i = 0; i < n; i++) {
+    sh_obj *ki = PySequence_GetItem(k, i), *vi = ki ? PySequence_GetItem(v, i) : NULL;
+    int rc = vi ? flatten_feed(ki, vi, out) : -1;
+    Py_XDECREF(ki);
+    Py_XDECREF(vi);
+    if (rc < 0) return -1;
+  }
+  return 0;
+}
+
+static int build_feeds(tf_session *s, sh_obj *given, feeds *f) {
+  if (!given || given == SH_NONE) return 0;
+  if (Py_TYPE(given) != (PyTypeObject *)&sh_dict_type) {
+    sh_raise(sh_TypeError, "feed_dict must be a dict, not %s", sh_type_name(given));
+    return -1;
+  }
+  sh_obj *fd = sh_dict_new(), *gk, *gv;   /* structured keys flattened */
+  for (int64_t pos = 0; sh_dict_next(given, &pos, &gk, &gv);)
+    if (flatten_feed(gk, gv, fd) < 0) {
+      sh_decref(fd);
+      return -1;
+    }
+  int rc = build_flat_feeds(s, fd, f);
+  sh_decref(fd);
+  return rc;
 }
 
 /* A session on TF's master refuses fetches whose static shapes already say they cannot
