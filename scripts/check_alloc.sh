@@ -31,6 +31,7 @@ allow=(
   "ops/cpu/reduce.c|ACC *acc = malloc(|the accumulators, output-sized, checked"
   "ops/cpu/reduce.c|(acc = malloc(|the row runs' partial sums, input-sized / 1024, checked"
   "ops/fused_bn.c|(2 * l.ch + 1)|per-channel statistics, input-sized, checked"
+  "ops/conv3d.c|? malloc((size_t)elems|the 3-D convolutions' im2col, transposed filter and filter-gradient partials: RESOURCE_EXHAUSTED"
   "net/lane.c|(rx->head = malloc(|a received header, wire-sized: refused with RESOURCE_EXHAUSTED"
   "ops/io.c|unsigned char *buf = malloc(|a whole file's contents (ReadFile), checked"
   "ops/io.c|unsigned char *raw = malloc(|EncodePng's rows, image-sized, checked"
