@@ -20,6 +20,7 @@ static void register_all(void) {
   op_mirror_pad_register();
   op_space_register();
   op_depthwise_register();
+  op_ctc_register();
   op_conv3d_register();
   op_pool_more_register();
   op_array_register();

@@ -24,6 +24,7 @@ void op_image_register(void);      /* ops/image.c: ReverseV2, resizing, LRN, Rea
 void op_mirror_pad_register(void);   /* ops/mirror_pad.c: MirrorPad, MirrorPadGrad */
 void op_space_register(void);      /* ops/space.c: SpaceToBatch(ND), BatchToSpace(ND), SpaceToDepth, DepthToSpace */
 void op_depthwise_register(void);    /* ops/depthwise.c: DepthwiseConv2dNative and its backprops */
+void op_ctc_register(void);          /* ops/ctc.c: CTCLoss, CTCGreedyDecoder, CTCBeamSearchDecoder, EditDistance */
 void op_conv3d_register(void);       /* ops/conv3d.c: Conv3D, its backprops, MaxPool3D, AvgPool3D, gradients */
 void op_pool_more_register(void);    /* ops/pool_more.c: MaxPoolWithArgmax, ExtractImagePatches, gradients */
 void op_scan_register(void);       /* ops/scan.c: Cumsum, Cumprod, GatherNd, ScatterNd, Unique */

@@ -175,7 +175,7 @@ typedef struct rt_arg_sig {
 } rt_arg_sig;
 
 typedef struct rt_attr_sig {
-  char name[32];
+  char name[40];          /* TF's longest: ignore_longer_outputs_than_inputs (CTCLoss) */
   rt_attr_kind kind;
   bool has_default;
   rt_attr_value dflt;
