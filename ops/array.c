@@ -120,10 +120,26 @@ static int shape_from_input(rt_shape_ctx *c, int i) {
   return RT_OK;
 }
 
+/* Reshape to a shape vector known in part: its known sizes, and the one unknown one when
+ * the input's element count and the rest are known. */
+static int reshape_partial(rt_shape_ctx *c, rt_shape o) {
+  int64_t in = numel_or(IN_SHAPE(0)), known = 1;
+  int unk = -1, n_unk = 0;
+  for (int d = 0; d < o.ndims; d++) {
+    if (o.dims[d] >= 0) known *= o.dims[d];
+    else unk = d, n_unk++;
+  }
+  if (n_unk == 1 && in >= 0 && known > 0 && in % known == 0) o.dims[unk] = in / known;
+  c->out_shapes[0] = o;
+  return RT_OK;
+}
+
 static int reshape_shape(rt_shape_ctx *c) {
   int64_t v[RT_MAX_DIMS];
   int n;
-  if (!op_const_ints(c, 1, v, RT_MAX_DIMS, &n)) return shape_from_input(c, 1);
+  rt_shape part;
+  if (!op_const_ints(c, 1, v, RT_MAX_DIMS, &n))
+    return op_shape_input(c, 1, &part) ? reshape_partial(c, part) : shape_from_input(c, 1);
   int64_t known = 1, in = numel_or(IN_SHAPE(0));
   int unk = -1;
   rt_shape o = rt_shape_make(n, v);

@@ -87,7 +87,8 @@ bool op_const_ints(const rt_shape_ctx *c, int i, int64_t *out, int max, int *n);
 /* A list(int) attr's values and count (NULL and 0 when absent or of another kind). */
 const int64_t *op_list_ints(const rt_node *n, const char *name, int *count);
 /* Input i as a shape, as TF's MakeShapeFromShapeTensor: its values when constant, the
- * (partly known) shape of x when it is Shape(x), else false. */
+ * (partly known) shape of x when it is Shape(x), a Pack's constants and Shape(x)[k]s (-1
+ * elsewhere), else false. */
 bool op_shape_input(const rt_shape_ctx *c, int i, rt_shape *out);
 /* TF's "Dimensions must be equal" error for a shape function. */
 int op_dims_error(rt_shape_ctx *c, int64_t a, int64_t b);

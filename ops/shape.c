@@ -104,6 +104,36 @@ const int64_t *op_list_ints(const rt_node *n, const char *name, int *count) {
   return *count ? v->list.v : NULL;
 }
 
+/* A Const node's one int value, if it is one. */
+static bool const_scalar(const rt_node *n, int64_t *v) {
+  const rt_attr_value *a = strcmp(n->op, "Const") ? NULL : rt_node_attr(n, "value");
+  if (!a || a->kind != RT_ATTR_TENSOR || !rt_dtype_is_int(a->tensor->dtype) || rt_tensor_numel(a->tensor) != 1)
+    return false;
+  *v = rt_tensor_get_i64(a->tensor, 0);
+  return true;
+}
+
+/* One element of a shape vector built by Pack: a constant, Shape(x)[k] (x's dim k, as far as
+ * known), else -1. */
+static int64_t pack_dim(const rt_graph *g, const rt_node *n) {
+  int64_t v, end, step;
+  if (const_scalar(n, &v)) return v < 0 ? -1 : v;
+  if (strcmp(n->op, "StridedSlice") || n->n_data_inputs != 4 || rt_node_int(n, "shrink_axis_mask", 0) != 1 ||
+      rt_node_int(n, "begin_mask", 0) || rt_node_int(n, "ellipsis_mask", 0) || rt_node_int(n, "new_axis_mask", 0))
+    return -1;
+  const rt_node *sh = g->nodes[n->edges[0].node];
+  const rt_attr_value *bv = rt_node_attr(g->nodes[n->edges[1].node], "value");
+  if (strcmp(sh->op, "Shape") || !bv || bv->kind != RT_ATTR_TENSOR || rt_tensor_numel(bv->tensor) != 1 ||
+      !const_scalar(g->nodes[n->edges[3].node], &step) || step != 1)
+    return -1;
+  (void)end;
+  const rt_shape *xs = &g->nodes[sh->edges[0].node]->out_shapes[sh->edges[0].index];
+  int64_t k = rt_tensor_get_i64(bv->tensor, 0);
+  if (xs->ndims < 0) return -1;
+  if (k < 0) k += xs->ndims;
+  return k >= 0 && k < xs->ndims ? xs->dims[k] : -1;
+}
+
 bool op_shape_input(const rt_shape_ctx *c, int i, rt_shape *out) {
   int64_t v[RT_MAX_DIMS];
   int n;
@@ -113,6 +143,11 @@ bool op_shape_input(const rt_shape_ctx *c, int i, rt_shape *out) {
   }
   if (!c->g || i >= c->n_inputs) return false;
   const rt_node *src = c->g->nodes[c->node->edges[i].node];
+  if (!strcmp(src->op, "Pack") && src->n_data_inputs <= RT_MAX_DIMS && rt_node_int(src, "axis", 0) == 0) {
+    out->ndims = src->n_data_inputs;   /* [tf.shape(x)[0], -1, 4]: (?, ?, 4), as TF's */
+    for (int d = 0; d < src->n_data_inputs; d++) out->dims[d] = pack_dim(c->g, c->g->nodes[src->edges[d].node]);
+    return true;
+  }
   if (strcmp(src->op, "Shape") || src->n_data_inputs != 1) return false;
   const rt_node *x = c->g->nodes[src->edges[0].node];
   *out = x->out_shapes[src->edges[0].index];
