@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "base/alloc.h"
 #include "ops/ops_int.h"
 
 #define IDX "{int32, int64}"
@@ -12,6 +13,12 @@
 static int placeholder_with_default_shape(rt_shape_ctx *c) {
   const rt_attr_value *v = rt_node_attr(c->node, "shape");
   c->out_shapes[0] = v && v->kind == RT_ATTR_SHAPE && v->shape.ndims >= 0 ? v->shape : c->in_shapes[0];
+  return RT_OK;
+}
+
+/* TF's gradient of PlaceholderWithDefault: dy passes to the default, as through Identity. */
+static int placeholder_with_default_grad(rt_grad_ctx *c) {
+  if (c->dy[0]) c->dx[0] = xstrdup(c->dy[0]);
   return RT_OK;
 }
 
@@ -52,8 +59,9 @@ static int bga_shape(rt_shape_ctx *c) {
 static const rt_op_def imported_ops[] = {
   {.name = "PlaceholderWithDefault", .inputs = "input: dtype", .outputs = "output: dtype",
    .attrs = "dtype: type, shape: shape = ?",
-   .help = "Its input unless a value is fed for it (a TF-written saver's filename).",
-   .shape = placeholder_with_default_shape, .kernel = {[RT_DEV_CPU] = op_cpu_identity}, .grad = op_no_grad},
+   .help = "Its input unless a value is fed for it (tf.placeholder_with_default; a TF-written saver's filename).",
+   .shape = placeholder_with_default_shape, .kernel = {[RT_DEV_CPU] = op_cpu_identity},
+   .grad = placeholder_with_default_grad},
   {.name = "GatherV2", .inputs = "params: Tparams, indices: Tindices, axis: Taxis", .outputs = "output: Tparams",
    .attrs = "batch_dims: int = 0, Tparams: type, Tindices: " IDX ", Taxis: " IDX,
    .help = "Slices of params along axis picked by indices (TF's tf.gather).",

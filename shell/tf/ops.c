@@ -666,19 +666,15 @@ static sh_obj *f_placeholder_with_default(sh_obj *self, int argc, sh_obj **argv,
   sh_obj *input, *shape, *name = NULL;
   if (sh_parse_args("placeholder_with_default", argc, argv, kw, "input shape |name", &input, &shape, &name) < 0)
     return NULL;
-  /* an Identity of the default that a feed replaces (the partitioner turns a fed node into
-   * a Placeholder of the fragment) */
-  rt_node *n = tf_node_begin_c("Identity", name && sh_is_str(name) ? sh_str_cstr(name) : "PlaceholderWithDefault");
+  /* TF's op: the default passed on unless fed (the partitioner turns a fed node into a
+   * Placeholder of the fragment); its shape attr, not the default's, is the static shape
+   * that feeds are checked against */
+  rt_shape s = rt_shape_unknown();
+  if (shape && shape != SH_NONE && tf_shape_from_obj(shape, &s) < 0) return NULL;
+  rt_node *n = tf_node_begin_c("PlaceholderWithDefault", name && sh_is_str(name) ? sh_str_cstr(name) : "PlaceholderWithDefault");
   if (tf_node_input(n, input, RT_INVALID) < 0) return NULL;
-  sh_obj *t = tf_node_finish_tensor(n);
-  if (t && shape && shape != SH_NONE) {
-    rt_shape s;
-    if (tf_shape_from_obj(shape, &s) == 0) {
-      tf_tensor *tt = (tf_tensor *)t;
-      tf_tensor_node(tt)->out_shapes[tt->index] = s;
-    }
-  }
-  return t;
+  rt_node_set_shape(n, "shape", &s);
+  return tf_node_finish_tensor(n);
 }
 
 static rt_tensor *uint8_scalar(double v) {
