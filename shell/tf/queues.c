@@ -342,6 +342,11 @@ static const char contrib_more_src[] =
     ;
 #include "shell/tf/contrib_more.frozen.h"   /* contrib_more_frozen[]: generated, CMakeLists.txt */
 
+static const char feature_column_src[] =
+#include "shell/tf/feature_column.py.inc"
+    ;
+#include "shell/tf/feature_column.frozen.h"   /* feature_column_frozen[]: generated, CMakeLists.txt */
+
 int tf_queues_add(sh_obj *tf) {
   sh_module_add_funcs(tf, queue_funcs);
   sh_obj *d = sh_module_dict(tf);
@@ -359,6 +364,9 @@ int tf_queues_add(sh_obj *tf) {
   if (sh_exec_frozen(slim_frozen, sizeof slim_frozen, slim_src, "<tensorflow.slim>", d) < 0) return -1;
   if (sh_exec_frozen(conv3d_frozen, sizeof conv3d_frozen, conv3d_src, "<tensorflow.conv3d>", d) < 0) return -1;
   if (sh_exec_frozen(ctc_frozen, sizeof ctc_frozen, ctc_src, "<tensorflow.ctc>", d) < 0) return -1;
-  return sh_exec_frozen(contrib_more_frozen, sizeof contrib_more_frozen, contrib_more_src, "<tensorflow.contrib_more>",
-                        d);
+  if (sh_exec_frozen(contrib_more_frozen, sizeof contrib_more_frozen, contrib_more_src, "<tensorflow.contrib_more>",
+                     d) < 0)
+    return -1;
+  return sh_exec_frozen(feature_column_frozen, sizeof feature_column_frozen, feature_column_src,
+                        "<tensorflow.feature_column>", d);
 }
