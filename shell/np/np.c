@@ -229,7 +229,8 @@ static int compatible(PyObject *v, rt_dtype t, PyObject **bad) {
     Py_LeaveRecursiveCall();
     return r;
   }
-  bool integral = PyLong_Check(v) || PyArray_IsScalar(v, Integer);
+  /* an object with __index__ is an int (TF 1.x's Dimension of a known size) */
+  bool integral = PyLong_Check(v) || PyArray_IsScalar(v, Integer) || (!PyFloat_Check(v) && PyIndex_Check(v));
   bool real = integral || PyFloat_Check(v) || PyArray_IsScalar(v, Floating);
   bool ok = PyArray_Check(v) || (np_is_int(t) ? integral
                                  : np_is_float(t) ? real
@@ -335,6 +336,15 @@ static rt_tensor *from_value(PyObject *v, rt_dtype want, bool tf) {
   rt_dtype t = want;
   rt_tensor *x = NULL;
   char kind = PyArray_DESCR(a)->kind;
+  if (t == RT_INVALID && kind == 'O' && tf) {   /* ints and Dimensions ([-1, shape[1], 2]): int32 */
+    PyObject *ignore = NULL;
+    int ints = compatible(v, RT_INT64, &ignore);
+    if (ints < 0) PyErr_Clear();
+    if (ints == 1) {
+      Py_DECREF(a);
+      return from_value(v, RT_INT32, tf);
+    }
+  }
   if (t == RT_INVALID && (kind == 'U' || kind == 'S' || kind == 'O')) {
     /* tf: the elements themselves, as TF's _FlattenToStrings; numpy: numpy's strings */
     x = tf || kind == 'O' ? to_strings(v, v, RT_STRING, tf ? W_TF_FAILED : W_INFERRED)

@@ -165,6 +165,28 @@ static sh_obj *shape_repr(sh_obj *self) {
 
 static sh_obj *dim_obj(int64_t d) { return d < 0 ? sh_none() : sh_int(d); }
 
+/* An entry of the tensorflow module's dict that its Python part defines (Dimension,
+ * _tensorshape_methods: array_more.py.inc); borrowed, NULL before it ran. */
+static sh_obj *py_global(const char *name) {
+  PyObject *m = PyImport_AddModule("tensorflow");
+  return m ? PyDict_GetItemString(PyModule_GetDict(m), name) : NULL;
+}
+
+/* shape[i]: TF 1.x's Dimension (.value None where unknown); a bare int or None until
+ * the Python part has defined it. */
+static sh_obj *dimension_obj(int64_t d) {
+  sh_obj *cls = py_global("Dimension"), *v = dim_obj(d);
+  if (!cls) return v;
+  sh_obj *r = sh_call(cls, 1, &v, NULL);
+  sh_decref(v);
+  return r;
+}
+
+static bool is_dimension(sh_obj *o) {
+  sh_obj *cls = py_global("Dimension");
+  return cls && PyType_Check(cls) && PyObject_TypeCheck(o, (PyTypeObject *)cls);
+}
+
 static sh_obj *shape_as_list(sh_obj *self, int argc, sh_obj **argv, sh_obj *kw) {
   rt_shape *s = &((tf_shape *)self)->s;
   if (s->ndims < 0) return sh_raise(sh_ValueError, "as_list() is not defined on an unknown TensorShape.");
@@ -189,11 +211,52 @@ static const sh_method shape_methods[] = {
   {NULL},
 };
 
+/* TF1's other TensorShape methods (merge_with, with_rank, ...), written in Python. */
+static sh_obj *shape_py_method(sh_obj *self, const char *name) {
+  sh_obj *ext = py_global("_tensorshape_methods");
+  sh_obj *fn = ext && PyDict_Check(ext) ? PyDict_GetItemString(ext, name) : NULL;
+  return fn ? PyMethod_New(fn, self) : NULL;
+}
+
 static sh_obj *shape_getattr(sh_obj *self, const char *name) {
   rt_shape *s = &((tf_shape *)self)->s;
   if (!strcmp(name, "ndims") || !strcmp(name, "rank")) return s->ndims < 0 ? sh_none() : sh_int(s->ndims);
-  if (!strcmp(name, "dims")) return s->ndims < 0 ? sh_none() : shape_as_list(self, 0, NULL, NULL);
-  return NULL;
+  if (!strcmp(name, "dims")) {
+    if (s->ndims < 0) return sh_none();
+    sh_obj *l = sh_list_new(0);
+    for (int i = 0; i < s->ndims; i++) {
+      sh_obj *d = dimension_obj(s->dims[i]);
+      if (!d) {
+        sh_decref(l);
+        return NULL;
+      }
+      sh_list_append_steal(l, d);
+    }
+    return l;
+  }
+  return name[0] == '_' && strcmp(name, "_eq") ? NULL : shape_py_method(self, name);
+}
+
+/* ==, != as TF's (same rank and sizes, unknown ones alike); + concatenates. */
+static sh_obj *shape_compare(int op, sh_obj *a, sh_obj *b) {
+  if ((op != Py_EQ && op != Py_NE) || Py_TYPE(a) != (PyTypeObject *)&tf_shape_type) return SH_NOTIMPL;
+  sh_obj *eq = shape_py_method(a, "_eq");
+  if (!eq) return SH_NOTIMPL;
+  sh_obj *r = sh_call(eq, 1, &b, NULL);
+  sh_decref(eq);
+  if (!r || r == Py_NotImplemented || op == Py_EQ) return r;
+  int t = PyObject_IsTrue(r);
+  sh_decref(r);
+  return t < 0 ? NULL : sh_bool(!t);
+}
+
+static sh_obj *shape_binop(int op, sh_obj *a, sh_obj *b) {
+  if (op != SH_ADD || Py_TYPE(a) != (PyTypeObject *)&tf_shape_type) return SH_NOTIMPL;
+  sh_obj *cat = shape_py_method(a, "concatenate");
+  if (!cat) return SH_NOTIMPL;
+  sh_obj *r = sh_call(cat, 1, &b, NULL);
+  sh_decref(cat);
+  return r;
 }
 
 static int64_t shape_len(sh_obj *self) {
@@ -208,11 +271,20 @@ static int64_t shape_len(sh_obj *self) {
 static sh_obj *shape_getitem(sh_obj *self, sh_obj *key) {
   rt_shape *s = &((tf_shape *)self)->s;
   int64_t i;
-  if (s->ndims < 0) return sh_none();
+  if (PySlice_Check(key)) {   /* a TensorShape of those sizes (unknown rank stays unknown) */
+    if (s->ndims < 0) return tf_shape_new(s);
+    Py_ssize_t start, stop, step;
+    if (PySlice_Unpack(key, &start, &stop, &step) < 0) return NULL;
+    Py_ssize_t n = PySlice_AdjustIndices(s->ndims, &start, &stop, step);
+    rt_shape out = {.ndims = (int)n};
+    for (Py_ssize_t k = 0; k < n; k++) out.dims[k] = s->dims[start + k * step];
+    return tf_shape_new(&out);
+  }
+  if (s->ndims < 0) return dimension_obj(-1);
   if (sh_as_int(key, &i) < 0) return NULL;
   if (i < 0) i += s->ndims;
   if (i < 0 || i >= s->ndims) return sh_raise(sh_IndexError, "list index out of range");
-  return dim_obj(s->dims[i]);
+  return dimension_obj(s->dims[i]);
 }
 
 /* TensorShape(dims): dims a list (None for unknown ones), a TensorShape, or None */
@@ -228,7 +300,7 @@ sh_type tf_shape_type = {
   SH_TYPE_HEAD, .name = "TensorShape", .size = sizeof(tf_shape), .construct = shape_construct,
   .help = "The (possibly partial) shape of a Tensor.", .methods = shape_methods,
   .repr = shape_repr, .str = shape_str, .getattr = shape_getattr, .len = shape_len,
-  .getitem = shape_getitem,
+  .getitem = shape_getitem, .compare = shape_compare, .binop = shape_binop,
 };
 
 sh_obj *tf_shape_new(const rt_shape *s) {
@@ -582,7 +654,11 @@ int tf_shape_from_obj(sh_obj *o, rt_shape *s) {
   }
   s->ndims = (int)SH_TUPLE_N(t);
   for (int i = 0; i < s->ndims; i++) {
-    sh_obj *d = SH_TUPLE_ITEMS(t)[i];
+    sh_obj *d = SH_TUPLE_ITEMS(t)[i], *dv = is_dimension(d) ? sh_getattr_opt(d, "value") : NULL;
+    if (dv) {   /* a Dimension: its value */
+      sh_decref(dv);
+      d = dv;
+    }
     if (d == SH_NONE) {
       s->dims[i] = -1;
     } else if (sh_as_int(d, &s->dims[i]) < 0) {
