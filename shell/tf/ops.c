@@ -1080,35 +1080,6 @@ static sh_obj *f_sparse_softmax_xent(sh_obj *s, int c, sh_obj **v, sh_obj *k) {
   return xent("sparse_softmax_cross_entropy_with_logits", "SparseSoftmaxCrossEntropyWithLogits", c, v, k, true);
 }
 
-/* sigmoid_cross_entropy_with_logits: max(x, 0) - x * z + log(1 + exp(-abs(x))) */
-static sh_obj *f_sigmoid_xent(sh_obj *self, int argc, sh_obj **argv, sh_obj *kw) {
-  sh_obj *sentinel = NULL, *labels = NULL, *logits = NULL, *name = NULL;
-  if (sh_parse_args("sigmoid_cross_entropy_with_logits", argc, argv, kw, "|_sentinel labels logits name", &sentinel,
-                    &labels, &logits, &name) < 0)
-    return NULL;
-  if (sentinel || !labels || !logits)
-    return sh_raise(sh_ValueError, "Only call `sigmoid_cross_entropy_with_logits` with named arguments (labels=..., logits=...)");
-  sh_obj *x = tf_convert(logits, RT_INVALID);
-  if (!x) return NULL;
-  sh_obj *zero = sh_float(0);
-  sh_obj *relu = tf_binary_op("Maximum", "logistic_loss/Maximum", x, zero);
-  sh_obj *xz = relu ? tf_binary_op("Mul", "logistic_loss/mul", x, labels) : NULL;
-  sh_obj *a = xz ? tf_binary_op("Sub", "logistic_loss/sub", relu, xz) : NULL;
-  sh_obj *ab = a ? tf_unary_op("Abs", "logistic_loss/Abs", x) : NULL;
-  sh_obj *neg = ab ? tf_unary_op("Neg", "logistic_loss/Neg", ab) : NULL;
-  sh_obj *ex = neg ? tf_unary_op("Exp", "logistic_loss/Exp", neg) : NULL;
-  sh_obj *lp = ex ? tf_unary_op("Log1p", "logistic_loss/Log1p", ex) : NULL;
-  sh_obj *r = NULL;
-  if (lp) {
-    rt_node *n = tf_node_begin("Add", name ? name : NULL);
-    if (!name) { rt_node_free(n); n = tf_node_begin_c("Add", "logistic_loss"); }
-    if (tf_node_input(n, a, RT_INVALID) == 0 && tf_node_input(n, lp, RT_INVALID) == 0) r = tf_node_finish_tensor(n);
-  }
-  sh_decref(zero); sh_decref(x); sh_decref(relu); sh_decref(xz); sh_decref(a);
-  sh_decref(ab); sh_decref(neg); sh_decref(ex); sh_decref(lp);
-  return r;
-}
-
 static sh_obj *f_range(sh_obj *self, int argc, sh_obj **argv, sh_obj *kw) {
   sh_obj *start, *limit = NULL, *delta = NULL, *dtype = NULL, *name = NULL;
   if (sh_parse_args("range", argc, argv, kw, "start |limit delta dtype name", &start, &limit, &delta, &dtype, &name) < 0)
@@ -1388,7 +1359,6 @@ static const sh_method nn_funcs[] = {
   {"softmax_cross_entropy_with_logits", f_softmax_xent, "softmax_cross_entropy_with_logits(labels=..., logits=..., dim=-1, name=None)", "Cross entropy of softmax(logits) against labels, per example."},
   {"softmax_cross_entropy_with_logits_v2", f_softmax_xent, "softmax_cross_entropy_with_logits_v2(labels=..., logits=..., name=None)", "Cross entropy of softmax(logits) against labels, per example."},
   {"sparse_softmax_cross_entropy_with_logits", f_sparse_softmax_xent, "sparse_softmax_cross_entropy_with_logits(labels=..., logits=..., name=None)", "Cross entropy against class indices, per example."},
-  {"sigmoid_cross_entropy_with_logits", f_sigmoid_xent, "sigmoid_cross_entropy_with_logits(labels=..., logits=..., name=None)", "Logistic loss per element."},
   {"xw_plus_b", f_xw_plus_b, "xw_plus_b(x, weights, biases, name=None)", "matmul(x, weights) + biases."},
   {NULL},
 };
