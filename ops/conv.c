@@ -249,47 +249,12 @@ static void copy_window_attrs(rt_node *n, const void *arg) {
   op_copy_attrs(n, arg, names);
 }
 
-static int conv2d_grad(rt_grad_ctx *c) {
-  if (!DY) return RT_OK;
-  char *s0 = op_gshape_vec(c, IN(0));
-  const char *in0[] = {s0, IN(1), DY};
-  c->dx[0] = s0 ? op_grad_node(c, "Conv2DBackpropInput", "Conv2DBackpropInput", 3, in0,
-                               copy_window_attrs, c->node) : NULL;
-  char *s1 = c->dx[0] ? op_gshape_vec(c, IN(1)) : NULL;
-  const char *in1[] = {IN(0), s1, DY};
-  c->dx[1] = s1 ? op_grad_node(c, "Conv2DBackpropFilter", "Conv2DBackpropFilter", 3, in1,
-                               copy_window_attrs, c->node) : NULL;
-  free(s0), free(s1);
-  return c->st->code;
-}
-
-/* Conv2DBackpropFilter: for the input, the input gradient of the convolution whose filter
- * gradient it is (dy in the filter's place); for out_backprop, that convolution. */
-static int conv2d_backprop_filter_grad(rt_grad_ctx *c) {
-  if (!DY) return RT_OK;
-  char *xs = op_gshape_vec(c, IN(0));
-  const char *in0[] = {xs, DY, IN(2)};
-  c->dx[0] = xs ? op_grad_node(c, "Conv2DBackpropInput", "Conv2DBackpropInput", 3, in0, copy_window_attrs, c->node)
-                : NULL;
-  const char *in2[] = {IN(0), DY};
-  c->dx[2] = c->dx[0] ? op_grad_node(c, "Conv2D", "Conv2D", 2, in2, copy_window_attrs, c->node) : NULL;
-  free(xs);
-  return c->st->code;
-}
-
-/* Conv2DBackpropInput (conv2d_transpose): for the filter, the filter gradient of the
- * convolution it transposes; for out_backprop, that convolution. */
-static int conv2d_backprop_input_grad(rt_grad_ctx *c) {
-  if (!DY) return RT_OK;
-  char *fs = op_g1(c, "Shape", IN(1));
-  const char *in1[] = {DY, fs, IN(2)};
-  c->dx[1] = fs ? op_grad_node(c, "Conv2DBackpropFilter", "Conv2DBackpropFilter", 3, in1, copy_window_attrs, c->node)
-                : NULL;
-  const char *in2[] = {DY, IN(1)};
-  c->dx[2] = c->dx[1] ? op_grad_node(c, "Conv2D", "Conv2D", 2, in2, copy_window_attrs, c->node) : NULL;
-  free(fs);
-  return c->st->code;
-}
+static const op_conv_ops conv2d_ops = {"Conv2D", "Conv2DBackpropInput", "Conv2DBackpropFilter",
+                                        copy_window_attrs};
+static int conv2d_grad(rt_grad_ctx *c) { return op_conv_grads(c, &conv2d_ops, 0); }
+/* Conv2DBackpropInput is conv2d_transpose */
+static int conv2d_backprop_input_grad(rt_grad_ctx *c) { return op_conv_grads(c, &conv2d_ops, 1); }
+static int conv2d_backprop_filter_grad(rt_grad_ctx *c) { return op_conv_grads(c, &conv2d_ops, 2); }
 
 static int max_pool_grad(rt_grad_ctx *c) {
   if (!DY) return RT_OK;

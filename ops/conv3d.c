@@ -772,53 +772,11 @@ static void pool_attrs_copy(rt_node *n, const void *arg) {
   op_copy_attrs(n, arg, names);
 }
 
-static char *backprop_input(rt_grad_ctx *c, const char *like, const char *f, const char *dy) {
-  char *s = op_gshape_vec(c, like);
-  const char *in[] = {s, f, dy};
-  char *r = s ? op_grad_node(c, "Conv3DBackpropInputV2", "Conv3DBackpropInputV2", 3, in, conv_attrs_copy, c->node)
-              : NULL;
-  free(s);
-  return r;
-}
-
-static char *backprop_filter(rt_grad_ctx *c, const char *x, const char *like, const char *dy) {
-  char *s = op_gshape_vec(c, like);
-  const char *in[] = {x, s, dy};
-  char *r = s ? op_grad_node(c, "Conv3DBackpropFilterV2", "Conv3DBackpropFilterV2", 3, in, conv_attrs_copy,
-                             c->node)
-              : NULL;
-  free(s);
-  return r;
-}
-
-static char *forward(rt_grad_ctx *c, const char *x, const char *f) {
-  const char *in[] = {x, f};
-  return op_grad_node(c, "Conv3D", "Conv3D", 2, in, conv_attrs_copy, c->node);
-}
-
-static int conv3d_grad(rt_grad_ctx *c) {
-  if (!DY) return RT_OK;
-  c->dx[0] = backprop_input(c, IN(0), IN(1), DY);
-  c->dx[1] = c->dx[0] ? backprop_filter(c, IN(0), IN(1), DY) : NULL;
-  return c->st->code;
-}
-
-/* BackpropInput is linear in filter and out_backprop: for the filter, the filter gradient
- * of DY against out_backprop; for out_backprop, the forward op of DY. */
-static int backprop_input_grad(rt_grad_ctx *c) {
-  if (!DY) return RT_OK;
-  c->dx[1] = backprop_filter(c, DY, IN(1), IN(2));
-  c->dx[2] = c->dx[1] ? forward(c, DY, IN(1)) : NULL;
-  return c->st->code;
-}
-
-/* BackpropFilter, linear in input and out_backprop, likewise. */
-static int backprop_filter_grad(rt_grad_ctx *c) {
-  if (!DY) return RT_OK;
-  c->dx[0] = backprop_input(c, IN(0), DY, IN(2));
-  c->dx[2] = c->dx[0] ? forward(c, IN(0), DY) : NULL;
-  return c->st->code;
-}
+static const op_conv_ops conv3d_ops_g = {"Conv3D", "Conv3DBackpropInputV2", "Conv3DBackpropFilterV2",
+                                          conv_attrs_copy};
+static int conv3d_grad(rt_grad_ctx *c) { return op_conv_grads(c, &conv3d_ops_g, 0); }
+static int backprop_input_grad(rt_grad_ctx *c) { return op_conv_grads(c, &conv3d_ops_g, 1); }
+static int backprop_filter_grad(rt_grad_ctx *c) { return op_conv_grads(c, &conv3d_ops_g, 2); }
 
 static int max_pool_grad(rt_grad_ctx *c) {
   if (!DY) return RT_OK;

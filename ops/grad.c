@@ -126,3 +126,29 @@ void op_copy_attrs(rt_node *n, const rt_node *from, const char *const *names) {
     if (v && !rt_attr_value_copy(&copy, v)) rt_node_set_attr(n, *names, &copy);
   }
 }
+
+static char *conv_node(rt_grad_ctx *c, const char *op, op_attr_fn attrs, int n, const char *a, const char *b,
+                       const char *d) {
+  const char *in[] = {a, b, d};
+  return a && b && (n == 2 || d) ? op_grad_node(c, op, op, n, in, attrs, c->node) : NULL;
+}
+
+int op_conv_grads(rt_grad_ctx *c, const op_conv_ops *ops, int which) {
+  const char *dy = c->dy[0], *const *in = (const char *const *)c->node->inputs;
+  if (!dy) return RT_OK;
+  char *s = op_gshape_vec(c, which == 1 ? in[1] : in[0]);   /* the sizes the other op needs */
+  if (which == 0) {          /* fwd(x, f): x's and f's gradients */
+    c->dx[0] = conv_node(c, ops->bin, ops->attrs, 3, s, in[1], dy);
+    char *fs = c->dx[0] ? op_gshape_vec(c, in[1]) : NULL;
+    c->dx[1] = conv_node(c, ops->bfil, ops->attrs, 3, in[0], fs, dy);
+    free(fs);
+  } else if (which == 1) {   /* bin(sizes, f, d): linear in f and d */
+    c->dx[1] = conv_node(c, ops->bfil, ops->attrs, 3, dy, s, in[2]);
+    c->dx[2] = c->dx[1] ? conv_node(c, ops->fwd, ops->attrs, 2, dy, in[1], NULL) : NULL;
+  } else {                   /* bfil(x, sizes, d): linear in x and d */
+    c->dx[0] = conv_node(c, ops->bin, ops->attrs, 3, s, dy, in[2]);
+    c->dx[2] = c->dx[0] ? conv_node(c, ops->fwd, ops->attrs, 2, in[0], dy, NULL) : NULL;
+  }
+  free(s);
+  return c->st->code;
+}

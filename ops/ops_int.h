@@ -140,6 +140,15 @@ char *op_gints(rt_grad_ctx *c, int n, const int64_t *v);
 char *op_gshape_vec(rt_grad_ctx *c, const char *x);
 /* The attrs of `from` named in the NULL-ended list `names` copied onto n (those it has). */
 void op_copy_attrs(rt_node *n, const rt_node *from, const char *const *names);
+/* A convolution's three ops, each linear in its two tensors and each one's gradient made
+ * of the other two, as TF's: fwd(x, f), bin(sizes of x, f, dy), bfil(x, sizes of f, dy),
+ * with attrs copied from the node by `attrs`. op_conv_grads builds the gradient of the
+ * node c has, which is `which` of them (0 fwd, 1 bin, 2 bfil). */
+typedef struct op_conv_ops {
+  const char *fwd, *bin, *bfil;
+  op_attr_fn attrs;
+} op_conv_ops;
+int op_conv_grads(rt_grad_ctx *c, const op_conv_ops *ops, int which);
 /* For ops TF1 declares not differentiable: no gradient flows to any input. */
 int op_no_grad(rt_grad_ctx *c);
 
