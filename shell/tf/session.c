@@ -246,8 +246,13 @@ static sh_obj *rebuild(sh_obj *f, rt_tensor **out, int *k) {
     sh_dict_set(r, key, e);
     sh_decref(e);
   }
-  if (Py_TYPE(f) != (PyTypeObject *)&sh_dict_type) {   /* an OrderedDict stays one */
-    sh_obj *typed = sh_call((sh_obj *)Py_TYPE(f), 1, &r, NULL);
+  if (Py_TYPE(f) != (PyTypeObject *)&sh_dict_type) {   /* an OrderedDict stays one, a defaultdict too */
+    sh_obj *factory = sh_getattr_opt(f, "default_factory");
+    sh_obj *typed = sh_call((sh_obj *)Py_TYPE(f), 1, factory ? &factory : &r, NULL);
+    sh_obj *up = typed && factory ? sh_call_method(typed, "update", 1, &r, NULL) : NULL;
+    if (factory && !up) Py_CLEAR(typed);
+    sh_decref(up);
+    sh_decref(factory);
     sh_decref(r);
     return typed;
   }

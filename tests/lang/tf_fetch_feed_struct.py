@@ -35,3 +35,8 @@ with tf.Session() as s:
         s.run(out, {inp: v, init: (1, 2, 3)})
     except ValueError:
         print("ValueError")
+dd = collections.defaultdict(list)
+dd["a"] = x
+with tf.Session() as s:
+    r = s.run(dd)
+    print(type(r).__name__, r.default_factory, dict((k, v.tolist()) for k, v in r.items()))
