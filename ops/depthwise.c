@@ -329,14 +329,6 @@ typedef struct job {
         }                                                                                       \
       }                                                                                         \
     }                                                                                           \
-  }                                                                                             \
-  static void sum_parts_##T(const job *j, int64_t len, T *out) {                               \
-    const T *p = j->part;                                                                       \
-    memcpy(out, p, (size_t)len * sizeof(T));                                                    \
-    for (int64_t t = 1; t < j->tiles; t++) {                                                    \
-      const T *restrict q = p + t * len;                                                        \
-      _Pragma("omp simd") for (int64_t k = 0; k < len; k++) out[k] += q[k];                     \
-    }                                                                                           \
   }
 DEPTHWISE(float)
 DEPTHWISE(double)
@@ -419,8 +411,7 @@ static int backprop_filter_kernel(rt_kernel_ctx *c) {
   j.part = xmalloc((size_t)(j.tiles * len) * rt_dtype_size(x->dtype));   /* tiles filters: small */
   bool f32 = x->dtype == RT_FLOAT;
   rt_parallel_tiles(j.tiles, threads_for((double)rows * per_row), f32 ? bfil_tile_float : bfil_tile_double, &j);
-  if (f32) sum_parts_float(&j, len, rt_tensor_data(df));
-  else sum_parts_double(&j, len, rt_tensor_data(df));
+  op_add_partials(f32, j.part, j.tiles, len, rt_tensor_data(df));
   free(j.part);
   return RT_OK;
 }

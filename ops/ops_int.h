@@ -149,6 +149,10 @@ typedef struct op_conv_ops {
   op_attr_fn attrs;
 } op_conv_ops;
 int op_conv_grads(rt_grad_ctx *c, const op_conv_ops *ops, int which);
+
+/* out[k] = parts[0][k] + parts[1][k] + ... in tile order: per-tile partial sums (rt_sum_tiles)
+ * added so that the bits do not follow the threads. float when f32, else double. */
+void op_add_partials(bool f32, const void *parts, int64_t tiles, int64_t len, void *out);
 /* For ops TF1 declares not differentiable: no gradient flows to any input. */
 int op_no_grad(rt_grad_ctx *c);
 

@@ -1,4 +1,7 @@
-/* Source and pass-through kernels: Const, Placeholder, Identity, NoOp. */
+/* Source and pass-through kernels: Const, Placeholder, Identity, NoOp; the in-order sum of
+ * per-tile partials the filter gradients share. */
+#include <string.h>
+
 #include "ops/ops_int.h"
 
 /* The value attr is immutable once the node is in the graph: hand out references. */
@@ -33,3 +36,19 @@ int op_cpu_identity(rt_kernel_ctx *c) {
 }
 
 int op_cpu_noop(rt_kernel_ctx *c) { return RT_OK; }
+
+#define ADD_PARTIALS(T)                                                                      \
+  static void add_partials_##T(const T *p, int64_t tiles, int64_t len, T *out) {             \
+    memcpy(out, p, (size_t)len * sizeof(T));                                                 \
+    for (int64_t t = 1; t < tiles; t++) {                                                    \
+      const T *restrict q = p + t * len;                                                     \
+      _Pragma("omp simd") for (int64_t k = 0; k < len; k++) out[k] += q[k];                  \
+    }                                                                                        \
+  }
+ADD_PARTIALS(float)
+ADD_PARTIALS(double)
+
+void op_add_partials(bool f32, const void *parts, int64_t tiles, int64_t len, void *out) {
+  if (f32) add_partials_float(parts, tiles, len, out);
+  else add_partials_double(parts, tiles, len, out);
+}
