@@ -359,7 +359,12 @@ static int build_feeds(tf_session *s, sh_obj *given, feeds *f) {
     sh_raise(sh_TypeError, "feed_dict must be a dict, not %s", sh_type_name(given));
     return -1;
   }
-  sh_obj *fd = sh_dict_new(), *gk, *gv;   /* structured keys flattened */
+  bool structured = false;
+  sh_obj *gk, *gv;
+  for (int64_t pos = 0; !structured && sh_dict_next(given, &pos, &gk, &gv);)
+    structured = PyTuple_Check(gk) || PyList_Check(gk);
+  if (!structured) return build_flat_feeds(s, given, f);   /* the usual step: no copy */
+  sh_obj *fd = sh_dict_new();   /* structured keys flattened */
   for (int64_t pos = 0; sh_dict_next(given, &pos, &gk, &gv);)
     if (flatten_feed(gk, gv, fd) < 0) {
       sh_decref(fd);
