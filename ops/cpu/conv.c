@@ -18,6 +18,7 @@
 #include "ops/cpu/gemm.h"
 #include "ops/cpu/cpuarch.h"
 #include "ops/cpu/onednn.h"
+#include "ops/cpu/winograd.h"
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -1047,6 +1048,35 @@ static bool conv_dnnl(rt_kernel_ctx *c, int kind, const geom *g, float *x, float
   return !j.failed;
 }
 
+/* ---- Winograd F(2x2, 5x5) (ops/cpu/winograd.h) ------------------------------------ *
+ * The 5x5 stride-1 float convolutions with channels in 16s, in the direction kind (as
+ * conv_dnnl's, x w y as op_dnnl_run names them); false: not taken here. The input gradient
+ * is the forward correlation of dy with the filter turned half a circle. */
+static bool conv_wino(rt_kernel_ctx *c, int kind, const geom *g, float *x, float *w, float *y,
+                      const epilogue *e) {
+  if (g->kh != 5 || g->kw != 5 || g->sh != 1 || g->sw != 1) return false;
+  op_wino f = {.n = g->n, .ih = g->ih, .iw = g->iw, .ic = g->ic, .oc = g->oc, .oh = g->oh,
+               .ow = g->ow, .pt = g->pt, .pl = g->pl};
+  if (kind == OP_DNNL_BWD_DATA)
+    f = (op_wino){.n = g->n, .ih = g->oh, .iw = g->ow, .ic = g->oc, .oc = g->ic, .oh = g->ih,
+                  .ow = g->iw, .pt = 4 - g->pt, .pl = 4 - g->pl};
+  if (!op_wino_ok(&f)) return false;
+  int T = n_threads();
+  void *tmp = NULL;
+  size_t bytes = kind == OP_DNNL_BWD_WEIGHTS ? op_wino_filter_scratch(&f, T)
+                                              : op_wino_fwd_scratch(&f, T);
+  void *sc = scratch_get(c, bytes, &tmp);
+  if (!sc) return false;
+  if (kind == OP_DNNL_FWD)
+    op_wino_fwd(&f, x, w, false, e ? e->bias : NULL, e && e->relu, y, sc, T);
+  else if (kind == OP_DNNL_BWD_DATA)
+    op_wino_fwd(&f, y, w, true, NULL, false, x, sc, T);
+  else
+    op_wino_filter(&f, x, y, w, sc, T);
+  free(tmp);
+  return true;
+}
+
 /* ---- Conv2D and its backprops ----------------------------------------------------- */
 
 /* The filter gradient in partial sums, a tile each: sum s adds col^T @ dy of chunks s,
@@ -1133,6 +1163,7 @@ static int conv_into(rt_kernel_ctx *c, const geom *g, const epilogue *e, rt_dtyp
   }
   /* first layers: the AVX-512 direct kernel beats oneDNN's (d512_pixels), AVX2's does not */
   bool direct = direct_ok(g, f32);
+  if (f32 && conv_wino(c, OP_DNNL_FWD, g, (float *)xv, (float *)fv, (float *)y, e)) return RT_OK;
   if (!(direct && direct512_ok(g)) && f32 &&
       conv_dnnl(c, OP_DNNL_FWD, g, (float *)xv, (float *)fv, (float *)y, e))
     return RT_OK;
@@ -1332,6 +1363,8 @@ int op_cpu_conv2d_backprop_input(rt_kernel_ctx *c) {
     gemm(f32, rows, cols, g.oc, dv, g.oc, 1, fv, 1, g.oc, 0, dx, 0);
     return RT_OK;
   }
+  if (f32 && conv_wino(c, OP_DNNL_BWD_DATA, &g, (float *)dx, (float *)fv, (float *)dv, NULL))
+    return RT_OK;
   if (f32 && g.ic >= DNNL_MIN_DATA_IC &&
       conv_dnnl(c, OP_DNNL_BWD_DATA, &g, (float *)dx, (float *)fv, (float *)dv, NULL))
     return RT_OK;
@@ -1397,7 +1430,8 @@ static int filter_grad(rt_kernel_ctx *c, const geom *g, rt_dtype t, const char *
     gemm(f32, cols, g->oc, rows, xv, 1, cols, dv, g->oc, 1, 0, dw, 0);
     return RT_OK;
   }
-  if (f32 && conv_dnnl(c, OP_DNNL_BWD_WEIGHTS, g, (float *)xv, (float *)dw, (float *)dv, NULL))
+  if (f32 && (conv_wino(c, OP_DNNL_BWD_WEIGHTS, g, (float *)xv, (float *)dw, (float *)dv, NULL) ||
+              conv_dnnl(c, OP_DNNL_BWD_WEIGHTS, g, (float *)xv, (float *)dw, (float *)dv, NULL)))
     return RT_OK;
   if (filt_direct_ok(g, f32)) {
     void *tmp = NULL;

@@ -1,6 +1,7 @@
 /* cpuid facts and the BLIS kernel set they get (cpuarch.h). */
 #include "ops/cpu/cpuarch.h"
 #include "ops/cpu/gemm.h"
+#include "ops/cpu/winograd.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -123,10 +124,10 @@ const char *op_cpu_summary(void) {
   char why[320];
   int threads = rt_intra_threads_why(why, sizeof why);
   snprintf(line, sizeof line,
-           "CPU %s (%s family 0x%x model 0x%x), %s, BLIS kernels %s (%s)%s, %d intra-op thread%s "
-           "(%s)",
+           "CPU %s (%s family 0x%x model 0x%x), %s, BLIS kernels %s (%s)%s%s, %d intra-op "
+           "thread%s (%s)",
            *facts.brand ? facts.brand : "?", *facts.vendor ? facts.vendor : "?", facts.family,
            facts.model, op_cpu_isa(&facts), bli_arch_string(bli_arch_query_id()), arch_why,
-           op_gemm_summary(), threads, threads == 1 ? "" : "s", why);
+           op_gemm_summary(), op_wino_summary(), threads, threads == 1 ? "" : "s", why);
   return line;
 }

@@ -1,10 +1,8 @@
 /* Conv2D kernel vs the raw BLIS sgemm of the same size, same process.
- * Build (after building tfsh into build/):
- *   cc -O2 -fopenmp -I. -I/usr/include/x86_64-linux-gnu/blis-openmp scripts/bench/conv_bench.c \
- *      build/libtfsh_core.a -lblis -lzmq -lmsgpackc -ledit -ljansson -lz -lm -lpthread \
- *      -o conv_bench
- *   ./conv_bench [N H W C KH KW K]     (default 32 28 28 32 5 5 64: MNIST's conv2, SAME)
- *   BLIS_NUM_THREADS=1 ./conv_bench    (one core, raw and kernels alike)
+ * Built with tfsh (the conv_bench target):
+ *   build/conv_bench [N H W C KH KW K]     (default 32 28 28 32 5 5 64: MNIST's conv2, SAME)
+ *   BLIS_NUM_THREADS=1 build/conv_bench    (one core, raw and kernels alike)
+ *   WINO_ISA=1 ONEDNN_MAX_CPU_ISA=AVX2 build/conv_bench   (AVX2 kernels on an AVX-512 CPU)
  * Prints the best GFLOP/s over interleaved trials of raw bli_sgemm_ex on every core for the product im2col makes
  * ([N*OH*OW, KH*KW*C] x [KH*KW*C, K], the column matrix built once, untimed), of the Conv2D
  * kernel through rt_kernel_ctx (output and column buffer recycled, as the executor does),
@@ -17,6 +15,7 @@
 
 #include "ops/cpu/blas.h"
 #include "ops/cpu/onednn.h"
+#include "ops/cpu/winograd.h"
 #include "ops/ops.h"
 #include "runtime/graph.h"
 #include "runtime/op.h"
@@ -88,6 +87,13 @@ static void kernel_dnnl(void *p) {
   op_dnnl_enable(false);
 }
 
+/* With the Winograd kernels on as well (ops/cpu/winograd.h; 5x5 shapes they take). */
+static void kernel_wino(void *p) {
+  op_wino_enable(true);
+  kernel_dnnl(p);
+  op_wino_enable(false);
+}
+
 static rt_tensor *filled(int nd, const int64_t *d, int mod) {
   rt_shape s = rt_shape_make(nd, d);
   rt_tensor *t = rt_tensor_new(RT_FLOAT, &s);
@@ -121,7 +127,11 @@ static void kernel_free(kernel_args *K) {
 
 int main(int argc, char **argv) {
   op_register_all();
+  bli_init();   /* linked here, not loaded by blis_dl.c: initialised before its queries */
   op_dnnl_enable(false);   /* on only in the oneDNN cases */
+  op_wino_enable(false);   /* and Winograd in its own */
+  if (getenv("WINO_ISA"))
+    printf("Winograd kernels: %s\n", op_wino_isa(atoi(getenv("WINO_ISA"))) == 2 ? "AVX-512" : "AVX2");
   int64_t v[7] = {32, 28, 28, 32, 5, 5, 64};
   for (int i = 0; i < 7 && i + 1 < argc; i++) v[i] = atoll(argv[i + 1]);
   int64_t n = v[0], h = v[1], w = v[2], c = v[3], kh = v[4], kw = v[5], k = v[6];
@@ -153,8 +163,11 @@ int main(int argc, char **argv) {
                 {"Conv2DBackpropFilter", kernel, &K[2], 0},
                 {"Conv2D oneDNN", kernel_dnnl, &K[0], 0},
                 {"BackpropInput oneDNN", kernel_dnnl, &K[1], 0},
-                {"BackpropFilter oneDNN", kernel_dnnl, &K[2], 0}};
-  int ncases = op_dnnl_version() ? 7 : 4;
+                {"BackpropFilter oneDNN", kernel_dnnl, &K[2], 0},
+                {"Conv2D Winograd", kernel_wino, &K[0], 0},
+                {"BackpropInput Winograd", kernel_wino, &K[1], 0},
+                {"BackpropFilter Winograd", kernel_wino, &K[2], 0}};
+  int ncases = op_dnnl_version() ? 10 : 4;
   run_cases(cs, ncases, flops, 7);
   printf("%-22s %8.1f GFLOP/s  (m=%lld n=%lld k=%lld, one call)\n", cs[0].name, cs[0].best,
          (long long)m, (long long)k, (long long)kk);

@@ -12,6 +12,7 @@
 
 #include "ops/cpu/blas.h"
 #include "ops/cpu/cpuarch.h"
+#include "ops/cpu/winograd.h"
 #include "ops/ops.h"
 #include "runtime/cpus.h"
 
@@ -148,6 +149,13 @@ static void test_this_host(void **state) {
               !(off && !strcmp(off, "0"));
   assert_int_equal(strstr(line, "), oneDNN's sgemm for float products from 8M multiply-adds, ") != NULL,
                    dnnl);
+  const char *wino = getenv("TFSH_WINOGRAD");
+  int level = op_wino_isa(2);   /* what this CPU runs: 2 AVX-512, 1 AVX2 + FMA, 0 neither */
+  const char *w = wino && !strcmp(wino, "0") ? NULL
+                  : level == 2 ? ", Winograd F(2x2,5x5) for 5x5 convolutions (AVX-512), "
+                  : level == 1 ? ", Winograd F(2x2,5x5) for 5x5 convolutions (AVX2), " : NULL;
+  if (w) assert_non_null(strstr(line, w));
+  else assert_null(strstr(line, "Winograd"));
   op_cpu_facts f;
   op_cpu_facts_query(&f);
   if (!user) {   /* BLIS runs the set the table chose */

@@ -1,0 +1,83 @@
+/* Winograd F(2x2, 5x5) convolutions (ops/cpu/winograd.h says why and how).
+ *
+ * Work goes in blocks of TB output tiles (2x2 outputs each, in (image, tile row, tile
+ * column) order): a block's transformed input V [36][TB][ic] and products M [36][TB][oc]
+ * stay in the core's L2 (500 KB for 32 -> 64 channels), so nothing of the 36x blown-up
+ * transforms ever reaches memory. The transformed filter U [36][ic][oc] is made once a call
+ * and shared. The kernels themselves are ops/cpu/winograd_kern.h, built for AVX-512 and
+ * for AVX2 + FMA (winograd_avx512.c, winograd_avx2.c); this file picks one. */
+#include "ops/cpu/winograd.h"
+#include "ops/cpu/cpuarch.h"
+#include "ops/cpu/winograd_int.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+static _Atomic int wino_on = -1;   /* -1: TFSH_WINOGRAD not read yet */
+void op_wino_enable(bool on) { wino_on = on; }
+
+static bool enabled(void) {
+  if (wino_on < 0) {
+    const char *e = getenv("TFSH_WINOGRAD");
+    wino_on = !(e && !strcmp(e, "0"));
+  }
+  return wino_on;
+}
+
+/* 2: AVX-512, 1: AVX2 and FMA, 0: neither (x86 only). */
+static int cpu_isa(void) {
+#if defined(__x86_64__) && defined(__GNUC__)
+  static _Atomic int level = -1;
+  if (level < 0) {
+    __builtin_cpu_init();
+    level = op_cpu_avx512() ? 2 : __builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma");
+  }
+  return level;
+#else
+  return 0;
+#endif
+}
+
+static _Atomic int isa_cap = 2;
+int op_wino_isa(int level) {
+  isa_cap = level;
+  return cpu_isa() < level ? cpu_isa() : level;
+}
+
+static int isa(void) { return cpu_isa() < isa_cap ? cpu_isa() : isa_cap; }
+
+/* Below 8 blocks the filter transforms and the pool's start cost more than they save; above
+ * 192 channels in and out a block's V and M outgrow a 1 MB L2 and U the L3 (layers that
+ * wide are 3x3 in practice). */
+bool op_wino_ok(const op_wino *g) {
+  return enabled() && g->ic >= 16 && g->oc >= 16 && g->ic % 16 == 0 && g->oc % 16 == 0 &&
+         g->ic + g->oc <= 192 && wino_tiles(g) >= 8 * TB && isa();
+}
+
+const char *op_wino_summary(void) {
+  if (!enabled() || !isa()) return "";
+  return isa() == 2 ? ", Winograd F(2x2,5x5) for 5x5 convolutions (AVX-512)"
+                    : ", Winograd F(2x2,5x5) for 5x5 convolutions (AVX2)";
+}
+
+size_t op_wino_fwd_scratch(const op_wino *g, int threads) {
+  return sizeof(float) * ((size_t)(36 + 25) * (size_t)(g->ic * g->oc) +
+                          (size_t)threads * wino_thread(g));
+}
+
+size_t op_wino_filter_scratch(const op_wino *g, int threads) {
+  return sizeof(float) * ((size_t)SUMS * 36 * (size_t)(g->ic * g->oc) +
+                          (size_t)threads * wino_thread(g));
+}
+
+void op_wino_fwd(const op_wino *g, const float *x, const float *w, bool flip, const float *bias,
+                 bool relu, float *y, void *scratch, int threads) {
+  if (isa() == 2) op_wino_fwd_avx512(g, x, w, flip, bias, relu, y, scratch, threads);
+  else if (isa() == 1) op_wino_fwd_avx2(g, x, w, flip, bias, relu, y, scratch, threads);
+}
+
+void op_wino_filter(const op_wino *g, const float *x, const float *dy, float *dw, void *scratch,
+                    int threads) {
+  if (isa() == 2) op_wino_filter_avx512(g, x, dy, dw, scratch, threads);
+  else if (isa() == 1) op_wino_filter_avx2(g, x, dy, dw, scratch, threads);
+}
