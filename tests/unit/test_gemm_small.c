@@ -54,7 +54,7 @@ static const int64_t shapes[][3] = {
     {128, 256, 65},   /* an LSTM step's product, its gradients below */
     {128, 65, 256}, {65, 256, 128}, {1, 1, 1}, {7, 17, 3}, {6, 64, 1}, {5, 300, 40},
     {13, 48, 384},    /* k = skx's KC */
-    {32, 100, 96},
+    {32, 100, 96}, {32, 96, 256},   /* dynamic_rnn's input gradient: dgates x W^T */
 };
 
 static void test_bits(void **s) {
