@@ -96,7 +96,7 @@ rm -f "$a" "$b" "$r"
 echo "== CNN and LSTM (cnn.sh, rnn.sh)"
 if [ "$have_tf" = 1 ]; then
   TFSH=$tfsh TF_PYTHON=$py bash "$bench/cnn.sh" 10 "$rounds"
-  TFSH=$tfsh TF_PYTHON=$py bash "$bench/rnn.sh"
+  TFSH=$tfsh TF_PYTHON=$py bash "$bench/rnn.sh" 100 "$rounds"
 else
   echo "(no TensorFlow at $py: tfsh alone)"
   "$tfsh" "$bench/cnn.py" 10 | awk '$1 == "BEST" { printf "%-13s batch 128: tfsh %7.1f ms\n", $2, $3 * 1e3 }'

@@ -7,11 +7,14 @@ import numpy as np
 import tensorflow as tf
 
 steps = int(sys.argv[1]) if len(sys.argv) > 1 else 100
+only = sys.argv[2] if len(sys.argv) > 2 else ""   # run just the cases whose name has this
 batch, feat, units = 32, 32, 64
 data = np.ones((batch, steps, feat), dtype=np.float32) * 0.01
 
 
 def timed(name, train, feed):
+    if only not in name:
+        return
     with tf.Session() as sess:
         sess.run(tf.global_variables_initializer())
         sess.run(train, feed)

@@ -4,20 +4,27 @@
 # sequence_length, batch 128: aymericdamien's dynamic_rnn.py): the same script (scripts/bench/rnn.py)
 # under both, in the same run; prints each best time per step and the ratio TF/tfsh
 # (above 1: tfsh is faster).
-#   scripts/bench/rnn.sh [TIME_STEPS]
+#   scripts/bench/rnn.sh [TIME_STEPS [ROUNDS [CASE]]]   (CASE: run only cases whose name has it)
+# The two sides alternate ROUNDS times (default 3) and each case's best counts, so that load
+# from other processes hits both alike.
 # Environment: TFSH (default build/tfsh), TF_PYTHON (default /root/tfvenv/bin/python).
 set -u
 root=$(cd "$(dirname "$0")/../.." && pwd)
 tfsh=${TFSH:-$root/build/tfsh}
 py=${TF_PYTHON:-/root/tfvenv/bin/python}
-n=${1:-100}
+n=${1:-100} rounds=${2:-3} only=${3:-}
 [ -x "$py" ] || { echo "rnn.sh: no TensorFlow python at $py (set TF_PYTHON)" >&2; exit 77; }
-a=$("$tfsh" "$root/scripts/bench/rnn.py" "$n" | grep '^BEST ')
-b=$("$py" "$root/scripts/tf_oracle/shim.py" "$root/scripts/bench/rnn.py" "$n" 2>/dev/null | grep '^BEST ')
-[ -n "$a" ] && [ -n "$b" ] || { echo "rnn.sh: a run failed (tfsh '$a', TF '$b')" >&2; exit 1; }
+a="" b=""
+for _ in $(seq "$rounds"); do
+  a+=$("$tfsh" "$root/scripts/bench/rnn.py" "$n" "$only" | grep '^BEST ')$'\n'
+  b+=$("$py" "$root/scripts/tf_oracle/shim.py" "$root/scripts/bench/rnn.py" "$n" "$only" 2>/dev/null |
+       grep '^BEST ')$'\n'
+done
+[ -n "${a//$'\n'/}" ] && [ -n "${b//$'\n'/}" ] || { echo "rnn.sh: a run failed (tfsh '$a', TF '$b')" >&2; exit 1; }
+best() { echo "$1" | awk -v w="$2" '$2 == w && (m == "" || $3 < m) {m = $3} END {print m}'; }
 for what in keras dynamic_rnn static_rnn; do
-  ta=$(echo "$a" | awk -v w="$what" '$2 == w {print $3}')
-  tb=$(echo "$b" | awk -v w="$what" '$2 == w {print $3}')
+  ta=$(best "$a" "$what") tb=$(best "$b" "$what")
+  [ -n "$ta" ] && [ -n "$tb" ] || continue
   [ "$what" = static_rnn ] && steps=20 || steps=$n
   awk -v a="$ta" -v b="$tb" -v w="$what" -v n="$steps" 'BEGIN {
     printf "%s LSTM(64) training step over %d steps: tfsh %.1f ms, TF %.1f ms, TF/tfsh %.2f\n",
