@@ -1048,18 +1048,19 @@ static bool conv_dnnl(rt_kernel_ctx *c, int kind, const geom *g, float *x, float
   return !j.failed;
 }
 
-/* ---- Winograd F(2x2, 5x5) (ops/cpu/winograd.h) ------------------------------------ *
- * The 5x5 stride-1 float convolutions with channels in 16s, in the direction kind (as
- * conv_dnnl's, x w y as op_dnnl_run names them); false: not taken here. The input gradient
- * is the forward correlation of dy with the filter turned half a circle. */
+/* ---- Winograd (ops/cpu/winograd.h) ----------------------------------------------- *
+ * The 5x5 and 3x3 stride-1 float convolutions with channels in 16s, in the direction kind
+ * (as conv_dnnl's, x w y as op_dnnl_run names them); false: not taken here. The input
+ * gradient is the forward correlation of dy with the filter turned half a circle. */
 static bool conv_wino(rt_kernel_ctx *c, int kind, const geom *g, float *x, float *w, float *y,
                       const epilogue *e) {
-  if (g->kh != 5 || g->kw != 5 || g->sh != 1 || g->sw != 1) return false;
-  op_wino f = {.n = g->n, .ih = g->ih, .iw = g->iw, .ic = g->ic, .oc = g->oc, .oh = g->oh,
-               .ow = g->ow, .pt = g->pt, .pl = g->pl};
+  int64_t k = g->kh;
+  if ((k != 5 && k != 3) || g->kw != k || g->sh != 1 || g->sw != 1) return false;
+  op_wino f = {.k = k, .n = g->n, .ih = g->ih, .iw = g->iw, .ic = g->ic, .oc = g->oc,
+               .oh = g->oh, .ow = g->ow, .pt = g->pt, .pl = g->pl};
   if (kind == OP_DNNL_BWD_DATA)
-    f = (op_wino){.n = g->n, .ih = g->oh, .iw = g->ow, .ic = g->oc, .oc = g->ic, .oh = g->ih,
-                  .ow = g->iw, .pt = 4 - g->pt, .pl = 4 - g->pl};
+    f = (op_wino){.k = k, .n = g->n, .ih = g->oh, .iw = g->ow, .ic = g->oc, .oc = g->ic,
+                  .oh = g->ih, .ow = g->iw, .pt = k - 1 - g->pt, .pl = k - 1 - g->pl};
   if (!op_wino_ok(&f)) return false;
   int T = n_threads();
   void *tmp = NULL;

@@ -1,11 +1,12 @@
-/* Winograd F(2x2, 5x5) convolutions (ops/cpu/winograd.h says why and how).
+/* Winograd F(2x2, 5x5) and F(2x2, 3x3) convolutions (ops/cpu/winograd.h says why and how).
  *
- * Work goes in blocks of TB output tiles (2x2 outputs each, in (image, tile row, tile
- * column) order): a block's transformed input V [36][TB][ic] and products M [36][TB][oc]
- * stay in the core's L2 (500 KB for 32 -> 64 channels), so nothing of the 36x blown-up
- * transforms ever reaches memory. The transformed filter U [36][ic][oc] is made once a call
- * and shared. The kernels themselves are ops/cpu/winograd_kern.h, built for AVX-512 and
- * for AVX2 + FMA (winograd_avx512.c, winograd_avx2.c); this file picks one. */
+ * Work goes in blocks of output tiles (2x2 outputs each, in (image, tile row, tile column)
+ * order; WINO_TB a block): a block's transformed input V [P][TB][ic] and products
+ * M [P][TB][oc] (P = 36 or 16 positions) stay in the core's L2, so nothing of the
+ * transforms' blown-up sizes ever reaches memory. The transformed filter U [P][ic][oc] is
+ * made once a call and shared. The kernels themselves are ops/cpu/winograd_kern.h, built
+ * for each filter size on AVX-512 and on AVX2 + FMA (winograd_avx512.c, winograd_avx2.c);
+ * this file picks one. */
 #include "ops/cpu/winograd.h"
 #include "ops/cpu/cpuarch.h"
 #include "ops/cpu/winograd_int.h"
@@ -47,37 +48,44 @@ int op_wino_isa(int level) {
 static int isa(void) { return cpu_isa() < isa_cap ? cpu_isa() : isa_cap; }
 
 /* Below 8 blocks the filter transforms and the pool's start cost more than they save; above
- * 192 channels in and out a block's V and M outgrow a 1 MB L2 and U the L3 (layers that
- * wide are 3x3 in practice). */
+ * 192 channels in and out a block's V and M outgrow a 1 MB L2. */
 bool op_wino_ok(const op_wino *g) {
-  return enabled() && g->ic >= 16 && g->oc >= 16 && g->ic % 16 == 0 && g->oc % 16 == 0 &&
-         g->ic + g->oc <= 192 && wino_tiles(g) >= 8 * TB && isa();
+  return enabled() && (g->k == 5 || g->k == 3) && g->ic >= 16 && g->oc >= 16 &&
+         g->ic % 16 == 0 && g->oc % 16 == 0 && g->ic + g->oc <= 192 &&
+         wino_tiles(g) >= 8 * WINO_TB(g->k) && isa();
 }
 
 const char *op_wino_summary(void) {
   if (!enabled() || !isa()) return "";
-  return isa() == 2 ? ", Winograd F(2x2,5x5) for 5x5 convolutions (AVX-512)"
-                    : ", Winograd F(2x2,5x5) for 5x5 convolutions (AVX2)";
+  return isa() == 2 ? ", Winograd for 3x3 and 5x5 convolutions (AVX-512)"
+                    : ", Winograd for 3x3 and 5x5 convolutions (AVX2)";
 }
 
 size_t op_wino_fwd_scratch(const op_wino *g, int threads) {
-  return sizeof(float) * ((size_t)(36 + 25) * (size_t)(g->ic * g->oc) +
+  return sizeof(float) * ((size_t)(wino_pos(g->k) + g->k * g->k) * (size_t)(g->ic * g->oc) +
                           (size_t)threads * wino_thread(g));
 }
 
 size_t op_wino_filter_scratch(const op_wino *g, int threads) {
-  return sizeof(float) * ((size_t)SUMS * 36 * (size_t)(g->ic * g->oc) +
+  return sizeof(float) * ((size_t)(SUMS * wino_pos(g->k)) * (size_t)(g->ic * g->oc) +
                           (size_t)threads * wino_thread(g));
 }
 
 void op_wino_fwd(const op_wino *g, const float *x, const float *w, bool flip, const float *bias,
                  bool relu, float *y, void *scratch, int threads) {
-  if (isa() == 2) op_wino_fwd_avx512(g, x, w, flip, bias, relu, y, scratch, threads);
-  else if (isa() == 1) op_wino_fwd_avx2(g, x, w, flip, bias, relu, y, scratch, threads);
+  bool five = g->k == 5;
+  __typeof__(op_wino_fwd) *f = isa() == 2 ? (five ? op_wino_fwd5_avx512 : op_wino_fwd3_avx512)
+                               : isa() == 1 ? (five ? op_wino_fwd5_avx2 : op_wino_fwd3_avx2)
+                                            : NULL;
+  if (f) f(g, x, w, flip, bias, relu, y, scratch, threads);
 }
 
 void op_wino_filter(const op_wino *g, const float *x, const float *dy, float *dw, void *scratch,
                     int threads) {
-  if (isa() == 2) op_wino_filter_avx512(g, x, dy, dw, scratch, threads);
-  else if (isa() == 1) op_wino_filter_avx2(g, x, dy, dw, scratch, threads);
+  bool five = g->k == 5;
+  __typeof__(op_wino_filter) *f =
+      isa() == 2   ? (five ? op_wino_filter5_avx512 : op_wino_filter3_avx512)
+      : isa() == 1 ? (five ? op_wino_filter5_avx2 : op_wino_filter3_avx2)
+                   : NULL;
+  if (f) f(g, x, dy, dw, scratch, threads);
 }

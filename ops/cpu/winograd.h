@@ -1,18 +1,19 @@
-/* Winograd F(2x2, 5x5): float 5x5 convolutions at stride 1 with 9 multiplications an output
- * where the direct and im2col kernels do 25.
+/* Winograd F(2x2, 5x5) and F(2x2, 3x3): float 5x5 and 3x3 convolutions at stride 1 with 9
+ * and 4 multiplications an output where the direct and im2col kernels do 25 and 9.
  *
  * Why: the tf.nn CNN of TF's tutorial (5x5 SAME, 32 -> 64 channels on 14x14) spends 60 %
  * of its training step in that layer's three directions, and oneDNN's direct kernels (and
  * TF's) already run them at the FP32 peak of the cores; only less work is faster. Each 2x2
- * block of outputs comes from a 6x6 block of input: V = Bt d B (36 values a channel),
- * U = G g Gt (the filter, once a call), 36 products V x U summed over the input channels
- * (small GEMMs), then Y = At M A. That is exact arithmetic rearranged, but not a mere
- * reordering of the direct sum: the transforms' constants round too. With the points 0, 1,
- * -1, 2, -1/2 (half the error of 0, +-1, +-2) the worst error measured is 9-13 float ulps
- * of the output's largest value, the rms 1.5 (a direct float sum: 1-2 and 0.2); cuDNN's
- * Winograd kernels, which TF runs on GPUs by default, are of the same order. TFSH_WINOGRAD=0
- * keeps the direct kernels. The filter gradient uses the same transforms the other
- * way round: dU = sum over blocks of (A dY At) * V, dg = Gt dU G.
+ * block of outputs comes from a 6x6 (4x4) block of input: V = Bt d B (36 or 16 values a
+ * channel), U = G g Gt (the filter, once a call), 36 (16) products V x U summed over the
+ * input channels (small GEMMs), then Y = At M A. That is exact arithmetic rearranged, but
+ * not a mere reordering of the direct sum: the transforms' constants round too. For 5x5,
+ * with the points 0, 1, -1, 2, -1/2 (half the error of 0, +-1, +-2), the worst error
+ * measured is 9-13 float ulps of the output's largest value, the rms 1.5 (a direct float
+ * sum: 1-2 and 0.2); cuDNN's Winograd kernels, which TF runs on GPUs by default, are of
+ * the same order. For 3x3 (points 0, 1, -1; constants 1 and 1/2) it is 2-3 ulps. The filter
+ * gradient uses the same transforms the other way round: dU = sum over blocks of
+ * (A dY At) * V, dg = Gt dU G. TFSH_WINOGRAD=0 keeps the direct kernels.
  *
  * AVX-512 or AVX2 + FMA (a vector carries 16 or 8 channels: the same operations in the
  * same order, so the same bits on both); channels in multiples of 16. */
@@ -23,10 +24,10 @@
 #include <stddef.h>
 #include <stdint.h>
 
-/* One 5x5 stride-1 correlation y[n, oh, ow, oc] = sum x[n, oy + ky - pt, ox + kx - pl, ic]
- * w[ky, kx, ic, oc], x [n, ih, iw, ic] (zero outside). */
+/* One k x k stride-1 correlation (k 5 or 3) y[n, oh, ow, oc] = sum x[n, oy + ky - pt,
+ * ox + kx - pl, ic] w[ky, kx, ic, oc], x [n, ih, iw, ic] (zero outside). */
 typedef struct op_wino {
-  int64_t n, ih, iw, ic, oc, oh, ow, pt, pl;
+  int64_t k, n, ih, iw, ic, oc, oh, ow, pt, pl;
 } op_wino;
 
 /* Whether g can run here (AVX-512, enabled, channels in 16s, big enough to pay). */
@@ -47,7 +48,7 @@ void op_wino_fwd(const op_wino *g, const float *x, const float *w, bool flip, co
 void op_wino_filter(const op_wino *g, const float *x, const float *dy, float *dw, void *scratch,
                     int threads);
 
-/* ", Winograd F(2x2,5x5) for 5x5 convolutions (AVX-512)" where they run, else "": for
+/* ", Winograd for 3x3 and 5x5 convolutions (AVX-512)" where they run, else "": for
  * op_cpu_summary's line. */
 const char *op_wino_summary(void);
 

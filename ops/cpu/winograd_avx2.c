@@ -1,4 +1,5 @@
-/* ops/cpu/winograd_kern.h on AVX2 + FMA: 8 floats a vector, register tiles of 6 x 16. */
+/* ops/cpu/winograd_kern.h on AVX2 + FMA, for both filter sizes: 8 floats a vector, register
+ * tiles of 6 x 16. */
 #include "ops/cpu/winograd_int.h"
 
 #if defined(__x86_64__) && defined(__GNUC__)
@@ -17,18 +18,24 @@
 #define VMUL _mm256_mul_ps
 #define VFMA _mm256_fmadd_ps
 #define VMAX _mm256_max_ps
-#define WINO_FWD op_wino_fwd_avx2
-#define WINO_FILTER op_wino_filter_avx2
+#define ISA_SFX _avx2
+#define WR 5
+#include "ops/cpu/winograd_kern.h"
+#undef WR
+#define WR 3
 #include "ops/cpu/winograd_kern.h"
 
 #else
-void op_wino_fwd_avx2(const op_wino *g, const float *x, const float *w, bool flip,
-                      const float *bias, bool relu, float *y, void *scratch, int threads) {
-  (void)g, (void)x, (void)w, (void)flip, (void)bias, (void)relu, (void)y, (void)scratch,
-      (void)threads;
-}
-void op_wino_filter_avx2(const op_wino *g, const float *x, const float *dy, float *dw,
-                         void *scratch, int threads) {
-  (void)g, (void)x, (void)dy, (void)dw, (void)scratch, (void)threads;
-}
+#define STUBS(k)                                                                               \
+  void op_wino_fwd##k##_avx2(const op_wino *g, const float *x, const float *w, bool flip,    \
+                           const float *bias, bool relu, float *y, void *scratch, int threads) { \
+    (void)g, (void)x, (void)w, (void)flip, (void)bias, (void)relu, (void)y, (void)scratch;     \
+    (void)threads;                                                                             \
+  }                                                                                            \
+  void op_wino_filter##k##_avx2(const op_wino *g, const float *x, const float *dy, float *dw,   \
+                              void *scratch, int threads) {                                    \
+    (void)g, (void)x, (void)dy, (void)dw, (void)scratch, (void)threads;                        \
+  }
+STUBS(5)
+STUBS(3)
 #endif

@@ -1,4 +1,5 @@
-/* ops/cpu/winograd_kern.h on AVX-512: 16 floats a vector, register tiles of 6 x 64. */
+/* ops/cpu/winograd_kern.h on AVX-512, for both filter sizes: 16 floats a vector, register
+ * tiles of 6 x 64. */
 #include "ops/cpu/winograd_int.h"
 
 #if defined(__x86_64__) && defined(__GNUC__)
@@ -17,18 +18,24 @@
 #define VMUL _mm512_mul_ps
 #define VFMA _mm512_fmadd_ps
 #define VMAX _mm512_max_ps
-#define WINO_FWD op_wino_fwd_avx512
-#define WINO_FILTER op_wino_filter_avx512
+#define ISA_SFX _avx512
+#define WR 5
+#include "ops/cpu/winograd_kern.h"
+#undef WR
+#define WR 3
 #include "ops/cpu/winograd_kern.h"
 
 #else
-void op_wino_fwd_avx512(const op_wino *g, const float *x, const float *w, bool flip,
-                        const float *bias, bool relu, float *y, void *scratch, int threads) {
-  (void)g, (void)x, (void)w, (void)flip, (void)bias, (void)relu, (void)y, (void)scratch,
-      (void)threads;
-}
-void op_wino_filter_avx512(const op_wino *g, const float *x, const float *dy, float *dw,
-                           void *scratch, int threads) {
-  (void)g, (void)x, (void)dy, (void)dw, (void)scratch, (void)threads;
-}
+#define STUBS(k)                                                                               \
+  void op_wino_fwd##k##_avx512(const op_wino *g, const float *x, const float *w, bool flip,    \
+                           const float *bias, bool relu, float *y, void *scratch, int threads) { \
+    (void)g, (void)x, (void)w, (void)flip, (void)bias, (void)relu, (void)y, (void)scratch;     \
+    (void)threads;                                                                             \
+  }                                                                                            \
+  void op_wino_filter##k##_avx512(const op_wino *g, const float *x, const float *dy, float *dw,   \
+                              void *scratch, int threads) {                                    \
+    (void)g, (void)x, (void)dy, (void)dw, (void)scratch, (void)threads;                        \
+  }
+STUBS(5)
+STUBS(3)
 #endif

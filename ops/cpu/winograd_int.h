@@ -6,14 +6,22 @@
 #include "ops/cpu/winograd.h"
 #include "runtime/pool.h"
 
-enum { TB = 36, SUMS = 8 };   /* tiles a block; the filter gradient's partial sums */
+enum { SUMS = 8 };   /* the filter gradient's partial sums */
+/* Tiles a block for a k x k filter: 36 of 6x6 for 5x5, 72 of 4x4 for 3x3 (a block's V and M
+ * then 500 and 440 KB for 32 -> 64 channels: in L2 with room for U). */
+#define WINO_TB(k) ((k) == 5 ? 36 : 72)
+
+/* Positions of a tile: (k + 1)^2. */
+static inline int64_t wino_pos(int64_t k) { return (k + 1) * (k + 1); }
 
 static inline int64_t wino_tiles(const op_wino *g) {
   return g->n * ((g->oh + 1) / 2) * ((g->ow + 1) / 2);
 }
 
 /* Floats of a thread's scratch: a block's V and M (or D). */
-static inline size_t wino_thread(const op_wino *g) { return (size_t)(36 * TB * (g->ic + g->oc)); }
+static inline size_t wino_thread(const op_wino *g) {
+  return (size_t)(wino_pos(g->k) * WINO_TB(g->k) * (g->ic + g->oc));
+}
 
 /* The tile at index t: its image, its first output row and column. */
 typedef struct where {
@@ -37,18 +45,21 @@ typedef struct fwd_job {
 typedef struct filter_job {
   const op_wino *g;
   const float *x, *dy;
-  float *part, *sc;   /* part: SUMS sums of 36 ic oc; sc as fwd_job's */
+  float *part, *sc;   /* part: SUMS sums of positions x ic x oc; sc as fwd_job's */
   int64_t nt, blocks, sums;
 } filter_job;
 
-/* The entry points of each width (winograd.h's op_wino_fwd and op_wino_filter pick one). */
-void op_wino_fwd_avx512(const op_wino *g, const float *x, const float *w, bool flip,
-                        const float *bias, bool relu, float *y, void *scratch, int threads);
-void op_wino_filter_avx512(const op_wino *g, const float *x, const float *dy, float *dw,
-                           void *scratch, int threads);
-void op_wino_fwd_avx2(const op_wino *g, const float *x, const float *w, bool flip,
-                      const float *bias, bool relu, float *y, void *scratch, int threads);
-void op_wino_filter_avx2(const op_wino *g, const float *x, const float *dy, float *dw,
-                         void *scratch, int threads);
+/* The entry points of each filter size and width (winograd.h's op_wino_fwd and
+ * op_wino_filter pick one). */
+#define WINO_ENTRIES(k, isa)                                                                   \
+  void op_wino_fwd##k##_##isa(const op_wino *g, const float *x, const float *w, bool flip,     \
+                              const float *bias, bool relu, float *y, void *scratch,          \
+                              int threads);                                                   \
+  void op_wino_filter##k##_##isa(const op_wino *g, const float *x, const float *dy, float *dw, \
+                                 void *scratch, int threads);
+WINO_ENTRIES(5, avx512)
+WINO_ENTRIES(3, avx512)
+WINO_ENTRIES(5, avx2)
+WINO_ENTRIES(3, avx2)
 
 #endif

@@ -87,7 +87,7 @@ static void kernel_dnnl(void *p) {
   op_dnnl_enable(false);
 }
 
-/* With the Winograd kernels on as well (ops/cpu/winograd.h; 5x5 shapes they take). */
+/* With the Winograd kernels on as well (ops/cpu/winograd.h: 5x5 and 3x3 shapes). */
 static void kernel_wino(void *p) {
   op_wino_enable(true);
   kernel_dnnl(p);

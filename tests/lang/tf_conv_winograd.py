@@ -1,7 +1,8 @@
-# 5x5 stride-1 convolutions wide and big enough for tfsh's Winograd kernels (expected output
-# from real TF, whose CPU kernels are direct): the forward, its input and filter gradients,
-# and the conv + bias + relu + pool a training step's remapper fuses, SAME over 32 -> 64
-# channels (the tutorial CNN's second layer) and VALID over 16 -> 48 with odd sides. Each
+# 5x5 and 3x3 stride-1 convolutions wide and big enough for tfsh's Winograd kernels
+# (expected output from real TF, whose CPU kernels are direct): the forward, its input and
+# filter gradients, and the conv + bias + relu + pool a training step's remapper fuses: 5x5
+# SAME over 32 -> 64 channels (the tutorial CNN's second layer) and VALID over 16 -> 48 with
+# odd sides, 3x3 VALID 32 -> 64 (the tf.layers CNN's) and SAME 48 -> 32 with odd sides. Each
 # is compared with numpy's float64 convolution (the worst error within 24 float ulps of the
 # largest value), and a few single values printed to 4 significant digits.
 import numpy as np
@@ -13,12 +14,13 @@ def r3(a):   # the sums' order differs from TF's in the last bits
 
 
 def conv_ref(x, w, pad):   # float64 correlation, NHWC x HWIO
+    k = w.shape[0]
     x = np.pad(x.astype(np.float64), ((0, 0), (pad, pad), (pad, pad), (0, 0)))
     n, h, wd, _ = x.shape
-    oh, ow = h - 4, wd - 4
+    oh, ow = h - k + 1, wd - k + 1
     y = np.zeros((n, oh, ow, w.shape[3]))
-    for ky in range(5):
-        for kx in range(5):
+    for ky in range(k):
+        for kx in range(k):
             y += np.tensordot(x[:, ky:ky + oh, kx:kx + ow, :], w[ky, kx].astype(np.float64), 1)
     return y
 
@@ -28,10 +30,11 @@ def within(got, want):
 
 
 rng = np.random.RandomState(7)
-for n, h, wd, ic, oc, pad in ((24, 14, 14, 32, 64, "SAME"), (20, 13, 11, 16, 48, "VALID")):
-    p = 2 if pad == "SAME" else 0
+for k, n, h, wd, ic, oc, pad in ((5, 24, 14, 14, 32, 64, "SAME"), (5, 20, 13, 11, 16, 48, "VALID"),
+                                  (3, 24, 12, 12, 32, 64, "VALID"), (3, 29, 9, 7, 48, 32, "SAME")):
+    p = k // 2 if pad == "SAME" else 0
     xv = np.maximum(rng.uniform(-1, 1, (n, h, wd, ic)), 0).astype(np.float32)
-    wv = rng.uniform(-0.2, 0.2, (5, 5, ic, oc)).astype(np.float32)
+    wv = rng.uniform(-0.2, 0.2, (k, k, ic, oc)).astype(np.float32)
     bv = rng.uniform(-0.5, 0.5, oc).astype(np.float32)
     x, w = tf.constant(xv), tf.Variable(wv)
     y = tf.nn.conv2d(x, w, [1, 1, 1, 1], pad)
@@ -43,13 +46,13 @@ for n, h, wd, ic, oc, pad in ((24, 14, 14, 32, 64, "SAME"), (20, 13, 11, 16, 48,
         yv, dxv, dwv, hv = sess.run([y, dx, dw, h1])
     ref = conv_ref(xv, wv, p)
     # dx: the correlation of dy with the filter turned half a circle, channels swapped
-    dref = conv_ref(dyv, wv[::-1, ::-1].transpose(0, 1, 3, 2), 4 - p)
+    dref = conv_ref(dyv, wv[::-1, ::-1].transpose(0, 1, 3, 2), k - 1 - p)
     xp = np.pad(xv.astype(np.float64), ((0, 0), (p, p), (p, p), (0, 0)))
-    wref = np.zeros((5, 5, ic, oc))
-    for ky in range(5):
-        for kx in range(5):
+    wref = np.zeros((k, k, ic, oc))
+    for ky in range(k):
+        for kx in range(k):
             sl = xp[:, ky:ky + yv.shape[1], kx:kx + yv.shape[2], :]
             wref[ky, kx] = np.tensordot(sl, dyv.astype(np.float64), ([0, 1, 2], [0, 1, 2]))
-    print(pad, yv.shape, within(yv, ref), within(dxv, dref), within(dwv, wref))
-    print(r3(yv[3, 5, 6, :4]), r3(dxv[2, 7, 6, :4]), r3(dwv[2, 2, 0, :4]), r3(dwv[0, 4, 9, :4]))
+    print(k, pad, yv.shape, within(yv, ref), within(dxv, dref), within(dwv, wref))
+    print(r3(yv[3, 5, 6, :4]), r3(dxv[2, 7, 6, :4]), r3(dwv[2, 2, 0, :4]), r3(dwv[0, k - 1, 9, :4]))
     print(hv.shape, r3(hv[3, 1, :4, 5]))

@@ -152,8 +152,8 @@ static void test_this_host(void **state) {
   const char *wino = getenv("TFSH_WINOGRAD");
   int level = op_wino_isa(2);   /* what this CPU runs: 2 AVX-512, 1 AVX2 + FMA, 0 neither */
   const char *w = wino && !strcmp(wino, "0") ? NULL
-                  : level == 2 ? ", Winograd F(2x2,5x5) for 5x5 convolutions (AVX-512), "
-                  : level == 1 ? ", Winograd F(2x2,5x5) for 5x5 convolutions (AVX2), " : NULL;
+                  : level == 2 ? ", Winograd for 3x3 and 5x5 convolutions (AVX-512), "
+                  : level == 1 ? ", Winograd for 3x3 and 5x5 convolutions (AVX2), " : NULL;
   if (w) assert_non_null(strstr(line, w));
   else assert_null(strstr(line, "Winograd"));
   op_cpu_facts f;

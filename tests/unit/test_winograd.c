@@ -1,11 +1,11 @@
-/* Winograd F(2x2, 5x5) (ops/cpu/winograd.c) against a double-precision direct convolution:
- * the forward correlation (with bias and relu), the input gradient as the flipped filter's
- * correlation, and the filter gradient, on SAME and VALID geometries with odd output sides
- * (tiles that hang over the edge), more channels than one register tile holds, and a batch
- * that is not a whole number of blocks. Each output is within 24 float ulps of the
- * largest value (the transforms' rounding); the filter gradient has the same bits on one
- * thread as on three, and the AVX2 kernels the same bits as AVX-512's. Skipped (exit 77)
- * where the CPU has neither. */
+/* Winograd F(2x2, 5x5) and F(2x2, 3x3) (ops/cpu/winograd.c) against a double-precision
+ * direct convolution: the forward correlation (with bias and relu), the input gradient as
+ * the flipped filter's correlation, and the filter gradient, on SAME and VALID geometries
+ * with odd output sides (tiles that hang over the edge), more channels than one register
+ * tile holds, and a batch that is not a whole number of blocks. Each output is within 24
+ * float ulps of the largest value (the transforms' rounding); the filter gradient has the
+ * same bits on one thread as on three, and the AVX2 kernels the same bits as AVX-512's.
+ * Skipped (exit 77) where the CPU has neither. */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -35,13 +35,13 @@ static float *filled(int64_t n, unsigned *seed, bool positive) {
 static double ref_at(const op_wino *g, const float *x, const float *w, int64_t b, int64_t oy,
                      int64_t ox, int64_t k) {
   double s = 0;
-  for (int64_t ky = 0; ky < 5; ky++)
-    for (int64_t kx = 0; kx < 5; kx++) {
+  for (int64_t ky = 0; ky < g->k; ky++)
+    for (int64_t kx = 0; kx < g->k; kx++) {
       int64_t iy = oy + ky - g->pt, ix = ox + kx - g->pl;
       if (iy < 0 || iy >= g->ih || ix < 0 || ix >= g->iw) continue;
       for (int64_t c = 0; c < g->ic; c++)
         s += (double)x[((b * g->ih + iy) * g->iw + ix) * g->ic + c] *
-             w[((ky * 5 + kx) * g->ic + c) * g->oc + k];
+             w[((ky * g->k + kx) * g->ic + c) * g->oc + k];
     }
   return s;
 }
@@ -61,13 +61,13 @@ static void close_to(const float *got, const double *want, int64_t n, const char
 
 /* y = conv(x, w) + bias, relu; then the input gradient of dy (the flipped filter) and the
  * filter gradient, each against the reference; on AVX2 the same bits as on AVX-512. */
-static void one_isa(int64_t n, int64_t h, int64_t wd, int64_t ic, int64_t oc, bool same,
-                    float *out) {
-  int64_t pad = same ? 2 : 0, oh = same ? h : h - 4, ow = same ? wd : wd - 4;
-  op_wino g = {.n = n, .ih = h, .iw = wd, .ic = ic, .oc = oc, .oh = oh, .ow = ow, .pt = pad,
-               .pl = pad};
-  unsigned seed = (unsigned)(n * 7 + h * 3 + ic + oc);
-  int64_t nx = n * h * wd * ic, ny = n * oh * ow * oc, nw = 25 * ic * oc;
+static void one_isa(int64_t K, int64_t n, int64_t h, int64_t wd, int64_t ic, int64_t oc,
+                    bool same, float *out) {
+  int64_t pad = same ? K / 2 : 0, oh = same ? h : h - K + 1, ow = same ? wd : wd - K + 1;
+  op_wino g = {.k = K, .n = n, .ih = h, .iw = wd, .ic = ic, .oc = oc, .oh = oh, .ow = ow,
+               .pt = pad, .pl = pad};
+  unsigned seed = (unsigned)(n * 7 + h * 3 + ic + oc + K);
+  int64_t nx = n * h * wd * ic, ny = n * oh * ow * oc, nw = K * K * ic * oc;
   float *x = filled(nx, &seed, true), *w = filled(nw, &seed, false), *dy = filled(ny, &seed, false);
   float *bias = filled(oc, &seed, false);
   float *y = malloc(sizeof *y * (size_t)ny), *dx = malloc(sizeof *dx * (size_t)nx);
@@ -87,8 +87,8 @@ static void one_isa(int64_t n, int64_t h, int64_t wd, int64_t ic, int64_t oc, bo
   close_to(y, want, ny, "forward");
 
   /* dx[b, iy, ix, c] = sum dy[b, iy - ky + pt, ix - kx + pl, k] w[ky, kx, c, k] */
-  op_wino d = {.n = n, .ih = oh, .iw = ow, .ic = oc, .oc = ic, .oh = h, .ow = wd, .pt = 4 - pad,
-               .pl = 4 - pad};
+  op_wino d = {.k = K, .n = n, .ih = oh, .iw = ow, .ic = oc, .oc = ic, .oh = h, .ow = wd,
+               .pt = K - 1 - pad, .pl = K - 1 - pad};
   assert_true(op_wino_ok(&d));
   op_wino_fwd(&d, dy, w, true, NULL, false, dx, sc, 3);
   for (int64_t b = 0, i = 0; b < n; b++)
@@ -96,21 +96,21 @@ static void one_isa(int64_t n, int64_t h, int64_t wd, int64_t ic, int64_t oc, bo
       for (int64_t ix = 0; ix < wd; ix++)
         for (int64_t c = 0; c < ic; c++, i++) {
           double s = 0;
-          for (int64_t ky = 0; ky < 5; ky++)
-            for (int64_t kx = 0; kx < 5; kx++) {
+          for (int64_t ky = 0; ky < K; ky++)
+            for (int64_t kx = 0; kx < K; kx++) {
               int64_t oy = iy - ky + pad, ox = ix - kx + pad;
               if (oy < 0 || oy >= oh || ox < 0 || ox >= ow) continue;
               for (int64_t k = 0; k < oc; k++)
                 s += (double)dy[((b * oh + oy) * ow + ox) * oc + k] *
-                     w[((ky * 5 + kx) * ic + c) * oc + k];
+                     w[((ky * K + kx) * ic + c) * oc + k];
             }
           want[i] = s;
         }
   close_to(dx, want, nx, "input gradient");
 
   op_wino_filter(&g, x, dy, dw, sc, 3);
-  for (int64_t ky = 0, i = 0; ky < 5; ky++)
-    for (int64_t kx = 0; kx < 5; kx++)
+  for (int64_t ky = 0, i = 0; ky < K; ky++)
+    for (int64_t kx = 0; kx < K; kx++)
       for (int64_t c = 0; c < ic; c++)
         for (int64_t k = 0; k < oc; k++, i++) {
           double s = 0;
@@ -134,30 +134,33 @@ static void one_isa(int64_t n, int64_t h, int64_t wd, int64_t ic, int64_t oc, bo
       free(want);
 }
 
-static void one(int64_t n, int64_t h, int64_t wd, int64_t ic, int64_t oc, bool same) {
-  int64_t oh = same ? h : h - 4, ow = same ? wd : wd - 4;
-  size_t all = (size_t)(n * oh * ow * oc + n * h * wd * ic + 25 * ic * oc);
+static void one(int64_t K, int64_t n, int64_t h, int64_t wd, int64_t ic, int64_t oc, bool same) {
+  int64_t oh = same ? h : h - K + 1, ow = same ? wd : wd - K + 1;
+  size_t all = (size_t)(n * oh * ow * oc + n * h * wd * ic + K * K * ic * oc);
   float *a = malloc(sizeof *a * all), *b = malloc(sizeof *b * all);
   bool both = op_wino_isa(2) == 2;   /* else AVX2 alone (no AVX-512 here, or valgrind's) */
-  one_isa(n, h, wd, ic, oc, same, a);
+  one_isa(K, n, h, wd, ic, oc, same, a);
   if (both) {
     assert_int_equal(op_wino_isa(1), 1);
-    one_isa(n, h, wd, ic, oc, same, b);
+    one_isa(K, n, h, wd, ic, oc, same, b);
     op_wino_isa(2);
     assert_memory_equal(a, b, sizeof *a * all);
   }
   free(a), free(b);
 }
 
-static void tutorial_layer(void **s) { (void)s, one(23, 14, 14, 32, 64, true); }
-static void odd_valid(void **s) { (void)s, one(15, 13, 11, 16, 48, false); }
-static void odd_same(void **s) { (void)s, one(17, 9, 15, 80, 16, true); }
+static void tutorial_layer(void **s) { (void)s, one(5, 23, 14, 14, 32, 64, true); }
+static void odd_valid(void **s) { (void)s, one(5, 15, 13, 11, 16, 48, false); }
+static void odd_same(void **s) { (void)s, one(5, 17, 9, 15, 80, 16, true); }
+/* 3x3: the tf.layers CNN's second layer (VALID 12x12, 32 -> 64), SAME with odd sides */
+static void layers_3x3(void **s) { (void)s, one(3, 24, 12, 12, 32, 64, false); }
+static void odd_same_3x3(void **s) { (void)s, one(3, 29, 9, 7, 48, 32, true); }
 
 /* Too small, channels not in 16s, or switched off: not taken. */
 static void refused(void **s) {
   (void)s;
-  op_wino g = {.n = 128, .ih = 14, .iw = 14, .ic = 32, .oc = 64, .oh = 14, .ow = 14, .pt = 2,
-               .pl = 2};
+  op_wino g = {.k = 5, .n = 128, .ih = 14, .iw = 14, .ic = 32, .oc = 64, .oh = 14, .ow = 14,
+               .pt = 2, .pl = 2};
   assert_true(op_wino_ok(&g));
   g.ic = 24;
   assert_false(op_wino_ok(&g));
@@ -166,6 +169,9 @@ static void refused(void **s) {
   g.oc = 64;
   g.ic = 32, g.n = 1;
   assert_false(op_wino_ok(&g));
+  g.n = 128, g.k = 7;
+  assert_false(op_wino_ok(&g));
+  g.k = 5;
   g.n = 128;
   op_wino_enable(false);
   assert_false(op_wino_ok(&g));
@@ -177,7 +183,9 @@ int main(void) {
     printf("skip: neither AVX-512 nor AVX2 + FMA here, which the Winograd kernels need\n");
     return 77;
   }
-  const struct CMUnitTest tests[] = {cmocka_unit_test(tutorial_layer), cmocka_unit_test(odd_valid),
-                                     cmocka_unit_test(odd_same), cmocka_unit_test(refused)};
+  const struct CMUnitTest tests[] = {
+      cmocka_unit_test(tutorial_layer), cmocka_unit_test(odd_valid),
+      cmocka_unit_test(odd_same),       cmocka_unit_test(layers_3x3),
+      cmocka_unit_test(odd_same_3x3),   cmocka_unit_test(refused)};
   return cmocka_run_group_tests(tests, NULL, NULL);
 }
