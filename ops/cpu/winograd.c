@@ -1,7 +1,7 @@
 /* Winograd F(2x2, 5x5) and F(2x2, 3x3) convolutions (ops/cpu/winograd.h says why and how).
  *
  * Work goes in blocks of output tiles (2x2 outputs each, in (image, tile row, tile column)
- * order; WINO_TB a block): a block's transformed input V [P][TB][ic] and products
+ * order; wino_tb a block): a block's transformed input V [P][TB][ic] and products
  * M [P][TB][oc] (P = 36 or 16 positions) stay in the core's L2, so nothing of the
  * transforms' blown-up sizes ever reaches memory. The transformed filter U [P][ic][oc] is
  * made once a call and shared. The kernels themselves are ops/cpu/winograd_kern.h, built
@@ -13,6 +13,8 @@
 
 #include <stdlib.h>
 #include <string.h>
+
+enum { WIDE5 = 256, WIDE3 = 512 };   /* the most channels in and out: see op_wino_ok */
 
 static _Atomic int wino_on = -1;   /* -1: TFSH_WINOGRAD not read yet */
 void op_wino_enable(bool on) { wino_on = on; }
@@ -47,12 +49,12 @@ int op_wino_isa(int level) {
 
 static int isa(void) { return cpu_isa() < isa_cap ? cpu_isa() : isa_cap; }
 
-/* Below 8 blocks the filter transforms and the pool's start cost more than they save; above
- * 192 channels in and out a block's V and M outgrow a 1 MB L2. */
+/* Below 8 blocks the filter transforms and the pool's start cost more than they save; past
+ * WIDE channels in and out the blocks get too small to pay. */
 bool op_wino_ok(const op_wino *g) {
   return enabled() && (g->k == 5 || g->k == 3) && g->ic >= 16 && g->oc >= 16 &&
-         g->ic % 16 == 0 && g->oc % 16 == 0 && g->ic + g->oc <= 192 &&
-         wino_tiles(g) >= 8 * WINO_TB(g->k) && isa();
+         g->ic % 16 == 0 && g->oc % 16 == 0 && g->ic + g->oc <= (g->k == 5 ? WIDE5 : WIDE3) &&
+         wino_tiles(g) >= 8 * wino_tb(g) && isa();
 }
 
 const char *op_wino_summary(void) {
@@ -67,7 +69,7 @@ size_t op_wino_fwd_scratch(const op_wino *g, int threads) {
 }
 
 size_t op_wino_filter_scratch(const op_wino *g, int threads) {
-  return sizeof(float) * ((size_t)(SUMS * wino_pos(g->k)) * (size_t)(g->ic * g->oc) +
+  return sizeof(float) * ((size_t)(wino_sums(g) * wino_pos(g->k)) * (size_t)(g->ic * g->oc) +
                           (size_t)threads * wino_thread(g));
 }
 

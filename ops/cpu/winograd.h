@@ -30,7 +30,8 @@ typedef struct op_wino {
   int64_t k, n, ih, iw, ic, oc, oh, ow, pt, pl;
 } op_wino;
 
-/* Whether g can run here (AVX-512, enabled, channels in 16s, big enough to pay). */
+/* Whether g can run here (AVX-512 or AVX2, enabled, k 5 or 3, channels in 16s and at most
+ * 256 (5x5) or 512 (3x3) in and out, big enough to pay). */
 bool op_wino_ok(const op_wino *g);
 
 /* Bytes of scratch for `threads` threads (64-byte aligned by the caller). */

@@ -6,13 +6,25 @@
 #include "ops/cpu/winograd.h"
 #include "runtime/pool.h"
 
-enum { SUMS = 8 };   /* the filter gradient's partial sums */
-/* Tiles a block for a k x k filter: 36 of 6x6 for 5x5, 72 of 4x4 for 3x3 (a block's V and M
- * then 500 and 440 KB for 32 -> 64 channels: in L2 with room for U). */
-#define WINO_TB(k) ((k) == 5 ? 36 : 72)
-
 /* Positions of a tile: (k + 1)^2. */
 static inline int64_t wino_pos(int64_t k) { return (k + 1) * (k + 1); }
+
+/* Tiles a block for a k x k filter: 36 of 6x6 for 5x5, 72 of 4x4 for 3x3 (V and M then 500
+ * and 440 KB for 32 -> 64 channels), fewer for wide layers, so that V and M stay within
+ * 1 MB (a Zen 5's L2), a multiple of 6, at least 12. A function of the layer alone, never
+ * of the machine: the filter gradient's grouping, and so its bits, follow the blocks. */
+static inline int64_t wino_tb(const op_wino *g) {
+  int64_t full = g->k == 5 ? 36 : 72;
+  int64_t fit = (1 << 20) / (wino_pos(g->k) * (g->ic + g->oc) * 4) / 6 * 6;
+  return fit >= full ? full : fit < 12 ? 12 : fit;
+}
+
+/* The filter gradient's partial sums: 8 (4 a thread on 2 cores), fewer where 8 would pass
+ * 32 MB of scratch, at least 2. */
+static inline int64_t wino_sums(const op_wino *g) {
+  int64_t s = (32 << 20) / (wino_pos(g->k) * g->ic * g->oc * 4);
+  return s > 8 ? 8 : s < 2 ? 2 : s;
+}
 
 static inline int64_t wino_tiles(const op_wino *g) {
   return g->n * ((g->oh + 1) / 2) * ((g->ow + 1) / 2);
@@ -20,7 +32,7 @@ static inline int64_t wino_tiles(const op_wino *g) {
 
 /* Floats of a thread's scratch: a block's V and M (or D). */
 static inline size_t wino_thread(const op_wino *g) {
-  return (size_t)(wino_pos(g->k) * WINO_TB(g->k) * (g->ic + g->oc));
+  return (size_t)(wino_pos(g->k) * wino_tb(g) * (g->ic + g->oc));
 }
 
 /* The tile at index t: its image, its first output row and column. */
@@ -39,14 +51,14 @@ typedef struct fwd_job {
   const float *x, *U, *bias;
   bool relu;
   float *y, *sc;   /* sc: wino_thread(g) floats a thread */
-  int64_t nt;
+  int64_t nt, tb;  /* tiles; tiles a block */
 } fwd_job;
 
 typedef struct filter_job {
   const op_wino *g;
   const float *x, *dy;
-  float *part, *sc;   /* part: SUMS sums of positions x ic x oc; sc as fwd_job's */
-  int64_t nt, blocks, sums;
+  float *part, *sc;   /* part: the sums, positions x ic x oc each; sc as fwd_job's */
+  int64_t nt, tb, blocks, sums;
 } filter_job;
 
 /* The entry points of each filter size and width (winograd.h's op_wino_fwd and

@@ -22,7 +22,6 @@
 #define WN (WR + 1)       /* tile side */
 #define WP (WN * WN)      /* positions of a tile */
 #define WT (WR * WR)      /* filter taps */
-#define WTB WINO_TB(WR)   /* tiles a block */
 
 /* c[r][WV j..] (+)= sum over i < depth of a[r * ars + i * ais] b[i * bs + WV j], r < R,
  * j < NV; beta 0 overwrites c. The one product of both directions. */
@@ -159,7 +158,8 @@ INL void SET(gt)(const VEC *v, int vs, VEC *o, int os) {
 #endif
 
 /* V[p][tl][c] for the tiles [t0, t0 + nt) of x [n, ih, iw, ic] (zero outside). */
-static TGT void SET(input_tf)(const op_wino *g, const float *x, int64_t t0, int64_t nt, float *V) {
+static TGT void SET(input_tf)(const op_wino *g, const float *x, int64_t t0, int64_t nt,
+                              int64_t tb, float *V) {
   int64_t C = g->ic;
   for (int64_t tl = 0; tl < nt; tl++) {
     where w = tile_at(g, t0 + tl);
@@ -178,7 +178,7 @@ static TGT void SET(input_tf)(const op_wino *g, const float *x, int64_t t0, int6
       }
       for (int j = 0; j < WN; j++) SET(bt)(d + j, WN, t + j, WN);
       for (int i = 0; i < WN; i++) SET(bt)(t + WN * i, 1, d + WN * i, 1);
-      for (int p = 0; p < WP; p++) VSTORE(V + (p * WTB + tl) * C + c0, d[p]);
+      for (int p = 0; p < WP; p++) VSTORE(V + (p * tb + tl) * C + c0, d[p]);
     }
   }
 }
@@ -207,18 +207,18 @@ static TGT void SET(filter_tf)(const op_wino *g, const float *w, bool flip, floa
 static TGT void SET(fwd_block)(void *arg, int64_t blk, int who) {
   const fwd_job *j = arg;
   const op_wino *g = j->g;
-  int64_t C = g->ic, Kc = g->oc, t0 = blk * WTB, nt = j->nt - t0 < WTB ? j->nt - t0 : WTB;
-  float *V = j->sc + (size_t)who * wino_thread(g), *M = V + WP * WTB * C;
-  SET(input_tf)(g, j->x, t0, nt, V);
+  int64_t C = g->ic, Kc = g->oc, tb = j->tb, t0 = blk * tb, nt = j->nt - t0 < tb ? j->nt - t0 : tb;
+  float *V = j->sc + (size_t)who * wino_thread(g), *M = V + WP * tb * C;
+  SET(input_tf)(g, j->x, t0, nt, tb, V);
   for (int p = 0; p < WP; p++)
-    product(nt, Kc, C, V + p * WTB * C, C, 1, j->U + p * C * Kc, Kc, M + p * WTB * Kc, Kc, false);
+    product(nt, Kc, C, V + p * tb * C, C, 1, j->U + p * C * Kc, Kc, M + p * tb * Kc, Kc, false);
   for (int64_t tl = 0; tl < nt; tl++) {
     where w = tile_at(g, t0 + tl);
     float *out = j->y + ((w.b * g->oh + w.oy) * g->ow + w.ox) * Kc;
     bool h2 = w.oy + 1 < g->oh, w2 = w.ox + 1 < g->ow;
     for (int64_t k0 = 0; k0 < Kc; k0 += WV) {
       VEC m[WP], a[2 * WN], o[2];
-      for (int p = 0; p < WP; p++) m[p] = VLOAD(M + (p * WTB + tl) * Kc + k0);
+      for (int p = 0; p < WP; p++) m[p] = VLOAD(M + (p * tb + tl) * Kc + k0);
       for (int jj = 0; jj < WN; jj++) {   /* a[r][jj] = At m over rows */
         VEC t[2];
         SET(at)(m + jj, WN, t);
@@ -244,13 +244,15 @@ void ENTRY(op_wino_fwd)(const op_wino *g, const float *x, const float *w, bool f
   float *U = scratch, *T = U + WP * g->ic * g->oc;
   SET(filter_tf)(g, w, flip, T, U);
   int64_t nt = wino_tiles(g);
+  int64_t tb = wino_tb(g);
   fwd_job j = {.g = g, .x = x, .U = U, .bias = bias, .relu = relu, .y = y,
-               .sc = T + WT * g->ic * g->oc, .nt = nt};
-  rt_parallel_tiles_heavy((nt + WTB - 1) / WTB, threads, SET(fwd_block), &j);
+               .sc = T + WT * g->ic * g->oc, .nt = nt, .tb = tb};
+  rt_parallel_tiles_heavy((nt + tb - 1) / tb, threads, SET(fwd_block), &j);
 }
 
 /* D[p][tl][k] = A dy At for the tiles [t0, t0 + nt) of dy [n, oh, ow, oc]. */
-static TGT void SET(grad_tf)(const op_wino *g, const float *dy, int64_t t0, int64_t nt, float *D) {
+static TGT void SET(grad_tf)(const op_wino *g, const float *dy, int64_t t0, int64_t nt,
+                             int64_t tb, float *D) {
   int64_t Kc = g->oc;
   for (int64_t tl = 0; tl < nt; tl++) {
     where w = tile_at(g, t0 + tl);
@@ -263,7 +265,7 @@ static TGT void SET(grad_tf)(const op_wino *g, const float *dy, int64_t t0, int6
       VEC y11 = h2 && w2 ? VLOAD(q + (g->ow + 1) * Kc + k0) : z;
       SET(ay)(y00, y10, e, 2), SET(ay)(y01, y11, e + 1, 2);   /* e[WN][2] = A y */
       for (int i = 0; i < WN; i++) SET(ay)(e[2 * i], e[2 * i + 1], d + WN * i, 1);
-      for (int p = 0; p < WP; p++) VSTORE(D + (p * WTB + tl) * Kc + k0, d[p]);
+      for (int p = 0; p < WP; p++) VSTORE(D + (p * tb + tl) * Kc + k0, d[p]);
     }
   }
 }
@@ -273,24 +275,26 @@ static TGT void SET(filter_sum)(void *arg, int64_t s, int who) {
   const filter_job *j = arg;
   const op_wino *g = j->g;
   int64_t C = g->ic, Kc = g->oc;
-  float *V = j->sc + (size_t)who * wino_thread(g), *D = V + WP * WTB * C;
+  int64_t tb = j->tb;
+  float *V = j->sc + (size_t)who * wino_thread(g), *D = V + WP * tb * C;
   float *dU = j->part + s * WP * C * Kc;
   for (int64_t blk = s; blk < j->blocks; blk += j->sums) {
-    int64_t t0 = blk * WTB, nt = j->nt - t0 < WTB ? j->nt - t0 : WTB;
-    SET(input_tf)(g, j->x, t0, nt, V);
-    SET(grad_tf)(g, j->dy, t0, nt, D);
+    int64_t t0 = blk * tb, nt = j->nt - t0 < tb ? j->nt - t0 : tb;
+    SET(input_tf)(g, j->x, t0, nt, tb, V);
+    SET(grad_tf)(g, j->dy, t0, nt, tb, D);
     for (int p = 0; p < WP; p++)
-      product(C, Kc, nt, V + p * WTB * C, 1, C, D + p * WTB * Kc, Kc, dU + p * C * Kc, Kc,
+      product(C, Kc, nt, V + p * tb * C, 1, C, D + p * tb * Kc, Kc, dU + p * C * Kc, Kc,
               blk != s);
   }
 }
 
 TGT void ENTRY(op_wino_filter)(const op_wino *g, const float *x, const float *dy, float *dw,
                                void *scratch, int threads) {
-  int64_t C = g->ic, Kc = g->oc, nt = wino_tiles(g), blocks = (nt + WTB - 1) / WTB;
+  int64_t C = g->ic, Kc = g->oc, nt = wino_tiles(g), tb = wino_tb(g), S = wino_sums(g);
+  int64_t blocks = (nt + tb - 1) / tb;
   filter_job j = {.g = g, .x = x, .dy = dy, .part = scratch,
-                  .sc = (float *)scratch + SUMS * WP * C * Kc, .nt = nt, .blocks = blocks,
-                  .sums = blocks < SUMS ? blocks : SUMS};
+                  .sc = (float *)scratch + S * WP * C * Kc, .nt = nt, .tb = tb,
+                  .blocks = blocks, .sums = blocks < S ? blocks : S};
   rt_parallel_tiles_heavy(j.sums, threads, SET(filter_sum), &j);
   int64_t n = WP * C * Kc;
   for (int64_t s = 1; s < j.sums; s++)   /* in order: the bits follow the tiling only */

@@ -2,7 +2,8 @@
 # (expected output from real TF, whose CPU kernels are direct): the forward, its input and
 # filter gradients, and the conv + bias + relu + pool a training step's remapper fuses: 5x5
 # SAME over 32 -> 64 channels (the tutorial CNN's second layer) and VALID over 16 -> 48 with
-# odd sides, 3x3 VALID 32 -> 64 (the tf.layers CNN's) and SAME 48 -> 32 with odd sides. Each
+# odd sides, 3x3 VALID 32 -> 64 (the tf.layers CNN's), SAME 48 -> 32 with odd sides and
+# SAME 128 -> 128 (a VGG-style layer, smaller blocks). Each
 # is compared with numpy's float64 convolution (the worst error within 24 float ulps of the
 # largest value), and a few single values printed to 4 significant digits.
 import numpy as np
@@ -31,7 +32,8 @@ def within(got, want):
 
 rng = np.random.RandomState(7)
 for k, n, h, wd, ic, oc, pad in ((5, 24, 14, 14, 32, 64, "SAME"), (5, 20, 13, 11, 16, 48, "VALID"),
-                                  (3, 24, 12, 12, 32, 64, "VALID"), (3, 29, 9, 7, 48, 32, "SAME")):
+                                  (3, 24, 12, 12, 32, 64, "VALID"), (3, 29, 9, 7, 48, 32, "SAME"),
+                                  (3, 8, 16, 16, 128, 128, "SAME")):
     p = k // 2 if pad == "SAME" else 0
     xv = np.maximum(rng.uniform(-1, 1, (n, h, wd, ic)), 0).astype(np.float32)
     wv = rng.uniform(-0.2, 0.2, (k, k, ic, oc)).astype(np.float32)
