@@ -251,8 +251,18 @@ static sh_obj *shape_compare(int op, sh_obj *a, sh_obj *b) {
 }
 
 static sh_obj *shape_binop(int op, sh_obj *a, sh_obj *b) {
-  if (op != SH_ADD || Py_TYPE(a) != (PyTypeObject *)&tf_shape_type) return SH_NOTIMPL;
+  if (op != SH_ADD) return SH_NOTIMPL;
+  sh_obj *left = NULL;
+  if (Py_TYPE(a) != (PyTypeObject *)&tf_shape_type) {   /* [1, 2] + shape: as TF's __radd__ */
+    rt_shape s;
+    if (Py_TYPE(b) != (PyTypeObject *)&tf_shape_type || tf_shape_from_obj(a, &s) < 0) {
+      sh_err_clear();
+      return SH_NOTIMPL;
+    }
+    if (!(a = left = tf_shape_new(&s))) return NULL;
+  }
   sh_obj *cat = shape_py_method(a, "concatenate");
+  sh_decref(left);
   if (!cat) return SH_NOTIMPL;
   sh_obj *r = sh_call(cat, 1, &b, NULL);
   sh_decref(cat);

@@ -33,3 +33,9 @@ with tf.variable_scope("r", reuse=tf.AUTO_REUSE):
     a = tf.get_variable("k", x.get_shape()[1:])
     b = tf.get_variable("k", [s[1], s[2]])
 print(a.shape, b is a)
+
+# + from either side: a list or a TensorShape on the left (TF's __radd__), None unknown
+s = tf.placeholder(tf.float32, [None, 3, 4]).get_shape()
+print(s + [5], [7] + s[1:], s[1:] + tf.TensorShape([9]), (7, 8) + s)
+print(([1, 2] + s).as_list(), (None + s).ndims, (tf.TensorShape(None) + s).ndims)
+print(3 + s, tf.TensorShape(3))   # an int is a one-dimensional shape there
