@@ -332,9 +332,22 @@ static int build_flat_feeds(tf_session *s, sh_obj *fd, feeds *f) {
   return 0;
 }
 
-/* A feed whose key is a tuple or list of tensors (an RNN's LSTMStateTuple state, nested):
- * its leaves paired with the value's, into out (TF's nest.flatten_up_to). */
+/* A key that is not a Tensor and not a structure: a SparseTensor (fed its three parts). */
+static bool composite_key(sh_obj *k) {
+  return Py_TYPE(k) != (PyTypeObject *)&tf_tensor_type && !PyTuple_Check(k) && !PyList_Check(k) &&
+         is_composite(k);
+}
+
+/* A feed whose key is a tuple or list of tensors (an RNN's LSTMStateTuple state, nested), or
+ * a SparseTensor (a SparseTensorValue or an (indices, values, dense_shape) tuple for its
+ * parts): its leaves paired with the value's, into out (TF's nest.flatten_up_to). */
 static int flatten_feed(sh_obj *k, sh_obj *v, sh_obj *out) {
+  if (composite_key(k)) {
+    sh_obj *parts = sh_call_method(k, "_tf_fetches", 0, NULL, NULL);
+    int rc = parts ? flatten_feed(parts, v, out) : -1;
+    sh_decref(parts);
+    return rc;
+  }
   if (!PyTuple_Check(k) && !PyList_Check(k)) return PyDict_SetItem(out, k, v);
   Py_ssize_t n = PySequence_Size(k), m = PySequence_Check(v) && !PyUnicode_Check(v) ? PySequence_Size(v) : -1;
   if (m < 0) PyErr_Clear();
@@ -362,7 +375,7 @@ static int build_feeds(tf_session *s, sh_obj *given, feeds *f) {
   bool structured = false;
   sh_obj *gk, *gv;
   for (int64_t pos = 0; !structured && sh_dict_next(given, &pos, &gk, &gv);)
-    structured = PyTuple_Check(gk) || PyList_Check(gk);
+    structured = PyTuple_Check(gk) || PyList_Check(gk) || composite_key(gk);
   if (!structured) return build_flat_feeds(s, given, f);   /* the usual step: no copy */
   sh_obj *fd = sh_dict_new();   /* structured keys flattened */
   for (int64_t pos = 0; sh_dict_next(given, &pos, &gk, &gv);)
